@@ -1,0 +1,111 @@
+"""Exact arithmetic for procedures and mock tools.
+
+Values are held as integers of *units*: thousandths in ``decimal`` mode, ones in
+``integer`` mode. Every result is rounded to a whole unit, half away from zero,
+so ``decimal`` mode reproduces the reference study's "rounded to 3 decimals" and
+the same inputs give the same bits on any machine.
+
+Comparison: a number an agent supplies equals a value when it lies within half a
+unit of it (0.0005 in ``decimal`` mode; exact in ``integer`` mode).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal, localcontext
+from enum import StrEnum
+from typing import Literal
+
+Mode = Literal["decimal", "integer"]
+
+
+class Op(StrEnum):
+    """The four operations a step can apply."""
+
+    ADD = "add"
+    SUB = "sub"
+    MUL = "mul"
+    DIV = "div"
+
+
+SYMBOL: dict[Op, str] = {Op.ADD: "+", Op.SUB: "-", Op.MUL: "*", Op.DIV: "/"}
+VERB: dict[Op, str] = {
+    Op.ADD: "add {a} and {b}",
+    Op.SUB: "subtract {b} from {a}",
+    Op.MUL: "multiply {a} by {b}",
+    Op.DIV: "divide {a} by {b}",
+}
+SCALE: dict[str, int] = {"decimal": 1000, "integer": 1}
+"""Units per whole number in each numeric mode."""
+
+BOUND = 10**12
+"""Every value of a generated procedure satisfies ``abs(value) <= BOUND``."""
+
+
+def div_round(num: int, den: int) -> int:
+    """``num / den`` rounded to the nearest integer, half away from zero."""
+    q, r = divmod(abs(num), abs(den))
+    if 2 * r >= abs(den):
+        q += 1
+    return q if (num >= 0) == (den > 0) else -q
+
+
+def apply_units(op: Op, a: int, b: int, scale: int) -> int | None:
+    """Apply ``op`` to two unit values; ``None`` for a division by zero.
+
+    >>> apply_units(Op.MUL, 1500, 2500, 1000)  # 1.5 * 2.5
+    3750
+    >>> apply_units(Op.DIV, 1000, 3000, 1000)  # 1 / 3 rounds to 0.333
+    333
+    """
+    if op is Op.ADD:
+        return a + b
+    if op is Op.SUB:
+        return a - b
+    if op is Op.MUL:
+        return div_round(a * b, scale)
+    if b == 0:
+        return None
+    return div_round(a * scale, b)
+
+
+def exact_division(a: int, b: int, scale: int) -> bool:
+    """True when ``a / b`` needs no rounding (integer mode keeps divisions exact)."""
+    return b != 0 and (a * scale) % b == 0
+
+
+def to_units(x: float | int, scale: int) -> int:
+    """Round a number an agent supplied to whole units, half away from zero.
+
+    The number is read through its shortest decimal spelling, so ``0.1`` is
+    exactly one tenth, as the agent wrote it.
+    """
+    d = Decimal(repr(x)) if isinstance(x, float) else Decimal(x)
+    with localcontext() as ctx:
+        ctx.prec = 80
+        scaled = d * scale
+        whole = int(scaled)
+        frac = abs(scaled - whole)
+    if frac >= Decimal("0.5"):
+        whole += 1 if scaled >= 0 else -1
+    return whole
+
+
+def close(x: float | int, units: int, scale: int) -> bool:
+    """True when a supplied number equals a unit value within half a unit."""
+    if isinstance(x, int) and not isinstance(x, bool):
+        return x * scale == units
+    return abs(x * scale - units) <= 0.5 + 1e-9
+
+
+def to_json(units: int, scale: int) -> float | int:
+    """A unit value as the JSON number an agent sees (``12.345`` or ``12``)."""
+    return units // scale if scale == 1 else units / scale
+
+
+def render(units: int, scale: int) -> str:
+    """A unit value as text: three decimals in decimal mode, e.g. ``-0.050``."""
+    if scale == 1:
+        return str(units)
+    sign = "-" if units < 0 else ""
+    whole, frac = divmod(abs(units), scale)
+    return f"{sign}{whole}.{frac:03d}"

@@ -1,0 +1,52 @@
+"""The errors agentproc raises for program and configuration faults.
+
+Agent mistakes are never exceptions: they are recorded in the trace as data.
+Everything here is a fault of the input or the configuration, and the CLI turns
+each one into a single message and exit status 2.
+
+    AgentprocError
+    ├── ConfigError          an unknown preset, agent, label or option value
+    ├── GenerationError      a grid cell that cannot be generated within bounds
+    └── InputError           a file that is missing, unreadable or invalid
+        └── RunFileError     a run file line that is not a valid episode
+"""
+
+from __future__ import annotations
+
+
+class AgentprocError(Exception):
+    """Base class of every error agentproc raises on purpose."""
+
+
+class ConfigError(AgentprocError):
+    """A configuration value is not one of the allowed ones."""
+
+
+class GenerationError(AgentprocError):
+    """A procedure cannot be generated with the requested parameters."""
+
+
+class InputError(AgentprocError):
+    """A file given to agentproc is missing or invalid.
+
+    The message names the file and, where there is one, the field.
+    """
+
+    def __init__(self, path: object, message: str, field: str | None = None) -> None:
+        self.path = str(path)
+        self.field = field
+        where = f"{self.path}: {field}: " if field else f"{self.path}: "
+        super().__init__(where + message)
+
+
+class RunFileError(InputError):
+    """A line of a run file is not a valid episode."""
+
+
+def unknown_key(kind: str, key: str, valid: list[str] | tuple[str, ...]) -> ConfigError:
+    """Build the one error for a lookup of an unknown key, listing the valid keys.
+
+    >>> str(unknown_key("preset", "big", ["quick", "reference"]))
+    "unknown preset 'big' (expected one of: quick, reference)"
+    """
+    return ConfigError(f"unknown {kind} {key!r} (expected one of: {', '.join(valid)})")

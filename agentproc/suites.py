@@ -1,0 +1,221 @@
+"""Suites on disk: a grid of cells, generated into procedures, loaded as scenarios.
+
+A suite folder holds ``suite.json`` (the grid, seed and count) and
+``procedures.jsonl`` (one compact procedure per line). Scenarios, with their
+tools and prompt, are compiled from procedures when they are loaded, so a
+reference-scale suite stays small and fast to write. A single scenario file
+(``*.json``) or a JSON-lines file of scenarios can be used wherever a suite can.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from agentproc.arith import SCALE, Mode, Op
+from agentproc.compiler import compile_procedure, complete
+from agentproc.errors import InputError, unknown_key
+from agentproc.procedures import Cell, Procedure, StepDef, generate_procedure
+from agentproc.resources import folder
+from agentproc.types import Scenario
+
+MANIFEST = "suite.json"
+PROCEDURES = "procedures.jsonl"
+
+
+class Block(BaseModel):
+    """A rectangular grid: every combination of the listed values is a cell."""
+
+    model_config = ConfigDict(extra="forbid")
+    steps: list[int] = Field(min_length=1)
+    lookback: list[int] = Field(default=[3], min_length=1)
+    ranges: list[tuple[float, float]] = Field(default=[(1.0, 10.0)], min_length=1)
+    ops: list[str] = Field(default=["mixed"], min_length=1)
+    modes: list[Mode] = Field(default=["decimal"], min_length=1)
+
+    def cells(self) -> list[Cell]:
+        """The cells of this block, in a fixed order."""
+        return [
+            Cell(steps=n, lookback=lb, range=r, ops=o, mode=m)
+            for n, lb, r, o, m in itertools.product(
+                self.steps, self.lookback, self.ranges, self.ops, self.modes
+            )
+        ]
+
+
+class Grid(BaseModel):
+    """A suite's design: one or more blocks, a count per cell and a seed."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str = "custom"
+    description: str = ""
+    blocks: list[Block] = Field(min_length=1)
+    count: int = Field(default=100, ge=1)
+    seed: int = 0
+
+    def cells(self) -> list[Cell]:
+        """Every distinct cell, in block order."""
+        return list(dict.fromkeys(c for b in self.blocks for c in b.cells()))
+
+
+def presets() -> dict[str, Path]:
+    """Shipped presets by name."""
+    return {p.stem: p for p in sorted(folder("presets").glob("*.json"))}
+
+
+def load_grid(path: Path) -> Grid:
+    """Read a preset or ``suite.json`` file."""
+    data = _read_json(path)
+    data = data.get("grid", data) if isinstance(data, dict) else data
+    try:
+        return Grid.model_validate(data)
+    except ValidationError as exc:
+        raise _invalid(path, exc) from None
+
+
+def preset(name: str) -> Grid:
+    """A shipped preset by name, or a preset file by path."""
+    if name.endswith(".json") or "/" in name:
+        return load_grid(Path(name))
+    known = presets()
+    if name not in known:
+        raise unknown_key("preset", name, list(known))
+    return load_grid(known[name])
+
+
+def generate(grid: Grid) -> Iterator[Procedure]:
+    """Every procedure of a grid, cell by cell."""
+    for cell in grid.cells():
+        for index in range(grid.count):
+            yield generate_procedure(cell, grid.seed, index)
+
+
+def procedure_record(p: Procedure) -> dict[str, Any]:
+    """The compact on-disk form of a procedure (values in units)."""
+    return {
+        "id": p.id,
+        "cell": p.cell.model_dump(mode="json"),
+        "seed": p.seed,
+        "index": p.index,
+        "inputs": list(p.inputs),
+        "steps": [[s.op.value, s.operands[0], s.operands[1], s.value] for s in p.steps],
+    }
+
+
+def write_suite(grid: Grid, out: Path, procedures: Iterable[Procedure] | None = None) -> int:
+    """Write a suite folder; returns the number of procedures written."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / MANIFEST).write_text(json.dumps({"grid": grid.model_dump(mode="json")}, indent=2) + "\n")
+    n = 0
+    with open(out / PROCEDURES, "w", encoding="utf-8") as fh:
+        for p in procedures if procedures is not None else generate(grid):
+            fh.write(json.dumps(procedure_record(p), separators=(",", ":")) + "\n")
+            n += 1
+    return n
+
+
+class _ProcedureLine(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    cell: Cell
+    seed: int
+    index: int
+    inputs: tuple[int, int]
+    steps: list[tuple[Op, int, int, int]]
+
+
+def _procedure_of(path: Path, lineno: int, data: Any) -> Procedure:
+    try:
+        line = _ProcedureLine.model_validate(data)
+    except ValidationError as exc:
+        raise _invalid(path, exc, f"line {lineno}") from None
+    steps = tuple(
+        StepDef(k, op, (i, j), v) for k, (op, i, j, v) in enumerate(line.steps, start=1)
+    )
+    for s in steps:
+        if not (1 <= s.operands[0] < s.target and 1 <= s.operands[1] < s.target):
+            raise InputError(path, f"step {s.step} reads a variable it cannot see", f"line {lineno}: steps")
+    if len(steps) != line.cell.steps:
+        raise InputError(path, f"{len(steps)} steps for a cell of {line.cell.steps}", f"line {lineno}: steps")
+    return Procedure(line.id, line.cell, line.seed, line.index, steps, line.inputs)
+
+
+def scenario_of(p: Procedure) -> Scenario:
+    """The full scenario of a procedure, tools and prompt included."""
+    return Scenario.model_validate(compile_procedure(p))
+
+
+def load_scenarios(path: Path) -> Iterator[Scenario]:
+    """Scenarios from a suite folder, a scenario ``.json`` or a ``.jsonl`` of scenarios."""
+    path = Path(path)
+    if path.is_dir():
+        yield from _from_suite(path)
+    elif path.suffix == ".jsonl":
+        for lineno, data in _json_lines(path):
+            yield complete(_scenario(path, data, f"line {lineno}"))
+    else:
+        yield complete(_scenario(path, _read_json(path)))
+
+
+def _from_suite(folder_: Path) -> Iterator[Scenario]:
+    target = folder_ / PROCEDURES
+    if not target.exists():
+        raise InputError(folder_, f"not a suite folder: {PROCEDURES} is missing")
+    for lineno, data in _json_lines(target):
+        yield scenario_of(_procedure_of(target, lineno, data))
+
+
+def load_scenario(path: Path) -> Scenario:
+    """One scenario from a scenario file."""
+    return complete(_scenario(path, _read_json(path)))
+
+
+def _scenario(path: Path, data: Any, where: str | None = None) -> Scenario:
+    try:
+        s = Scenario.model_validate(data)
+    except ValidationError as exc:
+        raise _invalid(path, exc, where) from None
+    if s.mode not in SCALE:
+        raise InputError(path, f"unknown mode {s.mode!r}", "mode")
+    return s
+
+
+def _read_json(path: Path) -> Any:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(path, "no such file") from None
+    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as exc:
+        raise InputError(path, f"cannot read: {exc.__class__.__name__}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(path, f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+
+
+def _json_lines(path: Path) -> Iterator[tuple[int, Any]]:
+    try:
+        fh = open(path, encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(path, "no such file") from None
+    with fh:
+        for lineno, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                yield lineno, json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(path, f"not valid JSON ({exc.msg})", f"line {lineno}") from None
+
+
+def _invalid(path: Path, exc: ValidationError, where: str | None = None) -> InputError:
+    err = exc.errors()[0]
+    loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
+    field = f"{where}: {loc}" if where else loc
+    return InputError(path, err["msg"], field)
