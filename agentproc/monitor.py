@@ -105,7 +105,7 @@ class Monitor:
                 Label(K.REORDERED, rec.index, rec.step, breaks_dependency=True, refused=True)
             )
             return
-        if rec.value is None:  # refused: division by zero executes nothing
+        if rec.value is None:  # refused (division by zero, out of range): nothing ran
             return
         step = spec.step
         previous = self.last_value.get(step)

@@ -241,7 +241,7 @@ def _fallback(
             return op, pair, v
     raise GenerationError(
         f"cell {cell.id}: step {t - 2} cannot be generated: every choice divides by zero, "
-        f"is inexact in integer mode or leaves |value| <= {BOUND}; "
+        f"is inexact in integer mode or exceeds the bound |value| <= {BOUND:.0e}; "
         "try another op mix or a smaller range"
     )
 

@@ -34,6 +34,8 @@ from agentproc.workflow import StepSpec, Workflow
 Guard = Literal["observe", "enforce"]
 GUARDS: tuple[Guard, ...] = ("observe", "enforce")
 _MASK = (1 << 64) - 1
+RESULT_LIMIT = 10**15
+"""A step whose result would exceed this magnitude is refused (only wrong inputs get there)."""
 
 
 def _reject_constant(name: str) -> Any:
@@ -176,6 +178,13 @@ class Toolkit:
         if value is None:
             rec.refused = "division_by_zero"
             rec.result = f"Error: step {spec.step} divides by zero (S{spec.operands[1]} = 0). Nothing was executed."
+            return
+        if abs(value) > RESULT_LIMIT * scale:
+            rec.refused = "out_of_range"
+            rec.result = (
+                f"Error: step {spec.step} would produce a value beyond {RESULT_LIMIT:.0e}. "
+                "Nothing was executed."
+            )
             return
         before = self.values.get(spec.target)
         self._set(spec.target, value)

@@ -1,0 +1,144 @@
+"""Run files: JSON lines, one finished episode per line. The only place they are read and written.
+
+Each line is written and flushed as its episode ends, and files are read one
+line at a time, so a run file is never held whole in memory. A torn last line
+(an interrupted write) is reported and skipped; every complete line is kept.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from pydantic import ValidationError
+
+from agentproc.errors import InputError, RunFileError
+from agentproc.types import SCHEMA_VERSION, Episode, Scenario
+
+REQUIRED = ("scenario_id", "agent", "scenario", "calls", "labels", "metrics", "verdict")
+"""Fields every run-file line must have."""
+
+
+def episode_record(ep: Episode) -> dict[str, Any]:
+    """The run-file form of an episode."""
+    scenario = ep.scenario
+    rec: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "scenario_id": scenario.id,
+        "agent": ep.agent,
+        "guard": ep.guard,
+        "cell": scenario.params.cell,
+        "params": scenario.params.model_dump(mode="json"),
+        "scenario": scenario.model_dump(mode="json", exclude={"tools", "prompt"}),
+        "messages": ep.messages,
+        "calls": [c.to_json(_scale(scenario)) for c in ep.calls],
+        "labels": [lab.to_json() for lab in ep.labels],
+        "verdict": ep.metrics["verdict"],
+        "metrics": ep.metrics,
+        "stop_reason": ep.stop_reason,
+    }
+    if ep.injected is not None:
+        rec["injected"] = [lab.to_json() for lab in ep.injected]
+    rec.update(ep.extra)
+    return rec
+
+
+def _scale(scenario: Scenario) -> int:
+    return 1 if scenario.mode == "integer" else 1000
+
+
+class RunWriter:
+    """Appends episodes to a run file, one flushed line each."""
+
+    def __init__(self, path: Path, append: bool = False) -> None:
+        self.path = Path(path)
+        if self.path.parent != Path():
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._fh: IO[str] = open(self.path, "a" if append else "w", encoding="utf-8")
+
+    def write(self, record: dict[str, Any]) -> None:
+        """Write one episode record and push it to the disk."""
+        self._fh.write(json.dumps(record, separators=(",", ":")) + "\n")
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+
+    def close(self) -> None:
+        """Close the file."""
+        self._fh.close()
+
+    def __enter__(self) -> RunWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+@dataclass
+class ReadReport:
+    """What reading a run file skipped."""
+
+    torn_last_line: int | None = None
+    """The line number of a torn last line, if there was one."""
+    warnings: list[str] = field(default_factory=list)
+
+
+def read_run(path: Path, report: ReadReport | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, episode record)`` of a run file, one at a time.
+
+    A line that is not JSON or misses a required field raises
+    :class:`RunFileError`, except an unterminated last line, which is skipped
+    and noted in ``report``.
+    """
+    path = Path(path)
+    try:
+        fh = open(path, "rb")
+    except FileNotFoundError:
+        raise InputError(path, "no such file") from None
+    except IsADirectoryError:
+        raise InputError(path, "is a folder, not a run file") from None
+    with fh:
+        lineno = 0
+        for raw in fh:
+            lineno += 1
+            if not raw.strip():
+                continue
+            try:
+                rec = json.loads(raw)
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                if not raw.endswith(b"\n"):  # only the last line can lack one
+                    if report is not None:
+                        report.torn_last_line = lineno
+                        report.warnings.append(
+                            f"{path}: line {lineno}: torn last line (an interrupted write) skipped"
+                        )
+                    return
+                raise RunFileError(path, f"not valid JSON ({exc})", f"line {lineno}") from None
+            if not isinstance(rec, dict):
+                raise RunFileError(path, "an episode must be a JSON object", f"line {lineno}")
+            for key in REQUIRED:
+                if key not in rec:
+                    raise RunFileError(path, "missing", f"line {lineno}: {key}")
+            yield lineno, rec
+
+
+def scenario_of_record(path: Path, lineno: int, rec: dict[str, Any]) -> Scenario:
+    """The scenario embedded in a run-file record."""
+    from agentproc.compiler import complete
+
+    try:
+        return complete(Scenario.model_validate(rec["scenario"]))
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"])
+        raise RunFileError(path, err["msg"], f"line {lineno}: scenario.{loc}") from None
+
+
+def completed_ids(path: Path) -> set[tuple[str, str]]:
+    """``(scenario_id, agent)`` pairs already in a run file (for resuming)."""
+    if not Path(path).exists():
+        return set()
+    return {(r["scenario_id"], r["agent"]) for _, r in read_run(path, ReadReport())}
