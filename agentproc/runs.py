@@ -142,3 +142,33 @@ def completed_ids(path: Path) -> set[tuple[str, str]]:
     if not Path(path).exists():
         return set()
     return {(r["scenario_id"], r["agent"]) for _, r in read_run(path, ReadReport())}
+
+
+def drop_torn_tail(path: Path) -> int:
+    """Cut an unterminated last line off a run file before appending; returns bytes cut."""
+    path = Path(path)
+    if not path.exists():
+        return 0
+    with open(path, "rb+") as fh:
+        fh.seek(0, os.SEEK_END)
+        size = fh.tell()
+        if size == 0:
+            return 0
+        fh.seek(size - 1)
+        if fh.read(1) == b"\n":
+            return 0
+        # Walk back to the last newline; everything after it is the torn line.
+        pos = size - 1
+        while pos > 0:
+            step = min(65536, pos)
+            fh.seek(pos - step)
+            chunk = fh.read(step)
+            nl = chunk.rfind(b"\n")
+            if nl >= 0:
+                keep = pos - step + nl + 1
+                break
+            pos -= step
+        else:
+            keep = 0
+        fh.truncate(keep)
+        return size - keep

@@ -26,7 +26,7 @@ from typing import Any, Literal
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
-from agentproc.arith import apply_units, render, to_units
+from agentproc.arith import BOUND, apply_units, render, to_units
 from agentproc.errors import unknown_key
 from agentproc.types import CallRecord
 from agentproc.workflow import StepSpec, Workflow
@@ -34,8 +34,9 @@ from agentproc.workflow import StepSpec, Workflow
 Guard = Literal["observe", "enforce"]
 GUARDS: tuple[Guard, ...] = ("observe", "enforce")
 _MASK = (1 << 64) - 1
-RESULT_LIMIT = 10**15
-"""A step whose result would exceed this magnitude is refused (only wrong inputs get there)."""
+RESULT_LIMIT = BOUND
+"""A step whose result would exceed this magnitude is refused: only wrong inputs get
+there, and beyond it a decimal value no longer survives a round trip through a float."""
 
 
 def _reject_constant(name: str) -> Any:

@@ -146,7 +146,7 @@ REFUSALS: dict[str, str] = {
     "unknown_tool": "no tool of that name was offered",
     "invalid_arguments": "the arguments are not JSON or fail the tool's schema",
     "division_by_zero": "the divisor supplied is zero",
-    "out_of_range": "the result would exceed 1e15 (only wrong arguments get there)",
+    "out_of_range": "the result would exceed 1e12 (only wrong arguments get there)",
     "dependency": "enforce mode: a step it reads has not run yet",
     "premature": "enforce mode: the last step has not run yet",
 }

@@ -1,0 +1,5 @@
+import sys
+
+from agentproc.cli import main
+
+sys.exit(main())

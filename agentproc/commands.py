@@ -1,0 +1,170 @@
+"""What each CLI command does: call the library, render the result."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from agentproc.cli import EXIT_FAILED, EXIT_OK, fail, print_json
+from agentproc.errors import InputError
+from agentproc.runs import ReadReport, read_run, scenario_of_record
+
+
+def generate_command(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from agentproc.suites import Block, Grid, preset, write_suite
+
+    if args.preset:
+        grid = preset(args.preset)
+    elif args.steps:
+        grid = Grid(blocks=[Block(steps=args.steps)])
+    else:
+        raise fail("generate needs --preset or --steps")
+    block_overrides = {
+        k: v
+        for k, v in {
+            "steps": args.steps, "lookback": args.lookback, "ranges": args.ranges,
+            "ops": args.ops, "modes": args.modes,
+        }.items()
+        if v is not None
+    }
+    if block_overrides:
+        blocks = [b.model_copy(update=block_overrides) for b in grid.blocks]
+        grid = Grid.model_validate({**grid.model_dump(), "blocks": [b.model_dump() for b in blocks]})
+    updates = {k: v for k, v in {"count": args.count, "seed": args.seed}.items() if v is not None}
+    if updates:
+        grid = Grid.model_validate({**grid.model_dump(), **updates})
+    n = write_suite(grid, args.out)
+    out.print(f"wrote {n} procedures in {len(grid.cells())} cells to {args.out}", highlight=False)
+    return EXIT_OK
+
+
+def scenario_command(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from agentproc.suites import load_scenarios
+
+    for s in load_scenarios(args.suite):
+        if args.scenario_id in (None, s.id):
+            out.file.write(json.dumps(s.model_dump(mode="json"), indent=2) + "\n")
+            return EXIT_OK
+    raise InputError(args.suite, f"no scenario with id {args.scenario_id!r}", "id")
+
+
+def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from agentproc.agents.sim import sim_agent
+    from agentproc.runner import parse_shard, run_suite, select
+    from agentproc.suites import load_scenarios
+    from agentproc.toolkit import GUARDS
+
+    sim_agent(args.agent)  # an unknown agent fails before any file is touched
+    if args.guard not in GUARDS:
+        raise fail(f"unknown guard {args.guard!r} (expected one of: {', '.join(GUARDS)})")
+    shard = parse_shard(args.shard) if args.shard else None
+    scenarios = list(select(load_scenarios(args.suite), shard, args.limit))
+    summary = run_suite(
+        scenarios, args.agent, args.out, seed=args.seed, guard=args.guard,
+        resume=args.resume, total=len(scenarios), console=err,
+    )
+    verdicts = ", ".join(f"{k} {v}" for k, v in sorted(summary.verdicts.items()))
+    skipped = f" ({summary.skipped} already done)" if summary.skipped else ""
+    out.print(f"wrote {summary.written} episodes to {args.out}{skipped}: {verdicts}", highlight=False)
+    return EXIT_OK
+
+
+def replay_command(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from agentproc.replay import replay_messages, replay_record
+    from agentproc.suites import _read_json, load_scenario
+    from agentproc.timeline import render_timeline
+
+    if args.messages or args.scenario:
+        if not (args.messages and args.scenario) or args.run:
+            raise fail("replay takes either RUN.jsonl, or --scenario S.json with --messages M.json")
+        scenario = load_scenario(args.scenario)
+        result = replay_messages(scenario, _read_json(args.messages), args.messages, args.guard)
+        if args.json:
+            print_json(out, result.to_json())
+        else:
+            render_timeline(result, out)
+        return EXIT_OK
+    if args.run is None:
+        raise fail("replay needs a run file, or --scenario and --messages")
+    report = ReadReport()
+    found = differ = 0
+    summary = Table("episode", "agent", "verdict", "labels", "differences")
+    for lineno, rec in read_run(args.run, report):
+        if args.episode is not None and rec["scenario_id"] != args.episode:
+            continue
+        scenario = scenario_of_record(args.run, lineno, rec)
+        result = replay_record(rec, scenario, f"{args.run}: line {lineno}")
+        found += 1
+        differ += bool(result.differences)
+        if args.json:
+            print_json(out, result.to_json())
+        elif args.episode is not None:
+            render_timeline(result, out)
+        else:
+            summary.add_row(
+                scenario.id, result.agent, result.metrics["verdict"], str(len(result.labels)),
+                str(len(result.differences)),
+            )
+    for w in report.warnings:
+        err.print(w, markup=False, highlight=False)
+    if args.episode is not None and not found:
+        raise InputError(args.run, f"no episode with scenario id {args.episode!r}", "scenario_id")
+    if not args.json and args.episode is None:
+        out.print(summary)
+        out.print(f"{found} episodes replayed; {differ} differ from the recording", highlight=False)
+    return EXIT_FAILED if differ else EXIT_OK
+
+
+def report_command(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from agentproc.report import aggregate, render_report, report_json
+
+    reports = [ReadReport() for _ in args.runs]
+
+    def records():
+        for path, rr in zip(args.runs, reports, strict=True):
+            for _, rec in read_run(path, rr):
+                yield rec
+
+    report = aggregate(records())
+    for rr in reports:
+        for w in rr.warnings:
+            err.print(w, markup=False, highlight=False)
+    if args.json:
+        print_json(out, report_json(report))
+    else:
+        render_report(report, out)
+    return EXIT_OK
+
+
+def selfcheck_command(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from rich.progress import Progress
+
+    from agentproc.agents.sim import INJECTORS
+    from agentproc.selfcheck import cells, run_selfcheck
+
+    total = len(cells()) * args.count * len(INJECTORS)
+    with Progress(console=err, disable=not err.is_terminal) as progress:
+        task = progress.add_task("selfcheck", total=total)
+        result = run_selfcheck(count=args.count, seed=args.seed, on_episode=lambda: progress.advance(task))
+    if args.json:
+        print_json(out, result.to_json())
+    else:
+        table = Table(title=f"monitor vs injected truth: {result.episodes} single-fault episodes")
+        for col in ("label", "truth", "found", "agreed", "precision", "recall"):
+            table.add_column(col, justify="left" if col == "label" else "right")
+        for kind, s in result.scores.items():
+            table.add_row(kind, str(s.truth), str(s.predicted), str(s.agreed), f"{s.precision:.4f}", f"{s.recall:.4f}")
+        out.print(table)
+        for m in result.mismatches[:10]:
+            out.print(m, markup=False, highlight=False)
+        out.print("all labels: precision 1.0, recall 1.0" if result.perfect else "the monitor disagrees with the truth")
+    return EXIT_OK if result.perfect else EXIT_FAILED
+
+
+def _exists(path: Path) -> None:
+    if not path.exists():
+        raise InputError(path, "no such file")

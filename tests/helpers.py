@@ -1,0 +1,62 @@
+"""Small builders shared by the tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentproc.arith import Op
+from agentproc.monitor import label_calls
+from agentproc.procedures import Cell, Procedure, StepDef
+from agentproc.suites import scenario_of
+from agentproc.toolkit import Toolkit
+from agentproc.types import Label, Scenario
+from agentproc.workflow import build_workflow
+
+
+def tiny_scenario() -> Scenario:
+    """S1 = 2, S2 = 3; S3 = S1 + S2 = 5; S4 = S3 * S2 = 15; S5 = S4 - S2 = 12 (dead);
+    S6 = S4 / S3 = 3 (the answer)."""
+    steps = (
+        StepDef(1, Op.ADD, (1, 2), 5000),
+        StepDef(2, Op.MUL, (3, 2), 15000),
+        StepDef(3, Op.SUB, (4, 2), 12000),
+        StepDef(4, Op.DIV, (4, 3), 3000),
+    )
+    cell = Cell(steps=4, lookback=3)
+    return scenario_of(Procedure("tiny", cell, 0, 0, steps, (2000, 3000)))
+
+
+RIGHT: dict[int, dict[str, Any]] = {
+    1: {"S1": 2, "S2": 3},
+    2: {"S3": 5, "S2": 3},
+    3: {"S4": 15, "S2": 3},
+    4: {"S4": 15, "S3": 5},
+}
+"""The right arguments of each step of :func:`tiny_scenario`."""
+
+
+def step(k: int, **override: Any) -> tuple[str, dict[str, Any]]:
+    """A call of step k with the right arguments, some replaced."""
+    return (f"step_{k}", {**RIGHT[k], **override})
+
+
+def submit(answer: Any = 3) -> tuple[str, dict[str, Any]]:
+    """A submit_answer call."""
+    return ("submit_answer", {"answer": answer})
+
+
+ORACLE = [step(1), step(2), step(3), step(4), submit()]
+
+
+def run(calls: list[tuple[str, Any]], scenario: Scenario | None = None, guard: str = "observe"):
+    """Execute calls on fresh mock tools; return (labels, metrics, records)."""
+    wf = build_workflow(scenario or tiny_scenario())
+    tk = Toolkit(wf, guard)  # type: ignore[arg-type]
+    records = [tk.call(name, args) for name, args in calls]
+    labels, metrics = label_calls(wf, records)
+    return labels, metrics, records
+
+
+def kinds(labels: list[Label]) -> list[tuple[str, int | None, int | None]]:
+    """(kind, call_index, step) of each label."""
+    return [(lab.kind.value, lab.call_index, lab.step) for lab in labels]
