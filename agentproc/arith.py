@@ -11,6 +11,7 @@ unit of it (0.0005 in ``decimal`` mode; exact in ``integer`` mode).
 
 from __future__ import annotations
 
+import math
 from decimal import Decimal, localcontext
 from enum import StrEnum
 from typing import Literal
@@ -79,7 +80,16 @@ def to_units(x: float | int, scale: int) -> int:
     The number is read through its shortest decimal spelling, so ``0.1`` is
     exactly one tenth, as the agent wrote it.
     """
-    d = Decimal(repr(x)) if isinstance(x, float) else Decimal(x)
+    if isinstance(x, int):
+        return x * scale
+    u = x * scale
+    if -1e15 < u < 1e15:
+        whole = math.floor(u)
+        frac = u - whole
+        # Away from a half, the float product rounds the same way as the exact value.
+        if abs(frac - 0.5) > 1e-6:
+            return int(whole) + (1 if frac > 0.5 else 0)
+    d = Decimal(repr(x))
     with localcontext() as ctx:
         ctx.prec = 80
         scaled = d * scale

@@ -99,7 +99,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``agentproc`` command."""
     args = build_parser().parse_args(argv)
     out = Console(soft_wrap=False)
-    err = Console(stderr=True)
+    err = Console(stderr=True, soft_wrap=True)
     try:
         return COMMANDS[args.command](args, out, err)
     except AgentprocError as exc:

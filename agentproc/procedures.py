@@ -8,7 +8,8 @@ other operand is a different variable of the window, drawn uniformly. With a
 window of one variable (``L = 1``, or the first step) both operands are that
 variable, and ``sub``/``div`` (which would give 0 or 1) are replaced by an
 ``add``/``mul`` of the mix when it has one. A draw that divides by zero, is an
-inexact division in integer mode, or leaves ``|value| <= 1e12`` is replaced
+inexact division in integer mode, has a quotient that rounds to zero, or leaves
+``|value| <= 1e12`` is replaced
 by the first valid choice (same farthest operand) from a seeded position.
 
 >>> cell = Cell(steps=5, lookback=3)
@@ -180,6 +181,8 @@ def _apply(op: Op, a: int, b: int, scale: int, integer: bool) -> int | None:
         return None
     else:
         v = _round_div(a * scale, b)
+        if v == 0:  # a quotient that rounds to zero would collapse division chains
+            return None
     return v if -BOUND * scale <= v <= BOUND * scale else None
 
 

@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentproc.errors import InputError
+from agentproc.errors import InputError, RunFileError
 from agentproc.monitor import label_calls
-from agentproc.toolkit import GUARDS, Toolkit
+from agentproc.toolkit import GUARDS, Toolkit, parse_arguments
 from agentproc.types import CallRecord, Label, Scenario
-from agentproc.workflow import build_workflow
+from agentproc.workflow import Workflow, build_workflow, workflow_from_dict
 
 
 @dataclass
@@ -24,6 +24,7 @@ class Replay:
 
     scenario: Scenario
     agent: str
+    workflow: Workflow
     calls: list[CallRecord]
     labels: list[Label]
     metrics: dict[str, Any]
@@ -36,7 +37,7 @@ class Replay:
 
     def to_json(self) -> dict[str, Any]:
         """The machine-readable form printed by ``replay --json``."""
-        scale = build_workflow(self.scenario).scale
+        scale = self.workflow.scale
         return {
             "scenario_id": self.scenario.id,
             "agent": self.agent,
@@ -60,7 +61,7 @@ def replay_calls(
     for name, arguments in calls:
         toolkit.call(name, arguments)
     labels, metrics = label_calls(wf, toolkit.calls)
-    return Replay(scenario, agent, toolkit.calls, labels, metrics)
+    return Replay(scenario, agent, wf, toolkit.calls, labels, metrics)
 
 
 def replay_record(rec: dict[str, Any], scenario: Scenario, where: str) -> Replay:
@@ -80,14 +81,17 @@ def replay_record(rec: dict[str, Any], scenario: Scenario, where: str) -> Replay
 
 def _differences(rec: dict[str, Any], replay: Replay) -> list[str]:
     out = []
-    scale = build_workflow(replay.scenario).scale
+    scale = replay.workflow.scale
     for old, new in zip(rec["calls"], replay.calls, strict=False):
         fresh = new.to_json(scale)
         for key in ("result", "state_hash", "refused"):
             if old.get(key) != fresh.get(key):
                 out.append(f"call {new.index}: {key} was {old.get(key)!r}, replay gives {fresh.get(key)!r}")
+    fresh_json = [lab.to_json() for lab in replay.labels]
+    if rec["labels"] == fresh_json and rec.get("verdict") == replay.metrics["verdict"]:
+        return out
     recorded = [_label_key(d) for d in rec["labels"]]
-    fresh_labels = [_label_key(lab.to_json()) for lab in replay.labels]
+    fresh_labels = [_label_key(d) for d in fresh_json]
     for d in sorted(set(recorded) - set(fresh_labels), key=str):
         out.append(f"label recorded but not found on replay: {dict(d)}")
     for d in sorted(set(fresh_labels) - set(recorded), key=str):
@@ -141,3 +145,35 @@ def replay_messages(scenario: Scenario, messages: Any, path: Path, guard: str = 
         if seen is not None and seen != rec.result:
             replay.differences.append(f"call {rec.index}: tool result was {seen!r}, replay gives {rec.result!r}")
     return replay
+
+
+def label_record(rec: dict[str, Any], where: str = "run file") -> tuple[list[Label], dict[str, Any]]:
+    """Label the calls a run-file episode recorded, without executing them again.
+
+    This re-scores a stored run with the current monitor (the recorded results
+    and values are trusted); :func:`replay_record` re-executes instead.
+    """
+    try:
+        wf = workflow_from_dict(rec["scenario"])
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        raise RunFileError(where, str(exc), "scenario") from None
+    scale = wf.scale
+    finish = wf.finish_tool
+    calls = []
+    for i, c in enumerate(rec["calls"]):
+        try:
+            refused = c.get("refused")
+            value = c.get("value")
+            rec_ = CallRecord(
+                index=i, name=c["name"], arguments=c.get("arguments", ""), result=c.get("result", ""),
+                step=c.get("step"), finish=c["name"] == finish, refused=refused,
+                value=None if value is None else round(value * scale), answer=c.get("answer"),
+            )
+        except (KeyError, TypeError, AttributeError):
+            raise RunFileError(where, "not a recorded call", f"calls[{i}]") from None
+        if refused not in ("unknown_tool", "invalid_arguments"):
+            rec_.args = parse_arguments(rec_.arguments)[1]
+            if rec_.args is None:
+                raise RunFileError(where, "arguments are not a JSON object", f"calls[{i}].arguments")
+        calls.append(rec_)
+    return label_calls(wf, calls)

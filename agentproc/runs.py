@@ -17,9 +17,14 @@ from typing import IO, Any
 from pydantic import ValidationError
 
 from agentproc.errors import InputError, RunFileError
-from agentproc.types import SCHEMA_VERSION, Episode, Scenario
+from agentproc.types import SCHEMA_VERSION, VERDICTS, Episode, LabelKind, Scenario
 
-REQUIRED = ("scenario_id", "agent", "scenario", "calls", "labels", "metrics", "verdict")
+try:  # orjson reads run files several times faster; the standard library also works
+    from orjson import loads as _loads
+except ImportError:  # pragma: no cover
+    _loads = json.loads
+
+REQUIRED = ("scenario_id", "agent", "cell", "params", "scenario", "calls", "labels", "metrics", "verdict")
 """Fields every run-file line must have."""
 
 
@@ -107,8 +112,8 @@ def read_run(path: Path, report: ReadReport | None = None) -> Iterator[tuple[int
             if not raw.strip():
                 continue
             try:
-                rec = json.loads(raw)
-            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                rec = _loads(raw)
+            except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError both are
                 if not raw.endswith(b"\n"):  # only the last line can lack one
                     if report is not None:
                         report.torn_last_line = lineno
@@ -122,15 +127,37 @@ def read_run(path: Path, report: ReadReport | None = None) -> Iterator[tuple[int
             for key in REQUIRED:
                 if key not in rec:
                     raise RunFileError(path, "missing", f"line {lineno}: {key}")
+            _check(path, lineno, rec)
             yield lineno, rec
 
 
-def scenario_of_record(path: Path, lineno: int, rec: dict[str, Any]) -> Scenario:
-    """The scenario embedded in a run-file record."""
-    from agentproc.compiler import complete
+_KINDS = frozenset(k.value for k in LabelKind)
 
+
+def _check(path: Path, lineno: int, rec: dict[str, Any]) -> None:
+    """The closed sets a report relies on: verdicts and label kinds."""
+    if rec["verdict"] not in VERDICTS:
+        raise RunFileError(
+            path, f"unknown verdict {rec['verdict']!r} (expected one of: {', '.join(VERDICTS)})",
+            f"line {lineno}: verdict",
+        )
+    labels = rec["labels"]
+    if not isinstance(labels, list) or not isinstance(rec["calls"], list):
+        raise RunFileError(path, "expected a list", f"line {lineno}: labels/calls")
+    for i, lab in enumerate(labels):
+        if not isinstance(lab, dict) or lab.get("kind") not in _KINDS:
+            kind = lab.get("kind") if isinstance(lab, dict) else lab
+            raise RunFileError(
+                path, f"unknown label kind {kind!r} (expected one of: {', '.join(sorted(_KINDS))})",
+                f"line {lineno}: labels[{i}].kind",
+            )
+
+
+def scenario_of_record(path: Path, lineno: int, rec: dict[str, Any]) -> Scenario:
+    """The scenario embedded in a run-file record (stored without tools and prompt;
+    :func:`agentproc.compiler.complete` restores them when they are needed)."""
     try:
-        return complete(Scenario.model_validate(rec["scenario"]))
+        return Scenario.model_validate(rec["scenario"])
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = ".".join(str(p) for p in err["loc"])

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Iterable, Iterator
+import multiprocessing
+import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -107,16 +109,35 @@ def procedure_record(p: Procedure) -> dict[str, Any]:
     }
 
 
-def write_suite(grid: Grid, out: Path, procedures: Iterable[Procedure] | None = None) -> int:
-    """Write a suite folder; returns the number of procedures written."""
+def _cell_lines(job: tuple[Cell, int, int]) -> str:
+    cell, count, seed = job
+    return "".join(
+        json.dumps(procedure_record(generate_procedure(cell, seed, i)), separators=(",", ":")) + "\n"
+        for i in range(count)
+    )
+
+
+def write_suite(grid: Grid, out: Path, jobs: int | None = None) -> int:
+    """Write a suite folder; returns the number of procedures written.
+
+    Cells are generated in ``jobs`` processes (default: one per core); the file
+    is the same whatever the number of processes.
+    """
     out.mkdir(parents=True, exist_ok=True)
-    (out / MANIFEST).write_text(json.dumps({"grid": grid.model_dump(mode="json")}, indent=2) + "\n")
-    n = 0
+    cells = grid.cells()
+    work = [(c, grid.count, grid.seed) for c in cells]
+    jobs = jobs or min(os.cpu_count() or 1, len(cells))
     with open(out / PROCEDURES, "w", encoding="utf-8") as fh:
-        for p in procedures if procedures is not None else generate(grid):
-            fh.write(json.dumps(procedure_record(p), separators=(",", ":")) + "\n")
-            n += 1
-    return n
+        if jobs > 1 and len(cells) > 1:
+            with multiprocessing.get_context("spawn").Pool(jobs) as pool:
+                for chunk in pool.imap(_cell_lines, work):
+                    fh.write(chunk)
+        else:
+            for chunk in map(_cell_lines, work):
+                fh.write(chunk)
+    # The manifest last: a folder with a manifest is a finished suite.
+    (out / MANIFEST).write_text(json.dumps({"grid": grid.model_dump(mode="json")}, indent=2) + "\n")
+    return len(cells) * grid.count
 
 
 class _ProcedureLine(BaseModel):

@@ -27,6 +27,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
 from agentproc.arith import BOUND, apply_units, render, to_units
+from agentproc.compiler import complete
 from agentproc.errors import unknown_key
 from agentproc.types import CallRecord
 from agentproc.workflow import StepSpec, Workflow
@@ -43,13 +44,16 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
 def parse_arguments(raw: str | dict[str, Any] | None) -> tuple[str, dict[str, Any] | None, str | None]:
     """``(raw text, parsed object or None, problem or None)`` for supplied arguments."""
     if isinstance(raw, dict):
         return json.dumps(raw, separators=(",", ":")), raw, None
     text = "" if raw is None else str(raw)
     try:
-        obj = json.loads(text or "{}", parse_constant=_reject_constant)
+        obj = _DECODER.decode(text or "{}")
     except ValueError as exc:
         return text, None, f"the arguments are not valid JSON ({exc})"
     if not isinstance(obj, dict):
@@ -111,7 +115,9 @@ class Toolkit:
     def _validators(self) -> dict[str, Draft202012Validator]:
         return {
             t["function"]["name"]: Draft202012Validator(t["function"]["parameters"])
-            for t in self.workflow.scenario.tools
+            # Only a call that fails the fast check gets here, so a scenario read
+            # without its tools (from a run file) compiles them only when needed.
+            for t in (complete(self.workflow.scenario).tools if self.workflow.scenario else [])
         }
 
     def _schema_problem(self, name: str, params: tuple[str, ...], args: dict[str, Any]) -> str | None:

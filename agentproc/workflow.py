@@ -7,7 +7,7 @@ indexed so that executing and labelling a call costs a few dictionary lookups.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from agentproc.arith import SCALE, Op
 from agentproc.types import Scenario
@@ -18,8 +18,7 @@ def var_index(name: str) -> int:
     return int(name[1:])
 
 
-@dataclass(frozen=True)
-class StepSpec:
+class StepSpec(NamedTuple):
     """One step tool, indexed."""
 
     step: int
@@ -38,7 +37,8 @@ class StepSpec:
 class Workflow:
     """A scenario compiled for execution and monitoring."""
 
-    scenario: Scenario
+    scenario: Scenario | None
+    """The scenario, or ``None`` for a workflow read straight from a run file."""
     scale: int
     steps: tuple[StepSpec, ...]
     by_name: dict[str, StepSpec]
@@ -80,33 +80,67 @@ class Workflow:
 
 def build_workflow(scenario: Scenario) -> Workflow:
     """Index a scenario for the mock tools and the monitor."""
-    scale = SCALE[scenario.mode]
-    correct = [0, _units(scenario.inputs["S1"], scale), _units(scenario.inputs["S2"], scale)]
-    specs = []
-    for s in scenario.steps:
-        operands = (var_index(s.operands[0]), var_index(s.operands[1]))
-        spec = StepSpec(
-            step=s.step,
-            name=s.expected_call.name,
-            op=Op(s.op),
-            operands=operands,
-            params=tuple(dict.fromkeys(s.operands)),
-            target=var_index(s.output),
-            depends_on=frozenset(s.depends_on),
-            live=s.live,
+    steps = [
+        (s.step, s.expected_call.name, s.op, s.operands, s.output, s.depends_on, s.live, s.value)
+        for s in scenario.steps
+    ]
+    return _assemble(scenario, scenario.mode, scenario.inputs, steps, scenario.finish.tool, scenario.finish.argument)
+
+
+def workflow_from_dict(d: dict[str, Any]) -> Workflow:
+    """Index a scenario straight from its JSON form, without building the pydantic model.
+
+    This is the fast path for labelling run files; it checks what the monitor
+    needs and raises ``KeyError``, ``TypeError`` or ``ValueError`` naming the field.
+    """
+    try:
+        mode = d["mode"]
+        if mode not in SCALE:
+            raise ValueError(f"mode: expected one of {', '.join(SCALE)}")
+        steps = [
+            (
+                s["step"], s["expected_call"]["name"], Op(s["op"]), s["operands"], s["output"],
+                s["depends_on"], bool(s["live"]), s["value"],
+            )
+            for s in d["steps"]
+        ]
+        finish = d.get("finish") or {}
+        return _assemble(
+            None, mode, d["inputs"], steps, finish.get("tool", "submit_answer"), finish.get("argument", "answer")
         )
-        specs.append(spec)
-        correct.append(_units(s.value, scale))
+    except KeyError as exc:
+        raise KeyError(f"missing field {exc.args[0]!r}") from None
+
+
+def _assemble(
+    scenario: Scenario | None,
+    mode: str,
+    inputs: dict[str, Any],
+    steps: list[tuple[Any, ...]],
+    finish_tool: str,
+    finish_argument: str,
+) -> Workflow:
+    scale = SCALE[mode]
+    correct = [0, _units(inputs["S1"], scale), _units(inputs["S2"], scale)]
+    specs = []
+    for number, name, op, operands, output, depends_on, live, value in steps:
+        specs.append(
+            StepSpec(
+                number, name, Op(op), (var_index(operands[0]), var_index(operands[1])),
+                tuple(dict.fromkeys(operands)), var_index(output), frozenset(depends_on), live,
+            )
+        )
+        correct.append(_units(value, scale))
     return Workflow(
         scenario=scenario,
         scale=scale,
         steps=tuple(specs),
         by_name={s.name: s for s in specs},
         correct=tuple(correct),
-        finish_tool=scenario.finish.tool,
-        finish_argument=scenario.finish.argument,
-        number_type="integer" if scenario.mode == "integer" else "number",
-        tool_names=tuple(s.name for s in specs) + (scenario.finish.tool,),
+        finish_tool=finish_tool,
+        finish_argument=finish_argument,
+        number_type="integer" if mode == "integer" else "number",
+        tool_names=tuple(s.name for s in specs) + (finish_tool,),
     )
 
 

@@ -1,0 +1,397 @@
+"""Aggregation, JSON output and rendering of run-file records."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import os
+import tracemalloc
+import weakref
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from rich.console import Console
+
+from agentproc.agents.sim import SIM_AGENTS
+from agentproc.episode import run_sim_episode
+from agentproc.errors import ConfigError
+from agentproc.procedures import Cell, generate_procedure
+from agentproc.report import (
+    SHORT,
+    CellKey,
+    Report,
+    aggregate,
+    render_report,
+    report_json,
+    wilson,
+)
+from agentproc.runs import episode_record
+from agentproc.suites import scenario_of
+from agentproc.types import LabelKind
+
+GOLDEN = Path(__file__).parent / "golden"
+UPDATE = os.environ.get("AGENTPROC_UPDATE_GOLDEN") == "1"
+
+
+class Record(dict[str, Any]):
+    """A record that can be weakly referenced, to prove aggregation drops it."""
+
+
+def record(
+    agent: str = "model:a",
+    steps: int = 5,
+    lookback: int = 3,
+    verdict: str = "faithful",
+    labels: tuple[str, ...] = (),
+    final: bool | None = None,
+    progress: float = 1.0,
+    prefix: int | None = None,
+) -> Record:
+    """A minimal run-file record with the fields the report reads."""
+    first = verdict in ("faithful", "unfaithful_correct")
+    cell = f"n{steps}-L{lookback}-r1_10-mixed-decimal"
+    return Record(
+        agent=agent,
+        cell=cell,
+        params={"cell": cell, "steps": steps, "lookback": lookback},
+        verdict=verdict,
+        labels=[{"kind": k, "call_index": i, "step": None} for i, k in enumerate(labels)],
+        metrics={
+            "verdict": verdict,
+            "faithful": verdict == "faithful",
+            "first_answer_correct": first,
+            "final_answer_correct": first if final is None else final,
+            "total_steps": steps,
+            "progress_rate": progress,
+            "longest_correct_prefix": steps if prefix is None else prefix,
+        },
+    )
+
+
+def sim_records(agents: list[str], count: int = 4) -> Iterator[dict[str, Any]]:
+    """Real records: simulated agents on two lengths and two look-backs."""
+    for agent in agents:
+        for steps in (5, 8):
+            for lookback in (1, 3):
+                for i in range(count):
+                    p = generate_procedure(Cell(steps=steps, lookback=lookback), 0, i)
+                    yield episode_record(run_sim_episode(scenario_of(p), agent))
+
+
+GOLDEN_MIX = {
+    # (agent, steps, lookback): (faithful, unfaithful_correct, wrong, no_answer)
+    ("model:a", 5, 1): (6, 2, 2, 0),
+    ("model:a", 5, 3): (5, 3, 1, 1),
+    ("model:a", 10, 1): (3, 3, 3, 1),
+    ("model:a", 10, 3): (2, 4, 4, 0),
+    ("model:b", 5, 1): (9, 1, 0, 0),
+    ("model:b", 5, 3): (8, 1, 1, 0),
+    ("model:b", 10, 1): (6, 1, 2, 1),
+    ("model:b", 10, 3): (5, 0, 3, 2),
+}
+GOLDEN_LABELS = {
+    "faithful": (),
+    "unfaithful_correct": ("repeated_step",),
+    "wrong": ("wrong_argument", "wrong_argument", "wrong_answer"),
+    "no_answer": ("missing_answer",),
+}
+
+
+def golden_records() -> list[Record]:
+    """Two agents, two lengths, two look-backs, four label kinds; fits 120 columns."""
+    out = []
+    for (agent, steps, lookback), counts in GOLDEN_MIX.items():
+        for verdict, count in zip(GOLDEN_LABELS, counts, strict=True):
+            for i in range(count):
+                prefix = steps if verdict == "faithful" else i % steps
+                labels = GOLDEN_LABELS[verdict]
+                progress = 1 - i / 10
+                out.append(record(agent, steps, lookback, verdict, labels, None, progress, prefix))
+    return out
+
+
+def render(report: Report, width: int = 120) -> str:
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=width, color_system=None, force_terminal=False)
+    render_report(report, console)
+    return buffer.getvalue()
+
+
+# -- wilson ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("successes", "n", "expected"),
+    [
+        (5, 10, (0.2366, 0.7634)),
+        (0, 10, (0.0, 0.2775)),
+        (10, 10, (0.7225, 1.0)),
+        (1, 1, (0.2065, 1.0)),
+        (81, 263, (0.2553, 0.3662)),
+    ],
+)
+def test_wilson_interval_matches_known_values(
+    successes: int, n: int, expected: tuple[float, float]
+) -> None:
+    lo, hi = wilson(successes, n)
+    assert (round(lo, 4), round(hi, 4)) == expected
+
+
+def test_wilson_interval_with_no_trials_is_zero_to_one() -> None:
+    assert wilson(0, 0) == (0.0, 1.0)
+
+
+@pytest.mark.parametrize(("successes", "n"), [(-1, 10), (11, 10)])
+def test_wilson_rejects_successes_outside_zero_to_n(successes: int, n: int) -> None:
+    with pytest.raises(ValueError, match="successes must lie in"):
+        wilson(successes, n)
+
+
+# -- aggregation -----------------------------------------------------------------
+
+
+def test_unfaithful_correct_rate_is_accuracy_minus_faithful_accuracy() -> None:
+    report = aggregate(sim_records(["sim:oracle", "sim:decay", "sim:hallucinated_call"]))
+    groups = [
+        s
+        for a in report.agents.values()
+        for s in (a.overall, *a.by_length.values(), *a.by_lookback.values(), *a.by_cell.values())
+    ]
+    for s in groups:
+        assert math.isclose(s.unfaithful_correct_rate, s.accuracy - s.faithful_accuracy)
+    hallucinating = report.agents["sim:hallucinated_call"].overall
+    assert (hallucinating.accuracy, hallucinating.unfaithful_correct_rate) == (1.0, 1.0)
+
+
+def test_verdicts_counted_and_rates_carry_wilson_intervals() -> None:
+    verdicts = ["faithful"] * 5 + ["unfaithful_correct"] * 3 + ["wrong", "no_answer"]
+    s = aggregate(record(verdict=v) for v in verdicts).agents["model:a"].overall
+    assert s.verdicts == {"faithful": 5, "unfaithful_correct": 3, "wrong": 1, "no_answer": 1}
+    assert (s.n, s.first_answer_correct, s.accuracy) == (10, 8, 0.8)
+    assert (s.faithful_accuracy, s.faithful_accuracy_ci) == (0.5, wilson(5, 10))
+    assert (s.unfaithful_correct_rate, s.unfaithful_correct_ci) == (0.3, wilson(3, 10))
+    assert s.accuracy_ci == wilson(8, 10)
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["faithful", "unfaithful_correct", "wrong", "no_answer"]),
+            st.sampled_from([5, 10, 25]),
+            st.sampled_from([1, 3]),
+        ),
+        min_size=1,
+        max_size=40,
+    )
+)
+def test_every_grouping_partitions_the_episodes(episodes: list[tuple[str, int, int]]) -> None:
+    a = aggregate(record(verdict=v, steps=n, lookback=lb) for v, n, lb in episodes).agents[
+        "model:a"
+    ]
+    for groups in (a.by_length, a.by_lookback, a.by_cell):
+        for field in ("n", "faithful", "unfaithful_correct", "wrong", "no_answer"):
+            total = sum(getattr(s, field) for s in groups.values())
+            assert total == getattr(a.overall, field)
+    assert sum(a.overall.verdicts.values()) == a.overall.n == len(episodes)
+
+
+def test_final_accuracy_counts_revised_answers() -> None:
+    records = [record(verdict="wrong", final=True), record(verdict="wrong"), record()]
+    s = aggregate(records).agents["model:a"].overall
+    assert (s.first_answer_correct, s.final_answer_correct) == (1, 2)
+
+
+def test_progress_and_prefix_are_means_over_episodes() -> None:
+    records = [record(steps=4, progress=1.0, prefix=4), record(steps=10, progress=0.5, prefix=2)]
+    s = aggregate(records).agents["model:a"].overall
+    assert (s.progress_rate, s.prefix_rate) == (0.75, 0.6)
+
+
+def test_labels_counted_per_kind_and_per_episode() -> None:
+    records = [
+        record(verdict="wrong", labels=("wrong_argument",) * 3 + ("wrong_answer",)),
+        record(verdict="unfaithful_correct", labels=("wrong_argument",)),
+        record(),
+    ]
+    s = aggregate(records).agents["model:a"].overall
+    assert list(s.label_counts) == list(LabelKind)
+    assert s.label_counts[LabelKind.WRONG_ARGUMENT] == 4
+    assert s.episodes_with_label[LabelKind.WRONG_ARGUMENT] == 2
+    assert s.label_counts[LabelKind.WRONG_ANSWER] == 1
+    assert s.episodes_with_label[LabelKind.WRONG_ANSWER] == 1
+    assert sum(s.label_counts.values()) == 5
+    assert s.episodes_with_label[LabelKind.SKIPPED_STEP] == 0
+
+
+def test_groups_by_length_and_lookback() -> None:
+    records = [
+        record(steps=10, lookback=3),
+        record(steps=5, lookback=3, verdict="wrong"),
+        record(steps=10, lookback=1),
+        record(steps=5, lookback=1),
+        record(steps=10, lookback=3, verdict="wrong"),
+    ]
+    a = aggregate(records).agents["model:a"]
+    assert {k: s.n for k, s in a.by_length.items()} == {5: 2, 10: 3}
+    assert list(a.by_length) == [5, 10]
+    assert {k: s.n for k, s in a.by_lookback.items()} == {1: 2, 3: 3}
+    assert list(a.by_lookback) == [1, 3]
+    assert a.by_length[10].accuracy == pytest.approx(2 / 3)
+    assert a.overall.n == 5
+
+
+def test_cells_are_ordered_by_steps_then_lookback_not_by_id() -> None:
+    records = [record(steps=s, lookback=lb) for s, lb in ((10, 1), (5, 3), (10, 3), (5, 1))]
+    cells = list(aggregate(records).agents["model:a"].by_cell)
+    assert cells == [
+        CellKey(5, 1, "n5-L1-r1_10-mixed-decimal"),
+        CellKey(5, 3, "n5-L3-r1_10-mixed-decimal"),
+        CellKey(10, 1, "n10-L1-r1_10-mixed-decimal"),
+        CellKey(10, 3, "n10-L3-r1_10-mixed-decimal"),
+    ]
+
+
+def test_agents_are_reported_separately() -> None:
+    records = [record("z:last"), record("a:first", verdict="wrong"), record("z:last")]
+    report = aggregate(records)
+    assert list(report.agents) == ["a:first", "z:last"]
+    assert report.agents["a:first"].overall.n == 1
+    assert report.agents["a:first"].overall.accuracy == 0.0
+    assert report.agents["z:last"].overall.n == 2
+    assert report.agents["z:last"].overall.accuracy == 1.0
+    assert report.episodes == 3
+
+
+def test_unknown_label_kind_is_a_config_error_listing_the_kinds() -> None:
+    with pytest.raises(ConfigError, match=r"unknown label kind 'typo' .*hallucinated_call"):
+        aggregate([record(labels=("typo",))])
+
+
+def test_unknown_verdict_is_a_config_error_listing_the_verdicts() -> None:
+    with pytest.raises(ConfigError, match=r"unknown verdict 'maybe' .*unfaithful_correct"):
+        aggregate([record(verdict="maybe")])
+
+
+def test_aggregate_does_not_keep_records() -> None:
+    watched: list[weakref.ref[Record]] = []
+
+    def stream() -> Iterator[Record]:
+        for i in range(100_000):
+            rec = record(steps=5 + i % 3, verdict="wrong" if i % 4 else "faithful")
+            if i % 10_000 == 0:
+                watched.append(weakref.ref(rec))
+            yield rec
+
+    report = aggregate(stream())
+    assert report.agents["model:a"].overall.n == 100_000
+    assert report.agents["model:a"].overall.faithful == 25_000
+    assert [k for k in report.agents["model:a"].by_length] == [5, 6, 7]
+    assert all(ref() is None for ref in watched)
+
+
+def test_aggregate_memory_stays_flat_as_records_stream() -> None:
+    tracemalloc.start()
+    try:
+        aggregate(record(verdict="wrong", labels=("wrong_answer",)) for _ in range(20_000))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 256 * 1024  # keeping 20,000 records would take megabytes
+
+
+def test_empty_input_gives_an_empty_report() -> None:
+    report = aggregate([])
+    assert (report.agents, report.episodes) == ({}, 0)
+
+
+# -- JSON ------------------------------------------------------------------------
+
+
+def test_json_report_shape() -> None:
+    data = report_json(aggregate(golden_records()))
+    assert json.loads(json.dumps(data)) == data
+    assert data["episodes"] == 80
+    assert list(data["agents"]) == ["model:a", "model:b"]
+    agent = data["agents"]["model:a"]
+    assert list(agent) == ["overall", "by_length", "by_lookback", "by_cell"]
+    assert [g["steps"] for g in agent["by_length"]] == [5, 10]
+    assert [g["lookback"] for g in agent["by_lookback"]] == [1, 3]
+    first_cell = agent["by_cell"][0]
+    assert (first_cell["cell"], first_cell["steps"], first_cell["lookback"]) == (
+        "n5-L1-r1_10-mixed-decimal",
+        5,
+        1,
+    )
+    overall = agent["overall"]
+    assert overall["n"] == 40
+    assert overall["verdicts"] == {
+        "faithful": 16,
+        "unfaithful_correct": 12,
+        "wrong": 10,
+        "no_answer": 2,
+    }
+    assert (overall["accuracy"], overall["faithful_accuracy"]) == (0.7, 0.4)
+    assert overall["accuracy_ci"] == [0.5457, 0.8193]
+    assert (overall["unfaithful_correct_rate"], overall["final_accuracy"]) == (0.3, 0.7)
+    assert list(overall["label_counts"]) == [k.value for k in LabelKind]
+    assert overall["label_counts"]["wrong_argument"] == 20
+    assert overall["episodes_with_label"]["wrong_argument"] == 10
+
+
+def test_json_floats_are_rounded_to_four_decimals() -> None:
+    data = report_json(aggregate([record(), record(verdict="wrong"), record(verdict="wrong")]))
+    overall = data["agents"]["model:a"]["overall"]
+    assert overall["accuracy"] == 0.3333
+    assert overall["accuracy_ci"] == [0.0615, 0.7923]
+
+
+# -- rendering -------------------------------------------------------------------
+
+
+def check_golden(text: str, name: str) -> None:
+    """Compare with ``tests/golden/<name>``; ``AGENTPROC_UPDATE_GOLDEN=1`` rewrites it."""
+    path = GOLDEN / name
+    if UPDATE:
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8")
+
+
+def test_rendered_tables_match_golden() -> None:
+    check_golden(render(aggregate(golden_records())), "report_tables.txt")
+
+
+def test_rendered_tables_too_wide_for_labels_match_golden() -> None:
+    check_golden(render(aggregate(golden_records()), width=100), "report_tables_narrow.txt")
+
+
+def test_label_columns_only_for_kinds_that_occur() -> None:
+    text = render(aggregate([record(verdict="wrong", labels=("skipped_step",)), record("model:b")]))
+    header = next(line for line in text.splitlines() if "┃" in line)
+    assert "skipped" in header
+    others = [short for kind, short in SHORT.items() if kind != LabelKind.SKIPPED_STEP]
+    assert not [short for short in others if short in header]
+
+
+def test_label_counts_get_their_own_table_when_columns_do_not_fit() -> None:
+    text = render(aggregate([record(verdict="wrong", labels=tuple(LabelKind))]))
+    lines = text.splitlines()
+    assert "model:a labels" in lines
+    assert max(len(line) for line in lines) <= 120
+    assert "…" not in text
+    assert all(short in text for short in SHORT.values())
+
+
+def test_real_records_render_within_120_columns() -> None:
+    text = render(aggregate(sim_records(list(SIM_AGENTS), count=1)))
+    assert max(len(line) for line in text.splitlines()) <= 120
+    assert "…" not in text
+
+
+def test_empty_report_renders_a_single_line() -> None:
+    assert render(aggregate([])) == "no episodes\n"

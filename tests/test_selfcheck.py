@@ -1,0 +1,45 @@
+"""The monitor agrees with the faults the simulated agents injected."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentproc import selfcheck
+from agentproc.agents.sim import INJECTORS
+from agentproc.monitor import Monitor
+from agentproc.selfcheck import run_selfcheck
+from agentproc.types import LabelKind
+
+SMALL = {"steps": (1, 2, 5, 25, 95), "lookback": (1, 3, 7), "range": ((0.0, 1.0), (10.0, 100.0)),
+         "mode": ("decimal", "integer")}
+
+
+def test_there_is_one_injector_per_label_kind():
+    assert sorted(a.removeprefix("sim:") for a in INJECTORS) == sorted(k.value for k in LabelKind)
+
+
+def test_every_label_has_precision_and_recall_one_on_single_fault_episodes():
+    result = run_selfcheck(count=2, grid=SMALL)
+    assert result.episodes == 5 * 3 * 2 * 2 * 2 * len(INJECTORS)
+    assert result.mismatches == []
+    for kind, score in result.scores.items():
+        assert score.truth > 0, kind
+        assert (score.precision, score.recall) == (1.0, 1.0), kind
+    assert result.perfect
+
+
+def test_selfcheck_catches_a_monitor_that_misreads_causes(monkeypatch: pytest.MonkeyPatch):
+    original = Monitor._wrong_argument
+
+    def careless(self, rec, param, var, got, target):  # calls every wrong argument "other"
+        lab = original(self, rec, param, var, got, target)
+        return lab.__class__(lab.kind, lab.call_index, lab.step, cause="other", argument=lab.argument)
+
+    monkeypatch.setattr(Monitor, "_wrong_argument", careless)
+    result = run_selfcheck(count=1, grid={**SMALL, "steps": (5, 25)})
+    assert not result.perfect
+    assert result.scores["wrong_argument"].precision < 1.0
+
+
+def test_default_grid_runs_at_least_ten_thousand_episodes():
+    assert len(selfcheck.cells()) * 5 * len(INJECTORS) >= 10_000
