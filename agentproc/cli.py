@@ -75,6 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--limit", type=int, help="run at most this many scenarios")
     r.add_argument("--shard", help="run only shard i of n, e.g. 1/4")
     r.add_argument("--resume", action="store_true", help="skip episodes already in --out")
+    r.add_argument("--overwrite", action="store_true", help="replace an existing --out")
 
     rp = sub.add_parser("replay", help="re-execute recorded calls, re-label them, show a timeline")
     rp.add_argument("run", type=Path, nargs="?", help="run file (JSON lines)")
@@ -98,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``agentproc`` command."""
     args = build_parser().parse_args(argv)
-    out = Console(soft_wrap=False)
+    out = Console(soft_wrap=True)
     err = Console(stderr=True, soft_wrap=True)
     try:
         return COMMANDS[args.command](args, out, err)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -15,7 +16,23 @@ from agentproc.runs import ReadReport, read_run, scenario_of_record
 
 
 def generate_command(args: argparse.Namespace, out: Console, err: Console) -> int:
-    from agentproc.suites import Block, Grid, preset, write_suite
+    from pydantic import ValidationError
+
+    from agentproc.suites import write_suite
+
+    try:
+        grid = _grid(args)
+    except ValidationError as exc:
+        e = exc.errors()[0]
+        where = ".".join(str(p) for p in e["loc"] if not isinstance(p, int))
+        raise fail(f"generate options: {where}: {e['msg']} (got {e.get('input')!r})") from None
+    n = write_suite(grid, args.out)
+    out.print(f"wrote {n} procedures in {len(grid.cells())} cells to {args.out}", highlight=False)
+    return EXIT_OK
+
+
+def _grid(args: argparse.Namespace) -> Any:
+    from agentproc.suites import Block, Grid, preset
 
     if args.preset:
         grid = preset(args.preset)
@@ -37,9 +54,8 @@ def generate_command(args: argparse.Namespace, out: Console, err: Console) -> in
     updates = {k: v for k, v in {"count": args.count, "seed": args.seed}.items() if v is not None}
     if updates:
         grid = Grid.model_validate({**grid.model_dump(), **updates})
-    n = write_suite(grid, args.out)
-    out.print(f"wrote {n} procedures in {len(grid.cells())} cells to {args.out}", highlight=False)
-    return EXIT_OK
+    grid.cells()  # validates every cell before anything is written
+    return grid
 
 
 def scenario_command(args: argparse.Namespace, out: Console, err: Console) -> int:
@@ -61,6 +77,8 @@ def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     sim_agent(args.agent)  # an unknown agent fails before any file is touched
     if args.guard not in GUARDS:
         raise fail(f"unknown guard {args.guard!r} (expected one of: {', '.join(GUARDS)})")
+    if args.out.exists() and args.out.stat().st_size and not (args.resume or args.overwrite):
+        raise fail(f"{args.out} already exists: use --resume to continue it or --overwrite to replace it")
     shard = parse_shard(args.shard) if args.shard else None
     scenarios = list(select(load_scenarios(args.suite), shard, args.limit))
     summary = run_suite(

@@ -1,0 +1,185 @@
+"""Chat models behind the agents, chosen by a ``provider:model`` spec.
+
+- ``openai:MODEL``: any OpenAI-compatible chat-completions server (OpenAI itself,
+  ``llama_cpp.server``, vLLM, the test fake) through ``langchain_openai.ChatOpenAI``.
+- ``local[:MODEL]``: an in-process model, :class:`agentproc.agents.local.LocalChatModel`.
+
+The client never retries (``max_retries=0``): the runner owns retries, and asks
+:func:`is_retryable` which failures are worth another try. :func:`redact` keeps
+API keys out of logs and run files.
+
+Importing this module is cheap: ``langchain_openai`` and ``openai`` load only
+when a model is made.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from agentproc.errors import ConfigError, unknown_key
+
+if TYPE_CHECKING:
+    from langchain_core.language_models.chat_models import BaseChatModel
+
+DEFAULT_KEY_ENV = "OPENAI_API_KEY"
+"""The environment variable an ``openai:`` model reads its API key from."""
+BASE_URL_ENV = "OPENAI_BASE_URL"
+"""The environment variable that gives the server when no ``base_url`` is passed."""
+NO_KEY = "unused"
+"""The key sent to a self-hosted server when none is set: the client insists on one."""
+RETRY_STATUSES = frozenset({408, 429})
+"""HTTP statuses below 500 that are worth retrying: request timeout, rate limit."""
+REDACTED = "[REDACTED]"
+
+# Names of environment variables whose values are secrets: every *_API_KEY,
+# *_TOKEN and *_SECRET, plus any other variable a model was told to read its key from.
+_SECRET_NAME = re.compile(r"(API_KEY|_TOKEN|_SECRET)$")
+_key_envs: set[str] = {DEFAULT_KEY_ENV}
+_MIN_SECRET = 8
+"""Shorter values are not treated as secrets: replacing them would mangle ordinary text."""
+_TOKEN_PATTERNS = (
+    (re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/=-]+"), rf"\1 {REDACTED}"),
+    (re.compile(r"\bsk-[A-Za-z0-9_-]{16,}"), REDACTED),
+)
+
+Factory = Callable[..., "BaseChatModel"]
+
+
+def make_chat_model(
+    spec: str,
+    *,
+    base_url: str | None = None,
+    timeout: float = 60.0,
+    api_key_env: str = DEFAULT_KEY_ENV,
+    **kw: Any,
+) -> BaseChatModel:
+    """Make the chat model a ``provider:model`` spec names.
+
+    Extra keyword arguments go to the model class (e.g. ``max_tokens=64``). With a
+    base URL, ``max_tokens`` is also sent under its old name, for servers such as
+    ``llama_cpp.server`` that do not read ``max_completion_tokens``.
+
+    >>> m = make_chat_model("openai:test-model", base_url="http://127.0.0.1:9/v1")
+    >>> (m.model_name, m.max_retries, m.temperature)
+    ('test-model', 0, 0.0)
+    >>> make_chat_model("hf:gpt2")
+    Traceback (most recent call last):
+    ...
+    agentproc.errors.ConfigError: unknown model provider 'hf' (expected one of: local, openai)
+
+    Raises:
+        ConfigError: an unknown provider, a missing model name, or no API key for
+            a hosted ``openai:`` model.
+    """
+    provider, _, model = spec.partition(":")
+    factory = PROVIDERS.get(provider)
+    if factory is None:
+        raise unknown_key("model provider", provider, sorted(PROVIDERS))
+    return factory(model, base_url=base_url, timeout=timeout, api_key_env=api_key_env, **kw)
+
+
+def _openai(
+    model: str, *, base_url: str | None, timeout: float, api_key_env: str, **kw: Any
+) -> BaseChatModel:
+    if not model:
+        raise ConfigError("the openai provider needs a model name: openai:MODEL")
+    from langchain_openai import ChatOpenAI  # slow to import: only when a model is made
+    from pydantic import SecretStr
+
+    _key_envs.add(api_key_env)
+    base_url = base_url or os.environ.get(BASE_URL_ENV) or None
+    api_key = os.environ.get(api_key_env) or None
+    if api_key is None:
+        if base_url is None:
+            raise ConfigError(f"set {api_key_env} to use openai:{model}, or give a base URL")
+        api_key = NO_KEY  # a self-hosted server usually ignores it
+    options: dict[str, Any] = {
+        "temperature": 0,
+        # Our fakes and self-hosted servers speak chat completions only; langchain
+        # would switch some model names to the Responses API on its own.
+        "use_responses_api": False,
+        **kw,
+    }
+    if base_url is not None and kw.get("max_tokens") is not None and "extra_body" not in kw:
+        # ChatOpenAI sends the limit as max_completion_tokens, which llama_cpp.server
+        # ignores (it would generate up to the context size); send both.
+        options["extra_body"] = {"max_tokens": kw["max_tokens"]}
+    return ChatOpenAI(
+        model=model,
+        base_url=base_url,
+        api_key=SecretStr(api_key),
+        timeout=timeout,
+        max_retries=0,  # the runner retries, so that every attempt is counted
+        **options,
+    )
+
+
+def _local(
+    model: str, *, base_url: str | None, timeout: float, api_key_env: str, **kw: Any
+) -> BaseChatModel:
+    from agentproc.agents.local import LocalChatModel  # loads llama.cpp
+
+    if model:
+        kw["model"] = model
+    model_obj: BaseChatModel = LocalChatModel(**kw)
+    return model_obj
+
+
+PROVIDERS: dict[str, Factory] = {"openai": _openai, "local": _local}
+"""Provider prefix -> factory ``(model, *, base_url, timeout, api_key_env, **kw)``."""
+
+
+def redact(text: str) -> str:
+    """Remove API keys from text meant for logs.
+
+    Removes the value of every secret-named environment variable (``*_API_KEY``,
+    ``*_TOKEN``, ``*_SECRET`` and any ``api_key_env`` a model was made with), and
+    anything shaped like ``Bearer <token>`` or ``sk-<key>``.
+
+    >>> redact("Authorization: Bearer abc.def-123")
+    'Authorization: Bearer [REDACTED]'
+    """
+    secrets = {
+        value
+        for name, value in os.environ.items()
+        if (name in _key_envs or _SECRET_NAME.search(name)) and len(value) >= _MIN_SECRET
+    }
+    for value in sorted(secrets, key=len, reverse=True):  # longest first: one may contain another
+        text = text.replace(value, REDACTED)
+    for pattern, replacement in _TOKEN_PATTERNS:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def is_retryable(exc: BaseException) -> bool:
+    """Whether a failed model call is worth trying again.
+
+    True for rate limits (429), request timeouts (408), server errors (5xx),
+    timeouts and connection failures, from ``openai``, ``httpx`` / ``httpx2`` or
+    a langchain ``ModelError`` that says so; False for everything else (bad
+    requests, authentication, context overflow, bugs).
+
+    >>> is_retryable(ValueError("bad"))
+    False
+    """
+    # An exception of a library can only exist once that library is imported, so
+    # looking in sys.modules avoids importing openai (about a second) to answer.
+    openai = sys.modules.get("openai")
+    if openai is not None:
+        if isinstance(exc, openai.APIStatusError):
+            return exc.status_code >= 500 or exc.status_code in RETRY_STATUSES
+        if isinstance(exc, openai.APIConnectionError):  # includes APITimeoutError
+            return True
+    for name in ("httpx", "httpx2"):  # openai 3 is built on httpx2, langchain on either
+        httpx = sys.modules.get(name)
+        if httpx is not None and isinstance(exc, httpx.TimeoutException):
+            return True
+    core = sys.modules.get("langchain_core.exceptions")
+    model_error = getattr(core, "ModelError", None)
+    if model_error is not None and isinstance(exc, model_error):
+        return bool(exc.is_retryable)
+    return False

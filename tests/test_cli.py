@@ -1,0 +1,217 @@
+"""The command line: exact outputs, exit codes, and one clear line for bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agentproc.cli import main
+
+
+def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    capsys.readouterr()  # drop what fixtures printed
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def suite(tmp_path: Path) -> Path:
+    assert main(["generate", "--steps", "3,5", "--lookback", "1,3", "--count", "2", "--out", str(tmp_path / "s")]) == 0
+    return tmp_path / "s"
+
+
+def test_generate_writes_a_grid_of_cells(capsys, tmp_path: Path):
+    code, out, _ = cli(capsys, "generate", "--steps", "5,25,95", "--lookback", "1,7", "--count", "3",
+                       "--seed", "4", "--out", tmp_path / "g")
+    assert code == 0 and out.strip() == f"wrote 18 procedures in 6 cells to {tmp_path / 'g'}"
+    grid = json.loads((tmp_path / "g" / "suite.json").read_text())["grid"]
+    assert grid["seed"] == 4 and grid["count"] == 3
+    assert len((tmp_path / "g" / "procedures.jsonl").read_text().splitlines()) == 18
+
+
+def test_generate_is_byte_identical_for_the_same_arguments(tmp_path: Path):
+    for name in ("a", "b"):
+        main(["generate", "--preset", "quick", "--count", "2", "--out", str(tmp_path / name)])
+    assert (tmp_path / "a" / "procedures.jsonl").read_bytes() == (tmp_path / "b" / "procedures.jsonl").read_bytes()
+
+
+def test_generate_takes_ranges_ops_and_modes(capsys, tmp_path: Path):
+    code, _, _ = cli(capsys, "generate", "--steps", "4", "--range", "0:1,10:100", "--ops", "mixed,add+sub",
+                     "--mode", "decimal,integer", "--count", "1", "--out", tmp_path / "g")
+    assert code == 0
+    cells = {json.loads(line)["id"].rsplit("-", 1)[0] for line in (tmp_path / "g" / "procedures.jsonl").open()}
+    assert "n4-L3-r10_100-add+sub-integer" in cells and len(cells) == 8
+
+
+def test_run_then_report_and_replay(capsys, suite: Path, tmp_path: Path):
+    run = tmp_path / "run.jsonl"
+    code, out, _ = cli(capsys, "run", suite, "--agent", "sim:skipped_step", "--out", run)
+    assert code == 0 and out.startswith(f"wrote 8 episodes to {run}")
+    code, out, _ = cli(capsys, "report", run)
+    assert code == 0 and "sim:skipped_step" in out and "skipped" in out
+    code, out, _ = cli(capsys, "report", run, "--json")
+    data = json.loads(out)
+    assert data["episodes"] == 8
+    code, out, _ = cli(capsys, "replay", run)
+    assert code == 0 and "8 episodes replayed; 0 differ from the recording" in out
+
+
+def test_replay_json_labels_every_call_with_kind_call_index_and_step(capsys, suite: Path, tmp_path: Path):
+    run = tmp_path / "run.jsonl"
+    cli(capsys, "run", suite, "--agent", "sim:premature_finish", "--out", run)
+    first = json.loads(run.read_text().splitlines()[0])
+    code, out, _ = cli(capsys, "replay", run, "--episode", first["scenario_id"], "--json")
+    data = json.loads(out)
+    assert code == 0 and data["verdict"] == first["verdict"] and data["differences"] == []
+    for lab in data["labels"]:
+        assert {"kind", "call_index", "step"} <= lab.keys()
+    assert any(lab["kind"] == "premature_finish" and "missing_steps" in lab for lab in data["labels"])
+
+
+def test_replay_reports_a_tampered_recording(capsys, suite: Path, tmp_path: Path):
+    run = tmp_path / "run.jsonl"
+    cli(capsys, "run", suite, "--agent", "sim:oracle", "--out", run)
+    lines = run.read_text().splitlines()
+    rec = json.loads(lines[0])
+    rec["calls"][0]["result"] = "S3 = 999.000"
+    rec["labels"] = [{"kind": "skipped_step", "call_index": None, "step": 1}]
+    run.write_text("\n".join([json.dumps(rec), *lines[1:]]) + "\n")
+    code, out, _ = cli(capsys, "replay", run, "--episode", rec["scenario_id"])
+    assert code == 1
+    assert "call 0: result was 'S3 = 999.000'" in out
+    assert "label recorded but not found on replay" in out
+    assert "first divergence" not in out  # a faithful trace has none
+
+
+def test_replay_timeline_marks_the_first_divergence(capsys, suite: Path, tmp_path: Path):
+    run = tmp_path / "run.jsonl"
+    cli(capsys, "run", suite, "--agent", "sim:wrong_answer", "--out", run)
+    rec = json.loads(run.read_text().splitlines()[0])
+    code, out, _ = cli(capsys, "replay", run, "--episode", rec["scenario_id"])
+    n = len(rec["calls"]) - 1
+    assert code == 0 and f"▶ {n}" in out
+    assert f"first divergence: call {n} at the answer: wrong_answer" in out
+
+
+def test_replay_messages_from_an_openai_message_list(capsys, tmp_path: Path):
+    from agentproc import Cell, generate_procedure, run_sim_episode, scenario_of
+
+    s = scenario_of(generate_procedure(Cell(steps=4, lookback=2), 0, 0))
+    (tmp_path / "s.json").write_text(json.dumps(s.model_dump(mode="json")))
+    ep = run_sim_episode(s, "sim:reordered")
+    (tmp_path / "m.json").write_text(json.dumps(ep.messages))
+    code, out, _ = cli(capsys, "replay", "--scenario", tmp_path / "s.json", "--messages", tmp_path / "m.json", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["differences"] == []
+    assert [lab["kind"] for lab in data["labels"]] == [lab.kind.value for lab in ep.labels]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["generate", "--preset", "huge", "--out", "{tmp}/x"], "unknown preset 'huge' (expected one of: quick, reference)"),
+        (["generate", "--steps", "0", "--out", "{tmp}/x"], "steps"),
+        (["run", "{tmp}/nope", "--agent", "sim:oracle", "--out", "{tmp}/r.jsonl"], "{tmp}/nope: no such file"),
+        (["run", "{suite}", "--agent", "sim:nope", "--out", "{tmp}/r.jsonl"], "unknown agent 'sim:nope'"),
+        (["run", "{suite}", "--shard", "3/2", "--out", "{tmp}/r.jsonl"], "--shard 3/2"),
+        (["report", "{tmp}/missing.jsonl"], "{tmp}/missing.jsonl: no such file"),
+        (["replay", "{tmp}/bad.jsonl"], "{tmp}/bad.jsonl: line 1: not valid JSON"),
+        (["replay", "{tmp}/nofield.jsonl"], "{tmp}/nofield.jsonl: line 1: calls: missing"),
+        (["report", "{tmp}/badkind.jsonl"], "{tmp}/badkind.jsonl: line 1: labels[0].kind: unknown label kind 'oops'"),
+        (["replay", "--scenario", "{tmp}/broken.json", "--messages", "{tmp}/m.json"], "{tmp}/broken.json: steps.0.op"),
+        (["replay", "--scenario", "{tmp}/s.json", "--messages", "{tmp}/badm.json"], "messages[1].tool_calls[0].function.name"),
+    ],
+)
+def test_bad_input_gives_one_line_naming_file_and_field_and_exit_2(capsys, tmp_path: Path, suite: Path, argv, message):
+    from agentproc import Cell, generate_procedure, scenario_of
+
+    s = scenario_of(generate_procedure(Cell(steps=2), 0, 0)).model_dump(mode="json")
+    (tmp_path / "s.json").write_text(json.dumps(s))
+    s["steps"][0]["op"] = "pow"
+    (tmp_path / "broken.json").write_text(json.dumps(s))
+    (tmp_path / "m.json").write_text("[]")
+    (tmp_path / "badm.json").write_text(json.dumps([{"role": "user", "content": "hi"},
+                                                    {"role": "assistant", "tool_calls": [{"function": {}}]}]))
+    (tmp_path / "bad.jsonl").write_text("{not json\n{}\n")
+    (tmp_path / "nofield.jsonl").write_text(json.dumps({"scenario_id": "x", "agent": "a", "cell": "c", "params": {},
+                                                         "scenario": {}}) + "\n")
+    good = {"scenario_id": "x", "agent": "a", "cell": "c", "params": {}, "scenario": {}, "calls": [],
+            "labels": [{"kind": "oops"}], "metrics": {}, "verdict": "wrong"}
+    (tmp_path / "badkind.jsonl").write_text(json.dumps(good) + "\n")
+    argv = [a.format(tmp=tmp_path, suite=suite) for a in argv]
+    code, _, err = cli(capsys, *argv)
+    assert code == 2
+    assert message.format(tmp=tmp_path) in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_run_refuses_to_overwrite_an_existing_run_file(capsys, suite: Path, tmp_path: Path):
+    run = tmp_path / "run.jsonl"
+    run.write_text("precious\n")
+    code, _, err = cli(capsys, "run", suite, "--out", run)
+    assert code == 2 and "--resume" in err and run.read_text() == "precious\n"
+
+
+def test_torn_last_line_is_reported_and_skipped(capsys, suite: Path, tmp_path: Path):
+    run = tmp_path / "run.jsonl"
+    cli(capsys, "run", suite, "--agent", "sim:oracle", "--out", run)
+    with open(run, "a") as fh:
+        fh.write('{"scenario_id": "torn", "agent"')
+    code, out, err = cli(capsys, "report", run, "--json")
+    assert code == 0 and json.loads(out)["episodes"] == 8
+    assert f"{run}: line 9: torn last line (an interrupted write) skipped" in err
+
+
+def test_resume_skips_done_episodes_and_repairs_a_torn_tail(capsys, suite: Path, tmp_path: Path):
+    run = tmp_path / "run.jsonl"
+    cli(capsys, "run", suite, "--agent", "sim:oracle", "--out", run, "--limit", "3")
+    with open(run, "a") as fh:
+        fh.write('{"scenario_id": "torn"')
+    code, out, _ = cli(capsys, "run", suite, "--agent", "sim:oracle", "--out", run, "--resume")
+    assert code == 0 and "wrote 5 episodes" in out and "(3 already done)" in out
+    ids = [json.loads(line)["scenario_id"] for line in run.read_text().splitlines()]
+    assert len(ids) == len(set(ids)) == 8
+
+
+def test_shards_split_a_suite_without_overlap(capsys, suite: Path, tmp_path: Path):
+    ids = set()
+    for i in (1, 2, 3):
+        cli(capsys, "run", suite, "--shard", f"{i}/3", "--out", tmp_path / f"r{i}.jsonl")
+        part = {json.loads(line)["scenario_id"] for line in (tmp_path / f"r{i}.jsonl").open()}
+        assert not part & ids
+        ids |= part
+    assert len(ids) == 8
+    code, out, _ = cli(capsys, "report", *(tmp_path / f"r{i}.jsonl" for i in (1, 2, 3)), "--json")
+    assert json.loads(out)["episodes"] == 8
+
+
+def test_commands_that_run_no_agent_do_not_import_langchain_or_langgraph(suite: Path, tmp_path: Path):
+    run = tmp_path / "run.jsonl"
+    main(["run", str(suite), "--out", str(run)])
+    for argv in (["--help"], ["generate", "--steps", "3", "--count", "1", "--out", str(tmp_path / "g")],
+                 ["replay", str(run)], ["report", str(run)]):
+        code = (
+            "import sys\nfrom agentproc.cli import main\n"
+            f"try:\n    main({argv!r})\nexcept SystemExit:\n    pass\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules if m.startswith(('langchain', 'langgraph'))}))"
+        )
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+        assert out.strip().splitlines()[-1] == "[]", argv
+
+
+def test_selfcheck_json_reports_precision_and_recall(capsys, monkeypatch):
+    from agentproc import selfcheck
+
+    monkeypatch.setattr(selfcheck, "GRID", {"steps": (3, 25), "lookback": (1, 7), "range": ((1.0, 10.0),),
+                                            "mode": ("decimal",)})
+    monkeypatch.setattr(selfcheck.run_selfcheck, "__defaults__", (5, 0, selfcheck.GRID, None))
+    monkeypatch.setattr(selfcheck.cells, "__defaults__", (selfcheck.GRID,))
+    code, out, _ = cli(capsys, "selfcheck", "--count", "2", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["perfect"] is True and data["episodes"] == 4 * 2 * 10
+    assert all(v["precision"] == 1.0 and v["recall"] == 1.0 for v in data["labels"].values())
