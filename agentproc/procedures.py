@@ -8,8 +8,8 @@ other operand is a different variable of the window, drawn uniformly. With a
 window of one variable (``L = 1``, or the first step) both operands are that
 variable, and ``sub``/``div`` (which would give 0 or 1) are replaced by an
 ``add``/``mul`` of the mix when it has one. A draw that divides by zero, is an
-inexact division in integer mode, has a quotient that rounds to zero, or leaves
-``|value| <= 1e12`` is replaced
+inexact division in integer mode, has a quotient that rounds to zero, or exceeds
+the bound ``|value| <= 1e12`` is replaced
 by the first valid choice (same farthest operand) from a seeded position.
 
 >>> cell = Cell(steps=5, lookback=3)
@@ -229,22 +229,33 @@ def _fallback(
     u: float, ops: tuple[Op, ...], first: int, t: int, values: list[int], scale: int, cell: Cell
 ) -> tuple[Op, tuple[int, int], int]:
     # The first draw divided by zero or left the bound: try every choice that
-    # still reads the farthest variable, starting at a seeded place (u).
-    width = t - first
-    total = len(ops) * width * 2
-    start = int(u * total)
+    # still reads the farthest variable, starting at a seeded place (u); pairs
+    # of two distinct variables first, the farthest variable twice only if none works.
+    others = list(range(first + 1, t)) or [first]
     integer = cell.mode == "integer"
-    for n in range(start, start + total):
-        c = n % total
-        op, rest = ops[c // (2 * width)], c % (2 * width)
-        j = first + rest // 2
-        pair = (first, j) if rest % 2 == 0 else (j, first)
-        v = _apply(op, values[pair[0] - 1], values[pair[1] - 1], scale, integer)
-        if v is not None:
+    zero: tuple[Op, tuple[int, int], int] | None = None
+    for seconds in (others, [first] if others != [first] else []):
+        width = len(seconds)
+        total = len(ops) * width * 2
+        start = int(u * total)
+        for n in range(start, start + total):
+            c = n % total
+            op, rest = ops[c // (2 * width)], c % (2 * width)
+            j = seconds[rest // 2]
+            pair = (first, j) if rest % 2 == 0 else (j, first)
+            v = _apply(op, values[pair[0] - 1], values[pair[1] - 1], scale, integer)
+            if v is None:
+                continue
+            if v == 0 and pair[0] == pair[1]:
+                zero = zero or (op, pair, v)  # x - x: a last resort, zero absorbs the chain
+                continue
             return op, pair, v
+    if zero is not None:
+        return zero
     raise GenerationError(
         f"cell {cell.id}: step {t - 2} cannot be generated: every choice divides by zero, "
-        f"is inexact in integer mode or exceeds the bound |value| <= {BOUND:.0e}; "
+        f"is inexact in integer mode, has a quotient that rounds to zero or exceeds the bound "
+        f"|value| <= {BOUND:.0e}; "
         "try another op mix or a smaller range"
     )
 

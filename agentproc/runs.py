@@ -20,9 +20,17 @@ from agentproc.errors import InputError, RunFileError
 from agentproc.types import SCHEMA_VERSION, VERDICTS, Episode, LabelKind, Scenario
 
 try:  # orjson reads run files several times faster; the standard library also works
-    from orjson import loads as _loads
+    from orjson import loads as _orjson_loads
 except ImportError:  # pragma: no cover
-    _loads = json.loads
+    _orjson_loads = json.loads
+
+
+def _loads(raw: bytes) -> Any:
+    try:
+        return _orjson_loads(raw)
+    except ValueError:
+        # orjson refuses integers beyond 64 bits, which an agent may have sent.
+        return json.loads(raw)
 
 REQUIRED = ("scenario_id", "agent", "cell", "params", "scenario", "calls", "labels", "metrics", "verdict")
 """Fields every run-file line must have."""

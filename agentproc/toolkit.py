@@ -125,7 +125,7 @@ class Toolkit:
         if len(args) == len(params) and all(
             p in args and _is_number(args[p], integer) for p in params
         ):
-            bad = [p for p in params if not math.isfinite(args[p])]
+            bad = [p for p in params if isinstance(args[p], float) and not math.isfinite(args[p])]
             return f"{bad[0]} is not a finite number" if bad else None
         validator = self._validators.get(name)
         if validator is not None:

@@ -1,0 +1,124 @@
+"""Procedure -> scenario: tool specs, expected calls, dependencies and the step graph."""
+
+from __future__ import annotations
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from agentproc.arith import to_json
+from agentproc.compiler import compile_procedure, complete, step_graph
+from agentproc.procedures import Cell, Procedure, generate_procedure
+from agentproc.suites import scenario_of
+from agentproc.types import Scenario
+
+CELLS = [
+    Cell(steps=1, lookback=1),
+    Cell(steps=5, lookback=3),
+    Cell(steps=12, lookback=1, mode="integer"),
+    Cell(steps=25, lookback=7, range=(0.0, 1.0)),
+    Cell(steps=40, lookback=5, range=(-10.0, 10.0), ops="add+sub", mode="integer"),
+]
+ids = [c.id for c in CELLS]
+
+
+@pytest.fixture(params=CELLS, ids=ids)
+def procedure(request: pytest.FixtureRequest) -> Procedure:
+    return generate_procedure(request.param, seed=3, index=1)
+
+
+def tools_by_name(scenario: dict) -> dict[str, dict]:
+    return {t["function"]["name"]: t["function"] for t in scenario["tools"]}
+
+
+def test_every_tool_parameters_is_a_valid_draft_2020_12_schema(procedure):
+    for tool in compile_procedure(procedure)["tools"]:
+        assert tool["type"] == "function"
+        Draft202012Validator.check_schema(tool["function"]["parameters"])
+
+
+def test_tool_names_are_the_steps_in_order_then_submit_answer(procedure):
+    names = [t["function"]["name"] for t in compile_procedure(procedure)["tools"]]
+    n = len(procedure.steps)
+    assert names == [f"step_{k}" for k in range(1, n + 1)] + ["submit_answer"]
+
+
+def test_step_tool_takes_exactly_its_distinct_operands_as_required_numbers(procedure):
+    scenario = compile_procedure(procedure)
+    number = "integer" if procedure.cell.mode == "integer" else "number"
+    tools = tools_by_name(scenario)
+    for s in scenario["steps"]:
+        params = tools[s["expected_call"]["name"]]["parameters"]
+        operands = list(dict.fromkeys(s["operands"]))
+        assert list(params["properties"]) == operands
+        assert params["required"] == operands
+        assert params["additionalProperties"] is False
+        assert {p["type"] for p in params["properties"].values()} == {number}
+
+
+def test_submit_answer_takes_one_required_answer_of_the_mode_number_type(procedure):
+    params = tools_by_name(compile_procedure(procedure))["submit_answer"]["parameters"]
+    number = "integer" if procedure.cell.mode == "integer" else "number"
+    assert params["required"] == ["answer"]
+    assert params["properties"]["answer"]["type"] == number
+
+
+def test_expected_call_arguments_are_the_correct_values_of_the_operands(procedure):
+    scenario = compile_procedure(procedure)
+    values, scale = procedure.values, procedure.scale
+    for s, compiled in zip(procedure.steps, scenario["steps"], strict=True):
+        expected = {f"S{i}": to_json(values[i - 1], scale) for i in s.operands}
+        assert compiled["expected_call"] == {"name": f"step_{s.step}", "arguments": expected}
+        assert compiled["value"] == to_json(s.value, scale)
+    last = scenario["steps"][-1]
+    assert (scenario["answer"], scenario["answer_variable"]) == (last["value"], last["output"])
+
+
+def test_depends_on_lists_the_steps_that_define_the_operands(procedure):
+    for s in compile_procedure(procedure)["steps"]:
+        produced_by = {int(v[1:]) - 2 for v in s["operands"]} - {-1, 0}  # S1, S2 are inputs
+        assert s["depends_on"] == sorted(produced_by)
+
+
+def test_step_text_and_output_render_the_definition(procedure):
+    symbols = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
+    for s in compile_procedure(procedure)["steps"]:
+        a, b = s["operands"]
+        assert s["output"] == f"S{s['step'] + 2}"
+        assert s["text"] == f"{s['output']} = {a} {symbols[s['op']]} {b}"
+
+
+def test_tolerance_is_half_a_unit_of_the_mode(procedure):
+    expected = 0 if procedure.cell.mode == "integer" else 0.0005
+    assert compile_procedure(procedure)["tolerance"] == expected
+
+
+def test_step_graph_has_a_data_edge_per_dependency_and_order_edges_between_neighbours(procedure):
+    scenario = scenario_of(procedure)
+    graph = step_graph(scenario)
+    n = len(scenario.steps)
+    assert graph.steps == tuple(range(1, n + 1))
+    assert set(graph.data_edges) == {(d, s.step) for s in scenario.steps for d in s.depends_on}
+    assert all(producer < consumer for producer, consumer in graph.data_edges)
+    assert graph.order_edges == tuple((k, k + 1) for k in range(1, n))
+    for s in scenario.steps:
+        assert sorted(graph.predecessors(s.step)) == s.depends_on
+
+
+def test_complete_restores_tools_and_prompt_of_a_scenario_stored_without_them(procedure):
+    bare = Scenario.model_validate(compile_procedure(procedure, with_tools=False))
+    assert bare.tools == [] and bare.prompt == ""
+    assert complete(bare) == scenario_of(procedure)
+
+
+def test_complete_leaves_a_complete_scenario_unchanged(procedure):
+    full = scenario_of(procedure)
+    assert complete(full) is full
+
+
+def test_prompt_lists_inputs_every_step_and_the_finish_tool(procedure):
+    scenario = compile_procedure(procedure)
+    prompt = scenario["prompt"]
+    assert f"S1 = {scenario['inputs']['S1']}, S2 = {scenario['inputs']['S2']}" in prompt
+    for s in scenario["steps"]:
+        assert f"\n{s['step']}. {s['text']}\n" in prompt
+    assert f"call submit_answer with the value of {scenario['answer_variable']}" in prompt

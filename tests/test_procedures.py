@@ -1,0 +1,221 @@
+"""Seeded procedure generation: determinism, the look-back window, liveness and bounds."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from agentproc.arith import BOUND, Op, apply_units
+from agentproc.compiler import compile_procedure
+from agentproc.errors import ConfigError, GenerationError
+from agentproc.procedures import Cell, Procedure, generate_procedure
+
+RANGES = ((1.0, 10.0), (0.0, 1.0), (10.0, 100.0), (-10.0, 10.0), (-1.0, 1.0), (0.0, 0.0))
+SAFE_MIXES: tuple[tuple[str, tuple[tuple[float, float], ...], int], ...] = (
+    # (op mix, ranges, most steps) that can always be generated within the bound
+    ("mixed", RANGES, 60),
+    ("add+sub", RANGES, 60),
+    ("mul+div", RANGES, 60),
+    ("add", RANGES, 30),  # at most doubles per step: 100 * 2**30 < 1e12
+    ("sub", RANGES, 30),  # likewise
+    ("mul", ((0.0, 1.0), (-1.0, 1.0)), 60),  # never leaves [-1, 1]
+)
+PROPERTY = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def cells(draw: st.DrawFn, mode: str | None = None) -> Cell:
+    ops, ranges, most = draw(st.sampled_from(SAFE_MIXES))
+    return Cell(
+        steps=draw(st.integers(1, most)),
+        lookback=draw(st.integers(1, 8)),
+        range=draw(st.sampled_from(ranges)),
+        ops=ops,
+        mode=mode or draw(st.sampled_from(["decimal", "integer"])),
+    )
+
+
+@st.composite
+def procedures(draw: st.DrawFn, mode: str | None = None) -> Procedure:
+    cell = draw(cells(mode))
+    return generate_procedure(
+        cell, seed=draw(st.integers(0, 2**32)), index=draw(st.integers(0, 9999))
+    )
+
+
+def window(cell: Cell, step: int) -> range:
+    """The variable indices step ``step`` may read."""
+    target = step + 2
+    return range(max(1, target - cell.lookback), target)
+
+
+def reachable_live(p: Procedure) -> tuple[bool, ...]:
+    """Per step: whether a path of readers leads from its output to the answer."""
+    answer = len(p.values)
+    readers: dict[int, set[int]] = {i: set() for i in range(1, answer + 1)}
+    for s in p.steps:
+        for i in s.operands:
+            readers[i].add(s.target)
+
+    def reaches(var: int) -> bool:
+        seen, todo = set(), [var]
+        while todo:
+            v = todo.pop()
+            if v == answer:
+                return True
+            if v not in seen:
+                seen.add(v)
+                todo.extend(readers[v])
+        return False
+
+    return tuple(reaches(s.target) for s in p.steps)
+
+
+# --- determinism ---------------------------------------------------------------------
+
+
+@PROPERTY
+@given(cells(), st.integers(0, 2**32), st.integers(0, 9999))
+def test_same_cell_seed_and_index_give_identical_procedures(cell, seed, index):
+    first, second = generate_procedure(cell, seed, index), generate_procedure(cell, seed, index)
+    assert first.inputs == second.inputs and first.steps == second.steps
+    assert compile_procedure(first) == compile_procedure(second)
+
+
+@pytest.mark.parametrize("cell", [Cell(steps=10), Cell(steps=25, lookback=7, mode="integer")])
+def test_different_seeds_give_different_procedures(cell):
+    procs = [generate_procedure(cell, seed, 0) for seed in range(5)]
+    assert len({(p.inputs, p.steps) for p in procs}) == 5
+
+
+def test_different_indices_give_different_procedures():
+    procs = [generate_procedure(Cell(steps=10), 0, index) for index in range(5)]
+    assert len({(p.inputs, p.steps) for p in procs}) == 5
+    assert [p.id for p in procs] == [f"n10-L3-r1_10-mixed-decimal-{i:04d}" for i in range(5)]
+
+
+# --- the look-back window ----------------------------------------------------------------
+
+
+@PROPERTY
+@given(procedures())
+def test_every_operand_lies_within_the_lookback_window(p):
+    for s in p.steps:
+        assert set(s.operands) <= set(window(p.cell, s.step))
+        assert all(1 <= d <= p.cell.lookback for d in s.distances)
+
+
+@PROPERTY
+@given(procedures())
+def test_one_operand_is_the_farthest_variable_the_window_allows(p):
+    for s in p.steps:
+        assert max(s.distances) == min(p.cell.lookback, s.step + 1)
+
+
+@pytest.mark.parametrize("mode", ["decimal", "integer"])
+@pytest.mark.parametrize("lookback", [2, 3, 7])
+def test_with_a_window_of_several_variables_the_operands_are_distinct(lookback, mode):
+    for index in range(10):
+        p = generate_procedure(Cell(steps=40, lookback=lookback, mode=mode), 0, index)
+        for s in p.steps:
+            if len(window(p.cell, s.step)) > 1:
+                assert s.operands[0] != s.operands[1], (p.id, s)
+
+
+@PROPERTY
+@given(procedures())
+def test_with_a_window_of_one_variable_both_operands_are_that_variable(p):
+    for s in p.steps:
+        if len(window(p.cell, s.step)) == 1:
+            assert s.operands == (s.target - 1, s.target - 1)
+
+
+# --- values ------------------------------------------------------------------------------
+
+
+@PROPERTY
+@given(procedures())
+def test_live_flags_equal_reachability_of_the_answer(p):
+    assert p.live == reachable_live(p)
+    assert p.live[-1] is True
+
+
+@PROPERTY
+@given(procedures())
+def test_every_value_is_its_operation_applied_to_its_operands(p):
+    values = p.values
+    for s in p.steps:
+        a, b = (values[i - 1] for i in s.operands)
+        assert s.value == apply_units(s.op, a, b, p.scale)
+
+
+@PROPERTY
+@given(procedures())
+def test_no_division_by_zero_and_every_value_within_bound(p):
+    values = p.values
+    for s in p.steps:
+        if s.op is Op.DIV:
+            assert values[s.operands[1] - 1] != 0
+    assert all(abs(v) <= BOUND * p.scale for v in values)
+
+
+@PROPERTY
+@given(procedures())
+def test_inputs_lie_within_the_cell_range(p):
+    lo, hi = p.cell.range
+    assert all(lo * p.scale <= v <= hi * p.scale for v in p.inputs)
+
+
+@PROPERTY
+@given(procedures(mode="integer"))
+def test_integer_mode_values_are_integers_and_divisions_exact(p):
+    values = p.values
+    for s in p.steps:
+        if s.op is Op.DIV:
+            a, b = (values[i - 1] for i in s.operands)
+            assert a % b == 0
+    scenario = compile_procedure(p)
+    numbers = [*scenario["inputs"].values(), scenario["answer"]]
+    numbers += [s["value"] for s in scenario["steps"]]
+    numbers += [v for s in scenario["steps"] for v in s["expected_call"]["arguments"].values()]
+    assert all(type(v) is int for v in numbers)
+
+
+@PROPERTY
+@given(procedures(mode="decimal"))
+def test_decimal_mode_values_are_multiples_of_a_thousandth(p):
+    scenario = compile_procedure(p)
+    numbers = [*scenario["inputs"].values(), scenario["answer"]]
+    numbers += [s["value"] for s in scenario["steps"]]
+    for v in numbers:
+        assert Decimal(repr(v)).as_tuple().exponent >= -3, v
+
+
+# --- cells -------------------------------------------------------------------------------
+
+
+def test_impossible_cell_raises_generation_error_naming_the_cell():
+    cell = Cell(steps=40, range=(10.0, 100.0), ops="mul")
+    with pytest.raises(GenerationError, match="n40-L3-r10_100-mul-decimal"):
+        generate_procedure(cell, 0, 0)
+
+
+@pytest.mark.parametrize("steps", [0, 201])
+def test_cell_rejects_step_counts_outside_1_to_200(steps):
+    with pytest.raises(ValidationError):
+        Cell(steps=steps)
+
+
+@pytest.mark.parametrize("ops", ["pow", "add+pow", "", "ADD"])
+def test_cell_rejects_unknown_op_mix_listing_the_valid_ones(ops):
+    with pytest.raises(ConfigError, match="expected one of: mixed, add, sub, mul, div"):
+        Cell(steps=5, ops=ops)
+
+
+@pytest.mark.parametrize("ops", ["mixed", "add", "div", "add+sub", "mul+div+add"])
+def test_cell_accepts_named_and_joined_op_mixes(ops):
+    assert Cell(steps=5, ops=ops).ops == ops
