@@ -14,9 +14,11 @@ when a model is made.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
+from functools import cache
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -108,7 +110,7 @@ def _openai(
         # ChatOpenAI sends the limit as max_completion_tokens, which llama_cpp.server
         # ignores (it would generate up to the context size); send both.
         options["extra_body"] = {"max_tokens": kw["max_tokens"]}
-    return ChatOpenAI(
+    return _raw_class()(
         model=model,
         base_url=base_url,
         api_key=SecretStr(api_key),
@@ -116,6 +118,48 @@ def _openai(
         max_retries=0,  # the runner retries, so that every attempt is counted
         **options,
     )
+
+
+RAW_KEY = "agentproc_raw_tool_calls"
+"""Where a model's message keeps ``(id, name, raw arguments)`` of each tool call it made."""
+
+
+@cache
+def _raw_class() -> type[BaseChatModel]:
+    from langchain_openai import ChatOpenAI
+
+    class RawChatOpenAI(ChatOpenAI):  # type: ignore[misc]
+        """``ChatOpenAI`` that keeps the raw argument text of every tool call.
+
+        LangChain parses arguments and drops the text; a benchmark of tool use must
+        record exactly what the model sent. Arguments that are JSON but not an
+        object would make LangChain raise; they become invalid tool calls instead,
+        so a model's mistake stays data.
+        """
+
+        def _create_chat_result(self, response: Any, generation_info: dict[str, Any] | None = None) -> Any:
+            data = response if isinstance(response, dict) else response.model_dump(warnings=False)
+            raw: list[tuple[str, str, str]] = []
+            for choice in data.get("choices") or []:
+                for tc in (choice.get("message") or {}).get("tool_calls") or []:
+                    fn = tc.get("function") or {}
+                    text = fn.get("arguments") or ""
+                    raw.append((tc.get("id") or "", fn.get("name") or "", text))
+                    if _is_non_object_json(text):
+                        fn["arguments"] = "\u0000" + text  # never valid JSON: an invalid tool call
+            result = super()._create_chat_result(data, generation_info)
+            for gen in result.generations:
+                gen.message.additional_kwargs[RAW_KEY] = raw
+            return result
+
+    return RawChatOpenAI
+
+
+def _is_non_object_json(text: str) -> bool:
+    try:
+        return not isinstance(json.loads(text or "null"), dict)
+    except ValueError:
+        return False
 
 
 def _local(
