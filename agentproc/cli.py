@@ -68,7 +68,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("run", help="run an agent over a suite and write a run file")
     r.add_argument("suite", type=Path, help="a suite folder, a scenario .json or a .jsonl of scenarios")
-    r.add_argument("--agent", default="sim:oracle", help="sim:oracle, sim:<label>, sim:decay")
+    r.add_argument(
+        "--agent", default="local",
+        help="local (the embedded model, default), openai:MODEL, sim:oracle, sim:<label>, sim:decay",
+    )
+    r.add_argument("--base-url", help="OpenAI-compatible server for openai:MODEL (key from OPENAI_API_KEY)")
+    r.add_argument("--mode", default="tools", choices=["tools", "text"],
+                   help="tools: the compiled workflow; text: the procedure in the prompt, answer in text")
+    r.add_argument("--concurrency", type=int, default=1, help="episodes in flight at once")
+    r.add_argument("--timeout", type=float, default=120.0, help="seconds per model call")
+    r.add_argument("--retries", type=int, default=4, help="retries per model call (429, 5xx, timeouts)")
+    r.add_argument("--budget", type=int, help="tool calls per episode (default 3 x (steps + 1) + 10)")
+    r.add_argument("--continue-after-answer", action="store_true",
+                   help="do not end an episode at submit_answer (to study answer revision)")
+    r.add_argument("--max-tokens", type=int, help="cap on tokens per model reply")
     r.add_argument("--out", type=Path, required=True, help="run file (JSON lines) to write")
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--guard", default="observe", help="observe (default) or enforce")

@@ -69,26 +69,70 @@ def scenario_command(args: argparse.Namespace, out: Console, err: Console) -> in
 
 
 def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
-    from agentproc.agents.sim import sim_agent
-    from agentproc.runner import parse_shard, run_suite, select
+    from agentproc.runner import parse_shard, select
     from agentproc.suites import load_scenarios
     from agentproc.toolkit import GUARDS
 
-    sim_agent(args.agent)  # an unknown agent fails before any file is touched
     if args.guard not in GUARDS:
         raise fail(f"unknown guard {args.guard!r} (expected one of: {', '.join(GUARDS)})")
+    if args.concurrency < 1:
+        raise fail("--concurrency must be at least 1")
+    model = _model(args)  # an unknown agent fails before any file is touched
     if args.out.exists() and args.out.stat().st_size and not (args.resume or args.overwrite):
         raise fail(f"{args.out} already exists: use --resume to continue it or --overwrite to replace it")
     shard = parse_shard(args.shard) if args.shard else None
     scenarios = list(select(load_scenarios(args.suite), shard, args.limit))
-    summary = run_suite(
-        scenarios, args.agent, args.out, seed=args.seed, guard=args.guard,
-        resume=args.resume, total=len(scenarios), console=err,
-    )
+    if model is None:
+        summary = _run_sim(args, scenarios, err)
+    else:
+        summary = _run_model(args, model, scenarios, err)
     verdicts = ", ".join(f"{k} {v}" for k, v in sorted(summary.verdicts.items()))
     skipped = f" ({summary.skipped} already done)" if summary.skipped else ""
     out.print(f"wrote {summary.written} episodes to {args.out}{skipped}: {verdicts}", highlight=False)
     return EXIT_OK
+
+
+def _model(args: argparse.Namespace) -> Any:
+    """The chat model an agent spec names, or ``None`` for a simulated agent."""
+    if args.agent.startswith("sim:"):
+        from agentproc.agents.sim import sim_agent
+
+        sim_agent(args.agent)
+        if args.mode == "text":
+            raise fail("simulated agents work with tools; --mode text needs a model agent")
+        return None
+    from agentproc.agents.providers import make_chat_model
+
+    kw: dict[str, Any] = {}
+    if args.max_tokens is not None:
+        kw["max_tokens"] = args.max_tokens
+    return make_chat_model(args.agent, base_url=args.base_url, timeout=args.timeout, **kw)
+
+
+def _run_sim(args: argparse.Namespace, scenarios: list[Any], err: Console) -> Any:
+    from agentproc.runner import run_suite
+
+    return run_suite(
+        scenarios, args.agent, args.out, seed=args.seed, guard=args.guard,
+        resume=args.resume, total=len(scenarios), console=err,
+    )
+
+
+def _run_model(args: argparse.Namespace, model: Any, scenarios: list[Any], err: Console) -> Any:
+    import asyncio
+
+    from agentproc.agents.retry import RetryPolicy
+    from agentproc.runner import ModelRunOptions, arun_model_suite
+
+    options = ModelRunOptions(
+        concurrency=args.concurrency, guard=args.guard, mode=args.mode, budget=args.budget,
+        continue_after_answer=args.continue_after_answer, seed=args.seed,
+        retry=RetryPolicy(attempts=args.retries + 1, timeout=args.timeout),
+    )
+    return asyncio.run(
+        arun_model_suite(scenarios, args.agent, model, args.out, options,
+                         resume=args.resume, total=len(scenarios), console=err)
+    )
 
 
 def replay_command(args: argparse.Namespace, out: Console, err: Console) -> int:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -14,7 +17,8 @@ from agentproc.episode import run_sim_episode
 from agentproc.errors import ConfigError
 from agentproc.runs import RunWriter, completed_ids, drop_torn_tail, episode_record
 from agentproc.toolkit import Guard
-from agentproc.types import Scenario
+from agentproc.agents.retry import RetryPolicy
+from agentproc.types import Episode, Scenario
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -104,3 +108,119 @@ def run_suite(
             correct += ep.metrics["first_answer_correct"]
             progress.update(task, advance=1, acc=f"{correct / summary.written:.3f}")
     return summary
+
+
+@dataclass
+class ModelRunOptions:
+    """How a model agent is run."""
+
+    concurrency: int = 1
+    guard: Guard = "observe"
+    mode: str = "tools"
+    """``tools`` (the compiled workflow) or ``text`` (the reference study's protocol)."""
+    budget: int | None = None
+    continue_after_answer: bool = False
+    seed: int = 0
+    retry: RetryPolicy = field(default_factory=lambda: RetryPolicy())
+
+
+async def arun_model_suite(
+    scenarios: Iterable[Scenario],
+    agent: str,
+    model: Any,
+    out: Path,
+    options: ModelRunOptions,
+    *,
+    resume: bool = False,
+    total: int | None = None,
+    console: Console | None = None,
+) -> RunSummary:
+    """Run a chat model over scenarios, ``concurrency`` episodes at a time.
+
+    Each finished episode is appended and flushed at once, so an interruption
+    (Ctrl-C, a crash, ``kill -9``) loses at most the episodes in flight, and
+    ``resume`` picks up where the file ends.
+    """
+    from agentproc.agents.harness import arun_model_episode
+    from agentproc.textmode_runner import arun_text_episode
+
+    summary = RunSummary()
+    done: set[tuple[str, str]] = set()
+    if resume:
+        summary.torn_bytes = drop_torn_tail(out)
+        done = completed_ids(out)
+    console = console or Console(stderr=True)
+    stats = _LiveStats()
+    progress = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("acc {task.fields[acc]}  tok/s {task.fields[tps]}  errors {task.fields[errors]}"),
+        TimeRemainingColumn(),
+        console=console,
+        disable=not console.is_terminal,
+    )
+    gate = asyncio.Semaphore(max(1, options.concurrency))
+
+    async def one(scenario: Scenario) -> Episode:
+        try:
+            if options.mode == "text":
+                return await arun_text_episode(scenario, model, agent, retry=options.retry, seed=options.seed)
+            return await arun_model_episode(
+                scenario, model, agent, guard=options.guard, budget=options.budget,
+                continue_after_answer=options.continue_after_answer, retry=options.retry, seed=options.seed,
+            )
+        finally:
+            gate.release()
+
+    with RunWriter(out, append=resume) as writer, progress:
+        task = progress.add_task(agent, total=total, acc="-", tps="-", errors=0)
+        pending: set[asyncio.Task[Episode]] = set()
+
+        def finish(done_tasks: set[asyncio.Task[Episode]]) -> None:
+            for t in done_tasks:
+                ep = t.result()
+                writer.write(episode_record(ep))
+                summary.written += 1
+                verdict = ep.metrics["verdict"]
+                summary.verdicts[verdict] = summary.verdicts.get(verdict, 0) + 1
+                stats.add(ep)
+                progress.update(task, advance=1, **stats.fields())
+
+        try:
+            for scenario in scenarios:
+                if (scenario.id, agent) in done:
+                    summary.skipped += 1
+                    progress.advance(task)
+                    continue
+                await gate.acquire()
+                pending.add(asyncio.create_task(one(scenario)))
+                finished = {t for t in pending if t.done()}
+                pending -= finished
+                finish(finished)
+            while pending:
+                finished, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                finish(finished)
+        finally:
+            for t in pending:
+                t.cancel()
+    return summary
+
+
+class _LiveStats:
+    """Running accuracy, throughput and errors for the progress line."""
+
+    def __init__(self) -> None:
+        self.n = self.correct = self.tokens = self.errors = 0
+        self.start = time.perf_counter()
+
+    def add(self, ep: Episode) -> None:
+        self.n += 1
+        self.correct += bool(ep.metrics["first_answer_correct"])
+        usage = ep.extra.get("usage", {})
+        self.tokens += usage.get("output_tokens", 0)
+        self.errors += ep.stop_reason == "error"
+
+    def fields(self) -> dict[str, Any]:
+        elapsed = max(time.perf_counter() - self.start, 1e-9)
+        return {"acc": f"{self.correct / self.n:.3f}", "tps": f"{self.tokens / elapsed:.0f}", "errors": self.errors}

@@ -118,7 +118,7 @@ def test_replay_messages_from_an_openai_message_list(capsys, tmp_path: Path):
         (["generate", "--steps", "0", "--out", "{tmp}/x"], "steps"),
         (["run", "{tmp}/nope", "--agent", "sim:oracle", "--out", "{tmp}/r.jsonl"], "{tmp}/nope: no such file"),
         (["run", "{suite}", "--agent", "sim:nope", "--out", "{tmp}/r.jsonl"], "unknown agent 'sim:nope'"),
-        (["run", "{suite}", "--shard", "3/2", "--out", "{tmp}/r.jsonl"], "--shard 3/2"),
+        (["run", "{suite}", "--agent", "sim:oracle", "--shard", "3/2", "--out", "{tmp}/r.jsonl"], "--shard 3/2"),
         (["report", "{tmp}/missing.jsonl"], "{tmp}/missing.jsonl: no such file"),
         (["replay", "{tmp}/bad.jsonl"], "{tmp}/bad.jsonl: line 1: not valid JSON"),
         (["replay", "{tmp}/nofield.jsonl"], "{tmp}/nofield.jsonl: line 1: calls: missing"),
@@ -153,7 +153,7 @@ def test_bad_input_gives_one_line_naming_file_and_field_and_exit_2(capsys, tmp_p
 def test_run_refuses_to_overwrite_an_existing_run_file(capsys, suite: Path, tmp_path: Path):
     run = tmp_path / "run.jsonl"
     run.write_text("precious\n")
-    code, _, err = cli(capsys, "run", suite, "--out", run)
+    code, _, err = cli(capsys, "run", suite, "--agent", "sim:oracle", "--out", run)
     assert code == 2 and "--resume" in err and run.read_text() == "precious\n"
 
 
@@ -181,7 +181,7 @@ def test_resume_skips_done_episodes_and_repairs_a_torn_tail(capsys, suite: Path,
 def test_shards_split_a_suite_without_overlap(capsys, suite: Path, tmp_path: Path):
     ids = set()
     for i in (1, 2, 3):
-        cli(capsys, "run", suite, "--shard", f"{i}/3", "--out", tmp_path / f"r{i}.jsonl")
+        cli(capsys, "run", suite, "--agent", "sim:oracle", "--shard", f"{i}/3", "--out", tmp_path / f"r{i}.jsonl")
         part = {json.loads(line)["scenario_id"] for line in (tmp_path / f"r{i}.jsonl").open()}
         assert not part & ids
         ids |= part
@@ -192,7 +192,7 @@ def test_shards_split_a_suite_without_overlap(capsys, suite: Path, tmp_path: Pat
 
 def test_commands_that_run_no_agent_do_not_import_langchain_or_langgraph(suite: Path, tmp_path: Path):
     run = tmp_path / "run.jsonl"
-    main(["run", str(suite), "--out", str(run)])
+    main(["run", str(suite), "--agent", "sim:oracle", "--out", str(run)])
     for argv in (["--help"], ["generate", "--steps", "3", "--count", "1", "--out", str(tmp_path / "g")],
                  ["replay", str(run)], ["report", str(run)]):
         code = (

@@ -1,0 +1,171 @@
+"""The LangGraph harness: a chat model works through a scenario with the mock tools.
+
+The graph has a model node and a tool node of our own. The tool node executes
+every call through :class:`~agentproc.toolkit.Toolkit`, so hallucinated and
+malformed calls are recorded rather than dropped, and the monitor labels each
+call as it happens. An episode ends when the model submits an answer (unless
+``continue_after_answer``), replies without a tool call, exhausts the call
+budget, or fails on every retry.
+
+Model calls are retried with exponential backoff and jitter on rate limits,
+server errors, timeouts and lost connections (:func:`providers.is_retryable`);
+any other failure ends the episode with ``stop_reason = "error"`` and is
+recorded, so one bad episode never stops a run.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any, TypedDict
+
+from agentproc.agents.providers import RAW_KEY, redact
+from agentproc.agents.retry import ModelCall, RetryPolicy, invoke_with_retry, usage_summary
+from agentproc.episode import call_messages, default_budget, opening_messages
+from agentproc.monitor import Monitor
+from agentproc.toolkit import Guard, Toolkit
+from agentproc.types import Episode, Scenario
+from agentproc.workflow import build_workflow
+
+
+class _State(TypedDict):
+    turns: int
+    stop: str | None
+
+
+@dataclass
+class _Episode:
+    """Everything one episode accumulates while the graph runs."""
+
+    scenario: Scenario
+    toolkit: Toolkit
+    monitor: Monitor
+    history: list[Any]
+    messages: list[dict[str, Any]]
+    budget: int
+    continue_after_answer: bool
+    retry: RetryPolicy
+    rng: random.Random
+    model_calls: list[ModelCall] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    pending: list[tuple[str, str, Any]] = field(default_factory=list)
+    """The tool calls of the latest model reply, for the tool node."""
+
+
+def _requests(reply: Any) -> list[tuple[str, str, Any]]:
+    """``(id, name, arguments)`` of every tool call in a reply, raw text where known."""
+    raw = {i: (n, a) for i, n, a in reply.additional_kwargs.get(RAW_KEY, [])}
+    out: list[tuple[str, str, Any]] = []
+    for tc in list(reply.tool_calls) + list(getattr(reply, "invalid_tool_calls", [])):
+        call_id = tc.get("id") or f"call_{len(out)}"
+        name, args = raw.get(call_id, (tc.get("name") or "", tc.get("args")))
+        out.append((call_id, name, args if args is not None else ""))
+    return out
+
+
+def build_graph(model: Any, ep: _Episode) -> Any:
+    """The episode's LangGraph: model node -> tool node -> model node ... -> end."""
+    from langchain_core.messages import AIMessage, ToolMessage
+    from langgraph.graph import END, START, StateGraph
+
+    async def model_node(state: _State) -> dict[str, Any]:
+        try:
+            reply = await invoke_with_retry(model, ep.history, ep.retry, ep.rng, ep.model_calls, ep.errors)
+        except Exception as exc:
+            ep.messages.append({"role": "assistant", "content": None, "error": redact(f"{type(exc).__name__}: {exc}")})
+            return {"stop": "error", "turns": state["turns"] + 1}
+        requests = _requests(reply)
+        kwargs = {k: v for k, v in reply.additional_kwargs.items() if k != RAW_KEY}
+        ep.history.append(AIMessage(content=reply.content, tool_calls=reply.tool_calls,
+                                    invalid_tool_calls=getattr(reply, "invalid_tool_calls", []),
+                                    additional_kwargs=kwargs, id=reply.id))
+        if not requests:
+            ep.messages.append({"role": "assistant", "content": _text(reply.content)})
+            return {"stop": "no_tool_call", "turns": state["turns"] + 1}
+        ep.pending = requests
+        if reply.content:
+            ep.messages.append({"role": "assistant", "content": _text(reply.content)})
+        return {"stop": None, "turns": state["turns"] + 1}
+
+    async def tool_node(state: _State) -> dict[str, Any]:
+        stop = None
+        for call_id, name, args in ep.pending:
+            if len(ep.toolkit.calls) >= ep.budget:
+                stop = "budget"
+                ep.history.append(ToolMessage(content="Error: call budget exhausted.", tool_call_id=call_id))
+                continue
+            rec = ep.toolkit.call(name, args)
+            ep.monitor.observe(rec)
+            assistant, tool = call_messages(rec)
+            assistant["tool_calls"][0]["id"] = call_id
+            tool["tool_call_id"] = call_id
+            ep.messages.extend((assistant, tool))
+            ep.history.append(ToolMessage(content=rec.result, tool_call_id=call_id))
+            if rec.finish and rec.answer is not None and not ep.continue_after_answer:
+                stop = stop or "answer"
+        if stop is None and len(ep.toolkit.calls) >= ep.budget:
+            stop = "budget"
+        return {"stop": stop}
+
+    graph = StateGraph(_State)
+    graph.add_node("model", model_node)
+    graph.add_node("tools", tool_node)
+    graph.add_edge(START, "model")
+    graph.add_conditional_edges("model", lambda s: END if s["stop"] else "tools")
+    graph.add_conditional_edges("tools", lambda s: END if s["stop"] else "model")
+    return graph.compile()
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, list):
+        return "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content)
+    return str(content or "")
+
+
+async def arun_model_episode(
+    scenario: Scenario,
+    model: Any,
+    agent: str,
+    *,
+    guard: Guard = "observe",
+    budget: int | None = None,
+    continue_after_answer: bool = False,
+    retry: RetryPolicy | None = None,
+    seed: int = 0,
+) -> Episode:
+    """Run a LangChain chat model (anything with ``bind_tools`` and ``ainvoke``) on a scenario."""
+    from langchain_core.messages import HumanMessage, SystemMessage
+
+    wf = build_workflow(scenario)
+    opening = opening_messages(scenario)
+    ep = _Episode(
+        scenario=scenario,
+        toolkit=Toolkit(wf, guard),
+        monitor=Monitor(wf),
+        history=[SystemMessage(opening[0]["content"]), HumanMessage(opening[1]["content"])],
+        messages=list(opening),
+        budget=budget if budget is not None else default_budget(wf),
+        continue_after_answer=continue_after_answer,
+        retry=retry or RetryPolicy(),
+        rng=random.Random(f"agentproc-retry:{seed}:{scenario.id}"),
+    )
+    bound = model.bind_tools(scenario.tools)
+    graph = build_graph(bound, ep)
+    final = await graph.ainvoke({"turns": 0, "stop": None}, config={"recursion_limit": 2 * ep.budget + 10})
+    labels, metrics = ep.monitor.finish()
+    stop = final.get("stop") or "budget"
+    return Episode(
+        scenario=scenario,
+        agent=agent,
+        calls=ep.toolkit.calls,
+        labels=labels,
+        metrics=metrics,
+        messages=ep.messages,
+        stop_reason=stop,
+        guard=guard,
+        extra={
+            "model_calls": [vars(c) for c in ep.model_calls],
+            "usage": usage_summary(ep.model_calls),
+            "errors": ep.errors,
+        },
+    )

@@ -1,0 +1,93 @@
+"""Model calls with a timeout and retries: exponential backoff with full jitter.
+
+Retried: rate limits (429), server errors (5xx), request timeouts and lost
+connections, as :func:`agentproc.agents.providers.is_retryable` says. Anything
+else is the model's or the request's fault and is not retried.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from agentproc.agents.providers import is_retryable, redact
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How model calls are retried."""
+
+    attempts: int = 5
+    """Tries per model call, the first included."""
+    base_delay: float = 0.5
+    """Seconds before the first retry; doubled each time, with full jitter."""
+    max_delay: float = 20.0
+    timeout: float = 120.0
+    """Seconds one model call may take before it counts as a timeout."""
+
+    def delay(self, attempt: int, rng: random.Random) -> float:
+        """Seconds to wait before retry number ``attempt`` (from 1)."""
+        return rng.uniform(0, min(self.max_delay, self.base_delay * 2 ** (attempt - 1)))
+
+
+@dataclass
+class ModelCall:
+    """One model turn: how long it took, what it cost, how often it was tried."""
+
+    latency_s: float
+    attempts: int
+    input_tokens: int = 0
+    output_tokens: int = 0
+    error: str | None = None
+
+
+async def invoke_with_retry(
+    model: Any,
+    messages: list[Any],
+    policy: RetryPolicy,
+    rng: random.Random,
+    calls: list[ModelCall],
+    errors: list[str],
+) -> Any:
+    """``model.ainvoke(messages)`` with timeout and retries; appends a :class:`ModelCall`.
+
+    Raises the last error when every attempt failed or the error is not retryable.
+    """
+    last: BaseException | None = None
+    start = time.perf_counter()
+    attempt = 0
+    for attempt in range(1, policy.attempts + 1):
+        try:
+            reply = await asyncio.wait_for(model.ainvoke(messages), policy.timeout)
+        except Exception as exc:
+            last = exc
+            if isinstance(exc, asyncio.TimeoutError) or is_retryable(exc):
+                errors.append(redact(f"attempt {attempt}: {type(exc).__name__}: {exc}"))
+                if attempt < policy.attempts:
+                    await asyncio.sleep(policy.delay(attempt, rng))
+                continue
+            break
+        usage = getattr(reply, "usage_metadata", None) or {}
+        calls.append(
+            ModelCall(
+                time.perf_counter() - start, attempt,
+                usage.get("input_tokens", 0), usage.get("output_tokens", 0),
+            )
+        )
+        return reply
+    error = redact(f"{type(last).__name__}: {last}")
+    calls.append(ModelCall(time.perf_counter() - start, attempt, error=error))
+    raise last if last is not None else RuntimeError("no attempt was made")
+
+
+def usage_summary(calls: list[ModelCall]) -> dict[str, Any]:
+    """Token and time totals of an episode's model calls."""
+    return {
+        "input_tokens": sum(c.input_tokens for c in calls),
+        "output_tokens": sum(c.output_tokens for c in calls),
+        "model_seconds": round(sum(c.latency_s for c in calls), 6),
+        "model_calls": len(calls),
+    }
