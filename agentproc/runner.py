@@ -142,7 +142,6 @@ async def arun_model_suite(
     ``resume`` picks up where the file ends.
     """
     from agentproc.agents.harness import arun_model_episode
-    from agentproc.textmode_runner import arun_text_episode
 
     summary = RunSummary()
     done: set[tuple[str, str]] = set()
@@ -165,6 +164,8 @@ async def arun_model_suite(
     async def one(scenario: Scenario) -> Episode:
         try:
             if options.mode == "text":
+                from agentproc.agents.text import arun_text_episode
+
                 return await arun_text_episode(scenario, model, agent, retry=options.retry, seed=options.seed)
             return await arun_model_episode(
                 scenario, model, agent, guard=options.guard, budget=options.budget,

@@ -16,6 +16,7 @@ from typing import IO, Any
 
 from pydantic import ValidationError
 
+from agentproc.agents.providers import redact
 from agentproc.errors import InputError, RunFileError
 from agentproc.types import SCHEMA_VERSION, VERDICTS, Episode, LabelKind, Scenario
 
@@ -74,8 +75,13 @@ class RunWriter:
         self._fh: IO[str] = open(self.path, "a" if append else "w", encoding="utf-8")
 
     def write(self, record: dict[str, Any]) -> None:
-        """Write one episode record and push it to the disk."""
-        self._fh.write(json.dumps(record, separators=(",", ":")) + "\n")
+        """Write one episode record and push it to the disk.
+
+        Every line passes through :func:`~agentproc.agents.providers.redact`: an
+        API key a model echoes, or an error message that quotes a header, never
+        reaches the file.
+        """
+        self._fh.write(redact(json.dumps(record, separators=(",", ":"))) + "\n")
         self._fh.flush()
         os.fsync(self._fh.fileno())
 
