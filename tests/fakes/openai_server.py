@@ -107,7 +107,7 @@ class ScriptedServer:
         self._ids = itertools.count(1)
         self._stopping = threading.Event()
         self.host = host
-        self._httpd = ThreadingHTTPServer((host, port), _handler_for(self))
+        self._httpd = _QuietServer((host, port), _handler_for(self))
         self._httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
 
@@ -289,6 +289,16 @@ def error_body(status: int, message: str | None = None) -> dict[str, Any]:
     )
     text = message or f"fake server error {status}"
     return {"error": {"message": text, "type": kind, "param": None, "code": code}}
+
+
+class _QuietServer(ThreadingHTTPServer):
+    """Does not print a traceback when a client hangs up mid-request (a killed run does)."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        import sys
+
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 def _handler_for(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
