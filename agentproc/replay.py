@@ -30,6 +30,8 @@ class Replay:
     metrics: dict[str, Any]
     differences: list[str] = field(default_factory=list)
     """Where the replay disagrees with what was recorded (empty when it agrees)."""
+    text_entries: list[str] | None = None
+    """Text mode: the parsed step and answer lines, in order (labels index them)."""
 
     def labels_of(self, index: int) -> list[Label]:
         """Labels attached to one call."""
@@ -49,6 +51,7 @@ class Replay:
                 for c in self.calls
             ],
             "differences": self.differences,
+            **({"mode": "text", "entries": self.text_entries} if self.text_entries is not None else {}),
         }
 
 
@@ -66,6 +69,8 @@ def replay_calls(
 
 def replay_record(rec: dict[str, Any], scenario: Scenario, where: str) -> Replay:
     """Replay one run-file episode and compare with what it recorded."""
+    if rec.get("mode") == "text":
+        return _replay_text(rec, scenario, where)
     guard = rec.get("guard", "observe")
     if guard not in GUARDS:
         raise InputError(where, f"unknown guard {guard!r}", "guard")
@@ -75,6 +80,19 @@ def replay_record(rec: dict[str, Any], scenario: Scenario, where: str) -> Replay
             raise InputError(where, "each call needs a string name", f"calls[{i}].name")
         calls.append((c["name"], c.get("arguments", "")))
     result = replay_calls(scenario, calls, guard, rec["agent"])
+    result.differences = _differences(rec, result)
+    return result
+
+
+def _replay_text(rec: dict[str, Any], scenario: Scenario, where: str) -> Replay:
+    from agentproc.textmode import run_text_episode
+
+    output = rec.get("output")
+    if not isinstance(output, str):
+        raise InputError(where, "a text-mode episode needs its model output", "output")
+    labels, metrics, trace = run_text_episode(scenario, output)
+    result = Replay(scenario, rec["agent"], build_workflow(scenario), [], labels, metrics,
+                    text_entries=[e.raw for e in trace.entries])
     result.differences = _differences(rec, result)
     return result
 
@@ -153,6 +171,11 @@ def label_record(rec: dict[str, Any], where: str = "run file") -> tuple[list[Lab
     This re-scores a stored run with the current monitor (the recorded results
     and values are trusted); :func:`replay_record` re-executes instead.
     """
+    if rec.get("mode") == "text":
+        from agentproc.textmode import run_text_episode
+
+        labels, metrics, _ = run_text_episode(Scenario.model_validate(rec["scenario"]), rec.get("output") or "")
+        return labels, metrics
     try:
         wf = workflow_from_dict(rec["scenario"])
     except (KeyError, TypeError, ValueError, IndexError) as exc:

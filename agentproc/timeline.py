@@ -27,6 +27,15 @@ def describe(label: Label) -> str:
     return f"{label.kind.value}({shown})" if shown else label.kind.value
 
 
+def _text_rows(replay: Replay, table: Table, div: dict[str, object] | None) -> None:
+    """Text mode: one row per parsed line, in the call columns."""
+    for i, line in enumerate(replay.text_entries or []):
+        mark = div is not None and div["call_index"] == i
+        labels = ", ".join(describe(lab) for lab in replay.labels_of(i))
+        table.add_row(("▶ " if mark else "") + str(i), "text", line, "", Text(labels, style="red" if labels else ""),
+                      style="bold" if mark else None)
+
+
 def render_timeline(replay: Replay, console: Console) -> None:
     """Print the timeline, the first divergence marked, then the episode's findings."""
     m = replay.metrics
@@ -37,6 +46,8 @@ def render_timeline(replay: Replay, console: Console) -> None:
     table.add_column("arguments", overflow="fold")
     table.add_column("result", overflow="fold")
     table.add_column("labels", overflow="fold")
+    if replay.text_entries is not None:
+        _text_rows(replay, table, div)
     for rec in replay.calls:
         mark = div is not None and div["call_index"] == rec.index
         labels = ", ".join(describe(lab) for lab in replay.labels_of(rec.index))
