@@ -133,13 +133,11 @@ class Monitor:
         if own is not None and close(got, own, wf.scale):
             return Label(K.WRONG_ARGUMENT, rec.index, rec.step, cause="propagated", **base)
         units = to_units(got, wf.scale)
-        best: int | None = None
-        for u in range(1, target):
-            if u == var:
-                continue
-            if wf.correct[u] == units or self.produced.get(u) == units:
-                if best is None or (abs(u - var), u) < (abs(best - var), best):
-                    best = u
+        # Candidates: variables before this step whose correct or produced value it equals.
+        holders = [u for u in wf.holders.get(units, ()) if u < target]
+        holders += [u for u, v in self.produced.items() if v == units and u < target]
+        holders = [u for u in holders if u != var]
+        best = min(holders, key=lambda u: (abs(u - var), u)) if holders else None
         if best is not None:
             return Label(
                 K.WRONG_ARGUMENT, rec.index, rec.step, cause="lookback_confusion",

@@ -45,6 +45,11 @@ def _reject_constant(name: str) -> Any:
 
 
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+_MISSING = object()
+try:  # orjson is faster and, like _DECODER, refuses NaN and Infinity
+    from orjson import loads as _fast_loads
+except ImportError:  # pragma: no cover
+    _fast_loads = _DECODER.decode
 
 
 def parse_arguments(raw: str | dict[str, Any] | None) -> tuple[str, dict[str, Any] | None, str | None]:
@@ -53,9 +58,14 @@ def parse_arguments(raw: str | dict[str, Any] | None) -> tuple[str, dict[str, An
         return json.dumps(raw, separators=(",", ":")), raw, None
     text = "" if raw is None else str(raw)
     try:
-        obj = _DECODER.decode(text or "{}")
-    except ValueError as exc:
-        return text, None, f"the arguments are not valid JSON ({exc})"
+        obj = _fast_loads(text) if text else {}
+    except ValueError:
+        obj = _MISSING
+    if obj is _MISSING:
+        try:
+            obj = _DECODER.decode(text)
+        except ValueError as exc:
+            return text, None, f"the arguments are not valid JSON ({exc})"
     if not isinstance(obj, dict):
         return text, None, "the arguments must be a JSON object"
     return text, obj, None

@@ -48,6 +48,8 @@ class Workflow:
     finish_argument: str
     number_type: str
     tool_names: tuple[str, ...]
+    holders: dict[int, tuple[int, ...]]
+    """Correct value in units -> the variables that have it (for look-back confusions)."""
 
     @property
     def n_steps(self) -> int:
@@ -141,7 +143,15 @@ def _assemble(
         finish_argument=finish_argument,
         number_type="integer" if mode == "integer" else "number",
         tool_names=tuple(s.name for s in specs) + (finish_tool,),
+        holders=_holders(correct),
     )
+
+
+def _holders(correct: list[int]) -> dict[int, tuple[int, ...]]:
+    out: dict[int, list[int]] = {}
+    for var, units in enumerate(correct[1:], start=1):
+        out.setdefault(units, []).append(var)
+    return {k: tuple(v) for k, v in out.items()}
 
 
 def _units(x: float | int, scale: int) -> int:
