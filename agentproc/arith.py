@@ -101,7 +101,10 @@ def to_units(x: float | int, scale: int) -> int:
 
 
 def close(x: float | int, units: int, scale: int) -> bool:
-    """True when a supplied number equals a unit value within half a unit."""
+    """True when a supplied number equals a unit value: within half a unit in decimal
+    mode, exactly in integer mode (``12.5`` is neither 12 nor 13)."""
+    if scale == 1:
+        return x == units
     if isinstance(x, int) and not isinstance(x, bool):
         return x * scale == units
     return abs(x * scale - units) <= 0.5 + 1e-9
