@@ -9,7 +9,8 @@ window of one variable (``L = 1``, or the first step) both operands are that
 variable, and ``sub``/``div`` (which would give 0 or 1) are replaced by an
 ``add``/``mul`` of the mix when it has one. A draw that divides by zero, is an
 inexact division in integer mode, has a quotient that rounds to zero, or exceeds
-the bound ``|value| <= 1e12`` is replaced
+the bound ``|value| <= 1e12`` is replaced, and so is a result of zero (it would
+absorb every product after it) unless no other choice exists,
 by the first valid choice (same farthest operand) from a seeded position.
 
 >>> cell = Cell(steps=5, lookback=3)
@@ -211,7 +212,7 @@ def generate_procedure(cell: Cell, seed: int, index: int) -> Procedure:
                 op = same_ok[int(draw() * len(same_ok))]
         pair = (first, j) if draw() < 0.5 else (j, first)
         v = _apply(op, values[pair[0] - 1], values[pair[1] - 1], scale, integer)
-        if v is None:
+        if not v:  # invalid, or zero, which would absorb every product after it
             op, pair, v = _fallback(draw(), ops, first, t, values, scale, cell)
         values.append(v)
         steps.append(StepDef(k, op, pair, v))
@@ -246,8 +247,8 @@ def _fallback(
             v = _apply(op, values[pair[0] - 1], values[pair[1] - 1], scale, integer)
             if v is None:
                 continue
-            if v == 0 and pair[0] == pair[1]:
-                zero = zero or (op, pair, v)  # x - x: a last resort, zero absorbs the chain
+            if v == 0:
+                zero = zero or (op, pair, v)  # a last resort: zero absorbs the chain
                 continue
             return op, pair, v
     if zero is not None:
