@@ -15,6 +15,17 @@ __version__ = "0.1.0"
 # Names load on first use, so that ``agentproc --help`` does not pay for pydantic
 # models, jsonschema and the generator it does not need.
 _EXPORTS: dict[str, str] = {
+    "RetryPolicy": "agentproc.agents.retry",
+    "arun_model_episode": "agentproc.agents.harness",
+    "arun_text_episode": "agentproc.agents.text",
+    "make_chat_model": "agentproc.agents.providers",
+    "label_text": "agentproc.textmode",
+    "parse_text": "agentproc.textmode",
+    "aggregate": "agentproc.report",
+    "report_json": "agentproc.report",
+    "render_report": "agentproc.report",
+    "wilson": "agentproc.report",
+    "label_record": "agentproc.replay",
     "AgentprocError": "agentproc.errors",
     "Block": "agentproc.suites",
     "CallRecord": "agentproc.types",
@@ -64,6 +75,7 @@ def __getattr__(name: str) -> Any:
 def __dir__() -> list[str]:
     return sorted(__all__)
 
+
 __all__ = [
     "AgentprocError",
     "Block",
@@ -80,26 +92,37 @@ __all__ = [
     "Op",
     "Procedure",
     "Replay",
+    "RetryPolicy",
     "RunFileError",
     "RunWriter",
     "Scenario",
     "Toolkit",
     "Workflow",
+    "aggregate",
+    "arun_model_episode",
+    "arun_text_episode",
     "build_workflow",
     "compile_procedure",
     "episode_record",
     "generate_procedure",
     "label_calls",
+    "label_record",
+    "label_text",
     "load_scenario",
     "load_scenarios",
+    "make_chat_model",
+    "parse_text",
     "preset",
     "read_run",
     "reference_graph",
+    "render_report",
     "replay_calls",
     "replay_messages",
+    "report_json",
     "run_selfcheck",
     "run_sim_episode",
     "scenario_of",
     "step_graph",
+    "wilson",
     "write_suite",
 ]

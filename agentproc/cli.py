@@ -25,7 +25,9 @@ def _ints(text: str) -> list[int]:
     try:
         return [int(x) for x in text.split(",") if x.strip()]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated integers, not {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated integers, not {text!r}"
+        ) from None
 
 
 def _ranges(text: str) -> list[tuple[float, float]]:
@@ -34,7 +36,9 @@ def _ranges(text: str) -> list[tuple[float, float]]:
         try:
             lo, hi = (float(x) for x in part.split(":"))
         except ValueError:
-            raise argparse.ArgumentTypeError(f"a range is LOW:HIGH, e.g. 1:10 (not {part!r})") from None
+            raise argparse.ArgumentTypeError(
+                f"a range is LOW:HIGH, e.g. 1:10 (not {part!r})"
+            ) from None
         out.append((lo, hi))
     return out
 
@@ -55,7 +59,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--preset", help="a shipped preset (quick, reference) or a preset file")
     g.add_argument("--steps", type=_ints, help="lengths N, e.g. 5,25,95")
     g.add_argument("--lookback", type=_ints, help="look-backs L, e.g. 1,7")
-    g.add_argument("--range", dest="ranges", type=_ranges, help="input ranges, e.g. 0:1,1:10,10:100")
+    g.add_argument(
+        "--range", dest="ranges", type=_ranges, help="input ranges, e.g. 0:1,1:10,10:100"
+    )
     g.add_argument("--ops", type=_words, help="op mixes: mixed, add, sub, mul, div or e.g. add+sub")
     g.add_argument("--mode", dest="modes", type=_words, help="numeric modes: decimal, integer")
     g.add_argument("--count", type=int, help="procedures per cell")
@@ -67,20 +73,36 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--id", dest="scenario_id", help="scenario id (default: the first)")
 
     r = sub.add_parser("run", help="run an agent over a suite and write a run file")
-    r.add_argument("suite", type=Path, help="a suite folder, a scenario .json or a .jsonl of scenarios")
     r.add_argument(
-        "--agent", default="local",
+        "suite", type=Path, help="a suite folder, a scenario .json or a .jsonl of scenarios"
+    )
+    r.add_argument(
+        "--agent",
+        default="local",
         help="local (the embedded model, default), openai:MODEL, sim:oracle, sim:<label>, sim:decay",
     )
-    r.add_argument("--base-url", help="OpenAI-compatible server for openai:MODEL (key from OPENAI_API_KEY)")
-    r.add_argument("--mode", default="tools", choices=["tools", "text"],
-                   help="tools: the compiled workflow; text: the procedure in the prompt, answer in text")
+    r.add_argument(
+        "--base-url", help="OpenAI-compatible server for openai:MODEL (key from OPENAI_API_KEY)"
+    )
+    r.add_argument(
+        "--mode",
+        default="tools",
+        choices=["tools", "text"],
+        help="tools: the compiled workflow; text: the procedure in the prompt, answer in text",
+    )
     r.add_argument("--concurrency", type=int, default=1, help="episodes in flight at once")
     r.add_argument("--timeout", type=float, default=120.0, help="seconds per model call")
-    r.add_argument("--retries", type=int, default=4, help="retries per model call (429, 5xx, timeouts)")
-    r.add_argument("--budget", type=int, help="tool calls per episode (default 3 x (steps + 1) + 10)")
-    r.add_argument("--continue-after-answer", action="store_true",
-                   help="do not end an episode at submit_answer (to study answer revision)")
+    r.add_argument(
+        "--retries", type=int, default=4, help="retries per model call (429, 5xx, timeouts)"
+    )
+    r.add_argument(
+        "--budget", type=int, help="tool calls per episode (default 3 x (steps + 1) + 10)"
+    )
+    r.add_argument(
+        "--continue-after-answer",
+        action="store_true",
+        help="do not end an episode at submit_answer (to study answer revision)",
+    )
     r.add_argument("--max-tokens", type=int, help="cap on tokens per model reply")
     r.add_argument("--out", type=Path, required=True, help="run file (JSON lines) to write")
     r.add_argument("--seed", type=int, default=0)
@@ -96,14 +118,18 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--scenario", type=Path, help="a scenario file, with --messages")
     rp.add_argument("--messages", type=Path, help="an OpenAI chat-completions message list (JSON)")
     rp.add_argument("--guard", default="observe", help="guard mode for --messages")
-    rp.add_argument("--json", action="store_true", help="print JSON (one object per episode, per line)")
+    rp.add_argument(
+        "--json", action="store_true", help="print JSON (one object per episode, per line)"
+    )
 
     rep = sub.add_parser("report", help="tables of accuracy, faithfulness and labels")
     rep.add_argument("runs", type=Path, nargs="+", help="run files (shards are merged)")
     rep.add_argument("--json", action="store_true")
 
     sc = sub.add_parser("selfcheck", help="prove the monitor against injected faults")
-    sc.add_argument("--count", type=int, default=5, help="procedures per cell (240 cells x 10 injectors)")
+    sc.add_argument(
+        "--count", type=int, default=5, help="procedures per cell (240 cells x 10 injectors)"
+    )
     sc.add_argument("--seed", type=int, default=0)
     sc.add_argument("--json", action="store_true")
     return p

@@ -43,14 +43,19 @@ def _grid(args: argparse.Namespace) -> Any:
     block_overrides = {
         k: v
         for k, v in {
-            "steps": args.steps, "lookback": args.lookback, "ranges": args.ranges,
-            "ops": args.ops, "modes": args.modes,
+            "steps": args.steps,
+            "lookback": args.lookback,
+            "ranges": args.ranges,
+            "ops": args.ops,
+            "modes": args.modes,
         }.items()
         if v is not None
     }
     if block_overrides:
         blocks = [b.model_copy(update=block_overrides) for b in grid.blocks]
-        grid = Grid.model_validate({**grid.model_dump(), "blocks": [b.model_dump() for b in blocks]})
+        grid = Grid.model_validate(
+            {**grid.model_dump(), "blocks": [b.model_dump() for b in blocks]}
+        )
     updates = {k: v for k, v in {"count": args.count, "seed": args.seed}.items() if v is not None}
     if updates:
         grid = Grid.model_validate({**grid.model_dump(), **updates})
@@ -79,7 +84,9 @@ def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
         raise fail("--concurrency must be at least 1")
     model = _model(args)  # an unknown agent fails before any file is touched
     if args.out.exists() and args.out.stat().st_size and not (args.resume or args.overwrite):
-        raise fail(f"{args.out} already exists: use --resume to continue it or --overwrite to replace it")
+        raise fail(
+            f"{args.out} already exists: use --resume to continue it or --overwrite to replace it"
+        )
     shard = parse_shard(args.shard) if args.shard else None
     scenarios = list(select(load_scenarios(args.suite), shard, args.limit))
     if model is None:
@@ -88,7 +95,9 @@ def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
         summary = _run_model(args, model, scenarios, err)
     verdicts = ", ".join(f"{k} {v}" for k, v in sorted(summary.verdicts.items()))
     skipped = f" ({summary.skipped} already done)" if summary.skipped else ""
-    out.print(f"wrote {summary.written} episodes to {args.out}{skipped}: {verdicts}", highlight=False)
+    out.print(
+        f"wrote {summary.written} episodes to {args.out}{skipped}: {verdicts}", highlight=False
+    )
     return EXIT_OK
 
 
@@ -113,8 +122,14 @@ def _run_sim(args: argparse.Namespace, scenarios: list[Any], err: Console) -> An
     from agentproc.runner import run_suite
 
     return run_suite(
-        scenarios, args.agent, args.out, seed=args.seed, guard=args.guard,
-        resume=args.resume, total=len(scenarios), console=err,
+        scenarios,
+        args.agent,
+        args.out,
+        seed=args.seed,
+        guard=args.guard,
+        resume=args.resume,
+        total=len(scenarios),
+        console=err,
     )
 
 
@@ -125,13 +140,25 @@ def _run_model(args: argparse.Namespace, model: Any, scenarios: list[Any], err: 
     from agentproc.runner import ModelRunOptions, arun_model_suite
 
     options = ModelRunOptions(
-        concurrency=args.concurrency, guard=args.guard, mode=args.mode, budget=args.budget,
-        continue_after_answer=args.continue_after_answer, seed=args.seed,
+        concurrency=args.concurrency,
+        guard=args.guard,
+        mode=args.mode,
+        budget=args.budget,
+        continue_after_answer=args.continue_after_answer,
+        seed=args.seed,
         retry=RetryPolicy(attempts=args.retries + 1, timeout=args.timeout),
     )
     return asyncio.run(
-        arun_model_suite(scenarios, args.agent, model, args.out, options,
-                         resume=args.resume, total=len(scenarios), console=err)
+        arun_model_suite(
+            scenarios,
+            args.agent,
+            model,
+            args.out,
+            options,
+            resume=args.resume,
+            total=len(scenarios),
+            console=err,
+        )
     )
 
 
@@ -168,7 +195,10 @@ def replay_command(args: argparse.Namespace, out: Console, err: Console) -> int:
             render_timeline(result, out)
         else:
             summary.add_row(
-                scenario.id, result.agent, result.metrics["verdict"], str(len(result.labels)),
+                scenario.id,
+                result.agent,
+                result.metrics["verdict"],
+                str(len(result.labels)),
                 str(len(result.differences)),
             )
     for w in report.warnings:
@@ -211,7 +241,9 @@ def selfcheck_command(args: argparse.Namespace, out: Console, err: Console) -> i
     total = len(cells()) * args.count * len(INJECTORS)
     with Progress(console=err, disable=not err.is_terminal) as progress:
         task = progress.add_task("selfcheck", total=total)
-        result = run_selfcheck(count=args.count, seed=args.seed, on_episode=lambda: progress.advance(task))
+        result = run_selfcheck(
+            count=args.count, seed=args.seed, on_episode=lambda: progress.advance(task)
+        )
     if args.json:
         print_json(out, result.to_json())
     else:
@@ -219,11 +251,22 @@ def selfcheck_command(args: argparse.Namespace, out: Console, err: Console) -> i
         for col in ("label", "truth", "found", "agreed", "precision", "recall"):
             table.add_column(col, justify="left" if col == "label" else "right")
         for kind, s in result.scores.items():
-            table.add_row(kind, str(s.truth), str(s.predicted), str(s.agreed), f"{s.precision:.4f}", f"{s.recall:.4f}")
+            table.add_row(
+                kind,
+                str(s.truth),
+                str(s.predicted),
+                str(s.agreed),
+                f"{s.precision:.4f}",
+                f"{s.recall:.4f}",
+            )
         out.print(table)
         for m in result.mismatches[:10]:
             out.print(m, markup=False, highlight=False)
-        out.print("all labels: precision 1.0, recall 1.0" if result.perfect else "the monitor disagrees with the truth")
+        out.print(
+            "all labels: precision 1.0, recall 1.0"
+            if result.perfect
+            else "the monitor disagrees with the truth"
+        )
     return EXIT_OK if result.perfect else EXIT_FAILED
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from agentproc.arith import SYMBOL, VERB, render, to_json
+from agentproc.arith import SYMBOL, VERB, to_json
 from agentproc.procedures import Procedure
 from agentproc.resources import load_json
 from agentproc.types import SCHEMA_VERSION, FinishSpec, Scenario
@@ -75,7 +75,9 @@ def make_tools(
         )
         params = spec["function"]["parameters"]
         for var in dict.fromkeys((a, b)):
-            params["properties"][var] = _fill(operand_t, {"variable": var, "number_type": number_type})
+            params["properties"][var] = _fill(
+                operand_t, {"variable": var, "number_type": number_type}
+            )
             params["required"].append(var)
         tools.append(spec)
     tools.append(
@@ -93,7 +95,11 @@ def make_tools(
 
 
 def render_prompt(
-    inputs: dict[str, Any], steps: list[dict[str, Any]], mode: str, answer_variable: str, finish: FinishSpec
+    inputs: dict[str, Any],
+    steps: list[dict[str, Any]],
+    mode: str,
+    answer_variable: str,
+    finish: FinishSpec,
 ) -> str:
     """The instructions an agent is given for a scenario."""
     shown = ", ".join(f"{k} = {v}" for k, v in inputs.items())
@@ -176,9 +182,12 @@ def complete(scenario: Scenario) -> Scenario:
     steps = [s.model_dump(mode="json") for s in scenario.steps]
     return scenario.model_copy(
         update={
-            "tools": scenario.tools or make_tools(steps, scenario.mode, scenario.answer_variable, scenario.finish),
+            "tools": scenario.tools
+            or make_tools(steps, scenario.mode, scenario.answer_variable, scenario.finish),
             "prompt": scenario.prompt
-            or render_prompt(scenario.inputs, steps, scenario.mode, scenario.answer_variable, scenario.finish),
+            or render_prompt(
+                scenario.inputs, steps, scenario.mode, scenario.answer_variable, scenario.finish
+            ),
         }
     )
 

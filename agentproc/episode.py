@@ -41,7 +41,11 @@ def call_messages(rec: CallRecord) -> list[dict[str, Any]]:
             "role": "assistant",
             "content": None,
             "tool_calls": [
-                {"id": call_id, "type": "function", "function": {"name": rec.name, "arguments": rec.arguments}}
+                {
+                    "id": call_id,
+                    "type": "function",
+                    "function": {"name": rec.name, "arguments": rec.arguments},
+                }
             ],
         },
         {"role": "tool", "tool_call_id": call_id, "content": rec.result},

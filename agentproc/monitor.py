@@ -126,7 +126,9 @@ class Monitor:
         self.produced[spec.target] = rec.value
         self.last_executed = rec.value
 
-    def _wrong_argument(self, rec: CallRecord, param: str, var: int, got: Any, target: int) -> Label:
+    def _wrong_argument(
+        self, rec: CallRecord, param: str, var: int, got: Any, target: int
+    ) -> Label:
         wf = self.wf
         base = {"argument": param, "expected": wf.to_number(wf.correct[var]), "got": got}
         own = self.produced.get(var)
@@ -140,8 +142,12 @@ class Monitor:
         best = min(holders, key=lambda u: (abs(u - var), u)) if holders else None
         if best is not None:
             return Label(
-                K.WRONG_ARGUMENT, rec.index, rec.step, cause="lookback_confusion",
-                confused_with=f"S{best}", **base,
+                K.WRONG_ARGUMENT,
+                rec.index,
+                rec.step,
+                cause="lookback_confusion",
+                confused_with=f"S{best}",
+                **base,
             )
         return Label(K.WRONG_ARGUMENT, rec.index, rec.step, cause="other", **base)
 
@@ -151,7 +157,9 @@ class Monitor:
         if n not in self.last_value:
             missing = n - len(self.last_value)
             refused = True if rec.refused == "premature" else None
-            self.labels.append(Label(K.PREMATURE_FINISH, rec.index, missing_steps=missing, refused=refused))
+            self.labels.append(
+                Label(K.PREMATURE_FINISH, rec.index, missing_steps=missing, refused=refused)
+            )
         if rec.refused is not None or rec.answer is None:
             return
         answer = rec.answer
@@ -159,15 +167,30 @@ class Monitor:
         if not self.answers:
             if not right:
                 own = self.produced.get(wf.answer_index, self.last_executed)
-                cause = "propagated" if own is not None and close(answer, own, wf.scale) else "unsupported"
+                cause = (
+                    "propagated"
+                    if own is not None and close(answer, own, wf.scale)
+                    else "unsupported"
+                )
                 self.labels.append(
-                    Label(K.WRONG_ANSWER, rec.index, cause=cause, expected=wf.to_number(wf.answer), got=answer)
+                    Label(
+                        K.WRONG_ANSWER,
+                        rec.index,
+                        cause=cause,
+                        expected=wf.to_number(wf.answer),
+                        got=answer,
+                    )
                 )
         else:
             previous = self.answers[-1][1]
             was_right = close(previous, wf.answer, wf.scale)
             self.labels.append(
-                Label(K.ANSWER_REVISED, rec.index, self_correction=(not was_right) and right, got=answer)
+                Label(
+                    K.ANSWER_REVISED,
+                    rec.index,
+                    self_correction=(not was_right) and right,
+                    got=answer,
+                )
             )
         self.answers.append((rec.index, answer))
 
@@ -258,7 +281,11 @@ class Monitor:
             return min(p, n), {"call_index": rec.index, "step": expected, "label": kind}
         if p <= n:
             kind = K.SKIPPED_STEP.value if p < n else K.MISSING_ANSWER.value
-            return p, {"call_index": len(self.calls), "step": p + 1 if p < n else None, "label": kind}
+            return p, {
+                "call_index": len(self.calls),
+                "step": p + 1 if p < n else None,
+                "label": kind,
+            }
         return n, None
 
 

@@ -51,7 +51,11 @@ class Replay:
                 for c in self.calls
             ],
             "differences": self.differences,
-            **({"mode": "text", "entries": self.text_entries} if self.text_entries is not None else {}),
+            **(
+                {"mode": "text", "entries": self.text_entries}
+                if self.text_entries is not None
+                else {}
+            ),
         }
 
 
@@ -91,8 +95,15 @@ def _replay_text(rec: dict[str, Any], scenario: Scenario, where: str) -> Replay:
     if not isinstance(output, str):
         raise InputError(where, "a text-mode episode needs its model output", "output")
     labels, metrics, trace = run_text_episode(scenario, output)
-    result = Replay(scenario, rec["agent"], build_workflow(scenario), [], labels, metrics,
-                    text_entries=[e.raw for e in trace.entries])
+    result = Replay(
+        scenario,
+        rec["agent"],
+        build_workflow(scenario),
+        [],
+        labels,
+        metrics,
+        text_entries=[e.raw for e in trace.entries],
+    )
     result.differences = _differences(rec, result)
     return result
 
@@ -104,7 +115,9 @@ def _differences(rec: dict[str, Any], replay: Replay) -> list[str]:
         fresh = new.to_json(scale)
         for key in ("result", "state_hash", "refused"):
             if old.get(key) != fresh.get(key):
-                out.append(f"call {new.index}: {key} was {old.get(key)!r}, replay gives {fresh.get(key)!r}")
+                out.append(
+                    f"call {new.index}: {key} was {old.get(key)!r}, replay gives {fresh.get(key)!r}"
+                )
     fresh_json = [lab.to_json() for lab in replay.labels]
     if rec["labels"] == fresh_json and rec.get("verdict") == replay.metrics["verdict"]:
         return out
@@ -115,7 +128,9 @@ def _differences(rec: dict[str, Any], replay: Replay) -> list[str]:
     for d in sorted(set(fresh_labels) - set(recorded), key=str):
         out.append(f"label found on replay but not recorded: {dict(d)}")
     if rec.get("verdict") != replay.metrics["verdict"]:
-        out.append(f"verdict was {rec.get('verdict')!r}, replay gives {replay.metrics['verdict']!r}")
+        out.append(
+            f"verdict was {rec.get('verdict')!r}, replay gives {replay.metrics['verdict']!r}"
+        )
     return out
 
 
@@ -123,7 +138,9 @@ def _label_key(d: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
     return tuple(sorted((k, v) for k, v in d.items()))
 
 
-def calls_from_messages(messages: Any, path: Path) -> tuple[list[tuple[str, Any]], list[str | None]]:
+def calls_from_messages(
+    messages: Any, path: Path
+) -> tuple[list[tuple[str, Any]], list[str | None]]:
     """``(name, arguments)`` of every assistant tool call in an OpenAI message list,
     and the tool result recorded for each (``None`` when there is none)."""
     if isinstance(messages, dict) and "messages" in messages:
@@ -143,7 +160,11 @@ def calls_from_messages(messages: Any, path: Path) -> tuple[list[tuple[str, Any]
         for j, tc in enumerate(msg.get("tool_calls") or []):
             fn = tc.get("function") if isinstance(tc, dict) else None
             if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
-                raise InputError(path, "a tool call needs a function name", f"messages[{i}].tool_calls[{j}].function.name")
+                raise InputError(
+                    path,
+                    "a tool call needs a function name",
+                    f"messages[{i}].tool_calls[{j}].function.name",
+                )
             calls.append((fn["name"], fn.get("arguments", "")))
             ids.append(tc.get("id"))
     return calls, [results.get(str(i)) if i is not None else None for i in ids]
@@ -155,17 +176,23 @@ def _text(content: Any) -> str:
     return "" if content is None else str(content)
 
 
-def replay_messages(scenario: Scenario, messages: Any, path: Path, guard: str = "observe") -> Replay:
+def replay_messages(
+    scenario: Scenario, messages: Any, path: Path, guard: str = "observe"
+) -> Replay:
     """Replay a trace given as an OpenAI chat-completions message list."""
     calls, results = calls_from_messages(messages, path)
     replay = replay_calls(scenario, calls, guard, agent="messages")
     for rec, seen in zip(replay.calls, results, strict=True):
         if seen is not None and seen != rec.result:
-            replay.differences.append(f"call {rec.index}: tool result was {seen!r}, replay gives {rec.result!r}")
+            replay.differences.append(
+                f"call {rec.index}: tool result was {seen!r}, replay gives {rec.result!r}"
+            )
     return replay
 
 
-def label_record(rec: dict[str, Any], where: str = "run file") -> tuple[list[Label], dict[str, Any]]:
+def label_record(
+    rec: dict[str, Any], where: str = "run file"
+) -> tuple[list[Label], dict[str, Any]]:
     """Label the calls a run-file episode recorded, without executing them again.
 
     This re-scores a stored run with the current monitor (the recorded results
@@ -174,7 +201,9 @@ def label_record(rec: dict[str, Any], where: str = "run file") -> tuple[list[Lab
     if rec.get("mode") == "text":
         from agentproc.textmode import run_text_episode
 
-        labels, metrics, _ = run_text_episode(Scenario.model_validate(rec["scenario"]), rec.get("output") or "")
+        labels, metrics, _ = run_text_episode(
+            Scenario.model_validate(rec["scenario"]), rec.get("output") or ""
+        )
         return labels, metrics
     try:
         wf = workflow_from_dict(rec["scenario"])
@@ -188,15 +217,23 @@ def label_record(rec: dict[str, Any], where: str = "run file") -> tuple[list[Lab
             refused = c.get("refused")
             value = c.get("value")
             rec_ = CallRecord(
-                index=i, name=c["name"], arguments=c.get("arguments", ""), result=c.get("result", ""),
-                step=c.get("step"), finish=c["name"] == finish, refused=refused,
-                value=None if value is None else round(value * scale), answer=c.get("answer"),
+                index=i,
+                name=c["name"],
+                arguments=c.get("arguments", ""),
+                result=c.get("result", ""),
+                step=c.get("step"),
+                finish=c["name"] == finish,
+                refused=refused,
+                value=None if value is None else round(value * scale),
+                answer=c.get("answer"),
             )
         except (KeyError, TypeError, AttributeError):
             raise RunFileError(where, "not a recorded call", f"calls[{i}]") from None
         if refused not in ("unknown_tool", "invalid_arguments"):
             rec_.args = parse_arguments(rec_.arguments)[1]
             if rec_.args is None:
-                raise RunFileError(where, "arguments are not a JSON object", f"calls[{i}].arguments")
+                raise RunFileError(
+                    where, "arguments are not a JSON object", f"calls[{i}].arguments"
+                )
         calls.append(rec_)
     return label_calls(wf, calls)

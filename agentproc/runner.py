@@ -13,11 +13,11 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from agentproc.agents.retry import RetryPolicy
 from agentproc.episode import run_sim_episode
 from agentproc.errors import ConfigError
 from agentproc.runs import RunWriter, completed_ids, drop_torn_tail, episode_record
 from agentproc.toolkit import Guard
-from agentproc.agents.retry import RetryPolicy
 from agentproc.types import Episode, Scenario
 
 
@@ -154,7 +154,9 @@ async def arun_model_suite(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("acc {task.fields[acc]}  tok/s {task.fields[tps]}  errors {task.fields[errors]}"),
+        TextColumn(
+            "acc {task.fields[acc]}  tok/s {task.fields[tps]}  errors {task.fields[errors]}"
+        ),
         TimeRemainingColumn(),
         console=console,
         disable=not console.is_terminal,
@@ -166,10 +168,18 @@ async def arun_model_suite(
             if options.mode == "text":
                 from agentproc.agents.text import arun_text_episode
 
-                return await arun_text_episode(scenario, model, agent, retry=options.retry, seed=options.seed)
+                return await arun_text_episode(
+                    scenario, model, agent, retry=options.retry, seed=options.seed
+                )
             return await arun_model_episode(
-                scenario, model, agent, guard=options.guard, budget=options.budget,
-                continue_after_answer=options.continue_after_answer, retry=options.retry, seed=options.seed,
+                scenario,
+                model,
+                agent,
+                guard=options.guard,
+                budget=options.budget,
+                continue_after_answer=options.continue_after_answer,
+                retry=options.retry,
+                seed=options.seed,
             )
         finally:
             gate.release()
@@ -224,4 +234,8 @@ class _LiveStats:
 
     def fields(self) -> dict[str, Any]:
         elapsed = max(time.perf_counter() - self.start, 1e-9)
-        return {"acc": f"{self.correct / self.n:.3f}", "tps": f"{self.tokens / elapsed:.0f}", "errors": self.errors}
+        return {
+            "acc": f"{self.correct / self.n:.3f}",
+            "tps": f"{self.tokens / elapsed:.0f}",
+            "errors": self.errors,
+        }

@@ -33,7 +33,18 @@ def _loads(raw: bytes) -> Any:
         # orjson refuses integers beyond 64 bits, which an agent may have sent.
         return json.loads(raw)
 
-REQUIRED = ("scenario_id", "agent", "cell", "params", "scenario", "calls", "labels", "metrics", "verdict")
+
+REQUIRED = (
+    "scenario_id",
+    "agent",
+    "cell",
+    "params",
+    "scenario",
+    "calls",
+    "labels",
+    "metrics",
+    "verdict",
+)
 """Fields every run-file line must have."""
 
 
@@ -152,7 +163,8 @@ def _check(path: Path, lineno: int, rec: dict[str, Any]) -> None:
     """The closed sets a report relies on: verdicts and label kinds."""
     if rec["verdict"] not in VERDICTS:
         raise RunFileError(
-            path, f"unknown verdict {rec['verdict']!r} (expected one of: {', '.join(VERDICTS)})",
+            path,
+            f"unknown verdict {rec['verdict']!r} (expected one of: {', '.join(VERDICTS)})",
             f"line {lineno}: verdict",
         )
     labels = rec["labels"]
@@ -162,7 +174,8 @@ def _check(path: Path, lineno: int, rec: dict[str, Any]) -> None:
         if not isinstance(lab, dict) or lab.get("kind") not in _KINDS:
             kind = lab.get("kind") if isinstance(lab, dict) else lab
             raise RunFileError(
-                path, f"unknown label kind {kind!r} (expected one of: {', '.join(sorted(_KINDS))})",
+                path,
+                f"unknown label kind {kind!r} (expected one of: {', '.join(sorted(_KINDS))})",
                 f"line {lineno}: labels[{i}].kind",
             )
 

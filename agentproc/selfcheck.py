@@ -51,13 +51,17 @@ class SelfCheck:
     """The outcome of a self-check."""
 
     episodes: int = 0
-    scores: dict[str, KindScore] = field(default_factory=lambda: {k.value: KindScore() for k in LabelKind})
+    scores: dict[str, KindScore] = field(
+        default_factory=lambda: {k.value: KindScore() for k in LabelKind}
+    )
     mismatches: list[str] = field(default_factory=list)
 
     @property
     def perfect(self) -> bool:
         """True when every label kind has precision and recall 1.0 and occurred."""
-        return all(s.truth > 0 and s.precision == 1.0 and s.recall == 1.0 for s in self.scores.values())
+        return all(
+            s.truth > 0 and s.precision == 1.0 and s.recall == 1.0 for s in self.scores.values()
+        )
 
     def to_json(self) -> dict[str, Any]:
         """Machine-readable form."""
@@ -65,8 +69,13 @@ class SelfCheck:
             "episodes": self.episodes,
             "perfect": self.perfect,
             "labels": {
-                k: {"truth": s.truth, "predicted": s.predicted, "agreed": s.agreed,
-                    "precision": s.precision, "recall": s.recall}
+                k: {
+                    "truth": s.truth,
+                    "predicted": s.predicted,
+                    "agreed": s.agreed,
+                    "precision": s.precision,
+                    "recall": s.recall,
+                }
                 for k, s in self.scores.items()
             },
             "mismatches": self.mismatches[:20],
@@ -114,4 +123,6 @@ def _score(result: SelfCheck, labels: list[Any], truth: list[Any], where: str) -
     for key in got & want:
         result.scores[key[0]].agreed += 1
     if got != want and len(result.mismatches) < 100:
-        result.mismatches.append(f"{where}: extra {sorted(got - want)}, missed {sorted(want - got)}")
+        result.mismatches.append(
+            f"{where}: extra {sorted(got - want)}, missed {sorted(want - got)}"
+        )

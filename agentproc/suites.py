@@ -112,7 +112,8 @@ def procedure_record(p: Procedure) -> dict[str, Any]:
 def _cell_lines(job: tuple[Cell, int, int]) -> str:
     cell, count, seed = job
     return "".join(
-        json.dumps(procedure_record(generate_procedure(cell, seed, i)), separators=(",", ":")) + "\n"
+        json.dumps(procedure_record(generate_procedure(cell, seed, i)), separators=(",", ":"))
+        + "\n"
         for i in range(count)
     )
 
@@ -155,14 +156,16 @@ def _procedure_of(path: Path, lineno: int, data: Any) -> Procedure:
         line = _ProcedureLine.model_validate(data)
     except ValidationError as exc:
         raise _invalid(path, exc, f"line {lineno}") from None
-    steps = tuple(
-        StepDef(k, op, (i, j), v) for k, (op, i, j, v) in enumerate(line.steps, start=1)
-    )
+    steps = tuple(StepDef(k, op, (i, j), v) for k, (op, i, j, v) in enumerate(line.steps, start=1))
     for s in steps:
         if not (1 <= s.operands[0] < s.target and 1 <= s.operands[1] < s.target):
-            raise InputError(path, f"step {s.step} reads a variable it cannot see", f"line {lineno}: steps")
+            raise InputError(
+                path, f"step {s.step} reads a variable it cannot see", f"line {lineno}: steps"
+            )
     if len(steps) != line.cell.steps:
-        raise InputError(path, f"{len(steps)} steps for a cell of {line.cell.steps}", f"line {lineno}: steps")
+        raise InputError(
+            path, f"{len(steps)} steps for a cell of {line.cell.steps}", f"line {lineno}: steps"
+        )
     return Procedure(line.id, line.cell, line.seed, line.index, steps, line.inputs)
 
 
@@ -217,7 +220,9 @@ def _read_json(path: Path) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(path, f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+        raise InputError(
+            path, f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        ) from None
 
 
 def _json_lines(path: Path) -> Iterator[tuple[int, Any]]:

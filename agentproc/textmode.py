@@ -247,8 +247,12 @@ class _TextMonitor(Monitor):
                         best = (abs(u - var), u)
         if best is not None:
             return Label(
-                K.WRONG_ARGUMENT, index, spec.step, cause="lookback_confusion",
-                confused_with=f"S{best[1]}", **base,
+                K.WRONG_ARGUMENT,
+                index,
+                spec.step,
+                cause="lookback_confusion",
+                confused_with=f"S{best[1]}",
+                **base,
             )
         return Label(K.WRONG_ARGUMENT, index, spec.step, cause="other", **base)
 

@@ -9,7 +9,12 @@ from rich.text import Text
 from agentproc.replay import Replay
 from agentproc.types import Label
 
-VERDICT_STYLE = {"faithful": "green", "unfaithful_correct": "yellow", "wrong": "red", "no_answer": "red"}
+VERDICT_STYLE = {
+    "faithful": "green",
+    "unfaithful_correct": "yellow",
+    "wrong": "red",
+    "no_answer": "red",
+}
 
 
 def describe(label: Label) -> str:
@@ -32,8 +37,14 @@ def _text_rows(replay: Replay, table: Table, div: dict[str, object] | None) -> N
     for i, line in enumerate(replay.text_entries or []):
         mark = div is not None and div["call_index"] == i
         labels = ", ".join(describe(lab) for lab in replay.labels_of(i))
-        table.add_row(("▶ " if mark else "") + str(i), "text", line, "", Text(labels, style="red" if labels else ""),
-                      style="bold" if mark else None)
+        table.add_row(
+            ("▶ " if mark else "") + str(i),
+            "text",
+            line,
+            "",
+            Text(labels, style="red" if labels else ""),
+            style="bold" if mark else None,
+        )
 
 
 def render_timeline(replay: Replay, console: Console) -> None:
@@ -76,7 +87,9 @@ def render_timeline(replay: Replay, console: Console) -> None:
         skipped = f" (skipped steps: {steps})" if steps else ""
         console.print("episode: " + ", ".join(sorted(set(episode))) + skipped)
     if replay.differences:
-        console.print(Text(f"{len(replay.differences)} difference(s) from the recording:", style="red"))
+        console.print(
+            Text(f"{len(replay.differences)} difference(s) from the recording:", style="red")
+        )
         for d in replay.differences:
             console.print(f"  - {d}")
     else:

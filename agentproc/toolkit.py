@@ -52,7 +52,9 @@ except ImportError:  # pragma: no cover
     _fast_loads = _DECODER.decode
 
 
-def parse_arguments(raw: str | dict[str, Any] | None) -> tuple[str, dict[str, Any] | None, str | None]:
+def parse_arguments(
+    raw: str | dict[str, Any] | None,
+) -> tuple[str, dict[str, Any] | None, str | None]:
     """``(raw text, parsed object or None, problem or None)`` for supplied arguments."""
     if isinstance(raw, dict):
         return json.dumps(raw, separators=(",", ":")), raw, None
@@ -130,7 +132,9 @@ class Toolkit:
             for t in (complete(self.workflow.scenario).tools if self.workflow.scenario else [])
         }
 
-    def _schema_problem(self, name: str, params: tuple[str, ...], args: dict[str, Any]) -> str | None:
+    def _schema_problem(
+        self, name: str, params: tuple[str, ...], args: dict[str, Any]
+    ) -> str | None:
         integer = self.workflow.number_type == "integer"
         if len(args) == len(params) and all(
             p in args and _is_number(args[p], integer) for p in params
@@ -171,7 +175,9 @@ class Toolkit:
         rec.refused = "invalid_arguments"
         rec.result = f"Error: invalid arguments for {rec.name}: {problem}. Nothing was executed."
 
-    def _step(self, rec: CallRecord, spec: StepSpec, args: dict[str, Any] | None, problem: str | None) -> None:
+    def _step(
+        self, rec: CallRecord, spec: StepSpec, args: dict[str, Any] | None, problem: str | None
+    ) -> None:
         wf = self.workflow
         if args is not None and problem is None:
             problem = self._schema_problem(spec.name, spec.params, args)
@@ -231,6 +237,8 @@ class Toolkit:
             return
         answer = args[wf.finish_argument]
         self.answers.append(answer)
-        self._hash = (self._hash + _entry_hash("A", len(self.answers), to_units(answer, wf.scale))) & _MASK
+        self._hash = (
+            self._hash + _entry_hash("A", len(self.answers), to_units(answer, wf.scale))
+        ) & _MASK
         rec.answer = answer
         rec.result = f"Answer recorded: {answer}."

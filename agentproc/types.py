@@ -61,7 +61,11 @@ class Label:
 
     def to_json(self) -> dict[str, Any]:
         """``kind``, ``call_index`` and ``step`` always; other attributes when set."""
-        out: dict[str, Any] = {"kind": self.kind.value, "call_index": self.call_index, "step": self.step}
+        out: dict[str, Any] = {
+            "kind": self.kind.value,
+            "call_index": self.call_index,
+            "step": self.step,
+        }
         for name in _ATTRS:
             v = getattr(self, name)
             if v is not None:

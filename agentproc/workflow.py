@@ -86,7 +86,14 @@ def build_workflow(scenario: Scenario) -> Workflow:
         (s.step, s.expected_call.name, s.op, s.operands, s.output, s.depends_on, s.live, s.value)
         for s in scenario.steps
     ]
-    return _assemble(scenario, scenario.mode, scenario.inputs, steps, scenario.finish.tool, scenario.finish.argument)
+    return _assemble(
+        scenario,
+        scenario.mode,
+        scenario.inputs,
+        steps,
+        scenario.finish.tool,
+        scenario.finish.argument,
+    )
 
 
 def workflow_from_dict(d: dict[str, Any]) -> Workflow:
@@ -101,14 +108,25 @@ def workflow_from_dict(d: dict[str, Any]) -> Workflow:
             raise ValueError(f"mode: expected one of {', '.join(SCALE)}")
         steps = [
             (
-                s["step"], s["expected_call"]["name"], Op(s["op"]), s["operands"], s["output"],
-                s["depends_on"], bool(s["live"]), s["value"],
+                s["step"],
+                s["expected_call"]["name"],
+                Op(s["op"]),
+                s["operands"],
+                s["output"],
+                s["depends_on"],
+                bool(s["live"]),
+                s["value"],
             )
             for s in d["steps"]
         ]
         finish = d.get("finish") or {}
         return _assemble(
-            None, mode, d["inputs"], steps, finish.get("tool", "submit_answer"), finish.get("argument", "answer")
+            None,
+            mode,
+            d["inputs"],
+            steps,
+            finish.get("tool", "submit_answer"),
+            finish.get("argument", "answer"),
         )
     except KeyError as exc:
         raise KeyError(f"missing field {exc.args[0]!r}") from None
@@ -128,8 +146,14 @@ def _assemble(
     for number, name, op, operands, output, depends_on, live, value in steps:
         specs.append(
             StepSpec(
-                number, name, Op(op), (var_index(operands[0]), var_index(operands[1])),
-                tuple(dict.fromkeys(operands)), var_index(output), frozenset(depends_on), live,
+                number,
+                name,
+                Op(op),
+                (var_index(operands[0]), var_index(operands[1])),
+                tuple(dict.fromkeys(operands)),
+                var_index(output),
+                frozenset(depends_on),
+                live,
             )
         )
         correct.append(_units(value, scale))

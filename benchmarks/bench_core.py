@@ -24,10 +24,19 @@ import tempfile
 import time
 from pathlib import Path
 
-from agentproc import Cell, Monitor, Toolkit, build_workflow, generate_procedure, preset, scenario_of, write_suite
+from agentproc import (
+    Cell,
+    Monitor,
+    Toolkit,
+    build_workflow,
+    generate_procedure,
+    preset,
+    scenario_of,
+    write_suite,
+)
 from agentproc.episode import run_sim_episode
 from agentproc.replay import label_record, replay_record
-from agentproc.runs import RunWriter, episode_record, read_run, scenario_of_record
+from agentproc.runs import episode_record, read_run, scenario_of_record
 
 
 def bench_generation(tmp: Path, count: int) -> None:
@@ -36,15 +45,19 @@ def bench_generation(tmp: Path, count: int) -> None:
     n = write_suite(grid, tmp / "suite")
     took = time.perf_counter() - start
     size = (tmp / "suite" / "procedures.jsonl").stat().st_size / 1e6
-    print(f"generation: {len(grid.cells())} datasets x {count} = {n} procedures in {took:.1f} s "
-          f"({size:.0f} MB) [target < 30 s]")
+    print(
+        f"generation: {len(grid.cells())} datasets x {count} = {n} procedures in {took:.1f} s "
+        f"({size:.0f} MB) [target < 30 s]"
+    )
 
 
 def make_run_file(path: Path, calls: int) -> int:
     """A run file of sim:decay episodes on 95-step procedures, repeated until it holds ``calls`` calls."""
     cell = Cell(steps=95, lookback=7)
-    records = [episode_record(run_sim_episode(scenario_of(generate_procedure(cell, 0, i)), "sim:decay"))
-               for i in range(50)]
+    records = [
+        episode_record(run_sim_episode(scenario_of(generate_procedure(cell, 0, i)), "sim:decay"))
+        for i in range(50)
+    ]
     lines = [json.dumps(r, separators=(",", ":")) for r in records]
     per = [len(r["calls"]) for r in records]
     written = 0
@@ -90,12 +103,22 @@ def bench_relabel(tmp: Path, calls: int) -> None:
             "t = time.perf_counter(); e, c = relabel(%r); d = time.perf_counter() - t; "
             "print(e, c, d, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
         ) % (str(Path(__file__).parent), str(path))
-        out = subprocess.run(["taskset", "-c", "0", sys.executable, "-c", code],
-                             capture_output=True, text=True, check=True).stdout.split()
+        out = subprocess.run(
+            ["taskset", "-c", "0", sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
         e, c, d, rss = int(out[0]), int(out[1]), float(out[2]), int(out[3])
-        print(f"relabel ({label}): {c} calls in {e} episodes in {d:.1f} s on one core "
-              f"({c / d / 1e3:.0f}k calls/s), peak RSS {rss / 1024:.0f} MB"
-              + (f"; file {size:.0f} MB [target < 10 s for {n} calls, flat memory]" if label == "all" else ""))
+        print(
+            f"relabel ({label}): {c} calls in {e} episodes in {d:.1f} s on one core "
+            f"({c / d / 1e3:.0f}k calls/s), peak RSS {rss / 1024:.0f} MB"
+            + (
+                f"; file {size:.0f} MB [target < 10 s for {n} calls, flat memory]"
+                if label == "all"
+                else ""
+            )
+        )
 
 
 def bench_per_call(repeats: int = 5) -> None:
@@ -115,17 +138,23 @@ def bench_per_call(repeats: int = 5) -> None:
             t2 = time.perf_counter()
             tool_times.append((t1 - t0) / len(expected))
             monitor_times.append((t2 - t1) / len(expected))
-    print(f"per call: mock tools {statistics.median(tool_times) * 1e6:.1f} us, "
-          f"monitor {statistics.median(monitor_times) * 1e6:.1f} us [target < 50 us]")
+    print(
+        f"per call: mock tools {statistics.median(tool_times) * 1e6:.1f} us, "
+        f"monitor {statistics.median(monitor_times) * 1e6:.1f} us [target < 50 us]"
+    )
 
 
 def bench_help(repeats: int = 10) -> None:
     times = []
     for _ in range(repeats):
         t = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "agentproc", "--help"], capture_output=True, check=True)
+        subprocess.run(
+            [sys.executable, "-m", "agentproc", "--help"], capture_output=True, check=True
+        )
         times.append(time.perf_counter() - t)
-    print(f"agentproc --help: median {statistics.median(times):.3f} s over {repeats} runs [target < 0.5 s]")
+    print(
+        f"agentproc --help: median {statistics.median(times):.3f} s over {repeats} runs [target < 0.5 s]"
+    )
 
 
 def main() -> None:
@@ -145,7 +174,9 @@ def main() -> None:
         for name, fn in steps.items():
             if args.only in (None, name):
                 fn()
-    print(f"(cpus: {os.cpu_count()}, peak RSS of this process {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB)")
+    print(
+        f"(cpus: {os.cpu_count()}, peak RSS of this process {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB)"
+    )
 
 
 if __name__ == "__main__":

@@ -21,13 +21,40 @@ def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 
 @pytest.fixture
 def suite(tmp_path: Path) -> Path:
-    assert main(["generate", "--steps", "3,5", "--lookback", "1,3", "--count", "2", "--out", str(tmp_path / "s")]) == 0
+    assert (
+        main(
+            [
+                "generate",
+                "--steps",
+                "3,5",
+                "--lookback",
+                "1,3",
+                "--count",
+                "2",
+                "--out",
+                str(tmp_path / "s"),
+            ]
+        )
+        == 0
+    )
     return tmp_path / "s"
 
 
 def test_generate_writes_a_grid_of_cells(capsys, tmp_path: Path):
-    code, out, _ = cli(capsys, "generate", "--steps", "5,25,95", "--lookback", "1,7", "--count", "3",
-                       "--seed", "4", "--out", tmp_path / "g")
+    code, out, _ = cli(
+        capsys,
+        "generate",
+        "--steps",
+        "5,25,95",
+        "--lookback",
+        "1,7",
+        "--count",
+        "3",
+        "--seed",
+        "4",
+        "--out",
+        tmp_path / "g",
+    )
     assert code == 0 and out.strip() == f"wrote 18 procedures in 6 cells to {tmp_path / 'g'}"
     grid = json.loads((tmp_path / "g" / "suite.json").read_text())["grid"]
     assert grid["seed"] == 4 and grid["count"] == 3
@@ -37,14 +64,33 @@ def test_generate_writes_a_grid_of_cells(capsys, tmp_path: Path):
 def test_generate_is_byte_identical_for_the_same_arguments(tmp_path: Path):
     for name in ("a", "b"):
         main(["generate", "--preset", "quick", "--count", "2", "--out", str(tmp_path / name)])
-    assert (tmp_path / "a" / "procedures.jsonl").read_bytes() == (tmp_path / "b" / "procedures.jsonl").read_bytes()
+    assert (tmp_path / "a" / "procedures.jsonl").read_bytes() == (
+        tmp_path / "b" / "procedures.jsonl"
+    ).read_bytes()
 
 
 def test_generate_takes_ranges_ops_and_modes(capsys, tmp_path: Path):
-    code, _, _ = cli(capsys, "generate", "--steps", "4", "--range", "0:1,10:100", "--ops", "mixed,add+sub",
-                     "--mode", "decimal,integer", "--count", "1", "--out", tmp_path / "g")
+    code, _, _ = cli(
+        capsys,
+        "generate",
+        "--steps",
+        "4",
+        "--range",
+        "0:1,10:100",
+        "--ops",
+        "mixed,add+sub",
+        "--mode",
+        "decimal,integer",
+        "--count",
+        "1",
+        "--out",
+        tmp_path / "g",
+    )
     assert code == 0
-    cells = {json.loads(line)["id"].rsplit("-", 1)[0] for line in (tmp_path / "g" / "procedures.jsonl").open()}
+    cells = {
+        json.loads(line)["id"].rsplit("-", 1)[0]
+        for line in (tmp_path / "g" / "procedures.jsonl").open()
+    }
     assert "n4-L3-r10_100-add+sub-integer" in cells and len(cells) == 8
 
 
@@ -61,7 +107,9 @@ def test_run_then_report_and_replay(capsys, suite: Path, tmp_path: Path):
     assert code == 0 and "8 episodes replayed; 0 differ from the recording" in out
 
 
-def test_replay_json_labels_every_call_with_kind_call_index_and_step(capsys, suite: Path, tmp_path: Path):
+def test_replay_json_labels_every_call_with_kind_call_index_and_step(
+    capsys, suite: Path, tmp_path: Path
+):
     run = tmp_path / "run.jsonl"
     cli(capsys, "run", suite, "--agent", "sim:premature_finish", "--out", run)
     first = json.loads(run.read_text().splitlines()[0])
@@ -70,7 +118,9 @@ def test_replay_json_labels_every_call_with_kind_call_index_and_step(capsys, sui
     assert code == 0 and data["verdict"] == first["verdict"] and data["differences"] == []
     for lab in data["labels"]:
         assert {"kind", "call_index", "step"} <= lab.keys()
-    assert any(lab["kind"] == "premature_finish" and "missing_steps" in lab for lab in data["labels"])
+    assert any(
+        lab["kind"] == "premature_finish" and "missing_steps" in lab for lab in data["labels"]
+    )
 
 
 def test_replay_reports_a_tampered_recording(capsys, suite: Path, tmp_path: Path):
@@ -105,7 +155,15 @@ def test_replay_messages_from_an_openai_message_list(capsys, tmp_path: Path):
     (tmp_path / "s.json").write_text(json.dumps(s.model_dump(mode="json")))
     ep = run_sim_episode(s, "sim:reordered")
     (tmp_path / "m.json").write_text(json.dumps(ep.messages))
-    code, out, _ = cli(capsys, "replay", "--scenario", tmp_path / "s.json", "--messages", tmp_path / "m.json", "--json")
+    code, out, _ = cli(
+        capsys,
+        "replay",
+        "--scenario",
+        tmp_path / "s.json",
+        "--messages",
+        tmp_path / "m.json",
+        "--json",
+    )
     data = json.loads(out)
     assert code == 0 and data["differences"] == []
     assert [lab["kind"] for lab in data["labels"]] == [lab.kind.value for lab in ep.labels]
@@ -114,20 +172,43 @@ def test_replay_messages_from_an_openai_message_list(capsys, tmp_path: Path):
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["generate", "--preset", "huge", "--out", "{tmp}/x"], "unknown preset 'huge' (expected one of: quick, reference)"),
+        (
+            ["generate", "--preset", "huge", "--out", "{tmp}/x"],
+            "unknown preset 'huge' (expected one of: quick, reference)",
+        ),
         (["generate", "--steps", "0", "--out", "{tmp}/x"], "steps"),
-        (["run", "{tmp}/nope", "--agent", "sim:oracle", "--out", "{tmp}/r.jsonl"], "{tmp}/nope: no such file"),
-        (["run", "{suite}", "--agent", "sim:nope", "--out", "{tmp}/r.jsonl"], "unknown agent 'sim:nope'"),
-        (["run", "{suite}", "--agent", "sim:oracle", "--shard", "3/2", "--out", "{tmp}/r.jsonl"], "--shard 3/2"),
+        (
+            ["run", "{tmp}/nope", "--agent", "sim:oracle", "--out", "{tmp}/r.jsonl"],
+            "{tmp}/nope: no such file",
+        ),
+        (
+            ["run", "{suite}", "--agent", "sim:nope", "--out", "{tmp}/r.jsonl"],
+            "unknown agent 'sim:nope'",
+        ),
+        (
+            ["run", "{suite}", "--agent", "sim:oracle", "--shard", "3/2", "--out", "{tmp}/r.jsonl"],
+            "--shard 3/2",
+        ),
         (["report", "{tmp}/missing.jsonl"], "{tmp}/missing.jsonl: no such file"),
         (["replay", "{tmp}/bad.jsonl"], "{tmp}/bad.jsonl: line 1: not valid JSON"),
         (["replay", "{tmp}/nofield.jsonl"], "{tmp}/nofield.jsonl: line 1: calls: missing"),
-        (["report", "{tmp}/badkind.jsonl"], "{tmp}/badkind.jsonl: line 1: labels[0].kind: unknown label kind 'oops'"),
-        (["replay", "--scenario", "{tmp}/broken.json", "--messages", "{tmp}/m.json"], "{tmp}/broken.json: steps.0.op"),
-        (["replay", "--scenario", "{tmp}/s.json", "--messages", "{tmp}/badm.json"], "messages[1].tool_calls[0].function.name"),
+        (
+            ["report", "{tmp}/badkind.jsonl"],
+            "{tmp}/badkind.jsonl: line 1: labels[0].kind: unknown label kind 'oops'",
+        ),
+        (
+            ["replay", "--scenario", "{tmp}/broken.json", "--messages", "{tmp}/m.json"],
+            "{tmp}/broken.json: steps.0.op",
+        ),
+        (
+            ["replay", "--scenario", "{tmp}/s.json", "--messages", "{tmp}/badm.json"],
+            "messages[1].tool_calls[0].function.name",
+        ),
     ],
 )
-def test_bad_input_gives_one_line_naming_file_and_field_and_exit_2(capsys, tmp_path: Path, suite: Path, argv, message):
+def test_bad_input_gives_one_line_naming_file_and_field_and_exit_2(
+    capsys, tmp_path: Path, suite: Path, argv, message
+):
     from agentproc import Cell, generate_procedure, scenario_of
 
     s = scenario_of(generate_procedure(Cell(steps=2), 0, 0)).model_dump(mode="json")
@@ -135,13 +216,30 @@ def test_bad_input_gives_one_line_naming_file_and_field_and_exit_2(capsys, tmp_p
     s["steps"][0]["op"] = "pow"
     (tmp_path / "broken.json").write_text(json.dumps(s))
     (tmp_path / "m.json").write_text("[]")
-    (tmp_path / "badm.json").write_text(json.dumps([{"role": "user", "content": "hi"},
-                                                    {"role": "assistant", "tool_calls": [{"function": {}}]}]))
+    (tmp_path / "badm.json").write_text(
+        json.dumps(
+            [
+                {"role": "user", "content": "hi"},
+                {"role": "assistant", "tool_calls": [{"function": {}}]},
+            ]
+        )
+    )
     (tmp_path / "bad.jsonl").write_text("{not json\n{}\n")
-    (tmp_path / "nofield.jsonl").write_text(json.dumps({"scenario_id": "x", "agent": "a", "cell": "c", "params": {},
-                                                         "scenario": {}}) + "\n")
-    good = {"scenario_id": "x", "agent": "a", "cell": "c", "params": {}, "scenario": {}, "calls": [],
-            "labels": [{"kind": "oops"}], "metrics": {}, "verdict": "wrong"}
+    (tmp_path / "nofield.jsonl").write_text(
+        json.dumps({"scenario_id": "x", "agent": "a", "cell": "c", "params": {}, "scenario": {}})
+        + "\n"
+    )
+    good = {
+        "scenario_id": "x",
+        "agent": "a",
+        "cell": "c",
+        "params": {},
+        "scenario": {},
+        "calls": [],
+        "labels": [{"kind": "oops"}],
+        "metrics": {},
+        "verdict": "wrong",
+    }
     (tmp_path / "badkind.jsonl").write_text(json.dumps(good) + "\n")
     argv = [a.format(tmp=tmp_path, suite=suite) for a in argv]
     code, _, err = cli(capsys, *argv)
@@ -181,7 +279,17 @@ def test_resume_skips_done_episodes_and_repairs_a_torn_tail(capsys, suite: Path,
 def test_shards_split_a_suite_without_overlap(capsys, suite: Path, tmp_path: Path):
     ids = set()
     for i in (1, 2, 3):
-        cli(capsys, "run", suite, "--agent", "sim:oracle", "--shard", f"{i}/3", "--out", tmp_path / f"r{i}.jsonl")
+        cli(
+            capsys,
+            "run",
+            suite,
+            "--agent",
+            "sim:oracle",
+            "--shard",
+            f"{i}/3",
+            "--out",
+            tmp_path / f"r{i}.jsonl",
+        )
         part = {json.loads(line)["scenario_id"] for line in (tmp_path / f"r{i}.jsonl").open()}
         assert not part & ids
         ids |= part
@@ -190,25 +298,36 @@ def test_shards_split_a_suite_without_overlap(capsys, suite: Path, tmp_path: Pat
     assert json.loads(out)["episodes"] == 8
 
 
-def test_commands_that_run_no_agent_do_not_import_langchain_or_langgraph(suite: Path, tmp_path: Path):
+def test_commands_that_run_no_agent_do_not_import_langchain_or_langgraph(
+    suite: Path, tmp_path: Path
+):
     run = tmp_path / "run.jsonl"
     main(["run", str(suite), "--agent", "sim:oracle", "--out", str(run)])
-    for argv in (["--help"], ["generate", "--steps", "3", "--count", "1", "--out", str(tmp_path / "g")],
-                 ["replay", str(run)], ["report", str(run)]):
+    for argv in (
+        ["--help"],
+        ["generate", "--steps", "3", "--count", "1", "--out", str(tmp_path / "g")],
+        ["replay", str(run)],
+        ["report", str(run)],
+    ):
         code = (
             "import sys\nfrom agentproc.cli import main\n"
             f"try:\n    main({argv!r})\nexcept SystemExit:\n    pass\n"
             "print(sorted({m.split('.')[0] for m in sys.modules if m.startswith(('langchain', 'langgraph'))}))"
         )
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        ).stdout
         assert out.strip().splitlines()[-1] == "[]", argv
 
 
 def test_selfcheck_json_reports_precision_and_recall(capsys, monkeypatch):
     from agentproc import selfcheck
 
-    monkeypatch.setattr(selfcheck, "GRID", {"steps": (3, 25), "lookback": (1, 7), "range": ((1.0, 10.0),),
-                                            "mode": ("decimal",)})
+    monkeypatch.setattr(
+        selfcheck,
+        "GRID",
+        {"steps": (3, 25), "lookback": (1, 7), "range": ((1.0, 10.0),), "mode": ("decimal",)},
+    )
     monkeypatch.setattr(selfcheck.run_selfcheck, "__defaults__", (5, 0, selfcheck.GRID, None))
     monkeypatch.setattr(selfcheck.cells, "__defaults__", (selfcheck.GRID,))
     code, out, _ = cli(capsys, "selfcheck", "--count", "2", "--json")

@@ -28,7 +28,9 @@ def scenario():
 
 def episode(scenario, srv: ScriptedServer, **kw: Any):
     model = make_chat_model("openai:fake", base_url=srv.base_url)
-    return asyncio.run(arun_model_episode(scenario, model, "openai:fake", retry=kw.pop("retry", FAST), **kw))
+    return asyncio.run(
+        arun_model_episode(scenario, model, "openai:fake", retry=kw.pop("retry", FAST), **kw)
+    )
 
 
 def call(name: str, arguments: Any) -> dict[str, Any]:
@@ -45,7 +47,9 @@ def test_oracle_server_episode_is_faithful_and_records_usage(scenario):
 
 
 def test_rate_limits_and_server_errors_are_retried(scenario):
-    with ScriptedServer([{"status": 429}, {"status": 500}, {"status": 503}, {"content": "no tools today"}]) as srv:
+    with ScriptedServer(
+        [{"status": 429}, {"status": 500}, {"status": 503}, {"content": "no tools today"}]
+    ) as srv:
         ep = episode(scenario, srv)
     assert ep.stop_reason == "no_tool_call" and ep.extra["model_calls"][0]["attempts"] == 4
     assert len(ep.extra["errors"]) == 3 and "429" in ep.extra["errors"][0]
@@ -66,7 +70,12 @@ def test_giving_up_after_every_retry_ends_the_episode_with_error_not_a_crash(sce
 
 
 def test_malformed_and_hallucinated_calls_are_recorded_with_raw_arguments(scenario):
-    script = [call("step_1", '{"S1": oops'), call("step_1", "[1, 2]"), call("step_99", "{}"), {"content": "done"}]
+    script = [
+        call("step_1", '{"S1": oops'),
+        call("step_1", "[1, 2]"),
+        call("step_99", "{}"),
+        {"content": "done"},
+    ]
     with ScriptedServer(script) as srv:
         ep = episode(scenario, srv)
     assert [(c.name, c.arguments, c.refused) for c in ep.calls] == [
@@ -90,7 +99,11 @@ def test_budget_ends_a_looping_episode(scenario):
 def test_continue_after_answer_records_a_revised_answer(scenario):
     answer = {"answer": scenario.answer}
     script = [call(s.expected_call.name, s.expected_call.arguments) for s in scenario.steps]
-    script += [call("submit_answer", {"answer": scenario.answer + 1}), call("submit_answer", answer), {"content": "ok"}]
+    script += [
+        call("submit_answer", {"answer": scenario.answer + 1}),
+        call("submit_answer", answer),
+        {"content": "ok"},
+    ]
     with ScriptedServer(script) as srv:
         ep = episode(scenario, srv, continue_after_answer=True)
     revised = [lab for lab in ep.labels if lab.kind.value == "answer_revised"]
@@ -107,24 +120,52 @@ class ScriptedChatModel(GenericFakeChatModel):
 
 def test_any_langchain_chat_model_works(scenario):
     replies = [
-        AIMessage(content="", tool_calls=[{"name": s.expected_call.name, "args": s.expected_call.arguments,
-                                           "id": f"c{s.step}"}])
+        AIMessage(
+            content="",
+            tool_calls=[
+                {
+                    "name": s.expected_call.name,
+                    "args": s.expected_call.arguments,
+                    "id": f"c{s.step}",
+                }
+            ],
+        )
         for s in scenario.steps
     ]
-    replies.append(AIMessage(content="", tool_calls=[{"name": "submit_answer", "args": {"answer": scenario.answer},
-                                                      "id": "end"}]))
+    replies.append(
+        AIMessage(
+            content="",
+            tool_calls=[
+                {"name": "submit_answer", "args": {"answer": scenario.answer}, "id": "end"}
+            ],
+        )
+    )
     model = ScriptedChatModel(messages=iter(replies))
     ep = asyncio.run(arun_model_episode(scenario, model, "scripted"))
     assert ep.metrics["verdict"] == "faithful" and ep.stop_reason == "answer"
 
 
-def test_api_key_never_reaches_the_run_file_or_the_output(tmp_path: Path, capsys, monkeypatch, scenario):
+def test_api_key_never_reaches_the_run_file_or_the_output(
+    tmp_path: Path, capsys, monkeypatch, scenario
+):
     secret = "sk-test-" + "k3y" * 10
     monkeypatch.setenv("OPENAI_API_KEY", secret)
     (tmp_path / "s.json").write_text(json.dumps(scenario.model_dump(mode="json")))
     with ScriptedServer([{"status": 500}, {"content": f"your key is {secret}"}] * 2) as srv:
-        code = main(["run", str(tmp_path / "s.json"), "--agent", "openai:fake", "--base-url", srv.base_url,
-                     "--out", str(tmp_path / "run.jsonl"), "--retries", "1"])
+        code = main(
+            [
+                "run",
+                str(tmp_path / "s.json"),
+                "--agent",
+                "openai:fake",
+                "--base-url",
+                srv.base_url,
+                "--out",
+                str(tmp_path / "run.jsonl"),
+                "--retries",
+                "1",
+            ]
+        )
         seen = [r.headers.get("authorization") for r in srv.completions]
     out, err = capsys.readouterr()
     assert code == 0 and seen and all(h == f"Bearer {secret}" for h in seen)  # it was really used

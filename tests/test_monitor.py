@@ -95,14 +95,23 @@ def test_enforce_mode_refuses_a_step_before_its_dependency_and_labels_it_reorder
 
 
 def test_wrong_argument_other_when_value_matches_nothing():
-    labels, _, _ = run([step(1, S1=7), step(2, S3=10), step(3, S4=30), step(4, S4=30, S3=10), submit(3)])
+    labels, _, _ = run(
+        [step(1, S1=7), step(2, S3=10), step(3, S4=30), step(4, S4=30, S3=10), submit(3)]
+    )
     first = labels[0]
-    assert (first.kind.value, first.call_index, first.step, first.argument) == ("wrong_argument", 0, 1, "S1")
+    assert (first.kind.value, first.call_index, first.step, first.argument) == (
+        "wrong_argument",
+        0,
+        1,
+        "S1",
+    )
     assert first.cause == "other" and first.expected == 2 and first.got == 7
 
 
 def test_wrong_argument_propagated_when_it_carries_the_agents_own_wrong_value():
-    labels, m, _ = run([step(1, S1=7), step(2, S3=10), step(3, S4=30), step(4, S4=30, S3=10), submit(3)])
+    labels, m, _ = run(
+        [step(1, S1=7), step(2, S3=10), step(3, S4=30), step(4, S4=30, S3=10), submit(3)]
+    )
     causes = [(lab.call_index, lab.argument, lab.cause) for lab in only(labels, "wrong_argument")]
     assert causes == [
         (0, "S1", "other"),

@@ -128,7 +128,6 @@ def test_the_raw_argument_text_of_every_tool_call_is_kept(scenario: Scenario, ra
     assert kept[1:] == ("step_1", raw)
 
 
-
 def test_api_key_from_environment_is_sent_only_as_authorization(
     scenario: Scenario, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -20,13 +20,40 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.fixture
 def suite(tmp_path: Path) -> Path:
-    assert main(["generate", "--steps", "3", "--lookback", "2", "--count", "12", "--out", str(tmp_path / "s")]) == 0
+    assert (
+        main(
+            [
+                "generate",
+                "--steps",
+                "3",
+                "--lookback",
+                "2",
+                "--count",
+                "12",
+                "--out",
+                str(tmp_path / "s"),
+            ]
+        )
+        == 0
+    )
     return tmp_path / "s"
 
 
 def start_run(suite: Path, out: Path, url: str, *extra: str) -> subprocess.Popen[bytes]:
-    cmd = [sys.executable, "-m", "agentproc", "run", str(suite), "--agent", "openai:fake", "--base-url", url,
-           "--out", str(out), *extra]
+    cmd = [
+        sys.executable,
+        "-m",
+        "agentproc",
+        "run",
+        str(suite),
+        "--agent",
+        "openai:fake",
+        "--base-url",
+        url,
+        "--out",
+        str(out),
+        *extra,
+    ]
     return subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
@@ -40,7 +67,11 @@ def wait_for_lines(path: Path, n: int, timeout: float = 60.0) -> None:
 
 
 def ids(path: Path) -> list[str]:
-    return [json.loads(line)["scenario_id"] for line in path.read_text().splitlines() if line.endswith("}")]
+    return [
+        json.loads(line)["scenario_id"]
+        for line in path.read_text().splitlines()
+        if line.endswith("}")
+    ]
 
 
 def test_kill_9_then_resume_loses_and_duplicates_nothing(suite: Path, tmp_path: Path, capsys):
@@ -52,8 +83,24 @@ def test_kill_9_then_resume_loses_and_duplicates_nothing(suite: Path, tmp_path: 
         proc.wait(10)
         before = ids(out)
         assert 3 <= len(before) < 12
-        assert main(["run", str(suite), "--agent", "openai:fake", "--base-url", srv.base_url,
-                     "--out", str(out), "--resume", "--concurrency", "4"]) == 0
+        assert (
+            main(
+                [
+                    "run",
+                    str(suite),
+                    "--agent",
+                    "openai:fake",
+                    "--base-url",
+                    srv.base_url,
+                    "--out",
+                    str(out),
+                    "--resume",
+                    "--concurrency",
+                    "4",
+                ]
+            )
+            == 0
+        )
     after = ids(out)
     assert len(after) == len(set(after)) == 12
     assert after[: len(before)] == before  # what was written stays as it was
@@ -80,8 +127,25 @@ def test_concurrency_overlaps_model_calls(suite: Path, tmp_path: Path):
     with ScriptedServer(latency=0.25) as srv:
         for n in (1, 6):
             start = time.perf_counter()
-            assert main(["run", str(suite), "--agent", "openai:fake", "--base-url", srv.base_url, "--limit", "6",
-                         "--concurrency", str(n), "--out", str(tmp_path / f"c{n}.jsonl")]) == 0
+            assert (
+                main(
+                    [
+                        "run",
+                        str(suite),
+                        "--agent",
+                        "openai:fake",
+                        "--base-url",
+                        srv.base_url,
+                        "--limit",
+                        "6",
+                        "--concurrency",
+                        str(n),
+                        "--out",
+                        str(tmp_path / f"c{n}.jsonl"),
+                    ]
+                )
+                == 0
+            )
             timings[n] = time.perf_counter() - start
     assert sorted(ids(tmp_path / "c1.jsonl")) == sorted(ids(tmp_path / "c6.jsonl"))
     assert timings[1] > 2.5 * timings[6]  # 6 x 4 turns x 0.25 s in sequence, overlapped 6 ways
@@ -89,13 +153,36 @@ def test_concurrency_overlaps_model_calls(suite: Path, tmp_path: Path):
 
 def test_an_unparseable_reply_is_the_models_output_not_a_crash(suite: Path, tmp_path: Path):
     out = tmp_path / "run.jsonl"
-    with ScriptedServer([{"tool_call": {"name": "step_1", "arguments": "not json at all"}},
-                         {"content": "I give up"}], per_conversation=True) as srv:
-        assert main(["run", str(suite), "--agent", "openai:fake", "--base-url", srv.base_url, "--limit", "2",
-                     "--out", str(out)]) == 0
+    with ScriptedServer(
+        [
+            {"tool_call": {"name": "step_1", "arguments": "not json at all"}},
+            {"content": "I give up"},
+        ],
+        per_conversation=True,
+    ) as srv:
+        assert (
+            main(
+                [
+                    "run",
+                    str(suite),
+                    "--agent",
+                    "openai:fake",
+                    "--base-url",
+                    srv.base_url,
+                    "--limit",
+                    "2",
+                    "--out",
+                    str(out),
+                ]
+            )
+            == 0
+        )
     for line in out.read_text().splitlines():
         rec = json.loads(line)
-        assert rec["calls"][0]["arguments"] == "not json at all" and rec["stop_reason"] == "no_tool_call"
+        assert (
+            rec["calls"][0]["arguments"] == "not json at all"
+            and rec["stop_reason"] == "no_tool_call"
+        )
         assert rec["labels"][0]["kind"] == "invalid_arguments"
 
 
@@ -103,8 +190,23 @@ def test_an_unparseable_reply_is_the_models_output_not_a_crash(suite: Path, tmp_
 def test_report_merges_shards_run_on_different_machines(suite: Path, tmp_path: Path, capsys):
     with ScriptedServer() as srv:
         for i in (1, 2):
-            main(["run", str(suite), "--agent", "openai:fake", "--base-url", srv.base_url, "--shard", f"{i}/2",
-                  "--out", str(tmp_path / f"part{i}.jsonl")])
+            main(
+                [
+                    "run",
+                    str(suite),
+                    "--agent",
+                    "openai:fake",
+                    "--base-url",
+                    srv.base_url,
+                    "--shard",
+                    f"{i}/2",
+                    "--out",
+                    str(tmp_path / f"part{i}.jsonl"),
+                ]
+            )
     capsys.readouterr()
-    assert main(["report", str(tmp_path / "part1.jsonl"), str(tmp_path / "part2.jsonl"), "--json"]) == 0
+    assert (
+        main(["report", str(tmp_path / "part1.jsonl"), str(tmp_path / "part2.jsonl"), "--json"])
+        == 0
+    )
     assert json.loads(capsys.readouterr().out)["episodes"] == 12

@@ -10,8 +10,12 @@ from agentproc.monitor import Monitor
 from agentproc.selfcheck import run_selfcheck
 from agentproc.types import LabelKind
 
-SMALL = {"steps": (1, 2, 5, 25, 95), "lookback": (1, 3, 7), "range": ((0.0, 1.0), (10.0, 100.0)),
-         "mode": ("decimal", "integer")}
+SMALL = {
+    "steps": (1, 2, 5, 25, 95),
+    "lookback": (1, 3, 7),
+    "range": ((0.0, 1.0), (10.0, 100.0)),
+    "mode": ("decimal", "integer"),
+}
 
 
 def test_there_is_one_injector_per_label_kind():
@@ -33,7 +37,9 @@ def test_selfcheck_catches_a_monitor_that_misreads_causes(monkeypatch: pytest.Mo
 
     def careless(self, rec, param, var, got, target):  # calls every wrong argument "other"
         lab = original(self, rec, param, var, got, target)
-        return lab.__class__(lab.kind, lab.call_index, lab.step, cause="other", argument=lab.argument)
+        return lab.__class__(
+            lab.kind, lab.call_index, lab.step, cause="other", argument=lab.argument
+        )
 
     monkeypatch.setattr(Monitor, "_wrong_argument", careless)
     result = run_selfcheck(count=1, grid={**SMALL, "steps": (5, 25)})

@@ -12,22 +12,40 @@ from tests.fakes.openai_server import ScriptedServer
 
 def work(scenario, skip: int | None = None, answer=None) -> str:
     lines = [f"{s.output} = {s.value}" for s in scenario.steps if s.step != skip]
-    return "Here is my work:\n" + "\n".join(lines) + f"\nAnswer: {scenario.answer if answer is None else answer}"
+    return (
+        "Here is my work:\n"
+        + "\n".join(lines)
+        + f"\nAnswer: {scenario.answer if answer is None else answer}"
+    )
 
 
 def test_text_mode_run_labels_the_reply_and_replay_agrees(tmp_path: Path, capsys):
     s = scenario_of(generate_procedure(Cell(steps=6, lookback=3), 0, 0))
     (tmp_path / "s.jsonl").write_text(json.dumps(s.model_dump(mode="json")) + "\n")
     with ScriptedServer([{"content": work(s, skip=3)}]) as srv:
-        code = main(["run", str(tmp_path / "s.jsonl"), "--agent", "openai:fake", "--base-url", srv.base_url,
-                     "--mode", "text", "--out", str(tmp_path / "run.jsonl")])
+        code = main(
+            [
+                "run",
+                str(tmp_path / "s.jsonl"),
+                "--agent",
+                "openai:fake",
+                "--base-url",
+                srv.base_url,
+                "--mode",
+                "text",
+                "--out",
+                str(tmp_path / "run.jsonl"),
+            ]
+        )
         request = srv.completions[0].body
     assert code == 0 and "tools" not in request
     assert "Answer:" in request["messages"][-1]["content"]
     rec = json.loads((tmp_path / "run.jsonl").read_text())
     assert rec["mode"] == "text" and rec["output"].startswith("Here is my work")
     assert rec["calls"] == [] and rec["verdict"] == "unfaithful_correct"
-    assert [lab["kind"] for lab in rec["labels"]] == ["skipped_step"] and rec["labels"][0]["step"] == 3
+    assert [lab["kind"] for lab in rec["labels"]] == ["skipped_step"] and rec["labels"][0][
+        "step"
+    ] == 3
     capsys.readouterr()
     assert main(["replay", str(tmp_path / "run.jsonl"), "--episode", s.id, "--json"]) == 0
     replay = json.loads(capsys.readouterr().out)
@@ -40,7 +58,19 @@ def test_text_mode_premature_answer_and_revision(tmp_path: Path, capsys):
     text = f"{s.steps[0].output} = {s.steps[0].value}\nAnswer: {s.steps[0].value}\n" + work(s)
     (tmp_path / "s.json").write_text(json.dumps(s.model_dump(mode="json")))
     with ScriptedServer([{"content": text}]) as srv:
-        main(["run", str(tmp_path / "s.json"), "--agent", "openai:fake", "--base-url", srv.base_url,
-              "--mode", "text", "--out", str(tmp_path / "run.jsonl")])
+        main(
+            [
+                "run",
+                str(tmp_path / "s.json"),
+                "--agent",
+                "openai:fake",
+                "--base-url",
+                srv.base_url,
+                "--mode",
+                "text",
+                "--out",
+                str(tmp_path / "run.jsonl"),
+            ]
+        )
     kinds = [lab["kind"] for lab in json.loads((tmp_path / "run.jsonl").read_text())["labels"]]
     assert "premature_finish" in kinds and "answer_revised" in kinds and "repeated_step" in kinds

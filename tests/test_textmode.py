@@ -108,7 +108,9 @@ def test_parse_text_reads_several_steps_on_one_line():
 def test_parse_text_keeps_entries_in_order_with_their_line_numbers():
     trace = parse_text("Working:\nS3 = 5\n\nAnswer: 5\nS4 = 15")
     assert [(e.kind, e.line, e.raw) for e in trace.entries] == [
-        ("step", 2, "S3 = 5"), ("answer", 4, "Answer: 5"), ("step", 5, "S4 = 15"),
+        ("step", 2, "S3 = 5"),
+        ("answer", 4, "Answer: 5"),
+        ("step", 5, "S4 = 15"),
     ]
 
 
@@ -194,7 +196,9 @@ def test_reordered_step_whose_inputs_were_written_keeps_dependencies():
 def test_wrong_value_from_own_wrong_inputs_is_propagated():
     labels, m = label("S3 = 5.5", "S4 = 16.5", "S5 = 13.5", "S6 = 3", "Answer: 3")
     assert [(lab.step, lab.cause) for lab in labels] == [
-        (1, "other"), (2, "propagated"), (3, "propagated"),
+        (1, "other"),
+        (2, "propagated"),
+        (3, "propagated"),
     ]
     assert labels[1].argument == "S4" and labels[1].expected == 15 and labels[1].got == 16.5
     assert m["verdict"] == "unfaithful_correct" and m["progress_rate"] == 0.25
@@ -209,7 +213,9 @@ def test_wrong_value_from_another_variable_is_lookback_confusion():
 def test_arithmetic_slip_is_other_and_the_answer_built_on_it_is_propagated():
     labels, m = label("S3 = 5", "S4 = 16", "S5 = 13", "S6 = 3.2", "Answer: 3.2")
     assert kinds(labels) == [
-        ("wrong_argument", 1, 2), ("wrong_argument", 2, 3), ("wrong_argument", 3, 4),
+        ("wrong_argument", 1, 2),
+        ("wrong_argument", 2, 3),
+        ("wrong_argument", 3, 4),
         ("wrong_answer", 4, None),
     ]
     assert [lab.cause for lab in labels] == ["other", "propagated", "propagated", "propagated"]
@@ -228,8 +234,10 @@ def test_skipped_step_says_whether_it_is_live(left_out, step, live):
 def test_answer_before_the_last_step_is_premature_finish():
     labels, _ = label("S3 = 5", "S4 = 15", "Answer: 15")
     assert kinds(labels) == [
-        ("premature_finish", 2, None), ("wrong_answer", 2, None),
-        ("skipped_step", None, 3), ("skipped_step", None, 4),
+        ("premature_finish", 2, None),
+        ("wrong_answer", 2, None),
+        ("skipped_step", None, 3),
+        ("skipped_step", None, 4),
     ]
     assert labels[0].missing_steps == 2 and labels[1].cause == "propagated"
 
@@ -359,8 +367,18 @@ def _injection(fault: str, s: Scenario, rng: random.Random) -> Injection:
 
 
 FAULT_NAMES = [
-    "skip", "stop", "slip", "confuse", "retry", "repeat", "reorder", "extra",
-    "wrong", "none", "fix", "break",
+    "skip",
+    "stop",
+    "slip",
+    "confuse",
+    "retry",
+    "repeat",
+    "reorder",
+    "extra",
+    "wrong",
+    "none",
+    "fix",
+    "break",
 ]
 
 

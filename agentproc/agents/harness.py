@@ -70,15 +70,29 @@ def build_graph(model: Any, ep: _Episode) -> Any:
 
     async def model_node(state: _State) -> dict[str, Any]:
         try:
-            reply = await invoke_with_retry(model, ep.history, ep.retry, ep.rng, ep.model_calls, ep.errors)
+            reply = await invoke_with_retry(
+                model, ep.history, ep.retry, ep.rng, ep.model_calls, ep.errors
+            )
         except Exception as exc:
-            ep.messages.append({"role": "assistant", "content": None, "error": redact(f"{type(exc).__name__}: {exc}")})
+            ep.messages.append(
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "error": redact(f"{type(exc).__name__}: {exc}"),
+                }
+            )
             return {"stop": "error", "turns": state["turns"] + 1}
         requests = _requests(reply)
         kwargs = {k: v for k, v in reply.additional_kwargs.items() if k != RAW_KEY}
-        ep.history.append(AIMessage(content=reply.content, tool_calls=reply.tool_calls,
-                                    invalid_tool_calls=getattr(reply, "invalid_tool_calls", []),
-                                    additional_kwargs=kwargs, id=reply.id))
+        ep.history.append(
+            AIMessage(
+                content=reply.content,
+                tool_calls=reply.tool_calls,
+                invalid_tool_calls=getattr(reply, "invalid_tool_calls", []),
+                additional_kwargs=kwargs,
+                id=reply.id,
+            )
+        )
         if not requests:
             ep.messages.append({"role": "assistant", "content": _text(reply.content)})
             return {"stop": "no_tool_call", "turns": state["turns"] + 1}
@@ -92,7 +106,9 @@ def build_graph(model: Any, ep: _Episode) -> Any:
         for call_id, name, args in ep.pending:
             if len(ep.toolkit.calls) >= ep.budget:
                 stop = "budget"
-                ep.history.append(ToolMessage(content="Error: call budget exhausted.", tool_call_id=call_id))
+                ep.history.append(
+                    ToolMessage(content="Error: call budget exhausted.", tool_call_id=call_id)
+                )
                 continue
             rec = ep.toolkit.call(name, args)
             ep.monitor.observe(rec)
@@ -151,7 +167,9 @@ async def arun_model_episode(
     )
     bound = model.bind_tools(scenario.tools)
     graph = build_graph(bound, ep)
-    final = await graph.ainvoke({"turns": 0, "stop": None}, config={"recursion_limit": 2 * ep.budget + 10})
+    final = await graph.ainvoke(
+        {"turns": 0, "stop": None}, config={"recursion_limit": 2 * ep.budget + 10}
+    )
     labels, metrics = ep.monitor.finish()
     stop = final.get("stop") or "budget"
     return Episode(

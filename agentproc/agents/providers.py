@@ -18,8 +18,8 @@ import json
 import os
 import re
 import sys
-from functools import cache
 from collections.abc import Callable
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from agentproc.errors import ConfigError, unknown_key
@@ -89,7 +89,6 @@ def _openai(
 ) -> BaseChatModel:
     if not model:
         raise ConfigError("the openai provider needs a model name: openai:MODEL")
-    from langchain_openai import ChatOpenAI  # slow to import: only when a model is made
     from pydantic import SecretStr
 
     _key_envs.add(api_key_env)
@@ -137,7 +136,9 @@ def _raw_class() -> type[BaseChatModel]:
         so a model's mistake stays data.
         """
 
-        def _create_chat_result(self, response: Any, generation_info: dict[str, Any] | None = None) -> Any:
+        def _create_chat_result(
+            self, response: Any, generation_info: dict[str, Any] | None = None
+        ) -> Any:
             data = response if isinstance(response, dict) else response.model_dump(warnings=False)
             raw: list[tuple[str, str, str]] = []
             for choice in data.get("choices") or []:

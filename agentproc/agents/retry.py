@@ -73,8 +73,10 @@ async def invoke_with_retry(
         usage = getattr(reply, "usage_metadata", None) or {}
         calls.append(
             ModelCall(
-                time.perf_counter() - start, attempt,
-                usage.get("input_tokens", 0), usage.get("output_tokens", 0),
+                time.perf_counter() - start,
+                attempt,
+                usage.get("input_tokens", 0),
+                usage.get("output_tokens", 0),
             )
         )
         return reply

@@ -65,7 +65,10 @@ class _Agent:
         return args
 
     def step(
-        self, spec: StepSpec, override: dict[str, Any] | None = None, causes: dict[str, Label] | None = None
+        self,
+        spec: StepSpec,
+        override: dict[str, Any] | None = None,
+        causes: dict[str, Label] | None = None,
     ) -> Generator[Request, CallRecord, CallRecord]:
         """Call a step tool; record the truth of its arguments and repeat status."""
         args = self.args(spec, override)
@@ -78,19 +81,27 @@ class _Agent:
             if causes and p in causes:
                 self.truth.append(_at(causes[p], rec.index, spec.step))
             else:
-                self.truth.append(Label(K.WRONG_ARGUMENT, rec.index, spec.step, cause="propagated", argument=p))
+                self.truth.append(
+                    Label(K.WRONG_ARGUMENT, rec.index, spec.step, cause="propagated", argument=p)
+                )
         if rec.value is not None:
             right = wf.correct[spec.target]
             if spec.step in self.last_run:
                 fixed = self.last_run[spec.step] != right and rec.value == right
-                self.truth.append(Label(K.REPEATED_STEP, rec.index, spec.step, self_correction=fixed))
+                self.truth.append(
+                    Label(K.REPEATED_STEP, rec.index, spec.step, self_correction=fixed)
+                )
             self.last_run[spec.step] = rec.value
             self.belief[spec.target] = rec.value
             self.produced.add(spec.target)
             self.last_value = rec.value
         elif rec.refused in ("division_by_zero", "out_of_range"):
             # A carried error divided by zero or blew up: retry with the procedure's values.
-            return (yield from self.step(spec, {p: self.num(wf.correct[var_index(p)]) for p in spec.params}))
+            return (
+                yield from self.step(
+                    spec, {p: self.num(wf.correct[var_index(p)]) for p in spec.params}
+                )
+            )
         return rec
 
     def submit(self, answer: float | int) -> Generator[Request, CallRecord, CallRecord]:
@@ -102,12 +113,22 @@ class _Agent:
             self.truth.append(Label(K.PREMATURE_FINISH, rec.index, missing_steps=missing))
         if not self.answers:
             if not right:
-                own = self.belief.get(wf.answer_index) if wf.answer_index in self.produced else self.last_value
-                cause = "propagated" if own is not None and close(answer, own, wf.scale) else "unsupported"
+                own = (
+                    self.belief.get(wf.answer_index)
+                    if wf.answer_index in self.produced
+                    else self.last_value
+                )
+                cause = (
+                    "propagated"
+                    if own is not None and close(answer, own, wf.scale)
+                    else "unsupported"
+                )
                 self.truth.append(Label(K.WRONG_ANSWER, rec.index, cause=cause))
         else:
             was_right = close(self.answers[-1], wf.answer, wf.scale)
-            self.truth.append(Label(K.ANSWER_REVISED, rec.index, self_correction=(not was_right) and right))
+            self.truth.append(
+                Label(K.ANSWER_REVISED, rec.index, self_correction=(not was_right) and right)
+            )
         self.answers.append(answer)
         return rec
 
@@ -126,8 +147,13 @@ class _Agent:
 
 def _at(label: Label, index: int, step: int | None) -> Label:
     return Label(
-        label.kind, index, step, cause=label.cause, argument=label.argument,
-        confused_with=label.confused_with, self_correction=label.self_correction,
+        label.kind,
+        index,
+        step,
+        cause=label.cause,
+        argument=label.argument,
+        confused_with=label.confused_with,
+        self_correction=label.self_correction,
     )
 
 
@@ -216,7 +242,9 @@ def reordered(wf: Workflow, rng: random.Random) -> Policy:
     for spec in order:
         rec = yield from a.step(spec)
         if spec.step == k + 1:
-            a.truth.append(Label(K.REORDERED, rec.index, k + 1, breaks_dependency=k in spec.depends_on))
+            a.truth.append(
+                Label(K.REORDERED, rec.index, k + 1, breaks_dependency=k in spec.depends_on)
+            )
     yield from a.submit(a.own_answer())
     return a.done()
 
@@ -237,18 +265,30 @@ def _wrong_value(
             if u == var:
                 continue
             value = wf.correct[u]
-            clashes = [w for w in range(1, spec.target) if w != u and w != var and
-                       (wf.correct[w] == value or a.belief.get(w) == value)]
+            clashes = [
+                w
+                for w in range(1, spec.target)
+                if w != u and w != var and (wf.correct[w] == value or a.belief.get(w) == value)
+            ]
             if value not in (wf.correct[var], a.value_of(var), 0) and not clashes:
                 choices.append(u)
         if choices:
             u = choices[_pick(rng, len(choices))]
-            return param, a.num(wf.correct[u]), Label(
-                K.WRONG_ARGUMENT, cause="lookback_confusion", argument=param, confused_with=f"S{u}"
+            return (
+                param,
+                a.num(wf.correct[u]),
+                Label(
+                    K.WRONG_ARGUMENT,
+                    cause="lookback_confusion",
+                    argument=param,
+                    confused_with=f"S{u}",
+                ),
             )
     base = a.value_of(var)
     for _ in range(100):
-        delta = (1 + _pick(rng, 9)) * (1 if rng.random() < 0.5 else -1) * max(1, abs(base) // 7 or 1)
+        delta = (
+            (1 + _pick(rng, 9)) * (1 if rng.random() < 0.5 else -1) * max(1, abs(base) // 7 or 1)
+        )
         value = base + delta
         if value not in taken and value != 0:
             return param, a.num(value), Label(K.WRONG_ARGUMENT, cause="other", argument=param)

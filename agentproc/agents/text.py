@@ -33,10 +33,12 @@ async def arun_text_episode(
         reply = await invoke_with_retry(model, history, retry or RetryPolicy(), rng, calls, errors)
         output = _text(reply.content)
         messages.append({"role": "assistant", "content": output})
-    except Exception as exc:  # noqa: BLE001 - a failed model call is data, not a crash
+    except Exception as exc:
         output = ""
         stop = "error"
-        messages.append({"role": "assistant", "content": None, "error": redact(f"{type(exc).__name__}: {exc}")})
+        messages.append(
+            {"role": "assistant", "content": None, "error": redact(f"{type(exc).__name__}: {exc}")}
+        )
     labels, metrics, _ = run_text_episode(scenario, output)
     if stop != "error" and metrics["answers"] == 0:
         stop = "no_answer"

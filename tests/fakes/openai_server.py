@@ -294,6 +294,8 @@ def error_body(status: int, message: str | None = None) -> dict[str, Any]:
 class _QuietServer(ThreadingHTTPServer):
     """Does not print a traceback when a client hangs up mid-request (a killed run does)."""
 
+    request_queue_size = 256  # many clients connect at once in the concurrency benchmark
+
     def handle_error(self, request: Any, client_address: Any) -> None:
         import sys
 
