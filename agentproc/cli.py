@@ -67,6 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--count", type=int, help="procedures per cell")
     g.add_argument("--seed", type=int, help="generator seed")
     g.add_argument("--out", type=Path, required=True, help="suite folder to write")
+    g.add_argument("--overwrite", action="store_true", help="replace a suite already in --out")
 
     s = sub.add_parser("scenario", help="print the full scenario JSON of one procedure of a suite")
     s.add_argument("suite", type=Path)

@@ -26,6 +26,8 @@ def generate_command(args: argparse.Namespace, out: Console, err: Console) -> in
         e = exc.errors()[0]
         where = ".".join(str(p) for p in e["loc"] if not isinstance(p, int))
         raise fail(f"generate options: {where}: {e['msg']} (got {e.get('input')!r})") from None
+    if (args.out / "procedures.jsonl").exists() and not args.overwrite:
+        raise fail(f"{args.out} already holds a suite: use --overwrite to replace it")
     n = write_suite(grid, args.out)
     out.print(f"wrote {n} procedures in {len(grid.cells())} cells to {args.out}", highlight=False)
     return EXIT_OK

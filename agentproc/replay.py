@@ -30,6 +30,8 @@ class Replay:
     metrics: dict[str, Any]
     differences: list[str] = field(default_factory=list)
     """Where the replay disagrees with what was recorded (empty when it agrees)."""
+    compared: bool = False
+    """Whether there was a recording to compare with."""
     text_entries: list[str] | None = None
     """Text mode: the parsed step and answer lines, in order (labels index them)."""
 
@@ -85,6 +87,7 @@ def replay_record(rec: dict[str, Any], scenario: Scenario, where: str) -> Replay
         calls.append((c["name"], c.get("arguments", "")))
     result = replay_calls(scenario, calls, guard, rec["agent"])
     result.differences = _differences(rec, result)
+    result.compared = True
     return result
 
 
@@ -105,6 +108,7 @@ def _replay_text(rec: dict[str, Any], scenario: Scenario, where: str) -> Replay:
         text_entries=[e.raw for e in trace.entries],
     )
     result.differences = _differences(rec, result)
+    result.compared = True
     return result
 
 
@@ -182,6 +186,7 @@ def replay_messages(
     """Replay a trace given as an OpenAI chat-completions message list."""
     calls, results = calls_from_messages(messages, path)
     replay = replay_calls(scenario, calls, guard, agent="messages")
+    replay.compared = True
     for rec, seen in zip(replay.calls, results, strict=True):
         if seen is not None and seen != rec.result:
             replay.differences.append(

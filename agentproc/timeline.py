@@ -19,7 +19,8 @@ VERDICT_STYLE = {
 
 def describe(label: Label) -> str:
     """A label in a few words: ``wrong_argument(S3, propagated)``."""
-    attrs = [label.argument, label.cause, label.confused_with and f"as {label.confused_with}"]
+    value = f"{label.argument}={label.got}, expected {label.expected}" if label.argument else None
+    attrs = [value, label.cause, label.confused_with and f"as {label.confused_with}"]
     if label.self_correction:
         attrs.append("self-correction")
     if label.breaks_dependency:
@@ -92,5 +93,5 @@ def render_timeline(replay: Replay, console: Console) -> None:
         )
         for d in replay.differences:
             console.print(f"  - {d}")
-    else:
+    elif replay.compared:
         console.print("replay matches the recording")

@@ -334,3 +334,31 @@ def test_selfcheck_json_reports_precision_and_recall(capsys, monkeypatch):
     data = json.loads(out)
     assert code == 0 and data["perfect"] is True and data["episodes"] == 4 * 2 * 10
     assert all(v["precision"] == 1.0 and v["recall"] == 1.0 for v in data["labels"].values())
+
+
+def test_generate_refuses_to_replace_a_suite_unless_told(capsys, suite: Path):
+    before = (suite / "procedures.jsonl").read_bytes()
+    code, _, err = cli(capsys, "generate", "--steps", "7", "--count", "1", "--out", suite)
+    assert code == 2 and "--overwrite" in err and (suite / "procedures.jsonl").read_bytes() == before
+    code, _, _ = cli(capsys, "generate", "--steps", "7", "--count", "1", "--out", suite, "--overwrite")
+    assert code == 0 and len((suite / "procedures.jsonl").read_text().splitlines()) == 1
+
+
+def test_timeline_rendering_matches_golden(suite: Path, tmp_path: Path):
+    import io
+    import os
+
+    from rich.console import Console
+
+    from agentproc.replay import replay_calls
+    from agentproc.timeline import render_timeline
+    from helpers import step, submit, tiny_scenario
+
+    replay = replay_calls(tiny_scenario(), [step(1), step(2, S3=3), ("step_9", {}), step(4, S4=9, S3=5), submit(1.8)])
+    console = Console(file=io.StringIO(), width=120, color_system=None, force_terminal=False)
+    render_timeline(replay, console)
+    text = console.file.getvalue()
+    golden = Path(__file__).parent / "golden" / "timeline_tiny.txt"
+    if os.environ.get("AGENTPROC_UPDATE_GOLDEN"):
+        golden.write_text(text)
+    assert text == golden.read_text()
