@@ -97,7 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--retries", type=int, default=4, help="retries per model call (429, 5xx, timeouts)"
     )
     r.add_argument(
-        "--budget", type=int, help="tool calls per episode (default 3 x (steps + 1) + 10)"
+        "--budget", type=int, help="tool calls per episode (default 2 x (steps + 1) + 5)"
     )
     r.add_argument(
         "--continue-after-answer",

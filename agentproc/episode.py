@@ -21,8 +21,8 @@ SYSTEM_PROMPT = (
 
 
 def default_budget(workflow: Workflow) -> int:
-    """The call budget of an episode: well above what a faithful agent needs."""
-    return 3 * (workflow.n_steps + 1) + 10
+    """The call budget of an episode: twice what a faithful agent needs, plus five."""
+    return 2 * (workflow.n_steps + 1) + 5
 
 
 def opening_messages(scenario: Scenario) -> list[dict[str, Any]]:

@@ -22,7 +22,6 @@ from agentproc.episode import run_sim_episode
 from agentproc.errors import ConfigError
 from agentproc.procedures import Cell, generate_procedure
 from agentproc.report import (
-    SHORT,
     CellKey,
     Report,
     aggregate,
@@ -30,6 +29,7 @@ from agentproc.report import (
     report_json,
     wilson,
 )
+from agentproc.report_render import SHORT
 from agentproc.runs import episode_record
 from agentproc.suites import scenario_of
 from agentproc.types import LabelKind

@@ -15,17 +15,11 @@ from typing import Any
 import pytest
 from helpers import ORACLE, kinds, run, tiny_scenario
 
+from agentproc.agents.textsim import STYLES, write_text
 from agentproc.errors import ConfigError
 from agentproc.procedures import Cell, generate_procedure
 from agentproc.suites import scenario_of
-from agentproc.textmode import (
-    STYLES,
-    parse_text,
-    run_text_episode,
-    text_messages,
-    text_prompt,
-    write_text,
-)
+from agentproc.textmode import parse_text, run_text_episode, text_messages, text_prompt
 from agentproc.types import Label, Scenario
 
 TINY = tiny_scenario()
