@@ -16,6 +16,7 @@ __version__ = "0.1.0"
 # models, jsonschema and the generator it does not need.
 _EXPORTS: dict[str, str] = {
     "RetryPolicy": "agentproc.agents.retry",
+    "arun_agent_episode": "agentproc.agents.custom",
     "arun_model_episode": "agentproc.agents.harness",
     "arun_text_episode": "agentproc.agents.text",
     "make_chat_model": "agentproc.agents.providers",
