@@ -32,6 +32,8 @@ from the same entry computed in a batch.
 from __future__ import annotations
 
 import asyncio
+import atexit
+import contextlib
 import ctypes
 import importlib.util
 import json
@@ -220,6 +222,16 @@ class _Runtime:
 
 _RUNTIMES: dict[tuple[str, int, int], _Runtime] = {}
 _LOAD_LOCK = threading.Lock()
+
+
+@atexit.register
+def _close_all() -> None:
+    # Free the models while llama.cpp's bindings still exist: left to the garbage
+    # collector at interpreter exit, Llama.__del__ finds them gone and prints a traceback.
+    while _RUNTIMES:
+        _, rt = _RUNTIMES.popitem()
+        with contextlib.suppress(Exception):
+            rt.llama.close()
 
 
 def _runtime(path: Path, n_ctx: int, n_threads: int | None = None) -> _Runtime:
