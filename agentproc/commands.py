@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -270,8 +269,3 @@ def selfcheck_command(args: argparse.Namespace, out: Console, err: Console) -> i
             else "the monitor disagrees with the truth"
         )
     return EXIT_OK if result.perfect else EXIT_FAILED
-
-
-def _exists(path: Path) -> None:
-    if not path.exists():
-        raise InputError(path, "no such file")

@@ -4,7 +4,6 @@ the monitor labels each as it happens, and the episode is assembled.
 
 from __future__ import annotations
 
-import json
 import random
 from typing import Any
 
@@ -50,6 +49,13 @@ def call_messages(rec: CallRecord) -> list[dict[str, Any]]:
         },
         {"role": "tool", "tool_call_id": call_id, "content": rec.result},
     ]
+
+
+def text_of(content: Any) -> str:
+    """The text of a chat message's content (a string, or a list of content parts)."""
+    if isinstance(content, list):
+        return "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content)
+    return str(content or "")
 
 
 def episode_seed(seed: int, scenario_id: str, agent: str) -> random.Random:
@@ -105,8 +111,3 @@ def run_sim_episode(
         guard=guard,
         injected=truth,
     )
-
-
-def dumps_arguments(arguments: Any) -> str:
-    """Arguments as the JSON text a chat API carries."""
-    return arguments if isinstance(arguments, str) else json.dumps(arguments, separators=(",", ":"))

@@ -50,6 +50,33 @@ class RunSummary:
     verdicts: dict[str, int] = field(default_factory=dict)
     torn_bytes: int = 0
 
+    def add(self, ep: Episode) -> None:
+        """Count one written episode."""
+        self.written += 1
+        verdict = ep.metrics["verdict"]
+        self.verdicts[verdict] = self.verdicts.get(verdict, 0) + 1
+
+
+def _start(out: Path, resume: bool) -> tuple[RunSummary, set[tuple[str, str]]]:
+    """A fresh summary and, when resuming, the episodes already in ``out`` (torn tail cut)."""
+    summary = RunSummary()
+    if not resume:
+        return summary, set()
+    summary.torn_bytes = drop_torn_tail(out)
+    return summary, completed_ids(out)
+
+
+def _progress(console: Console, fields: str) -> Progress:
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn(fields),
+        TimeRemainingColumn(),
+        console=console,
+        disable=not console.is_terminal,
+    )
+
 
 def select(
     scenarios: Iterable[Scenario], shard: tuple[int, int] | None = None, limit: int | None = None
@@ -76,22 +103,8 @@ def run_suite(
     console: Console | None = None,
 ) -> RunSummary:
     """Run a simulated agent over scenarios, appending each episode to ``out``."""
-    summary = RunSummary()
-    done: set[tuple[str, str]] = set()
-    if resume:
-        summary.torn_bytes = drop_torn_tail(out)
-        done = completed_ids(out)
-    console = console or Console(stderr=True)
-    progress = Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("acc {task.fields[acc]}"),
-        TimeRemainingColumn(),
-        console=console,
-        disable=not console.is_terminal,
-        transient=False,
-    )
+    summary, done = _start(out, resume)
+    progress = _progress(console or Console(stderr=True), "acc {task.fields[acc]}")
     with RunWriter(out, append=resume) as writer, progress:
         task = progress.add_task(agent, total=total, acc="-")
         correct = 0
@@ -102,9 +115,7 @@ def run_suite(
                 continue
             ep = run_sim_episode(scenario, agent, seed=seed, guard=guard)
             writer.write(episode_record(ep))
-            summary.written += 1
-            verdict = ep.metrics["verdict"]
-            summary.verdicts[verdict] = summary.verdicts.get(verdict, 0) + 1
+            summary.add(ep)
             correct += ep.metrics["first_answer_correct"]
             progress.update(task, advance=1, acc=f"{correct / summary.written:.3f}")
     return summary
@@ -143,23 +154,11 @@ async def arun_model_suite(
     """
     from agentproc.agents.harness import arun_model_episode
 
-    summary = RunSummary()
-    done: set[tuple[str, str]] = set()
-    if resume:
-        summary.torn_bytes = drop_torn_tail(out)
-        done = completed_ids(out)
-    console = console or Console(stderr=True)
+    summary, done = _start(out, resume)
     stats = _LiveStats()
-    progress = Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn(
-            "acc {task.fields[acc]}  tok/s {task.fields[tps]}  errors {task.fields[errors]}"
-        ),
-        TimeRemainingColumn(),
-        console=console,
-        disable=not console.is_terminal,
+    progress = _progress(
+        console or Console(stderr=True),
+        "acc {task.fields[acc]}  tok/s {task.fields[tps]}  errors {task.fields[errors]}",
     )
     gate = asyncio.Semaphore(max(1, options.concurrency))
 
@@ -192,9 +191,7 @@ async def arun_model_suite(
             for t in done_tasks:
                 ep = t.result()
                 writer.write(episode_record(ep))
-                summary.written += 1
-                verdict = ep.metrics["verdict"]
-                summary.verdicts[verdict] = summary.verdicts.get(verdict, 0) + 1
+                summary.add(ep)
                 stats.add(ep)
                 progress.update(task, advance=1, **stats.fields())
 

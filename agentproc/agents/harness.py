@@ -21,7 +21,7 @@ from typing import Any, TypedDict
 
 from agentproc.agents.providers import RAW_KEY, redact
 from agentproc.agents.retry import ModelCall, RetryPolicy, invoke_with_retry, usage_summary
-from agentproc.episode import call_messages, default_budget, opening_messages
+from agentproc.episode import call_messages, default_budget, opening_messages, text_of
 from agentproc.monitor import Monitor
 from agentproc.toolkit import Guard, Toolkit
 from agentproc.types import Episode, Scenario
@@ -94,11 +94,11 @@ def build_graph(model: Any, ep: _Episode) -> Any:
             )
         )
         if not requests:
-            ep.messages.append({"role": "assistant", "content": _text(reply.content)})
+            ep.messages.append({"role": "assistant", "content": text_of(reply.content)})
             return {"stop": "no_tool_call", "turns": state["turns"] + 1}
         ep.pending = requests
         if reply.content:
-            ep.messages.append({"role": "assistant", "content": _text(reply.content)})
+            ep.messages.append({"role": "assistant", "content": text_of(reply.content)})
         return {"stop": None, "turns": state["turns"] + 1}
 
     async def tool_node(state: _State) -> dict[str, Any]:
@@ -130,12 +130,6 @@ def build_graph(model: Any, ep: _Episode) -> Any:
     graph.add_conditional_edges("model", lambda s: END if s["stop"] else "tools")
     graph.add_conditional_edges("tools", lambda s: END if s["stop"] else "model")
     return graph.compile()
-
-
-def _text(content: Any) -> str:
-    if isinstance(content, list):
-        return "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content)
-    return str(content or "")
 
 
 async def arun_model_episode(

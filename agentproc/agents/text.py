@@ -13,6 +13,7 @@ from typing import Any
 
 from agentproc.agents.providers import redact
 from agentproc.agents.retry import ModelCall, RetryPolicy, invoke_with_retry, usage_summary
+from agentproc.episode import text_of
 from agentproc.textmode import run_text_episode, text_messages
 from agentproc.types import Episode, Scenario
 
@@ -31,7 +32,7 @@ async def arun_text_episode(
     stop = "answer"
     try:
         reply = await invoke_with_retry(model, history, retry or RetryPolicy(), rng, calls, errors)
-        output = _text(reply.content)
+        output = text_of(reply.content)
         messages.append({"role": "assistant", "content": output})
     except Exception as exc:
         output = ""
@@ -58,9 +59,3 @@ async def arun_text_episode(
             "errors": errors,
         },
     )
-
-
-def _text(content: Any) -> str:
-    if isinstance(content, list):
-        return "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content)
-    return str(content or "")
