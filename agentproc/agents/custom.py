@@ -17,7 +17,9 @@ from collections.abc import Callable
 from typing import Any
 
 from agentproc.agents.providers import redact
+from agentproc.compiler import complete
 from agentproc.episode import call_messages, default_budget, opening_messages
+from agentproc.errors import ConfigError
 from agentproc.monitor import Monitor
 from agentproc.toolkit import Guard, Toolkit
 from agentproc.types import Episode, Scenario
@@ -53,8 +55,9 @@ def mock_tools(toolkit: Toolkit, monitor: Monitor, log: list[dict[str, Any]]) ->
         )
 
     scenario = toolkit.workflow.scenario
-    assert scenario is not None  # a workflow built from a Scenario always has it
-    return [make(spec) for spec in scenario.tools]
+    if scenario is None:
+        raise ConfigError("mock tools need a workflow built from a Scenario (build_workflow)")
+    return [make(spec) for spec in complete(scenario).tools]
 
 
 async def arun_agent_episode(
