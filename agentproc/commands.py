@@ -165,14 +165,14 @@ def _run_model(args: argparse.Namespace, model: Any, scenarios: list[Any], err: 
 
 def replay_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     from agentproc.replay import replay_messages, replay_record
-    from agentproc.suites import _read_json, load_scenario
+    from agentproc.suites import read_json, load_scenario
     from agentproc.timeline import render_timeline
 
     if args.messages or args.scenario:
         if not (args.messages and args.scenario) or args.run:
             raise fail("replay takes either RUN.jsonl, or --scenario S.json with --messages M.json")
         scenario = load_scenario(args.scenario)
-        result = replay_messages(scenario, _read_json(args.messages), args.messages, args.guard)
+        result = replay_messages(scenario, read_json(args.messages), args.messages, args.guard)
         if args.json:
             print_json(out, result.to_json())
         else:

@@ -72,7 +72,7 @@ def presets() -> dict[str, Path]:
 
 def load_grid(path: Path) -> Grid:
     """Read a preset or ``suite.json`` file."""
-    data = _read_json(path)
+    data = read_json(path)
     data = data.get("grid", data) if isinstance(data, dict) else data
     try:
         return Grid.model_validate(data)
@@ -183,7 +183,7 @@ def load_scenarios(path: Path) -> Iterator[Scenario]:
         for lineno, data in _json_lines(path):
             yield complete(_scenario(path, data, f"line {lineno}"))
     else:
-        yield complete(_scenario(path, _read_json(path)))
+        yield complete(_scenario(path, read_json(path)))
 
 
 def _from_suite(folder_: Path) -> Iterator[Scenario]:
@@ -196,7 +196,7 @@ def _from_suite(folder_: Path) -> Iterator[Scenario]:
 
 def load_scenario(path: Path) -> Scenario:
     """One scenario from a scenario file."""
-    return complete(_scenario(path, _read_json(path)))
+    return complete(_scenario(path, read_json(path)))
 
 
 def _scenario(path: Path, data: Any, where: str | None = None) -> Scenario:
@@ -209,7 +209,7 @@ def _scenario(path: Path, data: Any, where: str | None = None) -> Scenario:
     return s
 
 
-def _read_json(path: Path) -> Any:
+def read_json(path: Path) -> Any:
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
