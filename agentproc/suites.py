@@ -210,6 +210,7 @@ def _scenario(path: Path, data: Any, where: str | None = None) -> Scenario:
 
 
 def read_json(path: Path) -> Any:
+    """A JSON file's content; an :class:`InputError` naming the file when it cannot be read."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
