@@ -251,6 +251,13 @@ class _AgentTally:
         )
 
 
+def agent_key(rec: Mapping[str, Any]) -> str:
+    """The group an episode is reported under: its agent, marked ``[text]`` in text mode,
+    so that one model's tool-mode and text-mode results are never pooled."""
+    agent = str(rec["agent"])
+    return f"{agent} [text]" if rec.get("mode") == "text" else agent
+
+
 def aggregate(records: Iterable[Mapping[str, Any]]) -> Report:
     """Fold episode records into a :class:`Report`, keeping only counters.
 
@@ -259,7 +266,7 @@ def aggregate(records: Iterable[Mapping[str, Any]]) -> Report:
     """
     agents: defaultdict[str, _AgentTally] = defaultdict(_AgentTally)
     for rec in records:
-        agents[str(rec["agent"])].add(rec)
+        agents[agent_key(rec)].add(rec)
     return Report({name: agents[name].report(name) for name in sorted(agents)})
 
 

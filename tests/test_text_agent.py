@@ -74,3 +74,18 @@ def test_text_mode_premature_answer_and_revision(tmp_path: Path, capsys):
         )
     kinds = [lab["kind"] for lab in json.loads((tmp_path / "run.jsonl").read_text())["labels"]]
     assert "premature_finish" in kinds and "answer_revised" in kinds and "repeated_step" in kinds
+
+
+def test_report_keeps_text_mode_apart_from_tool_mode_for_the_same_agent(tmp_path: Path, capsys):
+    s = scenario_of(generate_procedure(Cell(steps=3, lookback=2), 0, 0))
+    (tmp_path / "s.json").write_text(json.dumps(s.model_dump(mode="json")))
+    with ScriptedServer([{"content": work(s)}]) as srv:
+        main(["run", str(tmp_path / "s.json"), "--agent", "openai:fake", "--base-url", srv.base_url,
+              "--mode", "text", "--out", str(tmp_path / "text.jsonl")])  # fmt: skip
+    with ScriptedServer() as srv:
+        main(["run", str(tmp_path / "s.json"), "--agent", "openai:fake", "--base-url", srv.base_url,
+              "--out", str(tmp_path / "tools.jsonl")])  # fmt: skip
+    capsys.readouterr()
+    assert main(["report", str(tmp_path / "text.jsonl"), str(tmp_path / "tools.jsonl"), "--json"]) == 0
+    agents = json.loads(capsys.readouterr().out)["agents"]
+    assert sorted(agents) == ["openai:fake", "openai:fake [text]"]
