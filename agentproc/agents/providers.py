@@ -136,6 +136,21 @@ def _raw_class() -> type[BaseChatModel]:
         so a model's mistake stays data.
         """
 
+        def _get_request_payload(self, input_: Any, *, stop: Any = None, **kwargs: Any) -> Any:
+            payload = super()._get_request_payload(input_, stop=stop, **kwargs)
+            if "response_format" in payload or payload.get("stream"):
+                return payload
+            # The openai client re-types every message and tool of every request in
+            # Python (~20 ms a turn here), which caps concurrency. The payload is
+            # already plain JSON: send it as the body as it is.
+            extra = dict(payload.get("extra_body") or {})
+            extra["messages"] = payload["messages"]
+            if "tools" in payload:
+                extra["tools"] = payload.pop("tools")
+            payload["messages"] = []
+            payload["extra_body"] = extra
+            return payload
+
         def _create_chat_result(
             self, response: Any, generation_info: dict[str, Any] | None = None
         ) -> Any:
