@@ -47,7 +47,6 @@ class Workflow:
     finish_tool: str
     finish_argument: str
     number_type: str
-    tool_names: tuple[str, ...]
     holders: dict[int, tuple[int, ...]]
     """Correct value in units -> the variables that have it (for look-back confusions)."""
 
@@ -166,7 +165,6 @@ def _assemble(
         finish_tool=finish_tool,
         finish_argument=finish_argument,
         number_type="integer" if mode == "integer" else "number",
-        tool_names=tuple(s.name for s in specs) + (finish_tool,),
         holders=_holders(correct),
     )
 
