@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from decimal import Decimal, localcontext
+from fractions import Fraction
 from enum import StrEnum
 from typing import Literal
 
@@ -100,19 +101,56 @@ def to_units(x: float | int, scale: int) -> int:
     return whole
 
 
-def close(x: float | int, units: int, scale: int) -> bool:
-    """True when a supplied number equals a unit value: within half a unit in decimal
-    mode, exactly in integer mode (``12.5`` is neither 12 nor 13)."""
-    if scale == 1:
-        return x == units
+def close(x: float | int, units: int, scale: int, tolerance: float = 0.5) -> bool:
+    """True when a supplied number equals a unit value: within ``tolerance`` units
+    (half a unit by default) in decimal mode, exactly in integer mode or with a
+    tolerance of 0 (``12.5`` is neither 12 nor 13).
+
+    >>> close(1.2345, 1234, 1000), close(1.2356, 1234, 1000), close(12.5, 12, 1)
+    (True, False, False)
+    """
+    if scale == 1 or tolerance <= 0:
+        return x * scale == units
     if isinstance(x, int) and not isinstance(x, bool):
         return x * scale == units
-    return abs(x * scale - units) <= 0.5 + 1e-9
+    return abs(x * scale - units) <= tolerance + 1e-9
 
 
-def to_json(units: int, scale: int) -> float | int:
-    """A unit value as the JSON number an agent sees (``12.345`` or ``12``)."""
+def to_number(units: int, scale: int) -> float | int:
+    """A unit value as the JSON number an agent sees (``12.345`` or ``12``).
+
+    >>> to_number(12345, 1000), to_number(12, 1)
+    (12.345, 12)
+    """
     return units // scale if scale == 1 else units / scale
+
+
+def from_number(x: float | int, scale: int) -> int:
+    """The units of a number that is an exact multiple of a unit (a scenario's own
+    values, a recorded step value): the inverse of :func:`to_number`.
+
+    >>> from_number(12.345, 1000)
+    12345
+    """
+    return round(x * scale)
+
+
+HALF = Fraction(1, 2)
+
+
+def exact_units(number: str, scale: int) -> Fraction:
+    """A number as written (``"-12.5"``) in exact, unrounded units.
+
+    A model carrying a slip through a long chain can write values far beyond a
+    float's precision, so text is read exactly.
+    """
+    return Fraction(number) * scale
+
+
+def round_units(x: Fraction) -> int:
+    """Exact units rounded to whole units, half away from zero."""
+    n = math.floor(abs(x) + HALF)
+    return n if x >= 0 else -n
 
 
 def render(units: int, scale: int) -> str:

@@ -35,7 +35,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult  # noqa: E402
 from agentproc import Cell, generate_procedure, scenario_of  # noqa: E402
 from agentproc.agents.harness import arun_model_episode  # noqa: E402
 from agentproc.agents.providers import make_chat_model  # noqa: E402
-from agentproc.runner import ModelRunOptions, arun_model_suite  # noqa: E402
+from agentproc.agents.suite import ModelRunOptions, arun_model_suite  # noqa: E402
 from tests.fakes.openai_server import oracle_reply  # noqa: E402
 
 

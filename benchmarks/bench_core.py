@@ -34,8 +34,8 @@ from agentproc import (
     scenario_of,
     write_suite,
 )
-from agentproc.episode import run_sim_episode
-from agentproc.replay import label_record, replay_record
+from agentproc.agents.sim import run_sim_episode
+from agentproc.analysis import label_record, replay_record
 from agentproc.runs import episode_record, read_run, scenario_of_record
 
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from agentproc.arith import Op
-from agentproc.monitor import label_calls
+from agentproc.labelling import label_calls
 from agentproc.procedures import Cell, Procedure, StepDef
-from agentproc.suites import scenario_of
-from agentproc.toolkit import Toolkit
-from agentproc.types import Label, Scenario
+from agentproc.workflow import scenario_of
+from agentproc.workflow import Toolkit
+from agentproc.labelling import Label
+from agentproc.workflow import Scenario
 from agentproc.workflow import build_workflow
 
 

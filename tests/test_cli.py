@@ -321,7 +321,7 @@ def test_commands_that_run_no_agent_do_not_import_langchain_or_langgraph(
 
 
 def test_selfcheck_json_reports_precision_and_recall(capsys, monkeypatch):
-    from agentproc import selfcheck
+    from agentproc.agents.sim import selfcheck
 
     monkeypatch.setattr(
         selfcheck,
@@ -350,8 +350,8 @@ def test_timeline_rendering_matches_golden(suite: Path, tmp_path: Path):
 
     from rich.console import Console
 
-    from agentproc.replay import replay_calls
-    from agentproc.timeline import render_timeline
+    from agentproc.analysis import replay_calls
+    from agentproc.analysis.timeline import render_timeline
     from helpers import step, submit, tiny_scenario
 
     replay = replay_calls(tiny_scenario(), [step(1), step(2, S3=3), ("step_9", {}), step(4, S4=9, S3=5), submit(1.8)])

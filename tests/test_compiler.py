@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from jsonschema import Draft202012Validator
 
-from agentproc.arith import to_json
-from agentproc.compiler import compile_procedure, complete, step_graph
+from agentproc.arith import to_number as to_json
+from agentproc.workflow import compile_procedure, complete, step_graph
 from agentproc.procedures import Cell, Procedure, generate_procedure
-from agentproc.suites import scenario_of
-from agentproc.types import Scenario
+from agentproc.workflow import scenario_of
+from agentproc.workflow import Scenario
 
 CELLS = [
     Cell(steps=1, lookback=1),
@@ -19,6 +21,12 @@ CELLS = [
     Cell(steps=40, lookback=5, range=(-10.0, 10.0), ops="add+sub", mode="integer"),
 ]
 ids = [c.id for c in CELLS]
+
+
+def record(procedure: Procedure, with_tools: bool = True) -> dict[str, Any]:
+    """The JSON form of a compiled procedure (without tools and prompt when told)."""
+    exclude = None if with_tools else {"tools", "prompt"}
+    return compile_procedure(procedure, with_tools=with_tools).model_dump(mode="json", exclude=exclude)
 
 
 @pytest.fixture(params=CELLS, ids=ids)
@@ -31,19 +39,19 @@ def tools_by_name(scenario: dict) -> dict[str, dict]:
 
 
 def test_every_tool_parameters_is_a_valid_draft_2020_12_schema(procedure):
-    for tool in compile_procedure(procedure)["tools"]:
+    for tool in record(procedure)["tools"]:
         assert tool["type"] == "function"
         Draft202012Validator.check_schema(tool["function"]["parameters"])
 
 
 def test_tool_names_are_the_steps_in_order_then_submit_answer(procedure):
-    names = [t["function"]["name"] for t in compile_procedure(procedure)["tools"]]
+    names = [t["function"]["name"] for t in record(procedure)["tools"]]
     n = len(procedure.steps)
     assert names == [f"step_{k}" for k in range(1, n + 1)] + ["submit_answer"]
 
 
 def test_step_tool_takes_exactly_its_distinct_operands_as_required_numbers(procedure):
-    scenario = compile_procedure(procedure)
+    scenario = record(procedure)
     number = "integer" if procedure.cell.mode == "integer" else "number"
     tools = tools_by_name(scenario)
     for s in scenario["steps"]:
@@ -56,14 +64,14 @@ def test_step_tool_takes_exactly_its_distinct_operands_as_required_numbers(proce
 
 
 def test_submit_answer_takes_one_required_answer_of_the_mode_number_type(procedure):
-    params = tools_by_name(compile_procedure(procedure))["submit_answer"]["parameters"]
+    params = tools_by_name(record(procedure))["submit_answer"]["parameters"]
     number = "integer" if procedure.cell.mode == "integer" else "number"
     assert params["required"] == ["answer"]
     assert params["properties"]["answer"]["type"] == number
 
 
 def test_expected_call_arguments_are_the_correct_values_of_the_operands(procedure):
-    scenario = compile_procedure(procedure)
+    scenario = record(procedure)
     values, scale = procedure.values, procedure.scale
     for s, compiled in zip(procedure.steps, scenario["steps"], strict=True):
         expected = {f"S{i}": to_json(values[i - 1], scale) for i in s.operands}
@@ -74,14 +82,14 @@ def test_expected_call_arguments_are_the_correct_values_of_the_operands(procedur
 
 
 def test_depends_on_lists_the_steps_that_define_the_operands(procedure):
-    for s in compile_procedure(procedure)["steps"]:
+    for s in record(procedure)["steps"]:
         produced_by = {int(v[1:]) - 2 for v in s["operands"]} - {-1, 0}  # S1, S2 are inputs
         assert s["depends_on"] == sorted(produced_by)
 
 
 def test_step_text_and_output_render_the_definition(procedure):
     symbols = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
-    for s in compile_procedure(procedure)["steps"]:
+    for s in record(procedure)["steps"]:
         a, b = s["operands"]
         assert s["output"] == f"S{s['step'] + 2}"
         assert s["text"] == f"{s['output']} = {a} {symbols[s['op']]} {b}"
@@ -89,7 +97,7 @@ def test_step_text_and_output_render_the_definition(procedure):
 
 def test_tolerance_is_half_a_unit_of_the_mode(procedure):
     expected = 0 if procedure.cell.mode == "integer" else 0.0005
-    assert compile_procedure(procedure)["tolerance"] == expected
+    assert record(procedure)["tolerance"] == expected
 
 
 def test_step_graph_has_a_data_edge_per_dependency_and_order_edges_between_neighbours(procedure):
@@ -105,7 +113,7 @@ def test_step_graph_has_a_data_edge_per_dependency_and_order_edges_between_neigh
 
 
 def test_complete_restores_tools_and_prompt_of_a_scenario_stored_without_them(procedure):
-    bare = Scenario.model_validate(compile_procedure(procedure, with_tools=False))
+    bare = Scenario.model_validate(record(procedure, with_tools=False))
     assert bare.tools == [] and bare.prompt == ""
     assert complete(bare) == scenario_of(procedure)
 
@@ -116,7 +124,7 @@ def test_complete_leaves_a_complete_scenario_unchanged(procedure):
 
 
 def test_prompt_lists_inputs_every_step_and_the_finish_tool(procedure):
-    scenario = compile_procedure(procedure)
+    scenario = record(procedure)
     prompt = scenario["prompt"]
     assert f"S1 = {scenario['inputs']['S1']}, S2 = {scenario['inputs']['S2']}" in prompt
     for s in scenario["steps"]:

@@ -42,8 +42,8 @@ def test_oracle_server_episode_is_faithful_and_records_usage(scenario):
         ep = episode(scenario, srv)
     assert ep.stop_reason == "answer" and ep.metrics["verdict"] == "faithful"
     assert [c.name for c in ep.calls] == [f"step_{k}" for k in range(1, 5)] + ["submit_answer"]
-    assert ep.extra["usage"]["model_calls"] == 5 and ep.extra["usage"]["output_tokens"] > 0
-    assert all(c["latency_s"] > 0 and c["attempts"] == 1 for c in ep.extra["model_calls"])
+    assert ep.usage["model_calls"] == 5 and ep.usage["output_tokens"] > 0
+    assert all(c["latency_s"] > 0 and c["attempts"] == 1 for c in ep.model_calls)
 
 
 def test_rate_limits_and_server_errors_are_retried(scenario):
@@ -51,22 +51,22 @@ def test_rate_limits_and_server_errors_are_retried(scenario):
         [{"status": 429}, {"status": 500}, {"status": 503}, {"content": "no tools today"}]
     ) as srv:
         ep = episode(scenario, srv)
-    assert ep.stop_reason == "no_tool_call" and ep.extra["model_calls"][0]["attempts"] == 4
-    assert len(ep.extra["errors"]) == 3 and "429" in ep.extra["errors"][0]
+    assert ep.stop_reason == "no_tool_call" and ep.model_calls[0]["attempts"] == 4
+    assert len(ep.errors) == 3 and "429" in ep.errors[0]
 
 
 def test_a_slow_reply_times_out_and_is_retried(scenario):
     with ScriptedServer([{"delay": 3.0, "content": "late"}, {"content": "on time"}]) as srv:
         ep = episode(scenario, srv, retry=RetryPolicy(attempts=2, base_delay=0.01, timeout=0.5))
     assert ep.messages[-1] == {"role": "assistant", "content": "on time"}
-    assert "Timeout" in ep.extra["errors"][0]
+    assert "Timeout" in ep.errors[0]
 
 
 def test_giving_up_after_every_retry_ends_the_episode_with_error_not_a_crash(scenario):
     with ScriptedServer([{"status": 500}] * 3) as srv:
         ep = episode(scenario, srv, retry=RetryPolicy(attempts=3, base_delay=0.01))
     assert ep.stop_reason == "error" and ep.metrics["verdict"] == "no_answer"
-    assert "Error code: 500" in ep.extra["model_calls"][0]["error"]
+    assert "Error code: 500" in ep.model_calls[0]["error"]
 
 
 def test_malformed_and_hallucinated_calls_are_recorded_with_raw_arguments(scenario):

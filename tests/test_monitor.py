@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from helpers import ORACLE, kinds, run, step, submit
 
-from agentproc.types import Label, LabelKind
+from agentproc.labelling import Label, LabelKind
 
 
 def only(labels: list[Label], kind: str) -> list[Label]:

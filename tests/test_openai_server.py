@@ -10,11 +10,11 @@ from typing import Any
 import openai
 import pytest
 
-from agentproc.monitor import label_calls
+from agentproc.labelling import label_calls
 from agentproc.procedures import Cell, generate_procedure
-from agentproc.suites import scenario_of
-from agentproc.toolkit import Toolkit
-from agentproc.types import Scenario
+from agentproc.workflow import scenario_of
+from agentproc.workflow import Toolkit
+from agentproc.workflow import Scenario
 from agentproc.workflow import build_workflow
 from tests.fakes import ScriptedServer
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from agentproc.arith import BOUND, Op, apply_units
-from agentproc.compiler import compile_procedure
+from agentproc.workflow import compile_procedure
 from agentproc.errors import ConfigError, GenerationError
 from agentproc.procedures import Cell, Procedure, generate_procedure
 
@@ -178,7 +178,7 @@ def test_integer_mode_values_are_integers_and_divisions_exact(p):
         if s.op is Op.DIV:
             a, b = (values[i - 1] for i in s.operands)
             assert a % b == 0
-    scenario = compile_procedure(p)
+    scenario = compile_procedure(p).model_dump(mode="json")
     numbers = [*scenario["inputs"].values(), scenario["answer"]]
     numbers += [s["value"] for s in scenario["steps"]]
     numbers += [v for s in scenario["steps"] for v in s["expected_call"]["arguments"].values()]
@@ -188,7 +188,7 @@ def test_integer_mode_values_are_integers_and_divisions_exact(p):
 @PROPERTY
 @given(procedures(mode="decimal"))
 def test_decimal_mode_values_are_multiples_of_a_thousandth(p):
-    scenario = compile_procedure(p)
+    scenario = compile_procedure(p).model_dump(mode="json")
     numbers = [*scenario["inputs"].values(), scenario["answer"]]
     numbers += [s["value"] for s in scenario["steps"]]
     for v in numbers:

@@ -25,9 +25,9 @@ from langchain_openai import ChatOpenAI
 from agentproc.agents.providers import RAW_KEY, is_retryable, make_chat_model, redact
 from agentproc.errors import ConfigError
 from agentproc.procedures import Cell, generate_procedure
-from agentproc.suites import scenario_of
-from agentproc.toolkit import Toolkit
-from agentproc.types import Scenario
+from agentproc.workflow import scenario_of
+from agentproc.workflow import Toolkit
+from agentproc.workflow import Scenario
 from agentproc.workflow import build_workflow
 from tests.fakes import ScriptedServer
 

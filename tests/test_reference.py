@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 
 from agentproc.arith import Op
-from agentproc.compiler import reference_graph
+from agentproc.workflow.reference import reference_graph
 from agentproc.errors import InputError
-from agentproc.monitor import label_calls
+from agentproc.labelling import label_calls
 from agentproc.procedures import Cell, Procedure, StepDef, generate_procedure
-from agentproc.reference import build_reference_graph, run_reference, run_reference_state
-from agentproc.suites import load_scenario, scenario_of
-from agentproc.toolkit import Toolkit
-from agentproc.types import Scenario
+from agentproc.workflow.reference import build_reference_graph, run_reference, run_reference_state
+from agentproc.workflow import load_scenario, scenario_of
+from agentproc.workflow import Toolkit
+from agentproc.workflow import Scenario
 from agentproc.workflow import build_workflow
 
 PINNED_95 = (

@@ -18,21 +18,20 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from agentproc.agents.sim import SIM_AGENTS
-from agentproc.episode import run_sim_episode
+from agentproc.agents.sim import run_sim_episode
 from agentproc.errors import ConfigError
 from agentproc.procedures import Cell, generate_procedure
-from agentproc.report import (
+from agentproc.analysis.render import SHORT, render_report
+from agentproc.analysis.report import (
     CellKey,
     Report,
     aggregate,
-    render_report,
     report_json,
     wilson,
 )
-from agentproc.report_render import SHORT
 from agentproc.runs import episode_record
-from agentproc.suites import scenario_of
-from agentproc.types import LabelKind
+from agentproc.workflow import scenario_of
+from agentproc.labelling import LabelKind
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("AGENTPROC_UPDATE_GOLDEN") == "1"

@@ -11,11 +11,11 @@ import pytest
 from jsonschema import Draft202012Validator
 from pydantic import BaseModel
 
-from agentproc.compiler import compile_procedure
+from agentproc.workflow import compile_procedure
 from agentproc.procedures import Cell, generate_procedure
 from agentproc.resources import folder
-from agentproc.suites import load_scenario
-from agentproc.types import (
+from agentproc.workflow import load_scenario
+from agentproc.workflow import (
     SCHEMA_VERSION,
     ExpectedCall,
     FinishSpec,
@@ -38,8 +38,10 @@ CELLS = [
 ]
 
 
-def compiled(cell: Cell = CELLS[1], **kwargs: Any) -> dict[str, Any]:
-    return compile_procedure(generate_procedure(cell, 0, 0), **kwargs)
+def compiled(cell: Cell = CELLS[1], with_tools: bool = True) -> dict[str, Any]:
+    exclude = None if with_tools else {"tools", "prompt"}
+    scenario = compile_procedure(generate_procedure(cell, 0, 0), with_tools=with_tools)
+    return scenario.model_dump(mode="json", exclude=exclude)
 
 
 def errors(instance: Any) -> list[str]:
@@ -196,6 +198,9 @@ def test_pinned_scenario_regenerates_byte_identical_from_its_params(path):
     )
     assert cell.id == params["cell"]
     text = json.dumps(
-        compile_procedure(generate_procedure(cell, params["seed"], params["index"])), indent=2
+        compile_procedure(generate_procedure(cell, params["seed"], params["index"])).model_dump(
+            mode="json"
+        ),
+        indent=2
     )
     assert (text + "\n").encode() == path.read_bytes()

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from agentproc import selfcheck
+from agentproc.agents.sim import selfcheck
 from agentproc.agents.sim import INJECTORS
-from agentproc.monitor import Monitor
-from agentproc.selfcheck import run_selfcheck
-from agentproc.types import LabelKind
+from agentproc.labelling import tools
+from agentproc.agents.sim.selfcheck import run_selfcheck
+from agentproc.labelling import LabelKind
 
 SMALL = {
     "steps": (1, 2, 5, 25, 95),
@@ -33,15 +33,15 @@ def test_every_label_has_precision_and_recall_one_on_single_fault_episodes():
 
 
 def test_selfcheck_catches_a_monitor_that_misreads_causes(monkeypatch: pytest.MonkeyPatch):
-    original = Monitor._wrong_argument
+    original = tools.wrong_argument
 
-    def careless(self, rec, param, var, got, target):  # calls every wrong argument "other"
-        lab = original(self, rec, param, var, got, target)
+    def careless(core, index, spec, param, got):  # calls every wrong argument "other"
+        lab = original(core, index, spec, param, got)
         return lab.__class__(
             lab.kind, lab.call_index, lab.step, cause="other", argument=lab.argument
         )
 
-    monkeypatch.setattr(Monitor, "_wrong_argument", careless)
+    monkeypatch.setattr(tools, "wrong_argument", careless)
     result = run_selfcheck(count=1, grid={**SMALL, "steps": (5, 25)})
     assert not result.perfect
     assert result.scores["wrong_argument"].precision < 1.0

@@ -15,12 +15,14 @@ from typing import Any
 import pytest
 from helpers import ORACLE, kinds, run, tiny_scenario
 
-from agentproc.agents.textsim import STYLES, write_text
+from agentproc.agents.sim.text_writer import STYLES, write_text
 from agentproc.errors import ConfigError
 from agentproc.procedures import Cell, generate_procedure
-from agentproc.suites import scenario_of
-from agentproc.textmode import parse_text, run_text_episode, text_messages, text_prompt
-from agentproc.types import Label, Scenario
+from agentproc.workflow import scenario_of
+from agentproc.labelling import parse_text, run_text_episode
+from agentproc.workflow import text_messages, text_prompt
+from agentproc.labelling import Label
+from agentproc.workflow import Scenario
 
 TINY = tiny_scenario()
 WORK = ["S3 = 5.000", "S4 = 15.000", "S5 = 12.000", "S6 = 3.000"]

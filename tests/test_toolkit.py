@@ -18,9 +18,9 @@ from jsonschema import Draft202012Validator
 
 from agentproc.errors import ConfigError
 from agentproc.procedures import Cell, generate_procedure
-from agentproc.suites import scenario_of
-from agentproc.toolkit import Toolkit
-from agentproc.types import Scenario
+from agentproc.workflow import scenario_of
+from agentproc.workflow import Toolkit
+from agentproc.workflow import Scenario
 from agentproc.workflow import build_workflow
 
 TINY = tiny_scenario()

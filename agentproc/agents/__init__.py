@@ -1,5 +1,8 @@
-"""Agents: simulated agents with known faults (and, lazily, model-backed agents)."""
+"""Agents: simulated agents with known faults, and model agents in a LangGraph harness.
 
-from agentproc.agents.sim import SIM_AGENTS, Policy, sim_agent
+Model agents load LangChain and their providers only when used.
+"""
 
-__all__ = ["SIM_AGENTS", "Policy", "sim_agent"]
+from agentproc.agents.sim import INJECTORS, SIM_AGENTS, Policy, run_sim_episode, sim_agent
+
+__all__ = ["INJECTORS", "SIM_AGENTS", "Policy", "run_sim_episode", "sim_agent"]

@@ -7,6 +7,8 @@ compiled LangGraph graph, a ``create_react_agent``, any Runnable) is invoked wit
 
 A call your agent never hands to a tool (for example one a prebuilt tool node rejects
 because no tool has that name) is not seen by the mock tools, so it cannot be labelled.
+The call budget holds as for every agent: a call past it is not executed and ends
+the episode with ``stop_reason: "budget"``.
 
 >>> # episode = asyncio.run(arun_agent_episode(scenario, lambda tools: my_graph(tools), "mine"))
 """
@@ -16,20 +18,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from agentproc.agents.providers import redact
-from agentproc.compiler import complete
-from agentproc.episode import call_messages, default_budget, opening_messages
-from agentproc.errors import ConfigError
-from agentproc.monitor import Monitor
-from agentproc.toolkit import Guard, Toolkit
-from agentproc.types import Episode, Scenario
-from agentproc.workflow import build_workflow
+from agentproc.runs import BudgetExhausted, Episode, EpisodeSession, StopReason
+from agentproc.workflow import Guard, Scenario, complete
 
 AgentFactory = Callable[[list[Any]], Any]
 """Receives the LangChain tools of a scenario; returns a runnable or compiled graph."""
 
 
-def mock_tools(toolkit: Toolkit, monitor: Monitor, log: list[dict[str, Any]]) -> list[Any]:
+def mock_tools(session: EpisodeSession) -> list[Any]:
     """The scenario's mock tools as LangChain ``StructuredTool`` objects."""
     from langchain_core.tools import StructuredTool
 
@@ -38,10 +34,7 @@ def mock_tools(toolkit: Toolkit, monitor: Monitor, log: list[dict[str, Any]]) ->
         name = fn["name"]
 
         def run(**arguments: Any) -> str:
-            rec = toolkit.call(name, arguments)
-            monitor.observe(rec)
-            log.extend(call_messages(rec))
-            return rec.result
+            return session.call(name, arguments).result
 
         async def arun(**arguments: Any) -> str:
             return run(**arguments)
@@ -54,10 +47,7 @@ def mock_tools(toolkit: Toolkit, monitor: Monitor, log: list[dict[str, Any]]) ->
             coroutine=arun,
         )
 
-    scenario = toolkit.workflow.scenario
-    if scenario is None:
-        raise ConfigError("mock tools need a workflow built from a Scenario (build_workflow)")
-    return [make(spec) for spec in complete(scenario).tools]
+    return [make(spec) for spec in complete(session.scenario).tools]
 
 
 async def arun_agent_episode(
@@ -71,37 +61,25 @@ async def arun_agent_episode(
     """Run your own agent, built by ``factory`` from the mock tools, on a scenario."""
     from langchain_core.messages import convert_to_openai_messages
 
-    wf = build_workflow(scenario)
-    toolkit, monitor = Toolkit(wf, guard), Monitor(wf)
-    log: list[dict[str, Any]] = []
-    runnable = factory(mock_tools(toolkit, monitor, log))
-    opening = opening_messages(scenario)
-    limit = budget if budget is not None else default_budget(wf)
-    stop, messages = "answer", list(opening)
+    session = EpisodeSession(scenario, agent, guard=guard, budget=budget)
+    runnable = factory(mock_tools(session))
+    opening = list(session.messages)
+    stop: StopReason = "answer"
     try:
         out = await runnable.ainvoke(
             {"messages": [(m["role"], m["content"]) for m in opening]},
-            config={"recursion_limit": 2 * limit + 10},
+            config={"recursion_limit": 2 * session.budget + 10},
         )
         if isinstance(out, dict) and isinstance(out.get("messages"), list):
-            messages = list(convert_to_openai_messages(out["messages"]))
+            session.messages[:] = list(convert_to_openai_messages(out["messages"]))
     except Exception as exc:
-        stop = "error"
-        messages = [
-            *opening,
-            *log,
-            {"role": "assistant", "content": None, "error": redact(f"{type(exc).__name__}: {exc}")},
-        ]
-    if stop != "error":
-        stop = "answer" if toolkit.answers else "no_tool_call"
-    labels, metrics = monitor.finish()
-    return Episode(
-        scenario=scenario,
-        agent=agent,
-        calls=toolkit.calls,
-        labels=labels,
-        metrics=metrics,
-        messages=messages,
-        stop_reason=stop,
-        guard=guard,
-    )
+        # A tool node may catch the budget error and hand it to the model, which
+        # then runs into the recursion limit: either way the budget ended it.
+        if isinstance(exc, BudgetExhausted) or session.exhausted:
+            stop = "budget"
+        else:
+            stop = "error"
+            session.fail(exc)
+    if stop == "answer":
+        stop = "budget" if session.over_budget else "answer" if session.answered else "no_tool_call"
+    return session.finish(stop)

@@ -1,9 +1,9 @@
 """The LangGraph harness: a chat model works through a scenario with the mock tools.
 
 The graph has a model node and a tool node of our own. The tool node executes
-every call through :class:`~agentproc.toolkit.Toolkit`, so hallucinated and
-malformed calls are recorded rather than dropped, and the monitor labels each
-call as it happens. An episode ends when the model submits an answer (unless
+every call through an :class:`~agentproc.runs.EpisodeSession`, so hallucinated
+and malformed calls are recorded rather than dropped, and the monitor labels
+each call as it happens. An episode ends when the model submits an answer (unless
 ``continue_after_answer``), replies without a tool call, exhausts the call
 budget, or fails on every retry.
 
@@ -19,13 +19,10 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
-from agentproc.agents.providers import RAW_KEY, redact
+from agentproc.agents.providers import RAW_KEY
 from agentproc.agents.retry import ModelCall, RetryPolicy, invoke_with_retry, usage_summary
-from agentproc.episode import call_messages, default_budget, opening_messages, text_of
-from agentproc.monitor import Monitor
-from agentproc.toolkit import Guard, Toolkit
-from agentproc.types import Episode, Scenario
-from agentproc.workflow import build_workflow
+from agentproc.runs import BUDGET_EXHAUSTED, Episode, EpisodeSession, StopReason, retry_seed
+from agentproc.workflow import Guard, Scenario
 
 
 class _State(TypedDict):
@@ -37,12 +34,8 @@ class _State(TypedDict):
 class _Episode:
     """Everything one episode accumulates while the graph runs."""
 
-    scenario: Scenario
-    toolkit: Toolkit
-    monitor: Monitor
+    session: EpisodeSession
     history: list[Any]
-    messages: list[dict[str, Any]]
-    budget: int
     continue_after_answer: bool
     retry: RetryPolicy
     rng: random.Random
@@ -74,13 +67,7 @@ def build_graph(model: Any, ep: _Episode) -> Any:
                 model, ep.history, ep.retry, ep.rng, ep.model_calls, ep.errors
             )
         except Exception as exc:
-            ep.messages.append(
-                {
-                    "role": "assistant",
-                    "content": None,
-                    "error": redact(f"{type(exc).__name__}: {exc}"),
-                }
-            )
+            ep.session.fail(exc)
             return {"stop": "error", "turns": state["turns"] + 1}
         requests = _requests(reply)
         kwargs = {k: v for k, v in reply.additional_kwargs.items() if k != RAW_KEY}
@@ -94,32 +81,26 @@ def build_graph(model: Any, ep: _Episode) -> Any:
             )
         )
         if not requests:
-            ep.messages.append({"role": "assistant", "content": text_of(reply.content)})
+            ep.session.say(reply.content)
             return {"stop": "no_tool_call", "turns": state["turns"] + 1}
         ep.pending = requests
         if reply.content:
-            ep.messages.append({"role": "assistant", "content": text_of(reply.content)})
+            ep.session.say(reply.content)
         return {"stop": None, "turns": state["turns"] + 1}
 
     async def tool_node(state: _State) -> dict[str, Any]:
         stop = None
+        session = ep.session
         for call_id, name, args in ep.pending:
-            if len(ep.toolkit.calls) >= ep.budget:
+            if session.exhausted:
                 stop = "budget"
-                ep.history.append(
-                    ToolMessage(content="Error: call budget exhausted.", tool_call_id=call_id)
-                )
+                ep.history.append(ToolMessage(content=BUDGET_EXHAUSTED, tool_call_id=call_id))
                 continue
-            rec = ep.toolkit.call(name, args)
-            ep.monitor.observe(rec)
-            assistant, tool = call_messages(rec)
-            assistant["tool_calls"][0]["id"] = call_id
-            tool["tool_call_id"] = call_id
-            ep.messages.extend((assistant, tool))
+            rec = session.call(name, args, call_id)
             ep.history.append(ToolMessage(content=rec.result, tool_call_id=call_id))
             if rec.finish and rec.answer is not None and not ep.continue_after_answer:
                 stop = stop or "answer"
-        if stop is None and len(ep.toolkit.calls) >= ep.budget:
+        if stop is None and session.exhausted:
             stop = "budget"
         return {"stop": stop}
 
@@ -146,38 +127,24 @@ async def arun_model_episode(
     """Run a LangChain chat model (anything with ``bind_tools`` and ``ainvoke``) on a scenario."""
     from langchain_core.messages import HumanMessage, SystemMessage
 
-    wf = build_workflow(scenario)
-    opening = opening_messages(scenario)
+    session = EpisodeSession(scenario, agent, guard=guard, budget=budget)
+    opening = session.messages
     ep = _Episode(
-        scenario=scenario,
-        toolkit=Toolkit(wf, guard),
-        monitor=Monitor(wf),
+        session=session,
         history=[SystemMessage(opening[0]["content"]), HumanMessage(opening[1]["content"])],
-        messages=list(opening),
-        budget=budget if budget is not None else default_budget(wf),
         continue_after_answer=continue_after_answer,
         retry=retry or RetryPolicy(),
-        rng=random.Random(f"agentproc-retry:{seed}:{scenario.id}"),
+        rng=retry_seed(seed, scenario.id),
     )
     bound = model.bind_tools(scenario.tools)
     graph = build_graph(bound, ep)
     final = await graph.ainvoke(
-        {"turns": 0, "stop": None}, config={"recursion_limit": 2 * ep.budget + 10}
+        {"turns": 0, "stop": None}, config={"recursion_limit": 2 * session.budget + 10}
     )
-    labels, metrics = ep.monitor.finish()
-    stop = final.get("stop") or "budget"
-    return Episode(
-        scenario=scenario,
-        agent=agent,
-        calls=ep.toolkit.calls,
-        labels=labels,
-        metrics=metrics,
-        messages=ep.messages,
-        stop_reason=stop,
-        guard=guard,
-        extra={
-            "model_calls": [vars(c) for c in ep.model_calls],
-            "usage": usage_summary(ep.model_calls),
-            "errors": ep.errors,
-        },
+    stop: StopReason = final.get("stop") or "budget"
+    return session.finish(
+        stop,
+        model_calls=[vars(c) for c in ep.model_calls],
+        usage=usage_summary(ep.model_calls),
+        errors=ep.errors,
     )

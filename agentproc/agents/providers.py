@@ -5,8 +5,8 @@
 - ``local[:MODEL]``: an in-process model, :class:`agentproc.agents.local.LocalChatModel`.
 
 The client never retries (``max_retries=0``): the runner owns retries, and asks
-:func:`is_retryable` which failures are worth another try. :func:`redact` keeps
-API keys out of logs and run files.
+:func:`is_retryable` which failures are worth another try. :func:`~agentproc.runs.redact.redact`
+keeps API keys out of logs and run files.
 
 Importing this module is cheap: ``langchain_openai`` and ``openai`` load only
 when a model is made.
@@ -16,37 +16,24 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from agentproc.errors import ConfigError, unknown_key
+from agentproc.runs.redact import DEFAULT_KEY_ENV, redact, secret_env
 
 if TYPE_CHECKING:
     from langchain_core.language_models.chat_models import BaseChatModel
 
-DEFAULT_KEY_ENV = "OPENAI_API_KEY"
-"""The environment variable an ``openai:`` model reads its API key from."""
 BASE_URL_ENV = "OPENAI_BASE_URL"
 """The environment variable that gives the server when no ``base_url`` is passed."""
 NO_KEY = "unused"
 """The key sent to a self-hosted server when none is set: the client insists on one."""
 RETRY_STATUSES = frozenset({408, 429})
 """HTTP statuses below 500 that are worth retrying: request timeout, rate limit."""
-REDACTED = "[REDACTED]"
 
-# Names of environment variables whose values are secrets: every *_API_KEY,
-# *_TOKEN and *_SECRET, plus any other variable a model was told to read its key from.
-_SECRET_NAME = re.compile(r"(API_KEY|_TOKEN|_SECRET)$")
-_key_envs: set[str] = {DEFAULT_KEY_ENV}
-_MIN_SECRET = 8
-"""Shorter values are not treated as secrets: replacing them would mangle ordinary text."""
-_TOKEN_PATTERNS = (
-    (re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/=-]+"), rf"\1 {REDACTED}"),
-    (re.compile(r"\bsk-[A-Za-z0-9_-]{16,}"), REDACTED),
-)
 
 Factory = Callable[..., "BaseChatModel"]
 
@@ -91,7 +78,7 @@ def _openai(
         raise ConfigError("the openai provider needs a model name: openai:MODEL")
     from pydantic import SecretStr
 
-    _key_envs.add(api_key_env)
+    secret_env(api_key_env)
     base_url = base_url or os.environ.get(BASE_URL_ENV) or None
     api_key = os.environ.get(api_key_env) or None
     if api_key is None:
@@ -191,28 +178,6 @@ def _local(
 
 PROVIDERS: dict[str, Factory] = {"openai": _openai, "local": _local}
 """Provider prefix -> factory ``(model, *, base_url, timeout, api_key_env, **kw)``."""
-
-
-def redact(text: str) -> str:
-    """Remove API keys from text meant for logs.
-
-    Removes the value of every secret-named environment variable (``*_API_KEY``,
-    ``*_TOKEN``, ``*_SECRET`` and any ``api_key_env`` a model was made with), and
-    anything shaped like ``Bearer <token>`` or ``sk-<key>``.
-
-    >>> redact("Authorization: Bearer abc.def-123")
-    'Authorization: Bearer [REDACTED]'
-    """
-    secrets = {
-        value
-        for name, value in os.environ.items()
-        if (name in _key_envs or _SECRET_NAME.search(name)) and len(value) >= _MIN_SECRET
-    }
-    for value in sorted(secrets, key=len, reverse=True):  # longest first: one may contain another
-        text = text.replace(value, REDACTED)
-    for pattern, replacement in _TOKEN_PATTERNS:
-        text = pattern.sub(replacement, text)
-    return text
 
 
 def is_retryable(exc: BaseException) -> bool:

@@ -13,7 +13,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from agentproc.agents.providers import is_retryable, redact
+from agentproc.agents.providers import is_retryable
+from agentproc.runs import redact
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agentproc.compiler import compile_procedure
+from agentproc.workflow import compile_procedure
 from agentproc.procedures import Cell, generate_procedure
 
 HERE = Path(__file__).resolve().parent
@@ -25,7 +25,8 @@ CELLS = (
 
 def scenario_text(cell: Cell, seed: int, index: int) -> str:
     """The exact text of a pinned scenario file."""
-    return json.dumps(compile_procedure(generate_procedure(cell, seed, index)), indent=2) + "\n"
+    scenario = compile_procedure(generate_procedure(cell, seed, index))
+    return json.dumps(scenario.model_dump(mode="json"), indent=2) + "\n"
 
 
 def main() -> None:

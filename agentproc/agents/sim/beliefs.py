@@ -1,0 +1,189 @@
+"""What every simulated agent shares: its beliefs, the truth it keeps, and the
+choice of fault values that the monitor can only read one way."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Generator
+from typing import Any
+
+from agentproc.labelling import Label, LabelKind
+from agentproc.workflow import CallRecord, ScenarioStep, Workflow, var_index
+
+K = LabelKind
+Request = tuple[str, "str | dict[str, Any]"]
+"""A tool call a simulated agent makes: ``(name, arguments)``."""
+
+
+class Agent:
+    """Beliefs and truth bookkeeping shared by every simulated agent."""
+
+    def __init__(self, wf: Workflow) -> None:
+        self.wf = wf
+        self.belief: dict[int, int] = {1: wf.correct[1], 2: wf.correct[2]}
+        self.produced: set[int] = set()
+        self.last_run: dict[int, int] = {}
+        self.truth: list[Label] = []
+        self.answers: list[float | int] = []
+        self.last_value: int | None = None
+
+    def num(self, units: int) -> float | int:
+        return self.wf.to_number(units)
+
+    def value_of(self, var: int) -> int:
+        """What the agent believes ``S{var}`` is (the correct value if never seen)."""
+        return self.belief.get(var, self.wf.correct[var])
+
+    def args(self, spec: ScenarioStep, override: dict[str, Any] | None = None) -> dict[str, Any]:
+        args = {p: self.num(self.value_of(var_index(p))) for p in spec.params}
+        args.update(override or {})
+        return args
+
+    def step(
+        self,
+        spec: ScenarioStep,
+        override: dict[str, Any] | None = None,
+        causes: dict[str, Label] | None = None,
+    ) -> Generator[Request, CallRecord, CallRecord]:
+        """Call a step tool; record the truth of its arguments and repeat status."""
+        args = self.args(spec, override)
+        rec = yield (spec.name, args)
+        wf = self.wf
+        for p in spec.params:
+            var = var_index(p)
+            if wf.close(args[p], wf.correct[var]):
+                continue
+            if causes and p in causes:
+                self.truth.append(at(causes[p], rec.index, spec.step))
+            else:
+                self.truth.append(
+                    Label(K.WRONG_ARGUMENT, rec.index, spec.step, cause="propagated", argument=p)
+                )
+        if rec.value is not None:
+            right = wf.correct[spec.target]
+            if spec.step in self.last_run:
+                fixed = self.last_run[spec.step] != right and rec.value == right
+                self.truth.append(
+                    Label(K.REPEATED_STEP, rec.index, spec.step, self_correction=fixed)
+                )
+            self.last_run[spec.step] = rec.value
+            self.belief[spec.target] = rec.value
+            self.produced.add(spec.target)
+            self.last_value = rec.value
+        elif rec.refused in ("division_by_zero", "out_of_range"):
+            # A carried error divided by zero or blew up: retry with the procedure's values.
+            return (
+                yield from self.step(
+                    spec, {p: self.num(wf.correct[var_index(p)]) for p in spec.params}
+                )
+            )
+        return rec
+
+    def submit(self, answer: float | int) -> Generator[Request, CallRecord, CallRecord]:
+        wf = self.wf
+        rec = yield (wf.finish_tool, {wf.finish_argument: answer})
+        right = wf.close(answer, wf.answer)
+        if wf.n_steps not in self.last_run:
+            missing = wf.n_steps - len(self.last_run)
+            self.truth.append(Label(K.PREMATURE_FINISH, rec.index, missing_steps=missing))
+        if not self.answers:
+            if not right:
+                own = (
+                    self.belief.get(wf.answer_index)
+                    if wf.answer_index in self.produced
+                    else self.last_value
+                )
+                cause = (
+                    "propagated"
+                    if own is not None and wf.close(answer, own)
+                    else "unsupported"
+                )
+                self.truth.append(Label(K.WRONG_ANSWER, rec.index, cause=cause))
+        else:
+            was_right = wf.close(self.answers[-1], wf.answer)
+            self.truth.append(
+                Label(K.ANSWER_REVISED, rec.index, self_correction=(not was_right) and right)
+            )
+        self.answers.append(answer)
+        return rec
+
+    def own_answer(self) -> float | int:
+        return self.num(self.value_of(self.wf.answer_index))
+
+    def done(self) -> list[Label]:
+        """Add the episode-level truth and return it all."""
+        for spec in self.wf.steps:
+            if spec.step not in self.last_run:
+                self.truth.append(Label(K.SKIPPED_STEP, None, spec.step, live=spec.live))
+        if not self.answers:
+            self.truth.append(Label(K.MISSING_ANSWER))
+        return self.truth
+
+
+def at(label: Label, index: int, step: int | None) -> Label:
+    return Label(
+        label.kind,
+        index,
+        step,
+        cause=label.cause,
+        argument=label.argument,
+        confused_with=label.confused_with,
+        self_correction=label.self_correction,
+    )
+
+
+def pick(rng: random.Random, n: int) -> int:
+    return int(rng.random() * n)
+
+
+def wrong_value(
+    a: Agent, spec: ScenarioStep, rng: random.Random, allow_confusion: bool = True
+) -> tuple[str, float | int, Label]:
+    """A wrong value for one argument of a step that the monitor can only read one way."""
+    wf = a.wf
+    param = spec.params[pick(rng, len(spec.params))]
+    var = var_index(param)
+    taken = {wf.correct[u] for u in range(1, spec.target)} | {
+        a.belief[u] for u in a.produced if u < spec.target
+    }
+    if allow_confusion and rng.random() < 0.5:
+        choices = []
+        for u in range(1, spec.target):
+            if u == var:
+                continue
+            value = wf.correct[u]
+            clashes = [
+                w
+                for w in range(1, spec.target)
+                if w != u and w != var and (wf.correct[w] == value or a.belief.get(w) == value)
+            ]
+            if value not in (wf.correct[var], a.value_of(var), 0) and not clashes:
+                choices.append(u)
+        if choices:
+            u = choices[pick(rng, len(choices))]
+            return (
+                param,
+                a.num(wf.correct[u]),
+                Label(
+                    K.WRONG_ARGUMENT,
+                    cause="lookback_confusion",
+                    argument=param,
+                    confused_with=f"S{u}",
+                ),
+            )
+    base = a.value_of(var)
+    for _ in range(100):
+        delta = (1 + pick(rng, 9)) * (1 if rng.random() < 0.5 else -1) * max(1, abs(base) // 7 or 1)
+        value = base + delta
+        if value not in taken and value != 0:
+            return param, a.num(value), Label(K.WRONG_ARGUMENT, cause="other", argument=param)
+    raise RuntimeError("no distinct wrong value found")  # pragma: no cover - values are sparse
+
+
+def unsupported(a: Agent, rng: random.Random) -> float | int:
+    wf = a.wf
+    taken = set(wf.correct) | {a.value_of(wf.answer_index)}
+    while True:
+        value = wf.answer + (1 + pick(rng, 50)) * (1 if rng.random() < 0.5 else -1)
+        if value not in taken:
+            return a.num(value)

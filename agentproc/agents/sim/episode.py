@@ -1,0 +1,41 @@
+"""Run one simulated agent through one scenario in an :class:`EpisodeSession`."""
+
+from __future__ import annotations
+
+from agentproc.agents.sim.faults import sim_agent
+from agentproc.labelling import Label
+from agentproc.runs import Episode, EpisodeSession, StopReason, episode_seed
+from agentproc.workflow import CallRecord, Guard, Scenario
+
+
+def run_sim_episode(
+    scenario: Scenario,
+    agent: str,
+    *,
+    seed: int = 0,
+    guard: Guard = "observe",
+    budget: int | None = None,
+) -> Episode:
+    """Run a simulated agent on a scenario and label what it did."""
+    factory = sim_agent(agent)
+    session = EpisodeSession(scenario, agent, guard=guard, budget=budget)
+    policy = factory(session.workflow, episode_seed(seed, scenario.id, agent))
+    truth: list[Label] | None = None
+    stop: StopReason = "no_tool_call"
+    rec: CallRecord
+    try:
+        request = next(policy)
+        while True:
+            if session.exhausted:
+                stop = "budget"
+                policy.close()
+                break
+            name, arguments = request
+            rec = session.call(name, arguments)
+            request = policy.send(rec)
+    except StopIteration as end:
+        truth = end.value
+    if stop != "budget":
+        stop = "answer" if session.answered else "no_tool_call"
+        session.say("Done.")
+    return session.finish(stop, injected=truth)

@@ -1,0 +1,253 @@
+"""Simulated agents whose faults are known, so the monitor can be proven against truth.
+
+A simulated agent is a generator: it yields ``(tool name, arguments)`` requests,
+is sent back the :class:`~agentproc.workflow.CallRecord` of each, and returns the
+list of labels its behaviour must produce (the *truth*). It reads values from
+tool results, as a real agent does, so a wrong value it produces is carried into
+later arguments.
+
+- ``sim:oracle`` executes the reference trace.
+- ``sim:<label>`` injects one fault of that kind at a seeded random place. The
+  truth includes what the fault causes downstream: ``wrong_argument`` with
+  ``cause: propagated`` on every later argument that carries a wrong produced
+  value, and a ``wrong_answer`` with ``cause: propagated`` when the error reaches
+  the answer; ``premature_finish`` brings ``skipped_step`` for every step left
+  out and a propagated ``wrong_answer`` when the chain's last value is not the
+  answer; skipping the last step brings ``premature_finish``; the self-correcting
+  variant of ``repeated_step`` and the wrong-first variant of ``answer_revised``
+  bring the initial ``wrong_argument`` or ``wrong_answer``.
+- ``sim:decay`` slips with a probability that grows with step position and
+  look-back distance (see :func:`decay`).
+
+A simulated agent ends its own episode (it is not stopped at its first answer).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Generator
+from typing import Any
+
+from agentproc.agents.sim.beliefs import Agent, K, Request, pick, unsupported, wrong_value
+from agentproc.errors import unknown_key
+from agentproc.labelling import Label, LabelKind
+from agentproc.workflow import CallRecord, Workflow
+
+Policy = Generator[Request, CallRecord, list[Label]]
+"""A simulated agent: yields requests, receives records, returns its truth."""
+Factory = Callable[[Workflow, random.Random], Policy]
+
+
+def oracle(wf: Workflow, rng: random.Random) -> Policy:
+    """Execute every step in order with the right values, then submit the answer."""
+    a = Agent(wf)
+    for spec in wf.steps:
+        yield from a.step(spec)
+    yield from a.submit(a.own_answer())
+    return a.done()
+
+
+def hallucinated_call(wf: Workflow, rng: random.Random) -> Policy:
+    """Call a tool that was not offered, at a random point, then go on."""
+    a = Agent(wf)
+    where = pick(rng, wf.n_steps + 1)
+    names = [f"step_{wf.n_steps + 1}", "step_0", "compute", "get_value", "calculator", "finish"]
+    name = names[pick(rng, len(names))]
+    for spec in wf.steps:
+        if spec.step - 1 == where:
+            rec = yield (name, {"x": 1})
+            a.truth.append(Label(K.HALLUCINATED_CALL, rec.index))
+        yield from a.step(spec)
+    if where == wf.n_steps:
+        rec = yield (name, {"value": a.own_answer()})
+        a.truth.append(Label(K.HALLUCINATED_CALL, rec.index))
+    yield from a.submit(a.own_answer())
+    return a.done()
+
+
+_BAD_ARGUMENTS: tuple[Callable[[dict[str, Any]], str | dict[str, Any]], ...] = (
+    lambda args: "{" + ", ".join(f"{k}: {v}" for k, v in args.items()),  # not JSON
+    lambda args: {k: str(v) for k, v in args.items()},  # strings, not numbers
+    lambda args: {**args, "extra": 1},  # an argument the schema does not allow
+    lambda args: dict(list(args.items())[:-1]),  # a required argument missing
+    lambda args: {"value": list(args.values())[0]},  # a wrong argument name
+    lambda args: "[1, 2]",  # JSON, but not an object
+)
+
+
+def invalid_arguments(wf: Workflow, rng: random.Random) -> Policy:
+    """Send malformed arguments once (a step or the answer), then retry correctly."""
+    a = Agent(wf)
+    where = pick(rng, wf.n_steps + 1)
+    bad = _BAD_ARGUMENTS[pick(rng, len(_BAD_ARGUMENTS))]
+    for spec in wf.steps:
+        if spec.step - 1 == where:
+            rec = yield (spec.name, bad(a.args(spec)))
+            a.truth.append(Label(K.INVALID_ARGUMENTS, rec.index, spec.step))
+        yield from a.step(spec)
+    if where == wf.n_steps:
+        rec = yield (wf.finish_tool, bad({wf.finish_argument: a.own_answer()}))
+        a.truth.append(Label(K.INVALID_ARGUMENTS, rec.index, None))
+    yield from a.submit(a.own_answer())
+    return a.done()
+
+
+def repeated_step(wf: Workflow, rng: random.Random) -> Policy:
+    """Execute one step twice: the same call again, or a wrong call then a right one."""
+    a = Agent(wf)
+    k = 1 + pick(rng, wf.n_steps)
+    correcting = rng.random() < 0.5
+    for spec in wf.steps:
+        if spec.step == k and correcting:
+            param, value, cause = wrong_value(a, spec, rng, allow_confusion=False)
+            yield from a.step(spec, {param: value}, {param: cause})
+        yield from a.step(spec)
+        if spec.step == k and not correcting:
+            yield from a.step(spec)
+    yield from a.submit(a.own_answer())
+    return a.done()
+
+
+def reordered(wf: Workflow, rng: random.Random) -> Policy:
+    """Swap two adjacent steps: step k+1 runs just before step k."""
+    a = Agent(wf)
+    if wf.n_steps < 2:
+        return (yield from oracle(wf, rng))
+    k = 1 + pick(rng, wf.n_steps - 1)
+    order = [s for s in wf.steps]
+    order[k - 1], order[k] = order[k], order[k - 1]
+    for spec in order:
+        rec = yield from a.step(spec)
+        if spec.step == k + 1:
+            a.truth.append(
+                Label(K.REORDERED, rec.index, k + 1, breaks_dependency=k in spec.depends_on)
+            )
+    yield from a.submit(a.own_answer())
+    return a.done()
+
+
+def wrong_argument(wf: Workflow, rng: random.Random) -> Policy:
+    """Pass one wrong argument (an arithmetic slip or another variable's value)."""
+    a = Agent(wf)
+    k = 1 + pick(rng, wf.n_steps)
+    for spec in wf.steps:
+        if spec.step == k:
+            param, value, cause = wrong_value(a, spec, rng)
+            yield from a.step(spec, {param: value}, {param: cause})
+        else:
+            yield from a.step(spec)
+    yield from a.submit(a.own_answer())
+    return a.done()
+
+
+def skipped_step(wf: Workflow, rng: random.Random) -> Policy:
+    """Leave one step out; later steps use its right value as if computed in the head."""
+    a = Agent(wf)
+    k = 1 + pick(rng, wf.n_steps)
+    for spec in wf.steps:
+        if spec.step != k:
+            yield from a.step(spec)
+    yield from a.submit(a.own_answer())
+    return a.done()
+
+
+def premature_finish(wf: Workflow, rng: random.Random) -> Policy:
+    """Stop after step k < N and submit the last value computed."""
+    a = Agent(wf)
+    k = pick(rng, wf.n_steps)  # steps 1..k run; k may be 0
+    for spec in wf.steps[:k]:
+        yield from a.step(spec)
+    last = a.num(a.last_value) if a.last_value is not None else a.num(wf.correct[2])
+    yield from a.submit(last)
+    return a.done()
+
+
+def missing_answer(wf: Workflow, rng: random.Random) -> Policy:
+    """Execute every step and never submit an answer."""
+    a = Agent(wf)
+    for spec in wf.steps:
+        yield from a.step(spec)
+    return a.done()
+
+
+def wrong_answer(wf: Workflow, rng: random.Random) -> Policy:
+    """Execute every step right, then submit a number the chain never produced."""
+    a = Agent(wf)
+    for spec in wf.steps:
+        yield from a.step(spec)
+    yield from a.submit(unsupported(a, rng))
+    return a.done()
+
+
+def answer_revised(wf: Workflow, rng: random.Random) -> Policy:
+    """Submit twice: right then right, wrong then right, or right then wrong."""
+    a = Agent(wf)
+    for spec in wf.steps:
+        yield from a.step(spec)
+    right = a.own_answer()
+    wrong = unsupported(a, rng)
+    first, second = [(right, right), (wrong, right), (right, wrong)][pick(rng, 3)]
+    yield from a.submit(first)
+    yield from a.submit(second)
+    return a.done()
+
+
+DECAY = {"base": 0.004, "growth": 0.0006, "lookback": 0.15}
+"""``sim:decay`` slip probability at step k with farthest operand distance d:
+``base + growth * (k - 1)``, times ``1 + lookback * (d - 1)``."""
+
+
+def decay(wf: Workflow, rng: random.Random) -> Policy:
+    """Slip more often late in the procedure and on far look-backs.
+
+    A slip is an arithmetic error (60%), a look-back confusion (20%), a skipped
+    step (10%) or a premature answer (10%). Its truth is the full label list, as
+    for the single-fault agents.
+    """
+    a = Agent(wf)
+    for spec in wf.steps:
+        d = spec.target - min(spec.operand_vars)
+        p = (DECAY["base"] + DECAY["growth"] * (spec.step - 1)) * (1 + DECAY["lookback"] * (d - 1))
+        u = rng.random()
+        if u >= p:
+            yield from a.step(spec)
+            continue
+        kind = u / p
+        if kind < 0.8:
+            param, value, cause = wrong_value(a, spec, rng, allow_confusion=kind >= 0.6)
+            yield from a.step(spec, {param: value}, {param: cause})
+        elif kind < 0.9:
+            continue
+        else:
+            last = a.num(a.last_value) if a.last_value is not None else a.num(wf.correct[2])
+            yield from a.submit(last)
+            return a.done()
+    yield from a.submit(a.own_answer())
+    return a.done()
+
+
+SIM_AGENTS: dict[str, Factory] = {
+    "sim:oracle": oracle,
+    "sim:hallucinated_call": hallucinated_call,
+    "sim:invalid_arguments": invalid_arguments,
+    "sim:repeated_step": repeated_step,
+    "sim:reordered": reordered,
+    "sim:wrong_argument": wrong_argument,
+    "sim:skipped_step": skipped_step,
+    "sim:premature_finish": premature_finish,
+    "sim:missing_answer": missing_answer,
+    "sim:wrong_answer": wrong_answer,
+    "sim:answer_revised": answer_revised,
+    "sim:decay": decay,
+}
+"""Every simulated agent by name."""
+
+INJECTORS = tuple(n for n in SIM_AGENTS if n.removeprefix("sim:") in {k.value for k in LabelKind})
+"""The ``sim:<label>`` agents: one per label kind."""
+
+
+def sim_agent(name: str) -> Factory:
+    """The factory of a simulated agent by name."""
+    if name not in SIM_AGENTS:
+        raise unknown_key("agent", name, list(SIM_AGENTS))
+    return SIM_AGENTS[name]

@@ -1,0 +1,85 @@
+"""Episode functions for the suite runner: one per kind of agent.
+
+:func:`agentproc.runs.arun_suite` takes a function from a scenario to an
+episode; these bind a simulated agent, or a chat model with its run options, into one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentproc.agents.retry import RetryPolicy
+from agentproc.agents.sim import run_sim_episode
+from agentproc.runs import Episode, EpisodeFn, Mode, RunSummary, arun_suite
+from agentproc.workflow import Guard, Scenario
+
+
+def sim_episodes(agent: str, *, seed: int = 0, guard: Guard = "observe") -> EpisodeFn:
+    """Episodes of a simulated agent (``sim:...``)."""
+
+    async def episode(scenario: Scenario) -> Episode:
+        return run_sim_episode(scenario, agent, seed=seed, guard=guard)
+
+    return episode
+
+
+@dataclass
+class ModelRunOptions:
+    """How a model agent is run."""
+
+    concurrency: int = 1
+    guard: Guard = "observe"
+    mode: Mode = "tools"
+    """``tools`` (the compiled workflow) or ``text`` (the reference study's protocol)."""
+    budget: int | None = None
+    continue_after_answer: bool = False
+    seed: int = 0
+    retry: RetryPolicy = field(default_factory=lambda: RetryPolicy())
+
+
+def model_episodes(model: Any, agent: str, options: ModelRunOptions) -> EpisodeFn:
+    """Episodes of a chat model, in tool or text mode."""
+
+    async def episode(scenario: Scenario) -> Episode:
+        if options.mode == "text":
+            from agentproc.agents.text import arun_text_episode
+
+            return await arun_text_episode(
+                scenario, model, agent, retry=options.retry, seed=options.seed
+            )
+        from agentproc.agents.harness import arun_model_episode
+
+        return await arun_model_episode(
+            scenario,
+            model,
+            agent,
+            guard=options.guard,
+            budget=options.budget,
+            continue_after_answer=options.continue_after_answer,
+            retry=options.retry,
+            seed=options.seed,
+        )
+
+    return episode
+
+
+async def arun_model_suite(
+    scenarios: Iterable[Scenario],
+    agent: str,
+    model: Any,
+    out: Path,
+    options: ModelRunOptions,
+    **kw: Any,
+) -> RunSummary:
+    """Run a chat model over scenarios, ``options.concurrency`` episodes at a time."""
+    return await arun_suite(
+        scenarios,
+        agent,
+        model_episodes(model, agent, options),
+        out,
+        concurrency=options.concurrency,
+        **kw,
+    )

@@ -1,0 +1,31 @@
+"""Analysis of stored runs: reports, replays and timelines. Never calls a model."""
+
+from agentproc.analysis.replay import (
+    Replay,
+    label_record,
+    replay_calls,
+    replay_messages,
+    replay_record,
+)
+from agentproc.analysis.report import (
+    AgentReport,
+    CellStats,
+    Report,
+    aggregate,
+    report_json,
+    wilson,
+)
+
+__all__ = [
+    "AgentReport",
+    "CellStats",
+    "Replay",
+    "Report",
+    "aggregate",
+    "label_record",
+    "replay_calls",
+    "replay_messages",
+    "replay_record",
+    "report_json",
+    "wilson",
+]

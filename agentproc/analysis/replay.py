@@ -1,0 +1,223 @@
+"""Replay: re-execute recorded calls on fresh mock tools and label them again.
+
+Replay never calls a model. It reads a trace (a run-file episode, or an OpenAI
+chat-completions message list), executes every call on new mock tools, labels
+the result with the monitor, and reports where it differs from what was recorded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from agentproc.errors import InputError, RunFileError
+from agentproc.labelling import Label, Metrics, label_calls, run_text_episode
+from agentproc.runs import EpisodeRecord, record_mode, text_of
+from agentproc.workflow import (
+    GUARDS,
+    CallRecord,
+    Guard,
+    Scenario,
+    Toolkit,
+    Workflow,
+    build_workflow,
+)
+
+
+@dataclass
+class Replay:
+    """The outcome of replaying one trace."""
+
+    scenario: Scenario
+    agent: str
+    workflow: Workflow
+    calls: list[CallRecord]
+    labels: list[Label]
+    metrics: Metrics
+    differences: list[str] = field(default_factory=list)
+    """Where the replay disagrees with what was recorded (empty when it agrees)."""
+    compared: bool = False
+    """Whether there was a recording to compare with."""
+    text_entries: list[str] | None = None
+    """Text mode: the parsed step and answer lines, in order (labels index them)."""
+
+    def labels_of(self, index: int) -> list[Label]:
+        """Labels attached to one call."""
+        return [lab for lab in self.labels if lab.call_index == index]
+
+    def to_json(self) -> dict[str, Any]:
+        """The machine-readable form printed by ``replay --json``."""
+        scale = self.workflow.scale
+        return {
+            "scenario_id": self.scenario.id,
+            "agent": self.agent,
+            "verdict": self.metrics["verdict"],
+            "metrics": self.metrics,
+            "labels": [lab.to_json() for lab in self.labels],
+            "calls": [
+                {**c.to_json(scale), "labels": [lab.to_json() for lab in self.labels_of(c.index)]}
+                for c in self.calls
+            ],
+            "differences": self.differences,
+            **(
+                {"mode": "text", "entries": self.text_entries}
+                if self.text_entries is not None
+                else {}
+            ),
+        }
+
+
+def replay_calls(
+    scenario: Scenario, calls: list[tuple[str, Any]], guard: Guard = "observe", agent: str = "replay"
+) -> Replay:
+    """Execute ``(name, arguments)`` pairs on fresh mock tools and label them."""
+    wf = build_workflow(scenario)
+    toolkit = Toolkit(wf, guard)
+    for name, arguments in calls:
+        toolkit.call(name, arguments)
+    labels, metrics = label_calls(wf, toolkit.calls)
+    return Replay(scenario, agent, wf, toolkit.calls, labels, metrics)
+
+
+def replay_record(rec: EpisodeRecord, scenario: Scenario, where: str) -> Replay:
+    """Replay one run-file episode and compare with what it recorded."""
+    if record_mode(rec) == "text":
+        return _replay_text(rec, scenario, where)
+    guard = rec.get("guard", "observe")
+    if guard not in GUARDS:
+        raise InputError(where, f"unknown guard {guard!r}", "guard")
+    calls = []
+    for i, c in enumerate(rec["calls"]):
+        if not isinstance(c, dict) or not isinstance(c.get("name"), str):
+            raise InputError(where, "each call needs a string name", f"calls[{i}].name")
+        calls.append((c["name"], c.get("arguments", "")))
+    result = replay_calls(scenario, calls, guard, rec["agent"])  # type: ignore[arg-type]
+    result.differences = _differences(rec, result)
+    result.compared = True
+    return result
+
+
+def _replay_text(rec: EpisodeRecord, scenario: Scenario, where: str) -> Replay:
+    output = rec.get("output")
+    if not isinstance(output, str):
+        raise InputError(where, "a text-mode episode needs its model output", "output")
+    labels, metrics, trace = run_text_episode(scenario, output)
+    result = Replay(
+        scenario,
+        rec["agent"],
+        build_workflow(scenario),
+        [],
+        labels,
+        metrics,
+        text_entries=[e.raw for e in trace.entries],
+    )
+    result.differences = _differences(rec, result)
+    result.compared = True
+    return result
+
+
+def _differences(rec: EpisodeRecord, replay: Replay) -> list[str]:
+    out = []
+    scale = replay.workflow.scale
+    for old, new in zip(rec["calls"], replay.calls, strict=False):
+        fresh = new.to_json(scale)
+        for key in ("result", "state_hash", "refused"):
+            if old.get(key) != fresh.get(key):
+                out.append(
+                    f"call {new.index}: {key} was {old.get(key)!r}, replay gives {fresh.get(key)!r}"
+                )
+    fresh_json = [lab.to_json() for lab in replay.labels]
+    if rec["labels"] == fresh_json and rec.get("verdict") == replay.metrics["verdict"]:
+        return out
+    recorded = [_label_key(d) for d in rec["labels"]]
+    fresh_labels = [_label_key(d) for d in fresh_json]
+    for d in sorted(set(recorded) - set(fresh_labels), key=str):
+        out.append(f"label recorded but not found on replay: {dict(d)}")
+    for d in sorted(set(fresh_labels) - set(recorded), key=str):
+        out.append(f"label found on replay but not recorded: {dict(d)}")
+    if rec.get("verdict") != replay.metrics["verdict"]:
+        out.append(
+            f"verdict was {rec.get('verdict')!r}, replay gives {replay.metrics['verdict']!r}"
+        )
+    return out
+
+
+def _label_key(d: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
+    return tuple(sorted((k, v) for k, v in d.items()))
+
+
+def calls_from_messages(
+    messages: Any, path: Path
+) -> tuple[list[tuple[str, Any]], list[str | None]]:
+    """``(name, arguments)`` of every assistant tool call in an OpenAI message list,
+    and the tool result recorded for each (``None`` when there is none)."""
+    if isinstance(messages, dict) and "messages" in messages:
+        messages = messages["messages"]
+    if not isinstance(messages, list):
+        raise InputError(path, "expected a list of chat messages", "messages")
+    calls: list[tuple[str, Any]] = []
+    ids: list[str | None] = []
+    results: dict[str, str] = {}
+    for i, msg in enumerate(messages):
+        if not isinstance(msg, dict) or "role" not in msg:
+            raise InputError(path, "each message needs a role", f"messages[{i}].role")
+        if msg["role"] == "tool":
+            results[str(msg.get("tool_call_id"))] = text_of(msg.get("content"))
+        if msg["role"] != "assistant":
+            continue
+        for j, tc in enumerate(msg.get("tool_calls") or []):
+            fn = tc.get("function") if isinstance(tc, dict) else None
+            if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
+                raise InputError(
+                    path,
+                    "a tool call needs a function name",
+                    f"messages[{i}].tool_calls[{j}].function.name",
+                )
+            calls.append((fn["name"], fn.get("arguments", "")))
+            ids.append(tc.get("id"))
+    return calls, [results.get(str(i)) if i is not None else None for i in ids]
+
+
+def replay_messages(
+    scenario: Scenario, messages: Any, path: Path, guard: Guard = "observe"
+) -> Replay:
+    """Replay a trace given as an OpenAI chat-completions message list."""
+    calls, results = calls_from_messages(messages, path)
+    replay = replay_calls(scenario, calls, guard, agent="messages")
+    replay.compared = True
+    for rec, seen in zip(replay.calls, results, strict=True):
+        if seen is not None and seen != rec.result:
+            replay.differences.append(
+                f"call {rec.index}: tool result was {seen!r}, replay gives {rec.result!r}"
+            )
+    return replay
+
+
+def label_record(rec: EpisodeRecord, where: str = "run file") -> tuple[list[Label], Metrics]:
+    """Label the calls a run-file episode recorded, without executing them again.
+
+    This re-scores a stored run with the current monitor (the recorded results
+    and values are trusted); :func:`replay_record` re-executes instead.
+    """
+    try:
+        scenario = Scenario.model_validate(rec["scenario"])
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"])
+        raise RunFileError(where, err["msg"], f"scenario.{loc}") from None
+    if record_mode(rec) == "text":
+        labels, metrics, _ = run_text_episode(scenario, rec.get("output") or "")
+        return labels, metrics
+    wf = build_workflow(scenario)
+    calls = []
+    for i, c in enumerate(rec["calls"]):
+        try:
+            calls.append(CallRecord.from_json(c, i, wf.scale, wf.finish_tool))
+        except ValueError as exc:
+            raise RunFileError(where, str(exc), f"calls[{i}].arguments") from None
+        except (KeyError, TypeError, AttributeError):
+            raise RunFileError(where, "not a recorded call", f"calls[{i}]") from None
+    return label_calls(wf, calls)

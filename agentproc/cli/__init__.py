@@ -1,0 +1,5 @@
+"""The command line: parse, call one library function, render."""
+
+from agentproc.cli.main import build_parser, main
+
+__all__ = ["build_parser", "main"]

@@ -1,0 +1,254 @@
+"""What each CLI command does: call the library, render the result."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from agentproc.cli.output import EXIT_FAILED, EXIT_OK, fail, print_json
+from agentproc.errors import InputError
+from agentproc.runs import ReadReport, read_run, scenario_of_record
+
+
+def generate_command(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from pydantic import ValidationError
+
+    from agentproc.procedures import write_suite
+
+    try:
+        grid = _grid(args)
+    except ValidationError as exc:
+        e = exc.errors()[0]
+        where = ".".join(str(p) for p in e["loc"] if not isinstance(p, int))
+        raise fail(f"generate options: {where}: {e['msg']} (got {e.get('input')!r})") from None
+    if (args.out / "procedures.jsonl").exists() and not args.overwrite:
+        raise fail(f"{args.out} already holds a suite: use --overwrite to replace it")
+    n = write_suite(grid, args.out)
+    out.print(f"wrote {n} procedures in {len(grid.cells())} cells to {args.out}", highlight=False)
+    return EXIT_OK
+
+
+def _grid(args: argparse.Namespace) -> Any:
+    from agentproc.procedures import Block, Grid, preset
+
+    if args.preset:
+        grid = preset(args.preset)
+    elif args.steps:
+        grid = Grid(blocks=[Block(steps=args.steps)])
+    else:
+        raise fail("generate needs --preset or --steps")
+    block_overrides = {
+        k: v
+        for k, v in {
+            "steps": args.steps,
+            "lookback": args.lookback,
+            "ranges": args.ranges,
+            "ops": args.ops,
+            "modes": args.modes,
+        }.items()
+        if v is not None
+    }
+    if block_overrides:
+        blocks = [b.model_copy(update=block_overrides) for b in grid.blocks]
+        grid = Grid.model_validate(
+            {**grid.model_dump(), "blocks": [b.model_dump() for b in blocks]}
+        )
+    updates = {k: v for k, v in {"count": args.count, "seed": args.seed}.items() if v is not None}
+    if updates:
+        grid = Grid.model_validate({**grid.model_dump(), **updates})
+    grid.cells()  # validates every cell before anything is written
+    return grid
+
+
+def scenario_command(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from agentproc.workflow import load_scenarios
+
+    for s in load_scenarios(args.suite):
+        if args.scenario_id in (None, s.id):
+            out.file.write(json.dumps(s.model_dump(mode="json"), indent=2) + "\n")
+            return EXIT_OK
+    raise InputError(args.suite, f"no scenario with id {args.scenario_id!r}", "id")
+
+
+def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from agentproc.runs import parse_shard, run_suite, select
+    from agentproc.workflow import GUARDS, load_scenarios
+
+    if args.guard not in GUARDS:
+        raise fail(f"unknown guard {args.guard!r} (expected one of: {', '.join(GUARDS)})")
+    if args.concurrency < 1:
+        raise fail("--concurrency must be at least 1")
+    model = _model(args)  # an unknown agent fails before any file is touched
+    if args.out.exists() and args.out.stat().st_size and not (args.resume or args.overwrite):
+        raise fail(
+            f"{args.out} already exists: use --resume to continue it or --overwrite to replace it"
+        )
+    shard = parse_shard(args.shard) if args.shard else None
+    scenarios = list(select(load_scenarios(args.suite), shard, args.limit))
+    summary = run_suite(
+        scenarios,
+        args.agent,
+        _episodes(args, model),
+        args.out,
+        # Simulated agents do no I/O: one at a time keeps the run file in suite order.
+        concurrency=args.concurrency if model is not None else 1,
+        resume=args.resume,
+        total=len(scenarios),
+        console=err,
+    )
+    verdicts = ", ".join(f"{k} {v}" for k, v in sorted(summary.verdicts.items()))
+    skipped = f" ({summary.skipped} already done)" if summary.skipped else ""
+    out.print(
+        f"wrote {summary.written} episodes to {args.out}{skipped}: {verdicts}", highlight=False
+    )
+    return EXIT_OK
+
+
+def _model(args: argparse.Namespace) -> Any:
+    """The chat model an agent spec names, or ``None`` for a simulated agent."""
+    if args.agent.startswith("sim:"):
+        from agentproc.agents.sim import sim_agent
+
+        sim_agent(args.agent)
+        if args.mode == "text":
+            raise fail("simulated agents work with tools; --mode text needs a model agent")
+        return None
+    from agentproc.agents.providers import make_chat_model
+
+    kw: dict[str, Any] = {}
+    if args.max_tokens is not None:
+        kw["max_tokens"] = args.max_tokens
+    return make_chat_model(args.agent, base_url=args.base_url, timeout=args.timeout, **kw)
+
+
+def _episodes(args: argparse.Namespace, model: Any) -> Any:
+    """The episode function of the agent the options name."""
+    from agentproc.agents.retry import RetryPolicy
+    from agentproc.agents.suite import ModelRunOptions, model_episodes, sim_episodes
+
+    if model is None:
+        return sim_episodes(args.agent, seed=args.seed, guard=args.guard)
+    options = ModelRunOptions(
+        concurrency=args.concurrency,
+        guard=args.guard,
+        mode=args.mode,
+        budget=args.budget,
+        continue_after_answer=args.continue_after_answer,
+        seed=args.seed,
+        retry=RetryPolicy(attempts=args.retries + 1, timeout=args.timeout),
+    )
+    return model_episodes(model, args.agent, options)
+
+
+def replay_command(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from agentproc.analysis import replay_messages, replay_record
+    from agentproc.analysis.timeline import render_timeline
+    from agentproc.jsonio import read_json
+    from agentproc.workflow import load_scenario
+
+    if args.messages or args.scenario:
+        if not (args.messages and args.scenario) or args.run:
+            raise fail("replay takes either RUN.jsonl, or --scenario S.json with --messages M.json")
+        scenario = load_scenario(args.scenario)
+        result = replay_messages(scenario, read_json(args.messages), args.messages, args.guard)
+        if args.json:
+            print_json(out, result.to_json())
+        else:
+            render_timeline(result, out)
+        return EXIT_OK
+    if args.run is None:
+        raise fail("replay needs a run file, or --scenario and --messages")
+    report = ReadReport()
+    found = differ = 0
+    summary = Table("episode", "agent", "verdict", "labels", "differences")
+    for lineno, rec in read_run(args.run, report):
+        if args.episode is not None and rec["scenario_id"] != args.episode:
+            continue
+        scenario = scenario_of_record(args.run, lineno, rec)
+        result = replay_record(rec, scenario, f"{args.run}: line {lineno}")
+        found += 1
+        differ += bool(result.differences)
+        if args.json:
+            print_json(out, result.to_json())
+        elif args.episode is not None:
+            render_timeline(result, out)
+        else:
+            summary.add_row(
+                scenario.id,
+                result.agent,
+                result.metrics["verdict"],
+                str(len(result.labels)),
+                str(len(result.differences)),
+            )
+    for w in report.warnings:
+        err.print(w, markup=False, highlight=False)
+    if args.episode is not None and not found:
+        raise InputError(args.run, f"no episode with scenario id {args.episode!r}", "scenario_id")
+    if not args.json and args.episode is None:
+        out.print(summary)
+        out.print(f"{found} episodes replayed; {differ} differ from the recording", highlight=False)
+    return EXIT_FAILED if differ else EXIT_OK
+
+
+def report_command(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from agentproc.analysis import aggregate, report_json
+    from agentproc.analysis.render import render_report
+
+    reports = [ReadReport() for _ in args.runs]
+
+    def records():
+        for path, rr in zip(args.runs, reports, strict=True):
+            for _, rec in read_run(path, rr):
+                yield rec
+
+    report = aggregate(records())
+    for rr in reports:
+        for w in rr.warnings:
+            err.print(w, markup=False, highlight=False)
+    if args.json:
+        print_json(out, report_json(report))
+    else:
+        render_report(report, out)
+    return EXIT_OK
+
+
+def selfcheck_command(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from rich.progress import Progress
+
+    from agentproc.agents.sim import INJECTORS
+    from agentproc.agents.sim.selfcheck import cells, run_selfcheck
+
+    total = len(cells()) * args.count * len(INJECTORS)
+    with Progress(console=err, disable=not err.is_terminal) as progress:
+        task = progress.add_task("selfcheck", total=total)
+        result = run_selfcheck(
+            count=args.count, seed=args.seed, on_episode=lambda: progress.advance(task)
+        )
+    if args.json:
+        print_json(out, result.to_json())
+    else:
+        table = Table(title=f"monitor vs injected truth: {result.episodes} single-fault episodes")
+        for col in ("label", "truth", "found", "agreed", "precision", "recall"):
+            table.add_column(col, justify="left" if col == "label" else "right")
+        for kind, s in result.scores.items():
+            table.add_row(
+                kind,
+                str(s.truth),
+                str(s.predicted),
+                str(s.agreed),
+                f"{s.precision:.4f}",
+                f"{s.recall:.4f}",
+            )
+        out.print(table)
+        for m in result.mismatches[:10]:
+            out.print(m, markup=False, highlight=False)
+        out.print(
+            "all labels: precision 1.0, recall 1.0"
+            if result.perfect
+            else "the monitor disagrees with the truth"
+        )
+    return EXIT_OK if result.perfect else EXIT_FAILED

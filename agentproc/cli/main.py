@@ -1,0 +1,172 @@
+"""The command line: parse, call one library function, render.
+
+This is the only place errors become messages and exit codes: 0 success,
+1 a check that did not pass (a replay that differs, an imperfect self-check),
+2 bad input or configuration (one line naming the file and the field).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from rich.console import Console
+
+from agentproc.cli.output import EXIT_BAD_INPUT, EXIT_INTERRUPTED
+from agentproc.errors import AgentprocError
+
+
+def _ints(text: str) -> list[int]:
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated integers, not {text!r}"
+        ) from None
+
+
+def _ranges(text: str) -> list[tuple[float, float]]:
+    out = []
+    for part in text.split(","):
+        try:
+            lo, hi = (float(x) for x in part.split(":"))
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"a range is LOW:HIGH, e.g. 1:10 (not {part!r})"
+            ) from None
+        out.append((lo, hi))
+    return out
+
+
+def _words(text: str) -> list[str]:
+    return [x.strip() for x in text.split(",") if x.strip()]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``agentproc``."""
+    p = argparse.ArgumentParser(
+        prog="agentproc",
+        description="Does a tool-using agent execute a procedure faithfully?",
+    )
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    g = sub.add_parser("generate", help="generate a suite of procedures")
+    g.add_argument("--preset", help="a shipped preset (quick, reference) or a preset file")
+    g.add_argument("--steps", type=_ints, help="lengths N, e.g. 5,25,95")
+    g.add_argument("--lookback", type=_ints, help="look-backs L, e.g. 1,7")
+    g.add_argument(
+        "--range", dest="ranges", type=_ranges, help="input ranges, e.g. 0:1,1:10,10:100"
+    )
+    g.add_argument("--ops", type=_words, help="op mixes: mixed, add, sub, mul, div or e.g. add+sub")
+    g.add_argument("--mode", dest="modes", type=_words, help="numeric modes: decimal, integer")
+    g.add_argument("--count", type=int, help="procedures per cell")
+    g.add_argument("--seed", type=int, help="generator seed")
+    g.add_argument("--out", type=Path, required=True, help="suite folder to write")
+    g.add_argument("--overwrite", action="store_true", help="replace a suite already in --out")
+
+    s = sub.add_parser("scenario", help="print the full scenario JSON of one procedure of a suite")
+    s.add_argument("suite", type=Path)
+    s.add_argument("--id", dest="scenario_id", help="scenario id (default: the first)")
+
+    r = sub.add_parser("run", help="run an agent over a suite and write a run file")
+    r.add_argument(
+        "suite", type=Path, help="a suite folder, a scenario .json or a .jsonl of scenarios"
+    )
+    r.add_argument(
+        "--agent",
+        default="local",
+        help="local (the embedded model, default), openai:MODEL, sim:oracle, sim:<label>, sim:decay",
+    )
+    r.add_argument(
+        "--base-url", help="OpenAI-compatible server for openai:MODEL (key from OPENAI_API_KEY)"
+    )
+    r.add_argument(
+        "--mode",
+        default="tools",
+        choices=["tools", "text"],
+        help="tools: the compiled workflow; text: the procedure in the prompt, answer in text",
+    )
+    r.add_argument("--concurrency", type=int, default=1, help="episodes in flight at once")
+    r.add_argument("--timeout", type=float, default=120.0, help="seconds per model call")
+    r.add_argument(
+        "--retries", type=int, default=4, help="retries per model call (429, 5xx, timeouts)"
+    )
+    r.add_argument(
+        "--budget", type=int, help="tool calls per episode (default 2 x (steps + 1) + 5)"
+    )
+    r.add_argument(
+        "--continue-after-answer",
+        action="store_true",
+        help="do not end an episode at submit_answer (to study answer revision)",
+    )
+    r.add_argument("--max-tokens", type=int, help="cap on tokens per model reply")
+    r.add_argument("--out", type=Path, required=True, help="run file (JSON lines) to write")
+    r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--guard", default="observe", help="observe (default) or enforce")
+    r.add_argument("--limit", type=int, help="run at most this many scenarios")
+    r.add_argument("--shard", help="run only shard i of n, e.g. 1/4")
+    r.add_argument("--resume", action="store_true", help="skip episodes already in --out")
+    r.add_argument("--overwrite", action="store_true", help="replace an existing --out")
+
+    rp = sub.add_parser("replay", help="re-execute recorded calls, re-label them, show a timeline")
+    rp.add_argument("run", type=Path, nargs="?", help="run file (JSON lines)")
+    rp.add_argument("--episode", help="scenario id of the episode to show")
+    rp.add_argument("--scenario", type=Path, help="a scenario file, with --messages")
+    rp.add_argument("--messages", type=Path, help="an OpenAI chat-completions message list (JSON)")
+    rp.add_argument("--guard", default="observe", help="guard mode for --messages")
+    rp.add_argument(
+        "--json", action="store_true", help="print JSON (one object per episode, per line)"
+    )
+
+    rep = sub.add_parser("report", help="tables of accuracy, faithfulness and labels")
+    rep.add_argument("runs", type=Path, nargs="+", help="run files (shards are merged)")
+    rep.add_argument("--json", action="store_true")
+
+    sc = sub.add_parser("selfcheck", help="prove the monitor against injected faults")
+    sc.add_argument(
+        "--count", type=int, default=5, help="procedures per cell (240 cells x 10 injectors)"
+    )
+    sc.add_argument("--seed", type=int, default=0)
+    sc.add_argument("--json", action="store_true")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``agentproc`` command."""
+    args = build_parser().parse_args(argv)
+    out = Console(soft_wrap=True)
+    err = Console(stderr=True, soft_wrap=True)
+    try:
+        return COMMANDS[args.command](args, out, err)
+    except AgentprocError as exc:
+        err.print(f"agentproc: error: {exc}", markup=False, highlight=False)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        err.print("agentproc: interrupted", markup=False)
+        return EXIT_INTERRUPTED
+
+
+Command = Callable[[argparse.Namespace, Console, Console], int]
+
+
+def _lazy(name: str) -> Command:
+    # The commands module imports the library; ``--help`` must not pay for it.
+    def command(args: argparse.Namespace, out: Console, err: Console) -> int:
+        commands = importlib.import_module("agentproc.cli.commands")
+        fn: Command = getattr(commands, f"{name}_command")
+        return fn(args, out, err)
+
+    return command
+
+
+COMMANDS: dict[str, Command] = {
+    name: _lazy(name) for name in ("generate", "scenario", "run", "replay", "report", "selfcheck")
+}
+"""Command name -> the function that runs it."""
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,345 @@
+"""The labelling core: the state and the rules of the taxonomy, once.
+
+Tool mode (:mod:`agentproc.labelling.tools`) and text mode
+(:mod:`agentproc.labelling.text`) are thin adapters: each turns what the agent
+did (a tool call, a line of text) into an *entry* and calls the core's
+``record_*`` methods; :meth:`LabelCore.finish` adds the episode-level findings
+and computes the metrics. The rules:
+
+``hallucinated_call``
+    A call to a tool that was not offered, including a step past the last one.
+``invalid_arguments``
+    Arguments that are not JSON, or that fail the tool's schema. This label and
+    ``hallucinated_call`` exclude every other label on the call, and such a
+    call executes nothing, so a correct retry of it is not a repeat.
+``repeated_step``
+    A step executed again. ``self_correction`` is true when its previous
+    execution produced a wrong value and this one produces the right one.
+``reordered``
+    Among the first executions of steps, the fewest whose removal leaves the rest
+    in listed order. Ties are broken by labelling the earliest calls (the steps
+    that ran too early). ``breaks_dependency`` is true when, at the time it ran, a
+    step whose output it reads had not been executed. In ``enforce`` mode a call
+    refused for a missing dependency is labelled ``reordered`` with
+    ``refused: true`` and ``breaks_dependency: true``.
+``wrong_argument``
+    A value that differs from the correct value of the variable it stands for.
+    Its ``cause`` comes from one search over the values the agent could see
+    (:meth:`LabelCore.confusion`): ``propagated`` for its own upstream mistake
+    carried forward, ``lookback_confusion`` when another earlier variable's
+    correct or produced value explains it (``confused_with`` names the nearest;
+    at equal distance the earlier variable wins), else ``other``.
+``skipped_step``
+    A step never executed (``live`` says whether it reaches the answer).
+``premature_finish``
+    An answer submitted while the last step had not been executed;
+    ``missing_steps`` counts the steps not executed at that moment.
+``missing_answer``
+    The episode ended without an accepted answer.
+``wrong_answer``
+    The first answer is wrong. ``cause`` is ``propagated`` when it equals the
+    final value of the agent's own chain (its value of the answer variable, or,
+    if it never produced that variable, the value of the last step it executed);
+    otherwise ``unsupported``.
+``answer_revised``
+    Every answer after the first; ``self_correction`` is true when the previous
+    answer was wrong and this one is right.
+
+Numbers compare within the scenario's tolerance (half a unit).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+from agentproc.labelling.labels import Divergence, Label, LabelKind, Metrics, Verdict
+from agentproc.workflow import ScenarioStep, Workflow
+
+K = LabelKind
+KIND_ORDER: dict[LabelKind, int] = {k: i for i, k in enumerate(LabelKind)}
+_NEVER = 1 << 62
+
+
+@dataclass(slots=True)
+class Entry:
+    """One thing the agent did, as the core tracks it for the first divergence."""
+
+    index: int
+    """Position among the episode's calls (text mode: among the parsed entries)."""
+    step: int | None = None
+    """The step it executes or writes, if any."""
+    finish: bool = False
+    """Whether it submits an answer."""
+    executed: bool = False
+    """A step that produced a value."""
+    answered: bool = False
+    """An answer that was accepted."""
+
+
+class LabelCore:
+    """Labels an episode entry by entry; :meth:`finish` adds the episode-level findings.
+
+    >>> # core = LabelCore(workflow); entry = core.begin(0, step=1); core.record_step(...)
+    """
+
+    def __init__(self, workflow: Workflow) -> None:
+        self.wf = workflow
+        self.labels: list[Label] = []
+        self.produced: dict[int, int] = {}
+        """Variable index -> the agent's latest value of it, in units."""
+        self.last_value: dict[int, int] = {}
+        """Step number -> the value its latest execution produced."""
+        self.first_runs: list[tuple[int, int]] = []
+        self.run_at: dict[int, int] = {}
+        self.answers: list[tuple[int, float | int]] = []
+        self.last_executed: int | None = None
+        self.calls = 0
+        """Entries seen, counted or not."""
+        self.trace: list[Entry] = []
+        """The entries that count for the first divergence, in order."""
+
+    # -- entries ----------------------------------------------------------------
+
+    def begin(self, index: int, step: int | None = None, finish: bool = False) -> Entry:
+        """Start an entry; it counts for the first divergence unless :meth:`drop` ped."""
+        entry = Entry(index, step, finish)
+        self.calls += 1
+        self.trace.append(entry)
+        return entry
+
+    def drop(self, entry: Entry) -> None:
+        """Leave an entry out of the first divergence (text mode: a restated input)."""
+        if self.trace and self.trace[-1] is entry:
+            self.trace.pop()
+        else:
+            self.trace.remove(entry)
+
+    def add(self, label: Label) -> None:
+        """Record a label."""
+        self.labels.append(label)
+
+    # -- the rules ------------------------------------------------------------
+
+    def record_step(self, entry: Entry, spec: ScenarioStep, value: int) -> None:
+        """A step produced ``value``: a first run, or a repeat (maybe self-correcting)."""
+        step = spec.step
+        previous = self.last_value.get(step)
+        if previous is not None:
+            right = self.wf.correct[spec.target]
+            fixed = previous != right and value == right
+            self.add(Label(K.REPEATED_STEP, entry.index, step, self_correction=fixed))
+        else:
+            self.first_runs.append((entry.index, step))
+            self.run_at[step] = entry.index
+        entry.executed = True
+        self.last_value[step] = value
+        self.produced[spec.target] = value
+        self.last_executed = value
+
+    def record_answer(
+        self, entry: Entry, answer: float | int | None, refused: bool = False
+    ) -> None:
+        """An answer was submitted: premature, wrong (and why) or a revision."""
+        wf = self.wf
+        if wf.n_steps not in self.last_value:
+            missing = wf.n_steps - len(self.last_value)
+            self.add(
+                Label(
+                    K.PREMATURE_FINISH,
+                    entry.index,
+                    missing_steps=missing,
+                    refused=True if refused else None,
+                )
+            )
+        if refused or answer is None:
+            return
+        right = wf.close(answer, wf.answer)
+        if not self.answers:
+            if not right:
+                own = self.produced.get(wf.answer_index, self.last_executed)
+                carried = own is not None and wf.close(answer, own)
+                self.add(
+                    Label(
+                        K.WRONG_ANSWER,
+                        entry.index,
+                        cause="propagated" if carried else "unsupported",
+                        expected=wf.to_number(wf.answer),
+                        got=answer,
+                    )
+                )
+        else:
+            was_right = wf.close(self.answers[-1][1], wf.answer)
+            self.add(
+                Label(
+                    K.ANSWER_REVISED,
+                    entry.index,
+                    self_correction=(not was_right) and right,
+                    got=answer,
+                )
+            )
+        entry.answered = True
+        self.answers.append((entry.index, answer))
+
+    def confusion(
+        self, target: int, tests: Sequence[tuple[int, Callable[[int], bool]]]
+    ) -> int | None:
+        """The variable whose value explains a wrong value, nearest first; ``None`` if none.
+
+        Each test is ``(var, matches)``: the variable whose value was expected, and
+        whether a candidate value (in units) explains what the agent gave. The
+        candidates are the variables defined before ``target`` other than ``var``,
+        each with its correct value and the agent's own value of it. The nearest to
+        ``var`` wins; at equal distance, the earlier variable.
+        """
+        wf, produced = self.wf, self.produced
+        best: tuple[int, int] | None = None
+        for var, matches in tests:
+            for u in _by_distance(var, target):
+                key = (abs(u - var), u)
+                if best is not None and key >= best:
+                    break
+                own = produced.get(u)
+                if matches(wf.correct[u]) or (own is not None and matches(own)):
+                    best = key
+                    break
+        return best[1] if best is not None else None
+
+    # -- the episode ------------------------------------------------------------
+
+    def finish(self) -> tuple[list[Label], Metrics]:
+        """All labels, sorted by call, and the episode's metrics."""
+        labels = list(self.labels)
+        labels.extend(self._reordered())
+        for spec in self.wf.steps:
+            if spec.step not in self.last_value:
+                labels.append(Label(K.SKIPPED_STEP, None, spec.step, live=spec.live))
+        if not self.answers:
+            labels.append(Label(K.MISSING_ANSWER))
+        labels.sort(key=_label_order)
+        return labels, self._metrics(labels)
+
+    def _reordered(self) -> list[Label]:
+        runs = self.first_runs
+        steps = [s for _, s in runs]
+        if all(a < b for a, b in zip(steps, steps[1:], strict=False)):
+            return []
+        out = []
+        for pos in sorted(set(range(len(runs))) - set(_kept(steps))):
+            index, step = runs[pos]
+            deps = self.wf.steps[step - 1].depends_on
+            breaks = any(self.run_at.get(d, _NEVER) > index for d in deps)
+            out.append(Label(K.REORDERED, index, step, breaks_dependency=breaks))
+        return out
+
+    def _metrics(self, labels: list[Label]) -> Metrics:
+        wf = self.wf
+        first = self.answers[0][1] if self.answers else None
+        final = self.answers[-1][1] if self.answers else None
+        first_ok = first is not None and wf.close(first, wf.answer)
+        final_ok = final is not None and wf.close(final, wf.answer)
+        faithful = first_ok and not labels
+        verdict: Verdict
+        if first is None:
+            verdict = "no_answer"
+        elif not first_ok:
+            verdict = "wrong"
+        else:
+            verdict = "faithful" if faithful else "unfaithful_correct"
+        correct_steps = sum(
+            1 for s in wf.steps if self.last_value.get(s.step) == wf.correct[s.target]
+        )
+        prefix, divergence = self._divergence(labels)
+        return {
+            "verdict": verdict,
+            "faithful": faithful,
+            "first_answer": first,
+            "final_answer": final,
+            "first_answer_correct": first_ok,
+            "final_answer_correct": final_ok,
+            "answers": len(self.answers),
+            "calls": self.calls,
+            "executed_steps": len(self.last_value),
+            "total_steps": wf.n_steps,
+            "progress_rate": round(correct_steps / wf.n_steps, 6),
+            "longest_correct_prefix": prefix,
+            "first_divergence": divergence,
+        }
+
+    def _divergence(self, labels: list[Label]) -> tuple[int, Divergence | None]:
+        """Longest prefix of the reference trace matched, and where it was left."""
+        n = self.wf.n_steps
+        by_call: dict[int, Label] = {}
+        for lab in labels:
+            if lab.call_index is not None and lab.call_index not in by_call:
+                by_call[lab.call_index] = lab
+        p = 0
+        for e in self.trace:
+            clean = e.index not in by_call
+            if p < n and e.step == p + 1 and e.executed and clean:
+                p += 1
+                continue
+            if p == n and e.finish and e.answered and clean:
+                p += 1
+                continue
+            expected = p + 1 if p < n else None
+            if not clean:
+                kind = by_call[e.index].kind.value
+            elif expected is not None and expected not in self.last_value:
+                kind = K.SKIPPED_STEP.value
+            else:
+                kind = K.REORDERED.value
+            return min(p, n), {"call_index": e.index, "step": expected, "label": kind}
+        if p <= n:
+            kind = K.SKIPPED_STEP.value if p < n else K.MISSING_ANSWER.value
+            # Past the last entry: the episode ended before the procedure did.
+            return p, {"call_index": self.calls, "step": p + 1 if p < n else None, "label": kind}
+        return n, None
+
+
+def _by_distance(var: int, target: int) -> Iterator[int]:
+    """Variables ``1 .. target-1`` other than ``var``, nearest to ``var`` first (earlier on ties)."""
+    for d in range(1, max(var, target)):
+        below, above = var - d, var + d
+        if below < 1 and above >= target:
+            return
+        if below >= 1:
+            yield below
+        if above < target:
+            yield above
+
+
+def _kept(steps: list[int]) -> list[int]:
+    """Positions of a longest increasing subsequence that keeps the latest calls.
+
+    Keeping the latest possible positions labels the earliest ones, so a step
+    that ran too early is the one reported as reordered.
+    """
+    n = len(steps)
+    starting = [0] * n  # length of the longest increasing run starting at i
+    tails: list[int] = []
+    for i in range(n - 1, -1, -1):
+        x = -steps[i]
+        pos = bisect_left(tails, x)
+        if pos == len(tails):
+            tails.append(x)
+        else:
+            tails[pos] = x
+        starting[i] = pos + 1
+    need = len(tails)
+    kept: list[int] = []
+    last = -_NEVER
+    lo = 0
+    while need:
+        for q in range(n - 1, lo - 1, -1):
+            if starting[q] == need and steps[q] > last:
+                kept.append(q)
+                last, lo, need = steps[q], q + 1, need - 1
+                break
+    return kept
+
+
+def _label_order(lab: Label) -> tuple[int, int, int]:
+    call = lab.call_index if lab.call_index is not None else _NEVER
+    return (call, KIND_ORDER[lab.kind], lab.step or 0)

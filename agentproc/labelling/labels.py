@@ -1,0 +1,135 @@
+"""The failure taxonomy: label kinds, labels, verdicts and the per-episode metrics.
+
+A :class:`Label` is one finding of the monitor; :class:`Metrics` is what the
+labelling core computes for an episode. Both are written to run files as the
+JSON forms declared in :mod:`agentproc.runs.records`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Literal
+
+from typing_extensions import TypedDict
+
+class LabelKind(StrEnum):
+    """The failure taxonomy: one kind per thing an agent can do wrong."""
+
+    HALLUCINATED_CALL = "hallucinated_call"
+    INVALID_ARGUMENTS = "invalid_arguments"
+    REPEATED_STEP = "repeated_step"
+    REORDERED = "reordered"
+    WRONG_ARGUMENT = "wrong_argument"
+    SKIPPED_STEP = "skipped_step"
+    PREMATURE_FINISH = "premature_finish"
+    MISSING_ANSWER = "missing_answer"
+    WRONG_ANSWER = "wrong_answer"
+    ANSWER_REVISED = "answer_revised"
+
+
+Verdict = Literal["faithful", "unfaithful_correct", "wrong", "no_answer"]
+VERDICTS: tuple[Verdict, ...] = ("faithful", "unfaithful_correct", "wrong", "no_answer")
+
+
+@dataclass(frozen=True, slots=True)
+class Label:
+    """One finding of the monitor.
+
+    ``call_index`` and ``step`` are ``None`` for episode-level findings; the
+    remaining fields are attributes that only some kinds carry.
+    """
+
+    kind: LabelKind
+    call_index: int | None = None
+    step: int | None = None
+    cause: str | None = None
+    argument: str | None = None
+    expected: float | int | None = None
+    got: float | int | None = None
+    confused_with: str | None = None
+    self_correction: bool | None = None
+    breaks_dependency: bool | None = None
+    missing_steps: int | None = None
+    live: bool | None = None
+    refused: bool | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """``kind``, ``call_index`` and ``step`` always; other attributes when set."""
+        out: dict[str, Any] = {
+            "kind": self.kind.value,
+            "call_index": self.call_index,
+            "step": self.step,
+        }
+        for name in _ATTRS:
+            v = getattr(self, name)
+            if v is not None:
+                out[name] = v
+        return out
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Label:
+        """Inverse of :meth:`to_json`."""
+        return cls(**{**d, "kind": LabelKind(d["kind"])})
+
+    def key(self) -> tuple[Any, ...]:
+        """What two labels must share to be the same finding (used by selfcheck)."""
+        return (
+            self.kind.value,
+            self.call_index,
+            self.step,
+            self.cause,
+            self.argument,
+            self.self_correction,
+            self.breaks_dependency,
+        )
+
+
+_ATTRS = (
+    "cause",
+    "argument",
+    "expected",
+    "got",
+    "confused_with",
+    "self_correction",
+    "breaks_dependency",
+    "missing_steps",
+    "live",
+    "refused",
+)
+
+
+class Divergence(TypedDict):
+    """Where an episode first left the procedure."""
+
+    call_index: int
+    """The call (or text entry) at which it happened; past the last one when the
+    episode ended early."""
+    step: int | None
+    """The step the procedure expected at that point (``None``: the answer)."""
+    label: str
+    """The label kind that describes the departure."""
+
+
+class Metrics(TypedDict):
+    """What the labelling core computes for one episode."""
+
+    verdict: Verdict
+    faithful: bool
+    """A correct first answer and no label at all."""
+    first_answer: float | int | None
+    final_answer: float | int | None
+    first_answer_correct: bool
+    final_answer_correct: bool
+    answers: int
+    """Accepted answers (text mode: distinct consecutive ones)."""
+    calls: int
+    """Calls made (text mode: step and answer entries read)."""
+    executed_steps: int
+    """Distinct steps executed at least once."""
+    total_steps: int
+    progress_rate: float
+    """Steps whose final value is right, over ``total_steps``."""
+    longest_correct_prefix: int
+    """Reference calls matched in order before the first divergence."""
+    first_divergence: Divergence | None

@@ -1,0 +1,148 @@
+r"""Text mode: label the work and answer a model wrote, entry by entry, with the core.
+
+This is the reference study's own protocol, with no tools.
+:func:`~agentproc.workflow.prompts.text_prompt` asks for one line per step,
+``S7 = 12.500``, then ``Answer: <number>``;
+:func:`~agentproc.labelling.text_parse.parse_text` reads a reply into a
+:class:`TextTrace` of step and answer entries in order of appearance;
+:func:`label_text` labels it with the labelling core, as tool mode does, and
+returns the same metrics. An entry plays the part of a call: ``call_index`` is
+its position among the parsed entries and ``calls`` counts them.
+
+How the rules read in text, where they differ from tool mode:
+
+``hallucinated_call``
+    A line for a variable past the last one the procedure defines (or ``S0``).
+``wrong_argument``
+    A step line with a wrong value; ``argument`` is the variable it defines.
+    ``propagated``: the value is the step's operation on the model's own latest
+    written values of the operands (right arithmetic on wrong inputs).
+    ``lookback_confusion``: the operation with one operand replaced by the
+    correct or written value of another variable defined before the step
+    (``confused_with`` names the nearest). ``other``: an arithmetic slip.
+    Restating an input (``S1 = 2``) is allowed and ignored when it matches; a
+    different value is labelled with ``cause: misread_input`` and no step, and
+    later steps built on it count as ``propagated``.
+``answer_revised``
+    An answer line whose number differs from the previous answer's. A repeated
+    answer with the same number (``Answer: 3`` then ``\boxed{3}``) is ignored:
+    neither a revision nor counted in ``answers``.
+
+The other kinds read as in tool mode, "written" standing for "executed"; so a
+recap that lists values again after the work is a ``repeated_step`` per line.
+Ignored entries count in ``calls`` but never end the correct prefix.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from agentproc.arith import HALF, apply_units, exact_units, round_units
+from agentproc.labelling.core import Entry, LabelCore
+from agentproc.labelling.labels import Label, LabelKind, Metrics
+from agentproc.labelling.text_parse import TextEntry, TextTrace, parse_text
+from agentproc.workflow import Scenario, ScenarioStep, Workflow, build_workflow
+
+K = LabelKind
+MISREAD = "misread_input"
+"""The ``wrong_argument`` cause of a restated input written with a different value."""
+
+
+class TextLabeller:
+    """Feeds the entries of a reply to the labelling core.
+
+    Step values are compared exactly, in units, as written: a model carrying a
+    slip through a long chain can write values far beyond a float's precision.
+    Answers go through the core's own rules.
+    """
+
+    def __init__(self, workflow: Workflow) -> None:
+        self.wf = workflow
+        self.core = LabelCore(workflow)
+        self.last_answer: Fraction | None = None
+
+    def read(self, trace: TextTrace) -> tuple[list[Label], Metrics]:
+        """Label every entry of a parsed reply; the labels and the episode's metrics."""
+        for i, e in enumerate(trace.entries):
+            x = exact_units(e.number, self.wf.scale)
+            if e.kind == "answer":
+                self._answer(self.core.begin(i, finish=True), x, e.value)
+            else:
+                self._step(i, e, x)
+        return self.core.finish()
+
+    def _values(self, var: int, got: float | int) -> dict[str, Any]:
+        expected = self.wf.to_number(self.wf.correct[var])
+        return {"argument": f"S{var}", "expected": expected, "got": got}
+
+    def _step(self, index: int, e: TextEntry, x: Fraction) -> None:
+        wf, core = self.wf, self.core
+        var, got = e.var or 0, e.value
+        if not 1 <= var <= wf.answer_index:
+            core.begin(index)
+            core.add(Label(K.HALLUCINATED_CALL, index))
+            return
+        units, right = round_units(x), wf.correct[var]
+        if var <= 2:
+            entry = core.begin(index)
+            if abs(x - right) <= HALF:
+                core.drop(entry)
+            else:
+                core.add(Label(K.WRONG_ARGUMENT, index, cause=MISREAD, **self._values(var, got)))
+            core.produced[var] = units
+            return
+        spec = wf.steps[var - 3]
+        entry = core.begin(index, spec.step)
+        if abs(x - right) > HALF:
+            core.add(self._value_error(entry, spec, x, got))
+        core.record_step(entry, spec, units)
+
+    def _value_error(self, entry: Entry, spec: ScenarioStep, x: Fraction, got: float | int) -> Label:
+        wf, core = self.wf, self.core
+        scale = wf.scale
+        base = self._values(spec.target, got)
+        own = [core.produced.get(v, wf.correct[v]) for v in spec.operand_vars]
+        mine = apply_units(spec.op, own[0], own[1], scale)
+        if mine is not None and abs(x - mine) <= HALF:
+            return Label(K.WRONG_ARGUMENT, entry.index, spec.step, cause="propagated", **base)
+
+        def swapped(pos: int) -> Any:
+            def matches(value: int) -> bool:
+                args = [value, own[1]] if pos == 0 else [own[0], value]
+                r = apply_units(spec.op, args[0], args[1], scale)
+                return r is not None and abs(x - r) <= HALF
+
+            return matches
+
+        tests = [(var, swapped(pos)) for pos, var in enumerate(spec.operand_vars)]
+        best = core.confusion(spec.target, tests)
+        if best is not None:
+            return Label(
+                K.WRONG_ARGUMENT,
+                entry.index,
+                spec.step,
+                cause="lookback_confusion",
+                confused_with=f"S{best}",
+                **base,
+            )
+        return Label(K.WRONG_ARGUMENT, entry.index, spec.step, cause="other", **base)
+
+    def _answer(self, entry: Entry, x: Fraction, got: float | int) -> None:
+        if x == self.last_answer:
+            self.core.drop(entry)
+            return
+        self.last_answer = x
+        self.core.record_answer(entry, got)
+
+
+def label_text(scenario: Scenario, trace: TextTrace) -> tuple[list[Label], Metrics]:
+    """Label a parsed reply; the labels sorted by entry, and the tool mode's metrics."""
+    return TextLabeller(build_workflow(scenario)).read(trace)
+
+
+def run_text_episode(scenario: Scenario, text: str) -> tuple[list[Label], Metrics, TextTrace]:
+    """Parse and label a reply in one go."""
+    trace = parse_text(text)
+    labels, metrics = label_text(scenario, trace)
+    return labels, metrics, trace

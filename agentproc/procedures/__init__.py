@@ -1,0 +1,45 @@
+"""Seeded generation of step-wise arithmetic procedures, and suites of them on disk."""
+
+from agentproc.procedures.generate import (
+    MAX_LOOKBACK,
+    MAX_STEPS,
+    OP_MIXES,
+    Cell,
+    Procedure,
+    StepDef,
+    generate_procedure,
+    parse_ops,
+)
+from agentproc.procedures.suites import (
+    MANIFEST,
+    PROCEDURES,
+    Block,
+    Grid,
+    load_grid,
+    preset,
+    presets,
+    procedure_record,
+    read_procedures,
+    write_suite,
+)
+
+__all__ = [
+    "MANIFEST",
+    "MAX_LOOKBACK",
+    "MAX_STEPS",
+    "OP_MIXES",
+    "PROCEDURES",
+    "Block",
+    "Cell",
+    "Grid",
+    "Procedure",
+    "StepDef",
+    "generate_procedure",
+    "load_grid",
+    "parse_ops",
+    "preset",
+    "presets",
+    "procedure_record",
+    "read_procedures",
+    "write_suite",
+]

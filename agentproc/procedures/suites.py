@@ -1,0 +1,170 @@
+"""Suites on disk: a grid of cells, generated into procedures, read back.
+
+A suite folder holds ``suite.json`` (the grid, seed and count) and
+``procedures.jsonl`` (one compact procedure per line). Scenarios, with their
+tools and prompt, are compiled from procedures when they are loaded
+(:mod:`agentproc.workflow.load`), so a reference-scale suite stays small and
+fast to write.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import multiprocessing
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from agentproc.arith import Mode, Op
+from agentproc.errors import InputError, unknown_key
+from agentproc.jsonio import invalid, json_lines, read_json
+from agentproc.procedures.generate import Cell, Procedure, StepDef, generate_procedure
+from agentproc.resources import folder
+
+MANIFEST = "suite.json"
+PROCEDURES = "procedures.jsonl"
+
+
+class Block(BaseModel):
+    """A rectangular grid: every combination of the listed values is a cell."""
+
+    model_config = ConfigDict(extra="forbid")
+    steps: list[int] = Field(min_length=1)
+    lookback: list[int] = Field(default=[3], min_length=1)
+    ranges: list[tuple[float, float]] = Field(default=[(1.0, 10.0)], min_length=1)
+    ops: list[str] = Field(default=["mixed"], min_length=1)
+    modes: list[Mode] = Field(default=["decimal"], min_length=1)
+
+    def cells(self) -> list[Cell]:
+        """The cells of this block, in a fixed order."""
+        return [
+            Cell(steps=n, lookback=lb, range=r, ops=o, mode=m)
+            for n, lb, r, o, m in itertools.product(
+                self.steps, self.lookback, self.ranges, self.ops, self.modes
+            )
+        ]
+
+
+class Grid(BaseModel):
+    """A suite's design: one or more blocks, a count per cell and a seed."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str = "custom"
+    description: str = ""
+    blocks: list[Block] = Field(min_length=1)
+    count: int = Field(default=100, ge=1)
+    seed: int = 0
+
+    def cells(self) -> list[Cell]:
+        """Every distinct cell, in block order."""
+        return list(dict.fromkeys(c for b in self.blocks for c in b.cells()))
+
+
+def presets() -> dict[str, Path]:
+    """Shipped presets by name."""
+    return {p.stem: p for p in sorted(folder("presets").glob("*.json"))}
+
+
+def load_grid(path: Path) -> Grid:
+    """Read a preset or ``suite.json`` file."""
+    data = read_json(path)
+    data = data.get("grid", data) if isinstance(data, dict) else data
+    try:
+        return Grid.model_validate(data)
+    except ValidationError as exc:
+        raise invalid(path, exc) from None
+
+
+def preset(name: str) -> Grid:
+    """A shipped preset by name, or a preset file by path."""
+    if name.endswith(".json") or "/" in name:
+        return load_grid(Path(name))
+    known = presets()
+    if name not in known:
+        raise unknown_key("preset", name, list(known))
+    return load_grid(known[name])
+
+
+def procedure_record(p: Procedure) -> dict[str, Any]:
+    """The compact on-disk form of a procedure (values in units)."""
+    return {
+        "id": p.id,
+        "cell": p.cell.model_dump(mode="json"),
+        "seed": p.seed,
+        "index": p.index,
+        "inputs": list(p.inputs),
+        "steps": [[s.op.value, s.operands[0], s.operands[1], s.value] for s in p.steps],
+    }
+
+
+def _cell_lines(job: tuple[Cell, int, int]) -> str:
+    cell, count, seed = job
+    return "".join(
+        json.dumps(procedure_record(generate_procedure(cell, seed, i)), separators=(",", ":"))
+        + "\n"
+        for i in range(count)
+    )
+
+
+def write_suite(grid: Grid, out: Path, jobs: int | None = None) -> int:
+    """Write a suite folder; returns the number of procedures written.
+
+    Cells are generated in ``jobs`` processes (default: one per core); the file
+    is the same whatever the number of processes.
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    cells = grid.cells()
+    work = [(c, grid.count, grid.seed) for c in cells]
+    jobs = jobs or min(os.cpu_count() or 1, len(cells))
+    with open(out / PROCEDURES, "w", encoding="utf-8") as fh:
+        if jobs > 1 and len(cells) > 1:
+            with multiprocessing.get_context("spawn").Pool(jobs) as pool:
+                for chunk in pool.imap(_cell_lines, work):
+                    fh.write(chunk)
+        else:
+            for chunk in map(_cell_lines, work):
+                fh.write(chunk)
+    # The manifest last: a folder with a manifest is a finished suite.
+    (out / MANIFEST).write_text(json.dumps({"grid": grid.model_dump(mode="json")}, indent=2) + "\n")
+    return len(cells) * grid.count
+
+
+class _ProcedureLine(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    cell: Cell
+    seed: int
+    index: int
+    inputs: tuple[int, int]
+    steps: list[tuple[Op, int, int, int]]
+
+
+def _procedure_of(path: Path, lineno: int, data: Any) -> Procedure:
+    try:
+        line = _ProcedureLine.model_validate(data)
+    except ValidationError as exc:
+        raise invalid(path, exc, f"line {lineno}") from None
+    steps = tuple(StepDef(k, op, (i, j), v) for k, (op, i, j, v) in enumerate(line.steps, start=1))
+    for s in steps:
+        if not (1 <= s.operands[0] < s.target and 1 <= s.operands[1] < s.target):
+            raise InputError(
+                path, f"step {s.step} reads a variable it cannot see", f"line {lineno}: steps"
+            )
+    if len(steps) != line.cell.steps:
+        raise InputError(
+            path, f"{len(steps)} steps for a cell of {line.cell.steps}", f"line {lineno}: steps"
+        )
+    return Procedure(line.id, line.cell, line.seed, line.index, steps, line.inputs)
+
+
+def read_procedures(folder_: Path) -> Iterator[Procedure]:
+    """The procedures of a suite folder, one line at a time."""
+    target = Path(folder_) / PROCEDURES
+    if not target.exists():
+        raise InputError(folder_, f"not a suite folder: {PROCEDURES} is missing")
+    for lineno, data in json_lines(target):
+        yield _procedure_of(target, lineno, data)

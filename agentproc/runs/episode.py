@@ -1,0 +1,42 @@
+"""An episode: one agent's attempt at one scenario, with the monitor's findings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from agentproc.labelling import Label, Metrics
+from agentproc.workflow import CallRecord, Guard, Scenario
+
+Mode = Literal["tools", "text"]
+"""How the agent is given the procedure: as tools, or in the prompt (the study's protocol)."""
+MODES: tuple[Mode, ...] = ("tools", "text")
+
+StopReason = Literal["answer", "no_tool_call", "budget", "error", "no_answer"]
+"""Why an episode ended: an accepted answer, a reply without a tool call, the call
+budget, a failure of the model or the harness, or (text mode) a reply without an answer."""
+
+
+@dataclass
+class Episode:
+    """One agent's attempt at one scenario, with the monitor's findings."""
+
+    scenario: Scenario
+    agent: str
+    calls: list[CallRecord]
+    labels: list[Label]
+    metrics: Metrics
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    stop_reason: StopReason = "answer"
+    guard: Guard = "observe"
+    mode: Mode = "tools"
+    injected: list[Label] | None = None
+    """For simulated agents: the findings their injected faults must produce."""
+    output: str | None = None
+    """Text mode: the model's reply."""
+    model_calls: list[dict[str, Any]] | None = None
+    """For model agents: one :class:`~agentproc.runs.records.ModelCallRecord` per model turn."""
+    usage: dict[str, Any] | None = None
+    """For model agents: token and time totals (:class:`~agentproc.runs.records.UsageRecord`)."""
+    errors: list[str] | None = None
+    """For model agents: every failed attempt of a model call, redacted."""

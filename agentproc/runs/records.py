@@ -1,0 +1,201 @@
+"""The run-file format, declared once: what one line of a run file holds.
+
+These TypedDicts describe the JSON that :func:`episode_record` writes and every
+reader (report, replay, relabel, resume) reads; the runtime objects they come
+from are :class:`~agentproc.runs.episode.Episode`,
+:class:`~agentproc.workflow.CallRecord` and :class:`~agentproc.labelling.Label`.
+``schemas/run.schema.json`` is generated from :data:`EpisodeRecord` by
+:func:`run_schema` (``python -m agentproc.runs.records > schemas/run.schema.json``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from pydantic import ConfigDict, TypeAdapter
+from typing_extensions import NotRequired, TypedDict
+
+from agentproc.labelling import Divergence, Label, Metrics
+from agentproc.runs.episode import Episode, Mode, StopReason
+from agentproc.workflow import SCHEMA_VERSION
+
+_CONFIG = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+
+class LabelRecord(TypedDict):
+    """A label as written: ``kind``, ``call_index`` and ``step`` always, attributes when set."""
+
+    __pydantic_config__ = _CONFIG  # type: ignore[misc]
+    kind: str
+    """The label kind (one of :class:`~agentproc.labelling.LabelKind`)."""
+    call_index: int | None
+    """The call it is attached to; ``null`` for episode-level labels."""
+    step: int | None
+    """The step it concerns, if any."""
+    cause: NotRequired[str]
+    """``wrong_argument``/``wrong_answer``: why the value is wrong."""
+    argument: NotRequired[str]
+    """``wrong_argument``: the argument (text mode: the variable written)."""
+    expected: NotRequired[float | int]
+    """The correct value."""
+    got: NotRequired[float | int]
+    """The value the agent gave."""
+    confused_with: NotRequired[str]
+    """``lookback_confusion``: the variable whose value explains the wrong one."""
+    self_correction: NotRequired[bool]
+    """``repeated_step``/``answer_revised``: the previous one was wrong, this one right."""
+    breaks_dependency: NotRequired[bool]
+    """``reordered``: it ran before a step whose output it reads."""
+    missing_steps: NotRequired[int]
+    """``premature_finish``: steps not yet executed."""
+    live: NotRequired[bool]
+    """``skipped_step``: whether the step's output reaches the answer."""
+    refused: NotRequired[bool]
+    """Enforce mode: the mock tools refused the call."""
+
+
+class CallJSON(TypedDict):
+    """One tool call as the mock tools executed it."""
+
+    __pydantic_config__ = _CONFIG  # type: ignore[misc]
+    index: int
+    """Position in the episode, from 0."""
+    name: str
+    """The tool name exactly as the agent sent it."""
+    arguments: str
+    """The argument text exactly as the agent sent it."""
+    result: str
+    """What the agent was told."""
+    step: int | None
+    """The step number, when ``name`` is a step tool."""
+    refused: str | None
+    """Why nothing was executed (a key of :data:`~agentproc.workflow.REFUSALS`)."""
+    state_hash: str
+    """Canonical hash of the mock tools' state after the call."""
+    value: NotRequired[float | int]
+    """The value the step produced."""
+    answer: NotRequired[float | int]
+    """The answer an accepted finish call submitted."""
+
+
+class ModelCallRecord(TypedDict):
+    """One model turn of a model agent."""
+
+    __pydantic_config__ = _CONFIG  # type: ignore[misc]
+    latency_s: float
+    """Seconds from the first attempt to the reply (or the last failure)."""
+    attempts: int
+    """Tries, the first included."""
+    input_tokens: int
+    output_tokens: int
+    error: str | None
+    """The last error (redacted) when every attempt failed."""
+
+
+class UsageRecord(TypedDict):
+    """Token and time totals of an episode's model calls."""
+
+    __pydantic_config__ = _CONFIG  # type: ignore[misc]
+    input_tokens: int
+    output_tokens: int
+    model_seconds: float
+    model_calls: int
+
+
+class EpisodeRecord(TypedDict):
+    """One line of a run file: a finished episode."""
+
+    __pydantic_config__ = _CONFIG  # type: ignore[misc]
+    schema_version: int
+    """Version of the run-file format."""
+    scenario_id: str
+    agent: str
+    """The agent spec, e.g. ``sim:decay`` or ``openai:MODEL``."""
+    mode: NotRequired[Mode]
+    """``tools`` or ``text``; files written before it existed hold tool-mode episodes."""
+    guard: NotRequired[str]
+    """``observe`` or ``enforce``."""
+    cell: str
+    """The grid cell id."""
+    params: dict[str, Any]
+    """The generator parameters (``steps``, ``lookback``, ``range``, ``ops``, ``mode``, ...)."""
+    scenario: dict[str, Any]
+    """The scenario without its tools and prompt (``schemas/scenario.schema.json``)."""
+    messages: NotRequired[list[dict[str, Any]]]
+    """The conversation in OpenAI chat-completions format, raw argument text kept."""
+    calls: list[CallJSON]
+    labels: list[LabelRecord]
+    verdict: Literal["faithful", "unfaithful_correct", "wrong", "no_answer"]
+    metrics: Metrics
+    stop_reason: NotRequired[StopReason]
+    injected: NotRequired[list[LabelRecord]]
+    """Simulated agents: the labels their injected faults must cause."""
+    output: NotRequired[str]
+    """Text mode: the model's reply."""
+    model_calls: NotRequired[list[ModelCallRecord]]
+    usage: NotRequired[UsageRecord]
+    errors: NotRequired[list[str]]
+    """Every failed attempt of a model call, redacted."""
+
+
+def _label(label: Label) -> LabelRecord:
+    """The run-file form of a label."""
+    return label.to_json()  # type: ignore[return-value]
+
+
+def episode_record(ep: Episode) -> EpisodeRecord:
+    """The run-file form of an episode."""
+    scenario = ep.scenario
+    scale = 1 if scenario.mode == "integer" else 1000
+    rec: EpisodeRecord = {
+        "schema_version": SCHEMA_VERSION,
+        "scenario_id": scenario.id,
+        "agent": ep.agent,
+        "mode": ep.mode,
+        "guard": ep.guard,
+        "cell": scenario.params.cell,
+        "params": scenario.params.model_dump(mode="json"),
+        "scenario": scenario.model_dump(mode="json", exclude={"tools", "prompt"}),
+        "messages": ep.messages,
+        "calls": [c.to_json(scale) for c in ep.calls],  # type: ignore[misc]
+        "labels": [_label(lab) for lab in ep.labels],
+        "verdict": ep.metrics["verdict"],
+        "metrics": ep.metrics,
+        "stop_reason": ep.stop_reason,
+    }
+    if ep.injected is not None:
+        rec["injected"] = [_label(lab) for lab in ep.injected]
+    if ep.output is not None:
+        rec["output"] = ep.output
+    if ep.model_calls is not None:
+        rec["model_calls"] = ep.model_calls  # type: ignore[typeddict-item]
+    if ep.usage is not None:
+        rec["usage"] = ep.usage  # type: ignore[typeddict-item]
+    if ep.errors is not None:
+        rec["errors"] = ep.errors
+    return rec
+
+
+def record_mode(rec: EpisodeRecord) -> Mode:
+    """The mode of a stored episode (``tools`` for files written before it was stored)."""
+    return rec.get("mode", "tools")
+
+
+def divergence_of(rec: EpisodeRecord) -> Divergence | None:
+    """Where a stored episode first left the procedure."""
+    return rec["metrics"]["first_divergence"]
+
+
+def run_schema() -> dict[str, Any]:
+    """The JSON Schema of one run-file line, generated from :data:`EpisodeRecord`."""
+    schema = TypeAdapter(EpisodeRecord).json_schema()
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "agentproc run-file line",
+        **schema,
+    }
+
+
+if __name__ == "__main__":  # pragma: no cover
+    print(json.dumps(run_schema(), indent=2))

@@ -1,0 +1,202 @@
+"""Run files: JSON lines, one finished episode per line. The only place they are read and written.
+
+Each line is written and flushed as its episode ends, and files are read one
+line at a time, so a run file is never held whole in memory. A torn last line
+(an interrupted write) is reported and skipped; every complete line is kept.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from pydantic import ValidationError
+
+from agentproc.errors import InputError, RunFileError
+from agentproc.labelling import VERDICTS, LabelKind
+from agentproc.runs.records import EpisodeRecord
+from agentproc.runs.redact import redact
+from agentproc.workflow import Scenario
+
+try:  # orjson reads run files several times faster; the standard library also works
+    from orjson import loads as _orjson_loads
+except ImportError:  # pragma: no cover
+    _orjson_loads = json.loads
+
+
+def _loads(raw: bytes) -> Any:
+    try:
+        return _orjson_loads(raw)
+    except ValueError:
+        # orjson refuses integers beyond 64 bits, which an agent may have sent.
+        return json.loads(raw)
+
+
+REQUIRED = (
+    "scenario_id",
+    "agent",
+    "cell",
+    "params",
+    "scenario",
+    "calls",
+    "labels",
+    "metrics",
+    "verdict",
+)
+"""Fields every run-file line must have."""
+
+
+class RunWriter:
+    """Appends episodes to a run file, one flushed line each."""
+
+    def __init__(self, path: Path, append: bool = False) -> None:
+        self.path = Path(path)
+        if self.path.parent != Path():
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._fh: IO[str] = open(self.path, "a" if append else "w", encoding="utf-8")
+
+    def write(self, record: EpisodeRecord) -> None:
+        """Write one episode record and push it to the disk.
+
+        Every line passes through :func:`~agentproc.runs.redact.redact`: an
+        API key a model echoes, or an error message that quotes a header, never
+        reaches the file.
+        """
+        self._fh.write(redact(json.dumps(record, separators=(",", ":"))) + "\n")
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+
+    def close(self) -> None:
+        """Close the file."""
+        self._fh.close()
+
+    def __enter__(self) -> RunWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+@dataclass
+class ReadReport:
+    """What reading a run file skipped."""
+
+    torn_last_line: int | None = None
+    """The line number of a torn last line, if there was one."""
+    warnings: list[str] = field(default_factory=list)
+
+
+def read_run(path: Path, report: ReadReport | None = None) -> Iterator[tuple[int, EpisodeRecord]]:
+    """``(line number, episode record)`` of a run file, one at a time.
+
+    A line that is not JSON or misses a required field raises
+    :class:`RunFileError`, except an unterminated last line, which is skipped
+    and noted in ``report``.
+    """
+    path = Path(path)
+    try:
+        fh = open(path, "rb")
+    except FileNotFoundError:
+        raise InputError(path, "no such file") from None
+    except IsADirectoryError:
+        raise InputError(path, "is a folder, not a run file") from None
+    with fh:
+        lineno = 0
+        for raw in fh:
+            lineno += 1
+            if not raw.strip():
+                continue
+            try:
+                rec = _loads(raw)
+            except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError both are
+                if not raw.endswith(b"\n"):  # only the last line can lack one
+                    if report is not None:
+                        report.torn_last_line = lineno
+                        report.warnings.append(
+                            f"{path}: line {lineno}: torn last line (an interrupted write) skipped"
+                        )
+                    return
+                raise RunFileError(path, f"not valid JSON ({exc})", f"line {lineno}") from None
+            if not isinstance(rec, dict):
+                raise RunFileError(path, "an episode must be a JSON object", f"line {lineno}")
+            for key in REQUIRED:
+                if key not in rec:
+                    raise RunFileError(path, "missing", f"line {lineno}: {key}")
+            _check(path, lineno, rec)
+            yield lineno, rec
+
+
+_KINDS = frozenset(k.value for k in LabelKind)
+
+
+def _check(path: Path, lineno: int, rec: dict[str, Any]) -> None:
+    """The closed sets a report relies on: verdicts and label kinds."""
+    if rec["verdict"] not in VERDICTS:
+        raise RunFileError(
+            path,
+            f"unknown verdict {rec['verdict']!r} (expected one of: {', '.join(VERDICTS)})",
+            f"line {lineno}: verdict",
+        )
+    labels = rec["labels"]
+    if not isinstance(labels, list) or not isinstance(rec["calls"], list):
+        raise RunFileError(path, "expected a list", f"line {lineno}: labels/calls")
+    for i, lab in enumerate(labels):
+        if not isinstance(lab, dict) or lab.get("kind") not in _KINDS:
+            kind = lab.get("kind") if isinstance(lab, dict) else lab
+            raise RunFileError(
+                path,
+                f"unknown label kind {kind!r} (expected one of: {', '.join(sorted(_KINDS))})",
+                f"line {lineno}: labels[{i}].kind",
+            )
+
+
+def scenario_of_record(path: Path, lineno: int, rec: EpisodeRecord) -> Scenario:
+    """The scenario embedded in a run-file record (stored without tools and prompt;
+    :func:`agentproc.workflow.complete` restores them when they are needed)."""
+    try:
+        return Scenario.model_validate(rec["scenario"])
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"])
+        raise RunFileError(path, err["msg"], f"line {lineno}: scenario.{loc}") from None
+
+
+def completed_ids(path: Path) -> set[tuple[str, str]]:
+    """``(scenario_id, agent)`` pairs already in a run file (for resuming)."""
+    if not Path(path).exists():
+        return set()
+    return {(r["scenario_id"], r["agent"]) for _, r in read_run(path, ReadReport())}
+
+
+def drop_torn_tail(path: Path) -> int:
+    """Cut an unterminated last line off a run file before appending; returns bytes cut."""
+    path = Path(path)
+    if not path.exists():
+        return 0
+    with open(path, "rb+") as fh:
+        fh.seek(0, os.SEEK_END)
+        size = fh.tell()
+        if size == 0:
+            return 0
+        fh.seek(size - 1)
+        if fh.read(1) == b"\n":
+            return 0
+        # Walk back to the last newline; everything after it is the torn line.
+        pos = size - 1
+        while pos > 0:
+            step = min(65536, pos)
+            fh.seek(pos - step)
+            chunk = fh.read(step)
+            nl = chunk.rfind(b"\n")
+            if nl >= 0:
+                keep = pos - step + nl + 1
+                break
+            pos -= step
+        else:
+            keep = 0
+        fh.truncate(keep)
+        return size - keep

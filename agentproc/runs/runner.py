@@ -1,0 +1,188 @@
+"""Run an agent over a suite: episodes in flight up to a limit, each appended to the
+run file as it ends.
+
+One runner for every kind of agent: it takes an *episode function* (a scenario in,
+an :class:`Episode` out, awaited) and owns the rest: resume, shards, the run file,
+progress. Each finished episode is appended and flushed at once, so an
+interruption (Ctrl-C, a crash, ``kill -9``) loses at most the episodes in flight,
+and ``resume`` picks up where the file ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import time
+from collections.abc import Awaitable, Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from agentproc.errors import ConfigError
+from agentproc.runs.episode import Episode
+from agentproc.runs.records import episode_record
+from agentproc.runs.runfile import RunWriter, completed_ids, drop_torn_tail
+from agentproc.workflow import Scenario
+
+EpisodeFn = Callable[[Scenario], Awaitable[Episode]]
+"""Runs one episode of a scenario (the agent is bound in)."""
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """``"2/4"`` -> ``(2, 4)``: the second of four shards (numbered from 1)."""
+    try:
+        i, n = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise ConfigError(f"--shard must look like i/n, e.g. 1/4 (not {text!r})") from None
+    if not 1 <= i <= n:
+        raise ConfigError(f"--shard {text}: i must be between 1 and n")
+    return i, n
+
+
+def in_shard(scenario_id: str, shard: tuple[int, int] | None) -> bool:
+    """Whether a scenario belongs to a shard; the split depends on the id alone."""
+    if shard is None:
+        return True
+    digest = hashlib.sha256(scenario_id.encode()).digest()
+    return int.from_bytes(digest[:8], "big") % shard[1] == shard[0] - 1
+
+
+def select(
+    scenarios: Iterable[Scenario], shard: tuple[int, int] | None = None, limit: int | None = None
+) -> Iterator[Scenario]:
+    """The scenarios of one shard, at most ``limit`` of them."""
+    n = 0
+    for s in scenarios:
+        if limit is not None and n >= limit:
+            return
+        if in_shard(s.id, shard):
+            n += 1
+            yield s
+
+
+@dataclass
+class RunSummary:
+    """What a run did."""
+
+    written: int = 0
+    skipped: int = 0
+    """Episodes already in the run file (``--resume``)."""
+    verdicts: dict[str, int] = field(default_factory=dict)
+    torn_bytes: int = 0
+
+    def add(self, ep: Episode) -> None:
+        """Count one written episode."""
+        self.written += 1
+        verdict = ep.metrics["verdict"]
+        self.verdicts[verdict] = self.verdicts.get(verdict, 0) + 1
+
+
+class _LiveStats:
+    """Running accuracy, throughput and errors for the progress line."""
+
+    def __init__(self) -> None:
+        self.n = self.correct = self.tokens = self.errors = 0
+        self.start = time.perf_counter()
+
+    def add(self, ep: Episode) -> None:
+        self.n += 1
+        self.correct += bool(ep.metrics["first_answer_correct"])
+        self.tokens += (ep.usage or {}).get("output_tokens", 0)
+        self.errors += ep.stop_reason == "error"
+
+    def fields(self) -> dict[str, Any]:
+        elapsed = max(time.perf_counter() - self.start, 1e-9)
+        return {
+            "acc": f"{self.correct / self.n:.3f}",
+            "tps": f"{self.tokens / elapsed:.0f}",
+            "errors": self.errors,
+        }
+
+
+def _progress(console: Console) -> Progress:
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("acc {task.fields[acc]}  tok/s {task.fields[tps]}  errors {task.fields[errors]}"),
+        TimeRemainingColumn(),
+        console=console,
+        disable=not console.is_terminal,
+    )
+
+
+async def arun_suite(
+    scenarios: Iterable[Scenario],
+    agent: str,
+    episode: EpisodeFn,
+    out: Path,
+    *,
+    concurrency: int = 1,
+    resume: bool = False,
+    total: int | None = None,
+    console: Console | None = None,
+) -> RunSummary:
+    """Run ``episode`` over scenarios, ``concurrency`` at a time, appending each to ``out``.
+
+    With ``resume``, a torn last line is cut off and the ``(scenario, agent)``
+    pairs already in ``out`` are skipped.
+    """
+    summary = RunSummary()
+    done: set[tuple[str, str]] = set()
+    if resume:
+        summary.torn_bytes = drop_torn_tail(out)
+        done = completed_ids(out)
+    stats = _LiveStats()
+    progress = _progress(console or Console(stderr=True))
+    gate = asyncio.Semaphore(max(1, concurrency))
+
+    async def one(scenario: Scenario) -> Episode:
+        try:
+            return await episode(scenario)
+        finally:
+            gate.release()
+
+    with RunWriter(out, append=resume) as writer, progress:
+        task = progress.add_task(agent, total=total, acc="-", tps="-", errors=0)
+        pending: set[asyncio.Task[Episode]] = set()
+
+        def finish(done_tasks: set[asyncio.Task[Episode]]) -> None:
+            for t in done_tasks:
+                ep = t.result()
+                writer.write(episode_record(ep))
+                summary.add(ep)
+                stats.add(ep)
+                progress.update(task, advance=1, **stats.fields())
+
+        try:
+            for scenario in scenarios:
+                if (scenario.id, agent) in done:
+                    summary.skipped += 1
+                    progress.advance(task)
+                    continue
+                await gate.acquire()
+                pending.add(asyncio.create_task(one(scenario)))
+                finished = {t for t in pending if t.done()}
+                pending -= finished
+                finish(finished)
+            while pending:
+                finished, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                finish(finished)
+        finally:
+            for t in pending:
+                t.cancel()
+    return summary
+
+
+def run_suite(
+    scenarios: Iterable[Scenario],
+    agent: str,
+    episode: EpisodeFn,
+    out: Path,
+    **options: Any,
+) -> RunSummary:
+    """:func:`arun_suite` from synchronous code."""
+    return asyncio.run(arun_suite(scenarios, agent, episode, out, **options))

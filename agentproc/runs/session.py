@@ -1,0 +1,200 @@
+"""The one way an episode is built: mock tools, the monitor, the messages, the budget.
+
+Simulated agents, the LangGraph harness, custom agents and text mode all drive
+an :class:`EpisodeSession`: each call goes through :meth:`EpisodeSession.call`
+(executed by the mock tools, labelled as it happens, logged as OpenAI messages),
+and :meth:`EpisodeSession.finish` assembles the :class:`Episode`.
+
+>>> from agentproc.procedures import Cell, generate_procedure
+>>> from agentproc.workflow import compile_procedure
+>>> session = EpisodeSession(compile_procedure(generate_procedure(Cell(steps=1), 0, 0)), "mine")
+>>> session.call("step_9", "{}").refused
+'unknown_tool'
+>>> session.finish("no_tool_call").metrics["verdict"]
+'no_answer'
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from agentproc.labelling import Label, Monitor, run_text_episode
+from agentproc.runs.episode import Episode, Mode, StopReason
+from agentproc.runs.redact import redact
+from agentproc.workflow import (
+    CallRecord,
+    Guard,
+    Scenario,
+    Toolkit,
+    Workflow,
+    build_workflow,
+    opening_messages,
+    text_messages,
+)
+
+BUDGET_EXHAUSTED = "Error: call budget exhausted."
+"""What an agent is told for a call past its budget (the call is not executed)."""
+
+
+def default_budget(workflow: Workflow) -> int:
+    """The call budget of an episode: twice what a faithful agent needs, plus five."""
+    return 2 * (workflow.n_steps + 1) + 5
+
+
+def text_of(content: Any) -> str:
+    """The text of a chat message's content (a string, or a list of content parts)."""
+    if isinstance(content, list):
+        return "".join(p.get("text", "") if isinstance(p, dict) else str(p) for p in content)
+    return "" if content is None else str(content)
+
+
+def episode_seed(seed: int, scenario_id: str, agent: str) -> random.Random:
+    """The random source of one episode: fixed by the run seed, scenario and agent."""
+    return random.Random(f"agentproc-episode:{seed}:{scenario_id}:{agent}")
+
+
+def retry_seed(seed: int, scenario_id: str) -> random.Random:
+    """The random source of an episode's retry delays."""
+    return random.Random(f"agentproc-retry:{seed}:{scenario_id}")
+
+
+class BudgetExhausted(Exception):
+    """Raised by a tool wrapper when an agent calls past its budget (ends the episode)."""
+
+
+class EpisodeSession:
+    """One episode in the making: calls in, a labelled :class:`Episode` out.
+
+    Args:
+        scenario: A complete scenario (with its tools and prompt).
+        agent: The agent's name, as recorded.
+        guard: ``observe`` or ``enforce`` (see :class:`~agentproc.workflow.Toolkit`).
+        budget: Tool calls allowed; :func:`default_budget` when ``None``.
+        mode: ``tools``, or ``text`` for the study's protocol (see :meth:`read_text`).
+    """
+
+    def __init__(
+        self,
+        scenario: Scenario,
+        agent: str,
+        *,
+        guard: Guard = "observe",
+        budget: int | None = None,
+        mode: Mode = "tools",
+    ) -> None:
+        self.scenario = scenario
+        self.agent = agent
+        self.guard: Guard = guard
+        self.mode: Mode = mode
+        self.workflow = build_workflow(scenario)
+        self.toolkit = Toolkit(self.workflow, guard)
+        self.monitor = Monitor(self.workflow)
+        self.budget = budget if budget is not None else default_budget(self.workflow)
+        self.messages: list[dict[str, Any]] = (
+            text_messages(scenario) if mode == "text" else opening_messages(scenario)
+        )
+        self.output: str | None = None
+        self.over_budget = False
+        """Whether a call was refused because the budget was used up."""
+        self._text: tuple[list[Label], Any] | None = None
+
+    @property
+    def calls(self) -> list[CallRecord]:
+        """The calls executed so far."""
+        return self.toolkit.calls
+
+    @property
+    def exhausted(self) -> bool:
+        """Whether the call budget is used up: a further call is not executed."""
+        return len(self.toolkit.calls) >= self.budget
+
+    @property
+    def answered(self) -> bool:
+        """Whether an answer has been accepted."""
+        return bool(self.toolkit.answers)
+
+    def call(
+        self, name: str, raw_arguments: str | dict[str, Any] | None, call_id: str | None = None
+    ) -> CallRecord:
+        """Execute one call on the mock tools, label it, and log it as messages.
+
+        Raises:
+            BudgetExhausted: the budget is used up (check :attr:`exhausted` first).
+        """
+        if self.exhausted:
+            self.over_budget = True
+            raise BudgetExhausted(f"call budget of {self.budget} exhausted")
+        rec = self.toolkit.call(name, raw_arguments)
+        self.monitor.observe(rec)
+        self.messages.extend(call_messages(rec, call_id))
+        return rec
+
+    def say(self, content: Any) -> None:
+        """Log an assistant message with text and no tool call."""
+        self.messages.append({"role": "assistant", "content": text_of(content)})
+
+    def fail(self, exc: BaseException) -> None:
+        """Log the failure that ends the episode (redacted)."""
+        self.messages.append(
+            {"role": "assistant", "content": None, "error": redact(f"{type(exc).__name__}: {exc}")}
+        )
+
+    def read_text(self, output: str) -> None:
+        """Text mode: the model's whole reply, parsed and labelled."""
+        self.output = output
+        self.messages.append({"role": "assistant", "content": output})
+        labels, metrics, _ = run_text_episode(self.scenario, output)
+        self._text = (labels, metrics)
+
+    def finish(
+        self,
+        stop_reason: StopReason,
+        *,
+        injected: list[Label] | None = None,
+        model_calls: list[dict[str, Any]] | None = None,
+        usage: dict[str, Any] | None = None,
+        errors: list[str] | None = None,
+    ) -> Episode:
+        """The labelled episode."""
+        if self.mode == "text":
+            labels, metrics = self._text or run_text_episode(self.scenario, "")[:2]
+            if self.output is None:
+                self.output = ""
+        else:
+            labels, metrics = self.monitor.finish()
+        return Episode(
+            scenario=self.scenario,
+            agent=self.agent,
+            calls=self.toolkit.calls if self.mode == "tools" else [],
+            labels=labels,
+            metrics=metrics,
+            messages=self.messages,
+            stop_reason=stop_reason,
+            guard=self.guard,
+            mode=self.mode,
+            injected=injected,
+            output=self.output if self.mode == "text" else None,
+            model_calls=model_calls,
+            usage=usage,
+            errors=errors,
+        )
+
+
+def call_messages(rec: CallRecord, call_id: str | None = None) -> list[dict[str, Any]]:
+    """One call as an assistant tool call and its tool result (OpenAI chat format)."""
+    call_id = call_id if call_id is not None else f"call_{rec.index}"
+    return [
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": call_id,
+                    "type": "function",
+                    "function": {"name": rec.name, "arguments": rec.arguments},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": call_id, "content": rec.result},
+    ]

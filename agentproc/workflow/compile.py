@@ -1,0 +1,185 @@
+"""Compile a procedure into a tool-call workflow. Pure.
+
+Each step becomes a mock tool (``step_K``) whose arguments are the values of its
+operand variables and whose result is the value it defines; ``submit_answer``
+ends the workflow. The tool specs are filled from the JSON templates in
+``tools/`` and are OpenAI function tools whose ``parameters`` are Draft 2020-12
+JSON Schemas.
+
+>>> from agentproc.procedures import Cell, generate_procedure
+>>> s = compile_procedure(generate_procedure(Cell(steps=3, lookback=2), seed=0, index=0))
+>>> [t["function"]["name"] for t in s.tools]
+['step_1', 'step_2', 'step_3', 'submit_answer']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from agentproc.arith import SYMBOL, VERB, to_number
+from agentproc.procedures import Procedure
+from agentproc.resources import load_json
+from agentproc.workflow.prompts import render_prompt
+from agentproc.workflow.scenario import (
+    SCHEMA_VERSION,
+    ExpectedCall,
+    FinishSpec,
+    Scenario,
+    ScenarioParams,
+    ScenarioStep,
+    step_tool_name,
+)
+
+NUMBER_TYPE = {"decimal": "number", "integer": "integer"}
+
+
+def _fill(obj: Any, values: dict[str, Any]) -> Any:
+    """Substitute ``{name}`` placeholders in every string of a JSON template."""
+    if isinstance(obj, str):
+        return obj.format_map(values)
+    if isinstance(obj, list):
+        return [_fill(v, values) for v in obj]
+    if isinstance(obj, dict):
+        return {_fill(k, values): _fill(v, values) for k, v in obj.items()}
+    return obj
+
+
+@cache
+def _templates() -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    return (
+        load_json("tools", "step.json"),
+        load_json("tools", "operand.json"),
+        load_json("tools", "submit_answer.json"),
+    )
+
+
+def make_tools(
+    steps: Sequence[ScenarioStep], mode: str, answer_variable: str, finish: FinishSpec
+) -> list[dict[str, Any]]:
+    """The offered tools of a scenario's steps, then the finish tool."""
+    step_t, operand_t, finish_t = _templates()
+    number_type = NUMBER_TYPE[mode]
+    total = len(steps)
+    tools = []
+    for s in steps:
+        a, b = s.operands
+        spec = _fill(
+            step_t,
+            {
+                "step": s.step,
+                "total": total,
+                "output": s.output,
+                "expression": f"{a} {SYMBOL[s.op]} {b}",
+                "verb": VERB[s.op].format(a=a, b=b),
+            },
+        )
+        params = spec["function"]["parameters"]
+        for var in s.params:
+            params["properties"][var] = _fill(
+                operand_t, {"variable": var, "number_type": number_type}
+            )
+            params["required"].append(var)
+        tools.append(spec)
+    tools.append(
+        _fill(
+            finish_t,
+            {
+                "finish_tool": finish.tool,
+                "finish_argument": finish.argument,
+                "answer_variable": answer_variable,
+                "number_type": number_type,
+            },
+        )
+    )
+    return tools
+
+
+def compile_procedure(p: Procedure, *, with_tools: bool = True) -> Scenario:
+    """The scenario of a procedure: steps, expected calls and (unless told not to)
+    the offered tools and the prompt."""
+    scale = p.scale
+    live = p.live
+    values = p.values
+    steps = []
+    for s in p.steps:
+        a, b = f"S{s.operands[0]}", f"S{s.operands[1]}"
+        args = {a: to_number(values[s.operands[0] - 1], scale)}
+        args[b] = to_number(values[s.operands[1] - 1], scale)
+        steps.append(
+            ScenarioStep(
+                step=s.step,
+                output=f"S{s.target}",
+                op=s.op,
+                operands=[a, b],
+                distances=list(s.distances),
+                value=to_number(s.value, scale),
+                depends_on=list(p.depends_on(s)),
+                live=live[s.step - 1],
+                text=p.text(s),
+                expected_call=ExpectedCall(name=step_tool_name(s.step), arguments=args),
+            )
+        )
+    cell = p.cell
+    scenario = Scenario(
+        schema_version=SCHEMA_VERSION,
+        id=p.id,
+        params=ScenarioParams(
+            cell=cell.id,
+            steps=cell.steps,
+            lookback=cell.lookback,
+            range=cell.range,
+            ops=cell.ops,
+            mode=cell.mode,
+            seed=p.seed,
+            index=p.index,
+        ),
+        inputs={"S1": to_number(p.inputs[0], scale), "S2": to_number(p.inputs[1], scale)},
+        answer=to_number(p.answer, scale),
+        answer_variable=f"S{len(values)}",
+        mode=cell.mode,
+        tolerance=0.5 / scale if scale > 1 else 0,
+        steps=steps,
+        finish=FinishSpec(),
+    )
+    return complete(scenario) if with_tools else scenario
+
+
+def complete(scenario: Scenario) -> Scenario:
+    """Fill in the tools and prompt of a scenario stored without them."""
+    if scenario.tools and scenario.prompt:
+        return scenario
+    return scenario.model_copy(
+        update={
+            "tools": scenario.tools
+            or make_tools(
+                scenario.steps, scenario.mode, scenario.answer_variable, scenario.finish
+            ),
+            "prompt": scenario.prompt or render_prompt(scenario),
+        }
+    )
+
+
+@dataclass(frozen=True)
+class StepGraph:
+    """The expected step graph: data dependencies plus the listed order."""
+
+    steps: tuple[int, ...]
+    data_edges: tuple[tuple[int, int], ...]
+    """``(producer, consumer)``: the consumer reads the producer's output."""
+    order_edges: tuple[tuple[int, int], ...]
+    """``(k, k+1)``: the listed order."""
+
+    def predecessors(self, step: int) -> tuple[int, ...]:
+        """Steps whose outputs ``step`` reads."""
+        return tuple(a for a, b in self.data_edges if b == step)
+
+
+def step_graph(scenario: Scenario) -> StepGraph:
+    """The expected step graph of a scenario."""
+    numbers = tuple(s.step for s in scenario.steps)
+    data = tuple((d, s.step) for s in scenario.steps for d in s.depends_on)
+    order = tuple(zip(numbers, numbers[1:], strict=False))
+    return StepGraph(numbers, data, order)

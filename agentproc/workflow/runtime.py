@@ -1,0 +1,84 @@
+"""The runtime view of a scenario that the mock tools and the monitor share.
+
+Built once per episode from a :class:`~agentproc.workflow.scenario.Scenario`;
+everything is indexed so that executing and labelling a call costs a few
+dictionary lookups.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from agentproc.arith import SCALE, close, from_number, to_number
+from agentproc.workflow.scenario import Scenario, ScenarioStep
+
+
+@dataclass(frozen=True)
+class Workflow:
+    """A scenario compiled for execution and monitoring."""
+
+    scenario: Scenario
+    scale: int
+    """Units per whole number (1000 in decimal mode, 1 in integer mode)."""
+    tolerance: float
+    """A supplied number is correct when within this many units of the value
+    (the scenario's ``tolerance``, in units: half a unit, or 0 in integer mode)."""
+    steps: tuple[ScenarioStep, ...]
+    by_name: dict[str, ScenarioStep]
+    correct: tuple[int, ...]
+    """Correct value of every variable in units; index 0 is unused, 1 is S1."""
+    finish_tool: str
+    finish_argument: str
+    number_type: str
+
+    @property
+    def n_steps(self) -> int:
+        """Number of steps N."""
+        return len(self.steps)
+
+    @property
+    def answer(self) -> int:
+        """The correct answer in units."""
+        return self.correct[-1]
+
+    @property
+    def answer_index(self) -> int:
+        """Variable index of the answer."""
+        return len(self.correct) - 1
+
+    def close(self, x: float | int, units: int) -> bool:
+        """Whether a supplied number equals a unit value, within :attr:`tolerance`."""
+        return close(x, units, self.scale, self.tolerance)
+
+    def to_number(self, units: int) -> float | int:
+        """Units as the JSON number an agent sees."""
+        return to_number(units, self.scale)
+
+    def expected_calls(self) -> list[tuple[str, dict[str, Any]]]:
+        """The reference trace: every step in order, then the finish call."""
+        out: list[tuple[str, dict[str, Any]]] = [
+            (s.name, {p: self.to_number(self.correct[int(p[1:])]) for p in s.params})
+            for s in self.steps
+        ]
+        out.append((self.finish_tool, {self.finish_argument: self.to_number(self.answer)}))
+        return out
+
+
+def build_workflow(scenario: Scenario) -> Workflow:
+    """Index a scenario for the mock tools and the monitor."""
+    scale = SCALE[scenario.mode]
+    inputs = scenario.inputs
+    correct = [0, from_number(inputs["S1"], scale), from_number(inputs["S2"], scale)]
+    correct += [from_number(s.value, scale) for s in scenario.steps]
+    return Workflow(
+        scenario=scenario,
+        scale=scale,
+        tolerance=scenario.tolerance * scale,
+        steps=tuple(scenario.steps),
+        by_name={s.name: s for s in scenario.steps},
+        correct=tuple(correct),
+        finish_tool=scenario.finish.tool,
+        finish_argument=scenario.finish.argument,
+        number_type="integer" if scenario.mode == "integer" else "number",
+    )

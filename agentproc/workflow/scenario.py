@@ -1,0 +1,145 @@
+"""The scenario file format: a compiled procedure, what the agent is offered and
+what it should do. User-written and file-borne, so pydantic models that forbid
+unknown fields; ``schemas/scenario.schema.json`` documents the same shape.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agentproc.arith import Mode, Op
+
+SCHEMA_VERSION = 1
+"""Version of the scenario and run-file formats."""
+
+FINISH_TOOL = "submit_answer"
+"""The tool that ends a workflow (the one place it is named)."""
+FINISH_ARGUMENT = "answer"
+"""The argument of :data:`FINISH_TOOL` that carries the answer."""
+
+
+def var_index(name: str) -> int:
+    """``"S7"`` -> ``7``."""
+    return int(name[1:])
+
+
+def step_tool_name(step: int) -> str:
+    """The tool name of a step: ``step_7``."""
+    return f"step_{step}"
+
+
+class ExpectedCall(BaseModel):
+    """The call a faithful agent makes for a step."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str
+    """Tool name."""
+    arguments: dict[str, float | int]
+    """Argument name to value."""
+
+
+class ScenarioStep(BaseModel):
+    """One step of a scenario."""
+
+    model_config = ConfigDict(extra="forbid")
+    step: int = Field(ge=1)
+    """Step number, from 1."""
+    output: str
+    """The variable this step defines, e.g. ``S9``."""
+    op: Op
+    """The operation."""
+    operands: list[str] = Field(min_length=2, max_length=2)
+    """Left and right operand variables."""
+    distances: list[int] = Field(min_length=2, max_length=2)
+    """How far back each operand lies."""
+    value: float | int
+    """The correct value of ``output``."""
+    depends_on: list[int]
+    """Step numbers whose outputs this step reads."""
+    live: bool
+    """Whether this step's output reaches the answer."""
+    text: str
+    """The English rendering shown to the agent."""
+    expected_call: ExpectedCall
+    """The call a faithful agent makes."""
+
+    # Indexed views for the mock tools and the monitor, computed once per step.
+
+    @cached_property
+    def name(self) -> str:
+        """The step's tool name."""
+        return self.expected_call.name
+
+    @cached_property
+    def target(self) -> int:
+        """Index of the variable this step defines (9 for ``S9``)."""
+        return var_index(self.output)
+
+    @cached_property
+    def operand_vars(self) -> tuple[int, int]:
+        """Left and right operand variable indices."""
+        return (var_index(self.operands[0]), var_index(self.operands[1]))
+
+    @cached_property
+    def params(self) -> tuple[str, ...]:
+        """The tool's argument names, in schema order (one per distinct operand)."""
+        return tuple(dict.fromkeys(self.operands))
+
+    @cached_property
+    def reads(self) -> frozenset[int]:
+        """:attr:`depends_on` as a set."""
+        return frozenset(self.depends_on)
+
+
+class FinishSpec(BaseModel):
+    """The tool that ends the workflow and the argument that carries the answer."""
+
+    model_config = ConfigDict(extra="forbid")
+    tool: str = FINISH_TOOL
+    """Tool name."""
+    argument: str = FINISH_ARGUMENT
+    """The argument that carries the answer."""
+
+
+class ScenarioParams(BaseModel):
+    """The generator parameters a scenario came from."""
+
+    model_config = ConfigDict(extra="forbid")
+    cell: str
+    steps: int
+    lookback: int
+    range: tuple[float, float]
+    ops: str
+    mode: Mode
+    seed: int
+    index: int
+
+
+class Scenario(BaseModel):
+    """A compiled procedure: what the agent is offered and what it should do."""
+
+    model_config = ConfigDict(extra="forbid")
+    schema_version: int = SCHEMA_VERSION
+    id: str
+    """Unique within a suite."""
+    params: ScenarioParams
+    inputs: dict[str, float | int]
+    """``S1`` and ``S2``."""
+    answer: float | int
+    """The correct final answer."""
+    answer_variable: str
+    """The variable whose value is the answer."""
+    mode: Mode
+    tolerance: float | int
+    """A supplied number is correct when within this distance of the value (half a
+    unit: 0.0005 in decimal mode, 0 in integer mode); the monitor compares with it."""
+    steps: list[ScenarioStep]
+    finish: FinishSpec = Field(default_factory=FinishSpec)
+    """The tool that ends the workflow."""
+    tools: list[dict[str, Any]] = Field(default_factory=list)
+    """The offered tools, in OpenAI function-tool format."""
+    prompt: str = ""
+    """The instructions an agent is given."""

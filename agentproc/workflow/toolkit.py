@@ -1,0 +1,211 @@
+"""Stateful mock tools: the only place calls are executed and recorded.
+
+Every call, however wrong, becomes a :class:`~agentproc.types.CallRecord` and an
+answer the agent can read. An unknown tool, arguments that are not JSON or fail
+the schema, and (in ``enforce`` mode) a call that breaks a dependency execute
+nothing and are answered with ``Error: ...``.
+
+Guard modes:
+
+- ``observe`` (default): execute and record everything that can be executed.
+- ``enforce``: also refuse a step whose inputs have not been produced yet, and an
+  answer submitted before the last step has run, as a workflow engine would.
+
+Arithmetic: supplied numbers are rounded to whole units (3 decimals in decimal
+mode), then the step's operation is applied and the result rounded the same way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from functools import cached_property
+from typing import Any, Literal
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
+
+from agentproc.arith import BOUND, apply_units, render, to_units
+from agentproc.errors import unknown_key
+from agentproc.workflow.calls import CallRecord, parse_arguments
+from agentproc.workflow.compile import complete
+from agentproc.workflow.runtime import Workflow
+from agentproc.workflow.scenario import ScenarioStep
+
+Guard = Literal["observe", "enforce"]
+GUARDS: tuple[Guard, ...] = ("observe", "enforce")
+_MASK = (1 << 64) - 1
+RESULT_LIMIT = BOUND
+"""A step whose result would exceed this magnitude is refused: only wrong inputs get
+there, and beyond it a decimal value no longer survives a round trip through a float."""
+
+
+def _entry_hash(*parts: object) -> int:
+    digest = hashlib.blake2b(repr(parts).encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big")
+
+
+def _is_number(v: object, integer: bool) -> bool:
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        return False
+    if isinstance(v, float) and integer and not v.is_integer():
+        return False
+    return True
+
+
+class Toolkit:
+    """The mock tools of one episode, with their state.
+
+    >>> from agentproc.procedures import Cell, generate_procedure
+    >>> from agentproc.workflow.compile import compile_procedure
+    >>> from agentproc.workflow.runtime import build_workflow
+    >>> wf = build_workflow(compile_procedure(generate_procedure(Cell(steps=2), 0, 0)))
+    >>> tk = Toolkit(wf)
+    >>> tk.call("step_9", "{}").refused
+    'unknown_tool'
+    """
+
+    def __init__(self, workflow: Workflow, guard: Guard = "observe") -> None:
+        if guard not in GUARDS:
+            raise unknown_key("guard mode", guard, GUARDS)
+        self.workflow = workflow
+        self.guard = guard
+        self.calls: list[CallRecord] = []
+        self.values: dict[int, int] = {}
+        """Variable index -> the value the agent's last execution produced."""
+        self.runs: dict[int, int] = {}
+        """Step number -> how many times it executed."""
+        self.answers: list[float | int] = []
+        self._hash = 0
+
+    @property
+    def state_hash(self) -> str:
+        """A canonical hash of the state: produced values and answers, not history."""
+        return f"{self._hash:016x}"
+
+    def _set(self, var: int, units: int) -> None:
+        old = self.values.get(var)
+        if old is not None:
+            self._hash = (self._hash - _entry_hash("S", var, old)) & _MASK
+        self.values[var] = units
+        self._hash = (self._hash + _entry_hash("S", var, units)) & _MASK
+
+    @cached_property
+    def _validators(self) -> dict[str, Draft202012Validator]:
+        return {
+            t["function"]["name"]: Draft202012Validator(t["function"]["parameters"])
+            # Only a call that fails the fast check gets here, so a scenario read
+            # without its tools (from a run file) compiles them only when needed.
+            for t in complete(self.workflow.scenario).tools
+        }
+
+    def _schema_problem(
+        self, name: str, params: tuple[str, ...], args: dict[str, Any]
+    ) -> str | None:
+        integer = self.workflow.number_type == "integer"
+        if len(args) == len(params) and all(
+            p in args and _is_number(args[p], integer) for p in params
+        ):
+            bad = [p for p in params if isinstance(args[p], float) and not math.isfinite(args[p])]
+            return f"{bad[0]} is not a finite number" if bad else None
+        validator = self._validators.get(name)
+        if validator is not None:
+            error = best_match(validator.iter_errors(args))
+            if error is not None:
+                where = "/".join(str(p) for p in error.absolute_path)
+                return f"{where + ': ' if where else ''}{error.message}"
+        return f"expected exactly the arguments {', '.join(params)}, each a {self.workflow.number_type}"
+
+    def call(self, name: str, arguments: str | dict[str, Any] | None) -> CallRecord:
+        """Execute one call and record it. Never raises for an agent mistake."""
+        raw, args, problem = parse_arguments(arguments)
+        rec = CallRecord(index=len(self.calls), name=name, arguments=raw, result="")
+        wf = self.workflow
+        spec = wf.by_name.get(name)
+        if spec is not None:
+            rec.step = spec.step
+            self._step(rec, spec, args, problem)
+        elif name == wf.finish_tool:
+            rec.finish = True
+            self._finish(rec, args, problem)
+        else:
+            rec.refused = "unknown_tool"
+            rec.result = (
+                f"Error: there is no tool named {name!r}. The tools are step_1 to "
+                f"step_{wf.n_steps} and {wf.finish_tool}."
+            )
+        rec.state_hash = self.state_hash
+        self.calls.append(rec)
+        return rec
+
+    def _invalid(self, rec: CallRecord, problem: str) -> None:
+        rec.refused = "invalid_arguments"
+        rec.result = f"Error: invalid arguments for {rec.name}: {problem}. Nothing was executed."
+
+    def _step(
+        self, rec: CallRecord, spec: ScenarioStep, args: dict[str, Any] | None, problem: str | None
+    ) -> None:
+        wf = self.workflow
+        if args is not None and problem is None:
+            problem = self._schema_problem(spec.name, spec.params, args)
+        if args is None or problem is not None:
+            self._invalid(rec, problem or "invalid")
+            return
+        rec.args = args
+        if self.guard == "enforce":
+            missing = sorted(d for d in spec.reads if d not in self.runs)
+            if missing:
+                rec.refused = "dependency"
+                rec.result = (
+                    f"Error: step {spec.step} reads the output of step {missing[0]}, which has not "
+                    f"been executed yet. Execute step {missing[0]} first. Nothing was executed."
+                )
+                return
+        scale = wf.scale
+        supplied = {p: to_units(args[p], scale) for p in spec.params}
+        a, b = (supplied[name] for name in spec.operands)
+        value = apply_units(spec.op, a, b, scale)
+        if value is None:
+            rec.refused = "division_by_zero"
+            rec.result = f"Error: step {spec.step} divides by zero ({spec.operands[1]} = 0). Nothing was executed."
+            return
+        if abs(value) > RESULT_LIMIT * scale:
+            rec.refused = "out_of_range"
+            rec.result = (
+                f"Error: step {spec.step} would produce a value beyond {RESULT_LIMIT:.0e}. "
+                "Nothing was executed."
+            )
+            return
+        before = self.values.get(spec.target)
+        self._set(spec.target, value)
+        self.runs[spec.step] = self.runs.get(spec.step, 0) + 1
+        rec.value = value
+        rec.result = f"S{spec.target} = {render(value, scale)}"
+        if before is not None:
+            rec.result += (
+                f" (note: step {spec.step} had already been executed; "
+                f"S{spec.target} was {render(before, scale)} and has been replaced)"
+            )
+
+    def _finish(self, rec: CallRecord, args: dict[str, Any] | None, problem: str | None) -> None:
+        wf = self.workflow
+        if args is not None and problem is None:
+            problem = self._schema_problem(wf.finish_tool, (wf.finish_argument,), args)
+        if args is None or problem is not None:
+            self._invalid(rec, problem or "invalid")
+            return
+        rec.args = args
+        if self.guard == "enforce" and wf.n_steps not in self.runs:
+            rec.refused = "premature"
+            rec.result = (
+                f"Error: the workflow is not finished: step {wf.n_steps} has not been executed. "
+                "Nothing was submitted."
+            )
+            return
+        answer = args[wf.finish_argument]
+        self.answers.append(answer)
+        self._hash = (
+            self._hash + _entry_hash("A", len(self.answers), to_units(answer, wf.scale))
+        ) & _MASK
+        rec.answer = answer
+        rec.result = f"Answer recorded: {answer}."
