@@ -20,56 +20,163 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-if TYPE_CHECKING:
-    from agentproc.agents.custom import arun_agent_episode
-    from agentproc.agents.harness import arun_model_episode
-    from agentproc.agents.providers import make_chat_model
-    from agentproc.agents.retry import RetryPolicy
-    from agentproc.agents.sim import run_sim_episode
-    from agentproc.agents.sim.selfcheck import run_selfcheck
-    from agentproc.agents.text import arun_text_episode
+if TYPE_CHECKING:  # the same names, for IDEs and type checkers (``X as X`` re-exports)
+    from agentproc.agents.custom import (
+        arun_agent_episode as arun_agent_episode,
+    )
+    from agentproc.agents.harness import (
+        arun_model_episode as arun_model_episode,
+    )
+    from agentproc.agents.providers import (
+        make_chat_model as make_chat_model,
+    )
+    from agentproc.agents.retry import (
+        RetryPolicy as RetryPolicy,
+    )
+    from agentproc.agents.sim import (
+        run_sim_episode as run_sim_episode,
+    )
+    from agentproc.agents.sim.selfcheck import (
+        run_selfcheck as run_selfcheck,
+    )
+    from agentproc.agents.text import (
+        arun_text_episode as arun_text_episode,
+    )
     from agentproc.analysis import (
-        Replay,
-        aggregate,
-        label_record,
-        replay_calls,
-        replay_messages,
-        report_json,
-        wilson,
+        Replay as Replay,
     )
-    from agentproc.analysis.render import render_report
-    from agentproc.arith import Op
+    from agentproc.analysis import (
+        aggregate as aggregate,
+    )
+    from agentproc.analysis import (
+        label_record as label_record,
+    )
+    from agentproc.analysis import (
+        replay_calls as replay_calls,
+    )
+    from agentproc.analysis import (
+        replay_messages as replay_messages,
+    )
+    from agentproc.analysis import (
+        report_json as report_json,
+    )
+    from agentproc.analysis import (
+        wilson as wilson,
+    )
+    from agentproc.analysis.render import (
+        render_report as render_report,
+    )
+    from agentproc.arith import (
+        Op as Op,
+    )
     from agentproc.errors import (
-        AgentprocError,
-        ConfigError,
-        GenerationError,
-        InputError,
-        RunFileError,
+        AgentprocError as AgentprocError,
     )
-    from agentproc.labelling import Label, LabelKind, Monitor, label_calls, label_text, parse_text
-    from agentproc.procedures import Block, Cell, Grid, Procedure, generate_procedure, preset, write_suite
+    from agentproc.errors import (
+        ConfigError as ConfigError,
+    )
+    from agentproc.errors import (
+        GenerationError as GenerationError,
+    )
+    from agentproc.errors import (
+        InputError as InputError,
+    )
+    from agentproc.errors import (
+        RunFileError as RunFileError,
+    )
+    from agentproc.labelling import (
+        Label as Label,
+    )
+    from agentproc.labelling import (
+        LabelKind as LabelKind,
+    )
+    from agentproc.labelling import (
+        Monitor as Monitor,
+    )
+    from agentproc.labelling import (
+        label_calls as label_calls,
+    )
+    from agentproc.labelling import (
+        label_text as label_text,
+    )
+    from agentproc.labelling import (
+        parse_text as parse_text,
+    )
+    from agentproc.procedures import (
+        Block as Block,
+    )
+    from agentproc.procedures import (
+        Cell as Cell,
+    )
+    from agentproc.procedures import (
+        Grid as Grid,
+    )
+    from agentproc.procedures import (
+        Procedure as Procedure,
+    )
+    from agentproc.procedures import (
+        generate_procedure as generate_procedure,
+    )
+    from agentproc.procedures import (
+        preset as preset,
+    )
+    from agentproc.procedures import (
+        write_suite as write_suite,
+    )
     from agentproc.runs import (
-        CallRecord,
-        Episode,
-        EpisodeSession,
-        RunWriter,
-        arun_suite,
-        episode_record,
-        read_run,
-        run_suite,
+        CallRecord as CallRecord,
+    )
+    from agentproc.runs import (
+        Episode as Episode,
+    )
+    from agentproc.runs import (
+        EpisodeSession as EpisodeSession,
+    )
+    from agentproc.runs import (
+        RunWriter as RunWriter,
+    )
+    from agentproc.runs import (
+        arun_suite as arun_suite,
+    )
+    from agentproc.runs import (
+        episode_record as episode_record,
+    )
+    from agentproc.runs import (
+        read_run as read_run,
+    )
+    from agentproc.runs import (
+        run_suite as run_suite,
     )
     from agentproc.workflow import (
-        Scenario,
-        Toolkit,
-        Workflow,
-        build_workflow,
-        compile_procedure,
-        load_scenario,
-        load_scenarios,
-        scenario_of,
-        step_graph,
+        Scenario as Scenario,
     )
-    from agentproc.workflow.reference import reference_graph
+    from agentproc.workflow import (
+        Toolkit as Toolkit,
+    )
+    from agentproc.workflow import (
+        Workflow as Workflow,
+    )
+    from agentproc.workflow import (
+        build_workflow as build_workflow,
+    )
+    from agentproc.workflow import (
+        compile_procedure as compile_procedure,
+    )
+    from agentproc.workflow import (
+        load_scenario as load_scenario,
+    )
+    from agentproc.workflow import (
+        load_scenarios as load_scenarios,
+    )
+    from agentproc.workflow import (
+        scenario_of as scenario_of,
+    )
+    from agentproc.workflow import (
+        step_graph as step_graph,
+    )
+    from agentproc.workflow.reference import (
+        reference_graph as reference_graph,
+    )
 
 _EXPORTS: dict[str, str] = {
     # procedures

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import math
 from decimal import Decimal, localcontext
-from fractions import Fraction
 from enum import StrEnum
+from fractions import Fraction
 from typing import Literal
 
 Mode = Literal["decimal", "integer"]
@@ -94,11 +94,11 @@ def to_units(x: float | int, scale: int) -> int:
     with localcontext() as ctx:
         ctx.prec = 80
         scaled = d * scale
-        whole = int(scaled)
-        frac = abs(scaled - whole)
-    if frac >= Decimal("0.5"):
-        whole += 1 if scaled >= 0 else -1
-    return whole
+        units = int(scaled)
+        rest = abs(scaled - units)
+    if rest >= Decimal("0.5"):
+        units += 1 if scaled >= 0 else -1
+    return units
 
 
 def close(x: float | int, units: int, scale: int, tolerance: float = 0.5) -> bool:

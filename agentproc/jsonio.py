@@ -37,7 +37,7 @@ def read_json(path: Path) -> Any:
 def json_lines(path: Path) -> Iterator[tuple[int, Any]]:
     """``(line number, value)`` of every non-empty line of a JSON-lines file."""
     try:
-        fh = open(path, encoding="utf-8")
+        fh = open(path, encoding="utf-8")  # noqa: SIM115 (closed by the with block below)
     except FileNotFoundError:
         raise InputError(path, "no such file") from None
     with fh:

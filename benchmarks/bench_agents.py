@@ -31,6 +31,7 @@ from langchain_core.language_models.chat_models import BaseChatModel  # noqa: E4
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel  # noqa: E402
 from langchain_core.messages import AIMessage, convert_to_openai_messages  # noqa: E402
 from langchain_core.outputs import ChatGeneration, ChatResult  # noqa: E402
+from pydantic import Field  # noqa: E402
 
 from agentproc import Cell, generate_procedure, scenario_of  # noqa: E402
 from agentproc.agents.harness import arun_model_episode  # noqa: E402
@@ -78,9 +79,9 @@ async def _both(url: str, scenarios: list[Any], d: Path) -> tuple[float, float]:
 
 
 class _OracleSleeper(BaseChatModel):
-    """A perfect agent that takes 100 ms and almost no CPU per reply: the runner alone is measured."""
+    """A perfect agent taking 100 ms and almost no CPU per reply: it measures the runner alone."""
 
-    tools: list[dict[str, Any]] = []
+    tools: list[dict[str, Any]] = Field(default_factory=list)
 
     @property
     def _llm_type(self) -> str:
@@ -132,7 +133,8 @@ def bench_concurrency_runner(episodes: int = 64) -> None:
     with tempfile.TemporaryDirectory() as d:
         one, many = asyncio.run(both(Path(d)))
     print(
-        f"concurrency, runner alone (in-process model, 100 ms and no CPU per reply): {one:.1f} s at 1, "
+        "concurrency, runner alone (in-process model, 100 ms and no CPU per reply): "
+        f"{one:.1f} s at 1, "
         f"{many:.1f} s at 32: speed-up {one / many:.1f}x [target >= 20x]"
     )
 
@@ -189,7 +191,8 @@ def bench_concurrency(episodes: int = 64) -> None:
         server.terminate()
         server.wait(10)
     print(
-        f"concurrency, through HTTP (loopback server, 100 ms per completion): {episodes} ten-step episodes, {one:.1f} s at 1, "
+        "concurrency, through HTTP (loopback server, 100 ms per completion): "
+        f"{episodes} ten-step episodes, {one:.1f} s at 1, "
         f"{many:.1f} s at 32: speed-up {one / many:.1f}x [target >= 20x]"
     )
 

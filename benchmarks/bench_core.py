@@ -52,7 +52,7 @@ def bench_generation(tmp: Path, count: int) -> None:
 
 
 def make_run_file(path: Path, calls: int) -> int:
-    """A run file of sim:decay episodes on 95-step procedures, repeated until it holds ``calls`` calls."""
+    """A run file of sim:decay episodes on 95-step procedures, repeated up to ``calls`` calls."""
     cell = Cell(steps=95, lookback=7)
     records = [
         episode_record(run_sim_episode(scenario_of(generate_procedure(cell, 0, i)), "sim:decay"))
@@ -98,11 +98,13 @@ def bench_relabel(tmp: Path, calls: int) -> None:
     size = full.stat().st_size / 1e6
     for label, path in (("1/4", quarter), ("all", full)):
         # A child process per file, so each peak RSS is its own.
+        here = str(Path(__file__).parent)
         code = (
-            "import sys, time, resource; sys.path.insert(0, %r); from bench_core import relabel; "
-            "t = time.perf_counter(); e, c = relabel(%r); d = time.perf_counter() - t; "
+            f"import sys, time, resource; sys.path.insert(0, {here!r}); "
+            "from bench_core import relabel; "
+            f"t = time.perf_counter(); e, c = relabel({str(path)!r}); d = time.perf_counter() - t; "
             "print(e, c, d, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
-        ) % (str(Path(__file__).parent), str(path))
+        )
         out = subprocess.run(
             ["taskset", "-c", "0", sys.executable, "-c", code],
             capture_output=True,
@@ -153,7 +155,8 @@ def bench_help(repeats: int = 10) -> None:
         )
         times.append(time.perf_counter() - t)
     print(
-        f"agentproc --help: median {statistics.median(times):.3f} s over {repeats} runs [target < 0.5 s]"
+        f"agentproc --help: median {statistics.median(times):.3f} s over {repeats} runs "
+        "[target < 0.5 s]"
     )
 
 
@@ -175,7 +178,8 @@ def main() -> None:
             if args.only in (None, name):
                 fn()
     print(
-        f"(cpus: {os.cpu_count()}, peak RSS of this process {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB)"
+        f"(cpus: {os.cpu_count()}, peak RSS of this process "
+        f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB)"
     )
 
 

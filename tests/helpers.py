@@ -5,13 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from agentproc.arith import Op
-from agentproc.labelling import label_calls
+from agentproc.labelling import Label, label_calls
 from agentproc.procedures import Cell, Procedure, StepDef
-from agentproc.workflow import scenario_of
-from agentproc.workflow import Toolkit
-from agentproc.labelling import Label
-from agentproc.workflow import Scenario
-from agentproc.workflow import build_workflow
+from agentproc.workflow import Scenario, Toolkit, build_workflow, scenario_of
 
 
 def tiny_scenario() -> Scenario:

@@ -294,7 +294,7 @@ def test_shards_split_a_suite_without_overlap(capsys, suite: Path, tmp_path: Pat
         assert not part & ids
         ids |= part
     assert len(ids) == 8
-    code, out, _ = cli(capsys, "report", *(tmp_path / f"r{i}.jsonl" for i in (1, 2, 3)), "--json")
+    _, out, _ = cli(capsys, "report", *(tmp_path / f"r{i}.jsonl" for i in (1, 2, 3)), "--json")
     assert json.loads(out)["episodes"] == 8
 
 
@@ -312,7 +312,8 @@ def test_commands_that_run_no_agent_do_not_import_langchain_or_langgraph(
         code = (
             "import sys\nfrom agentproc.cli import main\n"
             f"try:\n    main({argv!r})\nexcept SystemExit:\n    pass\n"
-            "print(sorted({m.split('.')[0] for m in sys.modules if m.startswith(('langchain', 'langgraph'))}))"
+            "print(sorted({m.split('.')[0] for m in sys.modules"
+            " if m.startswith(('langchain', 'langgraph'))}))"
         )
         out = subprocess.run(
             [sys.executable, "-c", code], capture_output=True, text=True, check=True
@@ -339,8 +340,12 @@ def test_selfcheck_json_reports_precision_and_recall(capsys, monkeypatch):
 def test_generate_refuses_to_replace_a_suite_unless_told(capsys, suite: Path):
     before = (suite / "procedures.jsonl").read_bytes()
     code, _, err = cli(capsys, "generate", "--steps", "7", "--count", "1", "--out", suite)
-    assert code == 2 and "--overwrite" in err and (suite / "procedures.jsonl").read_bytes() == before
-    code, _, _ = cli(capsys, "generate", "--steps", "7", "--count", "1", "--out", suite, "--overwrite")
+    assert (
+        code == 2 and "--overwrite" in err and (suite / "procedures.jsonl").read_bytes() == before
+    )
+    code, _, _ = cli(
+        capsys, "generate", "--steps", "7", "--count", "1", "--out", suite, "--overwrite"
+    )
     assert code == 0 and len((suite / "procedures.jsonl").read_text().splitlines()) == 1
 
 
@@ -348,13 +353,15 @@ def test_timeline_rendering_matches_golden(suite: Path, tmp_path: Path):
     import io
     import os
 
+    from helpers import step, submit, tiny_scenario
     from rich.console import Console
 
     from agentproc.analysis import replay_calls
     from agentproc.analysis.timeline import render_timeline
-    from helpers import step, submit, tiny_scenario
 
-    replay = replay_calls(tiny_scenario(), [step(1), step(2, S3=3), ("step_9", {}), step(4, S4=9, S3=5), submit(1.8)])
+    replay = replay_calls(
+        tiny_scenario(), [step(1), step(2, S3=3), ("step_9", {}), step(4, S4=9, S3=5), submit(1.8)]
+    )
     console = Console(file=io.StringIO(), width=120, color_system=None, force_terminal=False)
     render_timeline(replay, console)
     text = console.file.getvalue()

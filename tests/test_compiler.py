@@ -8,10 +8,8 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from agentproc.arith import to_number as to_json
-from agentproc.workflow import compile_procedure, complete, step_graph
 from agentproc.procedures import Cell, Procedure, generate_procedure
-from agentproc.workflow import scenario_of
-from agentproc.workflow import Scenario
+from agentproc.workflow import Scenario, compile_procedure, complete, scenario_of, step_graph
 
 CELLS = [
     Cell(steps=1, lookback=1),
@@ -26,7 +24,9 @@ ids = [c.id for c in CELLS]
 def record(procedure: Procedure, with_tools: bool = True) -> dict[str, Any]:
     """The JSON form of a compiled procedure (without tools and prompt when told)."""
     exclude = None if with_tools else {"tools", "prompt"}
-    return compile_procedure(procedure, with_tools=with_tools).model_dump(mode="json", exclude=exclude)
+    return compile_procedure(procedure, with_tools=with_tools).model_dump(
+        mode="json", exclude=exclude
+    )
 
 
 @pytest.fixture(params=CELLS, ids=ids)

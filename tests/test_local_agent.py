@@ -41,4 +41,6 @@ def test_recorded_local_run_replays_without_differences(capsys):
     assert "0 differ from the recording" in capsys.readouterr().out
     assert main(["report", str(RECORDED), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["episodes"] == len(RECORDED.read_text().splitlines()) and "local" in report["agents"]
+    assert (
+        report["episodes"] == len(RECORDED.read_text().splitlines()) and "local" in report["agents"]
+    )

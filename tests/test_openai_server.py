@@ -12,10 +12,7 @@ import pytest
 
 from agentproc.labelling import label_calls
 from agentproc.procedures import Cell, generate_procedure
-from agentproc.workflow import scenario_of
-from agentproc.workflow import Toolkit
-from agentproc.workflow import Scenario
-from agentproc.workflow import build_workflow
+from agentproc.workflow import Scenario, Toolkit, build_workflow, scenario_of
 from tests.fakes import ScriptedServer
 
 

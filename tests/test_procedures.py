@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from agentproc.arith import BOUND, Op, apply_units
-from agentproc.workflow import compile_procedure
 from agentproc.errors import ConfigError, GenerationError
 from agentproc.procedures import Cell, Procedure, generate_procedure
+from agentproc.workflow import compile_procedure
 
 RANGES = ((1.0, 10.0), (0.0, 1.0), (10.0, 100.0), (-10.0, 10.0), (-1.0, 1.0), (0.0, 0.0))
 SAFE_MIXES: tuple[tuple[str, tuple[tuple[float, float], ...], int], ...] = (

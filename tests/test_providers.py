@@ -25,10 +25,7 @@ from langchain_openai import ChatOpenAI
 from agentproc.agents.providers import RAW_KEY, is_retryable, make_chat_model, redact
 from agentproc.errors import ConfigError
 from agentproc.procedures import Cell, generate_procedure
-from agentproc.workflow import scenario_of
-from agentproc.workflow import Toolkit
-from agentproc.workflow import Scenario
-from agentproc.workflow import build_workflow
+from agentproc.workflow import Scenario, Toolkit, build_workflow, scenario_of
 from tests.fakes import ScriptedServer
 
 KEY = "sk-test-0123456789abcdefghijklmnop"
@@ -373,14 +370,28 @@ def test_real_llama_cpp_server_answers_through_chat_openai(llama_server: str) ->
 def test_an_episode_runs_against_a_real_llama_cpp_server(llama_server: str, tmp_path: Path) -> None:
     from agentproc.cli import main
 
-    pinned = Path(__file__).parent.parent / "scenarios" / "pinned" / "n5-L3-r1_10-mixed-decimal-0000.json"
+    pinned = (
+        Path(__file__).parent.parent
+        / "scenarios"
+        / "pinned"
+        / "n5-L3-r1_10-mixed-decimal-0000.json"
+    )
     out = tmp_path / "run.jsonl"
     argv = ["run", str(pinned), "--agent", "openai:smollm2", "--base-url", llama_server,
             "--max-tokens", "48", "--budget", "4", "--out", str(out)]  # fmt: skip
     assert main(argv) == 0
     rec = json.loads(out.read_text())
-    assert rec["agent"] == "openai:smollm2" and rec["stop_reason"] in {"answer", "no_tool_call", "budget"}
+    assert rec["agent"] == "openai:smollm2" and rec["stop_reason"] in {
+        "answer",
+        "no_tool_call",
+        "budget",
+    }
     assert rec["usage"]["output_tokens"] > 0 and rec["model_calls"][0]["attempts"] == 1
     said = [m for m in rec["messages"] if m["role"] == "assistant"]
     assert said and (said[-1].get("content") or said[-1].get("tool_calls"))
-    assert rec["metrics"]["total_steps"] == 5 and rec["verdict"] in {"faithful", "unfaithful_correct", "wrong", "no_answer"}
+    assert rec["metrics"]["total_steps"] == 5 and rec["verdict"] in {
+        "faithful",
+        "unfaithful_correct",
+        "wrong",
+        "no_answer",
+    }

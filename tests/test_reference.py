@@ -8,15 +8,16 @@ from pathlib import Path
 import pytest
 
 from agentproc.arith import Op
-from agentproc.workflow.reference import reference_graph
 from agentproc.errors import InputError
 from agentproc.labelling import label_calls
 from agentproc.procedures import Cell, Procedure, StepDef, generate_procedure
-from agentproc.workflow.reference import build_reference_graph, run_reference, run_reference_state
-from agentproc.workflow import load_scenario, scenario_of
-from agentproc.workflow import Toolkit
-from agentproc.workflow import Scenario
-from agentproc.workflow import build_workflow
+from agentproc.workflow import Scenario, Toolkit, build_workflow, load_scenario, scenario_of
+from agentproc.workflow.reference import (
+    build_reference_graph,
+    reference_graph,
+    run_reference,
+    run_reference_state,
+)
 
 PINNED_95 = (
     Path(__file__).parent.parent / "scenarios" / "pinned" / "n95-L7-r10_100-mixed-decimal-0000.json"

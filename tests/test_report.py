@@ -17,10 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
 
-from agentproc.agents.sim import SIM_AGENTS
-from agentproc.agents.sim import run_sim_episode
-from agentproc.errors import ConfigError
-from agentproc.procedures import Cell, generate_procedure
+from agentproc.agents.sim import SIM_AGENTS, run_sim_episode
 from agentproc.analysis.render import SHORT, render_report
 from agentproc.analysis.report import (
     CellKey,
@@ -29,9 +26,11 @@ from agentproc.analysis.report import (
     report_json,
     wilson,
 )
+from agentproc.errors import ConfigError
+from agentproc.labelling import LabelKind
+from agentproc.procedures import Cell, generate_procedure
 from agentproc.runs import episode_record
 from agentproc.workflow import scenario_of
-from agentproc.labelling import LabelKind
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("AGENTPROC_UPDATE_GOLDEN") == "1"

@@ -1,4 +1,4 @@
-"""The runner loses nothing: kill -9 and Ctrl-C keep every finished episode, resume completes the rest."""
+"""The runner loses nothing: kill -9 and Ctrl-C keep every finished episode; resume the rest."""
 
 from __future__ import annotations
 

@@ -11,10 +11,8 @@ import pytest
 from jsonschema import Draft202012Validator
 from pydantic import BaseModel
 
-from agentproc.workflow import compile_procedure
 from agentproc.procedures import Cell, generate_procedure
 from agentproc.resources import folder
-from agentproc.workflow import load_scenario
 from agentproc.workflow import (
     SCHEMA_VERSION,
     ExpectedCall,
@@ -22,6 +20,8 @@ from agentproc.workflow import (
     Scenario,
     ScenarioParams,
     ScenarioStep,
+    compile_procedure,
+    load_scenario,
 )
 
 SCHEMA = json.loads((folder("schemas") / "scenario.schema.json").read_text(encoding="utf-8"))
@@ -201,6 +201,6 @@ def test_pinned_scenario_regenerates_byte_identical_from_its_params(path):
         compile_procedure(generate_procedure(cell, params["seed"], params["index"])).model_dump(
             mode="json"
         ),
-        indent=2
+        indent=2,
     )
     assert (text + "\n").encode() == path.read_bytes()

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from agentproc.agents.sim import selfcheck
-from agentproc.agents.sim import INJECTORS
-from agentproc.labelling import tools
+from agentproc.agents.sim import INJECTORS, selfcheck
 from agentproc.agents.sim.selfcheck import run_selfcheck
-from agentproc.labelling import LabelKind
+from agentproc.labelling import LabelKind, tools
 
 SMALL = {
     "steps": (1, 2, 5, 25, 95),

@@ -62,7 +62,7 @@ def test_decay_errs_more_with_far_lookback():
 
 
 def test_unknown_agent_lists_the_valid_ones():
-    with pytest.raises(ConfigError, match="unknown agent 'sim:nope'.*sim:oracle"):
+    with pytest.raises(ConfigError, match=r"unknown agent 'sim:nope'.*sim:oracle"):
         sim_agent("sim:nope")
 
 

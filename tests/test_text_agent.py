@@ -86,6 +86,8 @@ def test_report_keeps_text_mode_apart_from_tool_mode_for_the_same_agent(tmp_path
         main(["run", str(tmp_path / "s.json"), "--agent", "openai:fake", "--base-url", srv.base_url,
               "--out", str(tmp_path / "tools.jsonl")])  # fmt: skip
     capsys.readouterr()
-    assert main(["report", str(tmp_path / "text.jsonl"), str(tmp_path / "tools.jsonl"), "--json"]) == 0
+    assert (
+        main(["report", str(tmp_path / "text.jsonl"), str(tmp_path / "tools.jsonl"), "--json"]) == 0
+    )
     agents = json.loads(capsys.readouterr().out)["agents"]
     assert sorted(agents) == ["openai:fake", "openai:fake [text]"]

@@ -18,10 +18,7 @@ from jsonschema import Draft202012Validator
 
 from agentproc.errors import ConfigError
 from agentproc.procedures import Cell, generate_procedure
-from agentproc.workflow import scenario_of
-from agentproc.workflow import Toolkit
-from agentproc.workflow import Scenario
-from agentproc.workflow import build_workflow
+from agentproc.workflow import Scenario, Toolkit, build_workflow, scenario_of
 
 TINY = tiny_scenario()
 

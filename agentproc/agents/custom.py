@@ -71,7 +71,8 @@ async def arun_agent_episode(
             config={"recursion_limit": 2 * session.budget + 10},
         )
         if isinstance(out, dict) and isinstance(out.get("messages"), list):
-            session.messages[:] = list(convert_to_openai_messages(out["messages"]))
+            converted = convert_to_openai_messages(out["messages"])
+            session.messages[:] = converted if isinstance(converted, list) else [converted]
     except Exception as exc:
         # A tool node may catch the budget error and hand it to the model, which
         # then runs into the recursion limit: either way the budget ended it.

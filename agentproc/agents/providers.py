@@ -22,7 +22,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from agentproc.errors import ConfigError, unknown_key
-from agentproc.runs.redact import DEFAULT_KEY_ENV, redact, secret_env
+from agentproc.runs.redact import DEFAULT_KEY_ENV, secret_env
 
 if TYPE_CHECKING:
     from langchain_core.language_models.chat_models import BaseChatModel
@@ -111,7 +111,7 @@ RAW_KEY = "agentproc_raw_tool_calls"
 
 
 @cache
-def _raw_class() -> type[BaseChatModel]:
+def _raw_class() -> type[Any]:
     from langchain_openai import ChatOpenAI
 
     class RawChatOpenAI(ChatOpenAI):  # type: ignore[misc]

@@ -7,6 +7,7 @@ the result with the monitor, and reports where it differs from what was recorded
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -71,7 +72,10 @@ class Replay:
 
 
 def replay_calls(
-    scenario: Scenario, calls: list[tuple[str, Any]], guard: Guard = "observe", agent: str = "replay"
+    scenario: Scenario,
+    calls: list[tuple[str, Any]],
+    guard: Guard = "observe",
+    agent: str = "replay",
 ) -> Replay:
     """Execute ``(name, arguments)`` pairs on fresh mock tools and label them."""
     wf = build_workflow(scenario)
@@ -145,7 +149,7 @@ def _differences(rec: EpisodeRecord, replay: Replay) -> list[str]:
     return out
 
 
-def _label_key(d: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
+def _label_key(d: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
     return tuple(sorted((k, v) for k, v in d.items()))
 
 

@@ -1,4 +1,6 @@
-"""Aggregate run-file records into per-agent statistics (rendering: :mod:`agentproc.analysis.render`).
+"""Aggregate run-file records into per-agent statistics.
+
+Rendering is :mod:`agentproc.analysis.render`.
 
 Aggregation streams: each record is read once, added to a few counters and
 dropped, so memory grows with the number of groups (agents times grid cells),

@@ -7,7 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agentproc.analysis.replay import Replay
-from agentproc.labelling import Label
+from agentproc.labelling import Divergence, Label
 
 VERDICT_STYLE = {
     "faithful": "green",
@@ -33,7 +33,7 @@ def describe(label: Label) -> str:
     return f"{label.kind.value}({shown})" if shown else label.kind.value
 
 
-def _text_rows(replay: Replay, table: Table, div: dict[str, object] | None) -> None:
+def _text_rows(replay: Replay, table: Table, div: Divergence | None) -> None:
     """Text mode: one row per parsed line, in the call columns."""
     for i, line in enumerate(replay.text_entries or []):
         mark = div is not None and div["call_index"] == i
@@ -78,7 +78,8 @@ def render_timeline(replay: Replay, console: Console) -> None:
     console.print(Text(f"verdict: {verdict}", style=VERDICT_STYLE.get(verdict, "")))
     console.print(
         f"answer: {m['first_answer']} (first), {m['final_answer']} (final); "
-        f"expected {replay.scenario.answer}; steps executed {m['executed_steps']}/{m['total_steps']}; "
+        f"expected {replay.scenario.answer}; "
+        f"steps executed {m['executed_steps']}/{m['total_steps']}; "
         f"progress {m['progress_rate']:.2f}; correct prefix {m['longest_correct_prefix']}"
     )
     if div is not None:

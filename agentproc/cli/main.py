@@ -78,7 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument(
         "--agent",
         default="local",
-        help="local (the embedded model, default), openai:MODEL, sim:oracle, sim:<label>, sim:decay",
+        help="local (the embedded model, default), openai:MODEL, sim:oracle, sim:<label>, "
+        "sim:decay",
     )
     r.add_argument(
         "--base-url", help="OpenAI-compatible server for openai:MODEL (key from OPENAI_API_KEY)"

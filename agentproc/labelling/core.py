@@ -53,6 +53,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from agentproc.labelling.labels import Divergence, Label, LabelKind, Metrics, Verdict
 from agentproc.workflow import ScenarioStep, Workflow
@@ -223,7 +224,7 @@ class LabelCore:
     def _reordered(self) -> list[Label]:
         runs = self.first_runs
         steps = [s for _, s in runs]
-        if all(a < b for a, b in zip(steps, steps[1:], strict=False)):
+        if all(a < b for a, b in pairwise(steps)):
             return []
         out = []
         for pos in sorted(set(range(len(runs))) - set(_kept(steps))):
@@ -299,7 +300,7 @@ class LabelCore:
 
 
 def _by_distance(var: int, target: int) -> Iterator[int]:
-    """Variables ``1 .. target-1`` other than ``var``, nearest to ``var`` first (earlier on ties)."""
+    """Variables ``1 .. target-1`` but ``var``, nearest to ``var`` first (earlier on ties)."""
     for d in range(1, max(var, target)):
         below, above = var - d, var + d
         if below < 1 and above >= target:

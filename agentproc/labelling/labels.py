@@ -11,7 +11,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Literal
 
+from pydantic import ConfigDict, with_config
 from typing_extensions import TypedDict
+
 
 class LabelKind(StrEnum):
     """The failure taxonomy: one kind per thing an agent can do wrong."""
@@ -99,6 +101,7 @@ _ATTRS = (
 )
 
 
+@with_config(ConfigDict(extra="forbid", use_attribute_docstrings=True))
 class Divergence(TypedDict):
     """Where an episode first left the procedure."""
 
@@ -111,6 +114,7 @@ class Divergence(TypedDict):
     """The label kind that describes the departure."""
 
 
+@with_config(ConfigDict(extra="forbid", use_attribute_docstrings=True))
 class Metrics(TypedDict):
     """What the labelling core computes for one episode."""
 

@@ -98,7 +98,9 @@ class TextLabeller:
             core.add(self._value_error(entry, spec, x, got))
         core.record_step(entry, spec, units)
 
-    def _value_error(self, entry: Entry, spec: ScenarioStep, x: Fraction, got: float | int) -> Label:
+    def _value_error(
+        self, entry: Entry, spec: ScenarioStep, x: Fraction, got: float | int
+    ) -> Label:
         wf, core = self.wf, self.core
         scale = wf.scale
         base = self._values(spec.target, got)

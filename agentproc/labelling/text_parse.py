@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+
 @dataclass(frozen=True, slots=True)
 class TextEntry:
     """One step line (``S7 = 12.5``) or answer line read from a reply."""

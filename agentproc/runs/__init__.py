@@ -1,7 +1,6 @@
 """Runs: the episode session, the suite runner, and run files (the saved shape and its I/O)."""
 
 from agentproc.runs.episode import MODES, Episode, Mode, StopReason
-from agentproc.workflow import CallRecord
 from agentproc.runs.records import (
     CallJSON,
     EpisodeRecord,
@@ -40,6 +39,7 @@ from agentproc.runs.session import (
     retry_seed,
     text_of,
 )
+from agentproc.workflow import CallRecord
 
 __all__ = [
     "BUDGET_EXHAUSTED",

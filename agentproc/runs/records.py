@@ -11,24 +11,24 @@ from are :class:`~agentproc.runs.episode.Episode`,
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from typing import Any, Literal, NotRequired
 
-from pydantic import ConfigDict, TypeAdapter
-from typing_extensions import NotRequired, TypedDict
+from pydantic import ConfigDict, TypeAdapter, with_config
+from typing_extensions import TypedDict
 
-from agentproc.labelling import Divergence, Label, Metrics
+from agentproc.labelling import Divergence, Label, LabelKind, Metrics
 from agentproc.runs.episode import Episode, Mode, StopReason
 from agentproc.workflow import SCHEMA_VERSION
 
 _CONFIG = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
 
+@with_config(_CONFIG)
 class LabelRecord(TypedDict):
     """A label as written: ``kind``, ``call_index`` and ``step`` always, attributes when set."""
 
-    __pydantic_config__ = _CONFIG  # type: ignore[misc]
-    kind: str
-    """The label kind (one of :class:`~agentproc.labelling.LabelKind`)."""
+    kind: LabelKind
+    """The label kind."""
     call_index: int | None
     """The call it is attached to; ``null`` for episode-level labels."""
     step: int | None
@@ -55,10 +55,10 @@ class LabelRecord(TypedDict):
     """Enforce mode: the mock tools refused the call."""
 
 
+@with_config(_CONFIG)
 class CallJSON(TypedDict):
     """One tool call as the mock tools executed it."""
 
-    __pydantic_config__ = _CONFIG  # type: ignore[misc]
     index: int
     """Position in the episode, from 0."""
     name: str
@@ -79,10 +79,10 @@ class CallJSON(TypedDict):
     """The answer an accepted finish call submitted."""
 
 
+@with_config(_CONFIG)
 class ModelCallRecord(TypedDict):
     """One model turn of a model agent."""
 
-    __pydantic_config__ = _CONFIG  # type: ignore[misc]
     latency_s: float
     """Seconds from the first attempt to the reply (or the last failure)."""
     attempts: int
@@ -93,20 +93,20 @@ class ModelCallRecord(TypedDict):
     """The last error (redacted) when every attempt failed."""
 
 
+@with_config(_CONFIG)
 class UsageRecord(TypedDict):
     """Token and time totals of an episode's model calls."""
 
-    __pydantic_config__ = _CONFIG  # type: ignore[misc]
     input_tokens: int
     output_tokens: int
     model_seconds: float
     model_calls: int
 
 
+@with_config(_CONFIG)
 class EpisodeRecord(TypedDict):
     """One line of a run file: a finished episode."""
 
-    __pydantic_config__ = _CONFIG  # type: ignore[misc]
     schema_version: int
     """Version of the run-file format."""
     scenario_id: str

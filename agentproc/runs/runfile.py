@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from pydantic import ValidationError
 
@@ -22,6 +22,7 @@ from agentproc.runs.records import EpisodeRecord
 from agentproc.runs.redact import redact
 from agentproc.workflow import Scenario
 
+_orjson_loads: Callable[[bytes], Any]
 try:  # orjson reads run files several times faster; the standard library also works
     from orjson import loads as _orjson_loads
 except ImportError:  # pragma: no cover
@@ -57,7 +58,8 @@ class RunWriter:
         self.path = Path(path)
         if self.path.parent != Path():
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._fh: IO[str] = open(self.path, "a" if append else "w", encoding="utf-8")
+        mode = "a" if append else "w"
+        self._fh: IO[str] = open(self.path, mode, encoding="utf-8")  # noqa: SIM115 (closed by close())
 
     def write(self, record: EpisodeRecord) -> None:
         """Write one episode record and push it to the disk.
@@ -99,7 +101,7 @@ def read_run(path: Path, report: ReadReport | None = None) -> Iterator[tuple[int
     """
     path = Path(path)
     try:
-        fh = open(path, "rb")
+        fh = open(path, "rb")  # noqa: SIM115 (closed by the with block below)
     except FileNotFoundError:
         raise InputError(path, "no such file") from None
     except IsADirectoryError:
@@ -127,7 +129,7 @@ def read_run(path: Path, report: ReadReport | None = None) -> Iterator[tuple[int
                 if key not in rec:
                     raise RunFileError(path, "missing", f"line {lineno}: {key}")
             _check(path, lineno, rec)
-            yield lineno, rec
+            yield lineno, cast(EpisodeRecord, rec)
 
 
 _KINDS = frozenset(k.value for k in LabelKind)

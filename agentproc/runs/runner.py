@@ -107,7 +107,9 @@ def _progress(console: Console) -> Progress:
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("acc {task.fields[acc]}  tok/s {task.fields[tps]}  errors {task.fields[errors]}"),
+        TextColumn(
+            "acc {task.fields[acc]}  tok/s {task.fields[tps]}  errors {task.fields[errors]}"
+        ),
         TimeRemainingColumn(),
         console=console,
         disable=not console.is_terminal,

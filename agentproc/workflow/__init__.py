@@ -2,7 +2,13 @@
 the runtime index the mock tools and the monitor share, and the mock tools themselves."""
 
 from agentproc.workflow.calls import REFUSALS, CallRecord, parse_arguments
-from agentproc.workflow.compile import StepGraph, compile_procedure, complete, make_tools, step_graph
+from agentproc.workflow.compile import (
+    StepGraph,
+    compile_procedure,
+    complete,
+    make_tools,
+    step_graph,
+)
 from agentproc.workflow.load import load_scenario, load_scenarios, parse_scenario, scenario_of
 from agentproc.workflow.prompts import opening_messages, render_prompt, text_messages, text_prompt
 from agentproc.workflow.runtime import Workflow, build_workflow

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from agentproc.arith import from_number, to_number
+
 
 @dataclass(slots=True)
 class CallRecord:
@@ -51,7 +52,9 @@ class CallRecord:
         return out
 
     @classmethod
-    def from_json(cls, d: Mapping[str, Any], index: int, scale: int, finish_tool: str) -> CallRecord:
+    def from_json(
+        cls, d: Mapping[str, Any], index: int, scale: int, finish_tool: str
+    ) -> CallRecord:
         """A call as a run file recorded it, ready to be labelled again without running it.
 
         The recorded result and value are trusted; the arguments are parsed again.
@@ -97,6 +100,7 @@ def _reject_constant(name: str) -> Any:
 
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 _MISSING = object()
+_fast_loads: Callable[[str], Any]
 try:  # orjson is faster and, like _DECODER, refuses NaN and Infinity
     from orjson import loads as _fast_loads
 except ImportError:  # pragma: no cover

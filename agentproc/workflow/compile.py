@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
+from itertools import pairwise
 from typing import Any
 
 from agentproc.arith import SYMBOL, VERB, to_number
@@ -154,9 +155,7 @@ def complete(scenario: Scenario) -> Scenario:
     return scenario.model_copy(
         update={
             "tools": scenario.tools
-            or make_tools(
-                scenario.steps, scenario.mode, scenario.answer_variable, scenario.finish
-            ),
+            or make_tools(scenario.steps, scenario.mode, scenario.answer_variable, scenario.finish),
             "prompt": scenario.prompt or render_prompt(scenario),
         }
     )
@@ -181,5 +180,5 @@ def step_graph(scenario: Scenario) -> StepGraph:
     """The expected step graph of a scenario."""
     numbers = tuple(s.step for s in scenario.steps)
     data = tuple((d, s.step) for s in scenario.steps for d in s.depends_on)
-    order = tuple(zip(numbers, numbers[1:], strict=False))
+    order = tuple(pairwise(numbers))
     return StepGraph(numbers, data, order)

@@ -48,9 +48,7 @@ def _entry_hash(*parts: object) -> int:
 def _is_number(v: object, integer: bool) -> bool:
     if isinstance(v, bool) or not isinstance(v, int | float):
         return False
-    if isinstance(v, float) and integer and not v.is_integer():
-        return False
-    return True
+    return not (isinstance(v, float) and integer and not v.is_integer())
 
 
 class Toolkit:
@@ -114,7 +112,8 @@ class Toolkit:
             if error is not None:
                 where = "/".join(str(p) for p in error.absolute_path)
                 return f"{where + ': ' if where else ''}{error.message}"
-        return f"expected exactly the arguments {', '.join(params)}, each a {self.workflow.number_type}"
+        number = self.workflow.number_type
+        return f"expected exactly the arguments {', '.join(params)}, each a {number}"
 
     def call(self, name: str, arguments: str | dict[str, Any] | None) -> CallRecord:
         """Execute one call and record it. Never raises for an agent mistake."""
@@ -167,7 +166,10 @@ class Toolkit:
         value = apply_units(spec.op, a, b, scale)
         if value is None:
             rec.refused = "division_by_zero"
-            rec.result = f"Error: step {spec.step} divides by zero ({spec.operands[1]} = 0). Nothing was executed."
+            rec.result = (
+                f"Error: step {spec.step} divides by zero ({spec.operands[1]} = 0). "
+                "Nothing was executed."
+            )
             return
         if abs(value) > RESULT_LIMIT * scale:
             rec.refused = "out_of_range"

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agentproc.workflow import compile_procedure
 from agentproc.procedures import Cell, generate_procedure
+from agentproc.workflow import compile_procedure
 
 HERE = Path(__file__).resolve().parent
 SEED = 0

@@ -93,11 +93,7 @@ class Agent:
                     if wf.answer_index in self.produced
                     else self.last_value
                 )
-                cause = (
-                    "propagated"
-                    if own is not None and wf.close(answer, own)
-                    else "unsupported"
-                )
+                cause = "propagated" if own is not None and wf.close(answer, own) else "unsupported"
                 self.truth.append(Label(K.WRONG_ANSWER, rec.index, cause=cause))
         else:
             was_right = wf.close(self.answers[-1], wf.answer)

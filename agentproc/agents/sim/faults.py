@@ -70,7 +70,7 @@ _BAD_ARGUMENTS: tuple[Callable[[dict[str, Any]], str | dict[str, Any]], ...] = (
     lambda args: {k: str(v) for k, v in args.items()},  # strings, not numbers
     lambda args: {**args, "extra": 1},  # an argument the schema does not allow
     lambda args: dict(list(args.items())[:-1]),  # a required argument missing
-    lambda args: {"value": list(args.values())[0]},  # a wrong argument name
+    lambda args: {"value": next(iter(args.values()))},  # a wrong argument name
     lambda args: "[1, 2]",  # JSON, but not an object
 )
 

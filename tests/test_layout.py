@@ -1,0 +1,149 @@
+"""The package's shape: imports flow one way down the pipeline, with no cycles,
+and the public API is one list that IDEs, type checkers and ``import`` all see."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import agentproc
+
+PACKAGE = Path(agentproc.__file__).parent
+LAYERS: dict[str, int] = {
+    "arith": 0,
+    "errors": 0,
+    "resources": 0,
+    "jsonio": 0,
+    "procedures": 1,
+    "workflow": 2,
+    "labelling": 3,
+    "runs": 4,
+    "agents": 5,
+    "analysis": 5,
+    "cli": 6,
+}
+"""Top-level module or folder -> its place in the pipeline; imports only go down
+(or stay within one folder; the base modules of place 0 may use each other).
+``agents`` and ``analysis`` share a place and never import each other."""
+FACADES = {"agentproc", "agentproc.__main__"}
+"""The package's front doors, which may import anything."""
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports(path: Path) -> set[str]:
+    """Every agentproc module a file imports, at the top or inside functions."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names if a.name.startswith("agentproc"))
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module.startswith("agentproc"):
+                out.add(node.module)
+    return out
+
+
+def graph() -> dict[str, set[str]]:
+    return {module_name(p): imports(p) for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def room(module: str) -> str:
+    return module.split(".")[1] if "." in module else ""
+
+
+def test_every_module_belongs_to_a_layer():
+    rooms = {room(m) for m in graph() if m not in FACADES}
+    assert rooms <= set(LAYERS), rooms - set(LAYERS)
+
+
+def test_imports_flow_down_the_pipeline():
+    wrong = []
+    for module, targets in graph().items():
+        if module in FACADES:
+            continue
+        here = room(module)
+        for target in targets:
+            there = room(target)
+            if target == "agentproc" or there not in LAYERS:
+                wrong.append(f"{module} -> {target}")
+            elif LAYERS[there] > LAYERS[here]:
+                wrong.append(f"{module} -> {target}")
+            elif there != here and LAYERS[there] == LAYERS[here] > 0:  # agents <-> analysis
+                wrong.append(f"{module} -> {target}")
+    assert wrong == []
+
+
+def test_there_are_no_import_cycles():
+    edges = graph()
+    state: dict[str, int] = {}
+    cycles: list[list[str]] = []
+
+    def visit(node: str, trail: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(edges.get(node, ())):
+            if nxt not in edges:
+                continue
+            if state.get(nxt) == 1:
+                cycles.append([*trail[trail.index(nxt) :], nxt])
+            elif nxt not in state:
+                visit(nxt, [*trail, nxt])
+        state[node] = 2
+
+    for node in sorted(edges):
+        if node not in state:
+            visit(node, [node])
+    assert cycles == []
+
+
+def test_the_layering_check_sees_an_upward_import(tmp_path: Path):
+    bad = tmp_path / "x.py"
+    bad.write_text("def f():\n    from agentproc.cli import main\n", encoding="utf-8")
+    assert imports(bad) == {"agentproc.cli"}
+
+
+def type_checking_names() -> dict[str, str]:
+    """Names the TYPE_CHECKING block of ``agentproc/__init__.py`` imports, and from where."""
+    tree = ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8"))
+    block = next(n for n in tree.body if isinstance(n, ast.If) and "TYPE_CHECKING" in ast.unparse(n.test))
+    return {
+        alias.asname or alias.name: node.module or ""
+        for node in block.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+
+
+def test_public_api_is_one_list_that_type_checkers_see_too():
+    assert type_checking_names() == agentproc._EXPORTS
+    assert agentproc.__all__ == sorted(agentproc._EXPORTS)
+
+
+@pytest.mark.parametrize("name", sorted(agentproc._EXPORTS))
+def test_every_public_name_resolves_to_its_module(name: str):
+    value = getattr(agentproc, name)
+    assert getattr(importlib.import_module(agentproc._EXPORTS[name]), name) is value
+
+
+def test_an_unknown_public_name_is_an_attribute_error():
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        agentproc.nope  # noqa: B018
+
+
+def test_importing_the_package_loads_neither_pydantic_nor_langchain():
+    code = "import agentproc, agentproc.cli, sys; print(sorted({m.split('.')[0] for m in sys.modules}))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = set(eval_list(out.stdout))
+    assert not loaded & {"pydantic", "jsonschema", "langchain_core", "langgraph"}
+
+
+def eval_list(text: str) -> list[str]:
+    return ast.literal_eval(text.strip())
