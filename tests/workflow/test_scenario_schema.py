@@ -26,7 +26,7 @@ from agentproc.workflow import (
 
 SCHEMA = json.loads((folder("schemas") / "scenario.schema.json").read_text(encoding="utf-8"))
 VALIDATOR = Draft202012Validator(SCHEMA)
-PINNED = sorted((Path(__file__).parent.parent / "scenarios" / "pinned").glob("*.json"))
+PINNED = sorted((Path(__file__).parents[2] / "scenarios" / "pinned").glob("*.json"))
 
 CELLS = [
     Cell(steps=1, lookback=1),

@@ -20,7 +20,7 @@ from agentproc.workflow.reference import (
 )
 
 PINNED_95 = (
-    Path(__file__).parent.parent / "scenarios" / "pinned" / "n95-L7-r10_100-mixed-decimal-0000.json"
+    Path(__file__).parents[2] / "scenarios" / "pinned" / "n95-L7-r10_100-mixed-decimal-0000.json"
 )
 
 SCENARIOS = {

@@ -365,7 +365,7 @@ def test_timeline_rendering_matches_golden(suite: Path, tmp_path: Path):
     console = Console(file=io.StringIO(), width=120, color_system=None, force_terminal=False)
     render_timeline(replay, console)
     text = console.file.getvalue()
-    golden = Path(__file__).parent / "golden" / "timeline_tiny.txt"
+    golden = Path(__file__).parents[1] / "golden" / "timeline_tiny.txt"
     if os.environ.get("AGENTPROC_UPDATE_GOLDEN"):
         golden.write_text(text)
     assert text == golden.read_text()

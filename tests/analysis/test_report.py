@@ -32,7 +32,7 @@ from agentproc.procedures import Cell, generate_procedure
 from agentproc.runs import episode_record
 from agentproc.workflow import scenario_of
 
-GOLDEN = Path(__file__).parent / "golden"
+GOLDEN = Path(__file__).parents[1] / "golden"
 UPDATE = os.environ.get("AGENTPROC_UPDATE_GOLDEN") == "1"
 
 

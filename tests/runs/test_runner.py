@@ -15,7 +15,7 @@ import pytest
 from agentproc.cli import main
 from tests.fakes.openai_server import ScriptedServer
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import pytest
 
 from agentproc.cli import main
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 RECORDED = ROOT / "scenarios" / "recorded" / "local-smollm2.jsonl"
 PINNED = ROOT / "scenarios" / "pinned" / "n5-L3-r1_10-mixed-decimal-0000.json"
 
