@@ -23,9 +23,9 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from langchain_openai import ChatOpenAI
 
 from agentproc.agents.providers import RAW_KEY, is_retryable, make_chat_model
-from agentproc.runs import redact
 from agentproc.errors import ConfigError
 from agentproc.procedures import Cell, generate_procedure
+from agentproc.runs import redact
 from agentproc.workflow import Scenario, Toolkit, build_workflow, scenario_of
 from tests.fakes import ScriptedServer
 
@@ -372,10 +372,7 @@ def test_an_episode_runs_against_a_real_llama_cpp_server(llama_server: str, tmp_
     from agentproc.cli import main
 
     pinned = (
-        Path(__file__).parents[2]
-        / "scenarios"
-        / "pinned"
-        / "n5-L3-r1_10-mixed-decimal-0000.json"
+        Path(__file__).parents[2] / "scenarios" / "pinned" / "n5-L3-r1_10-mixed-decimal-0000.json"
     )
     out = tmp_path / "run.jsonl"
     argv = ["run", str(pinned), "--agent", "openai:smollm2", "--base-url", llama_server,
