@@ -79,3 +79,38 @@ def test_a_failing_agent_is_an_error_episode_not_a_crash():
     ep = asyncio.run(arun_agent_episode(s, broken, "broken"))
     assert ep.stop_reason == "error" and ep.metrics["verdict"] == "no_answer"
     assert "my agent fell over" in ep.messages[-1]["error"]
+
+
+def looping(scenario) -> list[AIMessage]:
+    """A model that calls step 1 again and again and never answers."""
+    s = scenario.steps[0]
+    call = {"name": s.expected_call.name, "args": dict(s.expected_call.arguments)}
+    return [AIMessage(content="", tool_calls=[{**call, "id": f"c{i}"}]) for i in range(100)] + [
+        AIMessage(content="Done.")
+    ]
+
+
+def test_the_call_budget_holds_for_your_agent_too():
+    s = scenario_of(generate_procedure(Cell(steps=3, lookback=2), 0, 0))
+    ep = asyncio.run(arun_agent_episode(s, react_factory(looping(s)), "react", budget=4))
+    assert len(ep.calls) == 4 and ep.stop_reason == "budget"
+    assert [lab.kind.value for lab in ep.labels].count("repeated_step") == 3
+
+
+def test_direct_tool_calls_past_the_budget_are_not_executed():
+    s = scenario_of(generate_procedure(Cell(steps=3, lookback=2), 0, 0))
+    seen: list[str] = []
+
+    def direct(tools: list[Any]) -> Any:
+        step_1 = next(t for t in tools if t.name == "step_1")
+
+        class Caller:
+            async def ainvoke(self, *a: Any, **k: Any) -> Any:
+                for _ in range(5):
+                    seen.append(await step_1.ainvoke(dict(s.steps[0].expected_call.arguments)))
+                return {}
+
+        return Caller()
+
+    ep = asyncio.run(arun_agent_episode(s, direct, "direct", budget=2))
+    assert len(ep.calls) == 2 and len(seen) == 2 and ep.stop_reason == "budget"

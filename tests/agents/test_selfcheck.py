@@ -45,5 +45,16 @@ def test_selfcheck_catches_a_monitor_that_misreads_causes(monkeypatch: pytest.Mo
     assert result.scores["wrong_argument"].precision < 1.0
 
 
-def test_default_grid_runs_at_least_ten_thousand_episodes():
-    assert len(selfcheck.cells()) * 5 * len(INJECTORS) >= 10_000
+def test_every_episode_of_the_grid_is_run_and_reported():
+    seen = []
+    result = run_selfcheck(
+        count=1, grid={**SMALL, "steps": (1, 5)}, on_episode=lambda: seen.append(1)
+    )
+    assert result.episodes == len(seen) == 2 * 3 * 2 * 2 * len(INJECTORS)
+
+
+def test_the_command_line_default_checks_at_least_ten_thousand_episodes():
+    from agentproc.cli import build_parser
+
+    count = build_parser().parse_args(["selfcheck"]).count
+    assert len(selfcheck.cells()) * count * len(INJECTORS) >= 10_000
