@@ -102,17 +102,22 @@ def to_units(x: float | int, scale: int) -> int:
 
 
 def close(x: float | int, units: int, scale: int, tolerance: float = 0.5) -> bool:
-    """True when a supplied number equals a unit value: within ``tolerance`` units
-    (half a unit by default) in decimal mode, exactly in integer mode or with a
-    tolerance of 0 (``12.5`` is neither 12 nor 13).
+    """True when a supplied number equals a unit value.
 
-    >>> close(1.2345, 1234, 1000), close(1.2356, 1234, 1000), close(12.5, 12, 1)
+    With the default tolerance of half a unit, that is exactly when the mock tools
+    would read it as that value: rounded to whole units, half away from zero
+    (:func:`to_units`), so what the monitor accepts always makes a tool produce
+    the right output (``-0.6315`` is ``-0.632``, not ``-0.631``). Another tolerance
+    compares the distance; integer mode, or a tolerance of 0, compares exactly
+    (``12.5`` is neither 12 nor 13).
+
+    >>> close(1.2344, 1234, 1000), close(1.2345, 1234, 1000), close(12.5, 12, 1)
     (True, False, False)
     """
-    if scale == 1 or tolerance <= 0:
+    if scale == 1 or tolerance <= 0 or (isinstance(x, int) and not isinstance(x, bool)):
         return x * scale == units
-    if isinstance(x, int) and not isinstance(x, bool):
-        return x * scale == units
+    if tolerance == 0.5:
+        return to_units(x, scale) == units
     return abs(x * scale - units) <= tolerance + 1e-9
 
 

@@ -24,11 +24,15 @@ and computes the metrics. The rules:
     ``refused: true`` and ``breaks_dependency: true``.
 ``wrong_argument``
     A value that differs from the correct value of the variable it stands for.
-    Its ``cause`` comes from one search over the values the agent could see
-    (:meth:`LabelCore.confusion`): ``propagated`` for its own upstream mistake
-    carried forward, ``lookback_confusion`` when another earlier variable's
-    correct or produced value explains it (``confused_with`` names the nearest;
-    at equal distance the earlier variable wins), else ``other``.
+    Its ``cause`` comes from one search over every value visible to the agent at
+    that point (:meth:`LabelCore.confusion`): the inputs, every value it has
+    produced so far and the correct value of every variable. ``propagated``: its
+    own latest value of that variable (an upstream mistake carried forward);
+    ``lookback_confusion``: the value of another variable defined before the step;
+    ``stale_output``: the value of the step's own output variable or of a later
+    one (its previous result fed back, say); ``confused_with`` names the variable.
+    The nearest variable to the expected one wins; **at equal distance, the
+    earlier variable wins**. Else ``other``.
 ``skipped_step``
     A step never executed (``live`` says whether it reaches the answer).
 ``premature_finish``
@@ -59,6 +63,14 @@ from agentproc.labelling.labels import Divergence, Label, LabelKind, Metrics, Ve
 from agentproc.workflow import ScenarioStep, Workflow
 
 K = LabelKind
+PROPAGATED = "propagated"
+"""Cause: the agent's own latest value of the variable, an upstream mistake carried forward."""
+LOOKBACK = "lookback_confusion"
+"""Cause: the value of another variable defined before the step."""
+STALE = "stale_output"
+"""Cause: the value of the step's own output variable, or of a later one."""
+OTHER = "other"
+"""Cause: nothing the agent could see explains the value (an arithmetic slip)."""
 KIND_ORDER: dict[LabelKind, int] = {k: i for i, k in enumerate(LabelKind)}
 _NEVER = 1 << 62
 
@@ -183,21 +195,20 @@ class LabelCore:
         entry.answered = True
         self.answers.append((entry.index, answer))
 
-    def confusion(
-        self, target: int, tests: Sequence[tuple[int, Callable[[int], bool]]]
-    ) -> int | None:
+    def confusion(self, tests: Sequence[tuple[int, Callable[[int], bool]]]) -> int | None:
         """The variable whose value explains a wrong value, nearest first; ``None`` if none.
 
         Each test is ``(var, matches)``: the variable whose value was expected, and
         whether a candidate value (in units) explains what the agent gave. The
-        candidates are the variables defined before ``target`` other than ``var``,
-        each with its correct value and the agent's own value of it. The nearest to
+        candidates are every variable of the procedure but ``var``, each with its
+        correct value and the agent's own latest value of it. The nearest to
         ``var`` wins; at equal distance, the earlier variable.
         """
         wf, produced = self.wf, self.produced
+        end = wf.answer_index + 1
         best: tuple[int, int] | None = None
         for var, matches in tests:
-            for u in _by_distance(var, target):
+            for u in _by_distance(var, end):
                 key = (abs(u - var), u)
                 if best is not None and key >= best:
                     break
@@ -269,7 +280,14 @@ class LabelCore:
         }
 
     def _divergence(self, labels: list[Label]) -> tuple[int, Divergence | None]:
-        """Longest prefix of the reference trace matched, and where it was left."""
+        """Longest prefix of the reference trace matched, and where it was left.
+
+        The divergence is the earliest departure from the procedure, named by the
+        label that describes it: a call for a later step than the one expected is a
+        ``skipped_step`` (the expected step never runs) or ``reordered`` (it runs
+        later); a call for the expected step, a repeat, an unknown tool or an
+        answer is named by its own first label.
+        """
         n = self.wf.n_steps
         by_call: dict[int, Label] = {}
         for lab in labels:
@@ -285,7 +303,12 @@ class LabelCore:
                 p += 1
                 continue
             expected = p + 1 if p < n else None
-            if not clean:
+            if e.step is not None and expected is not None and e.step > expected:
+                # It jumped ahead: that is the departure, whatever else is wrong with
+                # the call (a made-up argument for the step it skipped, say).
+                skipped = expected not in self.last_value
+                kind = (K.SKIPPED_STEP if skipped else K.REORDERED).value
+            elif not clean:
                 kind = by_call[e.index].kind.value
             elif expected is not None and expected not in self.last_value:
                 kind = K.SKIPPED_STEP.value
@@ -299,8 +322,14 @@ class LabelCore:
         return n, None
 
 
-def _by_distance(var: int, target: int) -> Iterator[int]:
-    """Variables ``1 .. target-1`` but ``var``, nearest to ``var`` first (earlier on ties)."""
+def confusion_cause(u: int, target: int) -> str:
+    """The cause of a wrong value explained by variable ``u`` at a step defining ``target``."""
+    return LOOKBACK if u < target else STALE
+
+
+def _by_distance(var: int, end: int) -> Iterator[int]:
+    """Variables ``1 .. end-1`` but ``var``, nearest to ``var`` first (earlier on ties)."""
+    target = end
     for d in range(1, max(var, target)):
         below, above = var - d, var + d
         if below < 1 and above >= target:

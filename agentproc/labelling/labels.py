@@ -55,6 +55,7 @@ class Label:
     missing_steps: int | None = None
     live: bool | None = None
     refused: bool | None = None
+    truncated: bool | None = None
 
     def to_json(self) -> dict[str, Any]:
         """``kind``, ``call_index`` and ``step`` always; other attributes when set."""
@@ -82,6 +83,7 @@ class Label:
             self.step,
             self.cause,
             self.argument,
+            self.confused_with,
             self.self_correction,
             self.breaks_dependency,
         )
@@ -98,6 +100,7 @@ _ATTRS = (
     "missing_steps",
     "live",
     "refused",
+    "truncated",
 )
 
 

@@ -38,8 +38,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from agentproc.arith import HALF, apply_units, exact_units, round_units
-from agentproc.labelling.core import Entry, LabelCore
+from agentproc.arith import apply_units, exact_units, round_units
+from agentproc.labelling.core import OTHER, PROPAGATED, Entry, LabelCore, confusion_cause
 from agentproc.labelling.labels import Label, LabelKind, Metrics
 from agentproc.labelling.text_parse import TextEntry, TextTrace, parse_text
 from agentproc.workflow import Scenario, ScenarioStep, Workflow, build_workflow
@@ -86,7 +86,7 @@ class TextLabeller:
         units, right = round_units(x), wf.correct[var]
         if var <= 2:
             entry = core.begin(index)
-            if abs(x - right) <= HALF:
+            if units == right:
                 core.drop(entry)
             else:
                 core.add(Label(K.WRONG_ARGUMENT, index, cause=MISREAD, **self._values(var, got)))
@@ -94,7 +94,7 @@ class TextLabeller:
             return
         spec = wf.steps[var - 3]
         entry = core.begin(index, spec.step)
-        if abs(x - right) > HALF:
+        if units != right:
             core.add(self._value_error(entry, spec, x, got))
         core.record_step(entry, spec, units)
 
@@ -105,30 +105,30 @@ class TextLabeller:
         scale = wf.scale
         base = self._values(spec.target, got)
         own = [core.produced.get(v, wf.correct[v]) for v in spec.operand_vars]
+        units = round_units(x)
         mine = apply_units(spec.op, own[0], own[1], scale)
-        if mine is not None and abs(x - mine) <= HALF:
-            return Label(K.WRONG_ARGUMENT, entry.index, spec.step, cause="propagated", **base)
+        if mine is not None and units == mine:
+            return Label(K.WRONG_ARGUMENT, entry.index, spec.step, cause=PROPAGATED, **base)
 
         def swapped(pos: int) -> Any:
             def matches(value: int) -> bool:
                 args = [value, own[1]] if pos == 0 else [own[0], value]
-                r = apply_units(spec.op, args[0], args[1], scale)
-                return r is not None and abs(x - r) <= HALF
+                return apply_units(spec.op, args[0], args[1], scale) == units
 
             return matches
 
         tests = [(var, swapped(pos)) for pos, var in enumerate(spec.operand_vars)]
-        best = core.confusion(spec.target, tests)
+        best = core.confusion(tests)
         if best is not None:
             return Label(
                 K.WRONG_ARGUMENT,
                 entry.index,
                 spec.step,
-                cause="lookback_confusion",
+                cause=confusion_cause(best, spec.target),
                 confused_with=f"S{best}",
                 **base,
             )
-        return Label(K.WRONG_ARGUMENT, entry.index, spec.step, cause="other", **base)
+        return Label(K.WRONG_ARGUMENT, entry.index, spec.step, cause=OTHER, **base)
 
     def _answer(self, entry: Entry, x: Fraction, got: float | int) -> None:
         if x == self.last_answer:

@@ -2,16 +2,20 @@
 
 The adapter reads what the mock tools recorded: which tool, the parsed
 arguments, whether it was refused and the value it produced. A wrong argument's
-cause: ``propagated`` when it equals the agent's own latest value of that
-variable, else the core's nearest-variable search on the argument's value.
+cause: ``propagated`` when it equals the agent's own (wrong) latest value of that
+variable, else the core's nearest-variable search on the argument's value
+(:func:`wrong_argument`).
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
+from decimal import Decimal
 from typing import Any
 
 from agentproc.arith import to_units
-from agentproc.labelling.core import LabelCore
+from agentproc.labelling.core import OTHER, PROPAGATED, LabelCore, confusion_cause
 from agentproc.labelling.labels import Label, LabelKind, Metrics
 from agentproc.workflow import CallRecord, ScenarioStep, Workflow
 
@@ -69,25 +73,73 @@ class Monitor:
 
 
 def wrong_argument(core: LabelCore, index: int, spec: ScenarioStep, param: str, got: Any) -> Label:
-    """The label of an argument whose value is not the correct one, with its cause."""
+    """The label of an argument whose value is not the correct one, with its cause.
+
+    Exact matches are searched first (``propagated``, then the nearest variable);
+    then *shortened* ones: a number written with fewer decimals than the mode's
+    that equals a candidate truncated or rounded to those decimals (``-4.0`` for
+    ``-4.002``), labelled with ``truncated: true``. A shortened copy of the right
+    value itself is an ``other`` slip, not a carried-forward mistake.
+    """
     wf = core.wf
     var = int(param[1:])
-    base = {"argument": param, "expected": wf.to_number(wf.correct[var]), "got": got}
+    base: dict[str, Any] = {
+        "argument": param,
+        "expected": wf.to_number(wf.correct[var]),
+        "got": got,
+    }
     own = core.produced.get(var)
-    if own is not None and wf.close(got, own):
-        return Label(K.WRONG_ARGUMENT, index, spec.step, cause="propagated", **base)
-    units = to_units(got, wf.scale)
-    best = core.confusion(spec.target, [(var, units.__eq__)])
-    if best is not None:
-        return Label(
-            K.WRONG_ARGUMENT,
-            index,
-            spec.step,
-            cause="lookback_confusion",
-            confused_with=f"S{best}",
-            **base,
-        )
-    return Label(K.WRONG_ARGUMENT, index, spec.step, cause="other", **base)
+    shorten = _shortener(got, wf.scale)
+
+    def exact(candidate: int) -> bool:
+        return wf.close(got, candidate)
+
+    for match, extra in ((exact, {}), (shorten, {"truncated": True})):
+        if match is None:
+            continue
+        if own is not None and own != wf.correct[var] and match(own):
+            return Label(K.WRONG_ARGUMENT, index, spec.step, cause=PROPAGATED, **base, **extra)
+        best = core.confusion([(var, match)])
+        if best is not None:
+            cause = confusion_cause(best, spec.target)
+            return Label(
+                K.WRONG_ARGUMENT,
+                index,
+                spec.step,
+                cause=cause,
+                confused_with=f"S{best}",
+                **base,
+                **extra,
+            )
+    extra = {"truncated": True} if shorten is not None and shorten(wf.correct[var]) else {}
+    return Label(K.WRONG_ARGUMENT, index, spec.step, cause=OTHER, **base, **extra)
+
+
+def _shortener(got: Any, scale: int) -> Callable[[int], bool] | None:
+    """Whether a unit value, cut to the decimals ``got`` was written with, is ``got``;
+    ``None`` when ``got`` has every decimal of the mode (nothing was cut)."""
+    if scale == 1 or isinstance(got, bool) or not isinstance(got, int | float):
+        return None
+    if isinstance(got, float) and not math.isfinite(got):
+        return None
+    exponent = Decimal(repr(got)).as_tuple().exponent
+    decimals = -exponent if isinstance(exponent, int) and exponent < 0 else 0
+    full = len(str(scale)) - 1
+    if decimals >= full:
+        return None
+    step = 10 ** (full - decimals)
+    units = to_units(got, scale)
+
+    def matches(candidate: int) -> bool:
+        if candidate == units:
+            return False
+        sign = -1 if candidate < 0 else 1
+        whole, rest = divmod(abs(candidate), step)
+        cut = sign * whole * step
+        rounded = sign * (whole + (2 * rest >= step)) * step
+        return units in (cut, rounded)
+
+    return matches
 
 
 def label_calls(workflow: Workflow, calls: list[CallRecord]) -> tuple[list[Label], Metrics]:

@@ -53,6 +53,9 @@ class LabelRecord(TypedDict):
     """``skipped_step``: whether the step's output reaches the answer."""
     refused: NotRequired[bool]
     """Enforce mode: the mock tools refused the call."""
+    truncated: NotRequired[bool]
+    """``wrong_argument``: the value is a candidate cut to fewer decimals (``-4.0`` for
+    ``-4.002``)."""
 
 
 @with_config(_CONFIG)

@@ -135,42 +135,45 @@ def pick(rng: random.Random, n: int) -> int:
 def wrong_value(
     a: Agent, spec: ScenarioStep, rng: random.Random, allow_confusion: bool = True
 ) -> tuple[str, float | int, Label]:
-    """A wrong value for one argument of a step that the monitor can only read one way."""
+    """A wrong value for one argument of a step that the monitor can only read one way.
+
+    A confusion takes the correct value of another variable: one defined before
+    the step (``lookback_confusion``) or the step's own output or a later one
+    (``stale_output``), and only a value no other variable holds. A slip is a value
+    no variable holds, with all the mode's decimals (so it is no shortened copy).
+    """
     wf = a.wf
     param = spec.params[pick(rng, len(spec.params))]
     var = var_index(param)
-    taken = {wf.correct[u] for u in range(1, spec.target)} | {
-        a.belief[u] for u in a.produced if u < spec.target
-    }
+    everyone = range(1, wf.answer_index + 1)
+    taken = set(wf.correct[1:]) | {a.belief[u] for u in a.produced}
     if allow_confusion and rng.random() < 0.5:
         choices = []
-        for u in range(1, spec.target):
+        for u in everyone:
             if u == var:
                 continue
             value = wf.correct[u]
             clashes = [
                 w
-                for w in range(1, spec.target)
+                for w in everyone
                 if w != u and w != var and (wf.correct[w] == value or a.belief.get(w) == value)
             ]
             if value not in (wf.correct[var], a.value_of(var), 0) and not clashes:
                 choices.append(u)
         if choices:
             u = choices[pick(rng, len(choices))]
+            cause = "lookback_confusion" if u < spec.target else "stale_output"
             return (
                 param,
                 a.num(wf.correct[u]),
-                Label(
-                    K.WRONG_ARGUMENT,
-                    cause="lookback_confusion",
-                    argument=param,
-                    confused_with=f"S{u}",
-                ),
+                Label(K.WRONG_ARGUMENT, cause=cause, argument=param, confused_with=f"S{u}"),
             )
     base = a.value_of(var)
     for _ in range(100):
         delta = (1 + pick(rng, 9)) * (1 if rng.random() < 0.5 else -1) * max(1, abs(base) // 7 or 1)
         value = base + delta
+        if wf.scale > 1 and value % 10 == 0:  # fewer decimals could read as a cut copy
+            value += 1 if delta > 0 else -1
         if value not in taken and value != 0:
             return param, a.num(value), Label(K.WRONG_ARGUMENT, cause="other", argument=param)
     raise RuntimeError("no distinct wrong value found")  # pragma: no cover - values are sparse

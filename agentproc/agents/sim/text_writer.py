@@ -47,7 +47,7 @@ def _swaps(wf: Workflow, spec: ScenarioStep, held: dict[int, int]) -> dict[int, 
     """Values of the step with one operand replaced, and the variables whose values give it."""
     out: dict[int, set[int]] = {}
     for pos, var in enumerate(spec.operand_vars):
-        for u in range(1, spec.target):
+        for u in range(1, wf.answer_index + 1):  # every variable the labeller searches
             for value in (wf.correct[u], held[u]) if u != var else ():
                 args = [held[v] for v in spec.operand_vars]
                 args[pos] = value
