@@ -99,7 +99,7 @@ def test_a_value_written_with_every_decimal_is_never_read_as_cut():
 def test_half_a_unit_off_away_from_the_value_is_wrong_and_the_tool_agrees():
     s = negative_scenario()
     calls = [("step_1", {"S1": 0.5, "S2": 1.131}), ("step_2", {"S3": -0.6315, "S1": 0.5})]
-    labels, metrics, records = run(calls, s)
+    labels, _, records = run(calls, s)
     assert [(lab.kind.value, lab.got) for lab in labels if lab.call_index == 1] == [
         ("wrong_argument", -0.6315)
     ]
@@ -115,15 +115,15 @@ def test_half_a_unit_off_towards_zero_reads_as_the_value_and_is_correct():
 
 
 def test_skipping_a_step_and_inventing_its_output_diverges_at_the_skip():
-    labels, metrics, _ = run([step(1), step(3, S4=99), step(4), submit()])
+    _, metrics, _ = run([step(1), step(3, S4=99), step(4), submit()])
     assert metrics["first_divergence"] == {"call_index": 1, "step": 2, "label": "skipped_step"}
 
 
 def test_running_a_step_early_diverges_as_reordered_even_with_a_wrong_argument():
-    labels, metrics, _ = run([step(1), step(3, S4=99), step(2), step(4), submit()])
+    _, metrics, _ = run([step(1), step(3, S4=99), step(2), step(4), submit()])
     assert metrics["first_divergence"] == {"call_index": 1, "step": 2, "label": "reordered"}
 
 
 def test_a_wrong_argument_on_the_expected_step_is_the_divergence():
-    labels, metrics, _ = run([step(1), step(2, S3=6), step(3), step(4), submit()])
+    _, metrics, _ = run([step(1), step(2, S3=6), step(3), step(4), submit()])
     assert metrics["first_divergence"] == {"call_index": 1, "step": 2, "label": "wrong_argument"}
