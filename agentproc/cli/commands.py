@@ -234,7 +234,9 @@ def selfcheck_command(args: argparse.Namespace, out: Console, err: Console) -> i
         table = Table(title=f"monitor vs injected truth: {result.episodes} single-fault episodes")
         for col in ("label", "truth", "found", "agreed", "precision", "recall"):
             table.add_column(col, justify="left" if col == "label" else "right")
-        for kind, s in result.scores.items():
+        rows = [*result.scores.items()]
+        rows += [(f"  cause {c}", s) for c, s in result.causes.items()]
+        for kind, s in rows:
             table.add_row(
                 kind,
                 str(s.truth),

@@ -58,3 +58,10 @@ def test_the_command_line_default_checks_at_least_ten_thousand_episodes():
 
     count = build_parser().parse_args(["selfcheck"]).count
     assert len(selfcheck.cells()) * count * len(INJECTORS) >= 10_000
+
+
+def test_every_wrong_argument_cause_is_injected_and_found():
+    result = run_selfcheck(count=2, grid=SMALL)
+    for cause, score in result.causes.items():
+        assert score.truth > 0, cause
+        assert (score.precision, score.recall) == (1.0, 1.0), cause

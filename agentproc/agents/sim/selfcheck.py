@@ -18,6 +18,9 @@ from agentproc.labelling import LabelKind
 from agentproc.procedures import Cell, generate_procedure
 from agentproc.workflow import scenario_of
 
+CAUSES = ("propagated", "lookback_confusion", "stale_output", "other")
+"""The ``wrong_argument`` causes a tool-mode episode can have; each is scored on its own."""
+
 GRID: dict[str, tuple[Any, ...]] = {
     "steps": (1, 2, 3, 5, 10, 25, 50, 95),
     "lookback": (1, 2, 3, 5, 7),
@@ -54,13 +57,19 @@ class SelfCheck:
     scores: dict[str, KindScore] = field(
         default_factory=lambda: {k.value: KindScore() for k in LabelKind}
     )
+    causes: dict[str, KindScore] = field(
+        default_factory=lambda: {c: KindScore() for c in CAUSES}
+    )
+    """``wrong_argument`` agreement per cause."""
     mismatches: list[str] = field(default_factory=list)
 
     @property
     def perfect(self) -> bool:
-        """True when every label kind has precision and recall 1.0 and occurred."""
+        """True when every label kind and every ``wrong_argument`` cause occurred and has
+        precision and recall 1.0."""
         return all(
-            s.truth > 0 and s.precision == 1.0 and s.recall == 1.0 for s in self.scores.values()
+            s.truth > 0 and s.precision == 1.0 and s.recall == 1.0
+            for s in (*self.scores.values(), *self.causes.values())
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -77,6 +86,16 @@ class SelfCheck:
                     "recall": s.recall,
                 }
                 for k, s in self.scores.items()
+            },
+            "causes": {
+                c: {
+                    "truth": s.truth,
+                    "predicted": s.predicted,
+                    "agreed": s.agreed,
+                    "precision": s.precision,
+                    "recall": s.recall,
+                }
+                for c, s in self.causes.items()
             },
             "mismatches": self.mismatches[:20],
         }
@@ -122,6 +141,12 @@ def _score(result: SelfCheck, labels: list[Any], truth: list[Any], where: str) -
         result.scores[key[0]].truth += 1
     for key in got & want:
         result.scores[key[0]].agreed += 1
+    wrong = LabelKind.WRONG_ARGUMENT.value
+    for keys, attr in ((got, "predicted"), (want, "truth"), (got & want, "agreed")):
+        for key in keys:
+            if key[0] == wrong and key[3] in result.causes:
+                score = result.causes[key[3]]
+                setattr(score, attr, getattr(score, attr) + 1)
     if got != want and len(result.mismatches) < 100:
         result.mismatches.append(
             f"{where}: extra {sorted(got - want)}, missed {sorted(want - got)}"
