@@ -84,7 +84,9 @@ def to_units(x: float | int, scale: int) -> int:
     if isinstance(x, int):
         return x * scale
     u = x * scale
-    if -1e15 < u < 1e15:
+    # Below 1e9 the float product is within 1e-6 of the exact one, so the fast path
+    # rounds exactly as the decimal one would; beyond it, ask the decimal one.
+    if -1e9 < u < 1e9:
         whole = math.floor(u)
         frac = u - whole
         # Away from a half, the float product rounds the same way as the exact value.
@@ -114,7 +116,7 @@ def close(x: float | int, units: int, scale: int, tolerance: float = 0.5) -> boo
     >>> close(1.2344, 1234, 1000), close(1.2345, 1234, 1000), close(12.5, 12, 1)
     (True, False, False)
     """
-    if scale == 1 or tolerance <= 0 or (isinstance(x, int) and not isinstance(x, bool)):
+    if scale == 1 or tolerance <= 0:
         return x * scale == units
     if tolerance == 0.5:
         return to_units(x, scale) == units

@@ -18,7 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from agentproc.runs import BudgetExhausted, Episode, EpisodeSession, StopReason
+from agentproc.agents.failures import episode_error, error_kind
+from agentproc.runs import BudgetExhausted, Episode, EpisodeSession, StopReason, harness_error
 from agentproc.workflow import Guard, Scenario, complete
 
 AgentFactory = Callable[[list[Any]], Any]
@@ -80,7 +81,10 @@ async def arun_agent_episode(
             stop = "budget"
         else:
             stop = "error"
-            session.fail(exc)
+            kind = error_kind(exc)
+            # Your agent's own exception is a fault of the harness it runs in, not a
+            # mistake in the procedure; a model endpoint failing inside it is the endpoint's.
+            session.fail(episode_error(exc) if kind != "harness" else harness_error(exc))
     if stop == "answer":
         stop = "budget" if session.over_budget else "answer" if session.answered else "no_tool_call"
     return session.finish(stop)

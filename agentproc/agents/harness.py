@@ -19,9 +19,17 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
+from agentproc.agents.failures import episode_error
 from agentproc.agents.providers import RAW_KEY
 from agentproc.agents.retry import ModelCall, RetryPolicy, invoke_with_retry, usage_summary
-from agentproc.runs import BUDGET_EXHAUSTED, Episode, EpisodeSession, StopReason, retry_seed
+from agentproc.runs import (
+    BUDGET_EXHAUSTED,
+    Episode,
+    EpisodeSession,
+    StopReason,
+    harness_error,
+    retry_seed,
+)
 from agentproc.workflow import Guard, Scenario
 
 
@@ -46,13 +54,20 @@ class _Episode:
 
 
 def _requests(reply: Any) -> list[tuple[str, str, Any]]:
-    """``(id, name, arguments)`` of every tool call in a reply, raw text where known."""
-    raw = {i: (n, a) for i, n, a in reply.additional_kwargs.get(RAW_KEY, [])}
+    """``(id, name, arguments)`` of every tool call in a reply, in the order sent.
+
+    The raw name and argument text the provider kept are used where there are
+    any: ids are not trusted to be unique or present, so calls are matched by
+    position, never by id.
+    """
+    raw = reply.additional_kwargs.get(RAW_KEY)
+    if raw:
+        return [(i or f"call_{n}", name, text) for n, (i, name, text) in enumerate(raw)]
     out: list[tuple[str, str, Any]] = []
     for tc in list(reply.tool_calls) + list(getattr(reply, "invalid_tool_calls", [])):
         call_id = tc.get("id") or f"call_{len(out)}"
-        name, args = raw.get(call_id, (tc.get("name") or "", tc.get("args")))
-        out.append((call_id, name, args if args is not None else ""))
+        args = tc.get("args")
+        out.append((call_id, tc.get("name") or "", args if args is not None else ""))
     return out
 
 
@@ -67,7 +82,8 @@ def build_graph(model: Any, ep: _Episode) -> Any:
                 model, ep.history, ep.retry, ep.rng, ep.model_calls, ep.errors
             )
         except Exception as exc:
-            ep.session.fail(exc)
+            attempts = ep.model_calls[-1].attempts if ep.model_calls else 1
+            ep.session.fail(episode_error(exc, attempts))
             return {"stop": "error", "turns": state["turns"] + 1}
         requests = _requests(reply)
         kwargs = {k: v for k, v in reply.additional_kwargs.items() if k != RAW_KEY}
@@ -138,10 +154,15 @@ async def arun_model_episode(
     )
     bound = model.bind_tools(scenario.tools)
     graph = build_graph(bound, ep)
-    final = await graph.ainvoke(
-        {"turns": 0, "stop": None}, config={"recursion_limit": 2 * session.budget + 10}
-    )
-    stop: StopReason = final.get("stop") or "budget"
+    stop: StopReason
+    try:
+        final = await graph.ainvoke(
+            {"turns": 0, "stop": None}, config={"recursion_limit": 2 * session.budget + 10}
+        )
+        stop = final.get("stop") or "budget"
+    except Exception as exc:  # a fault of the harness itself: recorded, never scored
+        session.fail(harness_error(exc))
+        stop = "error"
     return session.finish(
         stop,
         model_calls=[vars(c) for c in ep.model_calls],

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from agentproc.agents.failures import MalformedResponse
 from agentproc.errors import ConfigError, unknown_key
 from agentproc.runs.redact import DEFAULT_KEY_ENV, secret_env
 
@@ -141,15 +142,23 @@ def _raw_class() -> type[Any]:
         def _create_chat_result(
             self, response: Any, generation_info: dict[str, Any] | None = None
         ) -> Any:
-            data = response if isinstance(response, dict) else response.model_dump(warnings=False)
+            data = _completion(response)
             raw: list[tuple[str, str, str]] = []
             for choice in data.get("choices") or []:
-                for tc in (choice.get("message") or {}).get("tool_calls") or []:
-                    fn = tc.get("function") or {}
-                    text = fn.get("arguments") or ""
-                    raw.append((tc.get("id") or "", fn.get("name") or "", text))
-                    if _is_non_object_json(text):
-                        fn["arguments"] = "\u0000" + text  # never valid JSON: an invalid tool call
+                message = choice.get("message") if isinstance(choice, dict) else None
+                calls = message.get("tool_calls") if isinstance(message, dict) else None
+                for tc in calls if isinstance(calls, list) else []:
+                    if not isinstance(tc, dict):
+                        continue
+                    given = tc.get("function")
+                    fn: dict[str, Any] = given if isinstance(given, dict) else {}
+                    tc["function"] = fn
+                    # Keep exactly what was sent, as text: a name that is not a string, or
+                    # arguments sent as an object, are the model's behaviour, not a crash.
+                    name, text = _as_text(fn.get("name")), _as_text(fn.get("arguments"))
+                    raw.append((str(tc.get("id") or ""), name, text))
+                    fn["name"] = name
+                    fn["arguments"] = text if _langchain_safe(text) else "\u0000" + text
             result = super()._create_chat_result(data, generation_info)
             for gen in result.generations:
                 gen.message.additional_kwargs[RAW_KEY] = raw
@@ -158,11 +167,46 @@ def _raw_class() -> type[Any]:
     return RawChatOpenAI
 
 
-def _is_non_object_json(text: str) -> bool:
+def _completion(response: Any) -> dict[str, Any]:
+    """The chat completion as a dict; :class:`MalformedResponse` for anything else
+    (an HTML page from a proxy, a cut body), which is the endpoint's failure."""
+    if isinstance(response, dict):
+        data = response
+    elif hasattr(response, "model_dump"):
+        data = response.model_dump(warnings=False)
+    else:
+        snippet = str(response)[:200]
+        raise MalformedResponse(f"the endpoint answered with no chat completion: {snippet!r}")
+    if not isinstance(data.get("choices"), list):
+        raise MalformedResponse("the endpoint's answer has no choices")
+    return data
+
+
+def _as_text(value: Any) -> str:
+    """A tool call's name or arguments as text, whatever JSON type the server sent."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
     try:
-        return not isinstance(json.loads(text or "null"), dict)
-    except ValueError:
+        return json.dumps(value, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError):
+        return repr(value)
+
+
+def _langchain_safe(text: str) -> bool:
+    """Whether LangChain can be handed the argument text as it is: it parses an
+    object, and reports text that is not JSON as an invalid tool call, but raises
+    on JSON that is not an object or nests too deeply (no text at all is no
+    object either)."""
+    if not text:
         return False
+    try:
+        return isinstance(json.loads(text), dict)
+    except RecursionError:
+        return False
+    except ValueError:
+        return True
 
 
 def _local(
@@ -207,4 +251,8 @@ def is_retryable(exc: BaseException) -> bool:
     model_error = getattr(core, "ModelError", None)
     if model_error is not None and isinstance(exc, model_error):
         return bool(exc.is_retryable)
-    return False
+    # An answer that is not a chat completion (a cut body, a proxy's page) is a
+    # transport hiccup as far as we can tell: worth another try.
+    return isinstance(exc, MalformedResponse | json.JSONDecodeError) or (
+        openai is not None and isinstance(exc, openai.APIResponseValidationError)
+    )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentproc.agents.failures import episode_error
 from agentproc.agents.retry import ModelCall, RetryPolicy, invoke_with_retry, usage_summary
 from agentproc.runs import Episode, EpisodeSession, StopReason, retry_seed, text_of
 from agentproc.workflow import Scenario
@@ -34,7 +35,7 @@ async def arun_text_episode(
         session.read_text(text_of(reply.content))
     except Exception as exc:
         stop = "error"
-        session.fail(exc)
+        session.fail(episode_error(exc, calls[-1].attempts if calls else 1))
     episode = session.finish(
         stop, model_calls=[vars(c) for c in calls], usage=usage_summary(calls), errors=errors
     )

@@ -1,5 +1,6 @@
 """Analysis of stored runs: reports, replays and timelines. Never calls a model."""
 
+from agentproc.analysis.relabel import Relabelled, relabel_run
 from agentproc.analysis.replay import (
     Replay,
     label_record,
@@ -19,10 +20,12 @@ from agentproc.analysis.report import (
 __all__ = [
     "AgentReport",
     "CellStats",
+    "Relabelled",
     "Replay",
     "Report",
     "aggregate",
     "label_record",
+    "relabel_run",
     "replay_calls",
     "replay_messages",
     "replay_record",

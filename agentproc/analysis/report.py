@@ -6,11 +6,15 @@ Aggregation streams: each record is read once, added to a few counters and
 dropped, so memory grows with the number of groups (agents times grid cells),
 never with the number of episodes.
 
-Within an agent, episodes are grouped per cell, per length N (``params.steps``),
-per look-back L (``params.lookback``) and overall. The headline number is the
-unfaithful-correct rate: episodes whose first answer is right although the
+Within an agent, episodes are grouped per cell, per knob of the grid (length N,
+look-back L, input range, op mix, numeric mode) and overall. The headline number
+is the unfaithful-correct rate: episodes whose first answer is right although the
 monitor found something wrong on the way. It equals first-answer accuracy minus
-faithful accuracy.
+faithful accuracy. The reference study's own measures are computed beside it
+(see :class:`CellStats`).
+
+An episode that an infrastructure failure ended (``stop_reason: "error"``)
+counts in no figure: it is counted apart, per kind of failure.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from pydantic import BaseModel, ConfigDict
 
 from agentproc.errors import unknown_key
 from agentproc.labelling import VERDICTS, LabelKind
-from agentproc.runs import record_mode
+from agentproc.runs import error_kind_of, is_error, record_mode
 
 Z95 = 1.959963984540054
 """The standard normal quantile of a two-sided 95% interval."""
@@ -61,11 +65,11 @@ def _rate(k: float, n: int) -> float:
 
 
 class CellStats(BaseModel):
-    """Counts and means over one group of episodes."""
+    """Counts and means over one group of scored episodes."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     n: int
-    """Number of episodes."""
+    """Number of scored episodes (errored ones are not scored)."""
     first_answer_correct: int
     """Episodes whose first answer is correct."""
     final_answer_correct: int
@@ -78,6 +82,18 @@ class CellStats(BaseModel):
     """Episodes whose first answer is wrong."""
     no_answer: int
     """Episodes that never gave an accepted answer."""
+    exact_steps: int = 0
+    """Episodes that executed every step exactly once and nothing extra."""
+    under_executed: int = 0
+    """Episodes that executed fewer distinct steps than the procedure has."""
+    over_executed: int = 0
+    """Episodes with more step executions (repeats, invented steps) than steps."""
+    missing_answer: int = 0
+    """Episodes that ended without an answer."""
+    premature_answer: int = 0
+    """Episodes that answered before the last step had run."""
+    self_corrected: int = 0
+    """Episodes where a wrong value or answer was later corrected."""
     label_counts: dict[LabelKind, int]
     """Number of labels of each kind (every kind present, zero when absent)."""
     episodes_with_label: dict[LabelKind, int]
@@ -127,9 +143,25 @@ class CellStats(BaseModel):
         """Episodes per verdict, in :data:`~agentproc.labelling.VERDICTS` order."""
         return {v: getattr(self, v) for v in VERDICTS}
 
+    def rate(self, name: str) -> tuple[float, tuple[float, float]]:
+        """One of :data:`STUDY_RATES` and its Wilson 95% interval."""
+        count = getattr(self, STUDY_RATES[name])
+        return _rate(count, self.n), wilson(count, self.n)
+
+
+STUDY_RATES: dict[str, str] = {
+    "exact_step_rate": "exact_steps",
+    "under_execution_rate": "under_executed",
+    "over_execution_rate": "over_executed",
+    "missing_answer_rate": "missing_answer",
+    "premature_answer_rate": "premature_answer",
+    "self_correction_rate": "self_corrected",
+}
+"""The reference study's measures: rate name -> the :class:`CellStats` count it divides."""
+
 
 class _Episode(NamedTuple):
-    """What one record adds to each of its groups (parsed once per record)."""
+    """What one scored record adds to each of its groups (parsed once per record)."""
 
     verdict: str
     first_ok: bool
@@ -137,6 +169,10 @@ class _Episode(NamedTuple):
     labels: dict[LabelKind, int]
     progress: float
     prefix: float
+    exact: bool
+    under: bool
+    over: bool
+    corrected: bool
 
 
 def _episode(rec: Mapping[str, Any]) -> _Episode:
@@ -144,18 +180,28 @@ def _episode(rec: Mapping[str, Any]) -> _Episode:
     if verdict not in VERDICTS:
         raise unknown_key("verdict", str(verdict), VERDICTS)
     labels: dict[LabelKind, int] = {}
+    corrected = False
     for lab in rec["labels"]:
         kind = _KINDS.get(lab["kind"])
         if kind is None:
             raise unknown_key("label kind", str(lab["kind"]), list(_KINDS))
         labels[kind] = labels.get(kind, 0) + 1
+        corrected = corrected or bool(lab.get("self_correction"))
+    total = int(m["total_steps"])
+    distinct = int(m.get("executed_steps", total - labels.get(LabelKind.SKIPPED_STEP, 0)))
+    runs = distinct + labels.get(LabelKind.REPEATED_STEP, 0)
+    invented = labels.get(LabelKind.HALLUCINATED_CALL, 0)
     return _Episode(
         verdict,
         bool(m["first_answer_correct"]),
         bool(m["final_answer_correct"]),
         labels,
         float(m["progress_rate"]),
-        m["longest_correct_prefix"] / (m["total_steps"] or 1),
+        m["longest_correct_prefix"] / (total or 1),
+        exact=distinct == total and runs + invented == total,
+        under=distinct < total,
+        over=runs + invented > total,
+        corrected=corrected,
     )
 
 
@@ -171,6 +217,10 @@ class _Tally:
     episodes: dict[LabelKind, int] = field(default_factory=lambda: dict.fromkeys(LabelKind, 0))
     progress: float = 0.0
     prefix: float = 0.0
+    exact: int = 0
+    under: int = 0
+    over: int = 0
+    corrected: int = 0
 
     def add(self, ep: _Episode) -> None:
         self.n += 1
@@ -182,12 +232,22 @@ class _Tally:
             self.episodes[kind] += 1
         self.progress += ep.progress
         self.prefix += ep.prefix
+        self.exact += ep.exact
+        self.under += ep.under
+        self.over += ep.over
+        self.corrected += ep.corrected
 
     def stats(self) -> CellStats:
         return CellStats(
             n=self.n,
             first_answer_correct=self.first_ok,
             final_answer_correct=self.final_ok,
+            exact_steps=self.exact,
+            under_executed=self.under,
+            over_executed=self.over,
+            missing_answer=self.episodes[LabelKind.MISSING_ANSWER],
+            premature_answer=self.episodes[LabelKind.PREMATURE_FINISH],
+            self_corrected=self.corrected,
             label_counts=dict(self.labels),
             episodes_with_label=dict(self.episodes),
             progress_rate=_rate(self.progress, self.n),
@@ -204,17 +264,50 @@ class CellKey(NamedTuple):
     cell: str
 
 
+def _range_key(params: Mapping[str, Any]) -> str:
+    if "range" not in params:
+        return "?"
+    lo, hi = params["range"]
+    return f"{float(lo):g}:{float(hi):g}"
+
+
+KNOBS: dict[str, Any] = {
+    "length": lambda p: int(p["steps"]),
+    "lookback": lambda p: int(p["lookback"]),
+    "range": _range_key,
+    "ops": lambda p: str(p.get("ops", "?")),
+    "mode": lambda p: str(p.get("mode", "?")),
+}
+"""The grid's knobs a report can be grouped by (``report --by``): name -> key of ``params``."""
+DEFAULT_BY = ("length", "lookback")
+
+
 @dataclass(frozen=True, slots=True)
 class AgentReport:
     """One agent's statistics, overall and per group; groups in ascending key order."""
 
     agent: str
     overall: CellStats
-    by_length: dict[int, CellStats]
-    """Keyed by the number of steps N."""
-    by_lookback: dict[int, CellStats]
-    """Keyed by the look-back L."""
+    by_knob: dict[str, dict[Any, CellStats]]
+    """Knob name (see :data:`KNOBS`) -> key -> statistics."""
     by_cell: dict[CellKey, CellStats]
+    errors: dict[str, int] = field(default_factory=dict)
+    """Episodes an infrastructure failure ended, per kind; they are in no figure above."""
+
+    @property
+    def by_length(self) -> dict[int, CellStats]:
+        """Keyed by the number of steps N."""
+        return self.by_knob["length"]
+
+    @property
+    def by_lookback(self) -> dict[int, CellStats]:
+        """Keyed by the look-back L."""
+        return self.by_knob["lookback"]
+
+    @property
+    def errored(self) -> int:
+        """Episodes not scored because of an infrastructure failure."""
+        return sum(self.errors.values())
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,32 +318,43 @@ class Report:
 
     @property
     def episodes(self) -> int:
-        """Number of episodes aggregated."""
+        """Number of scored episodes aggregated."""
         return sum(a.overall.n for a in self.agents.values())
+
+    @property
+    def errored(self) -> int:
+        """Episodes not scored because of an infrastructure failure."""
+        return sum(a.errored for a in self.agents.values())
 
 
 @dataclass(slots=True)
 class _AgentTally:
     overall: _Tally = field(default_factory=_Tally)
-    by_length: defaultdict[int, _Tally] = field(default_factory=lambda: defaultdict(_Tally))
-    by_lookback: defaultdict[int, _Tally] = field(default_factory=lambda: defaultdict(_Tally))
+    by_knob: dict[str, defaultdict[Any, _Tally]] = field(
+        default_factory=lambda: {k: defaultdict(_Tally) for k in KNOBS}
+    )
     by_cell: defaultdict[CellKey, _Tally] = field(default_factory=lambda: defaultdict(_Tally))
+    errors: dict[str, int] = field(default_factory=dict)
 
     def add(self, rec: Mapping[str, Any]) -> None:
+        if is_error(rec):  # type: ignore[arg-type]
+            kind = error_kind_of(rec)  # type: ignore[arg-type]
+            self.errors[kind] = self.errors.get(kind, 0) + 1
+            return
         ep, params = _episode(rec), rec["params"]
         key = CellKey(int(params["steps"]), int(params["lookback"]), str(rec["cell"]))
         self.overall.add(ep)
-        self.by_length[key.steps].add(ep)
-        self.by_lookback[key.lookback].add(ep)
+        for knob, of in KNOBS.items():
+            self.by_knob[knob][of(params)].add(ep)
         self.by_cell[key].add(ep)
 
     def report(self, agent: str) -> AgentReport:
         return AgentReport(
             agent,
             self.overall.stats(),
-            {k: self.by_length[k].stats() for k in sorted(self.by_length)},
-            {k: self.by_lookback[k].stats() for k in sorted(self.by_lookback)},
+            {k: {g: t[g].stats() for g in sorted(t)} for k, t in self.by_knob.items()},
             {k: self.by_cell[k].stats() for k in sorted(self.by_cell)},
+            dict(sorted(self.errors.items())),
         )
 
 
@@ -282,7 +386,7 @@ def _r(x: float) -> float:
 
 def stats_json(s: CellStats) -> dict[str, Any]:
     """The JSON form of one group, floats rounded to 4 decimals."""
-    return {
+    out: dict[str, Any] = {
         "n": s.n,
         "accuracy": _r(s.accuracy),
         "accuracy_ci": [_r(x) for x in s.accuracy_ci],
@@ -291,23 +395,41 @@ def stats_json(s: CellStats) -> dict[str, Any]:
         "unfaithful_correct_rate": _r(s.unfaithful_correct_rate),
         "unfaithful_correct_ci": [_r(x) for x in s.unfaithful_correct_ci],
         "final_accuracy": _r(s.final_accuracy),
-        "verdicts": s.verdicts,
-        "label_counts": {k.value: v for k, v in s.label_counts.items()},
-        "episodes_with_label": {k.value: v for k, v in s.episodes_with_label.items()},
-        "progress_rate": _r(s.progress_rate),
-        "prefix_rate": _r(s.prefix_rate),
     }
+    for name in STUDY_RATES:
+        value, ci = s.rate(name)
+        out[name] = _r(value)
+        out[name.replace("_rate", "_ci")] = [_r(x) for x in ci]
+    out.update(
+        {
+            "verdicts": s.verdicts,
+            "label_counts": {k.value: v for k, v in s.label_counts.items()},
+            "episodes_with_label": {k.value: v for k, v in s.episodes_with_label.items()},
+            "progress_rate": _r(s.progress_rate),
+            "prefix_rate": _r(s.prefix_rate),
+        }
+    )
+    return out
+
+
+_JSON_KEYS = {"length": "steps", "lookback": "lookback", "range": "range", "ops": "ops"}
 
 
 def report_json(report: Report) -> dict[str, Any]:
     """The report as JSON-ready data (``agentproc report --json``)."""
     return {
         "episodes": report.episodes,
+        "errored": report.errored,
         "agents": {
             name: {
                 "overall": stats_json(a.overall),
-                "by_length": [{"steps": k, **stats_json(s)} for k, s in a.by_length.items()],
-                "by_lookback": [{"lookback": k, **stats_json(s)} for k, s in a.by_lookback.items()],
+                "errors": {"total": a.errored, "by_kind": a.errors},
+                **{
+                    f"by_{knob}": [
+                        {_JSON_KEYS.get(knob, knob): k, **stats_json(s)} for k, s in groups.items()
+                    ]
+                    for knob, groups in a.by_knob.items()
+                },
                 "by_cell": [
                     {"cell": k.cell, "steps": k.steps, "lookback": k.lookback, **stats_json(s)}
                     for k, s in a.by_cell.items()

@@ -9,9 +9,9 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from agentproc.cli.output import EXIT_FAILED, EXIT_OK, fail, print_json
+from agentproc.cli.output import EXIT_ERRORED, EXIT_FAILED, EXIT_OK, fail, print_json
 from agentproc.errors import InputError
-from agentproc.runs import ReadReport, read_run, scenario_of_record
+from agentproc.runs import ReadReport, latest_records, scenario_of_record
 
 
 def generate_command(args: argparse.Namespace, out: Console, err: Console) -> int:
@@ -99,12 +99,25 @@ def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
         resume=args.resume,
         total=len(scenarios),
         console=err,
+        mode=args.mode,
     )
-    verdicts = ", ".join(f"{k} {v}" for k, v in sorted(summary.verdicts.items()))
+    verdicts = ", ".join(f"{k} {v}" for k, v in sorted(summary.verdicts.items())) or "none scored"
     skipped = f" ({summary.skipped} already done)" if summary.skipped else ""
     out.print(
         f"wrote {summary.written} episodes to {args.out}{skipped}: {verdicts}", highlight=False
     )
+    if summary.aborted is not None:
+        err.print(f"agentproc: {summary.aborted}", markup=False, highlight=False)
+        return EXIT_ERRORED
+    if summary.errored:
+        kinds = ", ".join(f"{k} {v}" for k, v in sorted(summary.errors.items()))
+        err.print(
+            f"agentproc: {summary.errored} episodes errored ({kinds}) and count in no figure; "
+            "--resume runs them again",
+            markup=False,
+            highlight=False,
+        )
+        return EXIT_ERRORED
     return EXIT_OK
 
 
@@ -165,7 +178,7 @@ def replay_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     report = ReadReport()
     found = differ = 0
     summary = Table("episode", "agent", "verdict", "labels", "differences")
-    for lineno, rec in read_run(args.run, report):
+    for _, lineno, rec in latest_records([args.run], [report]):
         if args.episode is not None and rec["scenario_id"] != args.episode:
             continue
         scenario = scenario_of_record(args.run, lineno, rec)
@@ -194,25 +207,55 @@ def replay_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     return EXIT_FAILED if differ else EXIT_OK
 
 
+def relabel_command(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from agentproc.analysis import relabel_run
+
+    if args.out is not None:
+        if args.out.resolve() == args.run.resolve():
+            raise fail("relabel --out must be a new file, not the run file itself")
+        if args.out.exists() and not args.overwrite:
+            raise fail(f"{args.out} already exists: use --overwrite to replace it")
+    result = relabel_run(args.run, args.out)
+    for w in result.warnings:
+        err.print(w, markup=False, highlight=False)
+    where = f"; wrote {args.out}" if args.out is not None else ""
+    out.print(
+        f"relabelled {result.episodes} episodes: {result.changed_episodes} changed, "
+        f"labels {result.labels_before} -> {result.labels_after} "
+        f"({result.added} new, {result.removed} gone), "
+        f"{result.verdicts_changed} verdicts changed{where}",
+        highlight=False,
+    )
+    return EXIT_OK
+
+
 def report_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     from agentproc.analysis import aggregate, report_json
     from agentproc.analysis.render import render_report
+    from agentproc.analysis.report import KNOBS
 
+    by = [k.strip() for k in args.by.split(",") if k.strip()]
+    for knob in by:
+        if knob not in KNOBS:
+            raise fail(f"--by: unknown knob {knob!r} (expected one of: {', '.join(KNOBS)})")
+    if not by:
+        raise fail(f"--by needs at least one of: {', '.join(KNOBS)}")
     reports = [ReadReport() for _ in args.runs]
-
-    def records():
-        for path, rr in zip(args.runs, reports, strict=True):
-            for _, rec in read_run(path, rr):
-                yield rec
-
-    report = aggregate(records())
+    report = aggregate(rec for _, _, rec in latest_records(args.runs, reports))
     for rr in reports:
         for w in rr.warnings:
             err.print(w, markup=False, highlight=False)
+    if report.errored:
+        err.print(
+            f"warning: {report.errored} episodes errored (endpoint, context or harness "
+            "failures) and count in no figure; see the per-agent lines",
+            markup=False,
+            highlight=False,
+        )
     if args.json:
         print_json(out, report_json(report))
     else:
-        render_report(report, out)
+        render_report(report, out, by)
     return EXIT_OK
 
 

@@ -122,9 +122,22 @@ def build_parser() -> argparse.ArgumentParser:
         "--json", action="store_true", help="print JSON (one object per episode, per line)"
     )
 
+    rl = sub.add_parser(
+        "relabel", help="label a stored run again with the current monitor (runs nothing)"
+    )
+    rl.add_argument("run", type=Path, help="run file (JSON lines)")
+    rl.add_argument("--out", type=Path, help="write the relabelled run here (default: only count)")
+    rl.add_argument("--overwrite", action="store_true", help="replace an existing --out")
+
     rep = sub.add_parser("report", help="tables of accuracy, faithfulness and labels")
     rep.add_argument("runs", type=Path, nargs="+", help="run files (shards are merged)")
-    rep.add_argument("--json", action="store_true")
+    rep.add_argument("--json", action="store_true", help="print the report as JSON")
+    rep.add_argument(
+        "--by",
+        default="length,lookback",
+        help="knobs to group by, in order: length, lookback, range, ops, mode "
+        "(default length,lookback)",
+    )
 
     sc = sub.add_parser("selfcheck", help="prove the monitor against injected faults")
     sc.add_argument(
@@ -164,7 +177,8 @@ def _lazy(name: str) -> Command:
 
 
 COMMANDS: dict[str, Command] = {
-    name: _lazy(name) for name in ("generate", "scenario", "run", "replay", "report", "selfcheck")
+    name: _lazy(name)
+    for name in ("generate", "scenario", "run", "replay", "relabel", "report", "selfcheck")
 }
 """Command name -> the function that runs it."""
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from rich.console import Console
@@ -15,13 +16,26 @@ EXIT_FAILED = 1
 """A check that did not pass: a replay that differs, an imperfect self-check."""
 EXIT_BAD_INPUT = 2
 """Bad input or configuration: one line naming the file and the field."""
+EXIT_ERRORED = 3
+"""A run in which some episodes could not be run (the endpoint failed, the context
+overflowed, the harness failed): they count in no figure and ``--resume`` retries them."""
 EXIT_INTERRUPTED = 130
 """Interrupted (Ctrl-C); every finished episode is kept."""
 
 
 def print_json(out: Console, data: Any) -> None:
-    """Print JSON exactly (no markup, no wrapping)."""
-    out.file.write(json.dumps(data, separators=(",", ":")) + "\n")
+    """Print strict JSON exactly (no markup, no wrapping; NaN and infinities as null)."""
+    out.file.write(json.dumps(_finite(data), separators=(",", ":"), allow_nan=False) + "\n")
+
+
+def _finite(obj: Any) -> Any:
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_finite(v) for v in obj]
+    return obj
 
 
 def fail(message: str) -> ConfigError:

@@ -144,7 +144,7 @@ def label_text(scenario: Scenario, trace: TextTrace) -> tuple[list[Label], Metri
 
 
 def run_text_episode(scenario: Scenario, text: str) -> tuple[list[Label], Metrics, TextTrace]:
-    """Parse and label a reply in one go."""
-    trace = parse_text(text)
+    """Parse and label a reply in one go (an implicit answer is read for the answer variable)."""
+    trace = parse_text(text, int(scenario.answer_variable[1:]))
     labels, metrics = label_text(scenario, trace)
     return labels, metrics, trace

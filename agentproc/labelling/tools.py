@@ -83,36 +83,34 @@ def wrong_argument(core: LabelCore, index: int, spec: ScenarioStep, param: str, 
     """
     wf = core.wf
     var = int(param[1:])
-    base: dict[str, Any] = {
-        "argument": param,
-        "expected": wf.to_number(wf.correct[var]),
-        "got": got,
-    }
+    base: dict[str, Any] = {"argument": param, "expected": wf.to_number(wf.correct[var])}
+    base["got"] = got
     own = core.produced.get(var)
     shorten = _shortener(got, wf.scale)
 
     def exact(candidate: int) -> bool:
         return wf.close(got, candidate)
 
-    for match, extra in ((exact, {}), (shorten, {"truncated": True})):
+    for match, cut in ((exact, None), (shorten, True)):
         if match is None:
             continue
         if own is not None and own != wf.correct[var] and match(own):
-            return Label(K.WRONG_ARGUMENT, index, spec.step, cause=PROPAGATED, **base, **extra)
+            return Label(
+                K.WRONG_ARGUMENT, index, spec.step, cause=PROPAGATED, truncated=cut, **base
+            )
         best = core.confusion([(var, match)])
         if best is not None:
-            cause = confusion_cause(best, spec.target)
             return Label(
                 K.WRONG_ARGUMENT,
                 index,
                 spec.step,
-                cause=cause,
+                cause=confusion_cause(best, spec.target),
                 confused_with=f"S{best}",
+                truncated=cut,
                 **base,
-                **extra,
             )
-    extra = {"truncated": True} if shorten is not None and shorten(wf.correct[var]) else {}
-    return Label(K.WRONG_ARGUMENT, index, spec.step, cause=OTHER, **base, **extra)
+    cut = True if shorten is not None and shorten(wf.correct[var]) else None
+    return Label(K.WRONG_ARGUMENT, index, spec.step, cause=OTHER, truncated=cut, **base)
 
 
 def _shortener(got: Any, scale: int) -> Callable[[int], bool] | None:

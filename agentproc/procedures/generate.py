@@ -6,12 +6,17 @@ A procedure has two inputs, ``S1 = x`` and ``S2 = y``, then ``N`` steps; step
 allows, so look-back difficulty is built in rather than left to chance; the
 other operand is a different variable of the window, drawn uniformly. With a
 window of one variable (``L = 1``, or the first step) both operands are that
-variable, and ``sub``/``div`` (which would give 0 or 1) are replaced by an
-``add``/``mul`` of the mix when it has one. A draw that divides by zero, is an
-inexact division in integer mode, has a quotient that rounds to zero, or exceeds
-the bound ``|value| <= 1e12`` is replaced, and so is a result of zero (it would
-absorb every product after it) unless no other choice exists,
-by the first valid choice (same farthest operand) from a seeded position.
+variable for ``add``/``mul``, while ``sub``/``div`` (which would give 0 or 1 of
+a variable with itself) read an input (``S1`` or ``S2``, the other one on the
+first step) as the second operand: the inputs stay in view all along, and
+without them a chain of additions and products of one variable grows out of
+bounds within a few dozen steps. A draw that divides by zero, is an inexact division in integer
+mode, has a quotient that rounds to zero, exceeds the bound ``|value| <= 1e12``,
+or does not depend on the inputs (``x - x``, ``x / x``, or any expression that
+is a constant, such as ``(S3 * S4) / (S4 * S3)``: it would hide every upstream
+mistake) is replaced, and so is a result of zero (it would absorb every product
+after it) unless no other choice exists, by the first valid choice (same
+farthest operand) from a seeded position.
 
 >>> cell = Cell(steps=5, lookback=3)
 >>> p = generate_procedure(cell, seed=0, index=0)
@@ -167,6 +172,47 @@ class Procedure:
 
 
 _SELF_TRIVIAL = (Op.SUB, Op.DIV)
+"""``x - x`` and ``x / x`` do not depend on ``x``: never generated."""
+
+PRIME = (1 << 61) - 1
+"""The field in which every step is also evaluated symbolically (see :class:`_Fingerprint`)."""
+_POINTS = (
+    (0x2F0A_9D3B_11C7_5E21, 0x1B3C_5D7E_9F01_2345),
+    (0x0A1B_2C3D_4E5F_6071, 0x3141_5926_5358_9793),
+)
+"""Two fixed random points ``(S1, S2)`` modulo :data:`PRIME`."""
+
+
+class _Fingerprint(NamedTuple):
+    """A variable's exact expression in the inputs, evaluated at two random points mod a prime.
+
+    Equal values at both points mean the expression is (with overwhelming
+    probability) a constant: it does not depend on the inputs, so a step that
+    produces it would erase every upstream mistake. Division is by modular
+    inverse, so ``(S3 * S4) / (S4 * S3)`` is caught as the constant 1.
+    """
+
+    a: int
+    b: int
+
+    @property
+    def constant(self) -> bool:
+        return self.a == self.b
+
+    def apply(self, op: Op, other: _Fingerprint) -> _Fingerprint | None:
+        if op is Op.ADD:
+            return _Fingerprint((self.a + other.a) % PRIME, (self.b + other.b) % PRIME)
+        if op is Op.SUB:
+            return _Fingerprint((self.a - other.a) % PRIME, (self.b - other.b) % PRIME)
+        if op is Op.MUL:
+            return _Fingerprint(self.a * other.a % PRIME, self.b * other.b % PRIME)
+        if other.a == 0 or other.b == 0:
+            return None
+        inv_a, inv_b = pow(other.a, PRIME - 2, PRIME), pow(other.b, PRIME - 2, PRIME)
+        return _Fingerprint(self.a * inv_a % PRIME, self.b * inv_b % PRIME)
+
+
+_INPUTS = (_Fingerprint(_POINTS[0][0], _POINTS[1][0]), _Fingerprint(_POINTS[0][1], _POINTS[1][1]))
 
 
 def _apply(op: Op, a: int, b: int, scale: int, integer: bool) -> int | None:
@@ -186,9 +232,62 @@ def _apply(op: Op, a: int, b: int, scale: int, integer: bool) -> int | None:
     return v if -BOUND * scale <= v <= BOUND * scale else None
 
 
+class _Draw(NamedTuple):
+    op: Op
+    pair: tuple[int, int]
+    value: int
+    fingerprint: _Fingerprint
+
+
+def _inputs_besides(var: int) -> list[int]:
+    """The inputs a one-variable window's ``sub``/``div`` may read (never the variable itself)."""
+    return [i for i in (1, 2) if i != var]
+
+
+def _try(
+    op: Op,
+    pair: tuple[int, int],
+    values: list[int],
+    prints: list[_Fingerprint],
+    scale: int,
+    integer: bool,
+) -> _Draw | None:
+    """A step the generator may use, or ``None``: in bounds, exact where it must be,
+    and depending on its operands (no ``x - x``, ``x / x`` or constant expression)."""
+    i, j = pair
+    if i == j and op in _SELF_TRIVIAL:
+        return None
+    v = _apply(op, values[i - 1], values[j - 1], scale, integer)
+    if v is None:
+        return None
+    fp = prints[i - 1].apply(op, prints[j - 1])
+    if fp is None or fp.constant:
+        return None
+    return _Draw(op, pair, v, fp)
+
+
+ATTEMPTS = 20
+"""Draws of a whole procedure before a cell is declared impossible."""
+
+
 def generate_procedure(cell: Cell, seed: int, index: int) -> Procedure:
-    """Generate one procedure; the same arguments give the same procedure anywhere."""
-    rng = random.Random(f"agentproc:{seed}:{cell.id}:{index}")
+    """Generate one procedure; the same arguments give the same procedure anywhere.
+
+    A procedure that gets stuck (a step with no valid choice left, e.g. a chain of
+    divisions whose every continuation is a constant) is drawn again from a seed
+    derived from the same arguments, up to :data:`ATTEMPTS` times.
+    """
+    stream = f"agentproc:{seed}:{cell.id}:{index}"
+    for attempt in range(ATTEMPTS - 1):
+        try:
+            return _draw_procedure(cell, seed, index, f"{stream}:{attempt}" if attempt else stream)
+        except GenerationError:
+            continue
+    return _draw_procedure(cell, seed, index, f"{stream}:{ATTEMPTS - 1}")
+
+
+def _draw_procedure(cell: Cell, seed: int, index: int, stream: str) -> Procedure:
+    rng = random.Random(stream)
     scale = SCALE[cell.mode]
     integer = cell.mode == "integer"
     ops = parse_ops(cell.ops)
@@ -196,25 +295,27 @@ def generate_procedure(cell: Cell, seed: int, index: int) -> Procedure:
     lo, hi = (round(v * scale) for v in cell.range)
     draw = rng.random  # one uniform draw per choice keeps generation fast
     values = [lo + int(draw() * (hi - lo + 1)), lo + int(draw() * (hi - lo + 1))]
+    prints = list(_INPUTS)
     steps: list[StepDef] = []
     n_ops = len(ops)
-    same_ok = tuple(o for o in ops if o not in _SELF_TRIVIAL)
     for k in range(1, cell.steps + 1):
         t = k + 2
         first = t - lookback if t > lookback else 1
         op = ops[int(draw() * n_ops)]
         if t - first > 1:  # a second, distinct operand from the rest of the window
             j = first + 1 + int(draw() * (t - first - 1))
-        else:  # a window of one variable: x - x and x / x would be trivial
+        elif op in _SELF_TRIVIAL:  # a window of one variable: x - x, x / x would be trivial
+            inputs = _inputs_besides(first)
+            j = inputs[int(draw() * len(inputs))]
+        else:
             j = first
-            if op in _SELF_TRIVIAL and same_ok:
-                op = same_ok[int(draw() * len(same_ok))]
         pair = (first, j) if draw() < 0.5 else (j, first)
-        v = _apply(op, values[pair[0] - 1], values[pair[1] - 1], scale, integer)
-        if not v:  # invalid, or zero, which would absorb every product after it
-            op, pair, v = _fallback(draw(), ops, first, t, values, scale, cell)
-        values.append(v)
-        steps.append(StepDef(k, op, pair, v))
+        got = _try(op, pair, values, prints, scale, integer)
+        if got is None or got.value == 0:  # invalid, or zero, which absorbs every product
+            got = _fallback(draw(), ops, first, t, values, prints, scale, cell)
+        values.append(got.value)
+        prints.append(got.fingerprint)
+        steps.append(StepDef(k, got.op, got.pair, got.value))
     return Procedure(
         id=f"{cell.id}-{index:04d}",
         cell=cell,
@@ -226,14 +327,23 @@ def generate_procedure(cell: Cell, seed: int, index: int) -> Procedure:
 
 
 def _fallback(
-    u: float, ops: tuple[Op, ...], first: int, t: int, values: list[int], scale: int, cell: Cell
-) -> tuple[Op, tuple[int, int], int]:
-    # The first draw divided by zero or left the bound: try every choice that
-    # still reads the farthest variable, starting at a seeded place (u); pairs
-    # of two distinct variables first, the farthest variable twice only if none works.
-    others = list(range(first + 1, t)) or [first]
+    u: float,
+    ops: tuple[Op, ...],
+    first: int,
+    t: int,
+    values: list[int],
+    prints: list[_Fingerprint],
+    scale: int,
+    cell: Cell,
+) -> _Draw:
+    # The first draw was not usable: try every choice that still reads the
+    # farthest variable, starting at a seeded place (u); pairs of two distinct
+    # variables first, the farthest variable twice only if none works.
+    # A window of one variable: add and mul read it twice, sub and div an input.
+    one = t - first == 1
+    others = [first, *_inputs_besides(first)] if one else list(range(first + 1, t))
     integer = cell.mode == "integer"
-    zero: tuple[Op, tuple[int, int], int] | None = None
+    zero: _Draw | None = None
     for seconds in (others, [first] if others != [first] else []):
         width = len(seconds)
         total = len(ops) * width * 2
@@ -243,18 +353,20 @@ def _fallback(
             op, rest = ops[c // (2 * width)], c % (2 * width)
             j = seconds[rest // 2]
             pair = (first, j) if rest % 2 == 0 else (j, first)
-            v = _apply(op, values[pair[0] - 1], values[pair[1] - 1], scale, integer)
-            if v is None:
+            if one and (j != first) != (op in _SELF_TRIVIAL):
+                continue  # one variable: add/mul read it twice, sub/div read an input
+            got = _try(op, pair, values, prints, scale, integer)
+            if got is None:
                 continue
-            if v == 0:
-                zero = zero or (op, pair, v)  # a last resort: zero absorbs the chain
+            if got.value == 0:
+                zero = zero or got  # a last resort: zero absorbs the chain
                 continue
-            return op, pair, v
+            return got
     if zero is not None:
         return zero
     raise GenerationError(
         f"cell {cell.id}: step {t - 2} cannot be generated: every choice divides by zero, "
-        f"is inexact in integer mode, has a quotient that rounds to zero or exceeds the bound "
-        f"|value| <= {BOUND:.0e}; "
+        f"is inexact in integer mode, has a quotient that rounds to zero, exceeds the bound "
+        f"|value| <= {BOUND:.0e} or does not depend on the inputs; "
         "try another op mix or a smaller range"
     )

@@ -1,13 +1,25 @@
 """Runs: the episode session, the suite runner, and run files (the saved shape and its I/O)."""
 
-from agentproc.runs.episode import MODES, Episode, Mode, StopReason
+from agentproc.runs.episode import (
+    ERROR_KINDS,
+    MODES,
+    Episode,
+    EpisodeError,
+    ErrorKind,
+    Mode,
+    StopReason,
+)
 from agentproc.runs.records import (
     CallJSON,
     EpisodeRecord,
+    ErrorRecord,
     LabelRecord,
     ModelCallRecord,
     UsageRecord,
+    episode_key,
     episode_record,
+    error_kind_of,
+    is_error,
     record_mode,
     run_schema,
 )
@@ -17,6 +29,7 @@ from agentproc.runs.runfile import (
     RunWriter,
     completed_ids,
     drop_torn_tail,
+    latest_records,
     read_run,
     scenario_of_record,
 )
@@ -36,6 +49,7 @@ from agentproc.runs.session import (
     call_messages,
     default_budget,
     episode_seed,
+    harness_error,
     retry_seed,
     text_of,
 )
@@ -43,14 +57,18 @@ from agentproc.workflow import CallRecord
 
 __all__ = [
     "BUDGET_EXHAUSTED",
+    "ERROR_KINDS",
     "MODES",
     "BudgetExhausted",
     "CallJSON",
     "CallRecord",
     "Episode",
+    "EpisodeError",
     "EpisodeFn",
     "EpisodeRecord",
     "EpisodeSession",
+    "ErrorKind",
+    "ErrorRecord",
     "LabelRecord",
     "Mode",
     "ModelCallRecord",
@@ -64,9 +82,14 @@ __all__ = [
     "completed_ids",
     "default_budget",
     "drop_torn_tail",
+    "episode_key",
     "episode_record",
     "episode_seed",
+    "error_kind_of",
+    "harness_error",
     "in_shard",
+    "is_error",
+    "latest_records",
     "parse_shard",
     "read_run",
     "record_mode",

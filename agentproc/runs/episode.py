@@ -17,6 +17,27 @@ StopReason = Literal["answer", "no_tool_call", "budget", "error", "no_answer"]
 budget, a failure of the model or the harness, or (text mode) a reply without an answer."""
 
 
+ErrorKind = Literal["endpoint", "context_overflow", "harness"]
+"""Why an episode could not be run: the endpoint failed (down, refused, not a chat
+completion), the conversation overflowed the model's context, or the harness failed."""
+ERROR_KINDS: tuple[ErrorKind, ...] = ("endpoint", "context_overflow", "harness")
+
+
+@dataclass(frozen=True)
+class EpisodeError:
+    """An infrastructure failure that ended an episode; such an episode is not scored."""
+
+    kind: ErrorKind
+    message: str
+    """The failure, redacted."""
+    attempts: int = 1
+    """Tries of the failing model call, the first included."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The run-file form."""
+        return {"kind": self.kind, "message": self.message, "attempts": self.attempts}
+
+
 @dataclass
 class Episode:
     """One agent's attempt at one scenario, with the monitor's findings."""
@@ -40,3 +61,5 @@ class Episode:
     """For model agents: token and time totals (:class:`~agentproc.runs.records.UsageRecord`)."""
     errors: list[str] | None = None
     """For model agents: every failed attempt of a model call, redacted."""
+    error: EpisodeError | None = None
+    """Set when an infrastructure failure ended the episode (``stop_reason: "error"``)."""

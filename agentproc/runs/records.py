@@ -17,7 +17,7 @@ from pydantic import ConfigDict, TypeAdapter, with_config
 from typing_extensions import TypedDict
 
 from agentproc.labelling import Divergence, Label, LabelKind, Metrics
-from agentproc.runs.episode import Episode, Mode, StopReason
+from agentproc.runs.episode import Episode, ErrorKind, Mode, StopReason
 from agentproc.workflow import SCHEMA_VERSION
 
 _CONFIG = ConfigDict(extra="forbid", use_attribute_docstrings=True)
@@ -107,6 +107,18 @@ class UsageRecord(TypedDict):
 
 
 @with_config(_CONFIG)
+class ErrorRecord(TypedDict):
+    """The infrastructure failure that ended an episode (not scored)."""
+
+    kind: ErrorKind
+    """``endpoint``, ``context_overflow`` or ``harness``."""
+    message: str
+    """What failed, redacted."""
+    attempts: int
+    """Tries of the failing model call, the first included."""
+
+
+@with_config(_CONFIG)
 class EpisodeRecord(TypedDict):
     """One line of a run file: a finished episode."""
 
@@ -140,6 +152,8 @@ class EpisodeRecord(TypedDict):
     usage: NotRequired[UsageRecord]
     errors: NotRequired[list[str]]
     """Every failed attempt of a model call, redacted."""
+    error: NotRequired[ErrorRecord]
+    """Set when an infrastructure failure ended the episode: it counts in no figure."""
 
 
 def _label(label: Label) -> LabelRecord:
@@ -177,7 +191,25 @@ def episode_record(ep: Episode) -> EpisodeRecord:
         rec["usage"] = ep.usage  # type: ignore[typeddict-item]
     if ep.errors is not None:
         rec["errors"] = ep.errors
+    if ep.error is not None:
+        rec["error"] = ep.error.to_json()  # type: ignore[typeddict-item]
     return rec
+
+
+def is_error(rec: EpisodeRecord) -> bool:
+    """Whether an infrastructure failure ended a stored episode (it is then not scored)."""
+    return rec.get("stop_reason") == "error" or "error" in rec
+
+
+def error_kind_of(rec: EpisodeRecord) -> str:
+    """The kind of a stored episode's failure (``unknown`` for files that predate it)."""
+    error = rec.get("error")
+    return error["kind"] if isinstance(error, dict) else "unknown"
+
+
+def episode_key(rec: EpisodeRecord) -> tuple[str, str, str]:
+    """What identifies an episode across files and re-runs: scenario, agent and mode."""
+    return (str(rec["scenario_id"]), str(rec["agent"]), record_mode(rec))
 
 
 def record_mode(rec: EpisodeRecord) -> Mode:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+from typing import Any
 
 REDACTED = "[REDACTED]"
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
@@ -29,7 +30,17 @@ def secret_env(name: str) -> None:
     _key_envs.add(name)
 
 
-def redact(text: str) -> str:
+def _secrets() -> list[str]:
+    """The secret values to remove, longest first (one may contain another)."""
+    found = {
+        value
+        for name, value in os.environ.items()
+        if (name in _key_envs or _SECRET_NAME.search(name)) and len(value) >= _MIN_SECRET
+    }
+    return sorted(found, key=len, reverse=True)
+
+
+def redact(text: str, secrets: list[str] | None = None) -> str:
     """Remove API keys from text meant for logs.
 
     Removes the value of every secret-named environment variable (``*_API_KEY``,
@@ -39,13 +50,30 @@ def redact(text: str) -> str:
     >>> redact("Authorization: Bearer abc.def-123")
     'Authorization: Bearer [REDACTED]'
     """
-    secrets = {
-        value
-        for name, value in os.environ.items()
-        if (name in _key_envs or _SECRET_NAME.search(name)) and len(value) >= _MIN_SECRET
-    }
-    for value in sorted(secrets, key=len, reverse=True):  # longest first: one may contain another
-        text = text.replace(value, REDACTED)
+    for value in _secrets() if secrets is None else secrets:
+        if value in text:
+            text = text.replace(value, REDACTED)
     for pattern, replacement in _TOKEN_PATTERNS:
         text = pattern.sub(replacement, text)
     return text
+
+
+def redact_values(obj: Any, secrets: list[str] | None = None) -> Any:
+    """A JSON-ready value with :func:`redact` applied to every string in it, keys included.
+
+    Redacting values rather than the JSON text keeps the text valid JSON (a
+    secret of digits never eats into a number) and finds secrets that JSON would
+    have escaped.
+    """
+    if secrets is None:
+        secrets = _secrets()
+    if isinstance(obj, str):
+        return redact(obj, secrets)
+    if isinstance(obj, dict):
+        return {
+            redact(k, secrets) if isinstance(k, str) else k: redact_values(v, secrets)
+            for k, v in obj.items()
+        }
+    if isinstance(obj, list | tuple):
+        return [redact_values(v, secrets) for v in obj]
+    return obj

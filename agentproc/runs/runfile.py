@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, cast
@@ -18,23 +18,14 @@ from pydantic import ValidationError
 
 from agentproc.errors import InputError, RunFileError
 from agentproc.labelling import VERDICTS, LabelKind
-from agentproc.runs.records import EpisodeRecord
-from agentproc.runs.redact import redact
+from agentproc.runs.records import EpisodeRecord, episode_key, is_error
+from agentproc.runs.redact import redact_values
 from agentproc.workflow import Scenario
-
-_orjson_loads: Callable[[bytes], Any]
-try:  # orjson reads run files several times faster; the standard library also works
-    from orjson import loads as _orjson_loads
-except ImportError:  # pragma: no cover
-    _orjson_loads = json.loads
+from agentproc.workflow.calls import loads_exact
 
 
 def _loads(raw: bytes) -> Any:
-    try:
-        return _orjson_loads(raw)
-    except ValueError:
-        # orjson refuses integers beyond 64 bits, which an agent may have sent.
-        return json.loads(raw)
+    return loads_exact(raw)
 
 
 REQUIRED = (
@@ -68,7 +59,7 @@ class RunWriter:
         API key a model echoes, or an error message that quotes a header, never
         reaches the file.
         """
-        self._fh.write(redact(json.dumps(record, separators=(",", ":"))) + "\n")
+        self._fh.write(json.dumps(redact_values(record), separators=(",", ":")) + "\n")
         self._fh.flush()
         os.fsync(self._fh.fileno())
 
@@ -167,11 +158,18 @@ def scenario_of_record(path: Path, lineno: int, rec: EpisodeRecord) -> Scenario:
         raise RunFileError(path, err["msg"], f"line {lineno}: scenario.{loc}") from None
 
 
-def completed_ids(path: Path) -> set[tuple[str, str]]:
-    """``(scenario_id, agent)`` pairs already in a run file (for resuming)."""
+def completed_ids(path: Path) -> set[tuple[str, str, str]]:
+    """Episodes a run file already holds, as ``(scenario_id, agent, mode)``, for resuming.
+
+    An episode whose last record is an error (an infrastructure failure) is not
+    complete: resuming runs it again.
+    """
     if not Path(path).exists():
         return set()
-    return {(r["scenario_id"], r["agent"]) for _, r in read_run(path, ReadReport())}
+    last: dict[tuple[str, str, str], bool] = {}
+    for _, rec in read_run(path, ReadReport()):
+        last[episode_key(rec)] = not is_error(rec)
+    return {key for key, ok in last.items() if ok}
 
 
 def drop_torn_tail(path: Path) -> int:
@@ -202,3 +200,33 @@ def drop_torn_tail(path: Path) -> int:
             keep = 0
         fh.truncate(keep)
         return size - keep
+
+
+def latest_records(
+    paths: list[Path], reports: list[ReadReport] | None = None
+) -> Iterator[tuple[Path, int, EpisodeRecord]]:
+    """``(file, line, record)`` of the last record of each episode across run files.
+
+    An episode (scenario, agent, mode) recorded more than once, because it was
+    resumed after an error or because a file was given twice, counts once: its
+    last record, in the order the files are given. Two passes over the files, so
+    memory grows with the number of episodes, never with their size. The first
+    report of ``reports`` gets a warning saying how many records were superseded.
+    """
+    reports = reports or [ReadReport() for _ in paths]
+    last: dict[tuple[str, str, str], tuple[int, int]] = {}
+    seen = 0
+    for i, path in enumerate(paths):
+        for lineno, rec in read_run(path, ReadReport()):
+            last[episode_key(rec)] = (i, lineno)
+            seen += 1
+    wanted = set(last.values())
+    for i, (path, rr) in enumerate(zip(paths, reports, strict=True)):
+        for lineno, rec in read_run(path, rr):
+            if (i, lineno) in wanted:
+                yield path, lineno, rec
+    if seen > len(last) and reports:
+        reports[0].warnings.append(
+            f"{seen - len(last)} records were superseded by a later record of the same "
+            "episode (scenario, agent, mode): the last one counts"
+        )

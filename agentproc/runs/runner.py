@@ -22,9 +22,10 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from agentproc.errors import ConfigError
-from agentproc.runs.episode import Episode
+from agentproc.runs.episode import Episode, Mode
 from agentproc.runs.records import episode_record
 from agentproc.runs.runfile import RunWriter, completed_ids, drop_torn_tail
+from agentproc.runs.session import EpisodeSession, harness_error
 from agentproc.workflow import Scenario
 
 EpisodeFn = Callable[[Scenario], Awaitable[Episode]]
@@ -63,6 +64,11 @@ def select(
             yield s
 
 
+START_PROBE = 3
+"""A run whose first this-many episodes all fail at the endpoint stops there: a bad
+key, an unknown model or a server that is down would fail every episode."""
+
+
 @dataclass
 class RunSummary:
     """What a run did."""
@@ -71,13 +77,28 @@ class RunSummary:
     skipped: int = 0
     """Episodes already in the run file (``--resume``)."""
     verdicts: dict[str, int] = field(default_factory=dict)
+    """Scored episodes per verdict (errored ones are not scored)."""
+    errors: dict[str, int] = field(default_factory=dict)
+    """Episodes an infrastructure failure ended, per kind (``--resume`` runs them again)."""
     torn_bytes: int = 0
+    aborted: str | None = None
+    """Why the run stopped early: the endpoint failed on every one of the first episodes."""
+    scored: int = 0
 
     def add(self, ep: Episode) -> None:
         """Count one written episode."""
         self.written += 1
+        if ep.error is not None:
+            self.errors[ep.error.kind] = self.errors.get(ep.error.kind, 0) + 1
+            return
+        self.scored += 1
         verdict = ep.metrics["verdict"]
         self.verdicts[verdict] = self.verdicts.get(verdict, 0) + 1
+
+    @property
+    def errored(self) -> int:
+        """Episodes an infrastructure failure ended."""
+        return sum(self.errors.values())
 
 
 class _LiveStats:
@@ -89,7 +110,7 @@ class _LiveStats:
 
     def add(self, ep: Episode) -> None:
         self.n += 1
-        self.correct += bool(ep.metrics["first_answer_correct"])
+        self.correct += bool(ep.metrics["first_answer_correct"]) and ep.error is None
         self.tokens += (ep.usage or {}).get("output_tokens", 0)
         self.errors += ep.stop_reason == "error"
 
@@ -126,14 +147,18 @@ async def arun_suite(
     resume: bool = False,
     total: int | None = None,
     console: Console | None = None,
+    mode: Mode = "tools",
 ) -> RunSummary:
     """Run ``episode`` over scenarios, ``concurrency`` at a time, appending each to ``out``.
 
-    With ``resume``, a torn last line is cut off and the ``(scenario, agent)``
-    pairs already in ``out`` are skipped.
+    With ``resume``, a torn last line is cut off and the episodes already in
+    ``out`` whose last record is not an error are skipped (errored ones run again).
+    An episode function that raises gives an episode with a ``harness`` error; if
+    the first :data:`START_PROBE` episodes all fail at the endpoint and none
+    succeeded, the run stops (``summary.aborted`` says why).
     """
     summary = RunSummary()
-    done: set[tuple[str, str]] = set()
+    done: set[tuple[str, str, str]] = set()
     if resume:
         summary.torn_bytes = drop_torn_tail(out)
         done = completed_ids(out)
@@ -144,6 +169,10 @@ async def arun_suite(
     async def one(scenario: Scenario) -> Episode:
         try:
             return await episode(scenario)
+        except Exception as exc:  # a bug, not an agent mistake: recorded, never scored
+            session = EpisodeSession(scenario, agent, mode=mode)
+            session.fail(harness_error(exc))
+            return session.finish("error")
         finally:
             gate.release()
 
@@ -152,25 +181,38 @@ async def arun_suite(
         pending: set[asyncio.Task[Episode]] = set()
 
         def finish(done_tasks: set[asyncio.Task[Episode]]) -> None:
-            for t in done_tasks:
+            for t in sorted(done_tasks, key=order.__getitem__):
                 ep = t.result()
                 writer.write(episode_record(ep))
                 summary.add(ep)
                 stats.add(ep)
                 progress.update(task, advance=1, **stats.fields())
+                if ep.error is not None and ep.error.kind == "endpoint" and not summary.scored:
+                    failed.append(ep.error.message)
+            if len(failed) >= START_PROBE and summary.aborted is None:
+                summary.aborted = (
+                    f"the endpoint failed on each of the first {len(failed)} episodes, so the "
+                    f"run stopped: {failed[0]}"
+                )
 
+        order: dict[asyncio.Task[Episode], int] = {}
+        failed: list[str] = []
         try:
             for scenario in scenarios:
-                if (scenario.id, agent) in done:
+                if summary.aborted is not None:
+                    break
+                if (scenario.id, agent, mode) in done:
                     summary.skipped += 1
                     progress.advance(task)
                     continue
                 await gate.acquire()
-                pending.add(asyncio.create_task(one(scenario)))
+                started = asyncio.create_task(one(scenario))
+                order[started] = len(order)
+                pending.add(started)
                 finished = {t for t in pending if t.done()}
                 pending -= finished
                 finish(finished)
-            while pending:
+            while pending and summary.aborted is None:
                 finished, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
                 finish(finished)
         finally:

@@ -20,7 +20,7 @@ import random
 from typing import Any
 
 from agentproc.labelling import Label, Monitor, run_text_episode
-from agentproc.runs.episode import Episode, Mode, StopReason
+from agentproc.runs.episode import Episode, EpisodeError, Mode, StopReason
 from agentproc.runs.redact import redact
 from agentproc.workflow import (
     CallRecord,
@@ -59,6 +59,11 @@ def retry_seed(seed: int, scenario_id: str) -> random.Random:
     return random.Random(f"agentproc-retry:{seed}:{scenario_id}")
 
 
+def harness_error(exc: BaseException) -> EpisodeError:
+    """The error record of a fault outside any model call (a bug, a crashed agent)."""
+    return EpisodeError("harness", redact(f"{type(exc).__name__}: {exc}")[:2000])
+
+
 class BudgetExhausted(Exception):
     """Raised by a tool wrapper when an agent calls past its budget (ends the episode)."""
 
@@ -95,6 +100,7 @@ class EpisodeSession:
             text_messages(scenario) if mode == "text" else opening_messages(scenario)
         )
         self.output: str | None = None
+        self.error: EpisodeError | None = None
         self.over_budget = False
         """Whether a call was refused because the budget was used up."""
         self._text: tuple[list[Label], Any] | None = None
@@ -134,11 +140,10 @@ class EpisodeSession:
         """Log an assistant message with text and no tool call."""
         self.messages.append({"role": "assistant", "content": text_of(content)})
 
-    def fail(self, exc: BaseException) -> None:
-        """Log the failure that ends the episode (redacted)."""
-        self.messages.append(
-            {"role": "assistant", "content": None, "error": redact(f"{type(exc).__name__}: {exc}")}
-        )
+    def fail(self, error: EpisodeError) -> None:
+        """Record the infrastructure failure that ends the episode (its message redacted)."""
+        self.error = error
+        self.messages.append({"role": "assistant", "content": None, "error": error.message})
 
     def read_text(self, output: str) -> None:
         """Text mode: the model's whole reply, parsed and labelled."""
@@ -178,6 +183,7 @@ class EpisodeSession:
             model_calls=model_calls,
             usage=usage,
             errors=errors,
+            error=self.error,
         )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -99,7 +100,6 @@ def _reject_constant(name: str) -> Any:
 
 
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
-_MISSING = object()
 _fast_loads: Callable[[str], Any]
 try:  # orjson is faster and, like _DECODER, refuses NaN and Infinity
     from orjson import loads as _fast_loads
@@ -107,22 +107,50 @@ except ImportError:  # pragma: no cover
     _fast_loads = _DECODER.decode
 
 
+_LONG_INT = re.compile(r"\d{19}")
+"""Integers orjson would turn into floats: the standard library reads them exactly."""
+
+
+def loads_exact(text: str | bytes) -> Any:
+    """JSON text to Python, fast, with integers beyond 64 bits kept exact.
+
+    Raises ``ValueError`` for text that is not JSON, nests deeper than the
+    parsers allow, or holds an integer too long to read (over 4,300 digits).
+    """
+    probe = text if isinstance(text, str) else text.decode("utf-8")
+    if not _LONG_INT.search(probe):
+        try:
+            return _fast_loads(text)  # type: ignore[arg-type]
+        except ValueError:
+            pass  # orjson refuses a few things the standard library reads; ask it
+    try:
+        return _DECODER.decode(probe)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+
+
 def parse_arguments(
     raw: str | dict[str, Any] | None,
 ) -> tuple[str, dict[str, Any] | None, str | None]:
     """``(raw text, parsed object or None, problem or None)`` for supplied arguments."""
     if isinstance(raw, dict):
-        return json.dumps(raw, separators=(",", ":")), raw, None
-    text = "" if raw is None else str(raw)
-    try:
-        obj = _fast_loads(text) if text else {}
-    except ValueError:
-        obj = _MISSING
-    if obj is _MISSING:
         try:
-            obj = _DECODER.decode(text)
-        except ValueError as exc:
-            return text, None, f"the arguments are not valid JSON ({exc})"
+            return json.dumps(raw, separators=(",", ":")), raw, None
+        except (TypeError, ValueError, RecursionError) as exc:
+            return repr(raw), None, f"the arguments are not JSON ({type(exc).__name__})"
+    text = "" if raw is None else raw if isinstance(raw, str) else _text_of(raw)
+    try:
+        obj = loads_exact(text) if text else {}
+    except ValueError as exc:
+        return text, None, f"the arguments are not valid JSON ({exc})"
     if not isinstance(obj, dict):
         return text, None, "the arguments must be a JSON object"
     return text, obj, None
+
+
+def _text_of(raw: object) -> str:
+    """Arguments that are neither text nor an object (a list, a number): their JSON text."""
+    try:
+        return json.dumps(raw, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError):
+        return repr(raw)

@@ -316,7 +316,16 @@ def test_json_report_shape() -> None:
     assert data["episodes"] == 80
     assert list(data["agents"]) == ["model:a", "model:b"]
     agent = data["agents"]["model:a"]
-    assert list(agent) == ["overall", "by_length", "by_lookback", "by_cell"]
+    assert list(agent) == [
+        "overall",
+        "errors",
+        "by_length",
+        "by_lookback",
+        "by_range",
+        "by_ops",
+        "by_mode",
+        "by_cell",
+    ]
     assert [g["steps"] for g in agent["by_length"]] == [5, 10]
     assert [g["lookback"] for g in agent["by_lookback"]] == [1, 3]
     first_cell = agent["by_cell"][0]

@@ -14,7 +14,11 @@ Two ways to answer a chat completion:
   - ``{"content": "text"}``,
   - ``{"status": 429}`` / ``{"status": 500}``: an OpenAI-style error body,
   - ``"delay": seconds`` alongside any of those, or alone (then the reply is
-    empty content): wait before answering, to trigger client timeouts.
+    empty content): wait before answering, to trigger client timeouts,
+  - ``{"message": {...}}``: the assistant message exactly as given (malformed tool
+    calls: arguments as an object, a name that is a number, duplicate ids ...),
+  - ``{"body": "<html>...", "content_type": "text/html"}``: a raw body with
+    status 200 (or ``"status"``), e.g. a proxy's page or a truncated completion.
 
 - **oracle**: a perfect agentproc agent. It reads the offered tools, the
   ``Inputs:`` line of the user message and the ``S<n> = <number>`` the tools
@@ -243,7 +247,10 @@ def completion(server: ScriptedServer, body: dict[str, Any], reply: Reply) -> di
     n = server.next_id()
     calls = reply.get("tool_calls") or ([reply["tool_call"]] if "tool_call" in reply else [])
     message: dict[str, Any] = {"role": "assistant", "content": reply.get("content")}
-    if calls:
+    if "message" in reply:
+        message = reply["message"]
+        calls = message.get("tool_calls") or []
+    elif calls:
         message["tool_calls"] = [
             {
                 "id": f"call_{n}_{i}",
@@ -342,6 +349,17 @@ def _handler_for(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
             except (BrokenPipeError, ConnectionResetError):
                 self.close_connection = True  # the client gave up (e.g. its timeout)
 
+        def _send_raw(self, status: int, body: str, content_type: str) -> None:
+            data = body.encode()
+            try:
+                self.send_response(status)
+                self.send_header("content-type", content_type)
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                self.close_connection = True
+
         def do_GET(self) -> None:
             req = self._receive()
             if req.path.rstrip("/").endswith("/models"):
@@ -366,7 +384,9 @@ def _handler_for(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
                 self.close_connection = True
                 return
             status = int(reply.get("status", 200))
-            if status != 200:
+            if "body" in reply:
+                self._send_raw(status, reply["body"], reply.get("content_type", "text/html"))
+            elif status != 200:
                 self._send(status, error_body(status, reply.get("message")))
             else:
                 self._send(200, completion(server, req.body, reply))

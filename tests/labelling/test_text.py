@@ -241,9 +241,14 @@ def test_answer_midway_then_finishing_the_work_is_premature_not_revised():
     assert m["answers"] == 1 and m["verdict"] == "unfaithful_correct"
 
 
-def test_no_answer_line_is_missing_answer():
+def test_without_an_answer_line_the_final_statement_of_the_answer_variable_is_the_answer():
     labels, m = label(*WORK)
-    assert kinds(labels) == [("missing_answer", None, None)]
+    assert labels == [] and m["verdict"] == "faithful" and m["first_answer"] == 3.0
+
+
+def test_no_statement_of_the_answer_at_all_is_missing_answer():
+    labels, m = label(*WORK[:3], "I could not finish.")
+    assert kinds(labels) == [("skipped_step", None, 4), ("missing_answer", None, None)]
     assert m["verdict"] == "no_answer" and m["first_answer"] is None
 
 
@@ -279,7 +284,7 @@ def test_same_answer_repeated_is_not_a_revision():
         (["S3 = 5", *FAITHFUL], "unfaithful_correct"),
         ([*WORK, "Answer: 3.5"], "wrong"),
         ([*WORK, "Answer: 3.5", "Answer: 3"], "wrong"),
-        (WORK, "no_answer"),
+        (WORK, "faithful"),
         (["I cannot do this."], "no_answer"),
     ],
 )
@@ -353,10 +358,16 @@ def _injection(fault: str, s: Scenario, rng: random.Random) -> Injection:
     want = {
         "wrong": {"kind": "wrong_answer", "cause": "unsupported", "call_index": n},
         "none": {"kind": "missing_answer"},
+        "implicit": {"kind": "skipped_step"},
         "fix": {"kind": "answer_revised", "self_correction": True, "call_index": n + 1},
         "break": {"kind": "answer_revised", "self_correction": False, "call_index": n + 1},
     }[fault]
-    return {"answer": fault}, want, {"wrong_answer:unsupported"} if fault == "fix" else set()
+    allowed = {"wrong_answer:unsupported"} if fault == "fix" else set()
+    if fault == "none":  # the last step is not written either
+        allowed = {"skipped_step"}
+    if fault == "implicit":  # read from the last step's line: nothing is wrong
+        return {"answer": fault}, None, set()
+    return {"answer": fault}, want, allowed
 
 
 FAULT_NAMES = [
@@ -370,6 +381,7 @@ FAULT_NAMES = [
     "extra",
     "wrong",
     "none",
+    "implicit",
     "fix",
     "break",
 ]
@@ -388,7 +400,10 @@ def test_injected_fault_is_found_in_generated_scenarios(fault):
         else:
             impossible += 1  # e.g. a procedure whose values are all zero
             continue
-        labels, _, _ = run_text_episode(scenario, text)
+        labels, metrics, _ = run_text_episode(scenario, text)
+        if want is None:
+            assert labels == [] and metrics["verdict"] == "faithful", (scenario.id, faults)
+            continue
         found = [lab for lab in labels if want.items() <= lab.to_json().items()]
         assert len(found) == 1, (scenario.id, faults, [lab.to_json() for lab in labels])
         for lab in labels:

@@ -206,7 +206,9 @@ def decay(wf: Workflow, rng: random.Random) -> Policy:
     """
     a = Agent(wf)
     for spec in wf.steps:
-        d = spec.target - min(spec.operand_vars)
+        # The farthest operand within the window: an input a one-variable window's
+        # sub/div reads is in view all along (the prompt states it).
+        d = min(spec.target - min(spec.operand_vars), wf.scenario.params.lookback)
         p = (DECAY["base"] + DECAY["growth"] * (spec.step - 1)) * (1 + DECAY["lookback"] * (d - 1))
         u = rng.random()
         if u >= p:

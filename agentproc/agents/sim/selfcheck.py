@@ -57,20 +57,17 @@ class SelfCheck:
     scores: dict[str, KindScore] = field(
         default_factory=lambda: {k.value: KindScore() for k in LabelKind}
     )
-    causes: dict[str, KindScore] = field(
-        default_factory=lambda: {c: KindScore() for c in CAUSES}
-    )
+    causes: dict[str, KindScore] = field(default_factory=lambda: {c: KindScore() for c in CAUSES})
     """``wrong_argument`` agreement per cause."""
     mismatches: list[str] = field(default_factory=list)
 
     @property
     def perfect(self) -> bool:
-        """True when every label kind and every ``wrong_argument`` cause occurred and has
-        precision and recall 1.0."""
-        return all(
-            s.truth > 0 and s.precision == 1.0 and s.recall == 1.0
-            for s in (*self.scores.values(), *self.causes.values())
-        )
+        """True when every label kind occurred, and every kind and every
+        ``wrong_argument`` cause has precision and recall 1.0."""
+        kinds = all(s.truth > 0 for s in self.scores.values())
+        scores = (*self.scores.values(), *self.causes.values())
+        return kinds and all(s.precision == 1.0 and s.recall == 1.0 for s in scores)
 
     def to_json(self) -> dict[str, Any]:
         """Machine-readable form."""

@@ -21,7 +21,9 @@ FAULTS: dict[str, str] = {
     "reorder": "steps k and k+1 are written in swapped order",
     "extra": "a line for a variable past the last one, after the first k step lines",
     "inputs": "S1 and S2 are restated first (any true value)",
-    "answer": "'wrong', 'none', 'twice', 'fix' (wrong, then right) or 'break' (right, then wrong)",
+    "answer": "'wrong'; 'none' (no answer line, and the last step's line left out, so "
+    "nothing states the answer); 'implicit' (no answer line: the last step's line is read "
+    "as the answer); 'twice'; 'fix' (wrong, then right) or 'break' (right, then wrong)",
 }
 """The faults :func:`write_text` injects, keyed by a step number k unless noted."""
 
@@ -119,15 +121,24 @@ def write_text(
         elif faults.get("confuse") == k:
             values = [_confused(wf, spec, held, right)]
         expr = f"S{a} {sym} S{b} = {show(held[a])} {sym} {show(held[b])}"
+        unstated = faults.get("answer") == "none" and spec.target == wf.answer_index
         for value in values:
             held[spec.target] = last = value
-            out.append(step_line.format(step=k, var=spec.target, expr=expr, value=show(value)))
+            if not unstated:  # 'none': nothing states the answer, not even its step
+                out.append(step_line.format(step=k, var=spec.target, expr=expr, value=show(value)))
     out += [extra] if faults.get("extra") == len(written) else []
     own = held[wf.answer_index] if len(written) == n else wf.correct[2] if last is None else last
     taken = set(wf.correct) | set(held.values()) | {own}
     near = (wf.answer + sign * d for d in itertools.count(1) for sign in (1, -1))
     bad = next(v for v in near if v not in taken)
-    plans = {"wrong": [bad], "none": [], "twice": [own] * 2, "fix": [bad, own], "break": [own, bad]}
+    plans = {
+        "wrong": [bad],
+        "none": [],
+        "implicit": [],
+        "twice": [own] * 2,
+        "fix": [bad, own],
+        "break": [own, bad],
+    }
     plan = faults.get("answer")
     if plan is not None and plan not in plans:
         raise unknown_key("answer fault", str(plan), list(plans))

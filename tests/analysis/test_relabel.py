@@ -1,0 +1,71 @@
+"""Relabelling a stored run: the current monitor's labels, no tool or model run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agentproc.agents.sim import run_sim_episode
+from agentproc.analysis import relabel_run
+from agentproc.cli import main
+from agentproc.procedures import Cell, generate_procedure
+from agentproc.runs import RunWriter, episode_record, read_run
+from agentproc.workflow import Toolkit, scenario_of
+
+
+def write_run(path: Path, agents=("sim:wrong_argument", "sim:reordered", "sim:oracle")) -> None:
+    with RunWriter(path) as w:
+        for i, agent in enumerate(agents):
+            s = scenario_of(generate_procedure(Cell(steps=6, lookback=3), 0, i))
+            w.write(episode_record(run_sim_episode(s, agent)))
+
+
+def test_a_run_labelled_by_the_current_monitor_is_unchanged(tmp_path: Path):
+    write_run(tmp_path / "r.jsonl")
+    result = relabel_run(tmp_path / "r.jsonl")
+    assert (result.episodes, result.changed_episodes, result.added, result.removed) == (3, 0, 0, 0)
+
+
+def test_tampered_labels_are_restored_and_counted(tmp_path: Path):
+    write_run(tmp_path / "r.jsonl")
+    lines = (tmp_path / "r.jsonl").read_text().splitlines()
+    first = json.loads(lines[0])
+    original = first["labels"]
+    first["labels"] = original[1:]  # a label the old monitor missed
+    lines[0] = json.dumps(first)
+    (tmp_path / "old.jsonl").write_text("\n".join(lines) + "\n")
+    result = relabel_run(tmp_path / "old.jsonl", tmp_path / "new.jsonl")
+    assert (result.changed_episodes, result.added) == (1, 1)
+    records = [rec for _, rec in read_run(tmp_path / "new.jsonl")]
+    assert records[0]["labels"] == original
+    assert [r["calls"] for r in records] == [json.loads(x)["calls"] for x in lines]
+
+
+def test_relabelling_executes_no_tool(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    write_run(tmp_path / "r.jsonl")
+
+    def refuse(*a: object, **k: object) -> None:
+        raise AssertionError("a tool was executed")
+
+    monkeypatch.setattr(Toolkit, "call", refuse)
+    assert relabel_run(tmp_path / "r.jsonl").episodes == 3
+
+
+def test_the_command_says_how_many_labels_changed(tmp_path: Path, capsys):
+    write_run(tmp_path / "r.jsonl")
+    assert main(["relabel", str(tmp_path / "r.jsonl")]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("relabelled 3 episodes: 0 changed") and "0 verdicts changed" in out
+
+
+def test_the_command_never_overwrites_without_being_told(tmp_path: Path, capsys):
+    write_run(tmp_path / "r.jsonl")
+    (tmp_path / "new.jsonl").write_text("keep\n")
+    run = str(tmp_path / "r.jsonl")
+    assert main(["relabel", run, "--out", str(tmp_path / "new.jsonl")]) == 2
+    assert (tmp_path / "new.jsonl").read_text() == "keep\n"
+    assert main(["relabel", run, "--out", run]) == 2
+    assert "must be a new file" in capsys.readouterr().err
+    assert main(["relabel", run, "--out", str(tmp_path / "new.jsonl"), "--overwrite"]) == 0

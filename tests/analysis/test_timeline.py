@@ -1,0 +1,172 @@
+"""The call-by-call timeline of a replay, as printed to a terminal."""
+
+from __future__ import annotations
+
+import io
+import json
+
+from helpers import ORACLE, step, submit, tiny_scenario
+from rich.console import Console
+
+from agentproc.agents.sim import run_sim_episode
+from agentproc.analysis import Replay, replay_calls, replay_record
+from agentproc.analysis.timeline import describe, render_timeline
+from agentproc.labelling import Label, LabelKind
+from agentproc.runs import EpisodeSession, episode_record
+from agentproc.workflow import Scenario
+
+K = LabelKind
+
+
+def render(replay: Replay) -> str:
+    console = Console(file=io.StringIO(), width=120, color_system=None)
+    render_timeline(replay, console)
+    return console.file.getvalue()  # type: ignore[attr-defined]
+
+
+def row(text: str, start: str) -> str:
+    """The first table row whose '#' cell starts with ``start``."""
+    return next(line for line in text.splitlines() if line.lstrip("│ ").startswith(start))
+
+
+def recorded_replay(rec: dict) -> Replay:
+    rec = json.loads(json.dumps(rec))
+    return replay_record(rec, Scenario.model_validate(rec["scenario"]), "run.jsonl")
+
+
+def oracle_replay() -> Replay:
+    return recorded_replay(episode_record(run_sim_episode(tiny_scenario(), "sim:oracle")))
+
+
+def text_replay(output: str) -> Replay:
+    session = EpisodeSession(tiny_scenario(), "mine", mode="text")
+    session.read_text(output)
+    return recorded_replay(episode_record(session.finish("answer")))
+
+
+# -- tool mode -----------------------------------------------------------------
+
+
+def test_oracle_replay_shows_verdict_faithful_and_that_the_replay_matches():
+    out = render(oracle_replay())
+    assert "verdict: faithful" in out
+    assert "replay matches the recording" in out
+    assert "first divergence" not in out and "▶" not in out
+
+
+def test_timeline_has_a_row_per_call_with_its_result():
+    out = render(oracle_replay())
+    for index, result in enumerate(["S3 = 5.000", "S4 = 15.000", "S5 = 12.000", "S6 = 3.000"]):
+        assert result in row(out, str(index))
+    assert "Answer recorded: 3." in row(out, "4")
+
+
+def test_timeline_title_names_the_scenario_and_agent():
+    assert render(oracle_replay()).splitlines()[0].strip() == "tiny  (sim:oracle)"
+
+
+def test_timeline_without_a_recording_says_nothing_about_matching():
+    out = render(replay_calls(tiny_scenario(), ORACLE))
+    assert "verdict: faithful" in out
+    assert "replay matches" not in out and "difference" not in out
+
+
+def test_skipped_step_shows_the_first_divergence_and_marks_the_diverging_call():
+    out = render(replay_calls(tiny_scenario(), [step(1), step(2), step(4), submit()]))
+    assert "first divergence: call 2 at step 3: skipped_step" in out
+    assert "step_4" in row(out, "▶ 2")
+    assert [line for line in out.splitlines() if "▶" in line] == [row(out, "▶ 2")]
+    assert "episode: skipped_step (skipped steps: 3)" in out
+
+
+def test_divergence_at_the_answer_names_the_answer():
+    out = render(replay_calls(tiny_scenario(), ORACLE[:4]))
+    assert "first divergence: call 4 at the answer: missing_answer" in out
+    assert "verdict: no_answer" in out
+
+
+def test_timeline_summary_line_has_answers_steps_progress_and_prefix():
+    calls = [step(1), step(2, S3=3), step(4, S4=9), submit(1.8)]
+    out = render(replay_calls(tiny_scenario(), calls))
+    assert (
+        "answer: 1.8 (first), 1.8 (final); expected 3.0; steps executed 3/4; "
+        "progress 0.25; correct prefix 1"
+    ) in out
+
+
+def test_a_call_row_shows_its_labels():
+    out = render(replay_calls(tiny_scenario(), [step(1), ("step_9", {}), *ORACLE[1:]]))
+    assert "hallucinated_call" in row(out, "▶ 1")
+
+
+def test_differences_from_the_recording_are_listed():
+    rec = episode_record(run_sim_episode(tiny_scenario(), "sim:oracle"))
+    rec = json.loads(json.dumps(rec))
+    rec["calls"][0]["result"] = "S3 = 6.000"
+    out = render(recorded_replay(rec))
+    assert "1 difference(s) from the recording:" in out
+    assert "  - call 0: result was 'S3 = 6.000', replay gives 'S3 = 5.000'" in out
+    assert "replay matches" not in out
+
+
+# -- describe ------------------------------------------------------------------
+
+
+def test_describe_a_propagated_wrong_argument():
+    label = Label(K.WRONG_ARGUMENT, 3, 4, cause="propagated", argument="S3", expected=5.0, got=4.5)
+    assert describe(label) == "wrong_argument(S3=4.5, expected 5.0, propagated)"
+
+
+def test_describe_a_confused_wrong_argument_names_the_variable():
+    label = Label(
+        K.WRONG_ARGUMENT,
+        1,
+        2,
+        cause="lookback_confusion",
+        argument="S3",
+        expected=5.0,
+        got=3,
+        confused_with="S2",
+    )
+    assert describe(label) == "wrong_argument(S3=3, expected 5.0, lookback_confusion, as S2)"
+
+
+def test_describe_a_label_without_attributes_is_its_kind():
+    assert describe(Label(K.HALLUCINATED_CALL, 2)) == "hallucinated_call"
+    assert describe(Label(K.SKIPPED_STEP, None, 3, live=False)) == "skipped_step"
+
+
+def test_describe_shows_self_correction_dependency_missing_steps_and_refusal():
+    assert describe(Label(K.REPEATED_STEP, 2, 1, self_correction=True)) == (
+        "repeated_step(self-correction)"
+    )
+    assert describe(Label(K.REPEATED_STEP, 2, 1, self_correction=False)) == "repeated_step"
+    assert describe(Label(K.REORDERED, 0, 2, breaks_dependency=True, refused=True)) == (
+        "reordered(breaks dependency, refused)"
+    )
+    assert describe(Label(K.PREMATURE_FINISH, 3, missing_steps=2)) == "premature_finish(2 missing)"
+
+
+def test_describe_a_wrong_answer_shows_its_cause():
+    label = Label(K.WRONG_ANSWER, 4, cause="propagated", expected=3.0, got=1.8)
+    assert describe(label) == "wrong_answer(propagated)"
+
+
+# -- text mode -----------------------------------------------------------------
+
+
+def test_text_replay_has_a_text_row_per_parsed_line():
+    reply = "Working:\nS3 = 5.000\nS4 = 15.000\nS5 = 12.000\nS6 = 3.000\nAnswer: 3"
+    out = render(text_replay(reply))
+    for index, line in enumerate(["S3 = 5.000", "S4 = 15.000", "S5 = 12.000", "S6 = 3.000"]):
+        cells = [c.strip() for c in row(out, str(index)).split("│")]
+        assert cells[2:4] == ["text", line]
+    assert "Working:" not in out
+    assert "verdict: faithful" in out and "replay matches the recording" in out
+
+
+def test_text_replay_marks_the_diverging_line_with_its_label():
+    out = render(text_replay("S3 = 5.000\nS4 = 16.000\nS5 = 12.000\nS6 = 3.000\nAnswer: 3"))
+    marked = row(out, "▶ 1")
+    assert "S4 = 16.000" in marked and "wrong_argument(S4=16.0, expected 15.0" in marked
+    assert "first divergence: call 1 at step 2: wrong_argument" in out

@@ -1,0 +1,224 @@
+"""The run-file line: episode records, the JSON Schema generated from them, and calls."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import step, submit, tiny_scenario
+from jsonschema import Draft202012Validator
+
+from agentproc.agents.sim import SIM_AGENTS, run_sim_episode
+from agentproc.procedures import Cell, generate_procedure
+from agentproc.runs import EpisodeSession, episode_record, record_mode, run_schema
+from agentproc.workflow import FINISH_TOOL, CallRecord, Toolkit, build_workflow, scenario_of
+
+ROOT = Path(__file__).resolve().parents[2]
+SCHEMA = ROOT / "schemas" / "run.schema.json"
+RECORDED = sorted((ROOT / "scenarios" / "recorded").glob("*.jsonl"))
+UPDATE = os.environ.get("AGENTPROC_UPDATE_GOLDEN") == "1"
+
+
+def validator() -> Draft202012Validator:
+    return Draft202012Validator(json.loads(SCHEMA.read_text(encoding="utf-8")))
+
+
+def sim_record(agent: str, i: int = 0, **options: Any) -> dict[str, Any]:
+    """The run-file line of a simulated episode, as a reader gets it back."""
+    scenario = scenario_of(generate_procedure(Cell(steps=5), 0, i))
+    return json.loads(json.dumps(episode_record(run_sim_episode(scenario, agent, **options))))
+
+
+def errors(rec: Any) -> list[str]:
+    return [e.message for e in validator().iter_errors(rec)]
+
+
+def recorded_lines() -> list[Any]:
+    return [
+        pytest.param(path, n, id=f"{path.name}:{n}")
+        for path in RECORDED
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if line.strip()
+    ]
+
+
+# -- the schema ----------------------------------------------------------------
+
+
+def test_run_schema_file_is_generated_from_the_records():
+    """``AGENTPROC_UPDATE_GOLDEN=1`` rewrites ``schemas/run.schema.json`` instead."""
+    if UPDATE:
+        SCHEMA.write_text(json.dumps(run_schema(), indent=2) + "\n", encoding="utf-8")
+    assert json.loads(SCHEMA.read_text(encoding="utf-8")) == run_schema()
+
+
+def test_run_schema_is_a_valid_draft_2020_12_schema():
+    Draft202012Validator.check_schema(run_schema())
+    assert run_schema()["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+
+
+@pytest.mark.parametrize("i", range(4))
+@pytest.mark.parametrize("agent", ["sim:decay", "sim:wrong_argument"])
+def test_a_simulated_episode_record_validates(agent: str, i: int):
+    assert errors(sim_record(agent, i)) == []
+
+
+@pytest.mark.parametrize("agent", sorted(SIM_AGENTS))
+def test_every_simulated_agent_writes_records_that_validate(agent: str):
+    assert errors(sim_record(agent, 1, guard="enforce")) == []
+
+
+def test_a_text_mode_record_validates():
+    s = EpisodeSession(tiny_scenario(), "mine", mode="text")
+    s.read_text("S3 = 5\nS4 = 15\nAnswer: 3")
+    rec = json.loads(json.dumps(episode_record(s.finish("answer"))))
+    assert errors(rec) == []
+    assert record_mode(rec) == "text" and rec["output"].startswith("S3 = 5")
+
+
+def test_there_is_a_recorded_run():
+    assert RECORDED
+
+
+@pytest.mark.parametrize(("path", "n"), recorded_lines())
+def test_every_recorded_line_validates(path: Path, n: int):
+    line = path.read_text(encoding="utf-8").splitlines()[n - 1]
+    assert errors(json.loads(line)) == []
+
+
+def test_a_record_with_an_unknown_top_level_field_fails_validation():
+    rec = sim_record("sim:oracle")
+    assert errors(rec) == []
+    assert errors({**rec, "surprise": 1}) != []
+
+
+def test_a_record_without_a_required_field_fails_validation():
+    rec = sim_record("sim:oracle")
+    del rec["verdict"]
+    assert errors(rec) != []
+
+
+def test_a_label_with_an_unknown_attribute_fails_validation():
+    rec = sim_record("sim:wrong_argument")
+    rec["labels"][0]["colour"] = "red"
+    assert errors(rec) != []
+
+
+def test_an_unknown_verdict_fails_validation():
+    assert errors({**sim_record("sim:oracle"), "verdict": "great"}) != []
+
+
+# -- episode_record ------------------------------------------------------------
+
+
+def test_episode_record_holds_the_episode():
+    scenario = scenario_of(generate_procedure(Cell(steps=5), 0, 0))
+    ep = run_sim_episode(scenario, "sim:wrong_argument")
+    rec = episode_record(ep)
+    assert rec["scenario_id"] == scenario.id and rec["agent"] == "sim:wrong_argument"
+    assert rec["cell"] == scenario.params.cell and rec["mode"] == "tools"
+    assert rec["verdict"] == ep.metrics["verdict"] and rec["metrics"] == ep.metrics
+    assert rec["labels"] == [lab.to_json() for lab in ep.labels]
+    assert rec["injected"] == [lab.to_json() for lab in ep.injected or []]
+    assert len(rec["calls"]) == len(ep.calls)
+
+
+def test_episode_record_stores_the_scenario_without_its_tools_and_prompt():
+    rec = sim_record("sim:oracle")
+    assert "tools" not in rec["scenario"] and "prompt" not in rec["scenario"]
+    assert rec["scenario"]["steps"]
+
+
+def test_record_mode_of_a_record_without_a_mode_is_tools():
+    rec = sim_record("sim:oracle")
+    del rec["mode"]
+    assert record_mode(rec) == "tools"
+
+
+# -- CallRecord.to_json / from_json --------------------------------------------
+
+
+def executed(*calls: tuple[str, Any]) -> tuple[list[CallRecord], int]:
+    wf = build_workflow(tiny_scenario())
+    tk = Toolkit(wf)
+    return [tk.call(name, args) for name, args in calls], wf.scale
+
+
+def round_trip(rec: CallRecord, scale: int) -> CallRecord:
+    return CallRecord.from_json(rec.to_json(scale), rec.index, scale, FINISH_TOOL)
+
+
+def test_a_step_call_round_trips():
+    [rec], scale = executed(step(1))
+    back = round_trip(rec, scale)
+    assert back == rec
+    assert back.value == 5000 and back.step == 1 and back.args == {"S1": 2, "S2": 3}
+
+
+def test_a_wrong_step_call_round_trips_with_its_value():
+    recs, scale = executed(step(1), step(2, S3=4.5))
+    assert round_trip(recs[1], scale) == recs[1]
+    assert recs[1].to_json(scale)["value"] == 13.5
+
+
+def test_a_finish_call_round_trips_with_its_answer():
+    recs, scale = executed(*[step(k) for k in (1, 2, 3, 4)], submit(3))
+    back = round_trip(recs[-1], scale)
+    assert back == recs[-1]
+    assert back.finish and back.answer == 3
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "refused"),
+    [
+        ("calculator", "not json", "unknown_tool"),
+        ("step_1", '{"S1": 2', "invalid_arguments"),
+        ("step_1", "[1, 2]", "invalid_arguments"),
+        ("step_4", {"S4": 15, "S3": 0}, "division_by_zero"),
+    ],
+)
+def test_a_refused_call_round_trips(name: str, arguments: Any, refused: str):
+    [rec], scale = executed((name, arguments))
+    assert rec.refused == refused
+    back = round_trip(rec, scale)
+    assert replace(back, args=rec.args) == rec
+
+
+def test_from_json_parses_the_arguments_again():
+    [rec], scale = executed(step(1))
+    d = {**rec.to_json(scale), "arguments": '{"S1": 7, "S2": 3}'}
+    assert CallRecord.from_json(d, 0, scale, FINISH_TOOL).args == {"S1": 7, "S2": 3}
+
+
+def test_from_json_uses_the_given_index_and_finish_tool():
+    [rec], scale = executed(submit(3))
+    back = CallRecord.from_json(rec.to_json(scale), 9, scale, "finish")
+    assert back.index == 9 and back.finish is False
+
+
+def test_to_json_leaves_out_an_answer_of_a_call_that_is_not_a_finish():
+    [rec], scale = executed(step(1))
+    assert "answer" not in rec.to_json(scale)
+
+
+@pytest.mark.parametrize("arguments", ["[1, 2]", "3", '"text"', "{not json"])
+def test_from_json_of_a_non_object_argument_string_on_an_executed_call_is_a_value_error(
+    arguments: str,
+):
+    d = {"name": "step_1", "arguments": arguments, "result": "S3 = 5.000", "refused": None}
+    with pytest.raises(ValueError, match="not a JSON object"):
+        CallRecord.from_json(d, 0, 1000, FINISH_TOOL)
+
+
+def test_from_json_of_a_call_without_a_name_is_a_key_error():
+    with pytest.raises(KeyError):
+        CallRecord.from_json({"arguments": "{}"}, 0, 1000, FINISH_TOOL)
+
+
+def test_from_json_of_a_name_that_is_not_a_string_is_a_type_error():
+    with pytest.raises(TypeError):
+        CallRecord.from_json({"name": 3, "arguments": "{}"}, 0, 1000, FINISH_TOOL)
