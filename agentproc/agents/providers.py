@@ -14,9 +14,11 @@ when a model is made.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import sys
+import weakref
 from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -101,11 +103,25 @@ def _openai(
         model=model,
         base_url=base_url,
         api_key=SecretStr(api_key),
-        timeout=timeout,
+        timeout=_own_client_timeout(timeout),
         max_retries=0,  # the runner retries, so that every attempt is counted
         **options,
     )
 
+
+def _own_client_timeout(timeout: float) -> Any:
+    """The timeout as an ``httpx.Timeout``, which makes LangChain build this model its own
+    HTTP client: its default client is cached per process and bound to the first event
+    loop that used it, so a second ``asyncio.run`` would fail with "Event loop is closed"."""
+    try:
+        from langchain_openai._compat import httpx
+    except ImportError:  # pragma: no cover - an older langchain-openai
+        return timeout
+    return httpx.Timeout(timeout)
+
+
+_LOOPS: dict[int, weakref.ReferenceType[asyncio.AbstractEventLoop]] = {}
+"""Model id -> the event loop its async HTTP client is bound to."""
 
 RAW_KEY = "agentproc_raw_tool_calls"
 """Where a model's message keeps ``(id, name, raw arguments)`` of each tool call it made."""
@@ -138,6 +154,20 @@ def _raw_class() -> type[Any]:
             payload["messages"] = []
             payload["extra_body"] = extra
             return payload
+
+        async def _agenerate(self, *args: Any, **kwargs: Any) -> Any:
+            # An async HTTP client is bound to the event loop that first used it: a
+            # model used again under a new loop (a second asyncio.run) gets a new one.
+            loop = asyncio.get_running_loop()
+            seen = _LOOPS.get(id(self))
+            if seen is not None and seen() is not loop:
+                from langchain_openai._compat import httpx
+
+                client = httpx.AsyncClient(timeout=self.request_timeout)  # type: ignore[arg-type]
+                self.root_async_client = self.root_async_client.copy(http_client=client)
+                self.async_client = self.root_async_client.chat.completions
+            _LOOPS[id(self)] = weakref.ref(loop)
+            return await super()._agenerate(*args, **kwargs)
 
         def _create_chat_result(
             self, response: Any, generation_info: dict[str, Any] | None = None

@@ -240,3 +240,11 @@ def test_a_text_reply_with_a_five_thousand_digit_number_is_read_and_stored(scena
     with RunWriter(path) as w:
         w.write(episode_record(ep))
     assert [r["verdict"] for _, r in read_run(path)] == ["wrong"]
+
+
+def test_one_model_serves_episodes_under_successive_event_loops(scenario):
+    with ScriptedServer() as srv:
+        model = make_chat_model("openai:fake", base_url=srv.base_url)
+        for _ in range(2):
+            ep = asyncio.run(arun_model_episode(scenario, model, "x", retry=FAST))
+            assert (ep.stop_reason, ep.error) == ("answer", None)

@@ -249,7 +249,7 @@ def test_a_missing_run_file_is_an_input_error_naming_it(tmp_path: Path):
 # -- completed_ids -------------------------------------------------------------
 
 
-def test_completed_ids_are_the_scenario_agent_pairs(tmp_path: Path):
+def test_completed_ids_are_the_scenario_agent_mode_triples(tmp_path: Path):
     path = write_bytes(
         tmp_path / "run.jsonl",
         line(record("a", "x")),
@@ -257,12 +257,25 @@ def test_completed_ids_are_the_scenario_agent_pairs(tmp_path: Path):
         line(record("b", "x")),
         line(record("a", "x")),
     )
-    assert completed_ids(path) == {("a", "x"), ("a", "y"), ("b", "x")}
+    assert completed_ids(path) == {("a", "x", "tools"), ("a", "y", "tools"), ("b", "x", "tools")}
+
+
+def test_an_episode_whose_last_record_is_an_error_is_not_complete(tmp_path: Path):
+    failed = {**record("a", "x"), "stop_reason": "error"}
+    path = write_bytes(
+        tmp_path / "run.jsonl",
+        line(record("b", "x")),
+        line(record("a", "x")),
+        line(failed),
+        line({**record("b", "x"), "stop_reason": "error"}),
+        line(record("b", "x")),
+    )
+    assert completed_ids(path) == {("b", "x", "tools")}
 
 
 def test_completed_ids_leave_out_a_torn_last_line(tmp_path: Path):
     path = write_bytes(tmp_path / "run.jsonl", line(record("a")), line(record("b"))[:30])
-    assert completed_ids(path) == {("a", "sim:oracle")}
+    assert completed_ids(path) == {("a", "sim:oracle", "tools")}
 
 
 def test_completed_ids_of_a_missing_file_are_empty(tmp_path: Path):

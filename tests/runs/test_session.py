@@ -16,6 +16,7 @@ from agentproc.runs import (
     EpisodeSession,
     default_budget,
     episode_seed,
+    harness_error,
     text_of,
 )
 from agentproc.workflow import build_workflow, opening_messages, scenario_of, text_messages
@@ -192,7 +193,7 @@ def test_say_logs_an_assistant_text_message():
 def test_fail_logs_the_error_redacted(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("FOO_API_KEY", "foo-secret-0123456789")
     s = session()
-    s.fail(RuntimeError("bad key foo-secret-0123456789"))
+    s.fail(harness_error(RuntimeError("bad key foo-secret-0123456789")))
     assert s.messages[-1] == {
         "role": "assistant",
         "content": None,
