@@ -60,12 +60,10 @@ def _invoke(srv: ScriptedServer, s: Scenario, **kw: Any) -> AIMessage:
 def test_openai_spec_makes_a_non_retrying_deterministic_chat_openai() -> None:
     model = make_chat_model("openai:test-model", base_url="http://127.0.0.1:9/v1", timeout=7.5)
     assert isinstance(model, ChatOpenAI)
-    assert (model.model_name, model.max_retries, model.temperature, model.request_timeout) == (
-        "test-model",
-        0,
-        0,
-        7.5,
-    )
+    assert (model.model_name, model.max_retries, model.temperature) == ("test-model", 0, 0)
+    # an httpx.Timeout, so that the model gets an HTTP client of its own
+    timeout = model.request_timeout
+    assert (timeout.connect, timeout.read, timeout.write, timeout.pool) == (7.5,) * 4
     assert model.openai_api_base == "http://127.0.0.1:9/v1"
 
 
