@@ -172,7 +172,7 @@ def replay_command(args: argparse.Namespace, out: Console, err: Console) -> int:
             print_json(out, result.to_json())
         else:
             render_timeline(result, out)
-        return EXIT_OK
+        return EXIT_FAILED if result.differences else EXIT_OK
     if args.run is None:
         raise fail("replay needs a run file, or --scenario and --messages")
     report = ReadReport()

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import math
 import sys
+import urllib.parse
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -37,8 +39,64 @@ def _ranges(text: str) -> list[tuple[float, float]]:
             raise argparse.ArgumentTypeError(
                 f"a range is LOW:HIGH, e.g. 1:10 (not {part!r})"
             ) from None
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            raise argparse.ArgumentTypeError(f"a range needs finite numbers (not {part!r})")
         out.append((lo, hi))
     return out
+
+
+def _count(low: int) -> Callable[[str], int]:
+    """An argparse type: an integer of at least ``low``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low} (not {value})")
+        return value
+
+    return parse
+
+
+def _seconds(text: str) -> float:
+    """An argparse type: a finite number of seconds above zero."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, not {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds above 0 (not {text})")
+    return value
+
+
+def _url(text: str) -> str:
+    """An argparse type: an http(s) URL with a host (and a valid port if it has one)."""
+    try:
+        parts = urllib.parse.urlsplit(text)
+        port = parts.port  # raises for a port that is not a number in range
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not a valid URL ({exc}): {text!r}") from None
+    bad = any(c in text for c in "\r\n\t ")
+    if parts.scheme not in ("http", "https") or not parts.hostname or bad:
+        raise argparse.ArgumentTypeError(
+            f"expected an http:// or https:// URL with a host, e.g. http://127.0.0.1:8000/v1 "
+            f"(not {text!r})"
+        )
+    del port
+    return text
+
+
+def _shard(text: str) -> str:
+    """An argparse type: ``i/n`` with ``1 <= i <= n``."""
+    try:
+        i, n = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must look like i/n, e.g. 1/4 (not {text!r})") from None
+    if not 1 <= i <= n:
+        raise argparse.ArgumentTypeError(f"{text}: i must be between 1 and n")
+    return text
 
 
 def _words(text: str) -> list[str]:
@@ -62,7 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     g.add_argument("--ops", type=_words, help="op mixes: mixed, add, sub, mul, div or e.g. add+sub")
     g.add_argument("--mode", dest="modes", type=_words, help="numeric modes: decimal, integer")
-    g.add_argument("--count", type=int, help="procedures per cell")
+    g.add_argument("--count", type=_count(1), help="procedures per cell")
     g.add_argument("--seed", type=int, help="generator seed")
     g.add_argument("--out", type=Path, required=True, help="suite folder to write")
     g.add_argument("--overwrite", action="store_true", help="replace a suite already in --out")
@@ -82,7 +140,9 @@ def build_parser() -> argparse.ArgumentParser:
         "sim:decay",
     )
     r.add_argument(
-        "--base-url", help="OpenAI-compatible server for openai:MODEL (key from OPENAI_API_KEY)"
+        "--base-url",
+        type=_url,
+        help="OpenAI-compatible server for openai:MODEL (key from OPENAI_API_KEY)",
     )
     r.add_argument(
         "--mode",
@@ -90,25 +150,25 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["tools", "text"],
         help="tools: the compiled workflow; text: the procedure in the prompt, answer in text",
     )
-    r.add_argument("--concurrency", type=int, default=1, help="episodes in flight at once")
-    r.add_argument("--timeout", type=float, default=120.0, help="seconds per model call")
+    r.add_argument("--concurrency", type=_count(1), default=1, help="episodes in flight at once")
+    r.add_argument("--timeout", type=_seconds, default=120.0, help="seconds per model call")
     r.add_argument(
-        "--retries", type=int, default=4, help="retries per model call (429, 5xx, timeouts)"
+        "--retries", type=_count(0), default=4, help="retries per model call (429, 5xx, timeouts)"
     )
     r.add_argument(
-        "--budget", type=int, help="tool calls per episode (default 2 x (steps + 1) + 5)"
+        "--budget", type=_count(1), help="tool calls per episode (default 2 x (steps + 1) + 5)"
     )
     r.add_argument(
         "--continue-after-answer",
         action="store_true",
         help="do not end an episode at submit_answer (to study answer revision)",
     )
-    r.add_argument("--max-tokens", type=int, help="cap on tokens per model reply")
+    r.add_argument("--max-tokens", type=_count(1), help="cap on tokens per model reply")
     r.add_argument("--out", type=Path, required=True, help="run file (JSON lines) to write")
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--guard", default="observe", help="observe (default) or enforce")
-    r.add_argument("--limit", type=int, help="run at most this many scenarios")
-    r.add_argument("--shard", help="run only shard i of n, e.g. 1/4")
+    r.add_argument("--limit", type=_count(1), help="run at most this many scenarios")
+    r.add_argument("--shard", type=_shard, help="run only shard i of n, e.g. 1/4")
     r.add_argument("--resume", action="store_true", help="skip episodes already in --out")
     r.add_argument("--overwrite", action="store_true", help="replace an existing --out")
 
@@ -141,7 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sc = sub.add_parser("selfcheck", help="prove the monitor against injected faults")
     sc.add_argument(
-        "--count", type=int, default=5, help="procedures per cell (240 cells x 10 injectors)"
+        "--count", type=_count(1), default=5, help="procedures per cell (240 cells x 10 injectors)"
     )
     sc.add_argument("--seed", type=int, default=0)
     sc.add_argument("--json", action="store_true")

@@ -9,10 +9,13 @@ fast to write.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import itertools
 import json
 import multiprocessing
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -114,22 +117,45 @@ def write_suite(grid: Grid, out: Path, jobs: int | None = None) -> int:
     """Write a suite folder; returns the number of procedures written.
 
     Cells are generated in ``jobs`` processes (default: one per core); the file
-    is the same whatever the number of processes.
+    is the same whatever the number of processes. The suite is written to a
+    folder beside ``out`` and renamed into place only when complete, so a
+    generation that fails or is interrupted never leaves a half suite, nor
+    destroys the suite ``out`` held before.
     """
-    out.mkdir(parents=True, exist_ok=True)
     cells = grid.cells()
     work = [(c, grid.count, grid.seed) for c in cells]
     jobs = jobs or min(os.cpu_count() or 1, len(cells))
-    with open(out / PROCEDURES, "w", encoding="utf-8") as fh:
-        if jobs > 1 and len(cells) > 1:
-            with multiprocessing.get_context("spawn").Pool(jobs) as pool:
-                for chunk in pool.imap(_cell_lines, work):
-                    fh.write(chunk)
-        else:
-            for chunk in map(_cell_lines, work):
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    partial = out.parent / f".{out.name}.partial-{os.getpid()}"
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir()
+    try:
+        digest = hashlib.sha256()
+        with contextlib.ExitStack() as stack:
+            fh = stack.enter_context(open(partial / PROCEDURES, "w", encoding="utf-8"))
+            chunks: Iterator[str] = map(_cell_lines, work)
+            if jobs > 1 and len(cells) > 1:
+                pool = stack.enter_context(multiprocessing.get_context("spawn").Pool(jobs))
+                chunks = pool.imap(_cell_lines, work)
+            for chunk in chunks:
                 fh.write(chunk)
-    # The manifest last: a folder with a manifest is a finished suite.
-    (out / MANIFEST).write_text(json.dumps({"grid": grid.model_dump(mode="json")}, indent=2) + "\n")
+                digest.update(chunk.encode("utf-8"))
+        # The manifest last: it marks a finished suite and says what it holds.
+        manifest = {
+            "grid": grid.model_dump(mode="json"),
+            "procedures": len(cells) * grid.count,
+            "sha256": digest.hexdigest(),
+        }
+        (partial / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
+        old = out.parent / f".{out.name}.old-{os.getpid()}"
+        if out.exists():
+            out.rename(old)
+        partial.rename(out)
+        shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
     return len(cells) * grid.count
 
 
@@ -161,10 +187,34 @@ def _procedure_of(path: Path, lineno: int, data: Any) -> Procedure:
     return Procedure(line.id, line.cell, line.seed, line.index, steps, line.inputs)
 
 
+def _check_complete(folder_: Path, target: Path) -> None:
+    """A suite is complete only with its manifest, and its procedures are what it says."""
+    manifest_path = folder_ / MANIFEST
+    if not manifest_path.exists():
+        raise InputError(
+            folder_,
+            f"an unfinished suite: {MANIFEST} is missing (its generation did not complete); "
+            "generate it again",
+        )
+    manifest = read_json(manifest_path)
+    expected = manifest.get("sha256") if isinstance(manifest, dict) else None
+    if expected is None:  # a suite written before manifests carried a digest
+        return
+    digest = hashlib.sha256()
+    with open(target, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    if digest.hexdigest() != expected:
+        raise InputError(
+            target, f"does not match the digest in {MANIFEST} (changed after generation)"
+        )
+
+
 def read_procedures(folder_: Path) -> Iterator[Procedure]:
     """The procedures of a suite folder, one line at a time."""
     target = Path(folder_) / PROCEDURES
     if not target.exists():
         raise InputError(folder_, f"not a suite folder: {PROCEDURES} is missing")
+    _check_complete(Path(folder_), target)
     for lineno, data in json_lines(target):
         yield _procedure_of(target, lineno, data)
