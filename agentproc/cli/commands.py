@@ -87,7 +87,7 @@ def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
         raise fail(
             f"{args.out} already exists: use --resume to continue it or --overwrite to replace it"
         )
-    shard = parse_shard(args.shard) if args.shard else None
+    shard = parse_shard(args.shard) if args.shard is not None else None
     scenarios = list(select(load_scenarios(args.suite), shard, args.limit))
     summary = run_suite(
         scenarios,

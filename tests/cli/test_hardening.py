@@ -50,7 +50,7 @@ def test_a_bad_option_is_refused_at_parse_time_naming_it(capsys, tmp_path, argv,
         ["--out", str(tmp_path / "r.jsonl")] if argv[0] == "run" else []
     )
     code, _, err = run(capsys, *argv)
-    assert code == 2 and f"argument {option}:" in err and "Traceback" not in err
+    assert code == 2 and option in err and "Traceback" not in err
     assert not (tmp_path / "r.jsonl").exists()
 
 

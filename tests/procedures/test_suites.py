@@ -47,6 +47,8 @@ def suite_folder(tmp_path: Path, *text_lines: str) -> Path:
     folder = tmp_path / "suite"
     folder.mkdir()
     (folder / PROCEDURES).write_text("".join(t + "\n" for t in text_lines), encoding="utf-8")
+    # a manifest without a digest, as suites written before digests existed have
+    (folder / MANIFEST).write_text(json.dumps({"grid": {"blocks": [{"steps": [1]}]}}))
     return folder
 
 
@@ -163,7 +165,8 @@ def test_write_suite_writes_the_manifest_after_every_procedure(
 
     def spy(self: Path, *args: Any, **kwargs: Any) -> int:
         if self.name == MANIFEST:
-            seen["lines"] = len((out / PROCEDURES).read_text(encoding="utf-8").splitlines())
+            procedures = self.parent / PROCEDURES
+            seen["lines"] = len(procedures.read_text(encoding="utf-8").splitlines())
         return real_write_text(self, *args, **kwargs)
 
     monkeypatch.setattr(Path, "write_text", spy)
