@@ -1,5 +1,6 @@
 """Analysis of stored runs: reports, replays and timelines. Never calls a model."""
 
+from agentproc.analysis.export import report_json, stats_json
 from agentproc.analysis.relabel import Relabelled, relabel_run
 from agentproc.analysis.replay import (
     Replay,
@@ -13,7 +14,6 @@ from agentproc.analysis.report import (
     CellStats,
     Report,
     aggregate,
-    report_json,
     wilson,
 )
 
@@ -30,5 +30,6 @@ __all__ = [
     "replay_messages",
     "replay_record",
     "report_json",
+    "stats_json",
     "wilson",
 ]

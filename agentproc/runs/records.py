@@ -16,7 +16,7 @@ from typing import Any, Literal, NotRequired
 from pydantic import ConfigDict, TypeAdapter, with_config
 from typing_extensions import TypedDict
 
-from agentproc.labelling import Divergence, Label, LabelKind, Metrics
+from agentproc.labelling import Label, LabelKind, Metrics
 from agentproc.runs.episode import Episode, ErrorKind, Mode, StopReason
 from agentproc.workflow import SCHEMA_VERSION
 
@@ -215,11 +215,6 @@ def episode_key(rec: EpisodeRecord) -> tuple[str, str, str]:
 def record_mode(rec: EpisodeRecord) -> Mode:
     """The mode of a stored episode (``tools`` for files written before it was stored)."""
     return rec.get("mode", "tools")
-
-
-def divergence_of(rec: EpisodeRecord) -> Divergence | None:
-    """Where a stored episode first left the procedure."""
-    return rec["metrics"]["first_divergence"]
 
 
 def run_schema() -> dict[str, Any]:

@@ -23,11 +23,6 @@ from agentproc.runs.redact import redact_values
 from agentproc.workflow import Scenario
 from agentproc.workflow.calls import loads_exact
 
-
-def _loads(raw: bytes) -> Any:
-    return loads_exact(raw)
-
-
 REQUIRED = (
     "scenario_id",
     "agent",
@@ -104,7 +99,7 @@ def read_run(path: Path, report: ReadReport | None = None) -> Iterator[tuple[int
             if not raw.strip():
                 continue
             try:
-                rec = _loads(raw)
+                rec = loads_exact(raw)
             except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError both are
                 if not raw.endswith(b"\n"):  # only the last line can lack one
                     if report is not None:

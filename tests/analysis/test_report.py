@@ -18,12 +18,12 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from agentproc.agents.sim import SIM_AGENTS, run_sim_episode
+from agentproc.analysis.export import report_json
 from agentproc.analysis.render import SHORT, render_report
 from agentproc.analysis.report import (
     CellKey,
     Report,
     aggregate,
-    report_json,
     wilson,
 )
 from agentproc.errors import ConfigError

@@ -1,0 +1,68 @@
+"""The machine-readable report (``agentproc report --json``): every group, every rate
+with its interval, floats rounded to 4 decimals."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agentproc.analysis.report import STUDY_RATES, CellStats, Report
+
+
+def _r(x: float) -> float:
+    return round(x, 4)
+
+
+def stats_json(s: CellStats) -> dict[str, Any]:
+    """The JSON form of one group, floats rounded to 4 decimals."""
+    out: dict[str, Any] = {
+        "n": s.n,
+        "accuracy": _r(s.accuracy),
+        "accuracy_ci": [_r(x) for x in s.accuracy_ci],
+        "faithful_accuracy": _r(s.faithful_accuracy),
+        "faithful_accuracy_ci": [_r(x) for x in s.faithful_accuracy_ci],
+        "unfaithful_correct_rate": _r(s.unfaithful_correct_rate),
+        "unfaithful_correct_ci": [_r(x) for x in s.unfaithful_correct_ci],
+        "final_accuracy": _r(s.final_accuracy),
+    }
+    for name in STUDY_RATES:
+        value, ci = s.rate(name)
+        out[name] = _r(value)
+        out[name.replace("_rate", "_ci")] = [_r(x) for x in ci]
+    out.update(
+        {
+            "verdicts": s.verdicts,
+            "label_counts": {k.value: v for k, v in s.label_counts.items()},
+            "episodes_with_label": {k.value: v for k, v in s.episodes_with_label.items()},
+            "progress_rate": _r(s.progress_rate),
+            "prefix_rate": _r(s.prefix_rate),
+        }
+    )
+    return out
+
+
+_JSON_KEYS = {"length": "steps", "lookback": "lookback", "range": "range", "ops": "ops"}
+
+
+def report_json(report: Report) -> dict[str, Any]:
+    """The report as JSON-ready data (``agentproc report --json``)."""
+    return {
+        "episodes": report.episodes,
+        "errored": report.errored,
+        "agents": {
+            name: {
+                "overall": stats_json(a.overall),
+                "errors": {"total": a.errored, "by_kind": a.errors},
+                **{
+                    f"by_{knob}": [
+                        {_JSON_KEYS.get(knob, knob): k, **stats_json(s)} for k, s in groups.items()
+                    ]
+                    for knob, groups in a.by_knob.items()
+                },
+                "by_cell": [
+                    {"cell": k.cell, "steps": k.steps, "lookback": k.lookback, **stats_json(s)}
+                    for k, s in a.by_cell.items()
+                ],
+            }
+            for name, a in report.agents.items()
+        },
+    }
