@@ -11,6 +11,7 @@ from agentproc.runs.episode import (
 )
 from agentproc.runs.records import (
     CallJSON,
+    EpisodeKey,
     EpisodeRecord,
     ErrorRecord,
     LabelRecord,
@@ -21,6 +22,8 @@ from agentproc.runs.records import (
     error_kind_of,
     is_error,
     record_mode,
+    record_trial,
+    record_variant,
     run_schema,
 )
 from agentproc.runs.redact import redact
@@ -65,6 +68,7 @@ __all__ = [
     "Episode",
     "EpisodeError",
     "EpisodeFn",
+    "EpisodeKey",
     "EpisodeRecord",
     "EpisodeSession",
     "ErrorKind",
@@ -93,6 +97,8 @@ __all__ = [
     "parse_shard",
     "read_run",
     "record_mode",
+    "record_trial",
+    "record_variant",
     "redact",
     "retry_seed",
     "run_schema",

@@ -51,6 +51,10 @@ class Episode:
     stop_reason: StopReason = "answer"
     guard: Guard = "observe"
     mode: Mode = "tools"
+    variant: str = "default"
+    """The named variant (prompt, rendering, tool set, ...) the episode ran under."""
+    trial: int = 0
+    """Which repetition of the scenario this is (0-based; ``--trials k`` runs 0..k-1)."""
     injected: list[Label] | None = None
     """For simulated agents: the findings their injected faults must produce."""
     output: str | None = None

@@ -131,6 +131,10 @@ class EpisodeRecord(TypedDict):
     """``tools`` or ``text``; files written before it existed hold tool-mode episodes."""
     guard: NotRequired[str]
     """``observe`` or ``enforce``."""
+    variant: NotRequired[str]
+    """The variant the episode ran under (``default`` when absent)."""
+    trial: NotRequired[int]
+    """The repetition of the scenario, 0-based (``0`` when absent)."""
     cell: str
     """The grid cell id."""
     params: dict[str, Any]
@@ -171,6 +175,8 @@ def episode_record(ep: Episode) -> EpisodeRecord:
         "agent": ep.agent,
         "mode": ep.mode,
         "guard": ep.guard,
+        "variant": ep.variant,
+        "trial": ep.trial,
         "cell": scenario.params.cell,
         "params": scenario.params.model_dump(mode="json"),
         "scenario": scenario.model_dump(mode="json", exclude={"tools", "prompt"}),
@@ -207,9 +213,32 @@ def error_kind_of(rec: EpisodeRecord) -> str:
     return error["kind"] if isinstance(error, dict) else "unknown"
 
 
-def episode_key(rec: EpisodeRecord) -> tuple[str, str, str]:
-    """What identifies an episode across files and re-runs: scenario, agent and mode."""
-    return (str(rec["scenario_id"]), str(rec["agent"]), record_mode(rec))
+EpisodeKey = tuple[str, str, str, str, int]
+"""Scenario id, agent, mode, variant and trial."""
+
+
+def episode_key(rec: EpisodeRecord) -> EpisodeKey:
+    """What identifies an episode across files and re-runs: scenario, agent, mode, variant
+    and trial."""
+    return (
+        str(rec["scenario_id"]),
+        str(rec["agent"]),
+        record_mode(rec),
+        record_variant(rec),
+        record_trial(rec),
+    )
+
+
+def record_variant(rec: EpisodeRecord) -> str:
+    """The variant of a stored episode (``default`` for files written before it was stored)."""
+    value = rec.get("variant", "default")
+    return value if isinstance(value, str) else str(value)
+
+
+def record_trial(rec: EpisodeRecord) -> int:
+    """The trial of a stored episode (``0`` for files written before it was stored)."""
+    value = rec.get("trial", 0)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def record_mode(rec: EpisodeRecord) -> Mode:

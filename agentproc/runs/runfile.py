@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from agentproc.errors import InputError, RunFileError
 from agentproc.labelling import VERDICTS, LabelKind
-from agentproc.runs.records import EpisodeRecord, episode_key, is_error
+from agentproc.runs.records import EpisodeKey, EpisodeRecord, episode_key, is_error
 from agentproc.runs.redact import redact_values
 from agentproc.workflow import Scenario
 from agentproc.workflow.calls import loads_exact
@@ -153,15 +153,15 @@ def scenario_of_record(path: Path, lineno: int, rec: EpisodeRecord) -> Scenario:
         raise RunFileError(path, err["msg"], f"line {lineno}: scenario.{loc}") from None
 
 
-def completed_ids(path: Path) -> set[tuple[str, str, str]]:
-    """Episodes a run file already holds, as ``(scenario_id, agent, mode)``, for resuming.
+def completed_ids(path: Path) -> set[EpisodeKey]:
+    """Episodes a run file already holds, keyed by :func:`episode_key`, for resuming.
 
     An episode whose last record is an error (an infrastructure failure) is not
     complete: resuming runs it again.
     """
     if not Path(path).exists():
         return set()
-    last: dict[tuple[str, str, str], bool] = {}
+    last: dict[EpisodeKey, bool] = {}
     for _, rec in read_run(path, ReadReport()):
         last[episode_key(rec)] = not is_error(rec)
     return {key for key, ok in last.items() if ok}
@@ -209,7 +209,7 @@ def latest_records(
     report of ``reports`` gets a warning saying how many records were superseded.
     """
     reports = reports or [ReadReport() for _ in paths]
-    last: dict[tuple[str, str, str], tuple[int, int]] = {}
+    last: dict[EpisodeKey, tuple[int, int]] = {}
     seen = 0
     for i, path in enumerate(paths):
         for lineno, rec in read_run(path, ReadReport()):

@@ -23,7 +23,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from agentproc.errors import ConfigError
 from agentproc.runs.episode import Episode, Mode
-from agentproc.runs.records import episode_record
+from agentproc.runs.records import EpisodeKey, episode_record
 from agentproc.runs.runfile import RunWriter, completed_ids, drop_torn_tail
 from agentproc.runs.session import EpisodeSession, harness_error
 from agentproc.workflow import Scenario
@@ -158,7 +158,7 @@ async def arun_suite(
     succeeded, the run stops (``summary.aborted`` says why).
     """
     summary = RunSummary()
-    done: set[tuple[str, str, str]] = set()
+    done: set[EpisodeKey] = set()
     if resume:
         summary.torn_bytes = drop_torn_tail(out)
         done = completed_ids(out)
@@ -201,7 +201,7 @@ async def arun_suite(
             for scenario in scenarios:
                 if summary.aborted is not None:
                     break
-                if (scenario.id, agent, mode) in done:
+                if (scenario.id, agent, mode, "default", 0) in done:
                     summary.skipped += 1
                     progress.advance(task)
                     continue

@@ -249,15 +249,21 @@ def test_a_missing_run_file_is_an_input_error_naming_it(tmp_path: Path):
 # -- completed_ids -------------------------------------------------------------
 
 
-def test_completed_ids_are_the_scenario_agent_mode_triples(tmp_path: Path):
+def test_completed_ids_are_keyed_by_scenario_agent_mode_variant_and_trial(tmp_path: Path):
     path = write_bytes(
         tmp_path / "run.jsonl",
         line(record("a", "x")),
         line(record("a", "y")),
         line(record("b", "x")),
         line(record("a", "x")),
+        line({**record("a", "x"), "variant": "prose", "trial": 2}),
     )
-    assert completed_ids(path) == {("a", "x", "tools"), ("a", "y", "tools"), ("b", "x", "tools")}
+    assert completed_ids(path) == {
+        ("a", "x", "tools", "default", 0),
+        ("a", "y", "tools", "default", 0),
+        ("b", "x", "tools", "default", 0),
+        ("a", "x", "tools", "prose", 2),
+    }
 
 
 def test_an_episode_whose_last_record_is_an_error_is_not_complete(tmp_path: Path):
@@ -270,12 +276,12 @@ def test_an_episode_whose_last_record_is_an_error_is_not_complete(tmp_path: Path
         line({**record("b", "x"), "stop_reason": "error"}),
         line(record("b", "x")),
     )
-    assert completed_ids(path) == {("b", "x", "tools")}
+    assert completed_ids(path) == {("b", "x", "tools", "default", 0)}
 
 
 def test_completed_ids_leave_out_a_torn_last_line(tmp_path: Path):
     path = write_bytes(tmp_path / "run.jsonl", line(record("a")), line(record("b"))[:30])
-    assert completed_ids(path) == {("a", "sim:oracle", "tools")}
+    assert completed_ids(path) == {("a", "sim:oracle", "tools", "default", 0)}
 
 
 def test_completed_ids_of_a_missing_file_are_empty(tmp_path: Path):
