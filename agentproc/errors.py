@@ -7,8 +7,9 @@ each one into a single message and exit status 2.
     AgentprocError
     ├── ConfigError          an unknown preset, agent, label or option value
     ├── GenerationError      a grid cell that cannot be generated within bounds
-    └── InputError           a file that is missing, unreadable or invalid
-        └── RunFileError     a run file line that is not a valid episode
+    ├── InputError           a file that is missing, unreadable or invalid
+    │   └── RunFileError     a run file line that is not a valid episode
+    └── OutputError          a file that could not be written (a full disk): exit 1
 """
 
 from __future__ import annotations
@@ -41,6 +42,17 @@ class InputError(AgentprocError):
 
 class RunFileError(InputError):
     """A line of a run file is not a valid episode."""
+
+
+class OutputError(AgentprocError):
+    """A file could not be written (the disk is full, an I/O error).
+
+    What was written before stays; the CLI exits 1, not 2: the input was fine.
+    """
+
+    def __init__(self, path: object, message: str) -> None:
+        self.path = str(path)
+        super().__init__(f"{self.path}: {message}")
 
 
 def unknown_key(kind: str, key: str, valid: list[str] | tuple[str, ...]) -> ConfigError:

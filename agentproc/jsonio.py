@@ -1,14 +1,17 @@
-"""Reading JSON files and turning what is wrong with them into one :class:`InputError`.
+"""Reading JSON and turning what is wrong with it into one :class:`InputError`.
 
-Every file agentproc reads (presets, procedures, scenarios, message lists) goes
-through here, so each reports its problem the same way: the file, the field, and
-what is wrong with it.
+Every file agentproc reads (presets, procedures, scenarios, message lists, run
+files) goes through :func:`loads`, so each reports its problem the same way: the
+file, the field, and what is wrong with it. Text that nests thousands deep, holds
+an integer of thousands of digits, ``NaN``, or bytes that are not UTF-8 is an
+input error like any other, never a traceback.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,42 +20,114 @@ from pydantic import ValidationError
 from agentproc.errors import InputError
 
 
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+_fast_loads: Callable[[str], Any]
+try:  # orjson is faster and, like _DECODER, refuses NaN and Infinity
+    from orjson import loads as _fast_loads
+except ImportError:  # pragma: no cover
+    _fast_loads = _DECODER.decode
+
+
+_LONG_INT = re.compile(r"\d{19}")
+"""Integers orjson would turn into floats: the standard library reads them exactly."""
+
+
+def loads(text: str | bytes) -> Any:
+    """JSON text to Python, fast, with integers beyond 64 bits kept exact.
+
+    Raises ``ValueError`` (with a short reason) for text that is not JSON or not
+    UTF-8, nests deeper than the parsers allow, holds ``NaN`` or ``Infinity``, or
+    holds an integer too long to read (over 4,300 digits).
+    """
+    probe = text if isinstance(text, str) else text.decode("utf-8")
+    if not _LONG_INT.search(probe):
+        try:
+            return _fast_loads(text)  # type: ignore[arg-type]
+        except ValueError:
+            pass  # orjson refuses a few things the standard library reads; ask it
+    try:
+        return _DECODER.decode(probe)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+    except ValueError as exc:
+        if "digits" in str(exc):
+            raise ValueError("an integer too long to read (over 4,300 digits)") from None
+        raise
+
+
+def unreadable(path: Path, exc: OSError | UnicodeDecodeError) -> InputError:
+    """What went wrong opening or reading a file, in one line."""
+    if isinstance(exc, FileNotFoundError):
+        return InputError(path, "no such file")
+    if isinstance(exc, IsADirectoryError):
+        return InputError(path, "is a folder, not a file")
+    if isinstance(exc, UnicodeDecodeError):
+        return InputError(path, f"not UTF-8 text (byte {exc.start})")
+    reason = exc.strerror or exc.__class__.__name__
+    return InputError(path, f"cannot read: {reason}")
+
+
+def cannot_write(path: Path, exc: OSError) -> InputError:
+    """What went wrong creating a file or folder, in one line."""
+    if isinstance(exc, FileExistsError | NotADirectoryError):
+        return InputError(path, "cannot write: a part of the path is a file, not a folder")
+    return InputError(path, f"cannot write: {exc.strerror or exc.__class__.__name__}")
+
+
 def read_json(path: Path) -> Any:
     """A JSON file's content; an :class:`InputError` naming the file when it cannot be read."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(path, "no such file") from None
-    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as exc:
-        raise InputError(path, f"cannot read: {exc.__class__.__name__}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise unreadable(path, exc) from None
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            path, f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
-        ) from None
+        return loads(text)
+    except ValueError as exc:
+        raise InputError(path, f"not valid JSON ({exc})") from None
 
 
 def json_lines(path: Path) -> Iterator[tuple[int, Any]]:
     """``(line number, value)`` of every non-empty line of a JSON-lines file."""
+    path = Path(path)
     try:
-        fh = open(path, encoding="utf-8")  # noqa: SIM115 (closed by the with block below)
-    except FileNotFoundError:
-        raise InputError(path, "no such file") from None
+        fh = open(path, "rb")  # noqa: SIM115 (closed by the with block below)
+    except OSError as exc:
+        raise unreadable(path, exc) from None
     with fh:
-        for lineno, line in enumerate(fh, start=1):
+        lineno = 0
+        while True:
+            try:
+                line = fh.readline()
+            except OSError as exc:
+                raise unreadable(path, exc) from None
+            if not line:
+                return
+            lineno += 1
             if not line.strip():
                 continue
             try:
-                yield lineno, json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(path, f"not valid JSON ({exc.msg})", f"line {lineno}") from None
+                value = loads(line)
+            except UnicodeDecodeError as exc:
+                raise InputError(
+                    path, f"not UTF-8 text (byte {exc.start})", f"line {lineno}"
+                ) from None
+            except ValueError as exc:
+                raise InputError(path, f"not valid JSON ({exc})", f"line {lineno}") from None
+            yield lineno, value
 
 
 def invalid(path: object, exc: ValidationError, where: str | None = None) -> InputError:
     """The first problem pydantic found, as an error naming the file and the field."""
     err = exc.errors()[0]
-    loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
+    loc = ".".join(str(p) for p in err["loc"])
+    if not loc:  # a check of the whole object: its message names the field
+        return InputError(path, err["msg"].removeprefix("Value error, "), where)
     field = f"{where}: {loc}" if where else loc
     return InputError(path, err["msg"], field)

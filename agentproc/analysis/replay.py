@@ -172,7 +172,10 @@ def calls_from_messages(
             results[str(msg.get("tool_call_id"))] = text_of(msg.get("content"))
         if msg["role"] != "assistant":
             continue
-        for j, tc in enumerate(msg.get("tool_calls") or []):
+        tool_calls = msg.get("tool_calls") or []
+        if not isinstance(tool_calls, list):
+            raise InputError(path, "expected a list of tool calls", f"messages[{i}].tool_calls")
+        for j, tc in enumerate(tool_calls):
             fn = tc.get("function") if isinstance(tc, dict) else None
             if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
                 raise InputError(

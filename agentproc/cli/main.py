@@ -9,16 +9,18 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import io
 import math
 import sys
 import urllib.parse
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from rich.console import Console
 
-from agentproc.cli.output import EXIT_BAD_INPUT, EXIT_INTERRUPTED
-from agentproc.errors import AgentprocError
+from agentproc.cli.output import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED
+from agentproc.errors import AgentprocError, OutputError
 
 
 def _ints(text: str) -> list[int]:
@@ -92,9 +94,16 @@ def _words(text: str) -> list[str]:
     return [x.strip() for x in text.split(",") if x.strip()]
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (naming the option) and exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``agentproc``."""
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="agentproc",
         description="Does a tool-using agent execute a procedure faithfully?",
     )
@@ -199,17 +208,28 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``agentproc`` command."""
+    _printable_streams()
     args = build_parser().parse_args(argv)
     out = Console(soft_wrap=True)
     err = Console(stderr=True, soft_wrap=True)
     try:
         return COMMANDS[args.command](args, out, err)
+    except OutputError as exc:  # the input was fine; writing the output failed
+        err.print(f"agentproc: error: {exc}", markup=False, highlight=False)
+        return EXIT_FAILED
     except AgentprocError as exc:
         err.print(f"agentproc: error: {exc}", markup=False, highlight=False)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         err.print("agentproc: interrupted", markup=False)
         return EXIT_INTERRUPTED
+
+
+def _printable_streams() -> None:
+    """Text a model or a file supplies may hold lone surrogates: print them escaped."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
 
 
 Command = Callable[[argparse.Namespace, Console, Console], int]

@@ -23,8 +23,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agentproc.arith import Mode, Op
-from agentproc.errors import InputError, unknown_key
-from agentproc.jsonio import invalid, json_lines, read_json
+from agentproc.errors import InputError, OutputError, unknown_key
+from agentproc.jsonio import cannot_write, invalid, json_lines, read_json
 from agentproc.procedures.generate import Cell, Procedure, StepDef, generate_procedure
 from agentproc.resources import folder
 
@@ -126,10 +126,18 @@ def write_suite(grid: Grid, out: Path, jobs: int | None = None) -> int:
     work = [(c, grid.count, grid.seed) for c in cells]
     jobs = jobs or min(os.cpu_count() or 1, len(cells))
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
+    _check_target(out)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise cannot_write(out, exc) from None
     partial = out.parent / f".{out.name}.partial-{os.getpid()}"
+    old = out.parent / f".{out.name}.old-{os.getpid()}"
     shutil.rmtree(partial, ignore_errors=True)
-    partial.mkdir()
+    try:
+        partial.mkdir()
+    except OSError as exc:
+        raise cannot_write(out.parent, exc) from None
     try:
         digest = hashlib.sha256()
         with contextlib.ExitStack() as stack:
@@ -148,15 +156,39 @@ def write_suite(grid: Grid, out: Path, jobs: int | None = None) -> int:
             "sha256": digest.hexdigest(),
         }
         (partial / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
-        old = out.parent / f".{out.name}.old-{os.getpid()}"
         if out.exists():
             out.rename(old)
         partial.rename(out)
         shutil.rmtree(old, ignore_errors=True)
+    except OSError as exc:  # a full disk, an I/O error: the old suite is put back
+        shutil.rmtree(partial, ignore_errors=True)
+        if old.exists() and not out.exists():
+            old.rename(out)
+        raise OutputError(out, f"cannot write: {exc.strerror or exc}") from None
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
         raise
     return len(cells) * grid.count
+
+
+SUITE_FILES = frozenset({MANIFEST, PROCEDURES})
+"""What a suite folder holds; ``write_suite`` replaces nothing else."""
+
+
+def _check_target(out: Path) -> None:
+    """Refuse to put a suite where it would replace something that is not a suite."""
+    if out.is_symlink() or (out.exists() and not out.is_dir()):
+        raise InputError(out, "is not a folder: give a suite folder to write")
+    if out.is_dir():
+        try:
+            names = {p.name for p in out.iterdir()}
+        except OSError as exc:
+            raise InputError(out, f"cannot read: {exc.strerror or exc}") from None
+        if names - SUITE_FILES:
+            extra = sorted(names - SUITE_FILES)[0]
+            raise InputError(
+                out, f"holds {extra!r}, so it is not a suite folder: give an empty or new folder"
+            )
 
 
 class _ProcedureLine(BaseModel):

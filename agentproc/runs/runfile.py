@@ -7,8 +7,11 @@ line at a time, so a run file is never held whole in memory. A torn last line
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,12 +19,13 @@ from typing import IO, Any, cast
 
 from pydantic import ValidationError
 
-from agentproc.errors import InputError, RunFileError
+from agentproc.errors import InputError, OutputError, RunFileError
+from agentproc.jsonio import cannot_write, unreadable
+from agentproc.jsonio import loads as loads_exact
 from agentproc.labelling import VERDICTS, LabelKind
 from agentproc.runs.records import EpisodeKey, EpisodeRecord, episode_key, is_error
 from agentproc.runs.redact import redact_values
 from agentproc.workflow import Scenario
-from agentproc.workflow.calls import loads_exact
 
 REQUIRED = (
     "scenario_id",
@@ -38,29 +42,59 @@ REQUIRED = (
 
 
 class RunWriter:
-    """Appends episodes to a run file, one flushed line each."""
+    """Appends episodes to a run file, one flushed line each, as its only writer.
+
+    The writer holds an exclusive advisory lock (``fcntl.flock``) on the file
+    from opening to closing; a second writer (another ``run``, ``--resume`` or
+    ``--overwrite`` on the same file) is refused with :class:`~agentproc.errors.InputError`
+    before it changes a byte. Without ``append`` the file is emptied only once the
+    lock is held.
+    """
 
     def __init__(self, path: Path, append: bool = False) -> None:
         self.path = Path(path)
-        if self.path.parent != Path():
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        mode = "a" if append else "w"
-        self._fh: IO[str] = open(self.path, mode, encoding="utf-8")  # noqa: SIM115 (closed by close())
+        try:
+            if self.path.parent != Path():
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        except IsADirectoryError:
+            raise InputError(self.path, "is a folder, not a run file") from None
+        except OSError as exc:
+            raise cannot_write(self.path, exc) from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise InputError(
+                self.path, "another agentproc process is writing this run file; wait for it"
+            ) from None
+        if not append and stat.S_ISREG(os.fstat(fd).st_mode):
+            os.ftruncate(fd, 0)
+        self._fh: IO[str] = open(fd, "a", encoding="utf-8")  # noqa: SIM115 (closed by close())
+        self.torn_bytes = drop_torn_tail(self.path) if append else 0
+        """Bytes of a torn last line cut off when the file was opened to append."""
 
     def write(self, record: EpisodeRecord) -> None:
         """Write one episode record and push it to the disk.
 
         Every line passes through :func:`~agentproc.runs.redact.redact`: an
         API key a model echoes, or an error message that quotes a header, never
-        reaches the file.
+        reaches the file. A failed write (a full disk) raises
+        :class:`~agentproc.errors.OutputError`; the lines written before it stay.
         """
-        self._fh.write(json.dumps(redact_values(record), separators=(",", ":")) + "\n")
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
+        line = json.dumps(redact_values(record), separators=(",", ":")) + "\n"
+        try:
+            self._fh.write(line)
+            self._fh.flush()
+            os.fsync(self._fh.fileno())
+        except OSError as exc:
+            raise OutputError(self.path, f"cannot write: {exc.strerror or exc}") from None
 
     def close(self) -> None:
-        """Close the file."""
-        self._fh.close()
+        """Release the lock and close the file."""
+        # A write that already failed said so; the lock goes with the descriptor.
+        with contextlib.suppress(OSError):
+            self._fh.close()
 
     def __enter__(self) -> RunWriter:
         return self
@@ -92,6 +126,8 @@ def read_run(path: Path, report: ReadReport | None = None) -> Iterator[tuple[int
         raise InputError(path, "no such file") from None
     except IsADirectoryError:
         raise InputError(path, "is a folder, not a run file") from None
+    except OSError as exc:
+        raise unreadable(path, exc) from None
     with fh:
         lineno = 0
         for raw in fh:
@@ -121,8 +157,62 @@ def read_run(path: Path, report: ReadReport | None = None) -> Iterator[tuple[int
 _KINDS = frozenset(k.value for k in LabelKind)
 
 
+def _is_int(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_number(v: object) -> bool:
+    return _is_int(v) or isinstance(v, float)
+
+
+_SHAPES: dict[tuple[str, ...], tuple[Any, str]] = {
+    ("scenario_id",): (lambda v: isinstance(v, str), "a string"),
+    ("agent",): (lambda v: isinstance(v, str), "a string"),
+    ("cell",): (lambda v: isinstance(v, str), "a string"),
+    ("variant",): (lambda v: isinstance(v, str), "a string"),
+    ("trial",): (lambda v: _is_int(v) and v >= 0, "a whole number of at least 0"),
+    ("params",): (lambda v: isinstance(v, dict), "an object"),
+    ("params", "steps"): (_is_int, "a whole number"),
+    ("params", "lookback"): (_is_int, "a whole number"),
+    ("params", "range"): (
+        lambda v: isinstance(v, list) and len(v) == 2 and all(map(_is_number, v)),
+        "a [low, high] pair of numbers",
+    ),
+    ("metrics",): (lambda v: isinstance(v, dict), "an object"),
+    ("metrics", "total_steps"): (_is_int, "a whole number"),
+    ("metrics", "executed_steps"): (_is_int, "a whole number"),
+    ("metrics", "longest_correct_prefix"): (_is_int, "a whole number"),
+    ("metrics", "progress_rate"): (_is_number, "a number"),
+    ("metrics", "first_answer_correct"): (lambda v: isinstance(v, bool), "true or false"),
+    ("metrics", "final_answer_correct"): (lambda v: isinstance(v, bool), "true or false"),
+}
+"""The fields analysis reads, and the shape each must have where it is present."""
+_NEEDED = frozenset(
+    {("params", "steps"), ("params", "lookback"), ("metrics", "total_steps")}
+    | {("metrics", k) for k in ("first_answer_correct", "final_answer_correct")}
+    | {("metrics", k) for k in ("progress_rate", "longest_correct_prefix")}
+)
+"""Nested fields a record cannot do without."""
+
+
+def _check_shapes(path: Path, lineno: int, rec: dict[str, Any]) -> None:
+    for keys, (ok, shape) in _SHAPES.items():
+        parent: Any = rec
+        for key in keys[:-1]:
+            parent = parent[key]
+        if keys[-1] not in parent:
+            if keys in _NEEDED:
+                raise RunFileError(path, "missing", f"line {lineno}: {'.'.join(keys)}")
+            continue
+        if not ok(parent[keys[-1]]):
+            got = type(parent[keys[-1]]).__name__
+            raise RunFileError(
+                path, f"expected {shape} (not {got})", f"line {lineno}: {'.'.join(keys)}"
+            )
+
+
 def _check(path: Path, lineno: int, rec: dict[str, Any]) -> None:
-    """The closed sets a report relies on: verdicts and label kinds."""
+    """The closed sets and shapes a report relies on: verdicts, label kinds, fields."""
     if rec["verdict"] not in VERDICTS:
         raise RunFileError(
             path,
@@ -140,6 +230,7 @@ def _check(path: Path, lineno: int, rec: dict[str, Any]) -> None:
                 f"unknown label kind {kind!r} (expected one of: {', '.join(sorted(_KINDS))})",
                 f"line {lineno}: labels[{i}].kind",
             )
+    _check_shapes(path, lineno, rec)
 
 
 def scenario_of_record(path: Path, lineno: int, rec: EpisodeRecord) -> Scenario:

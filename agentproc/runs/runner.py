@@ -24,7 +24,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from agentproc.errors import ConfigError
 from agentproc.runs.episode import Episode, Mode
 from agentproc.runs.records import EpisodeKey, episode_record
-from agentproc.runs.runfile import RunWriter, completed_ids, drop_torn_tail
+from agentproc.runs.runfile import RunWriter, completed_ids
 from agentproc.runs.session import EpisodeSession, harness_error
 from agentproc.workflow import Scenario
 
@@ -158,10 +158,6 @@ async def arun_suite(
     succeeded, the run stops (``summary.aborted`` says why).
     """
     summary = RunSummary()
-    done: set[EpisodeKey] = set()
-    if resume:
-        summary.torn_bytes = drop_torn_tail(out)
-        done = completed_ids(out)
     stats = _LiveStats()
     progress = _progress(console or Console(stderr=True))
     gate = asyncio.Semaphore(max(1, concurrency))
@@ -176,7 +172,9 @@ async def arun_suite(
         finally:
             gate.release()
 
-    with RunWriter(out, append=resume) as writer, progress:
+    with RunWriter(out, append=resume) as writer, progress:  # locks ``out`` first
+        summary.torn_bytes = writer.torn_bytes
+        done: set[EpisodeKey] = completed_ids(out) if resume else set()
         task = progress.add_task(agent, total=total, acc="-", tps="-", errors=0)
         pending: set[asyncio.Task[Episode]] = set()
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from agentproc.arith import from_number, to_number
+from agentproc.jsonio import loads as loads_exact
 
 
 @dataclass(slots=True)
@@ -93,40 +93,6 @@ REFUSALS: dict[str, str] = {
     "premature": "enforce mode: the last step has not run yet",
 }
 """Why a call executed nothing."""
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
-
-
-_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
-_fast_loads: Callable[[str], Any]
-try:  # orjson is faster and, like _DECODER, refuses NaN and Infinity
-    from orjson import loads as _fast_loads
-except ImportError:  # pragma: no cover
-    _fast_loads = _DECODER.decode
-
-
-_LONG_INT = re.compile(r"\d{19}")
-"""Integers orjson would turn into floats: the standard library reads them exactly."""
-
-
-def loads_exact(text: str | bytes) -> Any:
-    """JSON text to Python, fast, with integers beyond 64 bits kept exact.
-
-    Raises ``ValueError`` for text that is not JSON, nests deeper than the
-    parsers allow, or holds an integer too long to read (over 4,300 digits).
-    """
-    probe = text if isinstance(text, str) else text.decode("utf-8")
-    if not _LONG_INT.search(probe):
-        try:
-            return _fast_loads(text)  # type: ignore[arg-type]
-        except ValueError:
-            pass  # orjson refuses a few things the standard library reads; ask it
-    try:
-        return _DECODER.decode(probe)
-    except RecursionError:
-        raise ValueError("nested too deeply") from None
 
 
 def parse_arguments(

@@ -5,10 +5,11 @@ unknown fields; ``schemas/scenario.schema.json`` documents the same shape.
 
 from __future__ import annotations
 
+import re
 from functools import cached_property
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from agentproc.arith import Mode, Op
 
@@ -19,6 +20,10 @@ FINISH_TOOL = "submit_answer"
 """The tool that ends a workflow (the one place it is named)."""
 FINISH_ARGUMENT = "answer"
 """The argument of :data:`FINISH_TOOL` that carries the answer."""
+
+
+_VARIABLE = re.compile(r"S[1-9][0-9]{0,5}")
+"""A variable name: ``S`` and its number."""
 
 
 def var_index(name: str) -> int:
@@ -143,3 +148,26 @@ class Scenario(BaseModel):
     """The offered tools, in OpenAI function-tool format."""
     prompt: str = ""
     """The instructions an agent is given."""
+
+    @model_validator(mode="after")
+    def _well_formed(self) -> Scenario:
+        """Steps that define S3, S4, ... in order, each reading variables defined before."""
+        if not self.steps:
+            raise ValueError("steps: a scenario needs at least one step")
+        if set(self.inputs) != {"S1", "S2"}:
+            raise ValueError(f"inputs: expected S1 and S2 (not {', '.join(self.inputs)})")
+        for i, st in enumerate(self.steps):
+            if st.step != i + 1 or st.output != f"S{i + 3}":
+                raise ValueError(
+                    f"steps[{i}]: expected step {i + 1} defining S{i + 3} "
+                    f"(not step {st.step} defining {st.output})"
+                )
+            for j, name in enumerate(st.operands):
+                if not _VARIABLE.fullmatch(name) or not 1 <= int(name[1:]) < i + 3:
+                    raise ValueError(
+                        f"steps[{i}].operands[{j}]: {name!r} is not a variable defined "
+                        f"before S{i + 3}"
+                    )
+        if self.answer_variable not in {st.output for st in self.steps} | {"S1", "S2"}:
+            raise ValueError(f"answer_variable: {self.answer_variable!r} is not a variable")
+        return self

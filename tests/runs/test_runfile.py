@@ -20,11 +20,18 @@ def record(scenario_id: str = "s-0000", agent: str = "sim:oracle", **override: A
         "scenario_id": scenario_id,
         "agent": agent,
         "cell": "n3-L3-r1_10-mixed-decimal",
-        "params": {"steps": 3},
+        "params": {"steps": 3, "lookback": 3},
         "scenario": {},
         "calls": [],
         "labels": [],
-        "metrics": {"verdict": "faithful"},
+        "metrics": {
+            "verdict": "faithful",
+            "total_steps": 3,
+            "first_answer_correct": True,
+            "final_answer_correct": True,
+            "progress_rate": 1.0,
+            "longest_correct_prefix": 4,
+        },
         "verdict": "faithful",
     }
     rec.update(override)
