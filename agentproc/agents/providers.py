@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentproc.agents.failures import MalformedResponse
 from agentproc.errors import ConfigError, unknown_key
-from agentproc.runs.redact import DEFAULT_KEY_ENV, secret_env
+from agentproc.runs.redact import DEFAULT_KEY_ENV, secret_env, secret_url
 
 if TYPE_CHECKING:
     from langchain_core.language_models.chat_models import BaseChatModel
@@ -83,6 +83,8 @@ def _openai(
 
     secret_env(api_key_env)
     base_url = base_url or os.environ.get(BASE_URL_ENV) or None
+    if base_url is not None:
+        secret_url(base_url)  # a user:password in it is sent as Basic auth
     api_key = os.environ.get(api_key_env) or None
     if api_key is None:
         if base_url is None:

@@ -62,7 +62,14 @@ async def invoke_with_retry(
     attempt = 0
     for attempt in range(1, policy.attempts + 1):
         try:
-            reply = await asyncio.wait_for(model.ainvoke(messages), policy.timeout)
+            try:
+                reply = await asyncio.wait_for(model.ainvoke(messages), policy.timeout)
+            except TimeoutError as exc:
+                if str(exc):  # the client's own timeout, which says what it was
+                    raise
+                raise TimeoutError(
+                    f"the model call did not answer within {policy.timeout:g} s (--timeout)"
+                ) from None
         except Exception as exc:
             last = exc
             if isinstance(exc, asyncio.TimeoutError) or is_retryable(exc):

@@ -101,6 +101,13 @@ def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
         console=err,
         mode=args.mode,
     )
+    if summary.torn_bytes:
+        err.print(
+            f"agentproc: {args.out}: cut off a torn last line ({summary.torn_bytes} bytes of an "
+            "interrupted write) before resuming",
+            markup=False,
+            highlight=False,
+        )
     verdicts = ", ".join(f"{k} {v}" for k, v in sorted(summary.verdicts.items())) or "none scored"
     skipped = f" ({summary.skipped} already done)" if summary.skipped else ""
     out.print(

@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agentproc.arith import Mode, Op
 from agentproc.errors import InputError, OutputError, unknown_key
-from agentproc.jsonio import cannot_write, invalid, json_lines, read_json
+from agentproc.jsonio import cannot_write, invalid, json_lines, read_json, unreadable
 from agentproc.procedures.generate import Cell, Procedure, StepDef, generate_procedure
 from agentproc.resources import folder
 
@@ -233,9 +233,12 @@ def _check_complete(folder_: Path, target: Path) -> None:
     if expected is None:  # a suite written before manifests carried a digest
         return
     digest = hashlib.sha256()
-    with open(target, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
+    try:
+        with open(target, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+    except OSError as exc:
+        raise unreadable(target, exc) from None
     if digest.hexdigest() != expected:
         raise InputError(
             target, f"does not match the digest in {MANIFEST} (changed after generation)"

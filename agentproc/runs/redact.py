@@ -5,8 +5,10 @@ Every run-file line and every recorded error passes through :func:`redact`.
 
 from __future__ import annotations
 
+import base64
 import os
 import re
+import urllib.parse
 from typing import Any
 
 REDACTED = "[REDACTED]"
@@ -17,12 +19,25 @@ DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 # *_TOKEN and *_SECRET, plus any other variable a model was told to read its key from.
 _SECRET_NAME = re.compile(r"(API_KEY|_TOKEN|_SECRET)$")
 _key_envs: set[str] = {DEFAULT_KEY_ENV}
+_values: set[str] = set()
 _MIN_SECRET = 8
 """Shorter values are not treated as secrets: replacing them would mangle ordinary text."""
 _TOKEN_PATTERNS = (
-    (re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/=-]+"), rf"\1 {REDACTED}"),
+    # The value of any Authorization header, whatever its scheme (Bearer, Basic, a bare key).
+    (
+        re.compile(
+            r"""(?i)(\bauthorization\b["']?\s*[:=]\s*["']?)"""
+            r"""(?:(?:bearer|basic|token|digest)\s+)?[^\s"',;}\]]+"""
+        ),
+        rf"\1{REDACTED}",
+    ),
+    (re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}"), rf"\1 {REDACTED}"),
     (re.compile(r"\bsk-[A-Za-z0-9_-]{16,}"), REDACTED),
+    # Credentials in a URL: scheme://user:password@host
+    (re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^\s/?#@\"'<>]+@"), rf"\1{REDACTED}@"),
 )
+_PREFIX = re.compile(r"^[A-Za-z]{1,8}[-_]")
+"""A key's vendor prefix (``sk-``, ``sk-proj-`` is two): a server may echo the rest."""
 
 
 def secret_env(name: str) -> None:
@@ -30,13 +45,45 @@ def secret_env(name: str) -> None:
     _key_envs.add(name)
 
 
+def secret_value(value: str) -> None:
+    """Treat ``value`` (a password, a token not kept in the environment) as a secret."""
+    if len(value) >= _MIN_SECRET:
+        _values.add(value)
+
+
+def secret_url(url: str) -> None:
+    """Treat the credentials of a URL (``http://user:pass@host``) as secrets, in every
+    form a client sends them: as written, percent-decoded, and as HTTP Basic auth."""
+    parts = urllib.parse.urlsplit(url)
+    if not parts.username and not parts.password:
+        return
+    user = urllib.parse.unquote(parts.username or "")
+    password = urllib.parse.unquote(parts.password or "")
+    pair = f"{user}:{password}"
+    raw = (parts.netloc.rpartition("@")[0], parts.password or "", parts.username or "")
+    for value in (*raw, pair, password, user):
+        secret_value(value)
+    secret_value(base64.b64encode(pair.encode()).decode())
+
+
+def _forms(value: str) -> set[str]:
+    """A secret and what of it a server may echo: the key without its vendor prefixes."""
+    forms = {value}
+    while (m := _PREFIX.match(value)) and len(value) - m.end() >= _MIN_SECRET:
+        value = value[m.end() :]
+        forms.add(value)
+    return forms
+
+
 def _secrets() -> list[str]:
     """The secret values to remove, longest first (one may contain another)."""
     found = {
-        value
+        form
         for name, value in os.environ.items()
         if (name in _key_envs or _SECRET_NAME.search(name)) and len(value) >= _MIN_SECRET
+        for form in _forms(value)
     }
+    found |= {form for value in _values for form in _forms(value)}
     return sorted(found, key=len, reverse=True)
 
 
@@ -44,11 +91,15 @@ def redact(text: str, secrets: list[str] | None = None) -> str:
     """Remove API keys from text meant for logs.
 
     Removes the value of every secret-named environment variable (``*_API_KEY``,
-    ``*_TOKEN``, ``*_SECRET`` and any ``api_key_env`` a model was made with), and
-    anything shaped like ``Bearer <token>`` or ``sk-<key>``.
+    ``*_TOKEN``, ``*_SECRET`` and any ``api_key_env`` a model was made with), also
+    without its vendor prefix (``sk-``), every value given to :func:`secret_value`
+    or :func:`secret_url`, the value of every ``Authorization`` header, credentials
+    in URLs, and anything shaped like ``Bearer <token>`` or ``sk-<key>``.
 
     >>> redact("Authorization: Bearer abc.def-123")
-    'Authorization: Bearer [REDACTED]'
+    'Authorization: [REDACTED]'
+    >>> redact("GET http://ann:hunter2@127.0.0.1/v1")
+    'GET http://[REDACTED]@127.0.0.1/v1'
     """
     for value in _secrets() if secrets is None else secrets:
         if value in text:

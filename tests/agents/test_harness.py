@@ -59,7 +59,7 @@ def test_a_slow_reply_times_out_and_is_retried(scenario):
     with ScriptedServer([{"delay": 3.0, "content": "late"}, {"content": "on time"}]) as srv:
         ep = episode(scenario, srv, retry=RetryPolicy(attempts=2, base_delay=0.01, timeout=0.5))
     assert ep.messages[-1] == {"role": "assistant", "content": "on time"}
-    assert "Timeout" in ep.errors[0]
+    assert "TimeoutError: the model call did not answer within 0.5 s (--timeout)" in ep.errors[0]
 
 
 def test_giving_up_after_every_retry_ends_the_episode_with_error_not_a_crash(scenario):

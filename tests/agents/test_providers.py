@@ -248,8 +248,9 @@ def test_redact_removes_a_key_set_in_the_environment(monkeypatch: pytest.MonkeyP
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("Authorization: Bearer abc.DEF-123_x", "Authorization: Bearer [REDACTED]"),
-        ("authorization: bearer tok", "authorization: bearer [REDACTED]"),
+        ("Authorization: Bearer abc.DEF-123_x", "Authorization: [REDACTED]"),
+        ("authorization: bearer tok", "authorization: [REDACTED]"),
+        ("sent Bearer abc.DEF-123_x", "sent Bearer [REDACTED]"),
         (f"Incorrect API key provided: {KEY}.", "Incorrect API key provided: [REDACTED]."),
         ("we use sk-learn and scikit", "we use sk-learn and scikit"),
         ("S6 = 4.500", "S6 = 4.500"),

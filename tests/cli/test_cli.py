@@ -270,8 +270,9 @@ def test_resume_skips_done_episodes_and_repairs_a_torn_tail(capsys, suite: Path,
     cli(capsys, "run", suite, "--agent", "sim:oracle", "--out", run, "--limit", "3")
     with open(run, "a") as fh:
         fh.write('{"scenario_id": "torn"')
-    code, out, _ = cli(capsys, "run", suite, "--agent", "sim:oracle", "--out", run, "--resume")
+    code, out, err = cli(capsys, "run", suite, "--agent", "sim:oracle", "--out", run, "--resume")
     assert code == 0 and "wrote 5 episodes" in out and "(3 already done)" in out
+    assert f"{run}: cut off a torn last line (22 bytes of an interrupted write)" in err
     ids = [json.loads(line)["scenario_id"] for line in run.read_text().splitlines()]
     assert len(ids) == len(set(ids)) == 8
 

@@ -12,7 +12,8 @@ Two ways to answer a chat completion:
   - ``{"tool_call": {"name": ..., "arguments": "<raw text or a dict>"}}``
     (or ``{"tool_calls": [...]}`` for several at once),
   - ``{"content": "text"}``,
-  - ``{"status": 429}`` / ``{"status": 500}``: an OpenAI-style error body,
+  - ``{"status": 429}`` / ``{"status": 500}``: an OpenAI-style error body
+    (with ``"echo_headers": True`` its message quotes the request's headers),
   - ``"delay": seconds`` alongside any of those, or alone (then the reply is
     empty content): wait before answering, to trigger client timeouts,
   - ``{"message": {...}}``: the assistant message exactly as given (malformed tool
@@ -387,7 +388,10 @@ def _handler_for(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
             if "body" in reply:
                 self._send_raw(status, reply["body"], reply.get("content_type", "text/html"))
             elif status != 200:
-                self._send(status, error_body(status, reply.get("message")))
+                message = reply.get("message")
+                if reply.get("echo_headers"):  # a careless server quoting the request
+                    message = f"{message or 'denied'}; request headers: {req.headers}"
+                self._send(status, error_body(status, message))
             else:
                 self._send(200, completion(server, req.body, reply))
 

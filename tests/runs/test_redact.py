@@ -1,0 +1,53 @@
+"""Redaction: secrets never reach a run file, a log or a report, in any form."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from agentproc.runs import redact
+from agentproc.runs.redact import REDACTED, redact_values, secret_url
+
+
+def test_a_key_echoed_without_its_vendor_prefix_is_redacted(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-SECRET123")
+    text = "invalid key test-SECRET123 (sent sk-test-SECRET123)"
+    assert redact(text) == f"invalid key {REDACTED} (sent {REDACTED})"
+
+
+def test_a_short_remainder_of_a_prefix_is_left_alone(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-abcdefgh12")
+    assert redact("sk-abcdefgh12 abcdefgh12") == f"{REDACTED} {REDACTED}"
+    assert redact("the word abc") == "the word abc"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Authorization: Basic YW5uOmh1bnRlcjI=", f"Authorization: {REDACTED}"),
+        ('{"authorization": "raw-token-value"}', f'{{"authorization": "{REDACTED}"}}'),
+        ("{'Authorization': 'Token abcdefgh'}", f"{{'Authorization': '{REDACTED}'}}"),
+        ("GET http://ann:pw@127.0.0.1:8/v1 failed", f"GET http://{REDACTED}@127.0.0.1:8/v1 failed"),
+        ("https://tok@host/v1", f"https://{REDACTED}@host/v1"),
+        ("mail ann@example.org", "mail ann@example.org"),
+        ("http://127.0.0.1:8000/v1", "http://127.0.0.1:8000/v1"),
+    ],
+)
+def test_authorization_values_and_url_credentials_are_redacted(text: str, expected: str):
+    assert redact(text) == expected
+
+
+def test_url_credentials_are_secrets_in_every_form_a_client_sends():
+    secret_url("http://bob:s3cret%2Fpass@127.0.0.1:9/v1")
+    basic = base64.b64encode(b"bob:s3cret/pass").decode()
+    leaked = f"user bob:s3cret/pass, header {basic}, password s3cret/pass, raw s3cret%2Fpass"
+    out = redact(leaked)
+    for secret in ("s3cret/pass", basic, "s3cret%2Fpass"):
+        assert secret not in out
+
+
+def test_redact_values_reaches_keys_and_nested_strings(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("MY_SERVICE_TOKEN", "tok-0123456789")
+    got = redact_values({"a": ["x tok-0123456789"], "tok-0123456789": 1, "n": 5})
+    assert got == {"a": [f"x {REDACTED}"], REDACTED: 1, "n": 5}
