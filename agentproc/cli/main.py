@@ -11,6 +11,7 @@ import argparse
 import importlib
 import io
 import math
+import re
 import sys
 import urllib.parse
 from collections.abc import Callable, Sequence
@@ -215,14 +216,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return COMMANDS[args.command](args, out, err)
     except OutputError as exc:  # the input was fine; writing the output failed
-        err.print(f"agentproc: error: {exc}", markup=False, highlight=False)
+        err.print(f"agentproc: error: {_one_line(exc)}", markup=False, highlight=False)
         return EXIT_FAILED
     except AgentprocError as exc:
-        err.print(f"agentproc: error: {exc}", markup=False, highlight=False)
+        err.print(f"agentproc: error: {_one_line(exc)}", markup=False, highlight=False)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         err.print("agentproc: interrupted", markup=False)
         return EXIT_INTERRUPTED
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _one_line(exc: Exception) -> str:
+    """An error message as one line: a file's field names may hold newlines."""
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], str(exc))
 
 
 def _printable_streams() -> None:

@@ -23,6 +23,7 @@ from agentproc.errors import InputError, OutputError, RunFileError
 from agentproc.jsonio import cannot_write, unreadable
 from agentproc.jsonio import loads as loads_exact
 from agentproc.labelling import VERDICTS, LabelKind
+from agentproc.runs.episode import MODES
 from agentproc.runs.records import EpisodeKey, EpisodeRecord, episode_key, is_error
 from agentproc.runs.redact import redact_values
 from agentproc.workflow import Scenario
@@ -169,6 +170,8 @@ _SHAPES: dict[tuple[str, ...], tuple[Any, str]] = {
     ("scenario_id",): (lambda v: isinstance(v, str), "a string"),
     ("agent",): (lambda v: isinstance(v, str), "a string"),
     ("cell",): (lambda v: isinstance(v, str), "a string"),
+    ("mode",): (lambda v: v in MODES, f"one of: {', '.join(MODES)}"),
+    ("guard",): (lambda v: isinstance(v, str), "a string"),
     ("variant",): (lambda v: isinstance(v, str), "a string"),
     ("trial",): (lambda v: _is_int(v) and v >= 0, "a whole number of at least 0"),
     ("params",): (lambda v: isinstance(v, dict), "an object"),

@@ -238,6 +238,18 @@ CASES: list[Case] = [
         2,
         ["steps[0].operands[1]", "'S9'"],
     ),
+    (
+        "scenario field name with line breaks",
+        lambda b, t: [
+            "run",
+            scenario_with(b, t, lambda d: d.update({"a\nb\u2028c": 1})),
+            *SIM,
+            "--out",
+            t / "r",
+        ],
+        2,
+        ["scenario.json", "a\\nb\\u2028c", "Extra inputs"],
+    ),
     # -- message files
     (
         "deep messages",
