@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -188,6 +190,55 @@ def test_write_suite_interrupted_leaves_no_manifest(
     with pytest.raises(RuntimeError, match="interrupted"):
         write_suite(SMALL, tmp_path / "s", jobs=1)
     assert not (tmp_path / "s" / MANIFEST).exists()
+
+
+def test_write_suite_streams_a_cell_to_disk_before_the_cell_is_complete(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    count = 3 * suites.BATCH
+    out = tmp_path / "s"
+    partial = tmp_path / f".s.partial-{os.getpid()}" / PROCEDURES
+    real = suites.generate_procedure
+    seen: dict[str, int] = {}
+
+    def spy(cell: Cell, seed: int, index: int):
+        if index == count - 1:  # the last procedure of the only cell
+            seen["bytes on disk"] = partial.stat().st_size
+        return real(cell, seed, index)
+
+    monkeypatch.setattr(suites, "generate_procedure", spy)
+    write_suite(Grid(blocks=[Block(steps=[1])], count=count), out, jobs=1)
+    assert seen["bytes on disk"] > 0
+    assert len(lines(out / PROCEDURES)) == count
+
+
+def _peak_bytes(tmp_path: Path, count: int) -> int:
+    grid = Grid(blocks=[Block(steps=[1])], count=count)
+    tracemalloc.start()
+    try:
+        write_suite(grid, tmp_path / f"s{count}", jobs=1)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_write_suite_memory_stays_flat_as_the_count_grows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(suites, "BATCH", 100)
+    small = _peak_bytes(tmp_path, 100)
+    large = _peak_bytes(tmp_path, 2000)
+    # a cell held whole would take 20 times the memory
+    assert large < 2 * small, (small, large)
+
+
+def test_write_suite_in_processes_matches_in_process_across_batches(tmp_path: Path):
+    grid = Grid(blocks=[Block(steps=[1, 2])], count=suites.BATCH + 7, seed=3)
+    write_suite(grid, tmp_path / "one", jobs=1)
+    write_suite(grid, tmp_path / "two", jobs=2)
+    one = (tmp_path / "one" / PROCEDURES).read_bytes()
+    assert one == (tmp_path / "two" / PROCEDURES).read_bytes()
+    assert len(one.splitlines()) == 2 * (suites.BATCH + 7)
 
 
 # -- read_procedures -----------------------------------------------------------
