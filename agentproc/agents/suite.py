@@ -13,15 +13,15 @@ from typing import Any
 
 from agentproc.agents.retry import RetryPolicy
 from agentproc.agents.sim import run_sim_episode
-from agentproc.runs import Episode, EpisodeFn, Mode, RunSummary, arun_suite
+from agentproc.runs import Episode, EpisodeFn, Mode, RunSummary, arun_suite, trial_seed
 from agentproc.workflow import Guard, Scenario
 
 
 def sim_episodes(agent: str, *, seed: int = 0, guard: Guard = "observe") -> EpisodeFn:
     """Episodes of a simulated agent (``sim:...``)."""
 
-    async def episode(scenario: Scenario) -> Episode:
-        return run_sim_episode(scenario, agent, seed=seed, guard=guard)
+    async def episode(scenario: Scenario, trial: int = 0) -> Episode:
+        return run_sim_episode(scenario, agent, seed=seed, guard=guard, trial=trial)
 
     return episode
 
@@ -43,13 +43,12 @@ class ModelRunOptions:
 def model_episodes(model: Any, agent: str, options: ModelRunOptions) -> EpisodeFn:
     """Episodes of a chat model, in tool or text mode."""
 
-    async def episode(scenario: Scenario) -> Episode:
+    async def episode(scenario: Scenario, trial: int = 0) -> Episode:
+        seed = trial_seed(options.seed, trial)
         if options.mode == "text":
             from agentproc.agents.text import arun_text_episode
 
-            return await arun_text_episode(
-                scenario, model, agent, retry=options.retry, seed=options.seed
-            )
+            return await arun_text_episode(scenario, model, agent, retry=options.retry, seed=seed)
         from agentproc.agents.harness import arun_model_episode
 
         return await arun_model_episode(
@@ -60,7 +59,7 @@ def model_episodes(model: Any, agent: str, options: ModelRunOptions) -> EpisodeF
             budget=options.budget,
             continue_after_answer=options.continue_after_answer,
             retry=options.retry,
-            seed=options.seed,
+            seed=seed,
         )
 
     return episode

@@ -97,9 +97,10 @@ def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
         # Simulated agents do no I/O: one at a time keeps the run file in suite order.
         concurrency=args.concurrency if model is not None else 1,
         resume=args.resume,
-        total=len(scenarios),
+        total=len(scenarios) * args.trials,
         console=err,
         mode=args.mode,
+        trials=args.trials,
     )
     if summary.torn_bytes:
         err.print(

@@ -167,6 +167,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--guard", default="observe", help="observe (default) or enforce")
     r.add_argument("--limit", type=_count(1), help="run at most this many scenarios")
+    r.add_argument(
+        "--trials", type=_count(1), default=1, help="run each scenario this many times (trials)"
+    )
     r.add_argument("--shard", help="run only shard i of n, e.g. 1/4")
     r.add_argument("--resume", action="store_true", help="skip episodes already in --out")
     r.add_argument("--overwrite", action="store_true", help="replace an existing --out")

@@ -55,6 +55,7 @@ from agentproc.runs.session import (
     harness_error,
     retry_seed,
     text_of,
+    trial_seed,
 )
 from agentproc.workflow import CallRecord
 
@@ -106,4 +107,5 @@ __all__ = [
     "scenario_of_record",
     "select",
     "text_of",
+    "trial_seed",
 ]

@@ -13,10 +13,10 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import time
-from collections.abc import Awaitable, Callable, Iterable, Iterator
+from collections.abc import Awaitable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -28,8 +28,11 @@ from agentproc.runs.runfile import RunWriter, completed_ids
 from agentproc.runs.session import EpisodeSession, harness_error
 from agentproc.workflow import Scenario
 
-EpisodeFn = Callable[[Scenario], Awaitable[Episode]]
-"""Runs one episode of a scenario (the agent is bound in)."""
+
+class EpisodeFn(Protocol):
+    """Runs one episode of a scenario (the agent is bound in); ``trial`` picks the repetition."""
+
+    def __call__(self, scenario: Scenario, trial: int = 0) -> Awaitable[Episode]: ...
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -148,8 +151,13 @@ async def arun_suite(
     total: int | None = None,
     console: Console | None = None,
     mode: Mode = "tools",
+    trials: int = 1,
+    variant: str = "default",
 ) -> RunSummary:
     """Run ``episode`` over scenarios, ``concurrency`` at a time, appending each to ``out``.
+
+    Each scenario runs ``trials`` times (trial 0 to ``trials - 1``), under the
+    variant named ``variant`` (which keys the episodes for ``resume``).
 
     With ``resume``, a torn last line is cut off and the episodes already in
     ``out`` whose last record is not an error are skipped (errored ones run again).
@@ -162,15 +170,18 @@ async def arun_suite(
     progress = _progress(console or Console(stderr=True))
     gate = asyncio.Semaphore(max(1, concurrency))
 
-    async def one(scenario: Scenario) -> Episode:
+    async def one(scenario: Scenario, trial: int) -> Episode:
         try:
-            return await episode(scenario)
+            ep = await episode(scenario, trial)
         except Exception as exc:  # a bug, not an agent mistake: recorded, never scored
             session = EpisodeSession(scenario, agent, mode=mode)
             session.fail(harness_error(exc))
-            return session.finish("error")
+            ep = session.finish("error")
+            ep.variant = variant
         finally:
             gate.release()
+        ep.trial = trial
+        return ep
 
     with RunWriter(out, append=resume) as writer, progress:  # locks ``out`` first
         summary.torn_bytes = writer.torn_bytes
@@ -196,15 +207,15 @@ async def arun_suite(
         order: dict[asyncio.Task[Episode], int] = {}
         failed: list[str] = []
         try:
-            for scenario in scenarios:
+            for scenario, trial in _trials(scenarios, trials):
                 if summary.aborted is not None:
                     break
-                if (scenario.id, agent, mode, "default", 0) in done:
+                if (scenario.id, agent, mode, variant, trial) in done:
                     summary.skipped += 1
                     progress.advance(task)
                     continue
                 await gate.acquire()
-                started = asyncio.create_task(one(scenario))
+                started = asyncio.create_task(one(scenario, trial))
                 order[started] = len(order)
                 pending.add(started)
                 finished = {t for t in pending if t.done()}
@@ -217,6 +228,13 @@ async def arun_suite(
             for t in pending:
                 t.cancel()
     return summary
+
+
+def _trials(scenarios: Iterable[Scenario], trials: int) -> Iterator[tuple[Scenario, int]]:
+    """Each scenario with each trial number, a scenario's trials one after another."""
+    for scenario in scenarios:
+        for trial in range(max(1, trials)):
+            yield scenario, trial
 
 
 def run_suite(

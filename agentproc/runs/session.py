@@ -16,6 +16,7 @@ and :meth:`EpisodeSession.finish` assembles the :class:`Episode`.
 
 from __future__ import annotations
 
+import hashlib
 import random
 from typing import Any
 
@@ -49,9 +50,21 @@ def text_of(content: Any) -> str:
     return "" if content is None else str(content)
 
 
-def episode_seed(seed: int, scenario_id: str, agent: str) -> random.Random:
-    """The random source of one episode: fixed by the run seed, scenario and agent."""
-    return random.Random(f"agentproc-episode:{seed}:{scenario_id}:{agent}")
+def episode_seed(seed: int, scenario_id: str, agent: str, trial: int = 0) -> random.Random:
+    """The random source of one episode: fixed by the run seed, scenario, agent and trial.
+
+    Trial 0 draws what a run without trials draws, so earlier runs repeat.
+    """
+    tail = f":{trial}" if trial else ""
+    return random.Random(f"agentproc-episode:{seed}:{scenario_id}:{agent}{tail}")
+
+
+def trial_seed(seed: int, trial: int) -> int:
+    """The run seed of one trial, for agents that take an integer seed (trial 0 keeps it)."""
+    if not trial:
+        return seed
+    digest = hashlib.sha256(f"agentproc-trial:{seed}:{trial}".encode()).digest()
+    return int.from_bytes(digest[:4], "big")
 
 
 def retry_seed(seed: int, scenario_id: str) -> random.Random:

@@ -15,11 +15,12 @@ def run_sim_episode(
     seed: int = 0,
     guard: Guard = "observe",
     budget: int | None = None,
+    trial: int = 0,
 ) -> Episode:
-    """Run a simulated agent on a scenario and label what it did."""
+    """Run a simulated agent on a scenario and label what it did (``trial`` reseeds it)."""
     factory = sim_agent(agent)
     session = EpisodeSession(scenario, agent, guard=guard, budget=budget)
-    policy = factory(session.workflow, episode_seed(seed, scenario.id, agent))
+    policy = factory(session.workflow, episode_seed(seed, scenario.id, agent, trial))
     truth: list[Label] | None = None
     stop: StopReason = "no_tool_call"
     rec: CallRecord
@@ -38,4 +39,6 @@ def run_sim_episode(
     if stop != "budget":
         stop = "answer" if session.answered else "no_tool_call"
         session.say("Done.")
-    return session.finish(stop, injected=truth)
+    ep = session.finish(stop, injected=truth)
+    ep.trial = trial
+    return ep
