@@ -52,16 +52,19 @@ class Replay:
     def to_json(self) -> dict[str, Any]:
         """The machine-readable form printed by ``replay --json``."""
         scale = self.workflow.scale
+        by_call: dict[int, list[dict[str, Any]]] = {}
+        labels = []
+        for lab in self.labels:
+            labels.append(lab.to_json())
+            if lab.call_index is not None:
+                by_call.setdefault(lab.call_index, []).append(labels[-1])
         return {
             "scenario_id": self.scenario.id,
             "agent": self.agent,
             "verdict": self.metrics["verdict"],
             "metrics": self.metrics,
-            "labels": [lab.to_json() for lab in self.labels],
-            "calls": [
-                {**c.to_json(scale), "labels": [lab.to_json() for lab in self.labels_of(c.index)]}
-                for c in self.calls
-            ],
+            "labels": labels,
+            "calls": [{**c.to_json(scale), "labels": by_call.get(c.index, [])} for c in self.calls],
             "differences": self.differences,
             **(
                 {"mode": "text", "entries": self.text_entries}

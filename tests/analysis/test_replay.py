@@ -367,3 +367,36 @@ def test_replay_json_of_a_text_record_has_its_entries():
     out = replay(text_record("S3 = 5\nAnswer: 3")).to_json()
     assert out["mode"] == "text" and out["entries"] == ["S3 = 5", "Answer: 3"]
     assert out["calls"] == []
+
+
+class _CountingList(list):  # type: ignore[type-arg]
+    """A list that counts the items read by iterating over it."""
+
+    reads = 0
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        for item in super().__iter__():
+            _CountingList.reads += 1
+            yield item
+
+
+def _label_reads_of_to_json(calls: int) -> int:
+    replay = replay_calls(tiny_scenario(), [step(1)] * calls + [submit()])
+    replay.labels = _CountingList(replay.labels)
+    _CountingList.reads = 0
+    replay.to_json()
+    return _CountingList.reads
+
+
+def test_replay_json_reads_each_label_a_constant_number_of_times_whatever_the_calls():
+    # Every repeat is labelled, so labels grow with calls; a per-call scan of the
+    # labels made the JSON quadratic in calls.
+    small, large = _label_reads_of_to_json(500), _label_reads_of_to_json(2000)
+    assert large <= 2 * 2004
+    assert large / small < 5
+
+
+def test_replay_json_keeps_huge_argument_text_whole():
+    text = '{"S1": 2, "S2": 3, "note": "' + "x" * 1_000_000 + '"}'
+    replay = replay_calls(tiny_scenario(), [("step_1", text), *ORACLE[1:]])
+    assert replay.to_json()["calls"][0]["arguments"] == text
