@@ -1,0 +1,180 @@
+"""Paired statistics for comparing two ways of running the same scenarios.
+
+Pure Python and deterministic: the bootstrap takes a seed, everything else is exact.
+
+- :func:`mcnemar`: the exact McNemar test (a two-sided binomial test on the
+  discordant pairs).
+- :func:`holm`: Holm's step-down correction of a family of p-values.
+- :func:`bootstrap_ci`: a percentile interval of a mean paired difference,
+  resampling the paired units (scenarios) with replacement.
+- :func:`pass_hat_k`: pass^k as tau-bench defines it, the chance that k trials
+  drawn from a task's n all succeed, averaged over tasks.
+- :func:`min_detectable_effect`: the smallest difference a test at this sample
+  size would find four times in five.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from typing import Literal, TypeVar
+
+ALPHA = 0.05
+"""Significance level of every test and verdict (two-sided)."""
+Z_ALPHA = 1.959963984540054
+"""Standard normal quantile at 1 - ALPHA / 2."""
+Z_POWER = 0.8416212335729143
+"""Standard normal quantile at the 80% power the minimum detectable effect assumes."""
+RESAMPLES = 2000
+"""Bootstrap resamples of one interval."""
+
+K = TypeVar("K", bound=Hashable)
+
+Verdict = Literal["better", "worse", "no detectable difference"]
+"""What a comparison concludes about a variant against the baseline."""
+
+
+def binomial_two_sided(k: int, n: int) -> float:
+    """Exact two-sided p-value of ``k`` successes in ``n`` fair coin flips.
+
+    The probability of an outcome at least as far from ``n / 2`` as ``k``; the
+    binomial with p = 1/2 is symmetric, so it is twice the smaller tail, capped at 1.
+
+    >>> binomial_two_sided(0, 5)
+    0.0625
+    >>> binomial_two_sided(3, 6)
+    1.0
+    """
+    if not 0 <= k <= n:
+        raise ValueError(f"k must lie in [0, n] (got {k} of {n})")
+    if n == 0:
+        return 1.0
+    low = min(k, n - k)
+    tail = sum(math.comb(n, i) for i in range(low + 1))
+    return min(1.0, 2 * tail / 2**n)
+
+
+def mcnemar(b: int, c: int) -> float:
+    """Exact McNemar p-value from the discordant pairs.
+
+    Args:
+        b: Pairs where only the baseline succeeded.
+        c: Pairs where only the variant succeeded.
+
+    Concordant pairs carry no information about the difference; under the null
+    hypothesis each discordant pair falls either way with probability 1/2.
+
+    >>> mcnemar(1, 9)
+    0.021484375
+    >>> mcnemar(0, 0)
+    1.0
+    """
+    return binomial_two_sided(b, b + c)
+
+
+def holm(pvalues: Mapping[K, float]) -> dict[K, float]:
+    """Holm-adjusted p-values (family-wise error controlled at any level).
+
+    The i-th smallest of m p-values is multiplied by ``m - i`` (0-based), and the
+    adjusted values are made non-decreasing in that order and capped at 1.
+
+    >>> holm({"a": 0.01, "b": 0.04, "c": 0.03})
+    {'a': 0.03, 'b': 0.06, 'c': 0.06}
+    """
+    ordered = sorted(pvalues, key=lambda key: pvalues[key])
+    m = len(ordered)
+    out: dict[K, float] = {}
+    running = 0.0
+    for i, key in enumerate(ordered):
+        running = max(running, min(1.0, (m - i) * pvalues[key]))
+        out[key] = running
+    return {key: out[key] for key in pvalues}
+
+
+def _quantile(sorted_values: Sequence[float], q: float) -> float:
+    """Linear interpolation between order statistics (numpy's default)."""
+    pos = q * (len(sorted_values) - 1)
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(sorted_values) - 1)
+    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
+
+
+def bootstrap_ci(
+    diffs: Sequence[float],
+    *,
+    seed: int = 0,
+    resamples: int = RESAMPLES,
+    level: float = 1 - ALPHA,
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of the mean of paired differences.
+
+    Each difference is one paired unit (a scenario: the variant's outcome minus
+    the baseline's, averaged over its trials); units are resampled with
+    replacement, so trials of one scenario stay together. Same inputs and seed,
+    same interval. With no units nothing is known: (-1, 1).
+
+    >>> bootstrap_ci([1.0, 1.0, 1.0])
+    (1.0, 1.0)
+    """
+    n = len(diffs)
+    if n == 0:
+        return -1.0, 1.0
+    if min(diffs) == max(diffs):
+        return float(diffs[0]), float(diffs[0])
+    rng = random.Random(f"agentproc-bootstrap:{seed}")
+    values = list(diffs)
+    means = sorted(math.fsum(rng.choices(values, k=n)) / n for _ in range(resamples))
+    tail = (1 - level) / 2
+    return _quantile(means, tail), _quantile(means, 1 - tail)
+
+
+def pass_hat_k(tasks: Iterable[tuple[int, int]], k: int) -> float | None:
+    """pass^k: the chance that ``k`` of a task's trials, drawn without replacement, all
+    succeed, averaged over tasks (tau-bench's estimator).
+
+    Args:
+        tasks: ``(successes, trials)`` per task; tasks with fewer than ``k`` trials
+            are left out.
+        k: Trials that must all succeed.
+
+    Returns:
+        The mean of ``C(c, k) / C(n, k)``, or ``None`` when no task has ``k`` trials.
+
+    >>> pass_hat_k([(2, 4), (4, 4)], 2)
+    0.5833333333333334
+    """
+    if k < 1:
+        raise ValueError(f"k must be at least 1 (got {k})")
+    values = [math.comb(c, k) / math.comb(n, k) for c, n in tasks if n >= k]
+    return math.fsum(values) / len(values) if values else None
+
+
+def min_detectable_effect(diffs: Sequence[float]) -> float:
+    """The smallest true difference a two-sided test at :data:`ALPHA` finds with 80% power.
+
+    Normal approximation with the paired units' null variance, the mean square of
+    the differences (for one trial per scenario, the share of discordant pairs):
+    ``(z_a + z_p) * sqrt(mean(d^2) / n)``. With few discordant pairs the effect
+    itself is the discordance, which gives the floor ``(z_a + z_p)^2 / n``.
+    Capped at 1; 1 with no units.
+
+    >>> round(min_detectable_effect([0.0] * 100), 4)
+    0.0785
+    """
+    n = len(diffs)
+    if n == 0:
+        return 1.0
+    z = Z_ALPHA + Z_POWER
+    spread = z * math.sqrt(math.fsum(d * d for d in diffs) / n / n)
+    return min(1.0, max(spread, z * z / n))
+
+
+def verdict(diff: float, p: float, alpha: float = ALPHA) -> Verdict:
+    """``better`` or ``worse`` when the paired test rejects at ``alpha``, else no detectable
+    difference (at this sample size)."""
+    if p < alpha and diff > 0:
+        return "better"
+    if p < alpha and diff < 0:
+        return "worse"
+    return "no detectable difference"
