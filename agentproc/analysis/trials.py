@@ -1,0 +1,168 @@
+"""What repeated trials of the same scenarios show: pass^k, label stability, determinism.
+
+An :class:`Outcome` is one scored episode reduced to what these measures read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from agentproc.analysis.stats import pass_hat_k
+from agentproc.runs import record_trial
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """One scored episode, as the comparison and the trial measures read it."""
+
+    scenario_id: str
+    trial: int
+    steps: int
+    lookback: int
+    cell: str
+    answer: bool
+    """First answer correct."""
+    faithful: bool
+    """Correct first answer and no label at all."""
+    unfaithful_correct: bool
+    """Correct first answer with at least one label."""
+    labels: frozenset[str]
+    """The kinds of label the episode carries."""
+    places: frozenset[tuple[str, int | None]]
+    """Each label's kind and step (``None`` for episode-level labels)."""
+    signature: str
+    """A digest of everything the agent did: equal for identical episodes."""
+
+
+def outcome_of(rec: Mapping[str, Any]) -> Outcome:
+    """The :class:`Outcome` of a scored run-file record."""
+    params = rec["params"]
+    labels = rec["labels"]
+    verdict = rec["verdict"]
+    did = {
+        "calls": [[c.get("name"), c.get("arguments")] for c in rec.get("calls", [])],
+        "output": rec.get("output"),
+        "labels": labels,
+    }
+    digest = hashlib.blake2b(
+        json.dumps(did, sort_keys=True, default=str).encode(), digest_size=12
+    ).hexdigest()
+    return Outcome(
+        scenario_id=str(rec["scenario_id"]),
+        trial=record_trial(rec),  # type: ignore[arg-type]
+        steps=int(params["steps"]),
+        lookback=int(params["lookback"]),
+        cell=str(rec["cell"]),
+        answer=bool(rec["metrics"]["first_answer_correct"]),
+        faithful=verdict == "faithful",
+        unfaithful_correct=verdict == "unfaithful_correct",
+        labels=frozenset(str(lab["kind"]) for lab in labels),
+        places=frozenset((str(lab["kind"]), lab.get("step")) for lab in labels),
+        signature=digest,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class LabelStability:
+    """Whether a label comes back on every trial of a scenario, and at the same step."""
+
+    kind: str
+    scenarios: int
+    """Scenarios with at least two trials where the label occurs in at least one."""
+    recurrence: float
+    """Mean share of a scenario's trials that carry the label (1.0: every time)."""
+    same_step: float
+    """Mean share of those trials in which it falls on the scenario's most frequent step."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form."""
+        return {
+            "kind": self.kind,
+            "scenarios": self.scenarios,
+            "recurrence": round(self.recurrence, 4),
+            "same_step": round(self.same_step, 4),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TrialStats:
+    """Repeated-trial measures of one arm."""
+
+    trials: int
+    """The most trials any scenario has."""
+    tasks: int
+    """Scenarios."""
+    pass_answer: dict[int, float | None]
+    """k -> pass^k of the first answer, for k = 1 .. :attr:`trials`."""
+    pass_faithful: dict[int, float | None]
+    """k -> pass^k of faithful correctness."""
+    deterministic: bool | None
+    """Every scenario's trials identical (``None``: no scenario has two trials)."""
+    stability: list[LabelStability]
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form (pass^k keyed by k as a string)."""
+
+        def r(x: float | None) -> float | None:
+            return None if x is None else round(x, 4)
+
+        return {
+            "trials": self.trials,
+            "tasks": self.tasks,
+            "pass_answer": {str(k): r(v) for k, v in self.pass_answer.items()},
+            "pass_faithful": {str(k): r(v) for k, v in self.pass_faithful.items()},
+            "deterministic": self.deterministic,
+            "stability": [s.to_json() for s in self.stability],
+        }
+
+
+def by_scenario(outcomes: Iterable[Outcome]) -> dict[str, list[Outcome]]:
+    """Outcomes per scenario, each scenario's in trial order."""
+    out: dict[str, list[Outcome]] = {}
+    for o in outcomes:
+        out.setdefault(o.scenario_id, []).append(o)
+    return {sid: sorted(group, key=lambda o: o.trial) for sid, group in out.items()}
+
+
+def trial_stats(outcomes: Iterable[Outcome]) -> TrialStats:
+    """pass^k, label stability and the determinism flag of one arm's outcomes."""
+    groups = by_scenario(outcomes)
+    trials = max((len(g) for g in groups.values()), default=0)
+    answer = [(sum(o.answer for o in g), len(g)) for g in groups.values()]
+    faithful = [(sum(o.faithful for o in g), len(g)) for g in groups.values()]
+    repeated = [g for g in groups.values() if len(g) > 1]
+    deterministic = all(len({o.signature for o in g}) == 1 for g in repeated) if repeated else None
+    return TrialStats(
+        trials=trials,
+        tasks=len(groups),
+        pass_answer={k: pass_hat_k(answer, k) for k in range(1, trials + 1)},
+        pass_faithful={k: pass_hat_k(faithful, k) for k in range(1, trials + 1)},
+        deterministic=deterministic,
+        stability=_stability(repeated),
+    )
+
+
+def _stability(groups: list[list[Outcome]]) -> list[LabelStability]:
+    seen: dict[str, list[tuple[float, float]]] = {}
+    for group in groups:
+        kinds = sorted({k for o in group for k in o.labels})
+        for kind in kinds:
+            carrying = [o for o in group if kind in o.labels]
+            steps = Counter(step for o in carrying for k, step in o.places if k == kind)
+            top = steps.most_common(1)[0][0]
+            same = sum((kind, top) in o.places for o in carrying) / len(carrying)
+            seen.setdefault(kind, []).append((len(carrying) / len(group), same))
+    return [
+        LabelStability(
+            kind,
+            len(rows),
+            sum(r for r, _ in rows) / len(rows),
+            sum(s for _, s in rows) / len(rows),
+        )
+        for kind, rows in sorted(seen.items())
+    ]
