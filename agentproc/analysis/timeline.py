@@ -1,13 +1,23 @@
-"""A call-by-call timeline of a replayed episode, for the terminal."""
+"""A call-by-call timeline of a replayed episode, for the terminal.
+
+One line per call where it fits the console: long arguments and results are
+elided in the middle (the whole text stays in ``replay --json``), a run of
+identical calls is folded into one line with its count, each label kind
+has its colour, and the first divergence is marked ``▶``. Labels that do not fit
+beside their call go on one continuation line under it (``↳``).
+"""
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+
+from rich.cells import cell_len, get_character_cell_size
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from agentproc.analysis.replay import Replay
-from agentproc.labelling import Divergence, Label
+from agentproc.labelling import Divergence, Label, LabelKind
 
 VERDICT_STYLE = {
     "faithful": "green",
@@ -15,6 +25,31 @@ VERDICT_STYLE = {
     "wrong": "red",
     "no_answer": "red",
 }
+
+LABEL_STYLE: dict[LabelKind, str] = {
+    LabelKind.HALLUCINATED_CALL: "magenta",
+    LabelKind.INVALID_ARGUMENTS: "magenta",
+    LabelKind.REPEATED_STEP: "yellow",
+    LabelKind.REORDERED: "yellow",
+    LabelKind.WRONG_ARGUMENT: "red",
+    LabelKind.SKIPPED_STEP: "cyan",
+    LabelKind.PREMATURE_FINISH: "bright_red",
+    LabelKind.MISSING_ANSWER: "bright_red",
+    LabelKind.WRONG_ANSWER: "bold red",
+    LabelKind.ANSWER_REVISED: "blue",
+}
+"""The colour of each label kind: invented calls magenta, order and repeats yellow,
+wrong values red, skips cyan, answers bright red, revisions blue."""
+
+ELLIPSIS = "…"
+GAP = "  "
+MIN_VALUE_WIDTH = 10
+"""Arguments and results are never elided to fewer cells than this."""
+
+_REPEAT_NOTE = re.compile(
+    r" \(note: step \d+ had already been executed; S\d+ was (\S+) and has been replaced\)$"
+)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def describe(label: Label) -> str:
@@ -33,66 +68,222 @@ def describe(label: Label) -> str:
     return f"{label.kind.value}({shown})" if shown else label.kind.value
 
 
-def _text_rows(replay: Replay, table: Table, div: Divergence | None) -> None:
-    """Text mode: one row per parsed line, in the call columns."""
-    for i, line in enumerate(replay.text_entries or []):
-        mark = div is not None and div["call_index"] == i
-        labels = ", ".join(describe(lab) for lab in replay.labels_of(i))
-        table.add_row(
-            ("▶ " if mark else "") + str(i),
-            "text",
-            line,
-            "",
-            Text(labels, style="red" if labels else ""),
-            style="bold" if mark else None,
+def elide(text: str, width: int) -> str:
+    """``text`` on one line in at most ``width`` cells, cut in the middle when longer.
+
+    Control characters are escaped; only the cells shown are ever measured, so a
+    megabyte of text costs no more than a short one.
+
+    >>> elide('{"S1": 2.5, "S2": 3.75}', 15)
+    '{"S1": …: 3.75}'
+    """
+    head_text = _printable(text[: width * 4])
+    if len(text) <= width * 4 and cell_len(head_text) <= width:
+        return head_text
+    tail_text = _printable(text[-width * 4 :])
+    room = max(width - 1, 0)
+    head = _take(head_text, (room + 1) // 2)
+    tail = _take(tail_text[::-1], room - cell_len(head))[::-1]
+    return head + ELLIPSIS + tail
+
+
+def _printable(text: str) -> str:
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
+
+
+def _take(text: str, cells: int) -> str:
+    used = 0
+    for i, ch in enumerate(text):
+        used += get_character_cell_size(ch)
+        if used > cells:
+            return text[:i]
+    return text
+
+
+def _result(call_result: str) -> str:
+    """A repeat's result without the long note its label already says."""
+    return _REPEAT_NOTE.sub(r" (again, was \1)", call_result)
+
+
+@dataclass
+class _Row:
+    index: int
+    name: str
+    arguments: str
+    result: str
+    labels: list[Label]
+    marked: bool
+    count: int = 1
+
+    def folds(self, other: _Row) -> bool:
+        """Whether ``other``, the next call, repeats this one exactly."""
+        return (
+            not other.marked
+            and (other.name, other.arguments, other.result)
+            == (self.name, self.arguments, self.result)
+            and [describe(a) for a in other.labels] == [describe(a) for a in self.labels]
         )
+
+    @property
+    def call(self) -> str:
+        return self.name if self.count == 1 else f"{self.name} \u00d7 {self.count}"
+
+
+def _rows(replay: Replay, div: Divergence | None) -> list[_Row]:
+    by_call: dict[int, list[Label]] = {}
+    for lab in replay.labels:
+        if lab.call_index is not None:
+            by_call.setdefault(lab.call_index, []).append(lab)
+    mark = div["call_index"] if div is not None else None
+    rows: list[_Row] = []
+    for i, line in enumerate(replay.text_entries or []):
+        rows.append(_Row(i, "text", line, "", by_call.get(i, []), mark == i))
+    for rec in replay.calls:
+        row = _Row(
+            rec.index,
+            rec.name,
+            rec.arguments,
+            _result(rec.result),
+            by_call.get(rec.index, []),
+            mark == rec.index,
+        )
+        if rows and rows[-1].folds(row):
+            rows[-1].count += 1
+        else:
+            rows.append(row)
+    return rows
+
+
+def _labels_text(labels: list[Label]) -> Text:
+    text = Text()
+    for i, lab in enumerate(labels):
+        if i:
+            text.append("; ")
+        text.append(describe(lab), style=LABEL_STYLE[lab.kind])
+    return text
+
+
+@dataclass(frozen=True)
+class _Widths:
+    index: int
+    call: int
+    arguments: int
+    result: int
+    labels: int
+
+
+def _typical(widths: list[int], floor: int, cap: int = 30) -> int:
+    """The width that fits three values in four, so a few long ones do not set it."""
+    ranked = sorted(widths)
+    return max(floor, min(ranked[(len(ranked) - 1) * 3 // 4] if ranked else 0, cap))
+
+
+def _widths(rows: list[_Row], width: int) -> _Widths:
+    """Column widths: values get what they typically need, labels the rest; when
+    labels do not fit beside their values, values shrink (to no less than
+    :data:`MIN_VALUE_WIDTH`) before labels move to a continuation line."""
+    index = max([cell_len(str(r.index)) + 2 for r in rows] + [3])
+    call = min(max([cell_len(r.call) for r in rows] + [4]), 24)
+    args_all = [cell_len(_printable(r.arguments[:200])) for r in rows]
+    result_all = [cell_len(_printable(r.result[:200])) for r in rows]
+    args, result = _typical(args_all, 9), _typical(result_all, 6)
+    label_all = [len(_labels_text(r.labels)) for r in rows if r.labels]
+    room = width - index - call - 4 * len(GAP)
+    need = min(max([*label_all, 6]), room - 2 * MIN_VALUE_WIDTH)
+    if args + result + need <= room:
+        labels = need
+        grow = min(room - labels - args - result, max([*result_all, 0]) - result)
+        result += max(grow, 0)
+        args += max(min(room - labels - args - result, max([*args_all, 0]) - args), 0)
+    else:
+        floor = max(2 * MIN_VALUE_WIDTH, (args + result) * 7 // 10)
+        if floor + need <= room:
+            values = max(floor, room - need)
+        else:  # the long labels go under their call: keep the values whole
+            values = min(args + result, max(floor, room - 17))
+        for _ in range(args + result - values):  # narrow the wider value first
+            if max(args, result) <= MIN_VALUE_WIDTH:
+                break
+            if result >= args:
+                result -= 1
+            else:
+                args -= 1
+    return _Widths(index, call, args, result, max(room - args - result, 0))
+
+
+def _line(w: _Widths, row: _Row) -> Text:
+    idx = ("▶ " if row.marked else "") + str(row.index)
+    line = Text(idx.rjust(w.index), style="bold red" if row.marked else "")
+    line.append(GAP + elide(row.call, w.call).ljust(w.call))
+    line.append(GAP + elide(row.arguments, w.arguments).ljust(w.arguments))
+    line.append(GAP + elide(row.result, w.result).ljust(w.result))
+    if row.marked:
+        line.stylize("bold")
+    return line
 
 
 def render_timeline(replay: Replay, console: Console) -> None:
     """Print the timeline, the first divergence marked, then the episode's findings."""
     m = replay.metrics
     div = m["first_divergence"]
-    table = Table(title=f"{replay.scenario.id}  ({replay.agent})", title_justify="left")
-    table.add_column("#", justify="right")
-    table.add_column("call")
-    table.add_column("arguments", overflow="fold")
-    table.add_column("result", overflow="fold")
-    table.add_column("labels", overflow="fold")
-    if replay.text_entries is not None:
-        _text_rows(replay, table, div)
-    for rec in replay.calls:
-        mark = div is not None and div["call_index"] == rec.index
-        labels = ", ".join(describe(lab) for lab in replay.labels_of(rec.index))
-        table.add_row(
-            ("▶ " if mark else "") + str(rec.index),
-            rec.name,
-            rec.arguments,
-            rec.result,
-            Text(labels, style="red" if labels else ""),
-            style="bold" if mark else None,
-        )
-    console.print(table)
+    width = console.width
+    console.print(Text(f"{replay.scenario.id}  ({replay.agent})", style="bold"), soft_wrap=True)
+    rows = _rows(replay, div)
+    w = _widths(rows, width)
+    cells = [("call", w.call), ("arguments", w.arguments), ("result", w.result)]
+    head = "#".rjust(w.index) + "".join(GAP + name.ljust(size) for name, size in cells)
+    console.print(Text(head + GAP + "labels", style="dim"), soft_wrap=True)
+    for row in rows:
+        line, labels = _line(w, row), _labels_text(row.labels)
+        if labels and len(labels) <= w.labels:
+            line.append(GAP)
+            line.append_text(labels)
+        elif labels:
+            indent = " " * (w.index + len(GAP))
+            line.rstrip()
+            console.print(line, soft_wrap=True)
+            line = Text(indent + "↳ ")
+            labels.truncate(max(width - len(line), 1), overflow="ellipsis")
+            line.append_text(labels)
+        line.rstrip()
+        console.print(line, soft_wrap=True)
+    _summary(replay, console, width)
+
+
+def _summary(replay: Replay, console: Console, width: int) -> None:
+    m = replay.metrics
+    div = m["first_divergence"]
     episode = [describe(lab) for lab in replay.labels if lab.call_index is None]
     steps = ", ".join(str(lab.step) for lab in replay.labels if lab.kind.value == "skipped_step")
     verdict = m["verdict"]
     console.print(Text(f"verdict: {verdict}", style=VERDICT_STYLE.get(verdict, "")))
-    console.print(
+    answers = (
         f"answer: {m['first_answer']} (first), {m['final_answer']} (final); "
-        f"expected {replay.scenario.answer}; "
+        f"expected {replay.scenario.answer}"
+    )
+    progress = (
         f"steps executed {m['executed_steps']}/{m['total_steps']}; "
         f"progress {m['progress_rate']:.2f}; correct prefix {m['longest_correct_prefix']}"
     )
+    if cell_len(answers) + 2 + cell_len(progress) <= width:
+        console.print(f"{answers}; {progress}", highlight=False, soft_wrap=True)
+    else:
+        console.print(answers, highlight=False, soft_wrap=True)
+        console.print(progress, highlight=False, soft_wrap=True)
     if div is not None:
         step = f"step {div['step']}" if div["step"] is not None else "the answer"
-        console.print(f"first divergence: call {div['call_index']} at {step}: {div['label']}")
+        console.print(
+            Text(f"first divergence: call {div['call_index']} at {step}: {div['label']}"),
+            soft_wrap=True,
+        )
     if episode:
         skipped = f" (skipped steps: {steps})" if steps else ""
-        console.print("episode: " + ", ".join(sorted(set(episode))) + skipped)
+        console.print(Text("episode: " + ", ".join(sorted(set(episode))) + skipped), soft_wrap=True)
     if replay.differences:
         console.print(
             Text(f"{len(replay.differences)} difference(s) from the recording:", style="red")
         )
         for d in replay.differences:
-            console.print(f"  - {d}")
+            console.print(Text(f"  - {elide(d, 3 * width)}"))
     elif replay.compared:
         console.print("replay matches the recording")

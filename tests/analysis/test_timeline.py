@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import re
+from pathlib import Path
 
 from helpers import ORACLE, step, submit, tiny_scenario
 from rich.console import Console
@@ -18,8 +21,11 @@ from agentproc.workflow import Scenario
 K = LabelKind
 
 
-def render(replay: Replay) -> str:
-    console = Console(file=io.StringIO(), width=120, color_system=None)
+GOLDEN = Path(__file__).parents[1] / "golden"
+
+
+def render(replay: Replay, width: int = 120) -> str:
+    console = Console(file=io.StringIO(), width=width, color_system=None)
     render_timeline(replay, console)
     return console.file.getvalue()  # type: ignore[attr-defined]
 
@@ -159,8 +165,8 @@ def test_text_replay_has_a_text_row_per_parsed_line():
     reply = "Working:\nS3 = 5.000\nS4 = 15.000\nS5 = 12.000\nS6 = 3.000\nAnswer: 3"
     out = render(text_replay(reply))
     for index, line in enumerate(["S3 = 5.000", "S4 = 15.000", "S5 = 12.000", "S6 = 3.000"]):
-        cells = [c.strip() for c in row(out, str(index)).split("│")]
-        assert cells[2:4] == ["text", line]
+        cells = re.split(r"\s{2,}", row(out, str(index)).strip())
+        assert cells[1:3] == ["text", line]
     assert "Working:" not in out
     assert "verdict: faithful" in out and "replay matches the recording" in out
 
@@ -170,3 +176,85 @@ def test_text_replay_marks_the_diverging_line_with_its_label():
     marked = row(out, "▶ 1")
     assert "S4 = 16.000" in marked and "wrong_argument(S4=16.0, expected 15.0" in marked
     assert "first divergence: call 1 at step 2: wrong_argument" in out
+
+
+# -- compact at 80 and 120 columns ---------------------------------------------
+
+MIXED = [step(1), step(2, S3=3), ("step_9", {}), step(4, S4=9, S3=5), submit(1.8)]
+
+
+def check_golden(text: str, name: str) -> None:
+    """Compare with ``tests/golden/<name>``; ``AGENTPROC_UPDATE_GOLDEN=1`` rewrites it."""
+    if os.environ.get("AGENTPROC_UPDATE_GOLDEN"):
+        (GOLDEN / name).write_text(text)
+    assert text == (GOLDEN / name).read_text()
+
+
+def test_timeline_at_80_columns_matches_golden():
+    check_golden(render(replay_calls(tiny_scenario(), MIXED), 80), "timeline_tiny_80.txt")
+
+
+def test_timeline_at_120_columns_matches_golden():
+    check_golden(render(replay_calls(tiny_scenario(), MIXED), 120), "timeline_tiny.txt")
+
+
+def test_no_line_is_wider_than_the_console():
+    replay = replay_calls(tiny_scenario(), MIXED)
+    for width in (80, 120):
+        assert max(len(line) for line in render(replay, width).splitlines()) <= width
+
+
+def test_at_120_columns_every_call_is_one_line():
+    out = render(replay_calls(tiny_scenario(), MIXED), 120)
+    assert "↳" not in out
+    assert "wrong_argument(S3=3, expected 5.0, lookback_confusion, as S2)" in row(out, "▶ 1")
+
+
+def test_at_80_columns_a_long_label_takes_one_continuation_line():
+    lines = render(replay_calls(tiny_scenario(), MIXED), 80).splitlines()
+    at = lines.index(row("\n".join(lines), "▶ 1"))
+    assert (
+        lines[at + 1].strip() == "↳ wrong_argument(S3=3, expected 5.0, lookback_confusion, as S2)"
+    )
+    assert lines[at + 2].lstrip().startswith("2  step_9")
+    assert "hallucinated_call" in lines[at + 2]
+
+
+def test_repeated_identical_calls_fold_into_one_line_with_their_count():
+    calls = [step(1), step(2), step(3), *[step(3)] * 12, step(4), submit()]
+    out = render(replay_calls(tiny_scenario(), calls), 80)
+    folded = row(out, "▶ 3")
+    assert "step_3 \u00d7 12" in folded and "repeated_step" in out
+    assert not any(line.lstrip().startswith(("4 ", "14 ")) for line in out.splitlines())
+    assert row(out, "15").split()[1] == "step_4"
+
+
+def test_the_repeat_note_is_shortened_to_the_value_it_replaced():
+    out = render(replay_calls(tiny_scenario(), [step(1), step(1), *ORACLE[1:]]))
+    assert "S3 = 5.000 (again, was 5.000)" in row(out, "▶ 1")
+    assert "had already been executed" not in out
+
+
+def test_a_megabyte_of_arguments_is_elided_in_the_middle_on_one_line():
+    text = '{"S1": 2, "S2": 3, "pad": "' + "x" * 1_000_000 + '"}'
+    out = render(replay_calls(tiny_scenario(), [("step_1", text), *ORACLE]), 80)
+    assert len(out) < 4000
+    line = row(out, "▶ 0")
+    assert '{"S1"' in line and "…" in line and 'x"}' in line
+
+
+def test_control_characters_in_arguments_stay_on_the_line():
+    out = render(replay_calls(tiny_scenario(), [("step_1", '{"S1": 2,\n"S2": 3}'), *ORACLE[1:]]))
+    assert '\\n"S2"' in row(out, "0")
+
+
+def test_each_label_kind_has_its_colour_and_the_divergence_is_marked():
+    console = Console(file=io.StringIO(), width=120, color_system="standard", force_terminal=True)
+    calls = [step(1), step(1), ("step_9", {}), step(2, S3=4), step(3), step(4), submit()]
+    render_timeline(replay_calls(tiny_scenario(), calls), console)
+    out = console.file.getvalue()  # type: ignore[attr-defined]
+    styles = {}
+    for kind in ("repeated_step", "hallucinated_call", "wrong_argument"):
+        at = out.index(kind)
+        styles[kind] = out[out.rindex("\x1b[", 0, at) : at]
+    assert len(set(styles.values())) == 3
