@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 from typing import Any
 
@@ -77,18 +78,25 @@ def scenario_command(args: argparse.Namespace, out: Console, err: Console) -> in
 def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     from agentproc.runs import parse_shard, run_suite, select
     from agentproc.workflow import GUARDS, load_scenarios
+    from agentproc.workflow.variant import load_variant
 
     if args.guard not in GUARDS:
         raise fail(f"unknown guard {args.guard!r} (expected one of: {', '.join(GUARDS)})")
     if args.concurrency < 1:
         raise fail("--concurrency must be at least 1")
+    args.variant = load_variant(args.variant)
+    args.variant.check(args.mode, args.guard)
     model = _model(args)  # an unknown agent fails before any file is touched
     if args.out.exists() and args.out.stat().st_size and not (args.resume or args.overwrite):
         raise fail(
             f"{args.out} already exists: use --resume to continue it or --overwrite to replace it"
         )
     shard = parse_shard(args.shard) if args.shard is not None else None
-    scenarios = list(select(load_scenarios(args.suite), shard, args.limit))
+    scenarios = select(load_scenarios(args.suite), shard, args.limit)
+    # The suite is read as the run goes; its first scenario is read now, so that an
+    # unfinished or altered suite is refused before the run file is touched.
+    first = next(scenarios, None)
+    scenarios = itertools.chain([] if first is None else [first], scenarios)
     summary = run_suite(
         scenarios,
         args.agent,
@@ -97,10 +105,11 @@ def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
         # Simulated agents do no I/O: one at a time keeps the run file in suite order.
         concurrency=args.concurrency if model is not None else 1,
         resume=args.resume,
-        total=len(scenarios) * args.trials,
+        total=_total(args, shard, args.trials),
         console=err,
         mode=args.mode,
         trials=args.trials,
+        variant=args.variant.name,
     )
     if summary.torn_bytes:
         err.print(
@@ -129,6 +138,16 @@ def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     return EXIT_OK
 
 
+def _total(args: argparse.Namespace, shard: Any, trials: int = 1) -> int | None:
+    """Episodes a run will go through, when known without reading the suite."""
+    from agentproc.workflow import suite_size
+
+    size = suite_size(args.suite)
+    if size is None or shard is not None:
+        return None
+    return min(size, args.limit or size) * trials
+
+
 def _model(args: argparse.Namespace) -> Any:
     """The chat model an agent spec names, or ``None`` for a simulated agent."""
     if args.agent.startswith("sim:"):
@@ -151,8 +170,9 @@ def _episodes(args: argparse.Namespace, model: Any) -> Any:
     from agentproc.agents.retry import RetryPolicy
     from agentproc.agents.suite import ModelRunOptions, model_episodes, sim_episodes
 
+    variant = getattr(args, "variant", None)  # a loaded Variant (``run --variant``)
     if model is None:
-        return sim_episodes(args.agent, seed=args.seed, guard=args.guard)
+        return sim_episodes(args.agent, seed=args.seed, guard=args.guard, variant=variant)
     options = ModelRunOptions(
         concurrency=args.concurrency,
         guard=args.guard,
@@ -161,6 +181,7 @@ def _episodes(args: argparse.Namespace, model: Any) -> Any:
         continue_after_answer=args.continue_after_answer,
         seed=args.seed,
         retry=RetryPolicy(attempts=args.retries + 1, timeout=args.timeout),
+        variant=variant,
     )
     return model_episodes(model, args.agent, options)
 
@@ -272,12 +293,17 @@ def selfcheck_command(args: argparse.Namespace, out: Console, err: Console) -> i
 
     from agentproc.agents.sim import INJECTORS
     from agentproc.agents.sim.selfcheck import cells, run_selfcheck
+    from agentproc.workflow.variant import load_variant
 
+    variant = load_variant(args.variant)
     total = len(cells()) * args.count * len(INJECTORS)
     with Progress(console=err, disable=not err.is_terminal) as progress:
         task = progress.add_task("selfcheck", total=total)
         result = run_selfcheck(
-            count=args.count, seed=args.seed, on_episode=lambda: progress.advance(task)
+            count=args.count,
+            seed=args.seed,
+            on_episode=lambda: progress.advance(task),
+            variant=None if variant.is_default else variant,
         )
     if args.json:
         print_json(out, result.to_json())
@@ -299,9 +325,41 @@ def selfcheck_command(args: argparse.Namespace, out: Console, err: Console) -> i
         out.print(table)
         for m in result.mismatches[:10]:
             out.print(m, markup=False, highlight=False)
+        if result.passed_over:
+            out.print(
+                f"{result.passed_over} procedures passed over: two steps compute the same "
+                "operation on the same values (no calculator reading can tell them apart)",
+                highlight=False,
+            )
         out.print(
             "all labels: precision 1.0, recall 1.0"
             if result.perfect
             else "the monitor disagrees with the truth"
         )
     return EXIT_OK if result.perfect else EXIT_FAILED
+
+
+def variants_command(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from agentproc.workflow.variant import DEFAULT_VARIANT, load_variant, shipped_variants
+
+    shipped = [DEFAULT_VARIANT, *(load_variant(name) for name in shipped_variants())]
+    if args.json:
+        rows = [
+            {
+                "name": v.name,
+                "description": v.description,
+                "changes": v.changes(),
+                "digest": v.digest,
+                "variant": v.spec(),
+            }
+            for v in shipped
+        ]
+        print_json(out, rows)
+        return EXIT_OK
+    table = Table(title=f"{len(shipped)} shipped variants (run --variant NAME or FILE)")
+    for col in ("variant", "what it changes", "description"):
+        table.add_column(col)
+    for v in shipped:
+        table.add_row(v.name, ", ".join(v.changes()) or "nothing", v.description)
+    out.print(table)
+    return EXIT_OK

@@ -37,6 +37,9 @@ class Block(BaseModel):
     """A rectangular grid: every combination of the listed values is a cell."""
 
     model_config = ConfigDict(extra="forbid")
+    name: str = ""
+    """The sweep this block is (``length``, ``lookback``, ...); blocks of one name form one
+    sweep, and a report gives each sweep its own tables."""
     steps: list[int] = Field(min_length=1)
     lookback: list[int] = Field(default=[3], min_length=1)
     ranges: list[tuple[float, float]] = Field(default=[(1.0, 10.0)], min_length=1)
@@ -66,6 +69,18 @@ class Grid(BaseModel):
     def cells(self) -> list[Cell]:
         """Every distinct cell, in block order."""
         return list(dict.fromkeys(c for b in self.blocks for c in b.cells()))
+
+    def sweeps(self) -> dict[str, list[str]]:
+        """Cell id -> the sweeps whose blocks list it, in block order (an unnamed
+        block is ``block I``, counted from 1)."""
+        out: dict[str, list[str]] = {}
+        for i, block in enumerate(self.blocks, start=1):
+            name = block.name or f"block {i}"
+            for c in block.cells():
+                names = out.setdefault(c.id, [])
+                if name not in names:
+                    names.append(name)
+        return out
 
 
 def presets() -> dict[str, Path]:

@@ -23,6 +23,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from agentproc.errors import ConfigError
 from agentproc.runs.episode import Episode, Mode
+from agentproc.runs.progress import ProgressLog
 from agentproc.runs.records import EpisodeKey, episode_record
 from agentproc.runs.runfile import RunWriter, completed_ids
 from agentproc.runs.session import EpisodeSession, harness_error
@@ -167,7 +168,9 @@ async def arun_suite(
     """
     summary = RunSummary()
     stats = _LiveStats()
-    progress = _progress(console or Console(stderr=True))
+    console = console or Console(stderr=True)
+    progress = _progress(console)
+    log = None if console.is_terminal else ProgressLog(console, agent, total)
     gate = asyncio.Semaphore(max(1, concurrency))
 
     async def one(scenario: Scenario, trial: int) -> Episode:
@@ -192,10 +195,17 @@ async def arun_suite(
         def finish(done_tasks: set[asyncio.Task[Episode]]) -> None:
             for t in sorted(done_tasks, key=order.__getitem__):
                 ep = t.result()
+                del order[t]  # a finished task holds its episode: let both go
                 writer.write(episode_record(ep))
                 summary.add(ep)
                 stats.add(ep)
                 progress.update(task, advance=1, **stats.fields())
+                if log is not None:
+                    log.add(
+                        ran=True,
+                        correct=bool(ep.metrics["first_answer_correct"]),
+                        error=ep.error is not None,
+                    )
                 if ep.error is not None and ep.error.kind == "endpoint" and not summary.scored:
                     failed.append(ep.error.message)
             if len(failed) >= START_PROBE and summary.aborted is None:
@@ -213,6 +223,8 @@ async def arun_suite(
                 if (scenario.id, agent, mode, variant, trial) in done:
                     summary.skipped += 1
                     progress.advance(task)
+                    if log is not None:
+                        log.add(ran=False)
                     continue
                 await gate.acquire()
                 started = asyncio.create_task(one(scenario, trial))

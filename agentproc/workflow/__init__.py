@@ -9,7 +9,13 @@ from agentproc.workflow.compile import (
     make_tools,
     step_graph,
 )
-from agentproc.workflow.load import load_scenario, load_scenarios, parse_scenario, scenario_of
+from agentproc.workflow.load import (
+    load_scenario,
+    load_scenarios,
+    parse_scenario,
+    scenario_of,
+    suite_size,
+)
 from agentproc.workflow.prompts import opening_messages, render_prompt, text_messages, text_prompt
 from agentproc.workflow.runtime import Workflow, build_workflow
 from agentproc.workflow.scenario import (
@@ -55,6 +61,7 @@ __all__ = [
     "scenario_of",
     "step_graph",
     "step_tool_name",
+    "suite_size",
     "text_messages",
     "text_prompt",
     "var_index",

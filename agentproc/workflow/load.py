@@ -6,14 +6,16 @@ compiled as they are read, one at a time.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from agentproc.errors import AgentprocError
 from agentproc.jsonio import invalid, json_lines, read_json
-from agentproc.procedures import Procedure, read_procedures
+from agentproc.procedures import MANIFEST, Procedure, load_grid, read_procedures
 from agentproc.workflow.compile import compile_procedure, complete
 from agentproc.workflow.scenario import Scenario
 
@@ -27,13 +29,34 @@ def load_scenarios(path: Path) -> Iterator[Scenario]:
     """Scenarios from a suite folder, a scenario ``.json`` or a ``.jsonl`` of scenarios."""
     path = Path(path)
     if path.is_dir():
-        for p in read_procedures(path):
-            yield scenario_of(p)
+        procedures = read_procedures(path)
+        first = next(procedures, None)  # checks the suite is complete before its design is read
+        if first is None:
+            return
+        sweeps = load_grid(path / MANIFEST).sweeps()
+        for p in itertools.chain([first], procedures):
+            scenario = scenario_of(p)
+            scenario.params.sweeps = sweeps.get(p.cell.id)
+            yield scenario
     elif path.suffix == ".jsonl":
         for lineno, data in json_lines(path):
             yield complete(parse_scenario(path, data, f"line {lineno}"))
     else:
         yield load_scenario(path)
+
+
+def suite_size(path: Path) -> int | None:
+    """How many scenarios ``load_scenarios(path)`` gives, when a suite's manifest says
+    so without reading its procedures; ``None`` otherwise."""
+    manifest = Path(path) / MANIFEST
+    if not manifest.is_file():
+        return None
+    try:
+        data = read_json(manifest)
+    except AgentprocError:
+        return None  # reading the suite will say what is wrong with it
+    count = data.get("procedures") if isinstance(data, dict) else None
+    return count if isinstance(count, int) and not isinstance(count, bool) else None
 
 
 def load_scenario(path: Path) -> Scenario:

@@ -121,6 +121,9 @@ class ScenarioParams(BaseModel):
     mode: Mode
     seed: int
     index: int
+    sweeps: list[str] | None = Field(default=None, exclude_if=lambda v: v is None)
+    """The sweeps of the suite's design that list this cell (from its ``suite.json``);
+    absent for a scenario read from a file, or recorded before sweeps were named."""
 
 
 class Scenario(BaseModel):
