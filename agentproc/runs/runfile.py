@@ -91,6 +91,26 @@ class RunWriter:
         except OSError as exc:
             raise OutputError(self.path, f"cannot write: {exc.strerror or exc}") from None
 
+    def truncate(self) -> None:
+        """Empty the file (the lock is kept)."""
+        self._fh.flush()
+        os.ftruncate(self._fh.fileno(), 0)
+
+    def write_raw(self, line: bytes) -> None:
+        """Append one line already in run-file form (a merge); :meth:`sync` pushes it."""
+        try:
+            self._fh.write(line.decode("utf-8"))
+        except OSError as exc:
+            raise OutputError(self.path, f"cannot write: {exc.strerror or exc}") from None
+
+    def sync(self) -> None:
+        """Push everything written to the disk."""
+        try:
+            self._fh.flush()
+            os.fsync(self._fh.fileno())
+        except OSError as exc:
+            raise OutputError(self.path, f"cannot write: {exc.strerror or exc}") from None
+
     def close(self) -> None:
         """Release the lock and close the file."""
         # A write that already failed said so; the lock goes with the descriptor.

@@ -1,0 +1,87 @@
+"""One run in several shard files, and back: the files of a run split over workers.
+
+A run given to N workers keeps one file per shard in a folder beside the run file
+(``RUN.jsonl.shards-N/``). Each worker resumes its own file, so a worker that is
+killed and started again loses nothing and duplicates nothing; when every shard
+is done the files are merged into the run file, in suite order, and the folder
+is removed. Until then, ``--resume`` picks the folder up again.
+"""
+
+from __future__ import annotations
+
+import heapq
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+from agentproc.errors import InputError
+from agentproc.jsonio import loads
+from agentproc.runs.runfile import RunWriter, read_run
+from agentproc.runs.runner import in_shard
+
+
+def shard_folder(out: Path, workers: int) -> Path:
+    """Where the shard files of a run over ``workers`` workers live."""
+    return out.parent / f"{out.name}.shards-{workers}"
+
+
+def shard_file(folder: Path, k: int, workers: int) -> Path:
+    """The file of shard ``k`` (1-based) of ``workers``."""
+    return folder / f"shard-{k}-of-{workers}.jsonl"
+
+
+def other_shard_folders(out: Path, workers: int) -> list[Path]:
+    """Unmerged shard folders of the same run file for another number of workers."""
+    return sorted(
+        p
+        for p in out.parent.glob(f"{out.name}.shards-*")
+        if p.is_dir() and p != shard_folder(out, workers)
+    )
+
+
+def split_run(out: Path, folder: Path, workers: int) -> int:
+    """Seed the shard files from an existing run file (to resume it over ``workers``);
+    returns the number of records copied."""
+    folder.mkdir(parents=True, exist_ok=True)
+    writers = [RunWriter(shard_file(folder, k, workers)) for k in range(1, workers + 1)]
+    n = 0
+    try:
+        for _, rec in read_run(out):
+            k = next(k for k in range(1, workers + 1) if in_shard(rec["scenario_id"], (k, workers)))
+            writers[k - 1].write(rec)
+            n += 1
+    finally:
+        for w in writers:
+            w.close()
+    return n
+
+
+def _keyed_lines(path: Path, order: dict[str, int]) -> Iterator[tuple[int, int, int, bytes]]:
+    """``(suite position, trial, line number, raw line)`` of each complete line of a shard."""
+    if not path.exists():
+        return
+    with open(path, "rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if not raw.endswith(b"\n") or not raw.strip():
+                continue  # a torn tail: its worker did not finish it
+            try:
+                rec = loads(raw)
+            except ValueError:
+                raise InputError(path, "not valid JSON", f"line {lineno}") from None
+            trial = rec.get("trial", 0) if isinstance(rec.get("trial", 0), int) else 0
+            yield order.get(str(rec.get("scenario_id")), len(order)), trial, lineno, raw
+
+
+def merge_shards(folder: Path, workers: int, writer: RunWriter, order: dict[str, int]) -> int:
+    """Write every shard's records into ``writer`` (emptied first) in suite order
+    (``order``: scenario id -> position), then remove the shard folder; returns the
+    number of records written."""
+    parts = [shard_file(folder, k, workers) for k in range(1, workers + 1)]
+    writer.truncate()
+    n = 0
+    for _, _, _, raw in heapq.merge(*(_keyed_lines(p, order) for p in parts)):
+        writer.write_raw(raw)
+        n += 1
+    writer.sync()
+    shutil.rmtree(folder)
+    return n
