@@ -29,9 +29,12 @@ def run_shard(argv: list[str], log: str) -> int:
     folder = Path(log).parent
     shard = Path(log).stem
     (folder / f"{shard}.pid").write_text(str(os.getpid()))
-    with open(log, "a", encoding="utf-8") as fh, contextlib.redirect_stdout(fh):
-        with contextlib.redirect_stderr(fh):
-            return main(argv)
+    with (
+        open(log, "a", encoding="utf-8") as fh,
+        contextlib.redirect_stdout(fh),
+        contextlib.redirect_stderr(fh),
+    ):
+        return main(argv)
 
 
 def _ray() -> Any:
