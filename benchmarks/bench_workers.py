@@ -1,0 +1,107 @@
+"""Scaling benchmark, run on demand: ``python benchmarks/bench_workers.py``.
+
+Prints, with the targets they answer to:
+- a simulated agent over one suite with ``--workers 1`` and ``--workers 2``:
+  wall time (median of ``--repeats``) and the speed-up (target: at least 1.8x on
+  two cores);
+- the same with ``--backend ray`` against a Ray cluster the benchmark starts on
+  127.0.0.1 (head plus one worker node, one CPU each): episodes/s with one and two
+  shards, and the overhead per episode against ``--workers`` (``--no-ray`` skips it).
+
+Quote the machine's load (``uptime``) with the figures: the machine is shared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+AGENT = ["--agent", "sim:decay"]
+
+
+def agentproc(*argv: object, env: dict[str, str] | None = None) -> float:
+    """Run one command; its wall time in seconds."""
+    start = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "agentproc", *map(str, argv)],
+        check=True,
+        capture_output=True,
+        env=env,
+        cwd=ROOT,
+    )
+    return time.perf_counter() - start
+
+
+def median_run(suite: Path, out: Path, repeats: int, *extra: object, env=None) -> float:
+    times = []
+    for _ in range(repeats):
+        times.append(agentproc("run", suite, *AGENT, "--overwrite", "--out", out, *extra, env=env))
+    return statistics.median(times)
+
+
+def start_ray(temp: Path) -> tuple[str, dict[str, str]] | None:
+    ray_bin = Path(sys.executable).with_name("ray")
+    if not ray_bin.exists():
+        print("ray: not installed (pip install 'agentproc[ray]'); skipped")
+        return None
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
+    common = ["--node-ip-address", "127.0.0.1", "--num-cpus", "1"]
+    subprocess.run(
+        [str(ray_bin), "start", "--head", "--port", "6392", "--include-dashboard", "false",
+         "--temp-dir", str(temp), "--disable-usage-stats", *common],
+        check=True, capture_output=True, env=env,
+    )  # fmt: skip
+    subprocess.run(
+        [str(ray_bin), "start", "--address", "127.0.0.1:6392", *common],
+        check=True, capture_output=True, env=env,
+    )  # fmt: skip
+    return "127.0.0.1:6392", env
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--steps", default="25,50", help="suite lengths (default 25,50)")
+    p.add_argument("--count", type=int, default=150, help="procedures per cell (default 150)")
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--no-ray", action="store_true")
+    a = p.parse_args()
+    print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} (1 and 5 min)")
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        suite, out = root / "S", root / "run.jsonl"
+        agentproc("generate", "--steps", a.steps, "--count", a.count, "--out", suite)
+        episodes = len((suite / "procedures.jsonl").read_bytes().splitlines())
+        one = median_run(suite, out, a.repeats)
+        two = median_run(suite, out, a.repeats, "--workers", "2")
+        print(f"{episodes} episodes, sim:decay, median of {a.repeats}:")
+        print(f"  --workers 1: {one:.2f} s ({episodes / one:.0f} episodes/s)")
+        print(f"  --workers 2: {two:.2f} s ({episodes / two:.0f} episodes/s)")
+        print(f"  speed-up: {one / two:.2f}x (target >= 1.8x)")
+        if a.no_ray:
+            return
+        cluster = start_ray(root / "ray")
+        if cluster is None:
+            return
+        address, env = cluster
+        try:
+            r1 = median_run(suite, out, a.repeats, "--backend", "ray", "--workers", "1",
+                            "--address", address, env=env)  # fmt: skip
+            r2 = median_run(suite, out, a.repeats, "--backend", "ray", "--workers", "2",
+                            "--address", address, env=env)  # fmt: skip
+        finally:
+            subprocess.run([shutil.which("ray") or "ray", "stop", "--force"], capture_output=True)
+        print(f"  ray, 1 shard:  {r1:.2f} s ({episodes / r1:.0f} episodes/s)")
+        print(f"  ray, 2 shards: {r2:.2f} s ({episodes / r2:.0f} episodes/s), {r1 / r2:.2f}x")
+        print(f"  ray overhead per episode vs --workers 2: {(r2 - two) / episodes * 1000:.2f} ms")
+
+
+if __name__ == "__main__":
+    main()
