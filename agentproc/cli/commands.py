@@ -269,6 +269,10 @@ def report_command(args: argparse.Namespace, out: Console, err: Console) -> int:
             raise fail(f"--by: unknown knob {knob!r} (expected one of: {', '.join(KNOBS)})")
     if not by:
         raise fail(f"--by needs at least one of: {', '.join(KNOBS)}")
+    if args.html is not None:
+        _html_report(args, out, err)
+        if not args.json:
+            return EXIT_OK
     reports = [ReadReport() for _ in args.runs]
     report = aggregate(rec for _, _, rec in latest_records(args.runs, reports))
     for rr in reports:
@@ -286,6 +290,19 @@ def report_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     else:
         render_report(report, out, by)
     return EXIT_OK
+
+
+def _html_report(args: argparse.Namespace, out: Console, err: Console) -> None:
+    from agentproc.analysis.html import write_html_report
+
+    result = write_html_report(args.runs, args.html)
+    for w in result.warnings:
+        err.print(w, markup=False, highlight=False)
+    (err if args.json else out).print(
+        f"wrote {args.html}: {result.episodes} episodes, drill-down embedded for {result.detailed}",
+        markup=False,
+        highlight=False,
+    )
 
 
 def selfcheck_command(args: argparse.Namespace, out: Console, err: Console) -> int:

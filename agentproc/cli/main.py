@@ -195,6 +195,12 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("runs", type=Path, nargs="+", help="run files (shards are merged)")
     rep.add_argument("--json", action="store_true", help="print the report as JSON")
     rep.add_argument(
+        "--html",
+        type=Path,
+        metavar="OUT.html",
+        help="write a self-contained HTML report (figures, tables, episode drill-down)",
+    )
+    rep.add_argument(
         "--by",
         default="length,lookback",
         help="knobs to group by, in order: length, lookback, range, ops, mode "

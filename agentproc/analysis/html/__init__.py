@@ -1,0 +1,80 @@
+"""The self-contained HTML report (``agentproc report RUN.jsonl... --html OUT.html``).
+
+One file that opens offline: the study's curves as inline SVG with 95% interval
+bands, a sortable table of grid cells, a filterable, paginated table of every
+episode and a drill-down into its procedure, calls and model turns.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agentproc.analysis.html.collect import collect
+from agentproc.analysis.html.episodes import DETAIL_BUDGET, details, episode_rows, scored
+from agentproc.analysis.html.figures import figures
+from agentproc.analysis.html.page import render_page
+from agentproc.analysis.report import aggregate
+from agentproc.errors import InputError, OutputError
+from agentproc.jsonio import cannot_write
+
+__all__ = ["HtmlReport", "html_report", "write_html_report"]
+
+
+@dataclass(frozen=True)
+class HtmlReport:
+    """A rendered report and what reading its runs found."""
+
+    html: str
+    episodes: int
+    detailed: int
+    """Episodes whose drill-down is embedded."""
+    warnings: list[str] = field(default_factory=list)
+
+
+def html_report(paths: list[Path], budget: int = DETAIL_BUDGET) -> HtmlReport:
+    """Read run files (the last record of each episode counts) and render the report."""
+    collected = collect([Path(p) for p in paths])
+    records = list(collected.records.values())
+    report = aggregate(scored(records))
+    rows = episode_rows(collected)
+    drill = details(collected, budget)
+    html = render_page(
+        report, figures(records), rows, drill, [str(p) for p in paths], collected.warnings
+    )
+    return HtmlReport(html, len(records), len(drill), collected.warnings)
+
+
+def write_html_report(paths: list[Path], out: Path, budget: int = DETAIL_BUDGET) -> HtmlReport:
+    """Render the report and write it to ``out`` whole (a temporary file renamed into place).
+
+    A folder, or a path under a file, is bad input; a write that fails midway (a full
+    disk) is an :class:`OutputError`, and any file already at ``out`` is left as it was.
+    """
+    out = Path(out)
+    if out.is_dir():
+        raise InputError(out, "is a folder: give the path of the HTML file to write")
+    result = html_report(paths, budget)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
+    except OSError as exc:
+        raise cannot_write(out, exc) from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(result.html)
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, out)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise OutputError(out, f"cannot write the report ({exc.strerror or exc})") from None
+    return result
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

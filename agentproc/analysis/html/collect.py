@@ -1,0 +1,149 @@
+"""Read run files for the HTML report: one pass, the last record of each episode.
+
+A run-file line is mostly its scenario, messages and calls; the report's tables
+need none of them. A line written by :func:`~agentproc.runs.episode_record`
+keeps its keys in one order, so the fields before ``"scenario"`` and from
+``"labels"`` on are parsed alone, and the middle is only skipped over (a JSON
+string cannot hold an unescaped quote, so ``,"labels":[`` is a key). Any line
+that does not split that way is parsed whole. Either way the record is checked
+as every reader checks it. The drill-down parses whole only the lines it shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from agentproc.errors import InputError, RunFileError
+from agentproc.jsonio import loads, unreadable
+from agentproc.runs import EpisodeKey, episode_key
+from agentproc.runs.runfile import REQUIRED
+from agentproc.runs.runfile import _check as check_record
+
+_HEAD_END = b',"scenario":'
+_TAIL_START = b',"labels":['
+_CALLS = b'"calls":['
+
+
+@dataclass(frozen=True, slots=True)
+class Where:
+    """Where a record lies: file, line number, byte offset and length."""
+
+    path: Path
+    lineno: int
+    offset: int
+    length: int
+
+
+@dataclass
+class Collected:
+    """The last record of each episode, without scenario, messages and calls."""
+
+    records: dict[EpisodeKey, dict[str, Any]] = field(default_factory=dict)
+    where: dict[EpisodeKey, Where] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    superseded: int = 0
+
+
+def _split_parse(raw: bytes) -> dict[str, Any] | None:
+    head_end = raw.find(_HEAD_END)
+    tail_start = raw.rfind(_TAIL_START)
+    if head_end < 0 or tail_start < head_end:
+        return None
+    try:  # orjson refuses what the exact reader must see (huge integers): it then reads all
+        head = orjson.loads(raw[:head_end] + b"}")
+        tail = orjson.loads(b"{" + raw[tail_start + 1 :])
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(head, dict) or not isinstance(tail, dict) or head.keys() & tail.keys():
+        return None
+    if _CALLS not in raw[head_end:tail_start]:
+        return None
+    return {**head, "scenario": None, "calls": [], **tail}
+
+
+def _lines(path: Path) -> Iterator[tuple[int, int, bytes]]:
+    try:
+        fh = open(path, "rb")  # noqa: SIM115 (closed by the with block below)
+    except IsADirectoryError:
+        raise InputError(path, "is a folder, not a run file") from None
+    except OSError as exc:
+        raise unreadable(path, exc) from None
+    with fh:
+        offset = 0
+        for lineno, raw in enumerate(fh, 1):
+            yield lineno, offset, raw
+            offset += len(raw)
+
+
+def parse_line(path: Path, lineno: int, raw: bytes) -> dict[str, Any]:
+    """One whole run-file line, checked; raises :class:`RunFileError` naming the line."""
+    try:
+        rec = loads(raw)
+    except ValueError as exc:
+        raise RunFileError(path, f"not valid JSON ({exc})", f"line {lineno}") from None
+    return _checked(path, lineno, rec)
+
+
+def _checked(path: Path, lineno: int, rec: Any) -> dict[str, Any]:
+    if not isinstance(rec, dict):
+        raise RunFileError(path, "an episode must be a JSON object", f"line {lineno}")
+    for key in REQUIRED:
+        if key not in rec:
+            raise RunFileError(path, "missing", f"line {lineno}: {key}")
+    check_record(path, lineno, rec)
+    return rec
+
+
+def collect(paths: list[Path]) -> Collected:
+    """The last record of each episode across ``paths`` (later files win), in one pass."""
+    out = Collected()
+    seen = 0
+    for path in paths:
+        path = Path(path)
+        for lineno, offset, raw in _lines(path):
+            if not raw.strip():
+                continue
+            rec = _split_parse(raw)
+            if rec is None:
+                try:
+                    whole = loads(raw)
+                except ValueError as exc:
+                    if not raw.endswith(b"\n"):  # an interrupted last write
+                        out.warnings.append(
+                            f"{path}: line {lineno}: torn last line (an interrupted write) skipped"
+                        )
+                        break
+                    raise RunFileError(path, f"not valid JSON ({exc})", f"line {lineno}") from None
+                rec = _checked(path, lineno, whole)
+                rec = {k: v for k, v in rec.items() if k != "messages"}
+                rec["scenario"], rec["calls"] = None, []
+            else:
+                _checked(path, lineno, rec)
+            key = episode_key(rec)  # type: ignore[arg-type]
+            seen += 1
+            out.records.pop(key, None)  # the last record of an episode takes its place
+            out.records[key] = rec
+            out.where[key] = Where(path, lineno, offset, len(raw))
+    out.superseded = seen - len(out.records)
+    if out.superseded:
+        out.warnings.append(
+            f"{out.superseded} records were superseded by a later record of the same "
+            "episode (scenario, agent, mode): the last one counts"
+        )
+    return out
+
+
+def read_whole(where: Where) -> dict[str, Any]:
+    """The whole record at ``where``, checked."""
+    try:
+        with open(where.path, "rb") as fh:
+            fh.seek(where.offset)
+            raw = fh.read(where.length)
+    except OSError as exc:
+        raise unreadable(where.path, exc) from None
+    return parse_line(where.path, where.lineno, raw)

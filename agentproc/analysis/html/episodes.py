@@ -1,0 +1,213 @@
+"""The episode table and the drill-down data of the HTML report.
+
+Every episode gets one compact row (columns stored as arrays, so 55,000 rows stay
+a few megabytes); the drill-down (procedure, calls, model turns) is embedded for
+as many episodes as :data:`DETAIL_BUDGET` allows, taken round-robin over
+(series, cell, verdict) so every kind of outcome of every cell can be opened.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from agentproc.analysis.html.collect import Collected, read_whole
+from agentproc.analysis.report import agent_key
+from agentproc.analysis.timeline import describe
+from agentproc.labelling import Label, LabelKind
+from agentproc.runs import EpisodeKey, error_kind_of, is_error, record_variant
+
+KINDS: tuple[str, ...] = tuple(k.value for k in LabelKind)
+"""Label kinds in taxonomy order; rows refer to them by position."""
+VERDICT_NAMES: tuple[str, ...] = ("faithful", "unfaithful_correct", "wrong", "no_answer", "error")
+"""Verdicts in table order; ``error`` marks an episode an infrastructure failure ended."""
+DETAIL_BUDGET = 8_000_000
+"""Bytes of drill-down data a report embeds at most (the rest names its replay command)."""
+
+
+def _renamed(rec: dict[str, Any]) -> dict[str, Any]:
+    variant = record_variant(rec)  # type: ignore[arg-type]
+    return rec if variant == "default" else {**rec, "agent": f"{rec['agent']} / {variant}"}
+
+
+def series_of(rec: dict[str, Any]) -> str:
+    """The line an episode belongs to: its agent and variant (``[text]`` in text mode)."""
+    return agent_key(_renamed(rec))
+
+
+class _Index:
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self._at: dict[str, int] = {}
+
+    def __call__(self, name: str) -> int:
+        if name not in self._at:
+            self._at[name] = len(self.names)
+            self.names.append(name)
+        return self._at[name]
+
+
+def episode_rows(collected: Collected) -> dict[str, Any]:
+    """Column arrays of the episode table, one entry per episode."""
+    series, cells = _Index(), _Index()
+    cols: dict[str, list[Any]] = {
+        k: [] for k in ("id", "series", "cell", "steps", "lookback", "verdict", "div", "labels")
+    }
+    cols["error"] = []
+    for rec in collected.records.values():
+        m = rec["metrics"]
+        cols["id"].append(str(rec["scenario_id"]))
+        cols["series"].append(series(series_of(rec)))
+        cols["cell"].append(cells(str(rec["cell"])))
+        cols["steps"].append(int(rec["params"]["steps"]))
+        cols["lookback"].append(int(rec["params"]["lookback"]))
+        errored = is_error(rec)  # type: ignore[arg-type]
+        verdict = "error" if errored else rec["verdict"]
+        cols["verdict"].append(VERDICT_NAMES.index(verdict))
+        cols["error"].append(error_kind_of(rec) if errored else None)  # type: ignore[arg-type]
+        div = m.get("first_divergence")
+        cols["div"].append(
+            [div.get("call_index"), div.get("step"), KINDS.index(div["label"])]
+            if isinstance(div, dict) and div.get("label") in KINDS
+            else None
+        )
+        counts = [0] * len(KINDS)
+        for lab in rec["labels"]:
+            counts[KINDS.index(lab["kind"])] += 1
+        cols["labels"].append(_counts_text(counts))
+    return {"series_names": series.names, "cell_names": cells.names, "kinds": KINDS, **cols}
+
+
+def _counts_text(counts: list[int]) -> str:
+    """Label counts as ``"4:2 5:1"`` (kind position: count), empty when there is none."""
+    return " ".join(f"{i}:{c}" for i, c in enumerate(counts) if c)
+
+
+def _order(collected: Collected) -> list[int]:
+    """Episode positions round-robin over (series, cell, verdict) groups."""
+    groups: dict[tuple[str, str, str], list[int]] = {}
+    for i, rec in enumerate(collected.records.values()):
+        key = (series_of(rec), str(rec["cell"]), str(rec["verdict"]))
+        groups.setdefault(key, []).append(i)
+    out: list[int] = []
+    lists = list(groups.values())
+    depth = max((len(g) for g in lists), default=0)
+    for r in range(depth):
+        out.extend(g[r] for g in lists if r < len(g))
+    return out
+
+
+def details(collected: Collected, budget: int = DETAIL_BUDGET) -> dict[str, Any]:
+    """Drill-down data by episode position, as much as ``budget`` bytes hold."""
+    keys: list[EpisodeKey] = list(collected.records)
+    out: dict[str, Any] = {}
+    used = 0
+    for i in _order(collected):
+        detail = episode_detail(read_whole(collected.where[keys[i]]))
+        size = len(json.dumps(detail, separators=(",", ":")))
+        if used + size > budget:
+            if used > budget * 0.98:
+                break
+            continue
+        out[str(i)] = detail
+        used += size
+    return out
+
+
+def episode_detail(rec: dict[str, Any]) -> dict[str, Any]:
+    """The procedure, the calls with their labels, and the model's turns of one record."""
+    scenario = rec["scenario"] if isinstance(rec.get("scenario"), dict) else {}
+    labels = [Label.from_json(d) for d in rec["labels"]]
+    by_call: dict[int, list[Label]] = {}
+    for lab in labels:
+        if lab.call_index is not None:
+            by_call.setdefault(lab.call_index, []).append(lab)
+    steps = [
+        [
+            str(s.get("text", "")),
+            bool(s.get("live", True)),
+            _call_text(s.get("expected_call")),
+        ]
+        for s in scenario.get("steps", [])
+        if isinstance(s, dict)
+    ]
+    calls = [
+        [
+            str(c.get("name", "")),
+            str(c.get("arguments", "")),
+            str(c.get("result", "")),
+            [[KINDS.index(lab.kind.value), describe(lab)] for lab in by_call.get(i, [])],
+        ]
+        for i, c in enumerate(rec["calls"])
+        if isinstance(c, dict)
+    ]
+    finish = scenario.get("finish") or {}
+    out: dict[str, Any] = {
+        "inputs": scenario.get("inputs", {}),
+        "steps": steps,
+        "answer": scenario.get("answer"),
+        "answer_variable": scenario.get("answer_variable"),
+        "finish": [finish.get("tool", "submit_answer"), finish.get("argument", "answer")],
+        "calls": calls,
+        "episode_labels": [
+            [KINDS.index(lab.kind.value), describe(lab)] for lab in labels if lab.call_index is None
+        ],
+        "turns": _turns(rec),
+        "metrics": {
+            k: rec["metrics"].get(k)
+            for k in ("first_answer", "final_answer", "executed_steps", "total_steps")
+        },
+        "stop": rec.get("stop_reason"),
+    }
+    if isinstance(rec.get("output"), str):
+        out["output"] = rec["output"]
+        out["text_labels"] = [
+            [lab.call_index, KINDS.index(lab.kind.value), describe(lab)]
+            for lab in labels
+            if lab.call_index is not None
+        ]
+    error = rec.get("error")
+    if isinstance(error, dict):
+        out["error"] = f"{error.get('kind')}: {error.get('message')}"
+    return out
+
+
+def _call_text(call: Any) -> str:
+    if not isinstance(call, dict):
+        return ""
+    args = json.dumps(call.get("arguments", {}), separators=(",", ":"))
+    return f"{call.get('name')}({args})"
+
+
+def _turns(rec: dict[str, Any]) -> list[list[Any]]:
+    """Per model turn: what the model wrote (text, tool calls) and its token usage."""
+    said = [
+        m for m in rec.get("messages") or [] if isinstance(m, dict) and m.get("role") == "assistant"
+    ]
+    usage = [u for u in rec.get("model_calls") or [] if isinstance(u, dict)]
+    turns: list[list[Any]] = []
+    for i in range(max(len(said), len(usage))):
+        msg = said[i] if i < len(said) else {}
+        use = usage[i] if i < len(usage) else {}
+        text = msg.get("content")
+        tools = [
+            f"{tc['function'].get('name')}({tc['function'].get('arguments', '')})"
+            for tc in msg.get("tool_calls") or []
+            if isinstance(tc, dict) and isinstance(tc.get("function"), dict)
+        ]
+        turns.append(
+            [
+                text if isinstance(text, str) else "",
+                tools,
+                use.get("input_tokens"),
+                use.get("output_tokens"),
+                use.get("latency_s"),
+            ]
+        )
+    return turns
+
+
+def scored(records: Iterable[dict[str, Any]]) -> Iterable[dict[str, Any]]:
+    """Records as the report aggregates them, each series as one agent."""
+    return map(_renamed, records)

@@ -1,0 +1,88 @@
+"""The numbers behind the HTML report's figures that the report does not keep:
+accuracy per (length, look-back) pair and where the first divergence falls.
+
+Both are small tallies folded in one pass over the records, like
+:func:`~agentproc.analysis.report.aggregate`; errored episodes count in neither.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentproc.analysis.html.episodes import series_of
+from agentproc.analysis.report import wilson
+from agentproc.runs import is_error
+
+BINS = 10
+"""Divergence positions are shown in tenths of the procedure; one more column is the answer."""
+
+
+@dataclass(slots=True)
+class Rate:
+    """A share with its Wilson 95% interval."""
+
+    k: int = 0
+    n: int = 0
+
+    @property
+    def value(self) -> float:
+        return self.k / self.n if self.n else 0.0
+
+    @property
+    def ci(self) -> tuple[float, float]:
+        return wilson(self.k, self.n)
+
+
+@dataclass(slots=True)
+class PairTally:
+    """First-answer and faithful accuracy of one (length, look-back) pair."""
+
+    accuracy: Rate = field(default_factory=Rate)
+    faithful: Rate = field(default_factory=Rate)
+
+
+@dataclass
+class Figures:
+    """Per series: accuracy by (length, look-back), divergence counts by (look-back, bin)."""
+
+    pairs: dict[str, dict[tuple[int, int], PairTally]] = field(default_factory=dict)
+    divergence: dict[str, dict[int, list[int]]] = field(default_factory=dict)
+    """Series -> look-back -> episodes per position bin (the last bin: at the answer)."""
+    scored_at: dict[str, dict[int, int]] = field(default_factory=dict)
+    """Series -> look-back -> scored episodes."""
+
+
+def position_bin(step: int | None, steps: int) -> int:
+    """The tenth of the procedure a step lies in (``BINS`` for the answer).
+
+    >>> position_bin(1, 10), position_bin(10, 10), position_bin(None, 10)
+    (0, 9, 10)
+    """
+    if step is None or steps <= 0:
+        return BINS
+    return min(BINS - 1, (max(step, 1) - 1) * BINS // steps)
+
+
+def figures(records: Iterable[dict[str, Any]]) -> Figures:
+    """Fold records into :class:`Figures`."""
+    out = Figures()
+    for rec in records:
+        if is_error(rec):  # type: ignore[arg-type]
+            continue
+        name, m = series_of(rec), rec["metrics"]
+        steps, lookback = int(rec["params"]["steps"]), int(rec["params"]["lookback"])
+        pair = out.pairs.setdefault(name, {}).setdefault((steps, lookback), PairTally())
+        pair.accuracy.n += 1
+        pair.faithful.n += 1
+        pair.accuracy.k += bool(m["first_answer_correct"])
+        pair.faithful.k += rec["verdict"] == "faithful"
+        at = out.scored_at.setdefault(name, {})
+        at[lookback] = at.get(lookback, 0) + 1
+        div = m.get("first_divergence")
+        if isinstance(div, dict):
+            row = out.divergence.setdefault(name, {}).setdefault(lookback, [0] * (BINS + 1))
+            step = div.get("step") if isinstance(div.get("step"), int) else None
+            row[position_bin(step, steps)] += 1
+    return out

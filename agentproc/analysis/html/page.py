@@ -1,0 +1,282 @@
+"""Assemble the self-contained HTML report: figures, the cell table, the episode
+table and the drill-down, with the data embedded as inert JSON.
+
+Nothing is fetched: styles and script are inline, a Content-Security-Policy
+forbids every network request, and every text a run file supplies reaches the
+page either escaped here or through ``textContent`` in the script.
+"""
+
+# ruff: noqa: E501 (markup strings read better whole than split mid-attribute)
+
+from __future__ import annotations
+
+import json
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from agentproc.analysis.html.figures import BINS, Figures
+from agentproc.analysis.html.svg import (
+    Line,
+    Point,
+    heat_map,
+    line_chart,
+    pattern_defs,
+    stacked_bars,
+)
+from agentproc.analysis.report import STUDY_RATES, AgentReport, CellStats, Report
+from agentproc.labelling import LabelKind
+
+ASSETS = Path(__file__).parent
+CSP = (
+    "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
+    "img-src data:; base-uri 'none'; form-action 'none'"
+)
+
+
+def _esc(text: object) -> str:
+    return escape(str(text), quote=True)
+
+
+def _point(x: float, k: int, n: int, ci: tuple[float, float]) -> Point:
+    return Point(x, k / n if n else 0.0, ci[0], ci[1], n)
+
+
+def _by_pairs(fig: Figures, series: str, by: str, faithful: bool) -> list[Line]:
+    """Lines of accuracy: against length one per look-back (``by="lookback"``) or the reverse."""
+    lines: dict[int, list[Point]] = {}
+    for (steps, lookback), t in sorted(fig.pairs.get(series, {}).items()):
+        rate = t.faithful if faithful else t.accuracy
+        key, x = (lookback, steps) if by == "lookback" else (steps, lookback)
+        lines.setdefault(key, []).append(Point(x, rate.value, *rate.ci, rate.n))
+    prefix = "L=" if by == "lookback" else "N="
+    return [Line(f"{prefix}{k}", pts) for k, pts in sorted(lines.items())]
+
+
+def _rate_line(name: str, groups: dict[Any, CellStats], attr: str) -> Line:
+    pts = []
+    for key, s in groups.items():
+        if not isinstance(key, int) or not s.n:
+            continue
+        if attr == "unfaithful_correct":
+            pts.append(Point(key, s.unfaithful_correct_rate, *s.unfaithful_correct_ci, s.n))
+        elif attr == "accuracy":
+            pts.append(Point(key, s.accuracy, *s.accuracy_ci, s.n))
+        else:
+            value, ci = s.rate(attr)
+            pts.append(Point(key, value, *ci, s.n))
+    return Line(name, pts)
+
+
+def _series_figures(name: str, a: AgentReport, fig: Figures) -> str:
+    charts = [
+        line_chart(
+            "First-answer accuracy by length",
+            _by_pairs(fig, name, "lookback", False),
+            "procedure length N",
+            "first-answer accuracy",
+            "look-back",
+        ),
+        line_chart(
+            "Faithful accuracy by length",
+            _by_pairs(fig, name, "lookback", True),
+            "procedure length N",
+            "faithful accuracy",
+            "look-back",
+        ),
+        line_chart(
+            "First-answer accuracy by look-back",
+            _by_pairs(fig, name, "length", False),
+            "look-back L",
+            "first-answer accuracy",
+            "length",
+        ),
+        line_chart(
+            "Faithful accuracy by look-back",
+            _by_pairs(fig, name, "length", True),
+            "look-back L",
+            "faithful accuracy",
+            "length",
+        ),
+        line_chart(
+            "Unfaithful-correct gap by length",
+            [_rate_line(name, a.by_length, "unfaithful_correct")],
+            "procedure length N",
+            "accuracy minus faithful accuracy",
+        ),
+        line_chart(
+            "Execution by length",
+            [
+                _rate_line("exact-step", a.by_length, "exact_step_rate"),
+                _rate_line("under-execution", a.by_length, "under_execution_rate"),
+                _rate_line("over-execution", a.by_length, "over_execution_rate"),
+            ],
+            "procedure length N",
+            "share of episodes",
+        ),
+        stacked_bars(
+            "Label mix by length",
+            {
+                str(n): {k.value: c for k, c in s.label_counts.items() if c}
+                for n, s in a.by_length.items()
+            },
+            "procedure length N",
+            [k.value for k in LabelKind],
+        ),
+        heat_map(
+            "Where the first divergence happens",
+            fig.divergence.get(name, {}),
+            fig.scored_at.get(name, {}),
+            [f"{100 * i // BINS}%" for i in range(BINS)] + ["ans"],
+        ),
+    ]
+    errors = (
+        f" · {a.errored} errored ({', '.join(f'{k} {v}' for k, v in a.errors.items())}), "
+        "counted in no figure"
+        if a.errored
+        else ""
+    )
+    o = a.overall
+    head = (
+        f"<p class='summary'>{o.n} scored episodes · first-answer accuracy {100 * o.accuracy:.1f}% "
+        f"· faithful {100 * o.faithful_accuracy:.1f}% · unfaithful-correct "
+        f"{100 * o.unfaithful_correct_rate:.1f}%{_esc(errors)}</p>"
+    )
+    return (
+        f"<section class='series' aria-label='{_esc(name)}'><h3>{_esc(name)}</h3>{head}"
+        f"<div class='charts'>{''.join(charts)}</div></section>"
+    )
+
+
+def _comparison(report: Report) -> str:
+    if len(report.agents) < 2:
+        return ""
+    names = list(report.agents)
+    charts = [
+        line_chart(
+            f"{title} by length",
+            [_rate_line(n, report.agents[n].by_length, attr) for n in names],
+            "procedure length N",
+            title.lower(),
+            "series",
+        )
+        for title, attr in (
+            ("First-answer accuracy", "accuracy"),
+            ("Unfaithful-correct gap", "unfaithful_correct"),
+            ("Exact-step execution", "exact_step_rate"),
+            ("Under-execution", "under_execution_rate"),
+        )
+    ]
+    return (
+        "<section id='compare'><h2>Runs side by side</h2>"
+        f"<div class='charts'>{''.join(charts)}</div></section>"
+    )
+
+
+_CELL_COLUMNS = (
+    ("series", "text"),
+    ("cell", "text"),
+    ("N", "num"),
+    ("L", "num"),
+    ("n", "num"),
+    ("accuracy", "num"),
+    ("faithful", "num"),
+    ("unfaithful-correct", "num"),
+    ("exact-step", "num"),
+    ("under", "num"),
+    ("over", "num"),
+    ("most frequent label", "text"),
+)
+
+
+def _pct_cell(value: float, ci: tuple[float, float]) -> str:
+    return (
+        f"<td data-v='{value:.6f}'>{100 * value:.1f}% "
+        f"<span class='ci'>[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]</span></td>"
+    )
+
+
+def _cell_table(report: Report) -> str:
+    head = "".join(
+        f"<th scope='col' aria-sort='none' data-type='{t}'><button type='button'>{_esc(c)}</button></th>"
+        for c, t in _CELL_COLUMNS
+    )
+    rows = []
+    for name, a in report.agents.items():
+        for key, s in a.by_cell.items():
+            top = max(s.label_counts.items(), key=lambda kv: kv[1], default=(None, 0))
+            rates = [
+                s.rate(r)
+                for r in ("exact_step_rate", "under_execution_rate", "over_execution_rate")
+            ]
+            rows.append(
+                f"<tr><td>{_esc(name)}</td><td>{_esc(key.cell)}</td>"
+                f"<td data-v='{key.steps}'>{key.steps}</td><td data-v='{key.lookback}'>{key.lookback}</td>"
+                f"<td data-v='{s.n}'>{s.n}</td>"
+                + _pct_cell(s.accuracy, s.accuracy_ci)
+                + _pct_cell(s.faithful_accuracy, s.faithful_accuracy_ci)
+                + _pct_cell(s.unfaithful_correct_rate, s.unfaithful_correct_ci)
+                + "".join(_pct_cell(v, ci) for v, ci in rates)
+                + f"<td>{_esc(f'{top[0].value} ({top[1]})' if top[0] is not None and top[1] else '—')}</td></tr>"
+            )
+    return (
+        "<section id='cells'><h2>Grid cells</h2><p class='hint'>Select a column heading to sort "
+        "(again to reverse). Percentages with their 95% Wilson interval.</p>"
+        f"<div class='scroll'><table id='cell-table' class='sortable'><thead><tr>{head}</tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table></div></section>"
+    )
+
+
+def _json_for_script(data: Any) -> str:
+    """JSON that cannot end its ``<script>`` element or open markup."""
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    for a, b in (
+        ("<", "\\u003c"),
+        (">", "\\u003e"),
+        ("&", "\\u0026"),
+        ("\u2028", "\\u2028"),
+        ("\u2029", "\\u2029"),
+    ):
+        text = text.replace(a, b)
+    return text
+
+
+def render_page(
+    report: Report,
+    fig: Figures,
+    rows: dict[str, Any],
+    details: dict[str, Any],
+    runs: list[str],
+    warnings: list[str],
+) -> str:
+    """The whole report as one HTML document."""
+    css = (ASSETS / "report.css").read_text(encoding="utf-8")
+    js = (ASSETS / "report.js").read_text(encoding="utf-8")
+    series = "".join(_series_figures(n, a, fig) for n, a in report.agents.items())
+    n_episodes = len(rows["id"])
+    notes = "".join(f"<li>{_esc(w)}</li>" for w in warnings)
+    data = {"rows": rows, "details": details, "runs": runs, "study_rates": list(STUDY_RATES)}
+    return (
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+        f"<meta http-equiv='Content-Security-Policy' content=\"{CSP}\">"
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+        f"<title>agentproc report: {_esc(', '.join(runs))}</title><style>{css}</style></head><body>"
+        f"{pattern_defs()}<header><h1>agentproc report</h1>"
+        f"<p>{_esc(', '.join(runs))} · {n_episodes} episodes · {report.episodes} scored"
+        f"{f' · {report.errored} errored (counted in no figure)' if report.errored else ''}"
+        f" · drill-down embedded for {len(details)} of {n_episodes}</p>"
+        f"{f'<ul class=warnings>{notes}</ul>' if notes else ''}"
+        "<nav><a href='#figures'>Figures</a> <a href='#cells'>Grid cells</a> "
+        "<a href='#episodes'>Episodes</a></nav></header><main>"
+        f"<section id='figures'><h2>Figures</h2><p class='hint'>Bands and bars: 95% Wilson intervals. "
+        f"Hover a point for its value and count.</p>{series}</section>"
+        f"{_comparison(report)}{_cell_table(report)}"
+        "<section id='episodes'><h2>Episodes</h2><div id='filters' class='filters'></div>"
+        "<p id='count' aria-live='polite'></p><div class='scroll'><table id='episode-table'>"
+        "<thead><tr><th scope='col'>episode</th><th scope='col'>series</th><th scope='col'>cell</th>"
+        "<th scope='col'>verdict</th><th scope='col'>first divergence</th><th scope='col'>labels</th>"
+        "</tr></thead><tbody></tbody></table></div><div id='pager' class='pager'></div></section>"
+        "<section id='drill' aria-live='polite' hidden></section></main>"
+        f"<script type='application/json' id='data'>{_json_for_script(data)}</script>"
+        f"<script>{js}</script></body></html>"
+    )

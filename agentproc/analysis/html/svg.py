@@ -1,0 +1,283 @@
+"""Inline SVG charts: lines with 95% interval bands, stacked bars, a heat map.
+
+Hand-written SVG keeps the report one file with no dependency: every series has
+a colour, a dash pattern and a marker shape, and every bar segment a fill
+pattern, so a chart reads without colour; each point carries a ``<title>`` with
+its value, interval and count. All text is escaped.
+"""
+
+# ruff: noqa: E501 (markup strings read better whole than split mid-attribute)
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from html import escape
+
+PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2")
+"""Series colours (Tableau 10, colour-blind friendlier than a rainbow)."""
+DASHES = ("", "6 3", "2 3", "8 3 2 3", "1 2", "10 4")
+MARKERS = ("circle", "square", "triangle", "diamond", "cross", "star")
+PATTERNS = ("solid", "hatch", "dots", "cross", "back", "vertical", "grid", "horizontal")
+
+W, H = 460, 270
+LEFT, RIGHT, TOP, BOTTOM = 48, 12, 28, 58
+
+
+@dataclass(frozen=True)
+class Point:
+    """One value with its interval and count."""
+
+    x: float
+    y: float
+    lo: float
+    hi: float
+    n: int
+
+
+@dataclass(frozen=True)
+class Line:
+    """A named series of points."""
+
+    name: str
+    points: list[Point]
+
+
+def _esc(text: object) -> str:
+    return escape(str(text), quote=True)
+
+
+def _pct(v: float) -> str:
+    return f"{100 * v:.1f}%"
+
+
+def _marker(kind: str, x: float, y: float, colour: str) -> str:
+    r = 3.5
+    if kind == "circle":
+        return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r}" fill="{colour}"/>'
+    if kind == "square":
+        return f'<rect x="{x - r:.1f}" y="{y - r:.1f}" width="{2 * r}" height="{2 * r}" fill="{colour}"/>'
+    if kind == "triangle":
+        pts = f"{x:.1f},{y - r - 1:.1f} {x - r - 1:.1f},{y + r:.1f} {x + r + 1:.1f},{y + r:.1f}"
+        return f'<polygon points="{pts}" fill="{colour}"/>'
+    if kind == "diamond":
+        pts = f"{x:.1f},{y - r - 1:.1f} {x + r + 1:.1f},{y:.1f} {x:.1f},{y + r + 1:.1f} {x - r - 1:.1f},{y:.1f}"
+        return f'<polygon points="{pts}" fill="{colour}"/>'
+    if kind == "cross":
+        return (
+            f'<path d="M{x - r:.1f},{y - r:.1f}L{x + r:.1f},{y + r:.1f}M{x - r:.1f},{y + r:.1f}'
+            f'L{x + r:.1f},{y - r:.1f}" stroke="{colour}" stroke-width="2"/>'
+        )
+    return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r}" fill="white" stroke="{colour}" stroke-width="2"/>'
+
+
+def _frame(title: str, body: str, label: str, legend: str) -> str:
+    return (
+        f'<figure class="chart"><svg role="img" aria-label="{_esc(label)}" viewBox="0 0 {W} {H}" '
+        f'width="{W}" height="{H}" xmlns="http://www.w3.org/2000/svg">'
+        f'<text x="{LEFT}" y="16" class="title">{_esc(title)}</text>{body}</svg>'
+        f"<figcaption>{legend}</figcaption></figure>"
+    )
+
+
+def _fill(i: int) -> str:
+    """Segment ``i``'s fill: a colour and a pattern, no two segments alike."""
+    return f"url(#p-{PATTERNS[(i + i // len(PALETTE)) % len(PATTERNS)]}-{i % len(PALETTE)})"
+
+
+def _legend(names: list[str], kind: str = "line", shown: list[int] | None = None) -> str:
+    items = []
+    for i, name in enumerate(names):
+        if shown is not None and i not in shown:
+            continue
+        colour = PALETTE[i % len(PALETTE)]
+        if kind == "line":
+            swatch = (
+                f'<svg width="34" height="12" aria-hidden="true"><line x1="1" y1="6" x2="33" y2="6" '
+                f'stroke="{colour}" stroke-width="2" stroke-dasharray="{DASHES[i % len(DASHES)]}"/>'
+                f"{_marker(MARKERS[i % len(MARKERS)], 17, 6, colour)}</svg>"
+            )
+        else:
+            swatch = (
+                f'<svg width="16" height="12" aria-hidden="true"><rect width="16" height="12" '
+                f'fill="{_fill(i)}" stroke="#333"/></svg>'
+            )
+        items.append(f'<span class="key">{swatch} {_esc(name)}</span>')
+    return " ".join(items)
+
+
+def _axes(
+    xs: list[float], x_label: str, y_label: str, y_max: float = 1.0
+) -> tuple[str, object, object]:
+    x0, x1 = (min(xs), max(xs)) if xs else (0.0, 1.0)
+    if x0 == x1:
+        x0, x1 = x0 - 1, x1 + 1
+    pw, ph = W - LEFT - RIGHT, H - TOP - BOTTOM
+
+    def sx(x: float) -> float:
+        return LEFT + (x - x0) / (x1 - x0) * pw
+
+    def sy(y: float) -> float:
+        return TOP + (1 - y / y_max) * ph
+
+    parts = []
+    for t in range(6):
+        v = y_max * t / 5
+        y = sy(v)
+        parts.append(
+            f'<line x1="{LEFT}" y1="{y:.1f}" x2="{W - RIGHT}" y2="{y:.1f}" class="grid"/>'
+            f'<text x="{LEFT - 4}" y="{y + 3:.1f}" class="tick" text-anchor="end">{100 * v:.0f}%</text>'
+        )
+    for x in sorted(set(xs)):
+        parts.append(
+            f'<text x="{sx(x):.1f}" y="{H - BOTTOM + 14}" class="tick" text-anchor="middle">{x:g}</text>'
+        )
+    parts.append(
+        f'<text x="{LEFT + pw / 2}" y="{H - BOTTOM + 30}" class="axis" text-anchor="middle">{_esc(x_label)}</text>'
+        f'<text x="12" y="{TOP + ph / 2}" class="axis" text-anchor="middle" '
+        f'transform="rotate(-90 12 {TOP + ph / 2})">{_esc(y_label)}</text>'
+    )
+    return "".join(parts), sx, sy
+
+
+def line_chart(
+    title: str, lines: list[Line], x_label: str, y_label: str, legend_title: str = ""
+) -> str:
+    """Lines with a shaded 95% band and error bars at each point."""
+    xs = [p.x for line in lines for p in line.points]
+    axes, sx, sy = _axes(xs, x_label, y_label)
+    body = [axes]
+    for i, line in enumerate(lines):
+        colour = PALETTE[i % len(PALETTE)]
+        pts = sorted(line.points, key=lambda p: p.x)
+        if not pts:
+            continue
+        upper = " ".join(f"{sx(p.x):.1f},{sy(p.hi):.1f}" for p in pts)  # type: ignore[operator]
+        lower = " ".join(f"{sx(p.x):.1f},{sy(p.lo):.1f}" for p in reversed(pts))  # type: ignore[operator]
+        body.append(
+            f'<polygon points="{upper} {lower}" fill="{colour}" fill-opacity="0.12" class="band"/>'
+        )
+        path = " ".join(f"{sx(p.x):.1f},{sy(p.y):.1f}" for p in pts)  # type: ignore[operator]
+        body.append(
+            f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2" '
+            f'stroke-dasharray="{DASHES[i % len(DASHES)]}" class="series"/>'
+        )
+        for p in pts:
+            x, y = sx(p.x), sy(p.y)  # type: ignore[operator]
+            tip = (
+                f"{line.name}, {x_label} {p.x:g}: {_pct(p.y)} [{_pct(p.lo)}, {_pct(p.hi)}], n={p.n}"
+            )
+            body.append(
+                f'<g class="point"><title>{_esc(tip)}</title>'
+                f'<line x1="{x:.1f}" y1="{sy(p.lo):.1f}" x2="{x:.1f}" y2="{sy(p.hi):.1f}" '  # type: ignore[operator]
+                f'stroke="{colour}" stroke-width="1"/>{_marker(MARKERS[i % len(MARKERS)], x, y, colour)}</g>'
+            )
+    names = [line.name for line in lines]
+    head = f"<b>{_esc(legend_title)}</b> " if legend_title else ""
+    label = f"{title}: {', '.join(names)}"
+    return _frame(title, "".join(body), label, head + _legend(names))
+
+
+def pattern_defs() -> str:
+    """The fill patterns of stacked bars: one per pattern and colour, shared by every chart."""
+    shapes = {
+        "solid": "",
+        "hatch": '<path d="M0,8L8,0" stroke="#000" stroke-opacity=".55" stroke-width="1.2"/>',
+        "dots": '<circle cx="4" cy="4" r="1.4" fill="#000" fill-opacity=".6"/>',
+        "cross": '<path d="M0,0L8,8M8,0L0,8" stroke="#000" stroke-opacity=".5"/>',
+        "back": '<path d="M0,0L8,8" stroke="#000" stroke-opacity=".55" stroke-width="1.2"/>',
+        "vertical": '<path d="M4,0L4,8" stroke="#000" stroke-opacity=".55"/>',
+        "grid": '<path d="M4,0L4,8M0,4L8,4" stroke="#000" stroke-opacity=".5"/>',
+        "horizontal": '<path d="M0,4L8,4" stroke="#000" stroke-opacity=".55"/>',
+    }
+    out = []
+    for p, shape in enumerate(PATTERNS):
+        for c, colour in enumerate(PALETTE):
+            out.append(
+                f'<pattern id="p-{shape}-{c}" width="8" height="8" patternUnits="userSpaceOnUse">'
+                f'<rect width="8" height="8" fill="{colour}"/>{shapes[PATTERNS[p]]}</pattern>'
+            )
+    return f'<svg width="0" height="0" aria-hidden="true" style="position:absolute"><defs>{"".join(out)}</defs></svg>'
+
+
+def stacked_bars(
+    title: str, bars: dict[str, dict[str, int]], x_label: str, names: list[str]
+) -> str:
+    """One bar per key, stacked shares of each name (segments patterned and titled)."""
+    keys = list(bars)
+    pw, ph = W - LEFT - RIGHT, H - TOP - BOTTOM
+    body = []
+    for t in range(6):
+        y = TOP + (1 - t / 5) * ph
+        body.append(
+            f'<line x1="{LEFT}" y1="{y:.1f}" x2="{W - RIGHT}" y2="{y:.1f}" class="grid"/>'
+            f'<text x="{LEFT - 4}" y="{y + 3:.1f}" class="tick" text-anchor="end">{20 * t}%</text>'
+        )
+    step = pw / max(len(keys), 1)
+    bw = min(36.0, step * 0.7)
+    for b, key in enumerate(keys):
+        total = sum(bars[key].values())
+        x = LEFT + step * b + (step - bw) / 2
+        y = TOP + ph
+        for i, name in enumerate(names):
+            count = bars[key].get(name, 0)
+            if not count:
+                continue
+            h = ph * count / total
+            y -= h
+            fill = _fill(i)
+            tip = f"{x_label} {key}: {name} {count} of {total} labels ({_pct(count / total)})"
+            body.append(
+                f'<rect x="{x:.1f}" y="{y:.1f}" width="{bw:.1f}" height="{h:.1f}" fill="{fill}" '
+                f'stroke="#fff" stroke-width=".5"><title>{_esc(tip)}</title></rect>'
+            )
+        if not total:
+            body.append(
+                f'<text x="{x + bw / 2:.1f}" y="{TOP + ph - 4}" class="tick" text-anchor="middle">none</text>'
+            )
+        body.append(
+            f'<text x="{x + bw / 2:.1f}" y="{H - BOTTOM + 14}" class="tick" text-anchor="middle">{_esc(key)}</text>'
+        )
+    body.append(
+        f'<text x="{LEFT + pw / 2}" y="{H - BOTTOM + 30}" class="axis" text-anchor="middle">{_esc(x_label)}</text>'
+    )
+    shown = [i for i, name in enumerate(names) if any(bar.get(name) for bar in bars.values())]
+    return _frame(title, "".join(body), title, _legend(names, "bar", shown))
+
+
+def heat_map(
+    title: str, rows: dict[int, list[int]], totals: dict[int, int], columns: list[str]
+) -> str:
+    """Rows (look-backs) by columns (positions): the share of a row's episodes, written in each cell."""
+    keys = sorted(rows)
+    cw = (W - LEFT - RIGHT) / max(len(columns), 1)
+    ch = min(24.0, (H - TOP - BOTTOM) / max(len(keys), 1))
+    peak = max((c / max(totals.get(k, 1), 1) for k in keys for c in rows[k]), default=0) or 1
+    body = []
+    for r, key in enumerate(keys):
+        y = TOP + r * ch
+        body.append(
+            f'<text x="{LEFT - 4}" y="{y + ch / 2 + 3:.1f}" class="tick" text-anchor="end">L={key}</text>'
+        )
+        n = max(totals.get(key, 0), 1)
+        for c, count in enumerate(rows[key]):
+            share = count / n
+            x = LEFT + c * cw
+            tip = f"look-back {key}, {columns[c]}: {count} of {n} episodes ({_pct(share)})"
+            dark = share / peak > 0.55
+            body.append(
+                f'<g><title>{_esc(tip)}</title><rect x="{x:.1f}" y="{y:.1f}" width="{cw - 1:.1f}" '
+                f'height="{ch - 1:.1f}" fill="#b2182b" fill-opacity="{0.06 + 0.94 * share / peak:.3f}"/>'
+                f'<text x="{x + cw / 2:.1f}" y="{y + ch / 2 + 3:.1f}" class="cell{" dark" if dark else ""}" '
+                f'text-anchor="middle">{100 * share:.0f}</text></g>'
+            )
+    y = TOP + len(keys) * ch + 12
+    for c, name in enumerate(columns):
+        body.append(
+            f'<text x="{LEFT + c * cw + cw / 2:.1f}" y="{y:.1f}" class="tick" text-anchor="middle">{_esc(name)}</text>'
+        )
+    body.append(
+        f'<text x="{LEFT + (W - LEFT - RIGHT) / 2}" y="{y + 16:.1f}" class="axis" text-anchor="middle">'
+        "first divergence: from this % of the procedure on (ans: at the answer)</text>"
+    )
+    legend = "Each cell: % of that look-back's scored episodes whose first divergence falls there; darker is more."
+    return _frame(title, "".join(body), title, _esc(legend))

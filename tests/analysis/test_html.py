@@ -1,0 +1,153 @@
+"""The HTML report as a file: self-contained, escaped, every episode in its data."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from html_runs import HOSTILE, HOSTILE_ID, hostile_record, sim_records, write_run
+
+from agentproc.analysis.html import html_report, write_html_report
+from agentproc.analysis.html.collect import collect
+from agentproc.analysis.html.figures import position_bin
+from agentproc.cli.main import main
+
+RECORDED = Path(__file__).parents[2] / "scenarios" / "recorded" / "local-smollm2.jsonl"
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("html") / "run.jsonl"
+    return write_run(path, [*sim_records(), hostile_record()])
+
+
+def page_data(html: str) -> dict:
+    match = re.search(r"<script type='application/json' id='data'>(.*?)</script>", html, re.S)
+    assert match is not None
+    return json.loads(match.group(1))
+
+
+def test_the_report_fetches_nothing_and_forbids_fetching(run: Path):
+    html = html_report([run]).html
+    assert "Content-Security-Policy" in html and "default-src 'none'" in html
+    markup = re.sub(r"<script type='application/json' id='data'>.*?</script>", "", html, flags=re.S)
+    urls = re.findall(r"(?:src|href)\s*=\s*['\"]?([^'\" >]+)", markup)
+    assert all(u.startswith("#") for u in urls), urls
+    assert "<link" not in html and "@import" not in html and "url(http" not in html
+
+
+def test_model_markup_never_reaches_the_page_as_markup(run: Path):
+    html = html_report([run]).html
+    assert HOSTILE not in html and "<script>window" not in html
+    assert html.count("<script") == 2  # the data and the report's own script
+    assert "<i>x</i>" not in html and "<b>0000</b>" not in html
+    data = page_data(html)  # the JSON still holds the text exactly
+    at = data["rows"]["id"].index(HOSTILE_ID)
+    detail = data["details"][str(at)]
+    assert detail["calls"][0][1] == HOSTILE and detail["turns"][0][0] == HOSTILE
+
+
+def test_every_episode_has_a_row_with_verdict_divergence_and_labels(run: Path):
+    rows = page_data(html_report([run]).html)["rows"]
+    assert len(rows["id"]) == len(sim_records()) + 1
+    verdicts = {rows["verdict"][i] for i in range(len(rows["id"]))}
+    assert len(verdicts) >= 3
+    kinds = rows["kinds"]
+    skipped = [i for i, s in enumerate(rows["series_names"]) if s == "sim:skipped_step"][0]
+    for i in range(len(rows["id"])):
+        if rows["series"][i] == skipped:
+            assert str(kinds.index("skipped_step")) in rows["labels"][i]
+            assert rows["div"][i] is not None
+
+
+def test_the_figures_and_the_cell_table_are_in_the_page(run: Path):
+    html = html_report([run]).html
+    for title in (
+        "First-answer accuracy by length",
+        "Faithful accuracy by length",
+        "First-answer accuracy by look-back",
+        "Unfaithful-correct gap by length",
+        "Execution by length",
+        "Label mix by length",
+        "Where the first divergence happens",
+    ):
+        assert title in html
+    assert "<polygon" in html  # interval bands
+    cells = re.search(r"<table id='cell-table'.*?<tbody>(.*?)</tbody>", html, re.S)
+    assert cells is not None and cells.group(1).count("<tr>") == 4 * 4 + 1  # the hostile one: 1
+
+
+def test_several_runs_are_compared_side_by_side_with_a_legend(tmp_path: Path):
+    a = write_run(tmp_path / "a.jsonl", sim_records(("sim:oracle",), 1))
+    b = write_run(tmp_path / "b.jsonl", sim_records(("sim:skipped_step",), 1))
+    html = html_report([a, b]).html
+    section = html[html.index("<section id='compare'>") :]
+    assert "sim:oracle" in section and "sim:skipped_step" in section
+    assert "First-answer accuracy by length" in section
+
+
+def test_a_file_given_twice_counts_each_episode_once_with_a_warning(run: Path):
+    result = html_report([run, run])
+    assert result.episodes == len(sim_records()) + 1
+    assert any("superseded" in w for w in result.warnings)
+
+
+def test_the_fast_reader_keeps_every_field_the_report_reads(run: Path):
+    lines = run.read_text().splitlines()
+    collected = collect([run])
+    for line, rec in zip(lines, collected.records.values(), strict=True):
+        whole = json.loads(line)
+        for key in ("scenario_id", "agent", "cell", "params", "labels", "verdict", "metrics"):
+            assert rec[key] == whole[key]
+
+
+def test_a_record_in_another_key_order_is_read_whole(tmp_path: Path):
+    rec = sim_records(("sim:oracle",), 1)[0]
+    reordered = {"labels": rec["labels"], **{k: v for k, v in rec.items() if k != "labels"}}
+    path = write_run(tmp_path / "r.jsonl", [reordered])
+    assert list(collect([path]).records.values())[0]["verdict"] == rec["verdict"]
+
+
+def test_the_drill_down_keeps_to_its_budget_and_says_how_to_see_the_rest(run: Path):
+    full = html_report([run])
+    small = html_report([run], budget=20_000)
+    assert full.detailed == full.episodes
+    assert 0 < small.detailed < full.episodes
+    assert "agentproc replay" in small.html  # the script names the command for the others
+
+
+def test_divergence_positions_fall_in_tenths_and_the_answer_apart():
+    assert [position_bin(k, 95) for k in (1, 10, 50, 95)] == [0, 0, 5, 9]
+    assert position_bin(None, 5) == 10
+
+
+def test_the_cli_writes_the_report_and_says_so(run: Path, tmp_path: Path, capsys):
+    out = tmp_path / "report.html"
+    assert main(["report", str(run), "--html", str(out)]) == 0
+    assert out.read_text().startswith("<!DOCTYPE html>")
+    assert f"wrote {out}" in capsys.readouterr().out
+
+
+def test_bad_run_file_exits_2_naming_the_line_and_keeps_the_old_report(tmp_path: Path, capsys):
+    out = tmp_path / "report.html"
+    out.write_text("old report")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({**sim_records(("sim:oracle",), 1)[0], "verdict": "great"}) + "\n")
+    assert main(["report", str(bad), "--html", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("agentproc: error: ") and "line 1: verdict" in err
+    assert len(err.strip().splitlines()) == 1 and out.read_text() == "old report"
+
+
+def test_a_folder_as_output_is_bad_input(run: Path, tmp_path: Path, capsys):
+    assert main(["report", str(run), "--html", str(tmp_path)]) == 2
+    assert "is a folder" in capsys.readouterr().err
+
+
+def test_the_recorded_run_of_the_embedded_model_has_its_turns_and_tokens(tmp_path: Path):
+    result = write_html_report([RECORDED], tmp_path / "r.html")
+    data = page_data(result.html)
+    turns = data["details"]["0"]["turns"]
+    assert turns and all(t[2] is not None and t[3] is not None for t in turns)
