@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from agentproc.analysis.report import wilson
@@ -37,7 +38,14 @@ from agentproc.analysis.stats import (
 from agentproc.analysis.trials import Outcome, TrialStats, outcome_of, trial_stats
 from agentproc.errors import ConfigError
 from agentproc.labelling import LabelKind
-from agentproc.runs import error_kind_of, is_error, record_mode, record_variant
+from agentproc.runs import (
+    ReadReport,
+    error_kind_of,
+    is_error,
+    latest_records,
+    record_mode,
+    record_variant,
+)
 
 MEASURES: tuple[str, ...] = ("first_answer", "faithful", "unfaithful_correct")
 """The episode-level rates compared: first-answer accuracy, faithful accuracy and the
@@ -108,6 +116,8 @@ class Difference:
     """A paired difference of one rate: the arm minus the baseline, on paired episodes."""
 
     measure: str
+    n: int
+    """Paired episodes."""
     baseline: float
     variant: float
     diff: float
@@ -131,6 +141,7 @@ class Difference:
         """The JSON form."""
         out: dict[str, Any] = {
             "measure": self.measure,
+            "n": self.n,
             "baseline": _r(self.baseline),
             "variant": _r(self.variant),
             "diff": _r(self.diff),
@@ -219,7 +230,11 @@ class Comparison:
             f"({_signed(f.diff)} [{_signed(f.ci[0])}, {_signed(f.ci[1])}], McNemar p = {_p(f.p)}); "
             f"first-answer accuracy {_signed(a.diff)} (p = {_p(a.p)})"
             + (f"; {', '.join(moved)}" if moved else "")
-            + f"; minimum detectable effect {self.mde * 100:.1f} points"
+            + (
+                f"; minimum detectable effect {self.mde * 100:.1f} points"
+                if self.verdict == "no detectable difference"
+                else ""
+            )
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -371,6 +386,7 @@ def _difference(pairs: Sequence[Pair], measure: str, seed: int) -> Difference:
     lost = sum(_value(b, measure) and not _value(v, measure) for b, v in pairs)
     return Difference(
         measure=measure,
+        n=n,
         baseline=base / n if n else 0.0,
         variant=var / n if n else 0.0,
         diff=(var - base) / n if n else 0.0,
@@ -416,6 +432,7 @@ def compare_arms(base: Arm, arm: Arm, kinds: Sequence[str], *, seed: int = 0) ->
     labels = [
         Difference(
             d.measure,
+            d.n,
             d.baseline,
             d.variant,
             d.diff,
@@ -454,3 +471,14 @@ def _first_trials(pairs: list[Pair]) -> list[Pair]:
         if b.scenario_id not in first or b.trial < first[b.scenario_id][0].trial:
             first[b.scenario_id] = (b, v)
     return list(first.values())
+
+
+def compare_files(
+    paths: Sequence[Path], *, baseline: str | None = None, seed: int = 0
+) -> tuple[CompareResult, list[str]]:
+    """Compare the arms found in run files; also the files' warnings."""
+    reports = [ReadReport() for _ in paths]
+    result = compare_records(
+        (rec for _, _, rec in latest_records(list(paths), reports)), baseline=baseline, seed=seed
+    )
+    return result, [w for r in reports for w in r.warnings]

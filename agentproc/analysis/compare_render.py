@@ -1,0 +1,148 @@
+"""Terminal tables of a comparison (``agentproc compare``), ending in one verdict per arm."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from agentproc.analysis.compare import MEASURES, CompareResult, Comparison, Difference, Rate
+
+TITLES = {
+    "first_answer": "first-answer accuracy",
+    "faithful": "faithful accuracy",
+    "unfaithful_correct": "unfaithful-correct rate",
+}
+"""How each compared measure is headed in a table."""
+
+
+def _rate(r: Rate) -> str:
+    lo, hi = r.ci
+    return f"{r.value:.3f} [{lo:.3f}, {hi:.3f}]"
+
+
+def _diff(d: Difference) -> str:
+    return f"{d.diff:+.3f} [{d.ci[0]:+.3f}, {d.ci[1]:+.3f}]"
+
+
+def _p(d: Difference) -> str:
+    text = f"{d.p:.3g}" if d.p >= 0.001 else f"{d.p:.1e}"
+    if d.p_holm is not None:
+        holm = f"{d.p_holm:.3g}" if d.p_holm >= 0.001 else f"{d.p_holm:.1e}"
+        text += f" (Holm {holm})"
+    return f"{text} *" if d.significant else text
+
+
+def render_compare(result: CompareResult, out: Console) -> None:
+    """Print the arms, each comparison (overall, labels, cells), trials, then the verdicts."""
+    arms = Table(title="arms (95% Wilson intervals)")
+    for col in ("arm", "episodes", *(TITLES[m] for m in MEASURES), "errored"):
+        arms.add_column(col, justify="left" if col == "arm" else "right")
+    for arm in result.arms.values():
+        rates = arm.overall.rates
+        name = arm.name + (" (baseline)" if arm.name == result.baseline else "")
+        arms.add_row(
+            name,
+            str(arm.overall.n),
+            *(_rate(rates[m]) for m in MEASURES),
+            str(sum(arm.errored.values())),
+        )
+    out.print(arms)
+    for c in result.comparisons:
+        _comparison(c, out)
+    _trials(result, out)
+    for c in result.comparisons:
+        out.print(c.line(), markup=False, highlight=False)
+
+
+def _comparison(c: Comparison, out: Console) -> None:
+    t = Table(
+        title=f"{c.arm} vs {c.baseline}: {c.pairs} paired episodes on {c.scenarios} scenarios"
+        + (f" ({c.unpaired} unpaired left out)" if c.unpaired else ""),
+        caption="difference = arm - baseline, 95% paired bootstrap interval; "
+        "p exact McNemar; * significant at 0.05",
+    )
+    for col in ("measure", c.baseline, c.arm, "difference", "only baseline", "only arm", "p"):
+        t.add_column(col, justify="left" if col == "measure" else "right")
+    rows = [c.overall[m] for m in MEASURES]
+    rows += [d for d in c.labels if d.gained or d.lost or d.baseline or d.variant]
+    for d in rows:
+        t.add_row(
+            TITLES.get(d.measure, d.measure),
+            f"{d.baseline:.3f}",
+            f"{d.variant:.3f}",
+            _diff(d),
+            str(d.lost),
+            str(d.gained),
+            _p(d),
+        )
+    out.print(t)
+    if len(c.cells) < 2:
+        return
+    cells = Table(title=f"{c.arm} vs {c.baseline} per cell")
+    for col in (
+        "N",
+        "L",
+        "pairs",
+        f"faithful {c.baseline}",
+        f"faithful {c.arm}",
+        "faithful difference",
+        "p",
+        "answer difference",
+        "p ",
+    ):
+        cells.add_column(col, justify="right")
+    for (steps, lookback, _), ds in c.cells.items():
+        f, a = ds["faithful"], ds["first_answer"]
+        cells.add_row(
+            str(steps),
+            str(lookback),
+            str(f.n),
+            f"{f.baseline:.3f}",
+            f"{f.variant:.3f}",
+            _diff(f),
+            _p(f),
+            _diff(a),
+            _p(a),
+        )
+    out.print(cells)
+
+
+def _trials(result: CompareResult, out: Console) -> None:
+    k = max(a.trials.trials for a in result.arms.values())
+    if k < 2:
+        return
+    t = Table(title=f"trials: pass^k (every one of k trials succeeds), k = 1..{k}")
+    t.add_column("arm")
+    for i in range(1, k + 1):
+        t.add_column(f"answer pass^{i}", justify="right")
+    for i in range(1, k + 1):
+        t.add_column(f"faithful pass^{i}", justify="right")
+    t.add_column("deterministic")
+
+    def fmt(x: float | None) -> str:
+        return "-" if x is None else f"{x:.3f}"
+
+    for arm in result.arms.values():
+        s = arm.trials
+        flag = {True: "yes (trials identical)", False: "no", None: "-"}[s.deterministic]
+        t.add_row(
+            arm.name,
+            *(fmt(s.pass_answer.get(i)) for i in range(1, k + 1)),
+            *(fmt(s.pass_faithful.get(i)) for i in range(1, k + 1)),
+            flag,
+        )
+    out.print(t)
+    st = Table(
+        title="label stability across trials",
+        caption="recurrence: share of a scenario's trials with the label; same step: share of "
+        "those where it falls on the same step",
+    )
+    for col in ("arm", "label", "scenarios", "recurrence", "same step"):
+        st.add_column(col, justify="left" if col in ("arm", "label") else "right")
+    for arm in result.arms.values():
+        for ls in arm.trials.stability:
+            st.add_row(
+                arm.name, ls.kind, str(ls.scenarios), f"{ls.recurrence:.2f}", f"{ls.same_step:.2f}"
+            )
+    if st.row_count:
+        out.print(st)
