@@ -9,10 +9,14 @@ from pathlib import Path
 import pytest
 from html_runs import HOSTILE, HOSTILE_ID, hostile_record, sim_records, write_run
 
+from agentproc.analysis import aggregate, report_json
 from agentproc.analysis.html import html_report, write_html_report
 from agentproc.analysis.html.collect import collect
+from agentproc.analysis.html.episodes import scored
 from agentproc.analysis.html.figures import position_bin
 from agentproc.cli.main import main
+from agentproc.errors import RunFileError
+from agentproc.runs import read_run
 
 RECORDED = Path(__file__).parents[2] / "scenarios" / "recorded" / "local-smollm2.jsonl"
 
@@ -55,7 +59,7 @@ def test_every_episode_has_a_row_with_verdict_divergence_and_labels(run: Path):
     verdicts = {rows["verdict"][i] for i in range(len(rows["id"]))}
     assert len(verdicts) >= 3
     kinds = rows["kinds"]
-    skipped = [i for i, s in enumerate(rows["series_names"]) if s == "sim:skipped_step"][0]
+    skipped = rows["series_names"].index("sim:skipped_step")
     for i in range(len(rows["id"])):
         if rows["series"][i] == skipped:
             assert str(kinds.index("skipped_step")) in rows["labels"][i]
@@ -94,20 +98,34 @@ def test_a_file_given_twice_counts_each_episode_once_with_a_warning(run: Path):
     assert any("superseded" in w for w in result.warnings)
 
 
-def test_the_fast_reader_keeps_every_field_the_report_reads(run: Path):
-    lines = run.read_text().splitlines()
-    collected = collect([run])
-    for line, rec in zip(lines, collected.records.values(), strict=True):
-        whole = json.loads(line)
-        for key in ("scenario_id", "agent", "cell", "params", "labels", "verdict", "metrics"):
-            assert rec[key] == whole[key]
+def test_the_fast_reader_gives_the_report_the_full_reader_gives(run: Path):
+    fast = aggregate(scored(collect([run]).records.values()))
+    full = aggregate(scored(rec for _, rec in read_run(run)))
+    assert report_json(fast) == report_json(full)
+    assert fast.episodes == len(sim_records()) + 1
+
+
+def test_an_unknown_label_kind_is_bad_input_naming_the_line(tmp_path: Path):
+    rec = sim_records(("sim:skipped_step",), 1)[0]
+    rec["labels"][0]["kind"] = "napping"
+    path = write_run(tmp_path / "r.jsonl", [sim_records(("sim:oracle",), 1)[0], rec])
+    with pytest.raises(RunFileError, match=r"line 2: labels\[0\]\.kind"):
+        collect([path])
+
+
+def test_a_torn_last_line_is_skipped_with_a_warning(tmp_path: Path):
+    recs = sim_records(("sim:oracle",), 1)[:2]
+    path = write_run(tmp_path / "r.jsonl", recs)
+    path.write_bytes(path.read_bytes()[:-40])
+    collected = collect([path])
+    assert len(collected.records) == 1 and "torn last line" in collected.warnings[0]
 
 
 def test_a_record_in_another_key_order_is_read_whole(tmp_path: Path):
     rec = sim_records(("sim:oracle",), 1)[0]
     reordered = {"labels": rec["labels"], **{k: v for k, v in rec.items() if k != "labels"}}
     path = write_run(tmp_path / "r.jsonl", [reordered])
-    assert list(collect([path]).records.values())[0]["verdict"] == rec["verdict"]
+    assert next(iter(collect([path]).records.values()))["verdict"] == rec["verdict"]
 
 
 def test_the_drill_down_keeps_to_its_budget_and_says_how_to_see_the_rest(run: Path):

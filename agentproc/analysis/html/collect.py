@@ -11,6 +11,8 @@ as every reader checks it. The drill-down parses whole only the lines it shows.
 
 from __future__ import annotations
 
+import mmap
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,24 +51,24 @@ class Collected:
     superseded: int = 0
 
 
-def _split_parse(raw: bytes) -> dict[str, Any] | None:
-    head_end = raw.find(_HEAD_END)
-    tail_start = raw.rfind(_TAIL_START)
-    if head_end < 0 or tail_start < head_end:
+def _split_parse(mm: mmap.mmap, start: int, end: int) -> dict[str, Any] | None:
+    """The record of ``mm[start:end]`` without its middle, or ``None`` (parse it whole)."""
+    head_end = mm.find(_HEAD_END, start, end)
+    tail_start = mm.rfind(_TAIL_START, start, end)
+    if head_end < 0 or tail_start < head_end or mm.find(_CALLS, head_end, tail_start) < 0:
         return None
     try:  # orjson refuses what the exact reader must see (huge integers): it then reads all
-        head = orjson.loads(raw[:head_end] + b"}")
-        tail = orjson.loads(b"{" + raw[tail_start + 1 :])
+        head = orjson.loads(mm[start:head_end] + b"}")
+        tail = orjson.loads(b"{" + mm[tail_start + 1 : end])
     except orjson.JSONDecodeError:
         return None
     if not isinstance(head, dict) or not isinstance(tail, dict) or head.keys() & tail.keys():
         return None
-    if _CALLS not in raw[head_end:tail_start]:
-        return None
     return {**head, "scenario": None, "calls": [], **tail}
 
 
-def _lines(path: Path) -> Iterator[tuple[int, int, bytes]]:
+def _lines(path: Path) -> Iterator[tuple[int, int, int, mmap.mmap]]:
+    """``(line number, start, end, map)`` of each line, the file mapped, not copied."""
     try:
         fh = open(path, "rb")  # noqa: SIM115 (closed by the with block below)
     except IsADirectoryError:
@@ -74,16 +76,31 @@ def _lines(path: Path) -> Iterator[tuple[int, int, bytes]]:
     except OSError as exc:
         raise unreadable(path, exc) from None
     with fh:
-        offset = 0
-        for lineno, raw in enumerate(fh, 1):
-            yield lineno, offset, raw
-            offset += len(raw)
+        size = os.fstat(fh.fileno()).st_size
+        if not size:
+            return
+        try:
+            mm = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError) as exc:
+            raise InputError(path, f"cannot read ({exc})") from None
+        with mm:
+            start, lineno = 0, 0
+            while start < size:
+                nl = mm.find(b"\n", start)
+                end = size if nl < 0 else nl + 1
+                lineno += 1
+                yield lineno, start, end, mm
+                start = end
 
 
 def parse_line(path: Path, lineno: int, raw: bytes) -> dict[str, Any]:
     """One whole run-file line, checked; raises :class:`RunFileError` naming the line."""
     try:
-        rec = loads(raw)
+        rec = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        rec = None
+    try:
+        rec = loads(raw) if rec is None else rec
     except ValueError as exc:
         raise RunFileError(path, f"not valid JSON ({exc})", f"line {lineno}") from None
     return _checked(path, lineno, rec)
@@ -105,11 +122,14 @@ def collect(paths: list[Path]) -> Collected:
     seen = 0
     for path in paths:
         path = Path(path)
-        for lineno, offset, raw in _lines(path):
-            if not raw.strip():
+        for lineno, start, end, mm in _lines(path):
+            if end - start < 64 and not mm[start:end].strip():
                 continue
-            rec = _split_parse(raw)
+            rec = _split_parse(mm, start, end)
             if rec is None:
+                raw = mm[start:end]
+                if not raw.strip():
+                    continue
                 try:
                     whole = loads(raw)
                 except ValueError as exc:
@@ -128,7 +148,7 @@ def collect(paths: list[Path]) -> Collected:
             seen += 1
             out.records.pop(key, None)  # the last record of an episode takes its place
             out.records[key] = rec
-            out.where[key] = Where(path, lineno, offset, len(raw))
+            out.where[key] = Where(path, lineno, start, end - start)
     out.superseded = seen - len(out.records)
     if out.superseded:
         out.warnings.append(

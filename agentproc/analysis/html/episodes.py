@@ -12,6 +12,8 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+import orjson
+
 from agentproc.analysis.html.collect import Collected, read_whole
 from agentproc.analysis.report import agent_key
 from agentproc.analysis.timeline import describe
@@ -105,7 +107,7 @@ def details(collected: Collected, budget: int = DETAIL_BUDGET) -> dict[str, Any]
     used = 0
     for i in _order(collected):
         detail = episode_detail(read_whole(collected.where[keys[i]]))
-        size = len(json.dumps(detail, separators=(",", ":")))
+        size = len(orjson.dumps(detail))
         if used + size > budget:
             if used > budget * 0.98:
                 break
@@ -176,7 +178,10 @@ def episode_detail(rec: dict[str, Any]) -> dict[str, Any]:
 def _call_text(call: Any) -> str:
     if not isinstance(call, dict):
         return ""
-    args = json.dumps(call.get("arguments", {}), separators=(",", ":"))
+    try:
+        args = orjson.dumps(call.get("arguments", {})).decode()
+    except TypeError:
+        args = json.dumps(call.get("arguments", {}), separators=(",", ":"))
     return f"{call.get('name')}({args})"
 
 
