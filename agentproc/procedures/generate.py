@@ -232,6 +232,26 @@ def _apply(op: Op, a: int, b: int, scale: int, integer: bool) -> int | None:
     return v if -BOUND * scale <= v <= BOUND * scale else None
 
 
+def problem_of(p: Procedure) -> tuple[str, str] | None:
+    """``(field, what is wrong)`` with a procedure read from a file (inputs outside its
+    cell's range, a step whose value is not what its operation gives), or ``None``."""
+    scale, integer = p.scale, p.cell.mode == "integer"
+    lo, hi = (round(v * scale) for v in p.cell.range)
+    for name, x in zip(("S1", "S2"), p.inputs, strict=True):
+        if not lo <= x <= hi:
+            return "inputs", f"{name} = {x / scale:g} is outside the range {p.cell.range}"
+    values = list(p.inputs)
+    for s in p.steps:
+        a, b = values[s.operands[0] - 1], values[s.operands[1] - 1]
+        if _apply(s.op, a, b, scale, integer) != s.value:
+            return f"steps[{s.step - 1}]", (
+                f"step {s.step}: S{s.target} = {s.value / scale:g} is not "
+                f"S{s.operands[0]} {s.op.value} S{s.operands[1]}"
+            )
+        values.append(s.value)
+    return None
+
+
 class _Draw(NamedTuple):
     op: Op
     pair: tuple[int, int]

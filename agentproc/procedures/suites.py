@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from agentproc.arith import Mode, Op
 from agentproc.errors import InputError, OutputError, unknown_key
 from agentproc.jsonio import cannot_write, invalid, json_lines, read_json, unreadable
-from agentproc.procedures.generate import Cell, Procedure, StepDef, generate_procedure
+from agentproc.procedures.generate import Cell, Procedure, StepDef, generate_procedure, problem_of
 from agentproc.resources import folder
 
 MANIFEST = "suite.json"
@@ -258,7 +258,11 @@ def _procedure_of(path: Path, lineno: int, data: Any) -> Procedure:
         raise InputError(
             path, f"{len(steps)} steps for a cell of {line.cell.steps}", f"line {lineno}: steps"
         )
-    return Procedure(line.id, line.cell, line.seed, line.index, steps, line.inputs)
+    procedure = Procedure(line.id, line.cell, line.seed, line.index, steps, line.inputs)
+    problem = problem_of(procedure)
+    if problem is not None:
+        raise InputError(path, problem[1], f"line {lineno}: {problem[0]}")
+    return procedure
 
 
 def _check_complete(folder_: Path, target: Path) -> None:

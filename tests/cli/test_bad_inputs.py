@@ -105,6 +105,14 @@ def first_line(base: Base) -> str:
     return (base.suite / "procedures.jsonl").read_text().splitlines()[0]
 
 
+def spoil(line: str, **changes: Callable[[list], None]) -> bytes:
+    """A procedures line with some of its lists changed in place."""
+    data = json.loads(line)
+    for key, change in changes.items():
+        change(data[key])
+    return (json.dumps(data) + "\n").encode()
+
+
 def tool_call_messages(arguments: object) -> str:
     call = {"id": "c0", "type": "function", "function": {"name": "step_1", "arguments": arguments}}
     return json.dumps([{"role": "assistant", "content": None, "tool_calls": [call]}])
@@ -188,6 +196,30 @@ CASES: list[Case] = [
         lambda b, t: ["run", suite_with_folder(b, t), *SIM, "--out", t / "r"],
         2,
         ["procedures.jsonl", "folder"],
+    ),
+    (
+        "a step value its operation does not give",
+        lambda b, t: [
+            "run",
+            copy_suite(b, t, spoil(first_line(b), steps=lambda st: st[1].__setitem__(3, 7))),
+            *SIM,
+            "--out",
+            t / "r",
+        ],
+        2,
+        ["procedures.jsonl", "line 1: steps[1]", "step 2: S4 = 0.007 is not"],
+    ),
+    (
+        "an input outside its cell's range",
+        lambda b, t: [
+            "run",
+            copy_suite(b, t, spoil(first_line(b), inputs=lambda x: x.__setitem__(0, 99999))),
+            *SIM,
+            "--out",
+            t / "r",
+        ],
+        2,
+        ["procedures.jsonl", "line 1: inputs", "S1 = 99.999 is outside the range"],
     ),
     # -- scenario files
     (
