@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentproc.analysis.report import STUDY_RATES, CellStats, Report
+from agentproc.analysis.report import KNOBS, STUDY_RATES, CellStats, Report, wilson
 
 
 def _r(x: float) -> float:
@@ -35,9 +35,23 @@ def stats_json(s: CellStats) -> dict[str, Any]:
             "episodes_with_label": {k.value: v for k, v in s.episodes_with_label.items()},
             "progress_rate": _r(s.progress_rate),
             "prefix_rate": _r(s.prefix_rate),
+            "wrong_argument_causes": s.wrong_argument_causes,
+            "first_divergence": {
+                "episodes": s.diverged,
+                "rate": _r(_share(s.diverged, s.n)),
+                "rate_ci": [_r(x) for x in wilson(s.diverged, s.n)],
+                "labels": s.divergence_labels,
+                "steps": {str(k): v for k, v in s.divergence_steps.items()},
+                "median_step": s.divergence_median_step,
+                "mean_position": _r(s.divergence_position),
+            },
         }
     )
     return out
+
+
+def _share(k: int, n: int) -> float:
+    return k / n if n else 0.0
 
 
 _JSON_KEYS = {"length": "steps", "lookback": "lookback", "range": "range", "ops": "ops"}
@@ -62,6 +76,19 @@ def report_json(report: Report) -> dict[str, Any]:
                     {"cell": k.cell, "steps": k.steps, "lookback": k.lookback, **stats_json(s)}
                     for k, s in a.by_cell.items()
                 ],
+                "by_sweep": {
+                    sweep: [
+                        {
+                            **{
+                                _JSON_KEYS.get(knob, knob): v
+                                for knob, v in zip(KNOBS, k, strict=True)
+                            },
+                            **stats_json(s),
+                        }
+                        for k, s in groups.items()
+                    ]
+                    for sweep, groups in a.by_sweep.items()
+                },
             }
             for name, a in report.agents.items()
         },

@@ -1,15 +1,32 @@
-"""Rich tables of a report: by length and by look-back, per agent."""
+"""Rich tables of a report: a headline per agent, then tables with the agents side by side.
+
+Tables follow the suite's design: when the episodes name the sweeps of their suite
+(``params.sweeps``, the named blocks of the grid, e.g. the reference preset's
+length, look-back, range and op sweeps), each sweep gets its own tables, keyed by
+the knobs that vary within it, so unlike cells are never pooled. Otherwise there
+is one table per knob of ``--by``. Every table has one column group per agent.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from rich.console import Console
 from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from agentproc.analysis.report import DEFAULT_BY, KNOBS, AgentReport, CellStats, Report
+from agentproc.analysis.report import (
+    DEFAULT_BY,
+    KNOBS,
+    AgentReport,
+    CellStats,
+    Report,
+    group_order,
+    wilson,
+)
 from agentproc.errors import unknown_key
 from agentproc.labelling import LabelKind
 
@@ -32,106 +49,329 @@ def _ci(value: float, ci: tuple[float, float]) -> str:
     return f"{value:.3f} [{ci[0]:.2f}-{ci[1]:.2f}]"
 
 
+def _ci_cell(value: float, ci: tuple[float, float]) -> str:
+    """A rate over its interval, on two lines: tables of several agents stay narrow."""
+    return f"{value:.3f}\n[{ci[0]:.2f}-{ci[1]:.2f}]"
+
+
 _RATES: dict[str, Callable[[CellStats], str]] = {
-    "accuracy": lambda s: _ci(s.accuracy, s.accuracy_ci),
-    "faithful": lambda s: _ci(s.faithful_accuracy, s.faithful_accuracy_ci),
-    "unfaith-correct": lambda s: _ci(s.unfaithful_correct_rate, s.unfaithful_correct_ci),
+    "first-answer acc": lambda s: _ci_cell(s.accuracy, s.accuracy_ci),
+    "faithful acc": lambda s: _ci_cell(s.faithful_accuracy, s.faithful_accuracy_ci),
+    "unfaithful-correct": lambda s: _ci_cell(s.unfaithful_correct_rate, s.unfaithful_correct_ci),
 }
 """The rate columns of the rendered tables: header to cell text."""
 
-Rows = list[tuple[str, CellStats]]
-
-
-def _kinds_present(report: Report) -> list[LabelKind]:
-    """Label kinds with at least one label anywhere, in taxonomy order."""
-    return [k for k in LabelKind if any(a.overall.label_counts[k] for a in report.agents.values())]
-
-
-def _table(key: str, rows: Rows, rates: bool, kinds: list[LabelKind]) -> Table:
-    """One row per group; the last row (``all``) set apart."""
-    table = Table()
-    columns = list(_RATES) if rates else []
-    for header in [key, "n", *columns, *(SHORT[k] for k in kinds)]:
-        table.add_column(header, justify="right", no_wrap=True)
-    for i, (k, s) in enumerate(rows):
-        cells = [_RATES[c](s) for c in columns] + [str(s.label_counts[kind]) for kind in kinds]
-        table.add_row(k, str(s.n), *cells, end_section=i == len(rows) - 2)
-    return table
-
-
-_KNOB_TITLES: dict[str, tuple[str, str]] = {
-    "length": ("by length", "N"),
-    "lookback": ("by look-back", "L"),
-    "range": ("by input range", "range"),
-    "ops": ("by op mix", "ops"),
-    "mode": ("by numeric mode", "mode"),
+_TWO_LINES = {
+    "first-answer acc": "first-answer\nacc",
+    "faithful acc": "faithful\nacc",
+    "unfaithful-correct": "unfaithful-\ncorrect",
 }
-"""Knob -> (table title, key column header)."""
+"""Headers set on two lines, so that columns are as narrow as their values."""
 
 _STUDY: dict[str, str] = {
-    "exact": "exact_step_rate",
-    "under": "under_execution_rate",
-    "over": "over_execution_rate",
-    "missing": "missing_answer_rate",
-    "premature": "premature_answer_rate",
+    "exact-step": "exact_step_rate",
+    "under-exec": "under_execution_rate",
+    "over-exec": "over_execution_rate",
+    "no-answer": "missing_answer_rate",
+    "early-answer": "premature_answer_rate",
     "self-corr": "self_correction_rate",
 }
 """The study-measure columns: header -> :data:`~agentproc.analysis.report.STUDY_RATES` name."""
 
+_KNOB_TITLES: dict[str, tuple[str, str]] = {
+    "length": ("length", "N"),
+    "lookback": ("look-back", "L"),
+    "range": ("input range", "range"),
+    "ops": ("op mix", "ops"),
+    "mode": ("numeric mode", "mode"),
+}
+"""Knob -> (name in titles, key column header)."""
+
+LEGEND: dict[str, str] = {
+    "n": "scored episodes (an episode an infrastructure failure ended is in no figure)",
+    "first-answer acc": "share of episodes whose first answer is right (the study's headline)",
+    "faithful acc": "share whose first answer is right and that carry no label at all",
+    "unfaithful-correct": "share right for the wrong reasons: a right first answer with at "
+    "least one label; first-answer acc minus faithful acc (the gap)",
+    "[a-b]": "95% Wilson interval",
+    **{short: f"{kind.value} labels (count)" for kind, short in SHORT.items()},
+    "exact-step": "share of episodes that ran every step exactly once and nothing extra",
+    "under-exec": "share that ran fewer distinct steps than the procedure has",
+    "over-exec": "share with more step runs (repeats, invented steps) than steps",
+    "no-answer": "share that ended without an answer",
+    "early-answer": "share that answered before the last step had run",
+    "self-corr": "share where a wrong value or answer was later corrected",
+}
+"""Every column header and abbreviation the rendered report may use, explained."""
+
+Key = tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class _Grouping:
+    """The rows of one group of tables: key columns, row keys, each agent's stats."""
+
+    title: str
+    headers: list[str]
+    rows: list[Key]
+    stats: dict[str, dict[Key, CellStats]]
+    total: bool
+    """Whether the last row is each agent's ``all`` (every scored episode)."""
+    named: bool
+    """Whether column groups are headed by their agent's name (several agents)."""
+
+
+def _knob_grouping(report: Report, knob: str) -> _Grouping:
+    stats = {
+        name: {(k,): s for k, s in a.by_knob[knob].items()} for name, a in report.agents.items()
+    }
+    keys = {k for groups in stats.values() for k in groups}
+    rows = sorted(keys, key=lambda k: group_order(k[0]))
+    for name, a in report.agents.items():
+        stats[name][("all",)] = a.overall
+    title, header = _KNOB_TITLES[knob]
+    named = len(report.agents) > 1
+    return _Grouping(f"by {title}", [header], [*rows, ("all",)], stats, True, named)
+
+
+def _sweep_names(report: Report) -> list[str]:
+    return list(dict.fromkeys(n for a in report.agents.values() for n in a.by_sweep))
+
+
+def _sweep_grouping(report: Report, sweep: str) -> _Grouping:
+    """A sweep's cells keyed by the knobs that vary within it (length if none does)."""
+    full = {name: a.by_sweep.get(sweep, {}) for name, a in report.agents.items()}
+    keys = {k for groups in full.values() for k in groups}
+    knobs = list(KNOBS)
+    varying = [i for i in range(len(knobs)) if len({k[i] for k in keys}) > 1] or [0]
+    stats = {
+        name: {tuple(k[i] for i in varying): s for k, s in groups.items()}
+        for name, groups in full.items()
+    }
+    rows = sorted(
+        {tuple(k[i] for i in varying) for k in keys},
+        key=lambda k: tuple(group_order(v) for v in k),
+    )
+    names = " and ".join(_KNOB_TITLES[knobs[i]][0] for i in varying)
+    headers = [_KNOB_TITLES[knobs[i]][1] for i in varying]
+    named = len(report.agents) > 1
+    return _Grouping(f"sweep {sweep}: by {names}", headers, rows, stats, False, named)
+
+
+def _groupings(report: Report, by: Sequence[str]) -> list[_Grouping]:
+    sweeps = _sweep_names(report)
+    if len(sweeps) > 1:
+        return [_sweep_grouping(report, s) for s in sweeps]
+    return [_knob_grouping(report, k) for k in by]
+
+
+def _kinds(a: AgentReport) -> list[LabelKind]:
+    """Label kinds the agent has at least one label of, in taxonomy order."""
+    return [k for k in LabelKind if a.overall.label_counts[k]]
+
+
+Column = tuple[str, Callable[[CellStats], str]]
+
+
+def _rate_columns(a: AgentReport, labels: bool) -> list[Column]:
+    cols: list[Column] = [("n", lambda s: str(s.n))]
+    cols += list(_RATES.items())
+    if labels:
+        cols += _label_columns(a)
+    return cols
+
+
+def _label_columns(a: AgentReport) -> list[Column]:
+    return [(SHORT[k], _label_cell(k)) for k in _kinds(a)]
+
+
+def _label_cell(kind: LabelKind) -> Callable[[CellStats], str]:
+    return lambda s: str(s.label_counts[kind])
+
+
+def _study_cell(name: str, intervals: bool) -> Callable[[CellStats], str]:
+    if intervals:
+        return lambda s: _pct(*s.rate(name))
+    return lambda s: f"{100 * s.rate(name)[0]:.0f}%"
+
 
 def _pct(value: float, ci: tuple[float, float]) -> str:
-    return f"{100 * value:.0f}% [{100 * ci[0]:.0f}-{100 * ci[1]:.0f}]"
+    return f"{100 * value:.0f}%\n[{100 * ci[0]:.0f}-{100 * ci[1]:.0f}]"
 
 
-def _study_table(key: str, rows: Rows, intervals: bool = True) -> Table:
+def _study_columns(intervals: bool) -> Callable[[AgentReport], list[Column]]:
+    def columns(a: AgentReport) -> list[Column]:
+        del a
+        cols: list[Column] = [("n", lambda s: str(s.n))]
+        for header, name in _STUDY.items():
+            cols.append((header, _study_cell(name, intervals)))
+        return cols
+
+    return columns
+
+
+def _table(g: _Grouping, agents: list[str], columns: dict[str, list[Column]]) -> Table:
+    """One row per key; one column group per agent, headed by the agent's name."""
     table = Table()
-    for header in [key, "n", *_STUDY]:
-        table.add_column(header, justify="right", no_wrap=True)
-    for i, (k, s) in enumerate(rows):
-        rates = [s.rate(name) for name in _STUDY.values()]
-        cells = [_pct(*r) if intervals else f"{100 * r[0]:.0f}%" for r in rates]
-        table.add_row(k, str(s.n), *cells, end_section=i == len(rows) - 2)
+    for h in g.headers:
+        table.add_column(h, justify="right", no_wrap=True)
+    for name in agents:
+        for i, (header, _) in enumerate(columns[name]):
+            top = name if i == 0 and g.named else ""
+            text = _TWO_LINES.get(header, header)
+            table.add_column(f"{top}\n{text}" if g.named else text, justify="right", no_wrap=True)
+    for r, key in enumerate(g.rows):
+        cells = [str(v) for v in key]
+        for name in agents:
+            s = g.stats[name].get(key)
+            cells += [fn(s) if s is not None else "-" for _, fn in columns[name]]
+        table.add_row(*cells, end_section=g.total and r == len(g.rows) - 2)
     return table
 
 
-def _sections(
-    a: AgentReport, kinds: list[LabelKind], console: Console, by: Sequence[str] = DEFAULT_BY
-) -> list[tuple[str, Table]]:
-    """One table per knob in ``by``, with label columns if they all still fit the
-    console (otherwise the label counts get a table of their own, so nothing is cut),
-    then the study's measures by the first knob."""
-    every = ("all", a.overall)
-    rows: dict[str, Rows] = {
-        knob: [*((str(k), s) for k, s in a.by_knob[knob].items()), every] for knob in by
-    }
-    tables = [(_KNOB_TITLES[k][0], _table(_KNOB_TITLES[k][1], rows[k], True, kinds)) for k in by]
-    unbounded = console.options.update_width(1 << 16)
-    fits = all(Measurement.get(console, unbounded, t).maximum <= console.width for _, t in tables)
-    if not fits:
-        groups: Rows = [
-            *((f"{_KNOB_TITLES[k][1]}={g}", s) for k in by for g, s in rows[k][:-1]),
-            every,
-        ]
-        tables = [(_KNOB_TITLES[k][0], _table(_KNOB_TITLES[k][1], rows[k], True, [])) for k in by]
-        tables.append(("labels", _table("group", groups, False, kinds)))
-    first = by[0]
-    title, key = _KNOB_TITLES[first]
-    study = _study_table(key, rows[first])
-    if Measurement.get(console, unbounded, study).maximum > console.width:
-        study = _study_table(key, rows[first], intervals=False)  # intervals: --json
-    tables.append((f"execution {title}", study))
+def _width(console: Console, table: Table) -> int:
+    return Measurement.get(console, console.options.update_width(1 << 16), table).maximum
+
+
+def _fitting(
+    console: Console,
+    g: _Grouping,
+    agents: list[str],
+    columns: Callable[[AgentReport], list[Column]],
+    report: Report,
+) -> list[Table] | None:
+    """Tables of ``columns``, as many agents side by side as fit the console; ``None``
+    if a single agent does not fit."""
+    cols = {name: columns(report.agents[name]) for name in agents}
+    tables: list[Table] = []
+    chunk: list[str] = []
+    for name in agents:
+        if chunk and _width(console, _table(g, [*chunk, name], cols)) > console.width:
+            tables.append(_table(g, chunk, cols))
+            chunk = []
+        chunk.append(name)
+    if chunk:
+        tables.append(_table(g, chunk, cols))
+    if any(_width(console, t) > console.width for t in tables):
+        return None
     return tables
 
 
-def render_report(report: Report, console: Console, by: Sequence[str] = DEFAULT_BY) -> None:
-    """Print, per agent, a heading line, one table per knob of ``by`` (length N and
-    look-back L by default) and the study's execution measures.
+def _print_tables(console: Console, title: str, tables: list[Table]) -> None:
+    for t in tables:
+        console.print(Text(title))
+        console.print(t)
 
-    Each table ends with an ``all`` row over the agent's scored episodes. Label
-    columns count labels, one per kind found anywhere in the report; when they
-    would not fit the console they form a table of their own. Episodes that an
-    infrastructure failure ended are counted on the heading line and warned about,
-    never scored.
+
+def _render_grouping(console: Console, report: Report, g: _Grouping, agents: list[str]) -> None:
+    """Every agent in one table with its label columns if that fits; else rates and
+    labels in tables of their own, agents side by side as far as they fit."""
+    every = {n: _rate_columns(report.agents[n], True) for n in agents}
+    table = _table(g, agents, every)
+    if _width(console, table) <= console.width:
+        _print_tables(console, g.title, [table])
+        return
+    rates = _fitting(console, g, agents, lambda a: _rate_columns(a, False), report) or [
+        _table(g, [n], {n: _rate_columns(report.agents[n], False)}) for n in agents
+    ]
+    _print_tables(console, g.title, rates)
+    labelled = [n for n in agents if _kinds(report.agents[n])]
+    if labelled:
+        labels = _fitting(console, g, labelled, _label_columns, report) or [
+            _table(g, [n], {n: _label_columns(report.agents[n])}) for n in labelled
+        ]
+        _print_tables(console, f"{g.title}: labels", labels)
+
+
+def _render_study(console: Console, report: Report, g: _Grouping, agents: list[str]) -> None:
+    title = f"execution measures {g.title}"
+    tables = _fitting(console, g, agents, _study_columns(True), report)
+    if tables is None:  # intervals: see --json
+        tables = _fitting(console, g, agents, _study_columns(False), report) or []
+    _print_tables(console, title, tables)
+
+
+def _counts(items: dict[str, int]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in items.items() if v)
+
+
+def _headline(console: Console, name: str, a: AgentReport) -> None:
+    """One line of headline figures, then verdicts, causes and the first divergence."""
+    s = a.overall
+    runs = s.n + a.errored
+    err_rate = a.errored / runs if runs else 0.0
+    console.print(
+        Text.assemble(
+            (name, "bold"),
+            f": n={s.n}, first-answer acc {_ci(s.accuracy, s.accuracy_ci)},"
+            f" faithful acc {_ci(s.faithful_accuracy, s.faithful_accuracy_ci)},"
+            f" unfaithful-correct gap {_ci(s.unfaithful_correct_rate, s.unfaithful_correct_ci)},"
+            f" errored {a.errored} of {runs} ({_ci(err_rate, wilson(a.errored, runs))})",
+        )
+    )
+    if a.errored:
+        console.print(
+            Text(
+                f"warning: {a.errored} episodes of {name} could not be run "
+                f"({_counts(a.errors)}) and count in no figure; run again with --resume "
+                "to retry them",
+                style="yellow",
+            )
+        )
+    if not s.n:
+        return
+    console.print(
+        f"  verdicts: {', '.join(f'{k} {v}' for k, v in s.verdicts.items())}; final-answer acc "
+        f"{s.final_accuracy:.3f}, mean progress {s.progress_rate:.3f}, mean correct prefix "
+        f"{s.prefix_rate:.3f}",
+        highlight=False,
+    )
+    wrong = s.label_counts[LabelKind.WRONG_ARGUMENT]
+    if wrong:
+        carried = s.wrong_argument_causes.get("propagated", 0)
+        new = {k: v for k, v in s.wrong_argument_causes.items() if k != "propagated"}
+        console.print(
+            f"  wrong_argument {wrong}: {carried} carried forward (propagated) from "
+            f"{s.slips} new mistakes" + (f" ({_counts(new)})" if new else ""),
+            highlight=False,
+        )
+    if s.diverged:
+        console.print(
+            f"  first divergence: {s.diverged} of {s.n} episodes left the procedure "
+            f"({_ci(s.diverged / s.n, wilson(s.diverged, s.n))}); first label "
+            f"{_counts(s.divergence_labels)}; median step {s.divergence_median_step}, on "
+            f"average {100 * s.divergence_position:.0f}% of the way through",
+            highlight=False,
+        )
+    else:
+        console.print("  first divergence: none (every episode followed the procedure)")
+
+
+def _legend(console: Console, report: Report) -> None:
+    used = ["n", "first-answer acc", "faithful acc", "unfaithful-correct", "[a-b]"]
+    used += [SHORT[k] for k in LabelKind if any(k in _kinds(a) for a in report.agents.values())]
+    used += list(_STUDY)
+    console.print(Text("legend"))
+    seen: set[str] = set()
+    for key in used:
+        if key not in seen:
+            seen.add(key)
+            console.print(f"  {key}: {LEGEND[key]}", markup=False, highlight=False)
+
+
+def render_report(report: Report, console: Console, by: Sequence[str] = DEFAULT_BY) -> None:
+    """Print a headline per agent, tables with the agents side by side, and a legend.
+
+    The headline gives first-answer accuracy, faithful accuracy, the
+    unfaithful-correct gap and the errored episodes, each with its 95% Wilson
+    interval; then the verdict counts, ``wrong_argument`` split into mistakes
+    carried forward and new ones by cause, and where episodes first left the
+    procedure. Tables: one group per sweep of the suite's design when the
+    episodes name two or more (keyed by the knobs varying in the sweep), else one
+    per knob of ``by``; each ends with the study's execution measures for the first
+    group. Label columns appear only for labels that occur; when they do not fit
+    the console they get tables of their own, and agents that do not fit side by
+    side are split over several tables.
     """
     for knob in by:
         if knob not in KNOBS:
@@ -139,31 +379,13 @@ def render_report(report: Report, console: Console, by: Sequence[str] = DEFAULT_
     if not report.agents:
         console.print("no episodes")
         return
-    kinds = _kinds_present(report)
     for name, a in report.agents.items():
-        s = a.overall
-        errors = ""
-        if a.errored:
-            kinds_text = ", ".join(f"{k} {v}" for k, v in a.errors.items())
-            errors = f", errored {a.errored} ({kinds_text}, not scored)"
-        console.print(
-            Text.assemble(
-                (name, "bold"),
-                f": n={s.n}, final-answer accuracy {s.final_accuracy:.3f},"
-                f" mean progress {s.progress_rate:.3f}, mean correct prefix {s.prefix_rate:.3f}"
-                f"{errors}",
-            )
-        )
-        if a.errored:
-            console.print(
-                Text(
-                    f"warning: {a.errored} episodes of {name} could not be run and count in no "
-                    "figure; run again with --resume to retry them",
-                    style="yellow",
-                )
-            )
-        if not s.n:
-            continue
-        for title, table in _sections(a, kinds, console, by):
-            console.print(Text(f"{name} {title}"))
-            console.print(table)
+        _headline(console, name, a)
+    agents = [name for name, a in report.agents.items() if a.overall.n]
+    if not agents:
+        return
+    groupings = _groupings(report, by)
+    for g in groupings:
+        _render_grouping(console, report, g, agents)
+    _render_study(console, report, groupings[0], agents)
+    _legend(console, report)

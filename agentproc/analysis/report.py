@@ -102,6 +102,16 @@ class CellStats(BaseModel):
     """Mean share of steps whose final value is correct."""
     prefix_rate: float
     """Mean ``longest_correct_prefix / total_steps``."""
+    wrong_argument_causes: dict[str, int] = {}
+    """``wrong_argument`` labels per cause (``propagated``: an upstream mistake carried
+    forward; the others are new mistakes), causes in :data:`CAUSES` order."""
+    divergence_labels: dict[str, int] = {}
+    """Episodes per label of their first divergence (episodes that left the procedure)."""
+    divergence_steps: dict[int, int] = {}
+    """Episodes per step at which they first left the procedure (the step expected there)."""
+    divergence_position: float = 0.0
+    """Mean position of the first divergence through the procedure, ``(step - 1) / N``,
+    over the episodes that left it."""
 
     @property
     def accuracy(self) -> float:
@@ -139,6 +149,26 @@ class CellStats(BaseModel):
         return _rate(self.final_answer_correct, self.n)
 
     @property
+    def diverged(self) -> int:
+        """Episodes that left the procedure somewhere (they have a first divergence)."""
+        return sum(self.divergence_labels.values())
+
+    @property
+    def slips(self) -> int:
+        """``wrong_argument`` labels that are new mistakes, not carried forward."""
+        return sum(v for k, v in self.wrong_argument_causes.items() if k != "propagated")
+
+    @property
+    def divergence_median_step(self) -> int | None:
+        """The median step of the first divergence, or ``None`` if no episode left."""
+        half, seen = (self.diverged + 1) // 2, 0
+        for step in sorted(self.divergence_steps):
+            seen += self.divergence_steps[step]
+            if seen >= half and self.diverged:
+                return step
+        return None
+
+    @property
     def verdicts(self) -> dict[str, int]:
         """Episodes per verdict, in :data:`~agentproc.labelling.VERDICTS` order."""
         return {v: getattr(self, v) for v in VERDICTS}
@@ -160,6 +190,10 @@ STUDY_RATES: dict[str, str] = {
 """The reference study's measures: rate name -> the :class:`CellStats` count it divides."""
 
 
+CAUSES = ("propagated", "other", "lookback_confusion", "stale_output", "misread_input")
+"""Causes of a ``wrong_argument`` label, carried-forward first; others sort after these."""
+
+
 class _Episode(NamedTuple):
     """What one scored record adds to each of its groups (parsed once per record)."""
 
@@ -173,6 +207,9 @@ class _Episode(NamedTuple):
     under: bool
     over: bool
     corrected: bool
+    causes: dict[str, int]
+    divergence: tuple[str, int | None, int] | None
+    """(label, step, total steps) of the first divergence."""
 
 
 def _episode(rec: Mapping[str, Any]) -> _Episode:
@@ -180,6 +217,7 @@ def _episode(rec: Mapping[str, Any]) -> _Episode:
     if verdict not in VERDICTS:
         raise unknown_key("verdict", str(verdict), VERDICTS)
     labels: dict[LabelKind, int] = {}
+    causes: dict[str, int] = {}
     corrected = False
     for lab in rec["labels"]:
         kind = _KINDS.get(lab["kind"])
@@ -187,7 +225,15 @@ def _episode(rec: Mapping[str, Any]) -> _Episode:
             raise unknown_key("label kind", str(lab["kind"]), list(_KINDS))
         labels[kind] = labels.get(kind, 0) + 1
         corrected = corrected or bool(lab.get("self_correction"))
+        if kind is LabelKind.WRONG_ARGUMENT:
+            cause = str(lab.get("cause") or "other")
+            causes[cause] = causes.get(cause, 0) + 1
     total = int(m["total_steps"])
+    div = m.get("first_divergence")
+    divergence = None
+    if isinstance(div, Mapping) and div.get("label") is not None:
+        step = div.get("step")
+        divergence = (str(div["label"]), step if isinstance(step, int) else None, total)
     distinct = int(m.get("executed_steps", total - labels.get(LabelKind.SKIPPED_STEP, 0)))
     runs = distinct + labels.get(LabelKind.REPEATED_STEP, 0)
     invented = labels.get(LabelKind.HALLUCINATED_CALL, 0)
@@ -202,6 +248,8 @@ def _episode(rec: Mapping[str, Any]) -> _Episode:
         under=distinct < total,
         over=runs + invented > total,
         corrected=corrected,
+        causes=causes,
+        divergence=divergence,
     )
 
 
@@ -221,6 +269,10 @@ class _Tally:
     under: int = 0
     over: int = 0
     corrected: int = 0
+    causes: dict[str, int] = field(default_factory=dict)
+    div_labels: dict[str, int] = field(default_factory=dict)
+    div_steps: dict[int, int] = field(default_factory=dict)
+    div_position: float = 0.0
 
     def add(self, ep: _Episode) -> None:
         self.n += 1
@@ -236,6 +288,14 @@ class _Tally:
         self.under += ep.under
         self.over += ep.over
         self.corrected += ep.corrected
+        for cause, count in ep.causes.items():
+            self.causes[cause] = self.causes.get(cause, 0) + count
+        if ep.divergence is not None:
+            label, step, total = ep.divergence
+            self.div_labels[label] = self.div_labels.get(label, 0) + 1
+            where = total + 1 if step is None else step  # no step: past the last one
+            self.div_steps[where] = self.div_steps.get(where, 0) + 1
+            self.div_position += min(where - 1, total) / (total or 1)
 
     def stats(self) -> CellStats:
         return CellStats(
@@ -252,8 +312,22 @@ class _Tally:
             episodes_with_label=dict(self.episodes),
             progress_rate=_rate(self.progress, self.n),
             prefix_rate=_rate(self.prefix, self.n),
+            wrong_argument_causes=dict(sorted(self.causes.items(), key=_cause_order)),
+            divergence_labels=dict(sorted(self.div_labels.items(), key=_label_order)),
+            divergence_steps=dict(sorted(self.div_steps.items())),
+            divergence_position=_rate(self.div_position, sum(self.div_labels.values())),
             **self.verdicts,
         )
+
+
+def _cause_order(item: tuple[str, int]) -> tuple[int, str]:
+    cause = item[0]
+    return (CAUSES.index(cause) if cause in CAUSES else len(CAUSES), cause)
+
+
+def _label_order(item: tuple[str, int]) -> tuple[int, str]:
+    kinds = list(_KINDS)
+    return (kinds.index(item[0]) if item[0] in _KINDS else len(kinds), item[0])
 
 
 class CellKey(NamedTuple):
@@ -293,6 +367,10 @@ class AgentReport:
     by_cell: dict[CellKey, CellStats]
     errors: dict[str, int] = field(default_factory=dict)
     """Episodes an infrastructure failure ended, per kind; they are in no figure above."""
+    by_sweep: dict[str, dict[tuple[Any, ...], CellStats]] = field(default_factory=dict)
+    """Sweep name (a named block of the suite's grid, from ``params.sweeps``) -> the
+    values of every knob (:data:`KNOBS` order) -> statistics; sweeps in the order
+    the run first met them, groups in ascending order."""
 
     @property
     def by_length(self) -> dict[int, CellStats]:
@@ -335,6 +413,9 @@ class _AgentTally:
     )
     by_cell: defaultdict[CellKey, _Tally] = field(default_factory=lambda: defaultdict(_Tally))
     errors: dict[str, int] = field(default_factory=dict)
+    by_sweep: defaultdict[str, defaultdict[tuple[Any, ...], _Tally]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(_Tally))
+    )
 
     def add(self, rec: Mapping[str, Any]) -> None:
         if is_error(rec):  # type: ignore[arg-type]
@@ -344,18 +425,44 @@ class _AgentTally:
         ep, params = _episode(rec), rec["params"]
         key = CellKey(int(params["steps"]), int(params["lookback"]), str(rec["cell"]))
         self.overall.add(ep)
-        for knob, of in KNOBS.items():
-            self.by_knob[knob][of(params)].add(ep)
+        values = tuple(of(params) for of in KNOBS.values())
+        for knob, value in zip(KNOBS, values, strict=True):
+            self.by_knob[knob][value].add(ep)
         self.by_cell[key].add(ep)
+        sweeps = params.get("sweeps")
+        for name in sweeps if isinstance(sweeps, list) else ():
+            self.by_sweep[str(name)][values].add(ep)
 
     def report(self, agent: str) -> AgentReport:
         return AgentReport(
             agent,
             self.overall.stats(),
-            {k: {g: t[g].stats() for g in sorted(t)} for k, t in self.by_knob.items()},
+            {
+                k: {g: t[g].stats() for g in sorted(t, key=group_order)}
+                for k, t in self.by_knob.items()
+            },
             {k: self.by_cell[k].stats() for k in sorted(self.by_cell)},
             dict(sorted(self.errors.items())),
+            {
+                name: {g: t[g].stats() for g in sorted(t, key=_tuple_order)}
+                for name, t in self.by_sweep.items()
+            },
         )
+
+
+def group_order(value: Any) -> tuple[int, float, float, str]:
+    """Sort key of a knob's value: numbers and ranges (``LOW:HIGH``) by value, then text."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return (0, float(value), 0.0, "")
+    lo, sep, hi = str(value).partition(":")
+    try:
+        return (0, float(lo), float(hi), "") if sep else (1, 0.0, 0.0, str(value))
+    except ValueError:
+        return (1, 0.0, 0.0, str(value))
+
+
+def _tuple_order(values: tuple[Any, ...]) -> tuple[tuple[int, float, float, str], ...]:
+    return tuple(group_order(v) for v in values)
 
 
 def agent_key(rec: Mapping[str, Any]) -> str:

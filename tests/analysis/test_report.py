@@ -67,6 +67,11 @@ def record(
             "total_steps": steps,
             "progress_rate": progress,
             "longest_correct_prefix": steps if prefix is None else prefix,
+            "first_divergence": (
+                {"call_index": 0, "step": min(steps, 1 + (prefix or 0)), "label": labels[0]}
+                if labels
+                else None
+            ),
         },
     )
 
@@ -325,7 +330,9 @@ def test_json_report_shape() -> None:
         "by_ops",
         "by_mode",
         "by_cell",
+        "by_sweep",
     ]
+    assert agent["by_sweep"] == {}  # these records name no sweep
     assert [g["steps"] for g in agent["by_length"]] == [5, 10]
     assert [g["lookback"] for g in agent["by_lookback"]] == [1, 3]
     first_cell = agent["by_cell"][0]
@@ -379,7 +386,7 @@ def test_rendered_tables_too_wide_for_labels_match_golden() -> None:
 
 def test_label_columns_only_for_kinds_that_occur() -> None:
     text = render(aggregate([record(verdict="wrong", labels=("skipped_step",)), record("model:b")]))
-    header = next(line for line in text.splitlines() if "┃" in line)
+    header = "".join(line for line in text.splitlines() if "┃" in line)
     assert "skipped" in header
     others = [short for kind, short in SHORT.items() if kind != LabelKind.SKIPPED_STEP]
     assert not [short for short in others if short in header]
@@ -388,7 +395,7 @@ def test_label_columns_only_for_kinds_that_occur() -> None:
 def test_label_counts_get_their_own_table_when_columns_do_not_fit() -> None:
     text = render(aggregate([record(verdict="wrong", labels=tuple(LabelKind))]))
     lines = text.splitlines()
-    assert "model:a labels" in lines
+    assert "by length: labels" in lines
     assert max(len(line) for line in lines) <= 120
     assert "…" not in text
     assert all(short in text for short in SHORT.values())
@@ -402,3 +409,128 @@ def test_real_records_render_within_120_columns() -> None:
 
 def test_empty_report_renders_a_single_line() -> None:
     assert render(aggregate([])) == "no episodes\n"
+
+
+# -- causes, first divergence, sweeps ----------------------------------------------
+
+
+def with_labels(rec: Record, labels: list[dict[str, Any]], divergence: Any = None) -> Record:
+    rec["labels"] = labels
+    rec["metrics"]["first_divergence"] = divergence
+    return rec
+
+
+def wrong_arg(cause: str | None) -> dict[str, Any]:
+    return {"kind": "wrong_argument", "call_index": 0, "step": 1, "cause": cause}
+
+
+def test_wrong_argument_is_split_into_carried_forward_and_new_mistakes_by_cause() -> None:
+    recs = [
+        with_labels(record(verdict="wrong"), [wrong_arg("other")] + [wrong_arg("propagated")] * 4),
+        with_labels(
+            record(verdict="wrong"), [wrong_arg("lookback_confusion"), wrong_arg("propagated")]
+        ),
+    ]
+    s = aggregate(recs).agents["model:a"].overall
+    assert s.wrong_argument_causes == {"propagated": 5, "other": 1, "lookback_confusion": 1}
+    assert s.slips == 2
+    text = render(aggregate(recs))
+    assert (
+        "wrong_argument 7: 5 carried forward (propagated) from 2 new mistakes "
+        "(other 1, lookback_confusion 1)" in text
+    )
+
+
+def test_first_divergence_counts_labels_steps_median_and_position() -> None:
+    div = [("wrong_argument", 2), ("wrong_argument", 4), ("skipped_step", 5)]
+    recs = [
+        with_labels(
+            record(steps=10, verdict="wrong"),
+            [wrong_arg("other")],
+            {"call_index": 0, "step": st, "label": lab},
+        )
+        for lab, st in div
+    ]
+    recs.append(record(steps=10))
+    s = aggregate(recs).agents["model:a"].overall
+    assert (s.diverged, s.divergence_labels) == (3, {"wrong_argument": 2, "skipped_step": 1})
+    assert s.divergence_steps == {2: 1, 4: 1, 5: 1}
+    assert s.divergence_median_step == 4
+    assert s.divergence_position == pytest.approx((1 + 3 + 4) / 30)
+    first = report_json(aggregate(recs))["agents"]["model:a"]["overall"]["first_divergence"]
+    assert first["episodes"] == 3 and first["median_step"] == 4 and first["rate"] == 0.75
+    assert "first divergence: 3 of 4 episodes left the procedure" in render(aggregate(recs))
+
+
+def in_sweeps(rec: Record, *sweeps: str, **params: Any) -> Record:
+    rec["params"].update(params, sweeps=list(sweeps))
+    return rec
+
+
+def sweep_records() -> list[Record]:
+    recs = [in_sweeps(record(steps=n), "length") for n in (5, 10, 15)]
+    recs += [in_sweeps(record(steps=n, lookback=lb), "lookback") for n in (5, 10) for lb in (1, 7)]
+    recs.append(in_sweeps(record(steps=5, lookback=3), "length", "lookback"))
+    return recs
+
+
+def test_episodes_are_grouped_per_sweep_by_every_knob() -> None:
+    a = aggregate(sweep_records()).agents["model:a"]
+    assert list(a.by_sweep) == ["length", "lookback"]
+    assert [k[:2] for k in a.by_sweep["length"]] == [(5, 3), (10, 3), (15, 3)]
+    assert a.by_sweep["length"][(5, 3, "?", "?", "?")].n == 2  # the cell both sweeps list
+    assert [k[:2] for k in a.by_sweep["lookback"]] == [(5, 1), (5, 3), (5, 7), (10, 1), (10, 7)]
+
+
+def test_each_sweep_gets_tables_keyed_by_the_knobs_varying_in_it() -> None:
+    text = render(aggregate(sweep_records()), width=160)
+    lines = text.splitlines()
+    assert "sweep length: by length" in lines
+    assert "sweep lookback: by length and look-back" in lines
+    assert "by length" not in lines  # pooled tables are replaced by the sweeps'
+    lookback = text[text.index("sweep lookback: by length and look-back") :].split("└")[0]
+    header = [line for line in lookback.splitlines() if "┃" in line][1]
+    assert header.split("┃")[1:4] == ["  N ", " L ", " n "]
+    rows = [line.split("│")[1:3] for line in lookback.splitlines() if line.startswith("│")]
+    keys = [(n.strip(), lb.strip()) for n, lb in rows if n.strip()]
+    assert keys == [("5", "1"), ("5", "3"), ("5", "7"), ("10", "1"), ("10", "7")]
+
+
+def test_one_sweep_only_keeps_the_tables_by_knob() -> None:
+    recs = [in_sweeps(record(steps=n), "block 1") for n in (5, 10)]
+    assert "by length" in render(aggregate(recs)).splitlines()
+
+
+def test_several_agents_share_one_table_with_a_column_group_each() -> None:
+    text = render(aggregate(golden_records()))
+    table = text[text.index("by length\n") :].split("by length: labels")[0]
+    assert "model:a" in table and "model:b" in table
+
+
+def test_the_legend_explains_every_header_the_tables_use() -> None:
+    text = render(aggregate([record(verdict="wrong", labels=tuple(LabelKind))]), width=200)
+    legend = text[text.index("\nlegend\n") :]
+    for header in [
+        *SHORT.values(),
+        "first-answer acc",
+        "faithful acc",
+        "unfaithful-correct",
+        "[a-b]",
+    ]:
+        assert f"  {header}: " in legend, header
+    for header in (
+        "exact-step",
+        "under-exec",
+        "over-exec",
+        "no-answer",
+        "early-answer",
+        "self-corr",
+    ):
+        assert f"  {header}: " in legend, header
+
+
+def test_ranges_sort_by_value_not_as_text() -> None:
+    recs = [record() for _ in range(3)]
+    for rec, rng in zip(recs, ([10, 100], [1, 10], [0, 1]), strict=True):
+        rec["params"]["range"] = rng
+    assert list(aggregate(recs).agents["model:a"].by_knob["range"]) == ["0:1", "1:10", "10:100"]

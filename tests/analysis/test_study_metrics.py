@@ -81,7 +81,7 @@ def test_groups_by_input_range_and_op_mix(tmp_path: Path, capsys):
     assert {g["ops"]: g["n"] for g in agent["by_ops"]} == {"add+sub": 2, "mixed": 3}
     assert main(["report", str(path), "--by", "range,ops"]) == 0
     out = capsys.readouterr().out
-    assert "sim:oracle by input range" in out and "sim:oracle by op mix" in out
+    assert {"by input range", "by op mix"} <= set(out.splitlines())
     assert "by length" not in out
 
 
