@@ -16,6 +16,7 @@ _PLACES: dict[str, tuple[Path, ...]] = {
     "tools": (_PACKAGE.parent / "tools", _PACKAGE / "_data" / "tools"),
     "presets": (_PACKAGE.parent / "scenarios" / "presets", _PACKAGE / "_data" / "presets"),
     "schemas": (_PACKAGE.parent / "schemas", _PACKAGE / "_data" / "schemas"),
+    "variants": (_PACKAGE.parent / "scenarios" / "variants", _PACKAGE / "_data" / "variants"),
 }
 
 

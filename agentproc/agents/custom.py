@@ -20,7 +20,8 @@ from typing import Any
 
 from agentproc.agents.failures import episode_error, error_kind
 from agentproc.runs import BudgetExhausted, Episode, EpisodeSession, StopReason, harness_error
-from agentproc.workflow import Guard, Scenario, complete
+from agentproc.workflow import Guard, Scenario
+from agentproc.workflow.variant import Variant
 
 AgentFactory = Callable[[list[Any]], Any]
 """Receives the LangChain tools of a scenario; returns a runnable or compiled graph."""
@@ -42,13 +43,13 @@ def mock_tools(session: EpisodeSession) -> list[Any]:
 
         return StructuredTool(
             name=name,
-            description=fn["description"],
+            description=fn.get("description", ""),
             args_schema=fn["parameters"],
             func=run,
             coroutine=arun,
         )
 
-    return [make(spec) for spec in complete(session.scenario).tools]
+    return [make(spec) for spec in session.tools]
 
 
 async def arun_agent_episode(
@@ -58,11 +59,13 @@ async def arun_agent_episode(
     *,
     guard: Guard = "observe",
     budget: int | None = None,
+    variant: Variant | None = None,
 ) -> Episode:
-    """Run your own agent, built by ``factory`` from the mock tools, on a scenario."""
+    """Run your own agent, built by ``factory`` from the mock tools, on a scenario
+    (presented as ``variant`` says)."""
     from langchain_core.messages import convert_to_openai_messages
 
-    session = EpisodeSession(scenario, agent, guard=guard, budget=budget)
+    session = EpisodeSession(scenario, agent, guard=guard, budget=budget, variant=variant)
     runnable = factory(mock_tools(session))
     opening = list(session.messages)
     stop: StopReason = "answer"

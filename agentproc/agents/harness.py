@@ -31,6 +31,7 @@ from agentproc.runs import (
     retry_seed,
 )
 from agentproc.workflow import Guard, Scenario
+from agentproc.workflow.variant import Variant
 
 
 class _State(TypedDict):
@@ -139,11 +140,13 @@ async def arun_model_episode(
     continue_after_answer: bool = False,
     retry: RetryPolicy | None = None,
     seed: int = 0,
+    variant: Variant | None = None,
 ) -> Episode:
-    """Run a LangChain chat model (anything with ``bind_tools`` and ``ainvoke``) on a scenario."""
+    """Run a LangChain chat model (anything with ``bind_tools`` and ``ainvoke``) on a scenario
+    (presented as ``variant`` says)."""
     from langchain_core.messages import HumanMessage, SystemMessage
 
-    session = EpisodeSession(scenario, agent, guard=guard, budget=budget)
+    session = EpisodeSession(scenario, agent, guard=guard, budget=budget, variant=variant)
     opening = session.messages
     ep = _Episode(
         session=session,
@@ -152,7 +155,7 @@ async def arun_model_episode(
         retry=retry or RetryPolicy(),
         rng=retry_seed(seed, scenario.id),
     )
-    bound = model.bind_tools(scenario.tools)
+    bound = model.bind_tools(session.tools)
     graph = build_graph(bound, ep)
     stop: StopReason
     try:

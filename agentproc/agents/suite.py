@@ -15,13 +15,18 @@ from agentproc.agents.retry import RetryPolicy
 from agentproc.agents.sim import run_sim_episode
 from agentproc.runs import Episode, EpisodeFn, Mode, RunSummary, arun_suite, trial_seed
 from agentproc.workflow import Guard, Scenario
+from agentproc.workflow.variant import Variant
 
 
-def sim_episodes(agent: str, *, seed: int = 0, guard: Guard = "observe") -> EpisodeFn:
-    """Episodes of a simulated agent (``sim:...``)."""
+def sim_episodes(
+    agent: str, *, seed: int = 0, guard: Guard = "observe", variant: Variant | None = None
+) -> EpisodeFn:
+    """Episodes of a simulated agent (``sim:...``), presented as ``variant`` says."""
 
     async def episode(scenario: Scenario, trial: int = 0) -> Episode:
-        return run_sim_episode(scenario, agent, seed=seed, guard=guard, trial=trial)
+        return run_sim_episode(
+            scenario, agent, seed=seed, guard=guard, trial=trial, variant=variant
+        )
 
     return episode
 
@@ -38,6 +43,8 @@ class ModelRunOptions:
     continue_after_answer: bool = False
     seed: int = 0
     retry: RetryPolicy = field(default_factory=lambda: RetryPolicy())
+    variant: Variant | None = None
+    """How the workflow is presented (``None``: today's)."""
 
 
 def model_episodes(model: Any, agent: str, options: ModelRunOptions) -> EpisodeFn:
@@ -48,7 +55,9 @@ def model_episodes(model: Any, agent: str, options: ModelRunOptions) -> EpisodeF
         if options.mode == "text":
             from agentproc.agents.text import arun_text_episode
 
-            return await arun_text_episode(scenario, model, agent, retry=options.retry, seed=seed)
+            return await arun_text_episode(
+                scenario, model, agent, retry=options.retry, seed=seed, variant=options.variant
+            )
         from agentproc.agents.harness import arun_model_episode
 
         return await arun_model_episode(
@@ -60,6 +69,7 @@ def model_episodes(model: Any, agent: str, options: ModelRunOptions) -> EpisodeF
             continue_after_answer=options.continue_after_answer,
             retry=options.retry,
             seed=seed,
+            variant=options.variant,
         )
 
     return episode

@@ -14,15 +14,23 @@ from agentproc.agents.failures import episode_error
 from agentproc.agents.retry import ModelCall, RetryPolicy, invoke_with_retry, usage_summary
 from agentproc.runs import Episode, EpisodeSession, StopReason, retry_seed, text_of
 from agentproc.workflow import Scenario
+from agentproc.workflow.variant import Variant
 
 
 async def arun_text_episode(
-    scenario: Scenario, model: Any, agent: str, *, retry: RetryPolicy | None = None, seed: int = 0
+    scenario: Scenario,
+    model: Any,
+    agent: str,
+    *,
+    retry: RetryPolicy | None = None,
+    seed: int = 0,
+    variant: Variant | None = None,
 ) -> Episode:
-    """Ask a chat model for the whole procedure in text and label its reply."""
+    """Ask a chat model for the whole procedure in text and label its reply (``variant``
+    may only be one that changes nothing: text mode has no tools to vary)."""
     from langchain_core.messages import HumanMessage, SystemMessage
 
-    session = EpisodeSession(scenario, agent, mode="text")
+    session = EpisodeSession(scenario, agent, mode="text", variant=variant)
     opening = session.messages
     history = [SystemMessage(opening[0]["content"]), HumanMessage(opening[1]["content"])]
     calls: list[ModelCall] = []

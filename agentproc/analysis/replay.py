@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from agentproc.errors import InputError, RunFileError
 from agentproc.labelling import Label, Metrics, label_calls, run_text_episode
+from agentproc.labelling.calculator import monitor_for
 from agentproc.runs import EpisodeRecord, record_mode, text_of
 from agentproc.workflow import (
     GUARDS,
@@ -26,6 +27,8 @@ from agentproc.workflow import (
     Workflow,
     build_workflow,
 )
+from agentproc.workflow.present import present
+from agentproc.workflow.variant import Variant, variant_from_json
 
 
 @dataclass
@@ -79,14 +82,34 @@ def replay_calls(
     calls: list[tuple[str, Any]],
     guard: Guard = "observe",
     agent: str = "replay",
+    variant: Variant | None = None,
 ) -> Replay:
-    """Execute ``(name, arguments)`` pairs on fresh mock tools and label them."""
-    wf = build_workflow(scenario)
-    toolkit = Toolkit(wf, guard)
+    """Execute ``(name, arguments)`` pairs on fresh mock tools and label them (presented
+    as ``variant`` says: names, tool set and faults; a slow tool answers at once)."""
+    if variant is None or variant.is_default:
+        wf = build_workflow(scenario)
+        toolkit = Toolkit(wf, guard)
+        for name, arguments in calls:
+            toolkit.call(name, arguments)
+        labels, metrics = label_calls(wf, toolkit.calls)
+        return Replay(scenario, agent, wf, toolkit.calls, labels, metrics)
+    faults = variant.faults.model_copy(update={"slow_seconds": 0.0})
+    presented = present(scenario, variant.model_copy(update={"faults": faults}))
+    wf = build_workflow(presented.scenario, variant)
+    toolkit = Toolkit(wf, variant.with_guard(guard), presented)
+    monitor = monitor_for(wf, presented)
     for name, arguments in calls:
-        toolkit.call(name, arguments)
-    labels, metrics = label_calls(wf, toolkit.calls)
+        monitor.observe(toolkit.call(name, arguments))
+    labels, metrics = monitor.finish()
     return Replay(scenario, agent, wf, toolkit.calls, labels, metrics)
+
+
+def record_variant_of(rec: EpisodeRecord, where: str) -> Variant | None:
+    """The variant a stored episode ran under, rebuilt from its ``variant_spec``."""
+    spec = rec.get("variant_spec")
+    if spec is None:
+        return None
+    return variant_from_json(spec, f"{where}: variant_spec")
 
 
 def replay_record(rec: EpisodeRecord, scenario: Scenario, where: str) -> Replay:
@@ -101,7 +124,10 @@ def replay_record(rec: EpisodeRecord, scenario: Scenario, where: str) -> Replay:
         if not isinstance(c, dict) or not isinstance(c.get("name"), str):
             raise InputError(where, "each call needs a string name", f"calls[{i}].name")
         calls.append((c["name"], c.get("arguments", "")))
-    result = replay_calls(scenario, calls, guard, rec["agent"])  # type: ignore[arg-type]
+    variant = record_variant_of(rec, where)
+    if variant is not None:  # the recorded guard is the one the variant ran under
+        variant = variant.model_copy(update={"guard": None})
+    result = replay_calls(scenario, calls, guard, rec["agent"], variant)  # type: ignore[arg-type]
     result.differences = _differences(rec, result)
     result.compared = True
     return result
@@ -221,13 +247,21 @@ def label_record(rec: EpisodeRecord, where: str = "run file") -> tuple[list[Labe
     if record_mode(rec) == "text":
         labels, metrics, _ = run_text_episode(scenario, rec.get("output") or "")
         return labels, metrics
-    wf = build_workflow(scenario)
+    variant = record_variant_of(rec, where)
+    presented = present(scenario, variant) if variant is not None else None
+    wf = build_workflow(presented.scenario if presented else scenario, variant)
     calls = []
     for i, c in enumerate(rec["calls"]):
         try:
-            calls.append(CallRecord.from_json(c, i, wf.scale, wf.finish_tool))
+            call = CallRecord.from_json(c, i, wf.scale, wf.finish_tool)
+            if presented is not None and call.step is not None and call.args is not None:
+                call.args = presented.canonical_args(wf.steps[call.step - 1], call.args)
+            calls.append(call)
         except ValueError as exc:
             raise RunFileError(where, str(exc), f"calls[{i}].arguments") from None
-        except (KeyError, TypeError, AttributeError):
+        except (KeyError, TypeError, AttributeError, IndexError):
             raise RunFileError(where, "not a recorded call", f"calls[{i}]") from None
-    return label_calls(wf, calls)
+    monitor = monitor_for(wf, presented)
+    for call in calls:
+        monitor.observe(call)
+    return monitor.finish()

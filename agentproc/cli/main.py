@@ -165,7 +165,13 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--max-tokens", type=_count(1), help="cap on tokens per model reply")
     r.add_argument("--out", type=Path, required=True, help="run file (JSON lines) to write")
     r.add_argument("--seed", type=int, default=0)
-    r.add_argument("--guard", default="observe", help="observe (default) or enforce")
+    r.add_argument("--guard", default="observe", help="observe (default), enforce or feedback")
+    r.add_argument(
+        "--variant",
+        default="default",
+        help="how the workflow is presented: a shipped variant (agentproc variants) or a "
+        ".toml/.json file",
+    )
     r.add_argument("--limit", type=_count(1), help="run at most this many scenarios")
     r.add_argument(
         "--trials", type=_count(1), default=1, help="run each scenario this many times (trials)"
@@ -212,7 +218,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--count", type=_count(1), default=5, help="procedures per cell (240 cells x 10 injectors)"
     )
     sc.add_argument("--seed", type=int, default=0)
+    sc.add_argument(
+        "--variant", default="default", help="check under a variant (calculator: the aligner)"
+    )
     sc.add_argument("--json", action="store_true")
+
+    va = sub.add_parser("variants", help="list the shipped variants and what each changes")
+    va.add_argument("--json", action="store_true", help="print them as JSON")
     return p
 
 
@@ -265,7 +277,16 @@ def _lazy(name: str) -> Command:
 
 COMMANDS: dict[str, Command] = {
     name: _lazy(name)
-    for name in ("generate", "scenario", "run", "replay", "relabel", "report", "selfcheck")
+    for name in (
+        "generate",
+        "scenario",
+        "run",
+        "replay",
+        "relabel",
+        "report",
+        "selfcheck",
+        "variants",
+    )
 }
 """Command name -> the function that runs it."""
 

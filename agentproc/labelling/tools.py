@@ -42,7 +42,10 @@ class Monitor:
         core = self.core
         start = len(core.labels)
         entry = core.begin(rec.index, rec.step, rec.finish)
-        if rec.refused == "unknown_tool":
+        if rec.refused == "transient":
+            # A tool fault, not the agent's doing: it neither counts nor diverges.
+            core.drop(entry)
+        elif rec.refused in ("unknown_tool", "distractor"):
             core.add(Label(K.HALLUCINATED_CALL, rec.index))
         elif rec.refused == "invalid_arguments":
             core.add(Label(K.INVALID_ARGUMENTS, rec.index, rec.step))

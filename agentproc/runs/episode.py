@@ -55,6 +55,8 @@ class Episode:
     """The named variant (prompt, rendering, tool set, ...) the episode ran under."""
     trial: int = 0
     """Which repetition of the scenario this is (0-based; ``--trials k`` runs 0..k-1)."""
+    variant_spec: dict[str, Any] | None = None
+    """The variant's JSON when it changes anything (replay and relabel rebuild it from it)."""
     injected: list[Label] | None = None
     """For simulated agents: the findings their injected faults must produce."""
     output: str | None = None

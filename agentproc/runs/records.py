@@ -135,6 +135,9 @@ class EpisodeRecord(TypedDict):
     """The variant the episode ran under (``default`` when absent)."""
     trial: NotRequired[int]
     """The repetition of the scenario, 0-based (``0`` when absent)."""
+    variant_spec: NotRequired[dict[str, Any]]
+    """The variant's JSON (``schemas/variant.schema.json``), when it changes anything:
+    what replay and relabel rebuild its prompt, tools and names from."""
     cell: str
     """The grid cell id."""
     params: dict[str, Any]
@@ -187,6 +190,8 @@ def episode_record(ep: Episode) -> EpisodeRecord:
         "metrics": ep.metrics,
         "stop_reason": ep.stop_reason,
     }
+    if ep.variant_spec is not None:
+        rec["variant_spec"] = ep.variant_spec
     if ep.injected is not None:
         rec["injected"] = [_label(lab) for lab in ep.injected]
     if ep.output is not None:

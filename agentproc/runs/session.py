@@ -21,6 +21,7 @@ import random
 from typing import Any
 
 from agentproc.labelling import Label, Monitor, run_text_episode
+from agentproc.labelling.calculator import monitor_for
 from agentproc.runs.episode import Episode, EpisodeError, Mode, StopReason
 from agentproc.runs.redact import redact
 from agentproc.workflow import (
@@ -30,9 +31,12 @@ from agentproc.workflow import (
     Toolkit,
     Workflow,
     build_workflow,
+    complete,
     opening_messages,
     text_messages,
 )
+from agentproc.workflow.present import Presented, present
+from agentproc.workflow.variant import Variant
 
 BUDGET_EXHAUSTED = "Error: call budget exhausted."
 """What an agent is told for a call past its budget (the call is not executed)."""
@@ -90,6 +94,9 @@ class EpisodeSession:
         guard: ``observe`` or ``enforce`` (see :class:`~agentproc.workflow.Toolkit`).
         budget: Tool calls allowed; :func:`default_budget` when ``None``.
         mode: ``tools``, or ``text`` for the study's protocol (see :meth:`read_text`).
+        variant: How the workflow is presented (:mod:`agentproc.workflow.variant`);
+            ``None`` or a variant that changes nothing: today's workflow. Its guard,
+            when set, overrides ``guard``.
     """
 
     def __init__(
@@ -100,23 +107,42 @@ class EpisodeSession:
         guard: Guard = "observe",
         budget: int | None = None,
         mode: Mode = "tools",
+        variant: Variant | None = None,
     ) -> None:
         self.scenario = scenario
         self.agent = agent
+        self.variant = variant
+        if variant is not None:
+            guard = variant.check(mode, guard)
         self.guard: Guard = guard
         self.mode: Mode = mode
-        self.workflow = build_workflow(scenario)
-        self.toolkit = Toolkit(self.workflow, guard)
-        self.monitor = Monitor(self.workflow)
+        self.presented: Presented | None = None
+        """The variant's presentation; ``None`` for today's workflow."""
+        if variant is not None and not variant.is_default:
+            self.presented = present(scenario, variant)
+        shown = self.presented.scenario if self.presented is not None else scenario
+        self.workflow = build_workflow(shown, variant if self.presented is not None else None)
+        self.toolkit = Toolkit(self.workflow, guard, self.presented)
+        self.monitor: Monitor = monitor_for(self.workflow, self.presented)
         self.budget = budget if budget is not None else default_budget(self.workflow)
-        self.messages: list[dict[str, Any]] = (
-            text_messages(scenario) if mode == "text" else opening_messages(scenario)
-        )
+        self.messages: list[dict[str, Any]]
+        if mode == "text":
+            self.messages = text_messages(scenario)
+        elif self.presented is not None:
+            self.messages = self.presented.messages()
+        else:
+            self.messages = opening_messages(scenario)
         self.output: str | None = None
         self.error: EpisodeError | None = None
         self.over_budget = False
         """Whether a call was refused because the budget was used up."""
         self._text: tuple[list[Label], Any] | None = None
+
+    @property
+    def tools(self) -> list[dict[str, Any]]:
+        """The offered tools, as the agent is shown them (OpenAI function tools)."""
+        shown = self.presented.scenario if self.presented is not None else self.scenario
+        return complete(shown).tools
 
     @property
     def calls(self) -> list[CallRecord]:
@@ -197,6 +223,8 @@ class EpisodeSession:
             usage=usage,
             errors=errors,
             error=self.error,
+            variant=self.variant.name if self.variant is not None else "default",
+            variant_spec=self.presented.variant.spec() if self.presented is not None else None,
         )
 
 

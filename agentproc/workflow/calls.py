@@ -77,7 +77,7 @@ class CallRecord:
             answer=d.get("answer"),
             state_hash=d.get("state_hash", ""),
         )
-        if rec.refused not in ("unknown_tool", "invalid_arguments"):
+        if rec.refused not in ("unknown_tool", "invalid_arguments", "distractor", "transient"):
             rec.args = parse_arguments(rec.arguments)[1]
             if rec.args is None:
                 raise ValueError("arguments are not a JSON object")
@@ -91,6 +91,8 @@ REFUSALS: dict[str, str] = {
     "out_of_range": "the result would exceed 1e12 (only wrong arguments get there)",
     "dependency": "enforce mode: a step it reads has not run yet",
     "premature": "enforce mode: the last step has not run yet",
+    "distractor": "a variant's distractor tool: it takes no part in the procedure",
+    "transient": "a variant's tool fault: the tool failed transiently",
 }
 """Why a call executed nothing."""
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from agentproc.arith import SCALE, close, from_number, to_number
 from agentproc.workflow.scenario import Scenario, ScenarioStep
+from agentproc.workflow.variant import Variant
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,8 @@ class Workflow:
     finish_tool: str
     finish_argument: str
     number_type: str
+    variant: Variant | None = None
+    """The variant it is presented under (``None``: the default)."""
 
     @property
     def n_steps(self) -> int:
@@ -65,8 +68,9 @@ class Workflow:
         return out
 
 
-def build_workflow(scenario: Scenario) -> Workflow:
-    """Index a scenario for the mock tools and the monitor."""
+def build_workflow(scenario: Scenario, variant: Variant | None = None) -> Workflow:
+    """Index a scenario for the mock tools and the monitor (under ``variant``, the
+    scenario is the one :func:`~agentproc.workflow.present.present` made)."""
     scale = SCALE[scenario.mode]
     inputs = scenario.inputs
     correct = [0, from_number(inputs["S1"], scale), from_number(inputs["S2"], scale)]
@@ -81,4 +85,5 @@ def build_workflow(scenario: Scenario) -> Workflow:
         finish_tool=scenario.finish.tool,
         finish_argument=scenario.finish.argument,
         number_type="integer" if scenario.mode == "integer" else "number",
+        variant=variant,
     )

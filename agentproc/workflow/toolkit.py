@@ -10,6 +10,12 @@ Guard modes:
 - ``observe`` (default): execute and record everything that can be executed.
 - ``enforce``: also refuse a step whose inputs have not been produced yet, and an
   answer submitted before the last step has run, as a workflow engine would.
+- ``feedback``: refuse the same, and name the step expected next in the refusal.
+
+Under a variant (a :class:`~agentproc.workflow.present.Presented`), tools and
+arguments are called by the names the agent is shown and translated back;
+calculator tools compute any ``a op b``; distractor tools answer and execute
+nothing; a step tool may fail transiently (seeded per call) or answer slowly.
 
 Arithmetic: supplied numbers are rounded to whole units (3 decimals in decimal
 mode), then the step's operation is applied and the result rounded the same way.
@@ -19,21 +25,26 @@ from __future__ import annotations
 
 import hashlib
 import math
+import random
+import time
 from functools import cached_property
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
-from agentproc.arith import BOUND, apply_units, render, to_units
+from agentproc.arith import BOUND, SYMBOL, Op, apply_units, render, to_units
 from agentproc.errors import unknown_key
 from agentproc.workflow.calls import CallRecord, parse_arguments
 from agentproc.workflow.compile import complete
 from agentproc.workflow.runtime import Workflow
 from agentproc.workflow.scenario import ScenarioStep
 
-Guard = Literal["observe", "enforce"]
-GUARDS: tuple[Guard, ...] = ("observe", "enforce")
+if TYPE_CHECKING:
+    from agentproc.workflow.present import Presented
+
+Guard = Literal["observe", "enforce", "feedback"]
+GUARDS: tuple[Guard, ...] = ("observe", "enforce", "feedback")
 _MASK = (1 << 64) - 1
 RESULT_LIMIT = BOUND
 """A step whose result would exceed this magnitude is refused: only wrong inputs get
@@ -63,11 +74,15 @@ class Toolkit:
     'unknown_tool'
     """
 
-    def __init__(self, workflow: Workflow, guard: Guard = "observe") -> None:
+    def __init__(
+        self, workflow: Workflow, guard: Guard = "observe", presented: Presented | None = None
+    ) -> None:
         if guard not in GUARDS:
             raise unknown_key("guard mode", guard, GUARDS)
         self.workflow = workflow
         self.guard = guard
+        self.presented = presented
+        """The variant's presentation (names, tool set, faults); ``None``: the default."""
         self.calls: list[CallRecord] = []
         self.values: dict[int, int] = {}
         """Variable index -> the value the agent's last execution produced."""
@@ -120,13 +135,26 @@ class Toolkit:
         raw, args, problem = parse_arguments(arguments)
         rec = CallRecord(index=len(self.calls), name=name, arguments=raw, result="")
         wf = self.workflow
-        spec = wf.by_name.get(name)
-        if spec is not None:
+        pres = self.presented
+        canonical = name if pres is None else pres.inbound.get(name, "")
+        spec = wf.by_name.get(canonical)
+        if pres is not None and canonical and name != wf.finish_tool and self._faulted(rec):
+            rec.step = spec.step if spec is not None else None
+        elif spec is not None:
             rec.step = spec.step
             self._step(rec, spec, args, problem)
         elif name == wf.finish_tool:
             rec.finish = True
             self._finish(rec, args, problem)
+        elif pres is not None and canonical in _OPS:
+            self._calculate(rec, _OPS[canonical], args, problem)
+        elif pres is not None and name in pres.distractors:
+            rec.refused = "distractor"
+            rec.result = "OK."
+        elif pres is not None:
+            rec.refused = "unknown_tool"
+            offered = ", ".join(t["function"]["name"] for t in wf.scenario.tools)
+            rec.result = f"Error: there is no tool named {name!r}. The tools are {offered}."
         else:
             rec.refused = "unknown_tool"
             rec.result = (
@@ -137,6 +165,44 @@ class Toolkit:
         self.calls.append(rec)
         return rec
 
+    def _faulted(self, rec: CallRecord) -> bool:
+        """Apply the variant's tool faults: a slow answer, or a transient failure."""
+        pres = self.presented
+        if pres is None:
+            return False
+        faults = pres.variant.faults
+        if faults.slow_seconds:
+            time.sleep(faults.slow_seconds)
+        if not faults.transient:
+            return False
+        draw = random.Random(
+            f"agentproc-fault:{pres.variant.seed}:{self.workflow.scenario.id}:{rec.index}"
+        )
+        if draw.random() >= faults.transient:
+            return False
+        rec.refused = "transient"
+        rec.result = (
+            f"Error: {rec.name} is temporarily unavailable (a transient failure). "
+            "Nothing was executed; try again."
+        )
+        return True
+
+    def _shown(self, var: str) -> str:
+        return var if self.presented is None else self.presented.shown(var)
+
+    def _next_step(self) -> str:
+        """Feedback mode: the step expected next, as the refusal names it."""
+        wf = self.workflow
+        nxt = next((s for s in wf.steps if s.step not in self.runs), None)
+        if nxt is None:
+            return f" The workflow expects {wf.finish_tool} next."
+        a, b = (self._shown(v) for v in nxt.operands)
+        tool = nxt.name if self.presented is None else self.presented.tool_names[nxt.name]
+        return (
+            f" The next step is step {nxt.step} ({self._shown(nxt.output)} = {a} "
+            f"{SYMBOL[nxt.op]} {b}): call {tool}."
+        )
+
     def _invalid(self, rec: CallRecord, problem: str) -> None:
         rec.refused = "invalid_arguments"
         rec.result = f"Error: invalid arguments for {rec.name}: {problem}. Nothing was executed."
@@ -144,14 +210,20 @@ class Toolkit:
     def _step(
         self, rec: CallRecord, spec: ScenarioStep, args: dict[str, Any] | None, problem: str | None
     ) -> None:
-        wf = self.workflow
+        wf, pres = self.workflow, self.presented
         if args is not None and problem is None:
-            problem = self._schema_problem(spec.name, spec.params, args)
+            if pres is None:
+                problem = self._schema_problem(spec.name, spec.params, args)
+            else:
+                shown = tuple(pres.shown(p) for p in spec.params)
+                problem = self._schema_problem(rec.name, shown, args)
         if args is None or problem is not None:
             self._invalid(rec, problem or "invalid")
             return
+        if pres is not None:
+            args = pres.canonical_args(spec, args)
         rec.args = args
-        if self.guard == "enforce":
+        if self.guard != "observe":
             missing = sorted(d for d in spec.reads if d not in self.runs)
             if missing:
                 rec.refused = "dependency"
@@ -159,6 +231,8 @@ class Toolkit:
                     f"Error: step {spec.step} reads the output of step {missing[0]}, which has not "
                     f"been executed yet. Execute step {missing[0]} first. Nothing was executed."
                 )
+                if self.guard == "feedback":
+                    rec.result += self._next_step()
                 return
         scale = wf.scale
         supplied = {p: to_units(args[p], scale) for p in spec.params}
@@ -167,7 +241,7 @@ class Toolkit:
         if value is None:
             rec.refused = "division_by_zero"
             rec.result = (
-                f"Error: step {spec.step} divides by zero ({spec.operands[1]} = 0). "
+                f"Error: step {spec.step} divides by zero ({self._shown(spec.operands[1])} = 0). "
                 "Nothing was executed."
             )
             return
@@ -182,12 +256,38 @@ class Toolkit:
         self._set(spec.target, value)
         self.runs[spec.step] = self.runs.get(spec.step, 0) + 1
         rec.value = value
-        rec.result = f"S{spec.target} = {render(value, scale)}"
+        out = self._shown(spec.output)
+        rec.result = f"{out} = {render(value, scale)}"
         if before is not None:
             rec.result += (
                 f" (note: step {spec.step} had already been executed; "
-                f"S{spec.target} was {render(before, scale)} and has been replaced)"
+                f"{out} was {render(before, scale)} and has been replaced)"
             )
+
+    def _calculate(
+        self, rec: CallRecord, op: Op, args: dict[str, Any] | None, problem: str | None
+    ) -> None:
+        """A calculator tool: ``a op b``, for whatever step the agent means."""
+        scale = self.workflow.scale
+        if args is not None and problem is None:
+            problem = self._schema_problem(rec.name, ("a", "b"), args)
+        if args is None or problem is not None:
+            self._invalid(rec, problem or "invalid")
+            return
+        rec.args = args
+        value = apply_units(op, to_units(args["a"], scale), to_units(args["b"], scale), scale)
+        if value is None:
+            rec.refused = "division_by_zero"
+            rec.result = "Error: division by zero (b = 0). Nothing was executed."
+            return
+        if abs(value) > RESULT_LIMIT * scale:
+            rec.refused = "out_of_range"
+            rec.result = (
+                f"Error: the result would be beyond {RESULT_LIMIT:.0e}. Nothing was executed."
+            )
+            return
+        rec.value = value
+        rec.result = f"{render(value, scale)}"
 
     def _finish(self, rec: CallRecord, args: dict[str, Any] | None, problem: str | None) -> None:
         wf = self.workflow
@@ -197,12 +297,14 @@ class Toolkit:
             self._invalid(rec, problem or "invalid")
             return
         rec.args = args
-        if self.guard == "enforce" and wf.n_steps not in self.runs:
+        if self.guard != "observe" and wf.n_steps not in self.runs:
             rec.refused = "premature"
             rec.result = (
                 f"Error: the workflow is not finished: step {wf.n_steps} has not been executed. "
                 "Nothing was submitted."
             )
+            if self.guard == "feedback":
+                rec.result += self._next_step()
             return
         answer = args[wf.finish_argument]
         self.answers.append(answer)
@@ -211,3 +313,7 @@ class Toolkit:
         ) & _MASK
         rec.answer = answer
         rec.result = f"Answer recorded: {answer}."
+
+
+_OPS: dict[str, Op] = {op.value: op for op in Op}
+"""Calculator tools by canonical name."""

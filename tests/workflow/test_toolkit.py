@@ -188,7 +188,8 @@ def test_enforce_mode_accepts_the_faithful_trace():
 
 def test_unknown_guard_mode_raises_config_error_listing_the_valid_ones():
     with pytest.raises(
-        ConfigError, match=r"unknown guard mode 'strict' \(expected one of: observe, enforce\)"
+        ConfigError,
+        match=r"unknown guard mode 'strict' \(expected one of: observe, enforce, feedback\)",
     ):
         toolkit("strict")
 

@@ -7,6 +7,7 @@ import random
 from collections.abc import Generator
 from typing import Any
 
+from agentproc.arith import Op, apply_units
 from agentproc.labelling import Label, LabelKind
 from agentproc.workflow import CallRecord, ScenarioStep, Workflow, var_index
 
@@ -48,6 +49,8 @@ class Agent:
         """Call a step tool; record the truth of its arguments and repeat status."""
         args = self.args(spec, override)
         rec = yield (spec.name, args)
+        while rec.refused == "transient":  # a tool fault: the call is simply tried again
+            rec = yield (spec.name, args)
         wf = self.wf
         for p in spec.params:
             var = var_index(p)
@@ -132,6 +135,47 @@ def pick(rng: random.Random, n: int) -> int:
     return int(rng.random() * n)
 
 
+def calculator(wf: Workflow) -> bool:
+    """Whether the workflow offers the calculator tool set."""
+    return wf.variant is not None and wf.variant.tools == "calculator"
+
+
+def twins(wf: Workflow) -> dict[int, set[int]]:
+    """Step -> the other steps computing the same operation on the same correct values
+    (one computation to a calculator)."""
+    by: dict[tuple[Op, int, int], set[int]] = {}
+    for spec in wf.steps:
+        a, b = (wf.correct[v] for v in spec.operand_vars)
+        if spec.op in (Op.ADD, Op.MUL):
+            a, b = min(a, b), max(a, b)
+        by.setdefault((spec.op, a, b), set()).add(spec.step)
+    return {k: group - {k} for group in by.values() for k in group}
+
+
+def placeable(wf: Workflow) -> bool:
+    """Calculator mode: whether every injector has a place where its fault reads one way
+    by values (a step without a twin to repeat, two adjacent steps that are not twins to
+    swap). A procedure of twins alone (``x * x`` over ``[0, 1]`` integers) has none."""
+    twin = twins(wf)
+    alone = any(not t for t in twin.values())
+    swappable = wf.n_steps < 2 or any(k + 1 not in twin[k] for k in range(1, wf.n_steps))
+    return alone and swappable
+
+
+def place(wf: Workflow, rng: random.Random, first: int, count: int, ok: Any) -> int:
+    """A seeded place ``first .. first + count - 1`` for a fault. In calculator mode,
+    the first place from the drawn one on (cyclically) where ``ok(k)`` holds, so the
+    fault reads one way by values; the draw is the same either way."""
+    k = first + pick(rng, count)
+    if not calculator(wf):
+        return k
+    for d in range(count):
+        c = first + (k - first + d) % count
+        if ok(c):
+            return c
+    return k
+
+
 def wrong_value(
     a: Agent, spec: ScenarioStep, rng: random.Random, allow_confusion: bool = True
 ) -> tuple[str, float | int, Label]:
@@ -158,7 +202,8 @@ def wrong_value(
                 for w in everyone
                 if w != u and w != var and (wf.correct[w] == value or a.belief.get(w) == value)
             ]
-            if value not in (wf.correct[var], a.value_of(var), 0) and not clashes:
+            usable = value not in (wf.correct[var], a.value_of(var), 0) and not clashes
+            if usable and not _computes_another(a, spec, param, value):
                 choices.append(u)
         if choices:
             u = choices[pick(rng, len(choices))]
@@ -169,14 +214,43 @@ def wrong_value(
                 Label(K.WRONG_ARGUMENT, cause=cause, argument=param, confused_with=f"S{u}"),
             )
     base = a.value_of(var)
-    for _ in range(100):
+    for tries in range(200):
         delta = (1 + pick(rng, 9)) * (1 if rng.random() < 0.5 else -1) * max(1, abs(base) // 7 or 1)
         value = base + delta
         if wf.scale > 1 and value % 10 == 0:  # fewer decimals could read as a cut copy
             value += 1 if delta > 0 else -1
-        if value not in taken and value != 0:
+        # Calculator mode asks for a value whose call and result read one way; past
+        # 100 tries (tiny integer ranges) any distinct value will do.
+        clear = tries >= 100 or not _computes_another(a, spec, param, value)
+        if value not in taken and value != 0 and clear:
             return param, a.num(value), Label(K.WRONG_ARGUMENT, cause="other", argument=param)
     raise RuntimeError("no distinct wrong value found")  # pragma: no cover - values are sparse
+
+
+def _computes_another(a: Agent, spec: ScenarioStep, param: str, value: int) -> bool:
+    """Calculator mode: whether the call with ``param`` replaced by ``value`` would read
+    as a right computation of another step, or produce a value another variable holds
+    (then the truth of the call or of a later one could not be told by values)."""
+    wf = a.wf
+    if not calculator(wf):
+        return False
+    x, y = (value if v == param else a.value_of(var_index(v)) for v in spec.operands)
+    result = apply_units(spec.op, x, y, wf.scale)
+    if result is not None and result in set(wf.correct[1:]) | set(a.belief.values()):
+        return True  # its result would pass for another variable's value downstream
+    for other in wf.steps:
+        if other.step == spec.step or other.op is not spec.op:
+            continue
+        left, right = (var_index(v) for v in other.operands)
+        pairs = [(x, y), (y, x)] if other.op in (Op.ADD, Op.MUL) else [(x, y)]
+        for p, q in pairs:
+            if _holds(a, left, p) and _holds(a, right, q):
+                return True
+    return False
+
+
+def _holds(a: Agent, var: int, units: int) -> bool:
+    return units in (a.wf.correct[var], a.belief.get(var))
 
 
 def unsupported(a: Agent, rng: random.Random) -> float | int:

@@ -6,6 +6,7 @@ from agentproc.agents.sim.faults import sim_agent
 from agentproc.labelling import Label
 from agentproc.runs import Episode, EpisodeSession, StopReason, episode_seed
 from agentproc.workflow import CallRecord, Guard, Scenario
+from agentproc.workflow.variant import Variant
 
 
 def run_sim_episode(
@@ -16,10 +17,16 @@ def run_sim_episode(
     guard: Guard = "observe",
     budget: int | None = None,
     trial: int = 0,
+    variant: Variant | None = None,
 ) -> Episode:
-    """Run a simulated agent on a scenario and label what it did (``trial`` reseeds it)."""
+    """Run a simulated agent on a scenario and label what it did (``trial`` reseeds it).
+
+    Under a ``variant`` the agent works on the presented workflow (steps in the listed
+    order) and speaks the names it is shown: its calls are translated on the way out.
+    """
     factory = sim_agent(agent)
-    session = EpisodeSession(scenario, agent, guard=guard, budget=budget)
+    session = EpisodeSession(scenario, agent, guard=guard, budget=budget, variant=variant)
+    presented = session.presented
     policy = factory(session.workflow, episode_seed(seed, scenario.id, agent, trial))
     truth: list[Label] | None = None
     stop: StopReason = "no_tool_call"
@@ -32,6 +39,8 @@ def run_sim_episode(
                 policy.close()
                 break
             name, arguments = request
+            if presented is not None:
+                name, arguments = presented.outbound(name, arguments)
             rec = session.call(name, arguments)
             request = policy.send(rec)
     except StopIteration as end:

@@ -17,7 +17,8 @@ later arguments.
   variant of ``repeated_step`` and the wrong-first variant of ``answer_revised``
   bring the initial ``wrong_argument`` or ``wrong_answer``.
 - ``sim:decay`` slips with a probability that grows with step position and
-  look-back distance (see :func:`decay`).
+  look-back distance (see :func:`decay`); under prose rendering it also skips
+  steps (:data:`PROSE_SKIP`), a known effect for testing comparisons.
 
 A simulated agent ends its own episode (it is not stopped at its first answer).
 """
@@ -28,7 +29,16 @@ import random
 from collections.abc import Callable, Generator
 from typing import Any
 
-from agentproc.agents.sim.beliefs import Agent, K, Request, pick, unsupported, wrong_value
+from agentproc.agents.sim.beliefs import (
+    Agent,
+    K,
+    Request,
+    pick,
+    place,
+    twins,
+    unsupported,
+    wrong_value,
+)
 from agentproc.errors import unknown_key
 from agentproc.labelling import Label, LabelKind
 from agentproc.workflow import CallRecord, Workflow
@@ -95,7 +105,8 @@ def invalid_arguments(wf: Workflow, rng: random.Random) -> Policy:
 def repeated_step(wf: Workflow, rng: random.Random) -> Policy:
     """Execute one step twice: the same call again, or a wrong call then a right one."""
     a = Agent(wf)
-    k = 1 + pick(rng, wf.n_steps)
+    twin = twins(wf)
+    k = place(wf, rng, 1, wf.n_steps, lambda c: not twin[c])
     correcting = rng.random() < 0.5
     for spec in wf.steps:
         if spec.step == k and correcting:
@@ -113,7 +124,8 @@ def reordered(wf: Workflow, rng: random.Random) -> Policy:
     a = Agent(wf)
     if wf.n_steps < 2:
         return (yield from oracle(wf, rng))
-    k = 1 + pick(rng, wf.n_steps - 1)
+    twin = twins(wf)
+    k = place(wf, rng, 1, wf.n_steps - 1, lambda c: c + 1 not in twin[c])
     order = [s for s in wf.steps]
     order[k - 1], order[k] = order[k], order[k - 1]
     for spec in order:
@@ -143,7 +155,8 @@ def wrong_argument(wf: Workflow, rng: random.Random) -> Policy:
 def skipped_step(wf: Workflow, rng: random.Random) -> Policy:
     """Leave one step out; later steps use its right value as if computed in the head."""
     a = Agent(wf)
-    k = 1 + pick(rng, wf.n_steps)
+    twin = twins(wf)
+    k = place(wf, rng, 1, wf.n_steps, lambda c: not any(j > c for j in twin[c]))
     for spec in wf.steps:
         if spec.step != k:
             yield from a.step(spec)
@@ -196,6 +209,13 @@ DECAY = {"base": 0.004, "growth": 0.0006, "lookback": 0.15}
 """``sim:decay`` slip probability at step k with farthest operand distance d:
 ``base + growth * (k - 1)``, times ``1 + lookback * (d - 1)``."""
 
+PROSE_SKIP = 0.03
+"""``sim:decay`` under a variant with ``rendering = "prose"`` also skips each step that
+does not slip with this probability, drawn from a stream of its own: every other draw
+is the one it makes under the numbered list, so the two runs differ only by those
+skips (a known effect on faithful accuracy; none on first-answer accuracy, as a
+skipped step is computed in the head)."""
+
 
 def decay(wf: Workflow, rng: random.Random) -> Policy:
     """Slip more often late in the procedure and on far look-backs.
@@ -205,6 +225,8 @@ def decay(wf: Workflow, rng: random.Random) -> Policy:
     for the single-fault agents.
     """
     a = Agent(wf)
+    prose = wf.variant is not None and wf.variant.rendering == "prose"
+    extra = random.Random(repr(rng.getstate())) if prose else None
     for spec in wf.steps:
         # The farthest operand within the window: an input a one-variable window's
         # sub/div reads is in view all along (the prompt states it).
@@ -212,7 +234,8 @@ def decay(wf: Workflow, rng: random.Random) -> Policy:
         p = (DECAY["base"] + DECAY["growth"] * (spec.step - 1)) * (1 + DECAY["lookback"] * (d - 1))
         u = rng.random()
         if u >= p:
-            yield from a.step(spec)
+            if extra is None or extra.random() >= PROSE_SKIP:
+                yield from a.step(spec)
             continue
         kind = u / p
         if kind < 0.8:

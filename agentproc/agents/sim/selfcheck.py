@@ -12,11 +12,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentproc.agents.sim.beliefs import placeable
 from agentproc.agents.sim.episode import run_sim_episode
 from agentproc.agents.sim.faults import INJECTORS
 from agentproc.labelling import LabelKind
 from agentproc.procedures import Cell, generate_procedure
-from agentproc.workflow import scenario_of
+from agentproc.workflow import Scenario, build_workflow, scenario_of
+from agentproc.workflow.variant import Variant
 
 CAUSES = ("propagated", "lookback_confusion", "stale_output", "other")
 """The ``wrong_argument`` causes a tool-mode episode can have; each is scored on its own."""
@@ -60,6 +62,10 @@ class SelfCheck:
     causes: dict[str, KindScore] = field(default_factory=lambda: {c: KindScore() for c in CAUSES})
     """``wrong_argument`` agreement per cause."""
     mismatches: list[str] = field(default_factory=list)
+    passed_over: int = 0
+    """Calculator mode: procedures passed over because a fault could not be placed where
+    it reads one way by values (every step has a twin computing the same operation on
+    the same values)."""
 
     @property
     def perfect(self) -> bool:
@@ -95,6 +101,7 @@ class SelfCheck:
                 for c, s in self.causes.items()
             },
             "mismatches": self.mismatches[:20],
+            **({"passed_over": self.passed_over} if self.passed_over else {}),
         }
 
 
@@ -114,19 +121,44 @@ def run_selfcheck(
     seed: int = 0,
     grid: dict[str, tuple[Any, ...]] = GRID,
     on_episode: Callable[[], None] | None = None,
+    *,
+    variant: Variant | None = None,
 ) -> SelfCheck:
-    """Run every injector on ``count`` procedures of every cell and score the monitor."""
+    """Run every injector on ``count`` procedures of every cell and score the monitor
+    (under ``variant``: the calculator variant proves the calculator aligner)."""
     result = SelfCheck()
     for cell in cells(grid):
         for index in range(count):
-            scenario = scenario_of(generate_procedure(cell, seed, index))
+            scenario = _readable(cell, seed, index, variant, result)
+            if scenario is None:
+                continue
             for agent in INJECTORS:
-                ep = run_sim_episode(scenario, agent, seed=seed)
+                ep = run_sim_episode(scenario, agent, seed=seed, variant=variant)
                 _score(result, ep.labels, ep.injected or [], f"{agent} on {scenario.id}")
                 result.episodes += 1
                 if on_episode is not None:
                     on_episode()
     return result
+
+
+def _readable(
+    cell: Cell, seed: int, index: int, variant: Variant | None, result: SelfCheck
+) -> Scenario | None:
+    """The scenario of one procedure; in calculator mode the first one from ``index`` on
+    where every injector can place its fault so that it reads one way by values
+    (:func:`~agentproc.agents.sim.beliefs.placeable`; each one passed over is counted)."""
+    calculator = variant is not None and variant.tools == "calculator"
+    for attempt in range(_ATTEMPTS):
+        scenario = scenario_of(generate_procedure(cell, seed, index + attempt * _STRIDE))
+        if not calculator or placeable(build_workflow(scenario)):
+            return scenario
+        result.passed_over += 1
+    return None
+
+
+_ATTEMPTS = 50
+_STRIDE = 100_003
+"""Calculator mode draws replacements far from the indices of the grid's own procedures."""
 
 
 def _score(result: SelfCheck, labels: list[Any], truth: list[Any], where: str) -> None:

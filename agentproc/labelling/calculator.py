@@ -1,0 +1,164 @@
+"""Calculator mode: align each generic ``add/sub/mul/div`` call to the step it computes.
+
+With the calculator tool set the agent chooses the operation; nothing in a call
+names a step. The aligner reads a call ``op(a, b)`` as the step of that operation
+whose operands best explain ``a`` and ``b``: an operand is explained when the
+value is its correct value or the agent's own latest value of it (a carried
+mistake); ``add`` and ``mul`` may take their operands in either order. The step
+explaining the most operands wins; at a tie, the step expected next (the earliest
+not yet executed), then the one with more operands at their correct value, then a
+step not yet executed, then the earliest listed. The
+aligned call is then labelled exactly as a call of that step's own tool would be,
+by the same :class:`~agentproc.labelling.core.LabelCore` (a wrong operand is a
+``wrong_argument`` with its cause, a second computation of a step a
+``repeated_step``, and so on).
+
+A call whose operands explain no step is read as the step expected next (the
+earliest not yet executed) when that step has the call's operation: the right
+operation at the right place with wrong values (``wrong_argument`` on each).
+What it cannot align is labelled: any other call whose operands explain no step
+of its operation is a ``hallucinated_call`` (a computation the procedure does not
+have); arguments that fail the tool's schema are ``invalid_arguments`` on the
+step expected next (``null`` when every step has run).
+
+Two steps that compute the same operation on the same values are one computation
+to a calculator: the aligner gives such a call to the earliest of them not yet
+executed, so a faithful run reads right, but a repeat, a skip or a swap of such a
+step cannot be told from running its twin (:func:`distinguishable` says whether a
+procedure has twins).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from agentproc.arith import Op
+from agentproc.labelling.labels import Label, LabelKind
+from agentproc.labelling.tools import Monitor
+from agentproc.workflow import CallRecord, ScenarioStep, Workflow
+
+if TYPE_CHECKING:
+    from agentproc.workflow.present import Presented
+
+K = LabelKind
+_COMMUTATIVE = (Op.ADD, Op.MUL)
+_OPS = {op.value: op for op in Op}
+
+
+class CalculatorMonitor(Monitor):
+    """The :class:`Monitor` of a calculator-mode episode.
+
+    Args:
+        workflow: The presented scenario's workflow.
+        presented: The presentation (to read the tool names the agent was shown).
+    """
+
+    def __init__(self, workflow: Workflow, presented: Presented) -> None:
+        super().__init__(workflow)
+        self.presented = presented
+        self._by_op: dict[Op, list[ScenarioStep]] = {op: [] for op in Op}
+        for spec in workflow.steps:
+            self._by_op[spec.op].append(spec)
+
+    def observe(self, rec: CallRecord) -> list[Label]:
+        """Label one call, aligning it to a step when it is a calculator call."""
+        op = _OPS.get(self.presented.inbound.get(rec.name, ""))
+        if op is None or rec.refused == "transient":
+            return super().observe(rec)
+        core = self.core
+        start = len(core.labels)
+        if rec.refused == "invalid_arguments" or rec.args is None:
+            step = self.expected_step()
+            core.begin(rec.index, step)
+            core.add(Label(K.INVALID_ARGUMENTS, rec.index, step))
+            return core.labels[start:]
+        aligned = self.align(op, rec.args.get("a"), rec.args.get("b"))
+        if aligned is None:
+            aligned = self.expected(op, rec.args.get("a"), rec.args.get("b"))
+        if aligned is None:
+            core.begin(rec.index)
+            core.add(Label(K.HALLUCINATED_CALL, rec.index))
+            return core.labels[start:]
+        spec, args = aligned
+        return super().observe(replace(rec, step=spec.step, args=args))
+
+    def expected_step(self) -> int | None:
+        """The earliest listed step not yet executed."""
+        done = self.core.last_value
+        return next((s.step for s in self.wf.steps if s.step not in done), None)
+
+    def expected(self, op: Op, a: Any, b: Any) -> tuple[ScenarioStep, dict[str, Any]] | None:
+        """The step expected next, when it has this operation (no operand explained)."""
+        step = self.expected_step()
+        if step is None or self.wf.steps[step - 1].op is not op:
+            return None
+        spec = self.wf.steps[step - 1]
+        return spec, _arguments(spec, a, b, self.explains)
+
+    def explains(self, var: str, value: Any) -> bool:
+        """Whether ``value`` is the correct value of ``var`` or the agent's own latest one."""
+        wf, index = self.wf, int(var[1:])
+        if not _is_number(value):
+            return False
+        own = self.core.produced.get(index)
+        return wf.close(value, wf.correct[index]) or (own is not None and wf.close(value, own))
+
+    def is_correct(self, var: str, value: Any) -> bool:
+        """Whether ``value`` is the correct value of ``var``."""
+        return _is_number(value) and self.wf.close(value, self.wf.correct[int(var[1:])])
+
+    def align(self, op: Op, a: Any, b: Any) -> tuple[ScenarioStep, dict[str, Any]] | None:
+        """The step ``op(a, b)`` computes and its arguments by operand; ``None`` if none."""
+        done = self.core.last_value
+        expected = self.expected_step()
+        best: tuple[tuple[int, bool, int, bool, int], ScenarioStep, dict[str, Any]] | None = None
+        for spec in self._by_op[op]:
+            left, right = spec.operands
+            orders = [(a, b), (b, a)] if op in _COMMUTATIVE else [(a, b)]
+            for x, y in orders:
+                score = self.explains(left, x) + self.explains(right, y)
+                if not score:
+                    continue
+                exact = self.is_correct(left, x) + self.is_correct(right, y)
+                key = (-score, spec.step != expected, -exact, spec.step in done, spec.step)
+                if best is None or key < best[0]:
+                    best = (key, spec, _arguments(spec, x, y, self.explains))
+        return None if best is None else (best[1], best[2])
+
+
+def _arguments(spec: ScenarioStep, x: Any, y: Any, explains: Any) -> dict[str, Any]:
+    """The step's arguments by operand; one operand read twice keeps the value that is off."""
+    left, right = spec.operands
+    if left != right:
+        return {left: x, right: y}
+    return {left: y if explains(left, x) else x}
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def distinguishable(workflow: Workflow) -> bool:
+    """Whether no two steps compute the same operation on the same correct values.
+
+    Only then can any reading by values tell every step apart: ``S3 = S1 + S2``
+    and ``S4 = S2 + S1`` are one computation to a calculator.
+    """
+    seen: set[tuple[Op, int, int]] = set()
+    correct = workflow.correct
+    for spec in workflow.steps:
+        a, b = (correct[v] for v in spec.operand_vars)
+        if spec.op in _COMMUTATIVE:
+            a, b = min(a, b), max(a, b)
+        if (spec.op, a, b) in seen:
+            return False
+        seen.add((spec.op, a, b))
+    return True
+
+
+def monitor_for(workflow: Workflow, presented: Presented | None = None) -> Monitor:
+    """The monitor of an episode: calculator-aligned under a calculator variant."""
+    if presented is not None and presented.calculator:
+        return CalculatorMonitor(workflow, presented)
+    return Monitor(workflow)
