@@ -10,7 +10,6 @@ input error like any other, never a traceback.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -32,8 +31,18 @@ except ImportError:  # pragma: no cover
     _fast_loads = _DECODER.decode
 
 
-_LONG_INT = re.compile(r"\d{19}")
-"""Integers orjson would turn into floats: the standard library reads them exactly."""
+_DIGITS_AS_ZERO = bytes(48 if 48 <= i <= 57 else i for i in range(256))
+_STR_DIGITS_AS_ZERO = str.maketrans(dict.fromkeys("123456789", "0"))
+_LONG_RUN = "0" * 19
+"""A run of 19 digits: an integer orjson would turn into a float (the standard library
+reads it exactly). Found by mapping every digit to ``0`` and searching, which is
+several times faster than a regular expression on long lines."""
+
+
+def _has_long_int(text: str | bytes) -> bool:
+    if isinstance(text, bytes):
+        return _LONG_RUN.encode() in text.translate(_DIGITS_AS_ZERO)
+    return _LONG_RUN in text.translate(_STR_DIGITS_AS_ZERO)
 
 
 def loads(text: str | bytes) -> Any:
@@ -43,12 +52,12 @@ def loads(text: str | bytes) -> Any:
     UTF-8, nests deeper than the parsers allow, holds ``NaN`` or ``Infinity``, or
     holds an integer too long to read (over 4,300 digits).
     """
-    probe = text if isinstance(text, str) else text.decode("utf-8")
-    if not _LONG_INT.search(probe):
+    if not _has_long_int(text):
         try:
             return _fast_loads(text)  # type: ignore[arg-type]
         except ValueError:
             pass  # orjson refuses a few things the standard library reads; ask it
+    probe = text if isinstance(text, str) else text.decode("utf-8")
     try:
         return _DECODER.decode(probe)
     except RecursionError:
