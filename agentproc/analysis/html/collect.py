@@ -55,7 +55,7 @@ def _split_parse(mm: mmap.mmap, start: int, end: int) -> dict[str, Any] | None:
     """The record of ``mm[start:end]`` without its middle, or ``None`` (parse it whole)."""
     head_end = mm.find(_HEAD_END, start, end)
     tail_start = mm.rfind(_TAIL_START, start, end)
-    if head_end < 0 or tail_start < head_end or mm.find(_CALLS, head_end, tail_start) < 0:
+    if head_end < 0 or tail_start < head_end or mm.rfind(_CALLS, head_end, tail_start) < 0:
         return None
     try:  # orjson refuses what the exact reader must see (huge integers): it then reads all
         head = orjson.loads(mm[start:head_end] + b"}")

@@ -22,6 +22,7 @@ from agentproc.runs import EpisodeKey, error_kind_of, is_error, record_variant
 
 KINDS: tuple[str, ...] = tuple(k.value for k in LabelKind)
 """Label kinds in taxonomy order; rows refer to them by position."""
+_KIND_AT = {k: i for i, k in enumerate(KINDS)}
 VERDICT_NAMES: tuple[str, ...] = ("faithful", "unfaithful_correct", "wrong", "no_answer", "error")
 """Verdicts in table order; ``error`` marks an episode an infrastructure failure ended."""
 DETAIL_BUDGET = 8_000_000
@@ -76,7 +77,7 @@ def episode_rows(collected: Collected) -> dict[str, Any]:
         )
         counts = [0] * len(KINDS)
         for lab in rec["labels"]:
-            counts[KINDS.index(lab["kind"])] += 1
+            counts[_KIND_AT[lab["kind"]]] += 1
         cols["labels"].append(_counts_text(counts))
     return {"series_names": series.names, "cell_names": cells.names, "kinds": KINDS, **cols}
 
