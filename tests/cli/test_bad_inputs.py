@@ -675,3 +675,51 @@ def test_url_credentials_and_authorization_never_reach_a_file_or_the_screen(
         assert secret not in everything
     assert "[REDACTED]" in run.read_text()
     assert sent  # the server was sent credentials, so there was something to redact
+
+
+# -- files the user may not read ----------------------------------------------------
+
+
+@pytest.fixture
+def unreadable(monkeypatch: pytest.MonkeyPatch):
+    """Make chosen paths unreadable (``chmod 000`` does not stop root, who runs CI)."""
+    import builtins
+    import io
+
+    denied: set[str] = set()
+    real_open = builtins.open
+
+    def guarded(file, *args, **kwargs):
+        if str(file) in denied:
+            raise PermissionError(13, "Permission denied", str(file))
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", guarded)
+    monkeypatch.setattr(io, "open", guarded)
+    return denied
+
+
+@pytest.mark.parametrize("command", ["report", "replay", "relabel"])
+def test_an_unreadable_run_file_is_one_line(capsys, tmp_path, base, unreadable, command):
+    run = tmp_path / "run.jsonl"
+    shutil.copy(base.run, run)
+    unreadable.add(str(run))
+    code, _, err = cli(capsys, command, run)
+    assert code == 2 and err.strip() == f"agentproc: error: {run}: cannot read: Permission denied"
+
+
+def test_an_unreadable_procedures_file_is_one_line(capsys, tmp_path, base, unreadable):
+    suite = copy_suite(base, tmp_path)
+    unreadable.add(str(suite / "procedures.jsonl"))
+    code, _, err = cli(capsys, "run", suite, *SIM, "--out", tmp_path / "r.jsonl")
+    assert code == 2 and "procedures.jsonl: cannot read: Permission denied" in err
+    assert len(err.strip().splitlines()) == 1 and not (tmp_path / "r.jsonl").exists()
+
+
+def test_an_unreadable_preset_is_one_line(capsys, tmp_path, unreadable):
+    preset = write(tmp_path / "p.json", "{}")
+    unreadable.add(str(preset))
+    code, _, err = cli(capsys, "generate", "--preset", preset, "--out", tmp_path / "o")
+    assert (
+        code == 2 and err.strip() == f"agentproc: error: {preset}: cannot read: Permission denied"
+    )
