@@ -1,13 +1,14 @@
-"""llama.cpp underneath the local model: loading once per process, and a greedy
-decoding loop constrained by a JSON-schema grammar, repeatable whatever ran before."""
+"""llama-cpp-python underneath the local model (the ``llama-cpp`` extra): loading
+once per process, and a greedy decoding loop constrained by a JSON-schema grammar,
+repeatable whatever ran before."""
 
 from __future__ import annotations
 
 import atexit
 import contextlib
 import ctypes
-import os
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -16,9 +17,11 @@ from typing import Any
 
 from langchain_core.exceptions import ContextOverflowError
 
+from agentproc.agents.runtimes import Completion, Sampling, default_threads
 from agentproc.errors import ConfigError
 
-INSTALL_HINT = "install the local extra: pip install 'agentproc[local]'"
+NAME = "llama-cpp"
+INSTALL_HINT = "install the llama-cpp extra: pip install 'agentproc[llama-cpp]'"
 
 
 @lru_cache(maxsize=64)
@@ -58,9 +61,9 @@ def _close_all() -> None:
             rt.llama.close()
 
 
-def runtime(path: Path, n_ctx: int, n_threads: int | None = None) -> _Runtime:
+def load(path: Path, n_ctx: int, n_threads: int | None = None) -> _Runtime:
     """The model loaded from ``path`` with ``n_ctx``, loaded once per process."""
-    threads = n_threads or os.cpu_count() or 1
+    threads = n_threads or default_threads()
     key = (str(path), n_ctx, threads)
     with _LOAD_LOCK:
         if key not in _RUNTIMES:
@@ -91,23 +94,6 @@ def runtime(path: Path, n_ctx: int, n_threads: int | None = None) -> _Runtime:
 
 
 # --- decoding --------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Sampling:
-    max_tokens: int
-    temperature: float
-    top_k: int
-    seed: int
-
-
-@dataclass(frozen=True)
-class Completion:
-    text: str
-    prompt_tokens: int
-    completion_tokens: int
-    cached_tokens: int
-    finish_reason: str
 
 
 def _chunks(tokens: list[int], size: int) -> list[list[int]]:
@@ -227,7 +213,16 @@ class _Decoder:
 
 
 def complete(
-    rt: _Runtime, turns: list[dict[str, str]], grammar: str, sampling: Sampling
+    rt: _Runtime, turns: list[dict[str, str]], schema_json: str, sampling: Sampling
+) -> Completion:
+    """One reply to ``turns`` that satisfies the JSON schema ``schema_json``."""
+    gbnf = grammar(schema_json)
+    with rt.lock:
+        return _complete(rt, turns, gbnf, sampling)
+
+
+def _complete(
+    rt: _Runtime, turns: list[dict[str, str]], gbnf: str, sampling: Sampling
 ) -> Completion:
     llama = rt.llama
     text = rt.format_chat(messages=turns).prompt
@@ -237,11 +232,13 @@ def complete(
             f"the conversation needs {len(prompt)} + {sampling.max_tokens} tokens but n_ctx is "
             f"{llama.n_ctx()}; raise n_ctx or set describe_tools=False"
         )
-    decoder = _Decoder(rt, grammar, sampling)
+    decoder = _Decoder(rt, gbnf, sampling)
     out: list[int] = []
     finish = "length"
     try:
+        start = time.perf_counter()
         cached = _sync(llama, prompt)
+        evaluated = time.perf_counter()
         while len(out) < sampling.max_tokens:
             if out:
                 llama.eval(out[-1:])
@@ -250,12 +247,11 @@ def complete(
                 finish = "stop"
                 break
             out.append(token)
+        done = time.perf_counter()
     finally:
         decoder.close()
         # Forget the generated tokens: their cache entries were computed one at a time.
         llama.n_tokens = min(llama.n_tokens, len(prompt))
     reply = bytes(llama.detokenize(out)).decode("utf-8", errors="replace")
-    return Completion(reply.strip(), len(prompt), len(out), cached, finish)
-
-
-# --- the chat model ------------------------------------------------------------------
+    prompt_ms, decode_ms = (evaluated - start) * 1e3, (done - evaluated) * 1e3
+    return Completion(reply.strip(), len(prompt), len(out), cached, finish, prompt_ms, decode_ms)

