@@ -169,3 +169,11 @@ def test_the_recorded_run_of_the_embedded_model_has_its_turns_and_tokens(tmp_pat
     data = page_data(result.html)
     turns = data["details"]["0"]["turns"]
     assert turns and all(t[2] is not None and t[3] is not None for t in turns)
+
+
+def test_html_with_json_prints_the_json_and_writes_the_page(run: Path, tmp_path: Path, capsys):
+    out = tmp_path / "report.html"
+    assert main(["report", str(run), "--json", "--html", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["episodes"] == len(sim_records()) + 1
+    assert f"wrote {out}" in captured.err and out.stat().st_size > 0

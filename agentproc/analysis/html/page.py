@@ -50,7 +50,11 @@ def _by_pairs(fig: Figures, series: str, by: str, faithful: bool) -> list[Line]:
         key, x = (lookback, steps) if by == "lookback" else (steps, lookback)
         lines.setdefault(key, []).append(Point(x, rate.value, *rate.ci, rate.n))
     prefix = "L=" if by == "lookback" else "N="
-    return [Line(f"{prefix}{k}", pts) for k, pts in sorted(lines.items())]
+    out = [Line(f"{prefix}{k}", pts) for k, pts in sorted(lines.items())]
+    # A grid that sweeps one knob at a single value of the other (the reference length
+    # sweep at L=3) would add a one-point line per value: keep only real lines then.
+    longer = [line for line in out if len(line.points) > 1]
+    return longer or out
 
 
 def _rate_line(name: str, groups: dict[Any, CellStats], attr: str) -> Line:

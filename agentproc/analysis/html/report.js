@@ -156,7 +156,7 @@
         el("li", { class: live ? "" : "dead" }, text, live ? "" : " (dead step: its output never reaches the answer)"))));
       parts.push(el("p", { class: "mono", text: `Answer: ${d.answer_variable} = ${d.answer}` }));
       const m = d.metrics;
-      parts.push(el("p", { text: `first answer ${m.first_answer}, final answer ${m.final_answer}; ` +
+      parts.push(el("p", { text: `first answer ${m.first_answer ?? "none"}, final answer ${m.final_answer ?? "none"}; ` +
         `steps executed ${m.executed_steps}/${m.total_steps}; stop: ${d.stop}` }));
       if (d.error) parts.push(el("p", { class: "warnings", text: `infrastructure failure, not scored: ${d.error}` }));
       const div = R.div[i];
@@ -174,7 +174,7 @@
       }
       if (typeof d.output === "string") {
         parts.push(el("h3", { text: "Model output (text mode)" }), el("pre", { text: d.output }));
-        parts.push(el("p", {}, ...labelChips(d.text_labels.map(([line, k, t]) => [k, `line ${line}: ${t}`]))));
+        parts.push(el("p", {}, ...labelChips(d.text_labels.map(([line, k, t]) => [k, `parsed line ${line}: ${t}`]))));
       }
       if (d.episode_labels.length) parts.push(el("p", {}, "Episode: ", ...labelChips(d.episode_labels)));
       if (d.turns.length) {
