@@ -63,3 +63,11 @@ def test_an_unknown_engine_lists_the_valid_names() -> None:
     with pytest.raises(ConfigError, match="unknown local runtime 'vllm'") as info:
         runtimes.engine("vllm")
     assert "auto, xllamacpp, llama-cpp" in str(info.value)
+
+
+@pytest.mark.parametrize(("cores", "threads"), [(1, 1), (2, 1), (8, 7)])
+def test_threads_leave_one_core_to_the_rest_of_the_process(
+    monkeypatch: pytest.MonkeyPatch, cores: int, threads: int
+) -> None:
+    monkeypatch.setattr(runtimes.os, "sched_getaffinity", lambda pid: set(range(cores)))
+    assert runtimes.default_threads() == threads
