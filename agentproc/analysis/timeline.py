@@ -243,8 +243,10 @@ def render_timeline(replay: Replay, console: Console) -> None:
             line.rstrip()
             console.print(line, soft_wrap=True)
             line = Text(indent + "↳ ")
-            labels.truncate(max(width - len(line), 1), overflow="ellipsis")
             line.append_text(labels)
+            if len(line) > width:  # narrower than any label: wrap it, lose nothing
+                console.print(line)
+                continue
         line.rstrip()
         console.print(line, soft_wrap=True)
     _summary(replay, console, width)
