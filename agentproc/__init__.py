@@ -43,13 +43,28 @@ if TYPE_CHECKING:  # the same names, for IDEs and type checkers (``X as X`` re-e
         arun_text_episode as arun_text_episode,
     )
     from agentproc.analysis import (
+        CompareResult as CompareResult,
+    )
+    from agentproc.analysis import (
         Replay as Replay,
     )
     from agentproc.analysis import (
         aggregate as aggregate,
     )
     from agentproc.analysis import (
+        compare_files as compare_files,
+    )
+    from agentproc.analysis import (
+        compare_records as compare_records,
+    )
+    from agentproc.analysis import (
         label_record as label_record,
+    )
+    from agentproc.analysis import (
+        mcnemar as mcnemar,
+    )
+    from agentproc.analysis import (
+        pass_hat_k as pass_hat_k,
     )
     from agentproc.analysis import (
         replay_calls as replay_calls,
@@ -226,6 +241,11 @@ _EXPORTS: dict[str, str] = {
     # analysis
     "Replay": "agentproc.analysis",
     "aggregate": "agentproc.analysis",
+    "CompareResult": "agentproc.analysis",
+    "compare_files": "agentproc.analysis",
+    "compare_records": "agentproc.analysis",
+    "mcnemar": "agentproc.analysis",
+    "pass_hat_k": "agentproc.analysis",
     "label_record": "agentproc.analysis",
     "render_report": "agentproc.analysis.render",
     "replay_calls": "agentproc.analysis",

@@ -1,5 +1,6 @@
 """Analysis of stored runs: reports, replays and timelines. Never calls a model."""
 
+from agentproc.analysis.compare import CompareResult, compare_files, compare_records
 from agentproc.analysis.export import report_json, stats_json
 from agentproc.analysis.relabel import Relabelled, relabel_run
 from agentproc.analysis.replay import (
@@ -16,15 +17,23 @@ from agentproc.analysis.report import (
     aggregate,
     wilson,
 )
+from agentproc.analysis.stats import bootstrap_ci, holm, mcnemar, pass_hat_k
 
 __all__ = [
     "AgentReport",
     "CellStats",
+    "CompareResult",
     "Relabelled",
     "Replay",
     "Report",
     "aggregate",
+    "bootstrap_ci",
+    "compare_files",
+    "compare_records",
+    "holm",
     "label_record",
+    "mcnemar",
+    "pass_hat_k",
     "relabel_run",
     "replay_calls",
     "replay_messages",
