@@ -344,8 +344,8 @@ def selfcheck_command(args: argparse.Namespace, out: Console, err: Console) -> i
             out.print(m, markup=False, highlight=False)
         if result.passed_over:
             out.print(
-                f"{result.passed_over} procedures passed over: two steps compute the same "
-                "operation on the same values (no calculator reading can tell them apart)",
+                f"{result.passed_over} procedures replaced: every step has a twin computing "
+                "the same operation on the same values, so no fault reads one way by values",
                 highlight=False,
             )
         out.print(

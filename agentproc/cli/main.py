@@ -20,6 +20,7 @@ from typing import NoReturn
 
 from rich.console import Console
 
+from agentproc.cli.examples import SIM_AGENTS, examples
 from agentproc.cli.output import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED
 from agentproc.errors import AgentprocError, OutputError
 
@@ -108,9 +109,10 @@ def build_parser() -> argparse.ArgumentParser:
         prog="agentproc",
         description="Does a tool-using agent execute a procedure faithfully?",
     )
+    p.add_argument("--version", action="version", version=f"agentproc {_version()}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    g = sub.add_parser("generate", help="generate a suite of procedures")
+    g = sub.add_parser("generate", help="generate a suite of procedures", **examples("generate"))
     g.add_argument("--preset", help="a shipped preset (quick, reference) or a preset file")
     g.add_argument("--steps", type=_ints, help="lengths N, e.g. 5,25,95")
     g.add_argument("--lookback", type=_ints, help="look-backs L, e.g. 1,7")
@@ -121,22 +123,34 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--mode", dest="modes", type=_words, help="numeric modes: decimal, integer")
     g.add_argument("--count", type=_count(1), help="procedures per cell")
     g.add_argument("--seed", type=int, help="generator seed")
-    g.add_argument("--out", type=Path, required=True, help="suite folder to write")
+    g.add_argument(
+        "--out",
+        type=Path,
+        help="suite folder to write (default: suites/NAME for a preset, suites/custom-HASH for "
+        "a grid; reused when it already holds the same suite)",
+    )
     g.add_argument("--overwrite", action="store_true", help="replace a suite already in --out")
 
-    s = sub.add_parser("scenario", help="print the full scenario JSON of one procedure of a suite")
+    s = sub.add_parser(
+        "scenario",
+        help="print the full scenario JSON of one procedure of a suite",
+        **examples("scenario"),
+    )
     s.add_argument("suite", type=Path)
     s.add_argument("--id", dest="scenario_id", help="scenario id (default: the first)")
 
-    r = sub.add_parser("run", help="run an agent over a suite and write a run file")
+    r = sub.add_parser(
+        "run", help="run an agent over a suite and write a run file", **examples("run")
+    )
     r.add_argument(
         "suite", type=Path, help="a suite folder, a scenario .json or a .jsonl of scenarios"
     )
     r.add_argument(
         "--agent",
         default="local",
-        help="local (the embedded model, default), openai:MODEL, sim:oracle, sim:<label>, "
-        "sim:decay",
+        help="local (the embedded model, default); openai:MODEL; your own agent as "
+        "module.path:factory or path/to/file.py:factory (the factory gets the mock tools as "
+        "LangChain tools and returns a runnable); or a simulated agent: " + ", ".join(SIM_AGENTS),
     )
     r.add_argument(
         "--base-url",
@@ -164,7 +178,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     r.add_argument("--max-tokens", type=_count(1), help="cap on tokens per model reply")
     r.add_argument("--out", type=Path, required=True, help="run file (JSON lines) to write")
-    r.add_argument("--seed", type=int, default=0)
+    r.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the agent's randomness (simulated faults, model sampling); same seed, "
+        "same run",
+    )
     r.add_argument("--guard", default="observe", help="observe (default), enforce or feedback")
     r.add_argument(
         "--variant",
@@ -174,13 +194,23 @@ def build_parser() -> argparse.ArgumentParser:
     )
     r.add_argument("--limit", type=_count(1), help="run at most this many scenarios")
     r.add_argument(
+        "--per-cell",
+        type=_count(1),
+        metavar="K",
+        help="run only the first K scenarios of each grid cell (a run spread over the suite)",
+    )
+    r.add_argument(
         "--trials", type=_count(1), default=1, help="run each scenario this many times (trials)"
     )
     r.add_argument("--shard", help="run only shard i of n, e.g. 1/4")
     r.add_argument("--resume", action="store_true", help="skip episodes already in --out")
     r.add_argument("--overwrite", action="store_true", help="replace an existing --out")
 
-    rp = sub.add_parser("replay", help="re-execute recorded calls, re-label them, show a timeline")
+    rp = sub.add_parser(
+        "replay",
+        help="re-execute recorded calls, re-label them, show a timeline",
+        **examples("replay"),
+    )
     rp.add_argument("run", type=Path, nargs="?", help="run file (JSON lines)")
     rp.add_argument("--episode", help="scenario id of the episode to show")
     rp.add_argument("--scenario", type=Path, help="a scenario file, with --messages")
@@ -191,15 +221,32 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     rl = sub.add_parser(
-        "relabel", help="label a stored run again with the current monitor (runs nothing)"
+        "relabel",
+        help="label a stored run again with the current monitor (runs nothing)",
+        **examples("relabel"),
     )
     rl.add_argument("run", type=Path, help="run file (JSON lines)")
     rl.add_argument("--out", type=Path, help="write the relabelled run here (default: only count)")
     rl.add_argument("--overwrite", action="store_true", help="replace an existing --out")
 
-    rep = sub.add_parser("report", help="tables of accuracy, faithfulness and labels")
+    rep = sub.add_parser(
+        "report", help="tables of accuracy, faithfulness and labels", **examples("report")
+    )
     rep.add_argument("runs", type=Path, nargs="+", help="run files (shards are merged)")
-    rep.add_argument("--json", action="store_true", help="print the report as JSON")
+    rep.add_argument(
+        "--json",
+        action="store_true",
+        help="print the report as strict JSON: every group, every rate with its interval",
+    )
+    rep.add_argument(
+        "--csv", type=Path, metavar="DIR", help="also write DIR/episodes.csv and DIR/cells.csv"
+    )
+    rep.add_argument(
+        "--parquet",
+        type=Path,
+        metavar="DIR",
+        help="also write DIR/episodes.parquet and DIR/cells.parquet (needs the parquet extra)",
+    )
     rep.add_argument(
         "--html",
         type=Path,
@@ -213,19 +260,30 @@ def build_parser() -> argparse.ArgumentParser:
         "(default length,lookback)",
     )
 
-    sc = sub.add_parser("selfcheck", help="prove the monitor against injected faults")
+    sc = sub.add_parser(
+        "selfcheck", help="prove the monitor against injected faults", **examples("selfcheck")
+    )
     sc.add_argument(
         "--count", type=_count(1), default=5, help="procedures per cell (240 cells x 10 injectors)"
     )
-    sc.add_argument("--seed", type=int, default=0)
+    sc.add_argument("--seed", type=int, default=0, help="seed of the injected faults")
     sc.add_argument(
         "--variant", default="default", help="check under a variant (calculator: the aligner)"
     )
-    sc.add_argument("--json", action="store_true")
+    sc.add_argument("--json", action="store_true", help="print the scores as JSON")
 
     va = sub.add_parser("variants", help="list the shipped variants and what each changes")
     va.add_argument("--json", action="store_true", help="print them as JSON")
     return p
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("agentproc")
+    except PackageNotFoundError:  # pragma: no cover - run from a source tree
+        return "unknown"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -4,7 +4,8 @@ With the calculator tool set the agent chooses the operation; nothing in a call
 names a step. The aligner reads a call ``op(a, b)`` as the step of that operation
 whose operands best explain ``a`` and ``b``: an operand is explained when the
 value is its correct value or the agent's own latest value of it (a carried
-mistake); ``add`` and ``mul`` may take their operands in either order. The step
+mistake); ``add`` and ``mul`` may take their operands in either order (read
+swapped only when that explains more of them). The step
 explaining the most operands wins; at a tie, the step expected next (the earliest
 not yet executed), then the one with more operands at their correct value, then a
 step not yet executed, then the earliest listed. The
@@ -115,15 +116,18 @@ class CalculatorMonitor(Monitor):
         best: tuple[tuple[int, bool, int, bool, int], ScenarioStep, dict[str, Any]] | None = None
         for spec in self._by_op[op]:
             left, right = spec.operands
-            orders = [(a, b), (b, a)] if op in _COMMUTATIVE else [(a, b)]
-            for x, y in orders:
-                score = self.explains(left, x) + self.explains(right, y)
-                if not score:
-                    continue
-                exact = self.is_correct(left, x) + self.is_correct(right, y)
-                key = (-score, spec.step != expected, -exact, spec.step in done, spec.step)
-                if best is None or key < best[0]:
-                    best = (key, spec, _arguments(spec, x, y, self.explains))
+            x, y = a, b
+            score = self.explains(left, x) + self.explains(right, y)
+            if op in _COMMUTATIVE:  # swapped only when that explains strictly more
+                swapped = self.explains(left, y) + self.explains(right, x)
+                if swapped > score:
+                    x, y, score = b, a, swapped
+            if not score:
+                continue
+            exact = self.is_correct(left, x) + self.is_correct(right, y)
+            key = (-score, spec.step != expected, -exact, spec.step in done, spec.step)
+            if best is None or key < best[0]:
+                best = (key, spec, _arguments(spec, x, y, self.explains))
         return None if best is None else (best[1], best[2])
 
 
