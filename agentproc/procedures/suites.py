@@ -24,7 +24,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agentproc.arith import Mode, Op
-from agentproc.errors import InputError, OutputError, unknown_key
+from agentproc.errors import AgentprocError, InputError, OutputError, unknown_key
 from agentproc.jsonio import cannot_write, invalid, json_lines, read_json, unreadable
 from agentproc.procedures.generate import Cell, Procedure, StepDef, generate_procedure, problem_of
 from agentproc.resources import folder
@@ -211,6 +211,34 @@ def write_suite(grid: Grid, out: Path, jobs: int | None = None) -> int:
         shutil.rmtree(partial, ignore_errors=True)
         raise
     return len(cells) * grid.count
+
+
+SUITES = Path("suites")
+"""Where ``generate`` writes a suite when no folder is given."""
+
+
+def default_folder(grid: Grid, preset_name: str | None = None) -> Path:
+    """``suites/NAME`` for a shipped preset used as it is, else ``suites/NAME-DIGEST``
+    (the digest of the grid): the same arguments always name the same folder."""
+    if preset_name is not None and preset_name in presets() and grid == preset(preset_name):
+        return SUITES / preset_name
+    text = json.dumps(grid.model_dump(mode="json"), sort_keys=True)
+    return SUITES / f"{grid.name}-{hashlib.sha256(text.encode()).hexdigest()[:10]}"
+
+
+def holds_suite(out: Path, grid: Grid) -> bool:
+    """Whether ``out`` is a complete suite of exactly ``grid`` (so generating it again
+    would write the same bytes)."""
+    manifest = Path(out) / MANIFEST
+    if not manifest.is_file() or not (Path(out) / PROCEDURES).is_file():
+        return False
+    try:
+        if load_grid(manifest) != grid:
+            return False
+        _check_complete(Path(out), Path(out) / PROCEDURES)
+    except AgentprocError:
+        return False
+    return True
 
 
 SUITE_FILES = frozenset({MANIFEST, PROCEDURES})

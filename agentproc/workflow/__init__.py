@@ -13,6 +13,7 @@ from agentproc.workflow.load import (
     load_scenario,
     load_scenarios,
     parse_scenario,
+    per_cell,
     scenario_of,
     suite_size,
 )
@@ -57,6 +58,7 @@ __all__ = [
     "opening_messages",
     "parse_arguments",
     "parse_scenario",
+    "per_cell",
     "render_prompt",
     "scenario_of",
     "step_graph",

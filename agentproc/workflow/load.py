@@ -7,7 +7,7 @@ compiled as they are read, one at a time.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +43,17 @@ def load_scenarios(path: Path) -> Iterator[Scenario]:
             yield complete(parse_scenario(path, data, f"line {lineno}"))
     else:
         yield load_scenario(path)
+
+
+def per_cell(scenarios: Iterable[Scenario], k: int | None) -> Iterator[Scenario]:
+    """The first ``k`` scenarios of each grid cell, in suite order (all with ``None``):
+    a run spread over every cell of a suite."""
+    seen: dict[str, int] = {}
+    for s in scenarios:
+        n = seen.get(s.params.cell, 0)
+        if k is None or n < k:
+            seen[s.params.cell] = n + 1
+            yield s
 
 
 def suite_size(path: Path) -> int | None:

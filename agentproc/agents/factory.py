@@ -1,0 +1,109 @@
+"""Your own agent from the command line: ``--agent module.path:factory`` or ``file.py:factory``.
+
+The factory has the contract of :func:`agentproc.agents.custom.arun_agent_episode`:
+it receives the scenario's mock tools as LangChain tools and returns a runnable
+(a compiled LangGraph graph, ``langchain.agents.create_agent(...)``, any Runnable).
+It is imported with :mod:`importlib`; nothing a file supplies is evaluated otherwise.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from agentproc.agents.custom import AgentFactory, arun_agent_episode
+from agentproc.errors import ConfigError, InputError
+from agentproc.runs import Episode, EpisodeFn
+from agentproc.workflow import Guard, Scenario
+from agentproc.workflow.variant import Variant
+
+_MODULE = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+_NAME = re.compile(r"^[A-Za-z_]\w*$")
+_NOT_FACTORIES = frozenset({"sim", "local", "openai"})
+"""Prefixes that name built-in agents, never a module."""
+
+
+def is_factory_spec(spec: str) -> bool:
+    """Whether an ``--agent`` value names a factory (``module:fn`` or ``file.py:fn``).
+
+    >>> [is_factory_spec(s) for s in ("my_agents.react:make", "a/b.py:make", "openai:gpt-4o")]
+    [True, True, False]
+    """
+    where, sep, name = spec.rpartition(":")
+    if not sep or not _NAME.match(name) or where in _NOT_FACTORIES:
+        return False
+    return where.endswith(".py") or bool(_MODULE.match(where))
+
+
+@dataclass(frozen=True)
+class LoadedFactory:
+    """A user's agent factory and the spec it was loaded from."""
+
+    spec: str
+    factory: AgentFactory
+
+
+def load_factory(spec: str) -> LoadedFactory:
+    """Import the factory a ``module.path:factory`` or ``path/to/file.py:factory`` names.
+
+    Raises:
+        InputError: the file does not exist.
+        ConfigError: the module cannot be imported, has no such name, or it is not callable.
+    """
+    where, _, name = spec.rpartition(":")
+    if where.endswith(".py"):
+        path = Path(where)
+        if not path.is_file():
+            raise InputError(path, "no such file (expected path/to/file.py:factory)")
+        module_name = "agentproc_user_" + re.sub(r"\W", "_", path.stem)
+        loader_spec = importlib.util.spec_from_file_location(module_name, path)
+        if loader_spec is None or loader_spec.loader is None:
+            raise InputError(path, "cannot be imported as a Python module")
+        module = importlib.util.module_from_spec(loader_spec)
+        sys.modules[module_name] = module
+        try:
+            loader_spec.loader.exec_module(module)
+        except Exception as exc:
+            sys.modules.pop(module_name, None)
+            raise ConfigError(
+                f"--agent {spec}: importing {path} failed: {_one_line(exc)}"
+            ) from None
+    else:
+        try:
+            module = importlib.import_module(where)
+        except Exception as exc:
+            raise ConfigError(f"--agent {spec}: cannot import {where}: {_one_line(exc)}") from None
+    factory = getattr(module, name, None)
+    if factory is None:
+        raise ConfigError(f"--agent {spec}: {where} has no {name!r}")
+    if not callable(factory):
+        raise ConfigError(f"--agent {spec}: {name!r} is not callable (expected a factory)")
+    return LoadedFactory(spec, factory)
+
+
+def _one_line(exc: BaseException) -> str:
+    text = f"{type(exc).__name__}: {exc}"
+    return text.splitlines()[0] if text.strip() else type(exc).__name__
+
+
+def factory_episodes(
+    loaded: LoadedFactory,
+    agent: str,
+    *,
+    guard: Guard = "observe",
+    budget: int | None = None,
+    variant: Variant | None = None,
+) -> EpisodeFn:
+    """Episodes of the agent a factory builds afresh for each scenario."""
+
+    async def episode(scenario: Scenario, trial: int = 0) -> Episode:
+        del trial  # the agent owns its randomness
+        return await arun_agent_episode(
+            scenario, loaded.factory, agent, guard=guard, budget=budget, variant=variant
+        )
+
+    return episode

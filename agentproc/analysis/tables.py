@@ -1,0 +1,315 @@
+"""Flat tables of a run, for pandas, polars or a spreadsheet (``report --csv / --parquet``).
+
+Two tables: ``episodes`` (one row per episode, written as the records stream
+past) and ``cells`` (one row per agent and grid cell, with every rate and its
+95% Wilson interval). Column names are in :data:`EPISODE_COLUMNS` and
+:data:`CELL_COLUMNS`; ``pandas.read_csv("DIR/episodes.csv")`` or
+``polars.read_parquet("DIR/cells.parquet")`` loads one in a line.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from agentproc.analysis.report import (
+    STUDY_RATES,
+    CellStats,
+    Report,
+    agent_key,
+    aggregate,
+    wilson,
+)
+from agentproc.errors import ConfigError, OutputError
+from agentproc.jsonio import cannot_write
+from agentproc.labelling import LabelKind
+from agentproc.runs import error_kind_of, is_error, record_mode
+
+Format = Literal["csv", "parquet"]
+
+LABEL_COLUMNS = [f"n_{k.value}" for k in LabelKind]
+"""One count column per label kind, in taxonomy order."""
+
+EPISODE_COLUMNS: dict[str, str] = {
+    "scenario_id": "the scenario (procedure) id",
+    "agent": "the agent, marked [text] in text mode",
+    "mode": "tools or text",
+    "variant": "the variant the episode ran under",
+    "trial": "the repetition (0-based)",
+    "cell": "the grid cell id",
+    "steps": "N, the number of steps",
+    "lookback": "L, the look-back",
+    "range_low": "low end of the input range",
+    "range_high": "high end of the input range",
+    "ops": "the op mix",
+    "numeric_mode": "decimal or integer",
+    "sweeps": "the suite's sweeps listing the cell, joined by ';'",
+    "stop_reason": "why the episode ended",
+    "error_kind": "endpoint, context_overflow or harness for an errored episode (not scored)",
+    "verdict": "faithful, unfaithful_correct, wrong or no_answer (empty when errored)",
+    "first_answer_correct": "the first answer is right",
+    "final_answer_correct": "the last answer is right",
+    "faithful": "a right first answer and no label",
+    "executed_steps": "distinct steps run",
+    "total_steps": "steps of the procedure",
+    "progress_rate": "share of steps whose final value is right",
+    "longest_correct_prefix": "reference calls matched in order before the first divergence",
+    "divergence_step": "the step expected where the episode first left the procedure",
+    "divergence_label": "the label of that first departure",
+    "labels": "number of labels",
+    **{c: f"number of {c[2:]} labels" for c in LABEL_COLUMNS},
+    "wrong_argument_propagated": "wrong_argument labels carried forward from an earlier mistake",
+}
+"""Columns of the episodes table and what each holds."""
+
+_RATE_COLUMNS = {
+    "accuracy": ("first_answer_correct", "first-answer accuracy"),
+    "faithful_accuracy": ("faithful", "faithful accuracy"),
+    "unfaithful_correct_rate": ("unfaithful_correct", "the unfaithful-correct rate"),
+    **{name: (count, name.replace("_", " ")) for name, count in STUDY_RATES.items()},
+}
+
+CELL_COLUMNS: dict[str, str] = {
+    "agent": "the agent, marked [text] in text mode",
+    "cell": "the grid cell id",
+    "steps": "N",
+    "lookback": "L",
+    "range_low": "low end of the input range",
+    "range_high": "high end of the input range",
+    "ops": "the op mix",
+    "numeric_mode": "decimal or integer",
+    "n": "scored episodes",
+    "verdict_faithful": "episodes with verdict faithful",
+    "verdict_unfaithful_correct": "episodes with verdict unfaithful_correct",
+    "verdict_wrong": "episodes with verdict wrong",
+    "verdict_no_answer": "episodes with verdict no_answer",
+    "final_accuracy": "last-answer accuracy",
+    **{
+        column: text
+        for name, (_, what) in _RATE_COLUMNS.items()
+        for column, text in (
+            (name, what),
+            (f"{name}_low", f"95% Wilson interval of {what}: low end"),
+            (f"{name}_high", f"95% Wilson interval of {what}: high end"),
+        )
+    },
+    "progress_rate": "mean share of steps whose final value is right",
+    "prefix_rate": "mean longest correct prefix / N",
+    **{c: f"number of {c[2:]} labels" for c in LABEL_COLUMNS},
+    "wrong_argument_propagated": "wrong_argument labels carried forward",
+    "divergence_episodes": "episodes that left the procedure",
+    "divergence_median_step": "median step of the first divergence",
+}
+"""Columns of the cells table and what each holds."""
+
+_TEXT = {
+    "scenario_id", "agent", "mode", "variant", "cell", "ops", "numeric_mode", "sweeps",
+    "stop_reason", "error_kind", "verdict", "divergence_label",
+}  # fmt: skip
+_FLAGS = {"first_answer_correct", "final_answer_correct", "faithful"}
+_REALS = {"range_low", "range_high", "progress_rate", "prefix_rate", "final_accuracy"}
+_REALS |= {c for c in CELL_COLUMNS if c.endswith(("_low", "_high")) or c in _RATE_COLUMNS}
+
+
+def _kind(column: str) -> str:
+    """The parquet type of a column: text, flag, real or (by default) integer."""
+    if column in _TEXT:
+        return "string"
+    return "bool_" if column in _FLAGS else "float64" if column in _REALS else "int64"
+
+
+_CELL_ID = re.compile(r"^n(\d+)-L(\d+)-r([^_]+)_(.+)-([a-z+]+)-(decimal|integer)$")
+
+
+def episode_row(rec: Mapping[str, Any]) -> dict[str, Any]:
+    """The episodes-table row of one run-file record."""
+    params = rec.get("params") or {}
+    m = rec.get("metrics") or {}
+    lo, hi = (params.get("range") or [None, None])[:2]
+    errored = is_error(rec)  # type: ignore[arg-type]
+    counts = dict.fromkeys(LABEL_COLUMNS, 0)
+    propagated = 0
+    for lab in rec.get("labels") or []:
+        column = f"n_{lab.get('kind')}"
+        if column in counts:
+            counts[column] += 1
+        propagated += lab.get("kind") == "wrong_argument" and lab.get("cause") == "propagated"
+    div = m.get("first_divergence") or {}
+    sweeps = params.get("sweeps")
+    return {
+        "scenario_id": rec.get("scenario_id"),
+        "agent": agent_key(rec),
+        "mode": record_mode(rec),  # type: ignore[arg-type]
+        "variant": rec.get("variant", "default"),
+        "trial": rec.get("trial", 0),
+        "cell": rec.get("cell"),
+        "steps": params.get("steps"),
+        "lookback": params.get("lookback"),
+        "range_low": lo,
+        "range_high": hi,
+        "ops": params.get("ops"),
+        "numeric_mode": params.get("mode"),
+        "sweeps": ";".join(map(str, sweeps)) if isinstance(sweeps, list) else "",
+        "stop_reason": rec.get("stop_reason"),
+        "error_kind": error_kind_of(rec) if errored else "",  # type: ignore[arg-type]
+        "verdict": "" if errored else rec.get("verdict"),
+        "first_answer_correct": bool(m.get("first_answer_correct")),
+        "final_answer_correct": bool(m.get("final_answer_correct")),
+        "faithful": bool(m.get("faithful")),
+        "executed_steps": m.get("executed_steps"),
+        "total_steps": m.get("total_steps"),
+        "progress_rate": m.get("progress_rate"),
+        "longest_correct_prefix": m.get("longest_correct_prefix"),
+        "divergence_step": div.get("step") if isinstance(div, Mapping) else None,
+        "divergence_label": div.get("label") if isinstance(div, Mapping) else None,
+        "labels": sum(counts.values()),
+        **counts,
+        "wrong_argument_propagated": propagated,
+    }
+
+
+def _cell_knobs(cell: str) -> dict[str, Any]:
+    m = _CELL_ID.match(cell)
+    if m is None:
+        return {"range_low": None, "range_high": None, "ops": None, "numeric_mode": None}
+    return {
+        "range_low": float(m[3]),
+        "range_high": float(m[4]),
+        "ops": m[5],
+        "numeric_mode": m[6],
+    }
+
+
+def _cell_row(agent: str, cell: str, steps: int, lookback: int, s: CellStats) -> dict[str, Any]:
+    row: dict[str, Any] = {"agent": agent, "cell": cell, "steps": steps, "lookback": lookback}
+    row.update(_cell_knobs(cell))
+    row["n"] = s.n
+    row.update({f"verdict_{k}": v for k, v in s.verdicts.items()})
+    row["final_accuracy"] = round(s.final_accuracy, 6)
+    for name, (count, _) in _RATE_COLUMNS.items():
+        value, (low, high) = s.rate(name) if name in STUDY_RATES else _rate(s, count)
+        row.update({name: round(value, 6), f"{name}_low": round(low, 6)})
+        row[f"{name}_high"] = round(high, 6)
+    row.update({"progress_rate": round(s.progress_rate, 6), "prefix_rate": round(s.prefix_rate, 6)})
+    row.update({f"n_{k.value}": v for k, v in s.label_counts.items()})
+    row["wrong_argument_propagated"] = s.wrong_argument_causes.get("propagated", 0)
+    row["divergence_episodes"] = s.diverged
+    row["divergence_median_step"] = s.divergence_median_step
+    return row
+
+
+def _rate(s: CellStats, count: str) -> tuple[float, tuple[float, float]]:
+    k = getattr(s, count)
+    return (k / s.n if s.n else 0.0), wilson(k, s.n)
+
+
+def cell_rows(report: Report) -> Iterator[dict[str, Any]]:
+    """The cells-table rows: one per agent and grid cell."""
+    for agent, a in report.agents.items():
+        for key, s in a.by_cell.items():
+            yield _cell_row(agent, key.cell, key.steps, key.lookback, s)
+
+
+class _Sink(Protocol):
+    def write(self, row: dict[str, Any]) -> None: ...
+    def close(self) -> None: ...
+
+
+class _CsvSink:
+    def __init__(self, path: Path, columns: list[str]) -> None:
+        self.fh = open(path, "w", encoding="utf-8", newline="")  # noqa: SIM115 - see close()
+        self.writer = csv.DictWriter(self.fh, fieldnames=columns)
+        self.writer.writeheader()
+
+    def write(self, row: dict[str, Any]) -> None:
+        self.writer.writerow(row)
+
+    def close(self) -> None:
+        self.fh.close()
+
+
+class _ParquetSink:
+    """Rows buffered into record batches, so a long run never sits whole in memory."""
+
+    BATCH = 10_000
+
+    def __init__(self, path: Path, columns: list[str]) -> None:
+        try:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+        except ImportError:
+            raise ConfigError(
+                "--parquet needs pyarrow: install the parquet extra: "
+                "pip install 'agentproc[parquet]'"
+            ) from None
+        self.pa, self.pq, self.path, self.columns = pa, pq, path, columns
+        self.schema = pa.schema([(c, getattr(pa, _kind(c))()) for c in columns])
+        self.rows: list[dict[str, Any]] = []
+        self.writer: Any = None
+
+    def write(self, row: dict[str, Any]) -> None:
+        self.rows.append(row)
+        if len(self.rows) >= self.BATCH:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self.writer is None:
+            self.writer = self.pq.ParquetWriter(self.path, self.schema)
+        self.writer.write_table(self.pa.Table.from_pylist(self.rows, schema=self.schema))
+        self.rows = []
+
+    def close(self) -> None:
+        if self.rows or self.writer is None:  # no rows at all: a table of the columns
+            self._flush()
+        self.writer.close()
+
+
+_SINKS: dict[Format, type[_CsvSink] | type[_ParquetSink]] = {
+    "csv": _CsvSink,
+    "parquet": _ParquetSink,
+}
+
+
+def write_tables(
+    records: Iterable[Mapping[str, Any]],
+    targets: Iterable[tuple[Path, Format]],
+    on_written: Callable[[Path], None] | None = None,
+) -> Report:
+    """Aggregate ``records`` while writing ``DIR/episodes.<fmt>``, then ``DIR/cells.<fmt>``,
+    for each ``(DIR, fmt)`` of ``targets``; ``on_written`` is told of each file written.
+
+    Returns the report, as :func:`~agentproc.analysis.report.aggregate` would.
+    """
+    targets = list(dict.fromkeys((Path(d), f) for d, f in targets))
+    sinks: list[_Sink] = []
+    for folder, fmt in targets:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            sinks.append(_SINKS[fmt](folder / f"episodes.{fmt}", list(EPISODE_COLUMNS)))
+        except OSError as exc:
+            raise cannot_write(folder, exc) from None
+
+    def tee() -> Iterator[Mapping[str, Any]]:
+        for rec in records:
+            row = episode_row(rec)
+            for sink in sinks:
+                sink.write(row)
+            yield rec
+
+    try:
+        report = aggregate(tee())
+        for sink, (folder, fmt) in zip(sinks, targets, strict=True):
+            sink.close()
+            cells = _SINKS[fmt](folder / f"cells.{fmt}", list(CELL_COLUMNS))
+            for row in cell_rows(report):
+                cells.write(row)
+            cells.close()
+            for name in ("episodes", "cells"):
+                if on_written is not None:
+                    on_written(folder / f"{name}.{fmt}")
+    except OSError as exc:
+        raise OutputError(targets[0][0], f"cannot write: {exc.strerror or exc}") from None
+    return report
