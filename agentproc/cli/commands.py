@@ -18,7 +18,7 @@ from agentproc.runs import ReadReport, latest_records, scenario_of_record
 def generate_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     from pydantic import ValidationError
 
-    from agentproc.procedures import write_suite
+    from agentproc.procedures import default_folder, holds_suite, write_suite
 
     try:
         grid = _grid(args)
@@ -26,8 +26,17 @@ def generate_command(args: argparse.Namespace, out: Console, err: Console) -> in
         e = exc.errors()[0]
         where = ".".join(str(p) for p in e["loc"] if not isinstance(p, int))
         raise fail(f"generate options: {where}: {e['msg']} (got {e.get('input')!r})") from None
+    if args.out is None:
+        args.out = default_folder(grid, args.preset)
+    if not args.overwrite and holds_suite(args.out, grid):
+        out.print(
+            f"{args.out} already holds this suite ({grid.count * len(grid.cells())} procedures, "
+            "same grid, count and seed): nothing to write",
+            highlight=False,
+        )
+        return EXIT_OK
     if (args.out / "procedures.jsonl").exists() and not args.overwrite:
-        raise fail(f"{args.out} already holds a suite: use --overwrite to replace it")
+        raise fail(f"{args.out} already holds another suite: use --overwrite to replace it")
     n = write_suite(grid, args.out)
     out.print(f"wrote {n} procedures in {len(grid.cells())} cells to {args.out}", highlight=False)
     return EXIT_OK
@@ -77,7 +86,7 @@ def scenario_command(args: argparse.Namespace, out: Console, err: Console) -> in
 
 def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     from agentproc.runs import parse_shard, run_suite, select
-    from agentproc.workflow import GUARDS, load_scenarios
+    from agentproc.workflow import GUARDS, load_scenarios, per_cell
     from agentproc.workflow.variant import load_variant
 
     if args.guard not in GUARDS:
@@ -92,7 +101,7 @@ def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
             f"{args.out} already exists: use --resume to continue it or --overwrite to replace it"
         )
     shard = parse_shard(args.shard) if args.shard is not None else None
-    scenarios = select(load_scenarios(args.suite), shard, args.limit)
+    scenarios = select(per_cell(load_scenarios(args.suite), args.per_cell), shard, args.limit)
     # The suite is read as the run goes; its first scenario is read now, so that an
     # unfinished or altered suite is refused before the run file is touched.
     first = next(scenarios, None)
@@ -143,7 +152,7 @@ def _total(args: argparse.Namespace, shard: Any, trials: int = 1) -> int | None:
     from agentproc.workflow import suite_size
 
     size = suite_size(args.suite)
-    if size is None or shard is not None:
+    if size is None or shard is not None or args.per_cell is not None:
         return None
     return min(size, args.limit or size) * trials
 
@@ -157,8 +166,16 @@ def _model(args: argparse.Namespace) -> Any:
         if args.mode == "text":
             raise fail("simulated agents work with tools; --mode text needs a model agent")
         return None
+    from agentproc.agents.factory import is_factory_spec, load_factory
+
+    if is_factory_spec(args.agent):
+        return load_factory(args.agent)
     from agentproc.agents.providers import make_chat_model
 
+    if args.agent.partition(":")[0] == "local":
+        from agentproc.agents.local import check_installed
+
+        check_installed()  # one line naming the extra, before any file is written
     kw: dict[str, Any] = {}
     if args.max_tokens is not None:
         kw["max_tokens"] = args.max_tokens
@@ -167,10 +184,15 @@ def _model(args: argparse.Namespace) -> Any:
 
 def _episodes(args: argparse.Namespace, model: Any) -> Any:
     """The episode function of the agent the options name."""
+    from agentproc.agents.factory import LoadedFactory, factory_episodes
     from agentproc.agents.retry import RetryPolicy
     from agentproc.agents.suite import ModelRunOptions, model_episodes, sim_episodes
 
     variant = getattr(args, "variant", None)  # a loaded Variant (``run --variant``)
+    if isinstance(model, LoadedFactory):
+        return factory_episodes(
+            model, args.agent, guard=args.guard, budget=args.budget, variant=variant
+        )
     if model is None:
         return sim_episodes(args.agent, seed=args.seed, guard=args.guard, variant=variant)
     options = ModelRunOptions(
@@ -274,7 +296,18 @@ def report_command(args: argparse.Namespace, out: Console, err: Console) -> int:
         if not args.json:
             return EXIT_OK
     reports = [ReadReport() for _ in args.runs]
-    report = aggregate(rec for _, _, rec in latest_records(args.runs, reports))
+    records = (rec for _, _, rec in latest_records(args.runs, reports))
+    if args.csv is not None or args.parquet is not None:
+        from agentproc.analysis.tables import Format, write_tables
+
+        tables: list[tuple[Any, Format]] = [(args.csv, "csv"), (args.parquet, "parquet")]
+        tables = [(d, f) for d, f in tables if d is not None]
+
+        report = write_tables(
+            records, tables, on_written=lambda p: err.print(f"wrote {p}", markup=False)
+        )
+    else:
+        report = aggregate(records)
     for rr in reports:
         for w in rr.warnings:
             err.print(w, markup=False, highlight=False)
