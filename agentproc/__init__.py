@@ -189,8 +189,17 @@ if TYPE_CHECKING:  # the same names, for IDEs and type checkers (``X as X`` re-e
     from agentproc.workflow import (
         step_graph as step_graph,
     )
+    from agentproc.workflow.present import (
+        present as present,
+    )
     from agentproc.workflow.reference import (
         reference_graph as reference_graph,
+    )
+    from agentproc.workflow.variant import (
+        Variant as Variant,
+    )
+    from agentproc.workflow.variant import (
+        load_variant as load_variant,
     )
 
 _EXPORTS: dict[str, str] = {
@@ -214,6 +223,9 @@ _EXPORTS: dict[str, str] = {
     "reference_graph": "agentproc.workflow.reference",
     "scenario_of": "agentproc.workflow",
     "step_graph": "agentproc.workflow",
+    "Variant": "agentproc.workflow.variant",
+    "load_variant": "agentproc.workflow.variant",
+    "present": "agentproc.workflow.present",
     # labelling
     "Label": "agentproc.labelling",
     "LabelKind": "agentproc.labelling",
