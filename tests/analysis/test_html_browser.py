@@ -159,3 +159,25 @@ def test_a_screenshot_of_the_whole_report(page: Page, tmp_path: Path):
     shot = tmp_path / "report.png"
     page.screenshot(path=str(shot), full_page=True)
     assert shot.stat().st_size > 20_000
+
+
+def test_an_episode_beyond_the_budget_names_its_replay_command(browser: Any, tmp_path: Path):
+    run = write_run(tmp_path / "run.jsonl", sim_records(per_cell=2))
+    out = tmp_path / "small.html"
+    result = write_html_report([run], out, budget=3_000)
+    assert 0 < result.detailed < result.episodes
+    pg = browser.new_page()
+    pg.goto(out.as_uri())
+    pg.wait_for_selector("#episode-table tbody tr")
+    messages = []
+    for i in range(pg.locator("#episode-table tbody tr button.open").count()):
+        button = pg.locator("#episode-table tbody tr button.open").nth(i)
+        episode = button.text_content()
+        button.click()
+        text = pg.locator("#drill").inner_text()
+        if "not embedded" in text:
+            messages.append((episode, text))
+    pg.close()
+    assert len(messages) == result.episodes - result.detailed
+    episode, text = messages[0]
+    assert f"agentproc replay {run} --episode {episode}" in text

@@ -57,8 +57,10 @@ def episode_rows(collected: Collected) -> dict[str, Any]:
     cols: dict[str, list[Any]] = {
         k: [] for k in ("id", "series", "cell", "steps", "lookback", "verdict", "div", "labels")
     }
-    cols["error"] = []
-    for rec in collected.records.values():
+    cols["error"], cols["run"] = [], []
+    runs = _Index()
+    for key, rec in collected.records.items():
+        cols["run"].append(runs(str(collected.where[key].path)))
         m = rec["metrics"]
         cols["id"].append(str(rec["scenario_id"]))
         cols["series"].append(series(series_of(rec)))
@@ -79,7 +81,13 @@ def episode_rows(collected: Collected) -> dict[str, Any]:
         for lab in rec["labels"]:
             counts[_KIND_AT[lab["kind"]]] += 1
         cols["labels"].append(_counts_text(counts))
-    return {"series_names": series.names, "cell_names": cells.names, "kinds": KINDS, **cols}
+    return {
+        "series_names": series.names,
+        "cell_names": cells.names,
+        "run_names": runs.names,
+        "kinds": KINDS,
+        **cols,
+    }
 
 
 def _counts_text(counts: list[int]) -> str:

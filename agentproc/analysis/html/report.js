@@ -148,7 +148,7 @@
     if (!d) {
       parts.push(el("p", { class: "hint", text:
         "The drill-down of this episode is not embedded (the report keeps its size bounded). " +
-        `Show it with: agentproc replay ${DATA.runs.join(" ")} --episode ${R.id[i]}` }));
+        `Show it with: agentproc replay ${R.run_names[R.run[i]]} --episode ${R.id[i]}` }));
     } else {
       const inputs = Object.entries(d.inputs).map(([k, v]) => `${k} = ${v}`).join(", ");
       parts.push(el("h3", { text: "Procedure" }), el("p", { class: "mono", text: `Inputs: ${inputs}` }));
