@@ -25,11 +25,13 @@ LAYERS: dict[str, int] = {
     "runs": 4,
     "agents": 5,
     "analysis": 5,
-    "cli": 6,
+    "experiments": 6,
+    "cli": 7,
 }
 """Top-level module or folder -> its place in the pipeline; imports only go down
 (or stay within one folder; the base modules of place 0 may use each other).
-``agents`` and ``analysis`` share a place and never import each other."""
+``agents`` and ``analysis`` share a place and never import each other;
+``experiments`` runs agents and analyses what they did."""
 FACADES = {"agentproc", "agentproc.__main__"}
 """The package's front doors, which may import anything."""
 

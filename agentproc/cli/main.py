@@ -260,6 +260,8 @@ def build_parser() -> argparse.ArgumentParser:
         "(default length,lookback)",
     )
 
+    _compare_parsers(sub)
+
     sc = sub.add_parser(
         "selfcheck", help="prove the monitor against injected faults", **examples("selfcheck")
     )
@@ -275,6 +277,58 @@ def build_parser() -> argparse.ArgumentParser:
     va = sub.add_parser("variants", help="list the shipped variants and what each changes")
     va.add_argument("--json", action="store_true", help="print them as JSON")
     return p
+
+
+def _compare_parsers(sub: argparse._SubParsersAction[_Parser]) -> None:
+    cp = sub.add_parser(
+        "compare", help="did a change help? paired comparison of variants or agents"
+    )
+    cp.add_argument(
+        "inputs", type=Path, nargs="+", help="run files to compare, or one SUITE with --variants"
+    )
+    cp.add_argument(
+        "--variants",
+        type=_words,
+        help="run SUITE under these variants (names or files; the first is the baseline)",
+    )
+    cp.add_argument("--baseline", help="the arm the others are compared with (default: the first)")
+    st = sub.add_parser(
+        "stress", help="sweep prompt styles, renderings and tool sets for one agent"
+    )
+    st.add_argument("inputs", type=Path, nargs=1, help="a suite folder (keep it small)")
+    st.add_argument(
+        "--variants", type=_words, help="the variants to sweep (default: every shipped one)"
+    )
+    st.add_argument(
+        "--threshold",
+        type=float,
+        default=0.5,
+        help="faithful accuracy a breaking point stays at or above (default 0.5)",
+    )
+    st.add_argument(
+        "--grid",
+        action="store_true",
+        help="every combination of one prompt style, one rendering and one tool set",
+    )
+    for q in (cp, st):
+        q.add_argument(
+            "--agent", default="local", help="with a suite: local, openai:MODEL or sim:..."
+        )
+        q.add_argument("--base-url", type=_url, help="OpenAI-compatible server for openai:MODEL")
+        q.add_argument("--out", type=Path, help="with a suite: folder for one run file per variant")
+        q.add_argument("--trials", type=_count(1), default=1, help="runs of each scenario")
+        q.add_argument("--limit", type=_count(1), help="with a suite: at most this many scenarios")
+        q.add_argument("--concurrency", type=_count(1), default=1, help="episodes in flight")
+        q.add_argument("--timeout", type=_seconds, default=120.0, help="seconds per model call")
+        q.add_argument("--retries", type=_count(0), default=4, help="retries per model call")
+        q.add_argument("--budget", type=_count(1), help="tool calls per episode")
+        q.add_argument("--max-tokens", type=_count(1), help="cap on tokens per model reply")
+        q.add_argument("--guard", default="observe", help="observe (default) or enforce")
+        q.add_argument("--seed", type=int, default=0, help="agent seed and bootstrap seed")
+        q.add_argument("--resume", action="store_true", help="keep finished episodes in --out")
+        q.add_argument("--overwrite", action="store_true", help="replace run files in --out")
+        q.add_argument("--json", action="store_true", help="print the result as JSON")
+        q.set_defaults(mode="tools", continue_after_answer=False)
 
 
 def _version() -> str:
@@ -323,10 +377,10 @@ def _printable_streams() -> None:
 Command = Callable[[argparse.Namespace, Console, Console], int]
 
 
-def _lazy(name: str) -> Command:
+def _lazy(name: str, module: str = "agentproc.cli.commands") -> Command:
     # The commands module imports the library; ``--help`` must not pay for it.
     def command(args: argparse.Namespace, out: Console, err: Console) -> int:
-        commands = importlib.import_module("agentproc.cli.commands")
+        commands = importlib.import_module(module)
         fn: Command = getattr(commands, f"{name}_command")
         return fn(args, out, err)
 
@@ -345,7 +399,7 @@ COMMANDS: dict[str, Command] = {
         "selfcheck",
         "variants",
     )
-}
+} | {name: _lazy(name, "agentproc.cli.sweeps") for name in ("compare", "stress")}
 """Command name -> the function that runs it."""
 
 

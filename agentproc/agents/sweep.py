@@ -1,0 +1,99 @@
+"""Run one agent over the same scenarios under several variants: one run file per variant.
+
+What ``agentproc compare SUITE --variants ...`` and ``agentproc stress`` run
+before they compare. Every variant sees the same scenarios and the same trial
+seeds, so their episodes pair up scenario by scenario.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from agentproc.agents.suite import ModelRunOptions, model_episodes, sim_episodes
+from agentproc.errors import ConfigError
+from agentproc.runs import EpisodeFn, RunSummary, run_suite
+from agentproc.workflow import Scenario
+from agentproc.workflow.variant import Variant
+
+
+def run_file(out: Path, variant: Variant) -> Path:
+    """Where a variant's episodes go: ``OUT/<variant name>.jsonl``."""
+    return out / f"{variant.name}.jsonl"
+
+
+def check_outputs(
+    out: Path, variants: Sequence[Variant], *, resume: bool, overwrite: bool
+) -> list[Path]:
+    """The run files of ``variants`` under ``out``, refusing duplicates and files that
+    would be replaced silently (before anything runs)."""
+    names = [v.name for v in variants]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise ConfigError(f"--variants: two variants are named {', '.join(twice)}")
+    paths = [run_file(out, v) for v in variants]
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out {out} is a file: it must be a folder for the run files")
+    for path in paths:
+        if path.exists() and path.stat().st_size and not (resume or overwrite):
+            raise ConfigError(
+                f"{path} already exists: use --resume to continue it or --overwrite to replace it"
+            )
+    return paths
+
+
+def episodes_for(agent: str, model: Any, options: ModelRunOptions, variant: Variant) -> EpisodeFn:
+    """The episode function of an agent under a variant (``model`` ``None``: simulated)."""
+    if model is None:
+        return sim_episodes(agent, seed=options.seed, guard=options.guard, variant=variant)
+    return model_episodes(model, agent, dataclasses.replace(options, variant=variant))
+
+
+def run_variants(
+    scenarios: Sequence[Scenario],
+    agent: str,
+    model: Any,
+    variants: Sequence[Variant],
+    out: Path,
+    options: ModelRunOptions,
+    *,
+    trials: int = 1,
+    resume: bool = False,
+    overwrite: bool = False,
+    console: Console | None = None,
+    on_variant: Callable[[Variant, RunSummary], None] | None = None,
+) -> list[tuple[Path, RunSummary]]:
+    """Run ``agent`` over ``scenarios`` under each variant: each run file and what its run
+    did, in order. A run that stops because the endpoint failed ends the sweep there.
+
+    Raises:
+        ConfigError: two variants with one name, or a run file that would be replaced
+            without ``resume`` or ``overwrite``.
+    """
+    paths = check_outputs(out, variants, resume=resume, overwrite=overwrite)
+    out.mkdir(parents=True, exist_ok=True)
+    done: list[tuple[Path, RunSummary]] = []
+    for variant, path in zip(variants, paths, strict=True):
+        summary = run_suite(
+            scenarios,
+            agent,
+            episodes_for(agent, model, options, variant),
+            path,
+            concurrency=options.concurrency if model is not None else 1,
+            resume=resume,
+            total=len(scenarios) * trials,
+            console=console,
+            mode=options.mode,
+            trials=trials,
+            variant=variant.name,
+        )
+        done.append((path, summary))
+        if on_variant is not None:
+            on_variant(variant, summary)
+        if summary.aborted is not None:
+            break
+    return done

@@ -1,0 +1,115 @@
+"""The commands that run an agent under several variants: ``compare`` and ``stress``."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from rich.console import Console
+
+from agentproc.cli.output import EXIT_ERRORED, EXIT_OK, fail, print_json
+
+
+def _suite_run(args: argparse.Namespace, err: Console) -> tuple[Any, list[Any]]:
+    """How to run the agent over the suite, and its scenarios (validated before running)."""
+    from agentproc.agents.retry import RetryPolicy
+    from agentproc.agents.suite import ModelRunOptions
+    from agentproc.cli.commands import _model
+    from agentproc.experiments import SuiteRun
+    from agentproc.runs import select
+    from agentproc.workflow import GUARDS, load_scenarios
+
+    if len(args.inputs) != 1:
+        raise fail(f"{args.command} runs one suite (got {len(args.inputs)} paths)")
+    if args.out is None:
+        raise fail(f"{args.command} SUITE needs --out DIR: one run file per variant goes there")
+    if args.guard not in GUARDS:
+        raise fail(f"unknown guard {args.guard!r} (expected one of: {', '.join(GUARDS)})")
+    model = _model(args)
+    scenarios = list(select(load_scenarios(args.inputs[0]), None, args.limit))
+    options = ModelRunOptions(
+        concurrency=args.concurrency,
+        guard=args.guard,
+        budget=args.budget,
+        seed=args.seed,
+        retry=RetryPolicy(attempts=args.retries + 1, timeout=args.timeout),
+    )
+    how = SuiteRun(
+        agent=args.agent,
+        model=model,
+        out=args.out,
+        options=options,
+        trials=args.trials,
+        resume=args.resume,
+        overwrite=args.overwrite,
+        seed=args.seed,
+        console=err,
+    )
+    return how, scenarios
+
+
+def _after_runs(ran: Any, err: Console) -> int:
+    """Say what failed in the runs; the exit status they call for."""
+    for w in ran.warnings:
+        err.print(w, markup=False, highlight=False)
+    if ran.aborted is not None:
+        err.print(f"agentproc: {ran.aborted}", markup=False, highlight=False)
+        return EXIT_ERRORED
+    errored = {n: s.errored for n, s in ran.summaries.items() if s.errored}
+    if errored:
+        which = ", ".join(f"{n} {k}" for n, k in errored.items())
+        err.print(
+            f"agentproc: episodes errored ({which}) and count in no figure; "
+            "--resume runs them again",
+            markup=False,
+            highlight=False,
+        )
+        return EXIT_ERRORED
+    return EXIT_OK
+
+
+def compare_command(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from agentproc.analysis.compare import compare_files
+    from agentproc.analysis.compare_render import render_compare
+
+    status = EXIT_OK
+    if args.variants:
+        from agentproc.experiments import compare_suite
+
+        how, scenarios = _suite_run(args, err)
+        result, ran = compare_suite(scenarios, args.variants, how, baseline=args.baseline)
+        if result is None:
+            return _after_runs(ran, err)
+        status = _after_runs(ran, err)
+    else:
+        for path in args.inputs:
+            if path.is_dir():
+                raise fail(f"{path} is a folder: compare a suite with --variants a,b")
+        result, warnings = compare_files(args.inputs, baseline=args.baseline, seed=args.seed)
+        for w in warnings:
+            err.print(w, markup=False, highlight=False)
+    if args.json:
+        print_json(out, result.to_json())
+    else:
+        render_compare(result, out)
+    return status
+
+
+def stress_command(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from agentproc.experiments import stress_suite
+    from agentproc.experiments.render import render_stress
+
+    how, scenarios = _suite_run(args, err)
+    result, ran = stress_suite(
+        scenarios, how, variants=args.variants, grid=args.grid, threshold=args.threshold
+    )
+    status = _after_runs(ran, err)
+    if result is None:
+        return status
+    if args.json:
+        print_json(out, result.to_json())
+    else:
+        render_stress(result, out)
+        for c in result.compare.comparisons:
+            out.print(c.line(), markup=False, highlight=False)
+    return status

@@ -1,0 +1,120 @@
+"""Run an agent under several variants on one suite, then compare what it did.
+
+``compare_suite`` is ``agentproc compare SUITE --variants a,b``: one run file per
+variant under ``out``, then the paired comparison with the first variant as the
+baseline. ``stress_suite`` is ``agentproc stress``: the same over the preset sweep,
+ranked, with the breaking points.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from agentproc.agents.suite import ModelRunOptions
+from agentproc.agents.sweep import run_variants
+from agentproc.analysis.compare import CompareResult, compare_files
+from agentproc.errors import ConfigError
+from agentproc.experiments.stress import StressResult, preset_variants, stress_result
+from agentproc.runs import RunSummary
+from agentproc.workflow import Scenario
+from agentproc.workflow.variant import Variant, load_variant
+
+
+@dataclass
+class SuiteRun:
+    """How the agent is run under each variant."""
+
+    agent: str
+    model: Any
+    """The chat model, or ``None`` for a simulated agent."""
+    out: Path
+    """Folder of the run files, one per variant."""
+    options: ModelRunOptions = field(default_factory=ModelRunOptions)
+    trials: int = 1
+    resume: bool = False
+    overwrite: bool = False
+    seed: int = 0
+    """Bootstrap seed."""
+    console: Console | None = None
+
+
+@dataclass
+class Ran:
+    """What the runs did, beside the analysis."""
+
+    summaries: dict[str, RunSummary]
+    """Variant name -> its run."""
+    warnings: list[str]
+    aborted: str | None = None
+    """Why the sweep stopped early (the endpoint failed), if it did."""
+
+
+def _run(
+    scenarios: Sequence[Scenario], variants: Sequence[Variant], how: SuiteRun
+) -> tuple[list[Path], Ran]:
+    if not scenarios:
+        raise ConfigError("the suite holds no scenario to run")
+    done = run_variants(
+        scenarios,
+        how.agent,
+        how.model,
+        variants,
+        how.out,
+        how.options,
+        trials=how.trials,
+        resume=how.resume,
+        overwrite=how.overwrite,
+        console=how.console,
+    )
+    ran = Ran({v.name: s for v, (_, s) in zip(variants, done, strict=False)}, [])
+    ran.aborted = next((s.aborted for _, s in done if s.aborted is not None), None)
+    return [p for p, _ in done], ran
+
+
+def compare_suite(
+    scenarios: Sequence[Scenario],
+    variants: Sequence[str],
+    how: SuiteRun,
+    *,
+    baseline: str | None = None,
+) -> tuple[CompareResult | None, Ran]:
+    """Run every variant (names or files; the first is the baseline) and compare them
+    (``None`` when the endpoint failed and the sweep stopped: ``Ran.aborted`` says why)."""
+    if len(variants) < 2:
+        raise ConfigError("--variants needs at least two variants, e.g. default,prose")
+    loaded = [load_variant(v) for v in variants]
+    paths, ran = _run(scenarios, loaded, how)
+    if ran.aborted is not None:
+        return None, ran
+    base = baseline if baseline is not None else loaded[0].name
+    result, warnings = compare_files(paths, baseline=base, seed=how.seed)
+    ran.warnings += warnings
+    return result, ran
+
+
+def stress_suite(
+    scenarios: Sequence[Scenario],
+    how: SuiteRun,
+    *,
+    variants: Sequence[str] | None = None,
+    grid: bool = False,
+    threshold: float = 0.5,
+) -> tuple[StressResult | None, Ran]:
+    """Run the preset sweep (or the variants named) and rank it against the default
+    (``None`` when the endpoint failed and the sweep stopped)."""
+    if not 0.0 <= threshold <= 1.0:
+        raise ConfigError(f"--threshold must lie between 0 and 1 (not {threshold:g})")
+    chosen = preset_variants(variants, grid=grid)
+    if len(chosen) < 2:
+        raise ConfigError("stress needs at least one variant besides the default")
+    paths, ran = _run(scenarios, chosen, how)
+    if ran.aborted is not None:
+        return None, ran
+    result, warnings = compare_files(paths, baseline=chosen[0].name, seed=how.seed)
+    ran.warnings += warnings
+    return stress_result(result, chosen, threshold), ran
