@@ -20,7 +20,6 @@ import hashlib
 import json
 import re
 import tomllib
-from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -123,7 +122,7 @@ class Variant(BaseModel):
             raise ValueError("guard: enforce and feedback need per-step tools (not the calculator)")
         return self
 
-    @cached_property
+    @property
     def is_default(self) -> bool:
         """Whether it changes nothing (whatever its name)."""
         knobs = self.model_dump(exclude={"name", "description"})
