@@ -75,6 +75,8 @@ def run_variants(
             without ``resume`` or ``overwrite``.
     """
     paths = check_outputs(out, variants, resume=resume, overwrite=overwrite)
+    for variant in variants:  # a variant that cannot run so fails before anything runs
+        variant.check(options.mode, options.guard)
     out.mkdir(parents=True, exist_ok=True)
     done: list[tuple[Path, RunSummary]] = []
     for variant, path in zip(variants, paths, strict=True):

@@ -76,6 +76,14 @@ def _run(
     return [p for p, _ in done], ran
 
 
+def _runs_under(variant: Variant, options: ModelRunOptions) -> bool:
+    try:
+        variant.check(options.mode, options.guard)
+    except ConfigError:
+        return False
+    return True
+
+
 def compare_suite(
     scenarios: Sequence[Scenario],
     variants: Sequence[str],
@@ -110,6 +118,8 @@ def stress_suite(
     if not 0.0 <= threshold <= 1.0:
         raise ConfigError(f"--threshold must lie between 0 and 1 (not {threshold:g})")
     chosen = preset_variants(variants, grid=grid)
+    if not variants:  # the preset keeps what can run with this guard (the calculator: observe)
+        chosen = [v for v in chosen if _runs_under(v, how.options)]
     if len(chosen) < 2:
         raise ConfigError("stress needs at least one variant besides the default")
     paths, ran = _run(scenarios, chosen, how)

@@ -218,6 +218,7 @@ def test_a_prompt_the_simulated_agent_ignores_makes_no_detectable_difference(
         (["--variants", "default"], "--variants needs at least two variants"),
         (["--variants", "default,nope"], "unknown variant 'nope'"),
         (["--variants", "prose,prose"], "two variants are named prose"),
+        (["--variants", "default,calculator", "--guard", "enforce"], "needs per-step tools"),
     ],
 )
 def test_compare_suite_bad_options_exit_2_before_running(capsys, suite, tmp_path, argv, message):
