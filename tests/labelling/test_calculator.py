@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from helpers import tiny_scenario
 
 from agentproc.agents.sim.selfcheck import run_selfcheck
+from agentproc.errors import ConfigError
 from agentproc.labelling import LabelKind
 from agentproc.labelling.calculator import CalculatorMonitor, distinguishable
 from agentproc.runs import EpisodeSession
@@ -124,3 +126,8 @@ def test_calculator_selfcheck_has_precision_and_recall_one_for_every_label():
     result = run_selfcheck(count=1, grid=grid, variant=load_variant("calculator"))
     assert result.episodes == 48 * 10 and result.mismatches == []
     assert result.perfect  # every label kind occurred, every kind and cause at 1.0
+
+
+def test_selfcheck_refuses_a_variant_whose_guard_refuses_calls():
+    with pytest.raises(ConfigError, match="guard 'feedback' refuses calls"):
+        run_selfcheck(count=1, variant=load_variant("feedback"))

@@ -15,6 +15,7 @@ from typing import Any
 from agentproc.agents.sim.beliefs import placeable
 from agentproc.agents.sim.episode import run_sim_episode
 from agentproc.agents.sim.faults import INJECTORS
+from agentproc.errors import ConfigError
 from agentproc.labelling import LabelKind
 from agentproc.procedures import Cell, generate_procedure
 from agentproc.workflow import Scenario, build_workflow, scenario_of
@@ -125,7 +126,16 @@ def run_selfcheck(
     variant: Variant | None = None,
 ) -> SelfCheck:
     """Run every injector on ``count`` procedures of every cell and score the monitor
-    (under ``variant``: the calculator variant proves the calculator aligner)."""
+    (under ``variant``: the calculator variant proves the calculator aligner).
+
+    Raises:
+        ConfigError: a variant whose guard refuses calls (the injected truth assumes none is).
+    """
+    if variant is not None and variant.guard not in (None, "observe"):
+        raise ConfigError(
+            f"selfcheck cannot run under variant {variant.name!r}: its guard {variant.guard!r} "
+            "refuses calls, and the injected truth assumes none is refused"
+        )
     result = SelfCheck()
     for cell in cells(grid):
         for index in range(count):
