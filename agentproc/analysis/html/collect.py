@@ -84,6 +84,8 @@ def _lines(path: Path) -> Iterator[tuple[int, int, int, mmap.mmap]]:
         except (OSError, ValueError) as exc:
             raise InputError(path, f"cannot read ({exc})") from None
         with mm:
+            if hasattr(mmap, "MADV_SEQUENTIAL"):  # read ahead: the file is read once, in order
+                mm.madvise(mmap.MADV_SEQUENTIAL)
             start, lineno = 0, 0
             while start < size:
                 nl = mm.find(b"\n", start)
