@@ -27,7 +27,9 @@ def sim_records(agents: tuple[str, ...] = AGENTS, per_cell: int = 3) -> list[dic
     for steps in (3, 6):
         for lookback in (1, 3):
             for i in range(per_cell):
-                scenario = scenario_of(generate_procedure(Cell(steps=steps, lookback=lookback), 0, i))
+                scenario = scenario_of(
+                    generate_procedure(Cell(steps=steps, lookback=lookback), 0, i)
+                )
                 for agent in agents:
                     rec = episode_record(run_sim_episode(scenario, agent))
                     out.append(json.loads(json.dumps(rec)))
