@@ -151,6 +151,8 @@ def complete(rt: _Runtime, turns: Turns, schema_json: str, sampling: Sampling) -
             f"the conversation needs {prompt} + {sampling.max_tokens} tokens but n_ctx is "
             f"{rt.n_ctx}; raise n_ctx or set describe_tools=False"
         )
+    if finish == "stop":
+        generated = max(0, generated - 1)  # the end-of-turn token is counted; it is not text
     cached = int(usage.get("prompt_tokens_details", {}).get("cached_tokens", 0))
     text = str(choice["message"].get("content") or "")
     timings = reply.get("timings", {})
