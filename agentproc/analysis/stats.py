@@ -15,8 +15,10 @@ Pure Python and deterministic: the bootstrap takes a seed, everything else is ex
 
 from __future__ import annotations
 
+import bisect
 import math
 import random
+from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Literal, TypeVar
 
@@ -123,10 +125,71 @@ def bootstrap_ci(
     if min(diffs) == max(diffs):
         return float(diffs[0]), float(diffs[0])
     rng = random.Random(f"agentproc-bootstrap:{seed}")
-    values = list(diffs)
-    means = sorted(math.fsum(rng.choices(values, k=n)) / n for _ in range(resamples))
+    counts = Counter(diffs)
+    if n <= _DIRECT or len(counts) > _MAX_DISTINCT:
+        values = list(diffs)
+        means = [math.fsum(rng.choices(values, k=n)) / n for _ in range(resamples)]
+    else:
+        means = _resampled_means(counts, n, rng, resamples)
+    means.sort()
     tail = (1 - level) / 2
     return _quantile(means, tail), _quantile(means, 1 - tail)
+
+
+_DIRECT = 200
+"""Up to this many units a resample draws the units themselves."""
+_MAX_DISTINCT = 12
+"""Above this many distinct differences, too."""
+
+
+def _resampled_means(
+    counts: Counter[float], n: int, rng: random.Random, resamples: int
+) -> list[float]:
+    """Resample means drawn through the counts of each distinct value.
+
+    Resampling n units with replacement gives each distinct value a multinomial
+    count; it is drawn as a chain of binomials (each value's count given the
+    units left), each by inverting a cached table of its distribution. Same
+    distribution as drawing the units, at a cost independent of n per resample.
+    """
+    values = sorted(counts)
+    weights = [counts[v] for v in values]
+    after = [sum(weights[j:]) for j in range(len(values))]
+    tables: dict[tuple[int, int], tuple[int, list[float]]] = {}
+    out = []
+    for _ in range(resamples):
+        left, total = n, 0.0
+        for j, v in enumerate(values[:-1]):
+            if left == 0:
+                break
+            key = (j, left)
+            if key not in tables:
+                tables[key] = _binomial_cdf(left, weights[j] / after[j])
+            low, cdf = tables[key]
+            k = low + min(bisect.bisect_left(cdf, rng.random() * cdf[-1]), len(cdf) - 1)
+            total += k * v
+            left -= k
+        total += left * values[-1]
+        out.append(total / n)
+    return out
+
+
+def _binomial_cdf(n: int, p: float) -> tuple[int, list[float]]:
+    """The cumulative distribution of Binomial(n, p) over the counts that matter (12
+    standard deviations either side of the mean): the first count and the table."""
+    if p <= 0.0:
+        return 0, [1.0]
+    if p >= 1.0:
+        return n, [1.0]
+    sd = math.sqrt(n * p * (1 - p))
+    low = max(0, math.floor(n * p - 12 * sd - 1))
+    high = min(n, math.ceil(n * p + 12 * sd + 1))
+    lp, lq, lgn = math.log(p), math.log1p(-p), math.lgamma(n + 1)
+    cdf, acc = [], 0.0
+    for k in range(low, high + 1):
+        acc += math.exp(lgn - math.lgamma(k + 1) - math.lgamma(n - k + 1) + k * lp + (n - k) * lq)
+        cdf.append(acc)
+    return low, cdf
 
 
 def pass_hat_k(tasks: Iterable[tuple[int, int]], k: int) -> float | None:

@@ -193,3 +193,19 @@ def test_verdict_needs_significance_and_reads_the_sign():
     assert verdict(-0.1, 0.01) == "worse"
     assert verdict(0.3, 0.2) == "no detectable difference"
     assert verdict(0.0, 0.01) == "no detectable difference"
+
+
+@pytest.mark.parametrize(
+    "values", [[1.0, 0.0, -1.0], [1.0, 0.5, 0.0, -0.5, -1.0]], ids=["one trial", "two trials"]
+)
+def test_bootstrap_of_many_units_has_the_width_of_the_mean_s_sampling_distribution(values):
+    # above a few hundred units the resample is drawn through value counts: same distribution
+    rng = random.Random(3)
+    diffs = [rng.choice([*values, 0.0, 0.0]) for _ in range(5000)]
+    lo, hi = bootstrap_ci(diffs, seed=1)
+    mean = sum(diffs) / len(diffs)
+    sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / len(diffs))
+    half = 1.959964 * sd / math.sqrt(len(diffs))
+    assert lo == pytest.approx(mean - half, abs=0.15 * half)
+    assert hi == pytest.approx(mean + half, abs=0.15 * half)
+    assert bootstrap_ci(diffs, seed=1) == (lo, hi)
