@@ -134,3 +134,18 @@ def test_run_without_a_model_backend_stops_at_once_naming_the_extra(tmp_path: Pa
     assert lines[0].startswith("agentproc: error: ")
     assert "pip install 'agentproc[local]'" in lines[0]
     assert not run.exists()  # no failed episodes written
+
+
+def test_report_writes_csv_tables_beside_the_printed_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    suite, run, tables = tmp_path / "s", tmp_path / "r.jsonl", tmp_path / "tables"
+    assert main(["generate", "--steps", "2,3", "--count", "2", "--out", str(suite)]) == 0
+    assert main(["run", str(suite), "--agent", "sim:decay", "--out", str(run)]) == 0
+    capsys.readouterr()
+    assert main(["report", str(run), "--csv", str(tables)]) == 0
+    captured = capsys.readouterr()
+    assert "sim:decay: n=4, first-answer acc" in captured.out
+    assert f"wrote {tables / 'episodes.csv'}" in captured.err
+    assert len((tables / "episodes.csv").read_text().splitlines()) == 5  # header + 4
+    assert len((tables / "cells.csv").read_text().splitlines()) == 3  # header + 2 cells
