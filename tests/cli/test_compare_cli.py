@@ -21,7 +21,7 @@ def cli(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, str, st
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("compare")
     suite = root / "s"
-    argv = ["generate", "--steps", "5,25", "--lookback", "1,7", "--count", "15"]
+    argv = ["generate", "--steps", "5,25", "--lookback", "1,7", "--count", "10"]
     assert main([*argv, "--out", str(suite)]) == 0
     out = {}
     for agent, trials in (("sim:oracle", 1), ("sim:decay", 1), ("sim:skipped_step", 3)):
@@ -57,7 +57,7 @@ def test_json_has_every_arm_rate_difference_and_verdict(capsys, runs):
     decay, skipping = data["comparisons"]
     assert skipping["verdict"] == "worse"
     assert skipping["overall"]["faithful"]["diff"] == -1.0
-    assert skipping["pairs"] == 60 and skipping["unpaired"] == 120
+    assert skipping["pairs"] == 40 and skipping["unpaired"] == 80
     skipped = next(d for d in skipping["labels"] if d["measure"] == "skipped_step")
     assert skipped["significant"] and skipped["p_holm"] <= skipped["p"] * 10
     assert data["arms"][2]["trials"]["pass_faithful"] == {"1": 0.0, "2": 0.0, "3": 0.0}
