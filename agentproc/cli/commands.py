@@ -85,6 +85,10 @@ def scenario_command(args: argparse.Namespace, out: Console, err: Console) -> in
 
 
 def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
+    if args.workers > 1 or args.backend == "ray":
+        from agentproc.cli.workers import run_sharded
+
+        return run_sharded(args, out, err)
     from agentproc.runs import parse_shard, run_suite, select
     from agentproc.workflow import GUARDS, load_scenarios, per_cell
     from agentproc.workflow.variant import load_variant

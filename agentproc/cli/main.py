@@ -204,6 +204,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     r.add_argument("--shard", help="run only shard i of n, e.g. 1/4")
     r.add_argument("--resume", action="store_true", help="skip episodes already in --out")
+    r.add_argument(
+        "--workers",
+        type=_count(1),
+        default=1,
+        help="run the suite as this many shards in parallel processes, merged into --out",
+    )
+    r.add_argument(
+        "--backend",
+        choices=["processes", "ray"],
+        default="processes",
+        help="where the shards run: local processes (default) or a Ray cluster",
+    )
+    r.add_argument(
+        "--address", help="with --backend ray: the cluster to join (default: start one here)"
+    )
     r.add_argument("--overwrite", action="store_true", help="replace an existing --out")
 
     rp = sub.add_parser(

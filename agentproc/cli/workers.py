@@ -164,8 +164,11 @@ def run_sharded(args: argparse.Namespace, out: Console, err: Console) -> int:
 
     if args.shard is not None:
         raise fail("--shard and --workers/--backend ray: choose one (the workers are the shards)")
-    if args.limit is not None:
-        raise fail("--limit works on one process: drop --workers, or generate a smaller suite")
+    if args.limit is not None or getattr(args, "per_cell", None) is not None:
+        raise fail(
+            "--limit and --per-cell work on one process: drop --workers, or generate a "
+            "smaller suite"
+        )
     n = args.workers
     run: Path = args.out
     if run.is_dir():

@@ -1,0 +1,206 @@
+"""``run --workers N`` and ``run --backend ray``: one run over several processes,
+merged into the same file a single process writes; killed workers lose nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from agentproc.cli import main
+from agentproc.runs import RunWriter, read_run
+
+SIM = ["--agent", "sim:decay"]
+
+
+def cli(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, str, str]:
+    try:
+        code = main([str(a) for a in argv])
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def records(path: Path) -> list[dict]:
+    return [rec for _, rec in read_run(path)]
+
+
+@pytest.fixture(scope="module")
+def suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("workers")
+    assert main(["generate", "--steps", "5,10", "--count", "15", "--out", str(root / "S")]) == 0
+    return root / "S"
+
+
+@pytest.fixture(scope="module")
+def single(suite: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    run = tmp_path_factory.mktemp("single") / "run.jsonl"
+    assert main(["run", str(suite), *SIM, "--out", str(run)]) == 0
+    return run
+
+
+def test_two_workers_write_the_file_one_process_writes(capsys, suite, single, tmp_path):
+    run = tmp_path / "run.jsonl"
+    code, out, _ = cli(capsys, "run", suite, *SIM, "--workers", "2", "--out", run)
+    assert code == 0 and "wrote 30 episodes" in out and "(2 workers)" in out
+    assert run.read_bytes() == single.read_bytes()  # same records, same suite order
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.jsonl"]  # shards merged away
+
+
+def test_resume_of_a_finished_run_runs_nothing_again(capsys, suite, single, tmp_path):
+    run = tmp_path / "run.jsonl"
+    shutil.copy(single, run)
+    code, _, _ = cli(capsys, "run", suite, *SIM, "--workers", "3", "--resume", "--out", run)
+    assert code == 0
+    assert run.read_bytes() == single.read_bytes()
+
+
+def test_resume_of_a_single_process_run_over_workers(capsys, suite, single, tmp_path):
+    run = tmp_path / "run.jsonl"
+    run.write_bytes(b"".join(single.read_bytes().splitlines(keepends=True)[:11]))
+    code, _, _ = cli(capsys, "run", suite, *SIM, "--workers", "2", "--resume", "--out", run)
+    assert code == 0
+    assert run.read_bytes() == single.read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("extra", "says"),
+    [
+        (["--shard", "1/2"], "--shard and --workers"),
+        (["--limit", "3"], "--limit and --per-cell work on one process"),
+        (["--per-cell", "1"], "--limit and --per-cell work on one process"),
+    ],
+)
+def test_options_that_do_not_combine_with_workers(capsys, suite, tmp_path, extra, says):
+    code, _, err = cli(
+        capsys, "run", suite, *SIM, "--workers", "2", *extra, "--out", tmp_path / "r"
+    )
+    assert code == 2 and says in err and len(err.strip().splitlines()) == 1
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_run_file_being_written_is_refused(capsys, suite, single, tmp_path):
+    run = tmp_path / "run.jsonl"
+    shutil.copy(single, run)
+    with RunWriter(run, append=True):
+        code, _, err = cli(capsys, "run", suite, *SIM, "--workers", "2", "--resume", "--out", run)
+    assert code == 2 and "another agentproc process is writing" in err
+    assert run.read_bytes() == single.read_bytes()
+
+
+def test_a_bad_suite_fails_before_any_worker_starts(capsys, tmp_path):
+    (tmp_path / "S").mkdir()
+    code, _, err = cli(
+        capsys, "run", tmp_path / "S", *SIM, "--workers", "2", "--out", tmp_path / "r"
+    )
+    assert code == 2 and "procedures.jsonl" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["S"]
+
+
+def _pids_of(marker: str) -> list[int]:
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if marker in cmd and "agentproc" in cmd:
+            pids.append(int(entry.name))
+    return pids
+
+
+def _wait_for_lines(path: Path, n: int, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.exists() and path.read_bytes().count(b"\n") >= n:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"{path} did not reach {n} lines")
+
+
+def test_a_killed_worker_loses_nothing_and_resume_finishes_the_run(tmp_path):
+    suite = tmp_path / "S"
+    assert main(["generate", "--steps", "25", "--count", "60", "--out", str(suite)]) == 0
+    single = tmp_path / "single.jsonl"
+    assert main(["run", str(suite), *SIM, "--out", str(single)]) == 0
+    run = tmp_path / "run.jsonl"
+    argv = [sys.executable, "-m", "agentproc", "run", str(suite), *SIM, "--workers", "2",
+            "--out", str(run)]  # fmt: skip
+    parent = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    shard = tmp_path / "run.jsonl.shards-2" / "shard-1-of-2.jsonl"
+    _wait_for_lines(shard, 3)
+    for pid in _pids_of(str(shard)):
+        os.kill(pid, signal.SIGKILL)
+    _, err = parent.communicate(timeout=120)
+    assert parent.returncode != 0 and b"shard 1/2 failed" in err
+    assert b"Traceback" not in err
+    done = subprocess.run([*argv, "--resume"], capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert run.read_bytes() == single.read_bytes()  # every episode once, in suite order
+
+
+# -- Ray ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def ray_cluster(tmp_path_factory: pytest.TempPathFactory):
+    """A Ray head and one more worker node on 127.0.0.1, started by the test."""
+    pytest.importorskip("ray")
+    ray_bin = Path(sys.executable).with_name("ray")
+    if not ray_bin.exists():
+        pytest.skip("the ray command is not installed")
+    temp = tmp_path_factory.mktemp("ray")
+    port = "6391"
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
+    head = subprocess.run(
+        [str(ray_bin), "start", "--head", "--node-ip-address", "127.0.0.1", "--port", port,
+         "--num-cpus", "1", "--include-dashboard", "false", "--temp-dir", str(temp),
+         "--disable-usage-stats"],
+        capture_output=True, env=env, timeout=180,
+    )  # fmt: skip
+    if head.returncode != 0:
+        pytest.skip(f"Ray cannot start here: {head.stderr.decode()[-300:]}")
+    address = f"127.0.0.1:{port}"
+    try:
+        node = subprocess.run(
+            [str(ray_bin), "start", "--address", address, "--node-ip-address", "127.0.0.1",
+             "--num-cpus", "1"],
+            capture_output=True, env=env, timeout=180,
+        )  # fmt: skip
+        assert node.returncode == 0, node.stderr.decode()[-500:]
+        yield address
+    finally:
+        subprocess.run([str(ray_bin), "stop", "--force"], capture_output=True, timeout=120)
+
+
+def test_ray_backend_writes_the_file_one_process_writes_even_when_a_worker_dies(
+    ray_cluster: str, tmp_path: Path
+):
+    suite = tmp_path / "S"
+    assert main(["generate", "--steps", "25", "--count", "60", "--out", str(suite)]) == 0
+    single = tmp_path / "single.jsonl"
+    assert main(["run", str(suite), *SIM, "--out", str(single)]) == 0
+    run = tmp_path / "run.jsonl"
+    argv = [sys.executable, "-m", "agentproc", "run", str(suite), *SIM, "--backend", "ray",
+            "--workers", "2", "--address", ray_cluster, "--out", str(run)]  # fmt: skip
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
+    parent = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    folder = tmp_path / "run.jsonl.shards-2"
+    _wait_for_lines(folder / "shard-1-of-2.jsonl", 3, timeout=180)
+    pid = int((folder / "shard-1.pid").read_text())
+    os.kill(pid, signal.SIGKILL)  # the worker running shard 1 dies; Ray runs the task again
+    out, err = parent.communicate(timeout=300)
+    assert parent.returncode == 0, err.decode()[-1000:]
+    assert b"wrote 60 episodes" in out
+    assert run.read_bytes() == single.read_bytes()
+    assert json.loads(run.read_bytes().splitlines()[0])["scenario_id"]
