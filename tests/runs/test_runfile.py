@@ -71,7 +71,7 @@ def test_writer_line_is_on_disk_before_the_writer_is_closed(tmp_path: Path):
         w.close()
 
 
-def test_writer_fsyncs_every_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def _count_fsyncs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     synced: list[int] = []
     real_fsync = os.fsync
 
@@ -80,7 +80,24 @@ def test_writer_fsyncs_every_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         real_fsync(fd)
 
     monkeypatch.setattr(os, "fsync", spy)
-    with RunWriter(tmp_path / "run.jsonl") as w:
+    return synced
+
+
+def test_writer_syncs_at_most_every_interval_and_on_close(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    synced = _count_fsyncs(monkeypatch)
+    with RunWriter(tmp_path / "run.jsonl", sync_every=3600) as w:
+        for i in range(50):
+            w.write(record(str(i)))
+        assert synced == []  # flushed to the kernel, not yet pushed to the disk
+        assert len(list(read_run(tmp_path / "run.jsonl"))) == 50
+    assert len(synced) == 1  # on close
+
+
+def test_writer_with_no_interval_syncs_every_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    synced = _count_fsyncs(monkeypatch)
+    with RunWriter(tmp_path / "run.jsonl", sync_every=0) as w:
         w.write(record("a"))
         w.write(record("b"))
         assert synced == [w._fh.fileno()] * 2
