@@ -1,14 +1,16 @@
 """The engines of the embedded model compared on the same episodes, run on demand:
 ``python benchmarks/bench_runtime.py [--episodes 4] [--steps 3] [--threads 2]``.
 
-Each engine (``xllamacpp``, ``llama-cpp``) runs in a fresh process of its own,
-one after the other, on the same scenarios with greedy decoding. Printed:
+Each episode runs once per engine (``xllamacpp``, ``llama-cpp``), each time in a
+fresh process, the engines taking turns episode by episode so that both see the
+same load on a shared machine; greedy decoding. Printed:
 
 - whether the two give the same calls, episode by episode, and for an episode
   where they do not, the first model turn that differs with both replies;
-- import and load time, prompt and decode tokens/s (summed over every model
-  turn: tokens evaluated / time the engine spent on them), the median time of an
-  episode, resident memory after loading and at peak, and the ratios;
+- median import and load time, prompt and decode tokens/s (summed over every
+  model turn: tokens evaluated / time the engine spent on them), the median time
+  of an episode, resident memory after loading and at peak (the largest of the
+  processes), and the ratios;
 - the load average before and after, since the machine may be shared.
 """
 
@@ -39,7 +41,7 @@ def _rss_mb(field: str) -> float:
     return float("nan")
 
 
-def child(engine_name: str, episodes: int, steps: int, threads: int) -> dict[str, Any]:
+def child(engine_name: str, first: int, episodes: int, steps: int, threads: int) -> dict[str, Any]:
     """Run the episodes with one engine in this process; the figures as a dict."""
     from agentproc import Cell, generate_procedure, scenario_of
     from agentproc.agents.harness import arun_model_episode
@@ -74,7 +76,7 @@ def child(engine_name: str, episodes: int, steps: int, threads: int) -> dict[str
     module.complete = recording
     model = LocalChatModel(runtime=engine_name, n_threads=threads or None)
     out = []
-    for i in range(episodes):
+    for i in range(first, first + episodes):
         scenario = scenario_of(generate_procedure(Cell(steps=steps, lookback=2), 0, i))
         first = len(turns)
         t = time.perf_counter()
@@ -90,8 +92,8 @@ def child(engine_name: str, episodes: int, steps: int, threads: int) -> dict[str
         )
     return {
         "engine": engine_name,
-        "import_s": imported - start,
-        "load_s": loaded - imported,
+        "import_s": [imported - start],
+        "load_s": [loaded - imported],
         "load_rss_mb": load_rss,
         "peak_rss_mb": _rss_mb("VmHWM"),
         "episodes": out,
@@ -103,8 +105,8 @@ def _figures(r: dict[str, Any]) -> dict[str, float]:
     prompt_ms = sum(t["prompt_ms"] for t in turns)
     decode_ms = sum(t["decode_ms"] for t in turns)
     return {
-        "import s": r["import_s"],
-        "load s": r["load_s"],
+        "import s": statistics.median(r["import_s"]),
+        "load s": statistics.median(r["load_s"]),
         "prompt tok/s": sum(t["evaluated"] for t in turns) / (prompt_ms / 1e3 or float("nan")),
         "decode tok/s": sum(t["generated"] for t in turns) / (decode_ms / 1e3 or float("nan")),
         "s/episode": statistics.median(ep["seconds"] for ep in r["episodes"]),
@@ -145,22 +147,32 @@ def main() -> None:
     p.add_argument("--threads", type=int, default=0, help="0: the engines' default")
     p.add_argument("--engines", default=",".join(ENGINES))
     p.add_argument("--child", help=argparse.SUPPRESS)
+    p.add_argument("--first", type=int, default=0, help=argparse.SUPPRESS)
     args = p.parse_args()
     from agentproc.agents.runtimes import default_threads
 
     if args.child:
-        print(json.dumps(child(args.child, args.episodes, args.steps, args.threads)))
+        figures = child(args.child, args.first, args.episodes, args.steps, args.threads)
+        print(json.dumps(figures))
         return
     print("load average before:", os.getloadavg())
-    results = []
-    for name in args.engines.split(","):
-        cmd = [sys.executable, __file__, "--child", name, "--episodes", str(args.episodes)]
-        cmd += ["--steps", str(args.steps), "--threads", str(args.threads)]
-        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
-        if proc.returncode != 0:
-            print(f"{name}: failed\n{proc.stderr[-2000:]}")
-            continue
-        results.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+    merged: dict[str, dict[str, Any]] = {}
+    for i in range(args.episodes):
+        for name in args.engines.split(","):
+            cmd = [sys.executable, __file__, "--child", name, "--first", str(i), "--episodes", "1"]
+            cmd += ["--steps", str(args.steps), "--threads", str(args.threads)]
+            proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+            if proc.returncode != 0:
+                print(f"{name}: failed\n{proc.stderr[-2000:]}")
+                return
+            r = json.loads(proc.stdout.strip().splitlines()[-1])
+            m = merged.setdefault(name, {**r, "import_s": [], "load_s": [], "episodes": []})
+            m["import_s"] += r["import_s"]
+            m["load_s"] += r["load_s"]
+            m["episodes"] += r["episodes"]
+            m["load_rss_mb"] = max(m["load_rss_mb"], r["load_rss_mb"])
+            m["peak_rss_mb"] = max(m["peak_rss_mb"], r["peak_rss_mb"])
+    results = list(merged.values())
     print("load average after: ", os.getloadavg())
     print(
         f"\n{args.episodes} episodes of {args.steps} steps (look-back 2), greedy, "
