@@ -108,18 +108,22 @@ def _cut_cache(rt: _Runtime, turns: Turns) -> None:
     generated tokens after the last prompt: asking for the last turns plus an
     empty assistant turn keeps the prompt and replaces them with the two or more
     tokens that close a turn (a reply is JSON, never such a token). If ``turns``
-    is the last conversation again, a whole match would re-evaluate its last
-    prompt token alone: asking for a conversation whose first turn differs cuts
-    the cache back to the template's opening.
+    is the last conversation again or its beginning, a whole match would
+    re-evaluate its last prompt token alone: asking for a conversation whose first
+    turn differs cuts the cache back to the template's opening.
     """
     last = rt.last
-    if last is None or turns[: len(last)] != last:
-        return  # the match ends inside the last prompt: every entry before it is batched
-    if turns == last:
+    if last is None:
+        return
+    if len(turns) > len(last) and turns[: len(last)] == last:
+        probe = [*last, {"role": "assistant", "content": ""}]  # a continuation
+    elif last[: len(turns)] == turns:
+        # The same conversation again, or its beginning (a new episode of the same
+        # scenario): the whole prompt may be in the cache, its last token computed alone.
         first = turns[0]
         probe = [{"role": first["role"], "content": "" if first["content"] else "."}]
     else:
-        probe = [*last, {"role": "assistant", "content": ""}]
+        return  # the match ends inside the last prompt: every entry before it is batched
     _ask(rt, {"messages": probe, "max_tokens": 1, "temperature": 0, "cache_prompt": True})
     rt.last = None
 
