@@ -110,7 +110,8 @@ def test_errored_episodes_count_in_no_figure_and_the_run_says_so(capsys, suite, 
     }
     assert "5 episodes errored" in err
     code, stdout, _ = run(capsys, "report", out)
-    assert "errored 5 (endpoint 5, not scored)" in stdout and "warning:" in stdout
+    assert "errored 5 of 6" in stdout
+    assert "warning: 5 episodes of openai:m could not be run (endpoint 5)" in stdout
 
 
 def test_a_run_that_cannot_start_stops_after_the_first_few_episodes(capsys, suite, tmp_path):

@@ -37,3 +37,19 @@ def test_the_embedded_model_compared_under_two_prompts(tmp_path: Path, capsys, m
     prompt = recs[0]["messages"][1]["content"]
     default = json.loads((runs / "default.jsonl").read_text())["messages"][1]["content"]
     assert prompt != default  # the variant's prompt reached the model
+
+
+def test_the_embedded_model_under_a_tiny_stress_sweep(tmp_path: Path, capsys, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    suite, runs = tmp_path / "s", tmp_path / "runs"
+    argv = ["generate", "--steps", "3", "--lookback", "2", "--count", "1", "--out", str(suite)]
+    assert main(argv) == 0
+    capsys.readouterr()
+    argv = ["stress", str(suite), "--agent", "local", "--variants", "terse,prose"]
+    assert main([*argv, "--budget", "3", "--out", str(runs), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert sorted(r["variant"] for r in data["ranking"]) == ["prose", "terse"]
+    assert {b["variant"] for b in data["breaking_points"]} == {"default", "terse", "prose"}
+    for name in ("default", "terse", "prose"):  # one real episode of the model per variant
+        (rec,) = [json.loads(x) for x in (runs / f"{name}.jsonl").read_text().splitlines()]
+        assert rec["agent"] == "local" and rec["variant"] == name and rec["messages"]
