@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+from functools import partial
 from typing import Any
 
 from rich.console import Console
@@ -89,7 +90,7 @@ def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
         from agentproc.cli.workers import run_sharded
 
         return run_sharded(args, out, err)
-    from agentproc.runs import parse_shard, run_suite, select
+    from agentproc.runs import in_shard, parse_shard, run_suite, select
     from agentproc.workflow import GUARDS, load_scenarios, per_cell
     from agentproc.workflow.variant import load_variant
 
@@ -105,7 +106,10 @@ def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
             f"{args.out} already exists: use --resume to continue it or --overwrite to replace it"
         )
     shard = parse_shard(args.shard) if args.shard is not None else None
-    scenarios = select(per_cell(load_scenarios(args.suite), args.per_cell), shard, args.limit)
+    # A shard compiles only its own scenarios (per-cell counts are over the whole suite).
+    keep = None if shard is None or args.per_cell is not None else partial(in_shard, shard=shard)
+    loaded = load_scenarios(args.suite, keep)
+    scenarios = select(per_cell(loaded, args.per_cell), shard, args.limit)
     # The suite is read as the run goes; its first scenario is read now, so that an
     # unfinished or altered suite is refused before the run file is touched.
     first = next(scenarios, None)

@@ -7,7 +7,7 @@ compiled as they are read, one at a time.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +25,12 @@ def scenario_of(p: Procedure) -> Scenario:
     return compile_procedure(p)
 
 
-def load_scenarios(path: Path) -> Iterator[Scenario]:
-    """Scenarios from a suite folder, a scenario ``.json`` or a ``.jsonl`` of scenarios."""
+def load_scenarios(path: Path, keep: Callable[[str], bool] | None = None) -> Iterator[Scenario]:
+    """Scenarios from a suite folder, a scenario ``.json`` or a ``.jsonl`` of scenarios.
+
+    With ``keep``, only the scenarios whose id it accepts; a suite's procedures are
+    then passed over before they are compiled (a shard compiles only its own).
+    """
     path = Path(path)
     if path.is_dir():
         procedures = read_procedures(path)
@@ -35,14 +39,20 @@ def load_scenarios(path: Path) -> Iterator[Scenario]:
             return
         sweeps = load_grid(path / MANIFEST).sweeps()
         for p in itertools.chain([first], procedures):
+            if keep is not None and not keep(p.id):
+                continue
             scenario = scenario_of(p)
             scenario.params.sweeps = sweeps.get(p.cell.id)
             yield scenario
     elif path.suffix == ".jsonl":
         for lineno, data in json_lines(path):
-            yield complete(parse_scenario(path, data, f"line {lineno}"))
+            scenario = parse_scenario(path, data, f"line {lineno}")
+            if keep is None or keep(scenario.id):
+                yield complete(scenario)
     else:
-        yield load_scenario(path)
+        scenario = load_scenario(path)
+        if keep is None or keep(scenario.id):
+            yield scenario
 
 
 def per_cell(scenarios: Iterable[Scenario], k: int | None) -> Iterator[Scenario]:
