@@ -57,3 +57,15 @@ def run(calls: list[tuple[str, Any]], scenario: Scenario | None = None, guard: s
 def kinds(labels: list[Label]) -> list[tuple[str, int | None, int | None]]:
     """(kind, call_index, step) of each label."""
     return [(lab.kind.value, lab.call_index, lab.step) for lab in labels]
+
+
+def cli(capsys: Any, *argv: object) -> tuple[int, str, str]:
+    """Run ``agentproc`` in process: its exit status, stdout and stderr."""
+    from agentproc.cli import main
+
+    try:
+        code = main([str(a) for a in argv])
+    except SystemExit as exc:  # argparse refuses a bad option at parse time
+        code = int(exc.code or 0)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err

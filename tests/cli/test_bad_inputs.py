@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from helpers import cli
 
 from agentproc.cli import main
 from agentproc.runs import RunWriter, read_run
@@ -27,15 +28,6 @@ DEEP = "[" * 50_000 + "]" * 50_000
 HUGE = "9" * 5_000
 PINNED = Path(__file__).resolve().parents[2] / "scenarios" / "pinned"
 SCENARIO = PINNED / "n5-L3-r1_10-mixed-decimal-0000.json"
-
-
-def cli(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, str, str]:
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def snapshot(root: Path) -> dict[str, str]:

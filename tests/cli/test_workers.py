@@ -13,20 +13,12 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import cli
 
 from agentproc.cli import main
 from agentproc.runs import RunWriter, read_run
 
 SIM = ["--agent", "sim:decay"]
-
-
-def cli(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, str, str]:
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def records(path: Path) -> list[dict]:
