@@ -188,7 +188,7 @@ def read_run(path: Path, report: ReadReport | None = None) -> Iterator[tuple[int
             for key in REQUIRED:
                 if key not in rec:
                     raise RunFileError(path, "missing", f"line {lineno}: {key}")
-            _check(path, lineno, rec)
+            check_record(path, lineno, rec)
             yield lineno, cast(EpisodeRecord, rec)
 
 
@@ -251,7 +251,7 @@ def _check_shapes(path: Path, lineno: int, rec: dict[str, Any]) -> None:
             )
 
 
-def _check(path: Path, lineno: int, rec: dict[str, Any]) -> None:
+def check_record(path: Path, lineno: int, rec: dict[str, Any]) -> None:
     """The closed sets and shapes a report relies on: verdicts, label kinds, fields."""
     if rec["verdict"] not in VERDICTS:
         raise RunFileError(

@@ -23,8 +23,7 @@ import orjson
 from agentproc.errors import InputError, RunFileError
 from agentproc.jsonio import loads, unreadable
 from agentproc.runs import EpisodeKey, episode_key
-from agentproc.runs.runfile import REQUIRED
-from agentproc.runs.runfile import _check as check_record
+from agentproc.runs.runfile import REQUIRED, check_record
 
 _HEAD_END = b',"scenario":'
 _TAIL_START = b',"labels":['
