@@ -12,6 +12,7 @@ unit of it (0.0005 in ``decimal`` mode; exact in ``integer`` mode).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from decimal import Decimal, localcontext
 from enum import StrEnum
 from fractions import Fraction
@@ -121,6 +122,19 @@ def close(x: float | int, units: int, scale: int, tolerance: float = 0.5) -> boo
     if tolerance == 0.5:
         return to_units(x, scale) == units
     return abs(x * scale - units) <= tolerance + 1e-9
+
+
+def matcher(x: float | int, scale: int, tolerance: float = 0.5) -> Callable[[int], bool]:
+    """``lambda units: close(x, units, scale, tolerance)``, with ``x`` read once: for
+    comparing one supplied number with many unit values."""
+    if scale == 1 or tolerance <= 0:
+        scaled = x * scale
+        return lambda units: scaled == units
+    if tolerance == 0.5:
+        read = to_units(x, scale)
+        return read.__eq__
+    scaled = x * scale
+    return lambda units: abs(scaled - units) <= tolerance + 1e-9
 
 
 def to_number(units: int, scale: int) -> float | int:

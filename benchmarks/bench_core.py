@@ -14,7 +14,6 @@ so read them as orders of magnitude and ratios, not as pass/fail.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import resource
 import statistics
@@ -23,6 +22,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import orjson
 
 from agentproc import (
     Cell,
@@ -35,8 +36,8 @@ from agentproc import (
     write_suite,
 )
 from agentproc.agents.sim import run_sim_episode
-from agentproc.analysis import label_record, replay_record
-from agentproc.runs import episode_record, read_run, scenario_of_record
+from agentproc.analysis import relabel_run, replay_record
+from agentproc.runs import RunWriter, episode_record, read_run, scenario_of_record
 
 
 def bench_generation(tmp: Path, count: int) -> None:
@@ -51,32 +52,36 @@ def bench_generation(tmp: Path, count: int) -> None:
     )
 
 
-def make_run_file(path: Path, calls: int) -> int:
-    """A run file of sim:decay episodes on 95-step procedures, repeated up to ``calls`` calls."""
+def make_run_file(path: Path, calls: int, distinct: int = 50) -> int:
+    """A run file of sim:decay episodes on 95-step procedures (``distinct`` scenarios,
+    repeated as trials are), written as ``agentproc run`` writes it, up to ``calls`` calls."""
     cell = Cell(steps=95, lookback=7)
-    records = [
-        episode_record(run_sim_episode(scenario_of(generate_procedure(cell, 0, i)), "sim:decay"))
-        for i in range(50)
-    ]
-    lines = [json.dumps(r, separators=(",", ":")) for r in records]
-    per = [len(r["calls"]) for r in records]
-    written = 0
-    with open(path, "w") as fh:
-        i = 0
+    scenarios = [scenario_of(generate_procedure(cell, 0, i)) for i in range(distinct)]
+    written = i = 0
+    with RunWriter(path) as writer:
         while written < calls:
-            fh.write(lines[i % len(lines)] + "\n")
-            written += per[i % len(lines)]
+            ep = run_sim_episode(scenarios[i % distinct], "sim:decay", seed=i // distinct)
+            ep.trial = i // distinct
+            writer.write(episode_record(ep))
+            written += len(ep.calls)
             i += 1
     return written
 
 
 def relabel(path: Path) -> tuple[int, int]:
-    """Label every recorded call of a run file with the monitor (no re-execution)."""
+    """``agentproc relabel RUN``: label every recorded call again (no re-execution)."""
+    result = relabel_run(path)
+    return result.episodes, result.calls
+
+
+def parse(path: Path) -> tuple[int, int]:
+    """The floor: parse every line of the same file with orjson, doing nothing else."""
     episodes = calls = 0
-    for lineno, rec in read_run(path):
-        label_record(rec, f"{path}: line {lineno}")
-        episodes += 1
-        calls += len(rec["calls"])
+    with open(path, "rb") as fh:
+        for line in fh:
+            rec = orjson.loads(line)
+            episodes += 1
+            calls += len(rec["calls"])
     return episodes, calls
 
 
@@ -90,37 +95,45 @@ def replay_all(path: Path) -> tuple[int, int]:
     return episodes, calls
 
 
-def bench_relabel(tmp: Path, calls: int) -> None:
+def _child(fn: str, path: Path) -> tuple[int, int, float, int]:
+    """``fn(path)`` in a child process pinned to one core: episodes, calls, seconds, RSS."""
+    here = str(Path(__file__).parent)
+    code = (
+        f"import sys, time, resource; sys.path.insert(0, {here!r}); "
+        f"from bench_core import {fn}; "
+        f"t = time.perf_counter(); e, c = {fn}({str(path)!r}); d = time.perf_counter() - t; "
+        "print(e, c, d, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+    )
+    out = subprocess.run(
+        ["taskset", "-c", "0", sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    return int(out[0]), int(out[1]), float(out[2]), int(out[3])
+
+
+def bench_relabel(tmp: Path, calls: int, repeats: int = 3, distinct: int = 50) -> None:
     quarter = tmp / "quarter.jsonl"
     full = tmp / "full.jsonl"
-    make_run_file(quarter, calls // 4)
-    n = make_run_file(full, calls)
+    make_run_file(quarter, calls // 4, distinct)
+    make_run_file(full, calls, distinct)
     size = full.stat().st_size / 1e6
-    for label, path in (("1/4", quarter), ("all", full)):
-        # A child process per file, so each peak RSS is its own.
-        here = str(Path(__file__).parent)
-        code = (
-            f"import sys, time, resource; sys.path.insert(0, {here!r}); "
-            "from bench_core import relabel; "
-            f"t = time.perf_counter(); e, c = relabel({str(path)!r}); d = time.perf_counter() - t; "
-            "print(e, c, d, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
-        )
-        out = subprocess.run(
-            ["taskset", "-c", "0", sys.executable, "-c", code],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.split()
-        e, c, d, rss = int(out[0]), int(out[1]), float(out[2]), int(out[3])
-        print(
-            f"relabel ({label}): {c} calls in {e} episodes in {d:.1f} s on one core "
-            f"({c / d / 1e3:.0f}k calls/s), peak RSS {rss / 1024:.0f} MB"
-            + (
-                f"; file {size:.0f} MB [target < 10 s for {n} calls, flat memory]"
-                if label == "all"
-                else ""
-            )
-        )
+    _, _, _, rss_quarter = _child("relabel", quarter)
+    floor, took, rss = [], [], 0
+    for _ in range(repeats):  # interleaved, so both see the same machine
+        e, c, d, _ = _child("parse", full)
+        floor.append(d)
+        e, _, d, rss = _child("relabel", full)
+        took.append(d)
+    f, t = statistics.median(floor), statistics.median(took)
+    print(
+        f"relabel: {c} calls in {e} episodes ({distinct} distinct scenarios), file {size:.0f} MB: "
+        f"orjson parse {f:.2f} s, relabel {t:.2f} s = {t / f:.2f}x the parse "
+        f"({c / t / 1e3:.0f}k calls/s; medians of {repeats}, one core) "
+        f"[target <= 2x the parse and < 8 s]; peak RSS {rss_quarter / 1024:.0f} MB at 1/4 of "
+        f"the calls, {rss / 1024:.0f} MB at all [target: flat]"
+    )
 
 
 def bench_per_call(repeats: int = 5) -> None:

@@ -7,6 +7,7 @@ from typing import Any
 from agentproc.arith import Op
 from agentproc.labelling import Label, label_calls
 from agentproc.procedures import Cell, Procedure, StepDef
+from agentproc.runs import read_run
 from agentproc.workflow import Scenario, Toolkit, build_workflow, scenario_of
 
 
@@ -69,3 +70,8 @@ def cli(capsys: Any, *argv: object) -> tuple[int, str, str]:
         code = int(exc.code or 0)
     captured = capsys.readouterr()
     return code, captured.out, captured.err
+
+
+def records(path: Any) -> list[dict[str, Any]]:
+    """The records of a run file as readers get them (calls as objects, bulk at the top)."""
+    return [dict(rec) for _, rec in read_run(path)]

@@ -2,10 +2,9 @@
 
 from agentproc.analysis.compare import CompareResult, compare_files, compare_records
 from agentproc.analysis.export import report_json, stats_json
-from agentproc.analysis.relabel import Relabelled, relabel_run
+from agentproc.analysis.relabel import Relabelled, label_record, relabel_run
 from agentproc.analysis.replay import (
     Replay,
-    label_record,
     replay_calls,
     replay_messages,
     replay_record,

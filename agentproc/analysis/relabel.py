@@ -1,19 +1,42 @@
 """Relabel a stored run with the current monitor, without executing any tool or model.
 
-The recorded calls (and, in text mode, the model's reply) are labelled again, as
-:func:`~agentproc.analysis.replay.label_record` does; each record keeps everything
-else and gets the new labels, verdict and metrics. Use it after a monitor fix.
+The recorded calls (and, in text mode, the model's reply) are labelled again; each
+record keeps everything else and gets the new labels, verdict and metrics. Use it
+after a monitor fix.
+
+A version-2 line (:mod:`agentproc.runs.layout`) is read only up to its bulk, its
+scenario's workflow is built once per distinct scenario and variant, and its calls
+are labelled straight from their compact arrays; the relabelled line is the new head
+followed by the old line's bytes from its calls on. Version-1 lines are read whole and
+written in the version-2 layout.
 """
 
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from agentproc.analysis.replay import label_record
-from agentproc.runs import EpisodeRecord, ReadReport, RunWriter, read_run
+from agentproc.errors import RunFileError
+from agentproc.labelling import Label, Metrics, run_text_episode
+from agentproc.labelling.calculator import monitor_for
+from agentproc.runs import (
+    EpisodeRecord,
+    ReadReport,
+    RunWriter,
+    ScenarioStore,
+    parse_line,
+    record_mode,
+    run_lines,
+)
+from agentproc.runs.layout import CALLS_AT, line_of, relabel_part_of
+from agentproc.runs.runfile import check_record
+from agentproc.workflow import CallRecord, Scenario, Workflow, build_workflow
+from agentproc.workflow.present import Presented, present
+from agentproc.workflow.variant import variant_from_json
 
 
 @dataclass
@@ -21,6 +44,8 @@ class Relabelled:
     """What relabelling a run changed."""
 
     episodes: int = 0
+    calls: int = 0
+    """Tool calls labelled again."""
     changed_episodes: int = 0
     """Episodes whose labels, verdict or metrics differ from the recorded ones."""
     labels_before: int = 0
@@ -32,43 +57,160 @@ class Relabelled:
     verdicts_changed: int = 0
     warnings: list[str] = field(default_factory=list)
 
+    def count(self, rec: dict[str, Any], labels: list[dict[str, Any]], metrics: Metrics) -> None:
+        """Add one episode: its recorded ``rec`` against its new ``labels`` and ``metrics``."""
+        old = rec["labels"]
+        self.episodes += 1
+        self.calls += len(rec.get("calls") or ())
+        self.labels_before += len(old)
+        self.labels_after += len(labels)
+        verdict_changed = metrics["verdict"] != rec["verdict"]
+        self.verdicts_changed += verdict_changed
+        same = old == labels
+        if not same:
+            before, after = {_key(lab) for lab in old}, {_key(lab) for lab in labels}
+            self.added += len(after - before)
+            self.removed += len(before - after)
+        if not same or verdict_changed or metrics != rec["metrics"]:
+            self.changed_episodes += 1
+
 
 def _key(label: object) -> str:
     return json.dumps(label, sort_keys=True)
 
 
-def relabelled(path: Path, result: Relabelled) -> Iterator[EpisodeRecord]:
-    """The records of a run file, labelled again, one at a time; counts go to ``result``."""
+WORKFLOWS = 256
+"""Built workflows kept (one per distinct scenario and variant), least recently used out."""
+
+
+class _Labeller:
+    """Labels stored calls; builds each scenario's workflow once."""
+
+    def __init__(self, path: Path | str, store: ScenarioStore) -> None:
+        self.path = path
+        self.store = store
+        self._built: OrderedDict[tuple[int, str], tuple[Workflow, Presented | None]] = OrderedDict()
+
+    def label(self, lineno: int | None, rec: dict[str, Any]) -> tuple[list[Label], Metrics]:
+        where = f"{self.path}: line {lineno}" if lineno else str(self.path)
+        scenario = self.store.scenario(self.path, lineno, rec)  # type: ignore[arg-type]
+        if record_mode(rec) == "text":  # type: ignore[arg-type]
+            output = rec.get("output")
+            labels, metrics, _ = run_text_episode(
+                scenario, output if isinstance(output, str) else ""
+            )
+            return labels, metrics
+        wf, presented = self._workflow(scenario, rec.get("variant_spec"), where)
+        scale, finish = wf.scale, wf.finish_tool
+        monitor = monitor_for(wf, presented)
+        for i, c in enumerate(rec["calls"]):
+            try:
+                if isinstance(c, dict):  # a version-1 call
+                    call = CallRecord.from_json(c, i, scale, finish)
+                else:
+                    call = CallRecord.stored(i, *_parts(c), scale, finish)
+                if presented is not None and call.step is not None and call.args is not None:
+                    call.args = presented.canonical_args(wf.steps[call.step - 1], call.args)
+            except ValueError as exc:
+                raise RunFileError(where, str(exc), f"calls[{i}].arguments") from None
+            except (KeyError, TypeError, AttributeError, IndexError):
+                raise RunFileError(where, "not a recorded call", f"calls[{i}]") from None
+            monitor.observe(call)
+        return monitor.finish()
+
+    def _workflow(
+        self, scenario: Scenario, spec: Any, where: str
+    ) -> tuple[Workflow, Presented | None]:
+        key = (id(scenario), "" if spec is None else json.dumps(spec, sort_keys=True))
+        built = self._built.get(key)
+        if built is None:
+            variant = None if spec is None else variant_from_json(spec, f"{where}: variant_spec")
+            presented = present(scenario, variant) if variant is not None else None
+            wf = build_workflow(presented.scenario if presented else scenario, variant)
+            built = self._built[key] = (wf, presented)
+            if len(self._built) > WORKFLOWS:
+                self._built.popitem(last=False)
+        else:
+            self._built.move_to_end(key)
+        return built
+
+
+def _parts(c: Any) -> tuple[Any, Any, Any, Any, Any]:
+    if not isinstance(c, list) or len(c) != 5:
+        raise TypeError("a compact call is [name, arguments, step, refused, value]")
+    return c[0], c[1], c[2], c[3], c[4]
+
+
+def label_record(
+    rec: EpisodeRecord, where: str = "run file", store: ScenarioStore | None = None
+) -> tuple[list[Label], Metrics]:
+    """Label the calls a stored episode recorded (either layout), without executing them.
+
+    This re-scores a stored run with the current monitor (the recorded results
+    and values are trusted); :func:`~agentproc.analysis.replay.replay_record`
+    re-executes instead.
+    """
+    labeller = _Labeller(where, store or ScenarioStore())
+    return labeller.label(None, rec)  # type: ignore[arg-type]
+
+
+def relabelled_lines(
+    path: Path, result: Relabelled, store: ScenarioStore | None = None, write: bool = True
+) -> Iterator[str]:
+    """The lines of a run file labelled again (version-2 layout), one at a time; counts
+    go to ``result``. Without ``write``, nothing is yielded: only counted."""
     report = ReadReport()
-    for lineno, rec in read_run(path, report):
-        labels, metrics = label_record(rec, f"{path}: line {lineno}")
+    labeller = _Labeller(Path(path), store or ScenarioStore())
+    for lineno, raw in run_lines(path):
+        part = relabel_part_of(raw) if raw.endswith(b"\n") else None
+        if part is not None:
+            check_record(path, lineno, part)
+            if not isinstance(part.get("calls"), list):
+                raise RunFileError(path, "missing", f"line {lineno}: calls")
+            rec: dict[str, Any] = part
+        else:
+            whole = parse_line(path, lineno, raw, report)
+            if whole is None:
+                break
+            rec = dict(whole)
+        labels, metrics = labeller.label(lineno, rec)
         new = [lab.to_json() for lab in labels]
-        old = [_key(lab) for lab in rec["labels"]]
-        fresh = [_key(lab) for lab in new]
-        result.episodes += 1
-        result.labels_before += len(old)
-        result.labels_after += len(fresh)
-        result.added += len(set(fresh) - set(old))
-        result.removed += len(set(old) - set(fresh))
-        verdict_changed = metrics["verdict"] != rec["verdict"]
-        result.verdicts_changed += verdict_changed
-        if old != fresh or verdict_changed or metrics != rec["metrics"]:
-            result.changed_episodes += 1
-        out = dict(rec)
-        out.update(labels=new, verdict=metrics["verdict"], metrics=metrics)
-        yield out  # type: ignore[misc]
+        result.count(rec, new, metrics)
+        if not write:
+            continue
+        if part is not None:
+            yield _new_head(part, new, metrics) + raw[raw.find(CALLS_AT) :].decode()
+        else:
+            yield line_of({**rec, "labels": new, "verdict": metrics["verdict"], "metrics": metrics})
     result.warnings.extend(report.warnings)
 
 
-def relabel_run(path: Path, out: Path | None = None) -> Relabelled:
-    """Relabel every episode of ``path``; write the relabelled run to ``out`` if given."""
+def _new_head(part: dict[str, Any], labels: list[dict[str, Any]], metrics: Metrics) -> str:
+    """The head of a version-2 line with new labels, verdict and metrics, without its
+    closing brace (the old line's calls and bulk follow)."""
+    head: dict[str, Any] = {}
+    for key, value in part.items():
+        if key == "calls":
+            break
+        head[key] = value
+    head.update(labels=labels, verdict=metrics["verdict"], metrics=metrics)
+    return json.dumps(head, separators=(",", ":"))[:-1]
+
+
+def relabel_run(path: Path, out: Path | None = None, suite: Path | None = None) -> Relabelled:
+    """Relabel every episode of ``path``; write the relabelled run to ``out`` if given.
+
+    ``suite`` is where to find the scenarios the run refers to, if not where it says.
+    """
     result = Relabelled()
-    records = relabelled(path, result)
+    store = ScenarioStore(suite)
     if out is None:
-        for _ in records:
+        for _ in relabelled_lines(path, result, store, write=False):
             pass
         return result
+    lines = relabelled_lines(path, result, store)
     with RunWriter(out) as writer:
-        for rec in records:
-            writer.write(rec)
+        for line in lines:
+            writer.write_raw(line)
+        writer.sync()
     return result

@@ -12,9 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
-from agentproc.errors import InputError, RunFileError
+from agentproc.errors import InputError
 from agentproc.labelling import Label, Metrics, label_calls, run_text_episode
 from agentproc.labelling.calculator import monitor_for
 from agentproc.runs import EpisodeRecord, record_mode, text_of
@@ -230,38 +228,3 @@ def replay_messages(
                 f"call {rec.index}: tool result was {seen!r}, replay gives {rec.result!r}"
             )
     return replay
-
-
-def label_record(rec: EpisodeRecord, where: str = "run file") -> tuple[list[Label], Metrics]:
-    """Label the calls a run-file episode recorded, without executing them again.
-
-    This re-scores a stored run with the current monitor (the recorded results
-    and values are trusted); :func:`replay_record` re-executes instead.
-    """
-    try:
-        scenario = Scenario.model_validate(rec["scenario"])
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(p) for p in err["loc"])
-        raise RunFileError(where, err["msg"], f"scenario.{loc}") from None
-    if record_mode(rec) == "text":
-        labels, metrics, _ = run_text_episode(scenario, rec.get("output") or "")
-        return labels, metrics
-    variant = record_variant_of(rec, where)
-    presented = present(scenario, variant) if variant is not None else None
-    wf = build_workflow(presented.scenario if presented else scenario, variant)
-    calls = []
-    for i, c in enumerate(rec["calls"]):
-        try:
-            call = CallRecord.from_json(c, i, wf.scale, wf.finish_tool)
-            if presented is not None and call.step is not None and call.args is not None:
-                call.args = presented.canonical_args(wf.steps[call.step - 1], call.args)
-            calls.append(call)
-        except ValueError as exc:
-            raise RunFileError(where, str(exc), f"calls[{i}].arguments") from None
-        except (KeyError, TypeError, AttributeError, IndexError):
-            raise RunFileError(where, "not a recorded call", f"calls[{i}]") from None
-    monitor = monitor_for(wf, presented)
-    for call in calls:
-        monitor.observe(call)
-    return monitor.finish()

@@ -13,7 +13,7 @@ from rich.table import Table
 
 from agentproc.cli.output import EXIT_ERRORED, EXIT_FAILED, EXIT_OK, fail, print_json
 from agentproc.errors import InputError
-from agentproc.runs import ReadReport, latest_records, scenario_of_record
+from agentproc.runs import ReadReport, ScenarioStore, latest_records, scenario_of_record
 
 
 def generate_command(args: argparse.Namespace, out: Console, err: Console) -> int:
@@ -127,6 +127,7 @@ def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
         mode=args.mode,
         trials=args.trials,
         variant=args.variant.name,
+        self_contained=args.self_contained,
     )
     if summary.torn_bytes:
         err.print(
@@ -237,10 +238,11 @@ def replay_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     report = ReadReport()
     found = differ = 0
     summary = Table("episode", "agent", "verdict", "labels", "differences")
+    store = ScenarioStore(args.suite)
     for _, lineno, rec in latest_records([args.run], [report]):
         if args.episode is not None and rec["scenario_id"] != args.episode:
             continue
-        scenario = scenario_of_record(args.run, lineno, rec)
+        scenario = scenario_of_record(args.run, lineno, rec, store)
         result = replay_record(rec, scenario, f"{args.run}: line {lineno}")
         found += 1
         differ += bool(result.differences)
@@ -274,7 +276,7 @@ def relabel_command(args: argparse.Namespace, out: Console, err: Console) -> int
             raise fail("relabel --out must be a new file, not the run file itself")
         if args.out.exists() and not args.overwrite:
             raise fail(f"{args.out} already exists: use --overwrite to replace it")
-    result = relabel_run(args.run, args.out)
+    result = relabel_run(args.run, args.out, args.suite)
     for w in result.warnings:
         err.print(w, markup=False, highlight=False)
     where = f"; wrote {args.out}" if args.out is not None else ""
@@ -304,7 +306,7 @@ def report_command(args: argparse.Namespace, out: Console, err: Console) -> int:
         if not args.json:
             return EXIT_OK
     reports = [ReadReport() for _ in args.runs]
-    records = (rec for _, _, rec in latest_records(args.runs, reports))
+    records = (rec for _, _, rec in latest_records(args.runs, reports, head_only=True))
     if args.csv is not None or args.parquet is not None:
         from agentproc.analysis.tables import Format, write_tables
 

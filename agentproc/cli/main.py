@@ -179,6 +179,12 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--max-tokens", type=_count(1), help="cap on tokens per model reply")
     r.add_argument("--out", type=Path, required=True, help="run file (JSON lines) to write")
     r.add_argument(
+        "--self-contained",
+        action="store_true",
+        help="store each scenario in the run file (as its compact procedure) instead of "
+        "referring to the suite: for sharing one file",
+    )
+    r.add_argument(
         "--seed",
         type=int,
         default=0,
@@ -232,6 +238,9 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--messages", type=Path, help="an OpenAI chat-completions message list (JSON)")
     rp.add_argument("--guard", default="observe", help="guard mode for --messages")
     rp.add_argument(
+        "--suite", type=Path, help="where the suite the run refers to is now (if it moved)"
+    )
+    rp.add_argument(
         "--json", action="store_true", help="print JSON (one object per episode, per line)"
     )
 
@@ -243,6 +252,9 @@ def build_parser() -> argparse.ArgumentParser:
     rl.add_argument("run", type=Path, help="run file (JSON lines)")
     rl.add_argument("--out", type=Path, help="write the relabelled run here (default: only count)")
     rl.add_argument("--overwrite", action="store_true", help="replace an existing --out")
+    rl.add_argument(
+        "--suite", type=Path, help="where the suite the run refers to is now (if it moved)"
+    )
 
     rep = sub.add_parser(
         "report", help="tables of accuracy, faithfulness and labels", **examples("report")

@@ -233,7 +233,7 @@ def run_sharded(args: argparse.Namespace, out: Console, err: Console) -> int:
         written = merge_shards(folder, n, writer, order)
     verdicts: dict[str, int] = {}
     errored = 0
-    for _, _, rec in latest_records([run]):
+    for _, _, rec in latest_records([run], head_only=True):
         if rec.get("stop_reason") == "error":
             errored += 1
             continue

@@ -58,16 +58,35 @@ class Label:
     truncated: bool | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """``kind``, ``call_index`` and ``step`` always; other attributes when set."""
+        """``kind``, ``call_index`` and ``step`` always; other attributes when set, in
+        :data:`_ATTRS` order (written out: relabelling a run calls it for every label)."""
         out: dict[str, Any] = {
             "kind": self.kind.value,
             "call_index": self.call_index,
             "step": self.step,
         }
-        for name in _ATTRS:
-            v = getattr(self, name)
-            if v is not None:
-                out[name] = v
+        if self.cause is not None:
+            out["cause"] = self.cause
+        if self.argument is not None:
+            out["argument"] = self.argument
+        if self.expected is not None:
+            out["expected"] = self.expected
+        if self.got is not None:
+            out["got"] = self.got
+        if self.confused_with is not None:
+            out["confused_with"] = self.confused_with
+        if self.self_correction is not None:
+            out["self_correction"] = self.self_correction
+        if self.breaks_dependency is not None:
+            out["breaks_dependency"] = self.breaks_dependency
+        if self.missing_steps is not None:
+            out["missing_steps"] = self.missing_steps
+        if self.live is not None:
+            out["live"] = self.live
+        if self.refused is not None:
+            out["refused"] = self.refused
+        if self.truncated is not None:
+            out["truncated"] = self.truncated
         return out
 
     @classmethod

@@ -63,41 +63,66 @@ class Monitor:
         return core.labels[start:]
 
     def _arguments(self, rec: CallRecord, spec: ScenarioStep) -> None:
-        wf, args = self.wf, rec.args or {}
-        for param in spec.params:
-            var = int(param[1:])
+        wf, args, correct = self.wf, rec.args or {}, self.wf.correct
+        half_unit = wf.scale > 1 and wf.tolerance == 0.5  # then close() is reading equality
+        for param, var in spec.param_vars:
             got = args[param]
-            if not wf.close(got, wf.correct[var]):
-                self.core.add(wrong_argument(self.core, rec.index, spec, param, got))
+            if half_unit:
+                read = to_units(got, wf.scale)
+                if read == correct[var]:
+                    continue
+                exact: Callable[[int], bool] = read.__eq__
+            else:
+                exact = wf.matcher(got)
+                if exact(correct[var]):
+                    continue
+            self.core.add(wrong_argument(self.core, rec.index, spec, param, got, exact))
 
     def finish(self) -> tuple[list[Label], Metrics]:
         """All labels, sorted by call, and the episode's metrics."""
         return self.core.finish()
 
 
-def wrong_argument(core: LabelCore, index: int, spec: ScenarioStep, param: str, got: Any) -> Label:
+def wrong_argument(
+    core: LabelCore,
+    index: int,
+    spec: ScenarioStep,
+    param: str,
+    got: Any,
+    exact: Callable[[int], bool] | None = None,
+) -> Label:
     """The label of an argument whose value is not the correct one, with its cause.
 
     Exact matches are searched first (``propagated``, then the nearest variable);
     then *shortened* ones: a number written with fewer decimals than the mode's
     that equals a candidate truncated or rounded to those decimals (``-4.0`` for
     ``-4.002``), labelled with ``truncated: true``. A shortened copy of the right
-    value itself is an ``other`` slip, not a carried-forward mistake.
+    value itself is an ``other`` slip, not a carried-forward mistake. ``exact`` is
+    ``core.wf.matcher(got)``, when the caller has it.
     """
     wf = core.wf
     var = int(param[1:])
-    base: dict[str, Any] = {"argument": param, "expected": wf.to_number(wf.correct[var])}
-    base["got"] = got
+    right = wf.correct[var]
+    expected = wf.to_number(right)
     own = core.produced.get(var)
+    if exact is None:
+        exact = wf.matcher(got)
+    if own is not None and own != right and exact(own):  # the common case, first
+        return Label(
+            K.WRONG_ARGUMENT,
+            index,
+            spec.step,
+            cause=PROPAGATED,
+            argument=param,
+            expected=expected,
+            got=got,
+        )
+    base: dict[str, Any] = {"argument": param, "expected": expected, "got": got}
     shorten = _shortener(got, wf.scale)
-
-    def exact(candidate: int) -> bool:
-        return wf.close(got, candidate)
-
     for match, cut in ((exact, None), (shorten, True)):
         if match is None:
             continue
-        if own is not None and own != wf.correct[var] and match(own):
+        if cut and own is not None and own != right and match(own):
             return Label(
                 K.WRONG_ARGUMENT, index, spec.step, cause=PROPAGATED, truncated=cut, **base
             )
@@ -112,7 +137,7 @@ def wrong_argument(core: LabelCore, index: int, spec: ScenarioStep, param: str, 
                 truncated=cut,
                 **base,
             )
-    cut = True if shorten is not None and shorten(wf.correct[var]) else None
+    cut = True if shorten is not None and shorten(right) else None
     return Label(K.WRONG_ARGUMENT, index, spec.step, cause=OTHER, truncated=cut, **base)
 
 

@@ -271,25 +271,27 @@ class _ProcedureLine(BaseModel):
     steps: list[tuple[Op, int, int, int]]
 
 
-def _procedure_of(path: Path, lineno: int, data: Any) -> Procedure:
+def procedure_of_json(path: Path, where: str, data: Any) -> Procedure:
+    """A procedure from its compact JSON (a ``procedures.jsonl`` line), checked; an
+    :class:`InputError` naming the file, the line and the field."""
     try:
         line = _ProcedureLine.model_validate(data)
     except ValidationError as exc:
-        raise invalid(path, exc, f"line {lineno}") from None
+        raise invalid(path, exc, where) from None
     steps = tuple(StepDef(k, op, (i, j), v) for k, (op, i, j, v) in enumerate(line.steps, start=1))
     for s in steps:
         if not (1 <= s.operands[0] < s.target and 1 <= s.operands[1] < s.target):
             raise InputError(
-                path, f"step {s.step} reads a variable it cannot see", f"line {lineno}: steps"
+                path, f"step {s.step} reads a variable it cannot see", f"{where}: steps"
             )
     if len(steps) != line.cell.steps:
         raise InputError(
-            path, f"{len(steps)} steps for a cell of {line.cell.steps}", f"line {lineno}: steps"
+            path, f"{len(steps)} steps for a cell of {line.cell.steps}", f"{where}: steps"
         )
     procedure = Procedure(line.id, line.cell, line.seed, line.index, steps, line.inputs)
     problem = problem_of(procedure)
     if problem is not None:
-        raise InputError(path, problem[1], f"line {lineno}: {problem[0]}")
+        raise InputError(path, problem[1], f"{where}: {problem[0]}")
     return procedure
 
 
@@ -326,4 +328,4 @@ def read_procedures(folder_: Path) -> Iterator[Procedure]:
         raise InputError(folder_, f"not a suite folder: {PROCEDURES} is missing")
     _check_complete(Path(folder_), target)
     for lineno, data in json_lines(target):
-        yield _procedure_of(target, lineno, data)
+        yield procedure_of_json(target, f"line {lineno}", data)

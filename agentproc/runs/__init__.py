@@ -33,8 +33,9 @@ from agentproc.runs.runfile import (
     completed_ids,
     drop_torn_tail,
     latest_records,
+    parse_line,
     read_run,
-    scenario_of_record,
+    run_lines,
 )
 from agentproc.runs.runner import (
     EpisodeFn,
@@ -57,6 +58,7 @@ from agentproc.runs.session import (
     text_of,
     trial_seed,
 )
+from agentproc.runs.stored import ScenarioStore, scenario_of_record
 from agentproc.workflow import CallRecord
 
 __all__ = [
@@ -80,6 +82,7 @@ __all__ = [
     "ReadReport",
     "RunSummary",
     "RunWriter",
+    "ScenarioStore",
     "StopReason",
     "UsageRecord",
     "arun_suite",
@@ -95,6 +98,7 @@ __all__ = [
     "in_shard",
     "is_error",
     "latest_records",
+    "parse_line",
     "parse_shard",
     "read_run",
     "record_mode",
@@ -102,6 +106,7 @@ __all__ = [
     "record_variant",
     "redact",
     "retry_seed",
+    "run_lines",
     "run_schema",
     "run_suite",
     "scenario_of_record",

@@ -10,6 +10,7 @@ from are :class:`~agentproc.runs.episode.Episode`,
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any, Literal, NotRequired
 
@@ -18,7 +19,8 @@ from typing_extensions import TypedDict
 
 from agentproc.labelling import Label, LabelKind, Metrics
 from agentproc.runs.episode import Episode, ErrorKind, Mode, StopReason
-from agentproc.workflow import SCHEMA_VERSION
+from agentproc.runs.layout import RUN_SCHEMA_VERSION
+from agentproc.workflow import Scenario
 
 _CONFIG = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
@@ -119,11 +121,22 @@ class ErrorRecord(TypedDict):
 
 
 @with_config(_CONFIG)
+class ScenarioRef(TypedDict):
+    """A scenario by reference: its suite and the digest of its procedure."""
+
+    suite: str
+    """The suite folder (absolute path) the scenario was read from."""
+    sha256: str
+    """SHA-256 of its compact procedure (its ``procedures.jsonl`` line, as written)."""
+
+
+@with_config(_CONFIG)
 class EpisodeRecord(TypedDict):
-    """One line of a run file: a finished episode."""
+    """A finished episode as readers see it: a run-file line, its calls as objects and its
+    bulk fields at the top level (:mod:`agentproc.runs.layout` says how it is stored)."""
 
     schema_version: int
-    """Version of the run-file format."""
+    """Version of the run-file format (:data:`~agentproc.runs.layout.RUN_SCHEMA_VERSION`)."""
     scenario_id: str
     agent: str
     """The agent spec, e.g. ``sim:decay`` or ``openai:MODEL``."""
@@ -142,8 +155,14 @@ class EpisodeRecord(TypedDict):
     """The grid cell id."""
     params: dict[str, Any]
     """The generator parameters (``steps``, ``lookback``, ``range``, ``ops``, ``mode``, ...)."""
-    scenario: dict[str, Any]
-    """The scenario without its tools and prompt (``schemas/scenario.schema.json``)."""
+    scenario_ref: NotRequired[ScenarioRef]
+    """The scenario by reference, when it came from a suite and the run was not
+    ``--self-contained``; one of ``scenario_ref``, ``procedure`` and ``scenario`` is set."""
+    procedure: NotRequired[dict[str, Any]]
+    """The compact procedure the scenario is compiled from (a ``procedures.jsonl`` line)."""
+    scenario: NotRequired[dict[str, Any]]
+    """The whole scenario without its tools and prompt (``schemas/scenario.schema.json``),
+    for one not compiled from a procedure (and in version-1 files)."""
     messages: NotRequired[list[dict[str, Any]]]
     """The conversation in OpenAI chat-completions format, raw argument text kept."""
     calls: list[CallJSON]
@@ -163,17 +182,85 @@ class EpisodeRecord(TypedDict):
     """Set when an infrastructure failure ended the episode: it counts in no figure."""
 
 
+CompactCall = tuple[str, str, int | None, str | None, float | int | None]
+"""A call as a version-2 line stores it: ``[name, arguments, step, refused, value]``
+(``value``: the step's value, or the answer an accepted finish call submitted)."""
+
+
+@with_config(_CONFIG)
+class BulkRecord(TypedDict):
+    """What a version-2 line keeps last, for replay and the drill-down."""
+
+    results: list[str]
+    """What the agent was told, per call."""
+    state_hashes: list[str]
+    """Canonical hash of the mock tools' state after each call."""
+    messages: NotRequired[list[dict[str, Any]]]
+    model_calls: NotRequired[list[ModelCallRecord]]
+    errors: NotRequired[list[str]]
+    injected: NotRequired[list[LabelRecord]]
+
+
+@with_config(_CONFIG)
+class RunLine(TypedDict):
+    """One line of a run file, version 2, keys in this order (:mod:`agentproc.runs.layout`)."""
+
+    schema_version: int
+    """``2``."""
+    scenario_id: str
+    agent: str
+    mode: Mode
+    guard: NotRequired[str]
+    variant: NotRequired[str]
+    trial: NotRequired[int]
+    cell: str
+    params: dict[str, Any]
+    verdict: Literal["faithful", "unfaithful_correct", "wrong", "no_answer"]
+    metrics: Metrics
+    labels: list[LabelRecord]
+    stop_reason: NotRequired[StopReason]
+    variant_spec: NotRequired[dict[str, Any]]
+    usage: NotRequired[UsageRecord]
+    error: NotRequired[ErrorRecord]
+    calls: list[CompactCall]
+    output: NotRequired[str]
+    """Text mode: the model's reply (what is labelled)."""
+    scenario_ref: NotRequired[ScenarioRef]
+    procedure: NotRequired[dict[str, Any]]
+    scenario: NotRequired[dict[str, Any]]
+    bulk: BulkRecord
+
+
 def _label(label: Label) -> LabelRecord:
     """The run-file form of a label."""
     return label.to_json()  # type: ignore[return-value]
 
 
-def episode_record(ep: Episode) -> EpisodeRecord:
-    """The run-file form of an episode."""
+def procedure_digest(procedure: dict[str, Any]) -> str:
+    """SHA-256 of a compact procedure as ``procedures.jsonl`` writes it."""
+    return hashlib.sha256(json.dumps(procedure, separators=(",", ":")).encode()).hexdigest()
+
+
+def _scenario_fields(scenario: Scenario, self_contained: bool) -> dict[str, Any]:
+    procedure = scenario._procedure
+    if procedure is None:
+        return {"scenario": scenario.model_dump(mode="json", exclude={"tools", "prompt"})}
+    if scenario._suite is None or self_contained:
+        return {"procedure": procedure}
+    return {"scenario_ref": {"suite": scenario._suite, "sha256": procedure_digest(procedure)}}
+
+
+def episode_record(ep: Episode, self_contained: bool = False) -> EpisodeRecord:
+    """The run-file form of an episode.
+
+    A scenario read from a suite is referred to by the suite and its procedure's digest
+    (``scenario_ref``), unless ``self_contained``: then, like any scenario compiled from
+    a procedure, it is stored as its compact procedure. Any other scenario is stored whole.
+    """
     scenario = ep.scenario
     scale = 1 if scenario.mode == "integer" else 1000
     rec: EpisodeRecord = {
-        "schema_version": SCHEMA_VERSION,
+        "schema_version": RUN_SCHEMA_VERSION,
         "scenario_id": scenario.id,
         "agent": ep.agent,
         "mode": ep.mode,
@@ -182,13 +269,13 @@ def episode_record(ep: Episode) -> EpisodeRecord:
         "trial": ep.trial,
         "cell": scenario.params.cell,
         "params": scenario.params.model_dump(mode="json"),
-        "scenario": scenario.model_dump(mode="json", exclude={"tools", "prompt"}),
-        "messages": ep.messages,
-        "calls": [c.to_json(scale) for c in ep.calls],  # type: ignore[misc]
-        "labels": [_label(lab) for lab in ep.labels],
         "verdict": ep.metrics["verdict"],
         "metrics": ep.metrics,
+        "labels": [_label(lab) for lab in ep.labels],
         "stop_reason": ep.stop_reason,
+        "messages": ep.messages,
+        "calls": [c.to_json(scale) for c in ep.calls],  # type: ignore[misc]
+        **_scenario_fields(scenario, self_contained),  # type: ignore[typeddict-item]
     }
     if ep.variant_spec is not None:
         rec["variant_spec"] = ep.variant_spec
@@ -252,11 +339,11 @@ def record_mode(rec: EpisodeRecord) -> Mode:
 
 
 def run_schema() -> dict[str, Any]:
-    """The JSON Schema of one run-file line, generated from :data:`EpisodeRecord`."""
-    schema = TypeAdapter(EpisodeRecord).json_schema()
+    """The JSON Schema of one run-file line (version 2), generated from :data:`RunLine`."""
+    schema = TypeAdapter(RunLine).json_schema()
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "title": "agentproc run-file line",
+        "title": "agentproc run-file line (version 2)",
         **schema,
     }
 

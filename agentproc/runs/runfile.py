@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import json
 import os
 import stat
 import time
@@ -18,29 +17,30 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, cast
 
-from pydantic import ValidationError
-
 from agentproc.errors import InputError, OutputError, RunFileError
 from agentproc.jsonio import cannot_write, unreadable
 from agentproc.jsonio import loads as loads_exact
 from agentproc.labelling import VERDICTS, LabelKind
 from agentproc.runs.episode import MODES
+from agentproc.runs.layout import expand, head_of, line_of
 from agentproc.runs.records import EpisodeKey, EpisodeRecord, episode_key, is_error
 from agentproc.runs.redact import redact_values
-from agentproc.workflow import Scenario
 
 REQUIRED = (
     "scenario_id",
     "agent",
     "cell",
     "params",
-    "scenario",
-    "calls",
     "labels",
     "metrics",
     "verdict",
 )
-"""Fields every run-file line must have."""
+"""Fields every run-file line must have in its head (:mod:`agentproc.runs.layout`)."""
+SCENARIO_FIELDS = ("scenario_ref", "procedure", "scenario")
+"""A whole line holds one of these: how it keeps its scenario."""
+WHOLE = ("scenario_id", "agent", "cell", "params", "scenario", "calls", *REQUIRED[4:])
+"""Fields a whole line must have, in the order a missing one is reported (``scenario``:
+one of :data:`SCENARIO_FIELDS`)."""
 
 
 SYNC_EVERY = 1.0
@@ -95,7 +95,7 @@ class RunWriter:
         reaches the file. A failed write (a full disk) raises
         :class:`~agentproc.errors.OutputError`; the lines written before it stay.
         """
-        line = json.dumps(redact_values(record), separators=(",", ":")) + "\n"
+        line = line_of(redact_values(record))  # type: ignore[arg-type]
         try:
             self._fh.write(line)
             self._fh.flush()  # in the kernel now: a killed process loses nothing
@@ -110,10 +110,10 @@ class RunWriter:
         self._fh.flush()
         os.ftruncate(self._fh.fileno(), 0)
 
-    def write_raw(self, line: bytes) -> None:
+    def write_raw(self, line: bytes | str) -> None:
         """Append one line already in run-file form (a merge); :meth:`sync` pushes it."""
         try:
-            self._fh.write(line.decode("utf-8"))
+            self._fh.write(line if isinstance(line, str) else line.decode("utf-8"))
         except OSError as exc:
             raise OutputError(self.path, f"cannot write: {exc.strerror or exc}") from None
 
@@ -150,13 +150,32 @@ class ReadReport:
     warnings: list[str] = field(default_factory=list)
 
 
-def read_run(path: Path, report: ReadReport | None = None) -> Iterator[tuple[int, EpisodeRecord]]:
-    """``(line number, episode record)`` of a run file, one at a time.
+def read_run(
+    path: Path, report: ReadReport | None = None, *, head_only: bool = False
+) -> Iterator[tuple[int, EpisodeRecord]]:
+    """``(line number, episode record)`` of a run file, one at a time, as
+    :func:`~agentproc.runs.layout.expand` gives them (either layout version).
 
-    A line that is not JSON or misses a required field raises
-    :class:`RunFileError`, except an unterminated last line, which is skipped
-    and noted in ``report``.
+    With ``head_only``, a version-2 line is parsed only up to its calls: the record
+    has no calls, scenario or bulk fields (what ``report`` needs, several times cheaper).
+    A line that is not JSON or misses a required field raises :class:`RunFileError`,
+    except an unterminated last line, which is skipped and noted in ``report``.
     """
+    for lineno, raw in run_lines(path):
+        if head_only and raw.endswith(b"\n"):
+            head = head_of(raw)
+            if head is not None:
+                check_record(path, lineno, head)
+                yield lineno, cast(EpisodeRecord, head)
+                continue
+        rec = parse_line(path, lineno, raw, report)
+        if rec is None:
+            return
+        yield lineno, rec
+
+
+def run_lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    """``(line number, raw line)`` of every non-blank line of a run file."""
     path = Path(path)
     try:
         fh = open(path, "rb")  # noqa: SIM115 (closed by the with block below)
@@ -167,29 +186,38 @@ def read_run(path: Path, report: ReadReport | None = None) -> Iterator[tuple[int
     except OSError as exc:
         raise unreadable(path, exc) from None
     with fh:
-        lineno = 0
-        for raw in fh:
-            lineno += 1
-            if not raw.strip():
-                continue
-            try:
-                rec = loads_exact(raw)
-            except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError both are
-                if not raw.endswith(b"\n"):  # only the last line can lack one
-                    if report is not None:
-                        report.torn_last_line = lineno
-                        report.warnings.append(
-                            f"{path}: line {lineno}: torn last line (an interrupted write) skipped"
-                        )
-                    return
-                raise RunFileError(path, f"not valid JSON ({exc})", f"line {lineno}") from None
-            if not isinstance(rec, dict):
-                raise RunFileError(path, "an episode must be a JSON object", f"line {lineno}")
-            for key in REQUIRED:
-                if key not in rec:
-                    raise RunFileError(path, "missing", f"line {lineno}: {key}")
-            check_record(path, lineno, rec)
-            yield lineno, cast(EpisodeRecord, rec)
+        for lineno, raw in enumerate(fh, start=1):
+            if raw.strip():
+                yield lineno, raw
+
+
+def parse_line(
+    path: Path, lineno: int, raw: bytes, report: ReadReport | None = None
+) -> EpisodeRecord | None:
+    """One whole line, checked and expanded; ``None`` for a torn last line (an
+    unterminated line that is not JSON), which is noted in ``report``."""
+    try:
+        rec = loads_exact(raw)
+    except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError both are
+        if not raw.endswith(b"\n"):  # only the last line can lack one
+            if report is not None:
+                report.torn_last_line = lineno
+                report.warnings.append(
+                    f"{path}: line {lineno}: torn last line (an interrupted write) skipped"
+                )
+            return None
+        raise RunFileError(path, f"not valid JSON ({exc})", f"line {lineno}") from None
+    if not isinstance(rec, dict):
+        raise RunFileError(path, "an episode must be a JSON object", f"line {lineno}")
+    for key in WHOLE:
+        if key not in rec and not (key == "scenario" and any(k in rec for k in SCENARIO_FIELDS)):
+            name = " or ".join(SCENARIO_FIELDS) if key == "scenario" else key
+            raise RunFileError(path, "missing", f"line {lineno}: {name}")
+    check_record(path, lineno, rec)
+    try:
+        return cast(EpisodeRecord, expand(rec))
+    except (ValueError, TypeError) as exc:
+        raise RunFileError(path, str(exc), f"line {lineno}") from None
 
 
 _KINDS = frozenset(k.value for k in LabelKind)
@@ -252,7 +280,11 @@ def _check_shapes(path: Path, lineno: int, rec: dict[str, Any]) -> None:
 
 
 def check_record(path: Path, lineno: int, rec: dict[str, Any]) -> None:
-    """The closed sets and shapes a report relies on: verdicts, label kinds, fields."""
+    """The fields every line has, and the closed sets and shapes a report relies on:
+    verdicts, label kinds, fields."""
+    for key in REQUIRED:
+        if key not in rec:
+            raise RunFileError(path, "missing", f"line {lineno}: {key}")
     if rec["verdict"] not in VERDICTS:
         raise RunFileError(
             path,
@@ -260,7 +292,7 @@ def check_record(path: Path, lineno: int, rec: dict[str, Any]) -> None:
             f"line {lineno}: verdict",
         )
     labels = rec["labels"]
-    if not isinstance(labels, list) or not isinstance(rec["calls"], list):
+    if not isinstance(labels, list) or not isinstance(rec.get("calls", []), list):
         raise RunFileError(path, "expected a list", f"line {lineno}: labels/calls")
     for i, lab in enumerate(labels):
         if not isinstance(lab, dict) or lab.get("kind") not in _KINDS:
@@ -273,17 +305,6 @@ def check_record(path: Path, lineno: int, rec: dict[str, Any]) -> None:
     _check_shapes(path, lineno, rec)
 
 
-def scenario_of_record(path: Path, lineno: int, rec: EpisodeRecord) -> Scenario:
-    """The scenario embedded in a run-file record (stored without tools and prompt;
-    :func:`agentproc.workflow.complete` restores them when they are needed)."""
-    try:
-        return Scenario.model_validate(rec["scenario"])
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(p) for p in err["loc"])
-        raise RunFileError(path, err["msg"], f"line {lineno}: scenario.{loc}") from None
-
-
 def completed_ids(path: Path) -> set[EpisodeKey]:
     """Episodes a run file already holds, keyed by :func:`episode_key`, for resuming.
 
@@ -293,7 +314,7 @@ def completed_ids(path: Path) -> set[EpisodeKey]:
     if not Path(path).exists():
         return set()
     last: dict[EpisodeKey, bool] = {}
-    for _, rec in read_run(path, ReadReport()):
+    for _, rec in read_run(path, ReadReport(), head_only=True):
         last[episode_key(rec)] = not is_error(rec)
     return {key for key, ok in last.items() if ok}
 
@@ -329,7 +350,7 @@ def drop_torn_tail(path: Path) -> int:
 
 
 def latest_records(
-    paths: list[Path], reports: list[ReadReport] | None = None
+    paths: list[Path], reports: list[ReadReport] | None = None, *, head_only: bool = False
 ) -> Iterator[tuple[Path, int, EpisodeRecord]]:
     """``(file, line, record)`` of the last record of each episode across run files.
 
@@ -338,17 +359,18 @@ def latest_records(
     last record, in the order the files are given. Two passes over the files, so
     memory grows with the number of episodes, never with their size. The first
     report of ``reports`` gets a warning saying how many records were superseded.
+    ``head_only`` is :func:`read_run`'s.
     """
     reports = reports or [ReadReport() for _ in paths]
     last: dict[EpisodeKey, tuple[int, int]] = {}
     seen = 0
     for i, path in enumerate(paths):
-        for lineno, rec in read_run(path, ReadReport()):
+        for lineno, rec in read_run(path, ReadReport(), head_only=True):
             last[episode_key(rec)] = (i, lineno)
             seen += 1
     wanted = set(last.values())
     for i, (path, rr) in enumerate(zip(paths, reports, strict=True)):
-        for lineno, rec in read_run(path, rr):
+        for lineno, rec in read_run(path, rr, head_only=head_only):
             if (i, lineno) in wanted:
                 yield path, lineno, rec
     if seen > len(last) and reports:

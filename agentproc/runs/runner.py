@@ -154,11 +154,13 @@ async def arun_suite(
     mode: Mode = "tools",
     trials: int = 1,
     variant: str = "default",
+    self_contained: bool = False,
 ) -> RunSummary:
     """Run ``episode`` over scenarios, ``concurrency`` at a time, appending each to ``out``.
 
     Each scenario runs ``trials`` times (trial 0 to ``trials - 1``), under the
-    variant named ``variant`` (which keys the episodes for ``resume``).
+    variant named ``variant`` (which keys the episodes for ``resume``). Records refer to
+    a suite's scenarios unless ``self_contained`` (:func:`episode_record`).
 
     With ``resume``, a torn last line is cut off and the episodes already in
     ``out`` whose last record is not an error are skipped (errored ones run again).
@@ -196,7 +198,7 @@ async def arun_suite(
             for t in sorted(done_tasks, key=order.__getitem__):
                 ep = t.result()
                 del order[t]  # a finished task holds its episode: let both go
-                writer.write(episode_record(ep))
+                writer.write(episode_record(ep, self_contained))
                 summary.add(ep)
                 stats.add(ep)
                 progress.update(task, advance=1, **stats.fields())

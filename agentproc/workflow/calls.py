@@ -61,27 +61,66 @@ class CallRecord:
         The recorded result and value are trusted; the arguments are parsed again.
         Raises ``KeyError``, ``TypeError`` or ``ValueError`` for a malformed record.
         """
-        name = d["name"]
+        value = d.get("value")
+        rec = cls.stored(
+            index,
+            d["name"],
+            d.get("arguments", ""),
+            d.get("step"),
+            d.get("refused"),
+            d.get("answer") if value is None else value,
+            scale,
+            finish_tool,
+        )
+        rec.result = d.get("result", "")
+        rec.state_hash = d.get("state_hash", "")
+        return rec
+
+    @classmethod
+    def stored(
+        cls,
+        index: int,
+        name: Any,
+        arguments: Any,
+        step: Any,
+        refused: Any,
+        value: Any,
+        scale: int,
+        finish_tool: str,
+    ) -> CallRecord:
+        """A call from its stored parts (a compact run-file call: ``value`` is the step's
+        value or the accepted answer); raises like :meth:`from_json`."""
         if not isinstance(name, str):
             raise TypeError("name must be a string")
-        value = d.get("value")
+        finish = name == finish_tool
         rec = cls(
             index=index,
             name=name,
-            arguments=d.get("arguments", ""),
-            result=d.get("result", ""),
-            step=d.get("step"),
-            finish=name == finish_tool,
-            refused=d.get("refused"),
-            value=None if value is None else from_number(value, scale),
-            answer=d.get("answer"),
-            state_hash=d.get("state_hash", ""),
+            arguments="" if arguments is None else arguments,
+            result="",
+            step=step,
+            finish=finish,
+            refused=refused,
+            value=None if value is None or finish else from_number(value, scale),
+            answer=value if finish else None,
         )
-        if rec.refused not in ("unknown_tool", "invalid_arguments", "distractor", "transient"):
-            rec.args = parse_arguments(rec.arguments)[1]
-            if rec.args is None:
+        if refused not in _UNPARSED:
+            args: Any = None
+            if isinstance(arguments, str):
+                try:
+                    args = loads_exact(arguments) if arguments else {}
+                except ValueError:
+                    args = None
+            else:
+                args = parse_arguments(arguments)[1]
+            if not isinstance(args, dict):
                 raise ValueError("arguments are not a JSON object")
+            rec.args = args
         return rec
+
+
+_UNPARSED = frozenset({"unknown_tool", "invalid_arguments", "distractor", "transient"})
+"""Refusals whose arguments were never read (they need not be a JSON object)."""
 
 
 REFUSALS: dict[str, str] = {

@@ -21,7 +21,7 @@ from itertools import pairwise
 from typing import Any
 
 from agentproc.arith import SYMBOL, VERB, to_number
-from agentproc.procedures import Procedure
+from agentproc.procedures import Procedure, procedure_record
 from agentproc.resources import load_json
 from agentproc.workflow.prompts import render_prompt
 from agentproc.workflow.scenario import (
@@ -145,6 +145,7 @@ def compile_procedure(p: Procedure, *, with_tools: bool = True) -> Scenario:
         steps=steps,
         finish=FinishSpec(),
     )
+    scenario._procedure = procedure_record(p)
     return complete(scenario) if with_tools else scenario
 
 

@@ -38,11 +38,13 @@ def load_scenarios(path: Path, keep: Callable[[str], bool] | None = None) -> Ite
         if first is None:
             return
         sweeps = load_grid(path / MANIFEST).sweeps()
+        suite = str(path.resolve())
         for p in itertools.chain([first], procedures):
             if keep is not None and not keep(p.id):
                 continue
             scenario = scenario_of(p)
             scenario.params.sweeps = sweeps.get(p.cell.id)
+            scenario._suite = suite
             yield scenario
     elif path.suffix == ".jsonl":
         for lineno, data in json_lines(path):

@@ -7,10 +7,11 @@ dictionary lookups.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agentproc.arith import SCALE, close, from_number, to_number
+from agentproc.arith import SCALE, close, from_number, matcher, to_number
 from agentproc.workflow.scenario import Scenario, ScenarioStep
 from agentproc.workflow.variant import Variant
 
@@ -53,6 +54,10 @@ class Workflow:
     def close(self, x: float | int, units: int) -> bool:
         """Whether a supplied number equals a unit value, within :attr:`tolerance`."""
         return close(x, units, self.scale, self.tolerance)
+
+    def matcher(self, x: float | int) -> Callable[[int], bool]:
+        """:meth:`close` of ``x`` against any unit value, with ``x`` read once."""
+        return matcher(x, self.scale, self.tolerance)
 
     def to_number(self, units: int) -> float | int:
         """Units as the JSON number an agent sees."""

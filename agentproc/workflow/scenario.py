@@ -9,7 +9,7 @@ import re
 from functools import cached_property
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from agentproc.arith import Mode, Op
 
@@ -94,6 +94,11 @@ class ScenarioStep(BaseModel):
         return tuple(dict.fromkeys(self.operands))
 
     @cached_property
+    def param_vars(self) -> tuple[tuple[str, int], ...]:
+        """Each argument name with its variable index: ``(("S3", 3), ("S5", 5))``."""
+        return tuple((p, var_index(p)) for p in self.params)
+
+    @cached_property
     def reads(self) -> frozenset[int]:
         """:attr:`depends_on` as a set."""
         return frozenset(self.depends_on)
@@ -151,6 +156,19 @@ class Scenario(BaseModel):
     """The offered tools, in OpenAI function-tool format."""
     prompt: str = ""
     """The instructions an agent is given."""
+    _procedure: dict[str, Any] | None = PrivateAttr(default=None)
+    """The compact procedure this scenario was compiled from (its ``procedures.jsonl``
+    line), when it was: a run file can then store that instead of the scenario."""
+    _suite: str | None = PrivateAttr(default=None)
+    """The suite folder it was read from, when it was: a run file can then refer to it."""
+
+    def __eq__(self, other: object) -> bool:
+        """Scenarios are equal when their fields are (where they came from does not count)."""
+        if not isinstance(other, Scenario):
+            return NotImplemented
+        return self.__dict__ == other.__dict__
+
+    __hash__ = None  # type: ignore[assignment]
 
     @model_validator(mode="after")
     def _well_formed(self) -> Scenario:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
+from helpers import records
 
 from agentproc.agents.factory import is_factory_spec, load_factory
 from agentproc.cli import main
@@ -88,7 +88,7 @@ def test_the_example_agent_runs_from_the_command_line_and_is_labelled(
         monkeypatch.setenv("OPENAI_BASE_URL", srv.base_url)
         agent = f"{EXAMPLE}:make_agent"
         assert main(["run", str(suite), "--agent", agent, "--out", str(run)]) == 0
-    recs = [json.loads(line) for line in run.read_text().splitlines()]
+    recs = records(run)
     assert len(recs) == 4
     assert {r["agent"] for r in recs} == {agent}
     assert all(r["verdict"] == "faithful" and r["stop_reason"] == "answer" for r in recs)

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import records
 
 from agentproc.agents.local import check_installed
 from agentproc.cli import main
@@ -27,7 +28,7 @@ def test_local_is_the_default_agent_and_runs_offline_and_repeatably(tmp_path: Pa
     for name in ("a", "b"):
         out = tmp_path / f"{name}.jsonl"
         assert main(["run", str(PINNED), "--budget", "4", "--out", str(out)]) == 0
-        runs.append(json.loads(out.read_text()))
+        runs.append(records(out)[0])
     rec = runs[0]
     assert rec["agent"] == "local" and rec["stop_reason"] in {"answer", "no_tool_call", "budget"}
     offered = {t["function"]["name"] for t in json.loads(PINNED.read_text())["tools"]}

@@ -18,6 +18,7 @@ import httpx
 import httpx2
 import openai
 import pytest
+from helpers import records
 from langchain_core.exceptions import ContextOverflowError, ModelTimeoutError
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_openai import ChatOpenAI
@@ -388,7 +389,7 @@ def test_an_episode_runs_against_a_real_llama_cpp_server(llama_server: str, tmp_
     argv = ["run", str(pinned), "--agent", "openai:smollm2", "--base-url", llama_server,
             "--max-tokens", "48", "--budget", "4", "--out", str(out)]  # fmt: skip
     assert main(argv) == 0
-    rec = json.loads(out.read_text())
+    (rec,) = records(out)
     assert rec["agent"] == "openai:smollm2" and rec["stop_reason"] in {
         "answer",
         "no_tool_call",

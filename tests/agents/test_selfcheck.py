@@ -33,8 +33,8 @@ def test_every_label_has_precision_and_recall_one_on_single_fault_episodes():
 def test_selfcheck_catches_a_monitor_that_misreads_causes(monkeypatch: pytest.MonkeyPatch):
     original = tools.wrong_argument
 
-    def careless(core, index, spec, param, got):  # calls every wrong argument "other"
-        lab = original(core, index, spec, param, got)
+    def careless(core, index, spec, param, got, *rest):  # calls every wrong argument "other"
+        lab = original(core, index, spec, param, got, *rest)
         return lab.__class__(
             lab.kind, lab.call_index, lab.step, cause="other", argument=lab.argument
         )

@@ -40,7 +40,7 @@ def test_tampered_labels_are_restored_and_counted(tmp_path: Path):
     assert (result.changed_episodes, result.added) == (1, 1)
     records = [rec for _, rec in read_run(tmp_path / "new.jsonl")]
     assert records[0]["labels"] == original
-    assert [r["calls"] for r in records] == [json.loads(x)["calls"] for x in lines]
+    assert [r["calls"] for r in records] == [r["calls"] for _, r in read_run(tmp_path / "r.jsonl")]
 
 
 def test_relabelling_executes_no_tool(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):

@@ -39,7 +39,7 @@ def sim_record(agent: str, i: int = 0, guard: str = "observe", **cell: Any) -> d
 
 
 def replay(rec: dict[str, Any]):
-    return replay_record(rec, Scenario.model_validate(rec["scenario"]), "run.jsonl")  # type: ignore[arg-type]
+    return replay_record(rec, scenario_of_record("run.jsonl", 1, rec), "run.jsonl")  # type: ignore[arg-type]
 
 
 # -- replay_calls --------------------------------------------------------------
@@ -211,6 +211,8 @@ def test_label_record_of_a_text_record_labels_its_output():
 
 def test_label_record_of_a_bad_scenario_names_the_field():
     rec = sim_record("sim:oracle")
+    del rec["procedure"]
+    rec["scenario"] = scenario().model_dump(mode="json", exclude={"tools", "prompt"})
     del rec["scenario"]["answer"]
     with pytest.raises(RunFileError) as err:
         label_record(rec, "run.jsonl: line 4")

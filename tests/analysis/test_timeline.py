@@ -15,8 +15,7 @@ from agentproc.agents.sim import run_sim_episode
 from agentproc.analysis import Replay, replay_calls, replay_record
 from agentproc.analysis.timeline import describe, render_timeline
 from agentproc.labelling import Label, LabelKind
-from agentproc.runs import EpisodeSession, episode_record
-from agentproc.workflow import Scenario
+from agentproc.runs import EpisodeSession, episode_record, scenario_of_record
 
 K = LabelKind
 
@@ -37,7 +36,7 @@ def row(text: str, start: str) -> str:
 
 def recorded_replay(rec: dict) -> Replay:
     rec = json.loads(json.dumps(rec))
-    return replay_record(rec, Scenario.model_validate(rec["scenario"]), "run.jsonl")
+    return replay_record(rec, scenario_of_record("run.jsonl", 1, rec), "run.jsonl")
 
 
 def oracle_replay() -> Replay:

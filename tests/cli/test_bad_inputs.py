@@ -543,7 +543,7 @@ def _subprocess(*argv: object) -> subprocess.CompletedProcess[bytes]:
 
 def test_lone_surrogates_in_a_run_file_are_printed_escaped(tmp_path: Path, base: Base):
     messages = [{"role": "assistant", "content": "\ud83d oops \udc00"}]
-    calls = [{**base.record["calls"][0], "arguments": '{"S1": "\ud83d"}', "name": "\udc00"}]
+    calls = [["\udc00", '{"S1": "\ud83d"}', *base.record["calls"][0][2:]]]
     run = record_with(base, tmp_path, messages=messages, calls=calls)
     done = _subprocess("replay", run, "--episode", base.record["scenario_id"])
     assert b"Traceback" not in done.stderr and done.returncode in (0, 1), done.stderr

@@ -8,8 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import records
 
 from agentproc.cli import main
+from agentproc.runs.layout import line_of
 
 
 def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -127,10 +129,10 @@ def test_replay_reports_a_tampered_recording(capsys, suite: Path, tmp_path: Path
     run = tmp_path / "run.jsonl"
     cli(capsys, "run", suite, "--agent", "sim:oracle", "--out", run)
     lines = run.read_text().splitlines()
-    rec = json.loads(lines[0])
+    rec = records(run)[0]
     rec["calls"][0]["result"] = "S3 = 999.000"
     rec["labels"] = [{"kind": "skipped_step", "call_index": None, "step": 1}]
-    run.write_text("\n".join([json.dumps(rec), *lines[1:]]) + "\n")
+    run.write_text("\n".join([line_of(rec).rstrip("\n"), *lines[1:]]) + "\n")
     code, out, _ = cli(capsys, "replay", run, "--episode", rec["scenario_id"])
     assert code == 1
     assert "call 0: result was 'S3 = 999.000'" in out
@@ -141,7 +143,7 @@ def test_replay_reports_a_tampered_recording(capsys, suite: Path, tmp_path: Path
 def test_replay_timeline_marks_the_first_divergence(capsys, suite: Path, tmp_path: Path):
     run = tmp_path / "run.jsonl"
     cli(capsys, "run", suite, "--agent", "sim:wrong_answer", "--out", run)
-    rec = json.loads(run.read_text().splitlines()[0])
+    rec = records(run)[0]
     code, out, _ = cli(capsys, "replay", run, "--episode", rec["scenario_id"])
     n = len(rec["calls"]) - 1
     assert code == 0 and f"▶ {n}" in out

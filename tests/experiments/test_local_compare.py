@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import records
 
 from agentproc.agents.local import check_installed
 from agentproc.cli import main
@@ -32,10 +33,10 @@ def test_the_embedded_model_compared_under_two_prompts(tmp_path: Path, capsys, m
     assert (c["arm"], c["baseline"], c["pairs"]) == ("terse", "default", 1)
     # one scenario cannot show anything: the verdict says so, with the effect it would need
     assert c["verdict"] == "no detectable difference" and c["min_detectable_effect"] == 1.0
-    recs = [json.loads(line) for line in (runs / "terse.jsonl").read_text().splitlines()]
+    recs = records(runs / "terse.jsonl")
     assert recs[0]["variant"] == "terse" and recs[0]["calls"]
     prompt = recs[0]["messages"][1]["content"]
-    default = json.loads((runs / "default.jsonl").read_text())["messages"][1]["content"]
+    default = records(runs / "default.jsonl")[0]["messages"][1]["content"]
     assert prompt != default  # the variant's prompt reached the model
 
 
@@ -51,5 +52,5 @@ def test_the_embedded_model_under_a_tiny_stress_sweep(tmp_path: Path, capsys, mo
     assert sorted(r["variant"] for r in data["ranking"]) == ["prose", "terse"]
     assert {b["variant"] for b in data["breaking_points"]} == {"default", "terse", "prose"}
     for name in ("default", "terse", "prose"):  # one real episode of the model per variant
-        (rec,) = [json.loads(x) for x in (runs / f"{name}.jsonl").read_text().splitlines()]
+        (rec,) = records(runs / f"{name}.jsonl")
         assert rec["agent"] == "local" and rec["variant"] == name and rec["messages"]

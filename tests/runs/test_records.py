@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from dataclasses import replace
@@ -13,28 +14,43 @@ from helpers import step, submit, tiny_scenario
 from jsonschema import Draft202012Validator
 
 from agentproc.agents.sim import SIM_AGENTS, run_sim_episode
-from agentproc.procedures import Cell, generate_procedure
+from agentproc.procedures import Cell, generate_procedure, preset, procedure_record, write_suite
 from agentproc.runs import EpisodeSession, episode_record, record_mode, run_schema
-from agentproc.workflow import FINISH_TOOL, CallRecord, Toolkit, build_workflow, scenario_of
+from agentproc.runs.layout import line_of
+from agentproc.workflow import (
+    FINISH_TOOL,
+    CallRecord,
+    Scenario,
+    Toolkit,
+    build_workflow,
+    load_scenarios,
+    scenario_of,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = ROOT / "schemas" / "run.schema.json"
+SCHEMA_V1 = ROOT / "schemas" / "run-v1.schema.json"
 RECORDED = sorted((ROOT / "scenarios" / "recorded").glob("*.jsonl"))
 UPDATE = os.environ.get("AGENTPROC_UPDATE_GOLDEN") == "1"
 
 
-def validator() -> Draft202012Validator:
-    return Draft202012Validator(json.loads(SCHEMA.read_text(encoding="utf-8")))
+def validator(schema: Path = SCHEMA) -> Draft202012Validator:
+    return Draft202012Validator(json.loads(schema.read_text(encoding="utf-8")))
+
+
+def line(rec: Any) -> dict[str, Any]:
+    """A record as its run-file line stores it."""
+    return json.loads(line_of(rec))
 
 
 def sim_record(agent: str, i: int = 0, **options: Any) -> dict[str, Any]:
-    """The run-file line of a simulated episode, as a reader gets it back."""
+    """The run-file line of a simulated episode, as it is written."""
     scenario = scenario_of(generate_procedure(Cell(steps=5), 0, i))
-    return json.loads(json.dumps(episode_record(run_sim_episode(scenario, agent, **options))))
+    return line(episode_record(run_sim_episode(scenario, agent, **options)))
 
 
-def errors(rec: Any) -> list[str]:
-    return [e.message for e in validator().iter_errors(rec)]
+def errors(rec: Any, schema: Path = SCHEMA) -> list[str]:
+    return [e.message for e in validator(schema).iter_errors(rec)]
 
 
 def recorded_lines() -> list[Any]:
@@ -75,7 +91,7 @@ def test_every_simulated_agent_writes_records_that_validate(agent: str):
 def test_a_text_mode_record_validates():
     s = EpisodeSession(tiny_scenario(), "mine", mode="text")
     s.read_text("S3 = 5\nS4 = 15\nAnswer: 3")
-    rec = json.loads(json.dumps(episode_record(s.finish("answer"))))
+    rec = line(episode_record(s.finish("answer")))
     assert errors(rec) == []
     assert record_mode(rec) == "text" and rec["output"].startswith("S3 = 5")
 
@@ -85,9 +101,9 @@ def test_there_is_a_recorded_run():
 
 
 @pytest.mark.parametrize(("path", "n"), recorded_lines())
-def test_every_recorded_line_validates(path: Path, n: int):
-    line = path.read_text(encoding="utf-8").splitlines()[n - 1]
-    assert errors(json.loads(line)) == []
+def test_every_recorded_line_validates_against_the_schema_of_its_version(path: Path, n: int):
+    rec = json.loads(path.read_text(encoding="utf-8").splitlines()[n - 1])
+    assert errors(rec, SCHEMA if rec["schema_version"] >= 2 else SCHEMA_V1) == []
 
 
 def test_a_record_with_an_unknown_top_level_field_fails_validation():
@@ -127,10 +143,41 @@ def test_episode_record_holds_the_episode():
     assert len(rec["calls"]) == len(ep.calls)
 
 
-def test_episode_record_stores_the_scenario_without_its_tools_and_prompt():
+def test_a_generated_scenario_is_stored_as_its_compact_procedure():
+    p = generate_procedure(Cell(steps=5), 0, 0)
     rec = sim_record("sim:oracle")
+    assert rec["procedure"] == procedure_record(p)
+    assert "scenario" not in rec and "scenario_ref" not in rec
+
+
+def test_a_scenario_read_from_a_suite_is_stored_by_reference(tmp_path: Path):
+    suite = tmp_path / "suite"
+    write_suite(preset("quick").model_copy(update={"count": 1}), suite)
+    scenario = next(iter(load_scenarios(suite)))
+    rec = line(episode_record(run_sim_episode(scenario, "sim:oracle")))
+    ref = rec["scenario_ref"]
+    assert ref["suite"] == str(suite.resolve())
+    first = (suite / "procedures.jsonl").read_text().splitlines()[0]
+    assert ref["sha256"] == hashlib.sha256(first.encode()).hexdigest()
+    assert "procedure" not in rec and "scenario" not in rec
+    whole = line(episode_record(run_sim_episode(scenario, "sim:oracle"), self_contained=True))
+    assert whole["procedure"] == json.loads(first) and "scenario_ref" not in whole
+
+
+def test_a_scenario_not_compiled_from_a_procedure_is_stored_whole_without_tools_and_prompt():
+    written = Scenario.model_validate(tiny_scenario().model_dump())  # as a scenario file gives it
+    rec = line(episode_record(run_sim_episode(written, "sim:oracle")))
     assert "tools" not in rec["scenario"] and "prompt" not in rec["scenario"]
-    assert rec["scenario"]["steps"]
+    assert rec["scenario"]["steps"] and "procedure" not in rec
+
+
+def test_the_line_keeps_the_head_then_calls_then_scenario_then_bulk():
+    rec = sim_record("sim:wrong_argument")
+    keys = list(rec)
+    assert keys[0] == "schema_version" and rec["schema_version"] == 2
+    assert keys.index("labels") < keys.index("calls") < keys.index("procedure")
+    assert keys[-1] == "bulk" and len(rec["bulk"]["results"]) == len(rec["calls"])
+    assert all(len(c) == 5 for c in rec["calls"])
 
 
 def test_record_mode_of_a_record_without_a_mode_is_tools():

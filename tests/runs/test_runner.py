@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import records
 
 from agentproc.cli import main
 from tests.fakes.openai_server import ScriptedServer
@@ -177,8 +178,7 @@ def test_an_unparseable_reply_is_the_models_output_not_a_crash(suite: Path, tmp_
             )
             == 0
         )
-    for line in out.read_text().splitlines():
-        rec = json.loads(line)
+    for rec in records(out):
         assert (
             rec["calls"][0]["arguments"] == "not json at all"
             and rec["stop_reason"] == "no_tool_call"

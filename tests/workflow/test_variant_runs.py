@@ -16,6 +16,7 @@ from agentproc.errors import ConfigError
 from agentproc.labelling import LabelKind
 from agentproc.procedures import Cell, generate_procedure
 from agentproc.runs import EpisodeSession, RunWriter, episode_record, scenario_of_record
+from agentproc.runs.layout import line_of
 from agentproc.workflow import scenario_of
 from agentproc.workflow.variant import DEFAULT_VARIANT, Variant, load_variant
 
@@ -64,7 +65,7 @@ def test_a_run_under_a_variant_records_it_replays_and_relabels_to_the_same_label
                     assert {lab.key() for lab in ep.labels} == truth
                 rec = json.loads(json.dumps(episode_record(ep)))
                 assert rec["variant"] == name and rec["variant_spec"] == variant.spec()
-                assert [e.message for e in validator.iter_errors(rec)] == []
+                assert [e.message for e in validator.iter_errors(json.loads(line_of(rec)))] == []
                 replay = replay_record(rec, scenario_of_record(path, 1, rec), "run")
                 assert replay.differences == []
                 writer.write(rec)

@@ -1,0 +1,162 @@
+"""The scenario of a stored episode, however its line keeps it: whole (``scenario``), as
+its compact procedure (``procedure``), or by reference to its suite (``scenario_ref``).
+
+Each distinct scenario is compiled once and kept (a run holds each scenario once per
+agent, variant and trial); a suite is indexed once (where each procedure's line
+starts), so a reference costs one read of one line.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+import orjson
+from pydantic import ValidationError
+
+from agentproc.errors import RunFileError
+from agentproc.jsonio import loads, unreadable
+from agentproc.procedures import PROCEDURES, procedure_of_json, procedure_record
+from agentproc.runs.records import EpisodeRecord, procedure_digest
+from agentproc.workflow import Scenario
+from agentproc.workflow.compile import compile_procedure
+
+CACHE_SIZE = 1024
+"""Compiled scenarios kept, least recently used first out."""
+
+
+class _Suite:
+    """Where each procedure's line starts in a suite's ``procedures.jsonl``."""
+
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / PROCEDURES
+        self.at: dict[str, tuple[int, int]] = {}
+        with open(self.path, "rb") as fh:
+            offset = 0
+            for line in fh:
+                if line.startswith(b'{"id":"'):
+                    end = line.index(b'"', 7)
+                    self.at[line[7:end].decode()] = (offset, len(line))
+                offset += len(line)
+
+    def line(self, scenario_id: str) -> bytes | None:
+        where = self.at.get(scenario_id)
+        if where is None:
+            return None
+        with open(self.path, "rb") as fh:
+            fh.seek(where[0])
+            return fh.read(where[1])
+
+
+class ScenarioStore:
+    """Scenarios of stored episodes, compiled once each."""
+
+    def __init__(self, suite: Path | None = None) -> None:
+        self.suite = None if suite is None else Path(suite)
+        """A folder to look referenced scenarios up in, instead of the one recorded."""
+        self._cache: OrderedDict[bytes, Scenario] = OrderedDict()
+        self._suites: dict[str, _Suite] = {}
+
+    def scenario(self, path: Path | str, lineno: int | None, rec: EpisodeRecord) -> Scenario:
+        """The scenario of ``rec`` (without tools and prompt); a :class:`RunFileError`
+        naming the line (when given) and the field when it cannot be had."""
+        at = f"line {lineno}: " if lineno else ""
+        if "scenario_ref" in rec:
+            ref: dict[str, str] = rec["scenario_ref"]  # type: ignore[assignment]
+            if not isinstance(ref, dict) or not all(
+                isinstance(ref.get(k), str) for k in ("suite", "sha256")
+            ):
+                raise RunFileError(path, "expected {suite, sha256}", f"{at}scenario_ref")
+            key, make = ref["sha256"].encode(), lambda: self._referenced(path, at, rec, ref)
+        elif "procedure" in rec:
+            procedure = rec["procedure"]
+            key = _key(procedure)
+            make = lambda: _compiled(path, at, procedure)  # noqa: E731
+        elif "scenario" in rec:
+            data = rec["scenario"]
+            key = b"s" + _key(data)
+            make = lambda: _validated(path, at, data)  # noqa: E731
+        else:
+            raise RunFileError(path, "missing", f"{at}scenario_ref, procedure or scenario")
+        found = self._cache.get(key)
+        if found is None:
+            found = make()
+            sweeps = rec["params"].get("sweeps") if isinstance(rec.get("params"), dict) else None
+            if found.params.sweeps is None and isinstance(sweeps, list):
+                found.params.sweeps = [str(s) for s in sweeps]
+            self._cache[key] = found
+            if len(self._cache) > CACHE_SIZE:
+                self._cache.popitem(last=False)
+        else:
+            self._cache.move_to_end(key)
+        return found
+
+    def _referenced(
+        self, path: Path | str, at: str, rec: EpisodeRecord, ref: dict[str, str]
+    ) -> Scenario:
+        folder = self.suite or Path(ref["suite"])
+        hint = "give --suite DIR, or run with --self-contained to store scenarios in the run"
+        suite = self._suites.get(str(folder))
+        if suite is None:
+            if not (folder / PROCEDURES).is_file():
+                raise RunFileError(
+                    path, f"the suite {folder} is not here ({hint})", f"{at}scenario_ref"
+                )
+            try:
+                suite = self._suites[str(folder)] = _Suite(folder)
+            except OSError as exc:
+                raise unreadable(folder / PROCEDURES, exc) from None
+        raw = suite.line(str(rec["scenario_id"]))
+        if raw is None:
+            raise RunFileError(
+                path,
+                f"the suite {folder} holds no scenario {rec['scenario_id']!r} ({hint})",
+                f"{at}scenario_ref",
+            )
+        try:
+            data = loads(raw)
+        except ValueError as exc:
+            raise RunFileError(folder / PROCEDURES, f"not valid JSON ({exc})") from None
+        procedure = procedure_of_json(folder / PROCEDURES, f"id {rec['scenario_id']}", data)
+        if procedure_digest(procedure_record(procedure)) != ref["sha256"]:
+            raise RunFileError(
+                path,
+                f"the suite {folder} holds another procedure {rec['scenario_id']!r} than the "
+                "one this episode ran (the suite changed since the run)",
+                f"{at}scenario_ref.sha256",
+            )
+        return compile_procedure(procedure, with_tools=False)
+
+
+def _key(data: Any) -> bytes:
+    try:
+        return orjson.dumps(data, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # an integer orjson cannot write: the exact encoder can
+        return json.dumps(data, sort_keys=True).encode()
+
+
+def _compiled(path: Path | str, at: str, procedure: Any) -> Scenario:
+    p = procedure_of_json(Path(path), f"{at}procedure", procedure)
+    return compile_procedure(p, with_tools=False)
+
+
+def _validated(path: Path | str, at: str, data: Any) -> Scenario:
+    try:
+        return Scenario.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"])
+        raise RunFileError(path, err["msg"], f"{at}scenario.{loc}") from None
+
+
+_DEFAULT = ScenarioStore()
+
+
+def scenario_of_record(
+    path: Path | str, lineno: int | None, rec: EpisodeRecord, store: ScenarioStore | None = None
+) -> Scenario:
+    """The scenario of a stored episode (without tools and prompt;
+    :func:`agentproc.workflow.complete` restores them when they are needed)."""
+    return (store or _DEFAULT).scenario(path, lineno, rec)
