@@ -69,7 +69,7 @@ def start_ray(temp: Path) -> tuple[str, dict[str, str]] | None:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--steps", default="25,50", help="suite lengths (default 25,50)")
-    p.add_argument("--count", type=int, default=150, help="procedures per cell (default 150)")
+    p.add_argument("--count", type=int, default=1000, help="procedures per cell (default 1000)")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--no-ray", action="store_true")
     a = p.parse_args()
@@ -79,12 +79,16 @@ def main() -> None:
         suite, out = root / "S", root / "run.jsonl"
         agentproc("generate", "--steps", a.steps, "--count", a.count, "--out", suite)
         episodes = len((suite / "procedures.jsonl").read_bytes().splitlines())
+        start = median_run(suite, out, a.repeats, "--limit", "1")
         one = median_run(suite, out, a.repeats)
         two = median_run(suite, out, a.repeats, "--workers", "2")
         print(f"{episodes} episodes, sim:decay, median of {a.repeats}:")
+        print(f"  fixed cost of one process (a run of 1 episode): {start:.2f} s")
         print(f"  --workers 1: {one:.2f} s ({episodes / one:.0f} episodes/s)")
         print(f"  --workers 2: {two:.2f} s ({episodes / two:.0f} episodes/s)")
         print(f"  speed-up: {one / two:.2f}x (target >= 1.8x)")
+        ideal = one / (start + (one - start) / 2)
+        print(f"  (two workers that split the work and pay one process's fixed cost: {ideal:.2f}x)")
         if a.no_ray:
             return
         cluster = start_ray(root / "ray")

@@ -11,10 +11,10 @@ shard files into the run file when every shard is done.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -64,9 +64,9 @@ def _word(value: Any) -> str:
 def _suite_order(suite: Path) -> dict[str, int]:
     """Scenario id -> position in the suite, read without compiling anything."""
     if suite.is_dir():
-        from agentproc.procedures import read_procedures
+        from agentproc.procedures import procedure_ids
 
-        ids: Iterator[str] = (p.id for p in read_procedures(suite))
+        ids: Iterator[str] = procedure_ids(suite)  # each shard checks its own procedures
     else:
         from agentproc.workflow import load_scenarios
 
@@ -99,9 +99,10 @@ def _process_backend(args: argparse.Namespace) -> Backend:
                 )
             )
         try:
-            while any(p.poll() is None for p, _ in procs):
+            while running := [p for p, _ in procs if p.poll() is None]:
                 tick()
-                time.sleep(POLL)
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    running[0].wait(timeout=POLL)  # back at once when it ends
             tick()
             return [int(p.returncode) for p, _ in procs]
         finally:

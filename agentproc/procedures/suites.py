@@ -17,7 +17,7 @@ import json
 import multiprocessing
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agentproc.arith import Mode, Op
 from agentproc.errors import AgentprocError, InputError, OutputError, unknown_key
-from agentproc.jsonio import cannot_write, invalid, json_lines, read_json, unreadable
+from agentproc.jsonio import cannot_write, invalid, json_lines, loads, read_json, unreadable
 from agentproc.procedures.generate import Cell, Procedure, StepDef, generate_procedure, problem_of
 from agentproc.resources import folder
 
@@ -321,11 +321,66 @@ def _check_complete(folder_: Path, target: Path) -> None:
         )
 
 
-def read_procedures(folder_: Path) -> Iterator[Procedure]:
-    """The procedures of a suite folder, one line at a time."""
+def read_procedures(
+    folder_: Path, keep: Callable[[str], bool] | None = None
+) -> Iterator[Procedure]:
+    """The procedures of a suite folder, one line at a time; with ``keep``, only those
+    whose id it accepts (the others are passed over unparsed)."""
     target = Path(folder_) / PROCEDURES
     if not target.exists():
         raise InputError(folder_, f"not a suite folder: {PROCEDURES} is missing")
     _check_complete(Path(folder_), target)
-    for lineno, data in json_lines(target):
-        yield procedure_of_json(target, f"line {lineno}", data)
+    if keep is None:
+        for lineno, data in json_lines(target):
+            yield procedure_of_json(target, f"line {lineno}", data)
+        return
+    for lineno, raw in _raw_lines(target):
+        sid = _id_of(raw)
+        if sid is not None and not keep(sid):
+            continue
+        try:
+            data = loads(raw)
+        except ValueError as exc:
+            raise InputError(target, f"not valid JSON ({exc})", f"line {lineno}") from None
+        procedure = procedure_of_json(target, f"line {lineno}", data)
+        if keep(procedure.id):
+            yield procedure
+
+
+def procedure_ids(folder_: Path) -> Iterator[str]:
+    """The ids of a suite's procedures in order, read without checking each procedure
+    (the suite is checked complete and unchanged)."""
+    target = Path(folder_) / PROCEDURES
+    if not target.exists():
+        raise InputError(folder_, f"not a suite folder: {PROCEDURES} is missing")
+    _check_complete(Path(folder_), target)
+    for lineno, raw in _raw_lines(target):
+        sid = _id_of(raw)
+        if sid is None:
+            try:
+                sid = procedure_of_json(target, f"line {lineno}", loads(raw)).id
+            except ValueError as exc:
+                raise InputError(target, f"not valid JSON ({exc})", f"line {lineno}") from None
+        yield sid
+
+
+def _id_of(raw: bytes) -> str | None:
+    """The id of a procedures line as ``write_suite`` writes it (``{"id":"...",``), or
+    ``None`` for a line laid out otherwise (then parse it)."""
+    if not raw.startswith(b'{"id":"'):
+        return None
+    end = raw.find(b'"', 7)
+    if end < 0 or b"\\" in raw[7:end]:
+        return None
+    return raw[7:end].decode("utf-8", "replace")
+
+
+def _raw_lines(path: Path) -> Iterator[tuple[int, bytes]]:
+    try:
+        fh = open(path, "rb")  # noqa: SIM115 (closed by the with block below)
+    except OSError as exc:
+        raise unreadable(path, exc) from None
+    with fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if raw.strip():
+                yield lineno, raw

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from agentproc.errors import InputError
 from agentproc.jsonio import loads
+from agentproc.runs.layout import head_of
 from agentproc.runs.runfile import RunWriter, read_run
 from agentproc.runs.runner import in_shard
 
@@ -64,10 +65,12 @@ def _keyed_lines(path: Path, order: dict[str, int]) -> Iterator[tuple[int, int, 
         for lineno, raw in enumerate(fh, start=1):
             if not raw.endswith(b"\n") or not raw.strip():
                 continue  # a torn tail: its worker did not finish it
-            try:
-                rec = loads(raw)
-            except ValueError:
-                raise InputError(path, "not valid JSON", f"line {lineno}") from None
+            rec = head_of(raw)  # the head is enough to order the lines
+            if rec is None:
+                try:
+                    rec = loads(raw)
+                except ValueError:
+                    raise InputError(path, "not valid JSON", f"line {lineno}") from None
             trial = rec.get("trial", 0) if isinstance(rec.get("trial", 0), int) else 0
             yield order.get(str(rec.get("scenario_id")), len(order)), trial, lineno, raw
 

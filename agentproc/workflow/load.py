@@ -33,15 +33,13 @@ def load_scenarios(path: Path, keep: Callable[[str], bool] | None = None) -> Ite
     """
     path = Path(path)
     if path.is_dir():
-        procedures = read_procedures(path)
+        procedures = read_procedures(path, keep)
         first = next(procedures, None)  # checks the suite is complete before its design is read
         if first is None:
             return
         sweeps = load_grid(path / MANIFEST).sweeps()
         suite = str(path.resolve())
         for p in itertools.chain([first], procedures):
-            if keep is not None and not keep(p.id):
-                continue
             scenario = scenario_of(p)
             scenario.params.sweeps = sweeps.get(p.cell.id)
             scenario._suite = suite

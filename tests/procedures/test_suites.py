@@ -21,6 +21,7 @@ from agentproc.procedures import (
     generate_procedure,
     preset,
     presets,
+    procedure_ids,
     procedure_record,
     read_procedures,
     write_suite,
@@ -332,3 +333,44 @@ def test_a_line_with_an_unknown_op_names_the_line(tmp_path: Path):
     with pytest.raises(InputError) as err:
         list(read_procedures(folder))
     assert (err.value.field or "").startswith("line 1: steps")
+
+
+# -- reading a part of a suite ---------------------------------------------------
+
+
+def _two_procedures_the_second_spoiled(tmp_path: Path) -> Path:
+    good = procedure_record(generate_procedure(Cell(steps=3), 0, 0))
+    bad = procedure_record(generate_procedure(Cell(steps=3), 0, 1))
+    bad["steps"][0][3] += 1  # a value its operation does not give
+    return suite_folder(
+        tmp_path, json.dumps(good, separators=(",", ":")), json.dumps(bad, separators=(",", ":"))
+    )
+
+
+def test_read_procedures_with_keep_passes_over_the_others_unparsed(tmp_path: Path):
+    folder = _two_procedures_the_second_spoiled(tmp_path)
+    first = json.loads((folder / PROCEDURES).read_text().splitlines()[0])["id"]
+    kept = list(read_procedures(folder, keep=lambda sid: sid == first))
+    assert [p.id for p in kept] == [first]
+    with pytest.raises(InputError, match="line 2"):  # read whole, the spoiled one is refused
+        list(read_procedures(folder))
+
+
+def test_read_procedures_with_keep_still_checks_the_procedures_it_keeps(tmp_path: Path):
+    folder = _two_procedures_the_second_spoiled(tmp_path)
+    with pytest.raises(InputError, match="line 2"):
+        list(read_procedures(folder, keep=lambda sid: True))
+
+
+def test_procedure_ids_lists_every_id_in_order_without_reading_the_procedures(tmp_path: Path):
+    folder = _two_procedures_the_second_spoiled(tmp_path)
+    expected = [json.loads(x)["id"] for x in (folder / PROCEDURES).read_text().splitlines()]
+    assert list(procedure_ids(folder)) == expected
+
+
+def test_procedure_ids_refuses_a_suite_changed_after_generation(tmp_path: Path):
+    write_suite(SMALL, tmp_path / "s")
+    with open(tmp_path / "s" / PROCEDURES, "a") as fh:
+        fh.write(one_procedure_line() + "\n")
+    with pytest.raises(InputError, match="digest"):
+        list(procedure_ids(tmp_path / "s"))
