@@ -328,3 +328,22 @@ def test_finish_metrics_of_a_faithful_run():
     assert m["verdict"] == "faithful" and m["faithful"] is True
     assert (m["first_answer"], m["final_answer"], m["answers"], m["calls"]) == (3, 3, 1, 5)
     assert m["progress_rate"] == 1.0 and m["total_steps"] == 4
+
+
+def test_label_to_json_writes_every_set_attribute_in_taxonomy_order():
+    from dataclasses import fields
+
+    from agentproc.labelling.labels import _ATTRS
+
+    names = [f.name for f in fields(Label)]
+    assert names == ["kind", "call_index", "step", *_ATTRS]
+    values = {n: (True if n in ("self_correction", "breaks_dependency", "live", "refused",
+                                "truncated") else 1) for n in _ATTRS}  # fmt: skip
+    label = Label(LabelKind.WRONG_ARGUMENT, 3, 2, **values)  # type: ignore[arg-type]
+    assert list(label.to_json()) == ["kind", "call_index", "step", *_ATTRS]
+    assert Label.from_json(label.to_json()) == label
+    assert Label(LabelKind.MISSING_ANSWER).to_json() == {
+        "kind": "missing_answer",
+        "call_index": None,
+        "step": None,
+    }
