@@ -3,8 +3,9 @@
     python benchmarks/bench_html.py [--work DIR] [--copies 50] [--repeat 3]
 
 1. The run: ``generate --preset reference --count 20`` (55 cells x 20) run by
-   ``sim:decay`` gives 1,100 real episodes; each is copied ``--copies`` times under a
-   new scenario id (index 20, 40, ... added) to make 55,000 episodes with the
+   ``sim:decay --self-contained`` (run-file layout version 2, each scenario as its
+   compact procedure) gives 1,100 real episodes; each is copied ``--copies`` times
+   under a new scenario id (index 20, 40, ... added) to make 55,000 episodes with the
    reference grid's mix of lengths and look-backs. (Running sim:decay over the
    full reference suite holds every compiled scenario in memory: over 11 GB.)
 2. Generation: ``agentproc report RUN --html OUT`` wall time (median of ``--repeat``),
@@ -45,7 +46,8 @@ ARGS = [
 
 
 def make_run(work: Path, copies: int) -> Path:
-    suite, base, run = work / "ref20", work / "ref20.jsonl", work / f"ref{copies * 1100}.jsonl"
+    suite, base = work / "ref20", work / "ref20-v2.jsonl"
+    run = work / f"ref{copies * 1100}-v2.jsonl"
     if run.exists():
         return run
     if not base.exists():
@@ -54,7 +56,8 @@ def make_run(work: Path, copies: int) -> Path:
             check=True,
         )
         subprocess.run(
-            ["agentproc", "run", suite, "--agent", "sim:decay", "--out", base], check=True
+            ["agentproc", "run", suite, "--agent", "sim:decay", "--self-contained", "--out", base],
+            check=True,
         )
     lines = base.read_bytes().splitlines()
     with open(run, "wb") as out:

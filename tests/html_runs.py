@@ -10,6 +10,7 @@ from typing import Any
 from agentproc.agents.sim import run_sim_episode
 from agentproc.procedures import Cell, generate_procedure
 from agentproc.runs import episode_record
+from agentproc.runs.layout import line_of
 from agentproc.workflow import scenario_of
 
 AGENTS = ("sim:oracle", "sim:skipped_step", "sim:wrong_argument", "sim:premature_finish")
@@ -55,6 +56,12 @@ def hostile_record() -> dict[str, Any]:
 
 
 def write_run(path: Path, records: list[dict[str, Any]]) -> Path:
-    """Write records as a run file (compact lines, as the runner writes them)."""
+    """Write records as a run file, each line laid out as the runner writes it (version 2)."""
+    path.write_text("".join(line_of(r) for r in records))
+    return path
+
+
+def write_plain_run(path: Path, records: list[dict[str, Any]]) -> Path:
+    """Write records as plain JSON lines, every field at the top level, in record order."""
     path.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records))
     return path

@@ -7,16 +7,26 @@ import re
 from pathlib import Path
 
 import pytest
-from html_runs import HOSTILE, HOSTILE_ID, hostile_record, sim_records, write_run
+from html_runs import (
+    HOSTILE,
+    HOSTILE_ID,
+    hostile_record,
+    sim_records,
+    write_plain_run,
+    write_run,
+)
 
+from agentproc.agents.sim import run_sim_episode
 from agentproc.analysis import aggregate, report_json
 from agentproc.analysis.html import html_report, write_html_report
-from agentproc.analysis.html.collect import collect
-from agentproc.analysis.html.episodes import scored
+from agentproc.analysis.html.collect import collect, read_whole
+from agentproc.analysis.html.episodes import scenario_view, scored
 from agentproc.analysis.html.figures import position_bin
 from agentproc.cli.main import main
 from agentproc.errors import RunFileError
-from agentproc.runs import read_run
+from agentproc.procedures import preset, write_suite
+from agentproc.runs import RunWriter, episode_record, read_run, scenario_of_record
+from agentproc.workflow import load_scenarios
 
 RECORDED = Path(__file__).parents[2] / "scenarios" / "recorded" / "local-smollm2.jsonl"
 
@@ -105,6 +115,30 @@ def test_the_fast_reader_gives_the_report_the_full_reader_gives(run: Path):
     assert fast.episodes == len(sim_records()) + 1
 
 
+def test_the_fast_reader_of_a_version_1_file_gives_the_full_readers_report():
+    assert b'"schema_version":1,' in RECORDED.read_bytes()[:40]
+    fast = aggregate(scored(collect([RECORDED]).records.values()))
+    full = aggregate(scored(rec for _, rec in read_run(RECORDED)))
+    assert report_json(fast) == report_json(full) and fast.episodes > 0
+
+
+def test_the_drill_down_of_a_run_that_refers_to_its_suite_shows_the_procedure(tmp_path: Path):
+    suite = tmp_path / "suite"
+    write_suite(preset("quick").model_copy(update={"count": 1}), suite)
+    run = tmp_path / "run.jsonl"
+    scenarios = list(load_scenarios(suite))[:2]
+    with RunWriter(run) as writer:
+        for scenario in scenarios:
+            writer.write(episode_record(run_sim_episode(scenario, "sim:skipped_step")))
+    assert all('"scenario_ref":' in line for line in run.read_text().splitlines())
+    data = page_data(html_report([run]).html)
+    at = data["rows"]["id"].index(scenarios[0].id)
+    detail = data["details"][str(at)]
+    assert [s[0] for s in detail["steps"]] == [s.text for s in scenarios[0].steps]
+    assert detail["answer"] == scenarios[0].answer and detail["inputs"] == scenarios[0].inputs
+    assert detail["calls"] and detail["calls"][0][0].startswith("step_")
+
+
 def test_an_unknown_label_kind_is_bad_input_naming_the_line(tmp_path: Path):
     rec = sim_records(("sim:skipped_step",), 1)[0]
     rec["labels"][0]["kind"] = "napping"
@@ -122,9 +156,9 @@ def test_a_torn_last_line_is_skipped_with_a_warning(tmp_path: Path):
 
 
 def test_a_record_in_another_key_order_is_read_whole(tmp_path: Path):
-    rec = sim_records(("sim:oracle",), 1)[0]
+    rec = {**sim_records(("sim:oracle",), 1)[0], "schema_version": 1}
     reordered = {"labels": rec["labels"], **{k: v for k, v in rec.items() if k != "labels"}}
-    path = write_run(tmp_path / "r.jsonl", [reordered])
+    path = write_plain_run(tmp_path / "r.jsonl", [reordered])
     assert next(iter(collect([path]).records.values()))["verdict"] == rec["verdict"]
 
 
@@ -177,3 +211,19 @@ def test_html_with_json_prints_the_json_and_writes_the_page(run: Path, tmp_path:
     captured = capsys.readouterr()
     assert json.loads(captured.out)["episodes"] == len(sim_records()) + 1
     assert f"wrote {out}" in captured.err and out.stat().st_size > 0
+
+
+def test_the_procedure_read_straight_shows_what_its_compiled_scenario_shows(tmp_path: Path):
+    recs = sim_records(("sim:oracle",), 2)
+    path = write_run(tmp_path / "r.jsonl", recs)
+    collected = collect([path])
+    for key, where in collected.where.items():
+        rec = read_whole(where)
+        assert "procedure" in rec and "scenario" not in rec
+        compiled = scenario_of_record(path, where.lineno, rec).model_dump(mode="json")  # type: ignore[arg-type]
+        view = scenario_view(where, rec)
+        for field in ("inputs", "answer", "answer_variable", "finish"):
+            assert view[field] == compiled[field], (key, field)
+        assert [(s["text"], s["live"], s["expected_call"]) for s in view["steps"]] == [
+            (s["text"], s["live"], s["expected_call"]) for s in compiled["steps"]
+        ]

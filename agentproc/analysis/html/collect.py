@@ -1,12 +1,13 @@
 """Read run files for the HTML report: one pass, the last record of each episode.
 
 A run-file line is mostly its scenario, messages and calls; the report's tables
-need none of them. A line written by :func:`~agentproc.runs.episode_record`
-keeps its keys in one order, so the fields before ``"scenario"`` and from
-``"labels"`` on are parsed alone, and the middle is only skipped over (a JSON
-string cannot hold an unescaped quote, so ``,"labels":[`` is a key). Any line
-that does not split that way is parsed whole. Either way the record is checked
-as every reader checks it. The drill-down parses whole only the lines it shows.
+need none of them. A version-2 line (:mod:`agentproc.runs.layout`) is parsed only
+up to its calls (its head). A version-1 line keeps its keys in one order, so the
+fields before ``"scenario"`` and from ``"labels"`` on are parsed alone, and the
+middle is only skipped over (a JSON string cannot hold an unescaped quote, so
+``,"labels":[`` is a key). Any line that does not split either way is parsed
+whole. Every record is checked as every reader checks it. The drill-down parses
+whole only the lines it shows.
 """
 
 from __future__ import annotations
@@ -23,11 +24,14 @@ import orjson
 from agentproc.errors import InputError, RunFileError
 from agentproc.jsonio import loads, unreadable
 from agentproc.runs import EpisodeKey, episode_key
-from agentproc.runs.runfile import REQUIRED, check_record
+from agentproc.runs.layout import CALLS_AT, expand, is_compact
+from agentproc.runs.runfile import REQUIRED, SCENARIO_FIELDS, check_record
 
+_V2_START = b'{"schema_version":'
 _HEAD_END = b',"scenario":'
 _TAIL_START = b',"labels":['
 _CALLS = b'"calls":['
+_BULKY = frozenset({"messages", "bulk", "procedure", "scenario_ref", "model_calls"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,8 +54,28 @@ class Collected:
     superseded: int = 0
 
 
+def _head_parse(mm: mmap.mmap, start: int, end: int) -> dict[str, Any] | None:
+    """The head of a version-2 line, or ``None`` (not one: parse it otherwise)."""
+    if mm[start : start + len(_V2_START)] != _V2_START or mm[end - 1 : end] != b"\n":
+        return None
+    head_end = mm.find(CALLS_AT, start, end)
+    if head_end < 0:
+        return None
+    try:  # orjson refuses what the exact reader must see (huge integers): it then reads all
+        head = orjson.loads(mm[start:head_end] + b"}")
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(head, dict) or not is_compact(head):
+        return None
+    head["calls"] = []
+    return head
+
+
 def _split_parse(mm: mmap.mmap, start: int, end: int) -> dict[str, Any] | None:
     """The record of ``mm[start:end]`` without its middle, or ``None`` (parse it whole)."""
+    head = _head_parse(mm, start, end)
+    if head is not None:
+        return head
     head_end = mm.find(_HEAD_END, start, end)
     tail_start = mm.rfind(_TAIL_START, start, end)
     if head_end < 0 or tail_start < head_end or mm.rfind(_CALLS, head_end, tail_start) < 0:
@@ -95,7 +119,8 @@ def _lines(path: Path) -> Iterator[tuple[int, int, int, mmap.mmap]]:
 
 
 def parse_line(path: Path, lineno: int, raw: bytes) -> dict[str, Any]:
-    """One whole run-file line, checked; raises :class:`RunFileError` naming the line."""
+    """One whole run-file line, checked and expanded (either layout: calls as dicts,
+    bulk fields at the top level); raises :class:`RunFileError` naming the line."""
     try:
         rec = orjson.loads(raw)
     except orjson.JSONDecodeError:
@@ -104,7 +129,13 @@ def parse_line(path: Path, lineno: int, raw: bytes) -> dict[str, Any]:
         rec = loads(raw) if rec is None else rec
     except ValueError as exc:
         raise RunFileError(path, f"not valid JSON ({exc})", f"line {lineno}") from None
-    return _checked(path, lineno, rec)
+    rec = _checked(path, lineno, rec)
+    if not any(k in rec for k in SCENARIO_FIELDS):
+        raise RunFileError(path, "missing", f"line {lineno}: {' or '.join(SCENARIO_FIELDS)}")
+    try:
+        return expand(rec)
+    except (ValueError, TypeError) as exc:
+        raise RunFileError(path, str(exc), f"line {lineno}") from None
 
 
 def _checked(path: Path, lineno: int, rec: Any) -> dict[str, Any]:
@@ -141,7 +172,7 @@ def collect(paths: list[Path]) -> Collected:
                         break
                     raise RunFileError(path, f"not valid JSON ({exc})", f"line {lineno}") from None
                 rec = _checked(path, lineno, whole)
-                rec = {k: v for k, v in rec.items() if k != "messages"}
+                rec = {k: v for k, v in rec.items() if k not in _BULKY}
                 rec["scenario"], rec["calls"] = None, []
             else:
                 _checked(path, lineno, rec)

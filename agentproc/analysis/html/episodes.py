@@ -14,11 +14,21 @@ from typing import Any
 
 import orjson
 
-from agentproc.analysis.html.collect import Collected, read_whole
+from agentproc.analysis.html.collect import Collected, Where, read_whole
 from agentproc.analysis.report import agent_key
 from agentproc.analysis.timeline import describe
+from agentproc.arith import to_number
 from agentproc.labelling import Label, LabelKind
-from agentproc.runs import EpisodeKey, error_kind_of, is_error, record_variant
+from agentproc.procedures import Procedure, procedure_of_json
+from agentproc.runs import (
+    EpisodeKey,
+    ScenarioStore,
+    error_kind_of,
+    is_error,
+    record_variant,
+    scenario_of_record,
+)
+from agentproc.workflow import FINISH_ARGUMENT, FINISH_TOOL, step_tool_name
 
 KINDS: tuple[str, ...] = tuple(k.value for k in LabelKind)
 """Label kinds in taxonomy order; rows refer to them by position."""
@@ -114,8 +124,11 @@ def details(collected: Collected, budget: int = DETAIL_BUDGET) -> dict[str, Any]
     keys: list[EpisodeKey] = list(collected.records)
     out: dict[str, Any] = {}
     used = 0
+    store = ScenarioStore()
     for i in _order(collected):
-        detail = episode_detail(read_whole(collected.where[keys[i]]))
+        where = collected.where[keys[i]]
+        rec = read_whole(where)
+        detail = episode_detail(rec, scenario_view(where, rec, store))
         size = len(orjson.dumps(detail))
         if used + size > budget:
             if used > budget * 0.98:
@@ -126,9 +139,50 @@ def details(collected: Collected, budget: int = DETAIL_BUDGET) -> dict[str, Any]
     return out
 
 
-def episode_detail(rec: dict[str, Any]) -> dict[str, Any]:
-    """The procedure, the calls with their labels, and the model's turns of one record."""
-    scenario = rec["scenario"] if isinstance(rec.get("scenario"), dict) else {}
+_VIEW = {"inputs", "steps", "answer", "answer_variable", "finish"}
+
+
+def scenario_view(
+    where: Where, rec: dict[str, Any], store: ScenarioStore | None = None
+) -> dict[str, Any]:
+    """The parts of a record's scenario the drill-down shows, however the line keeps it
+    (whole, as its compact procedure, or by reference to its suite)."""
+    if isinstance(rec.get("scenario"), dict):
+        return rec["scenario"]  # type: ignore[no-any-return]
+    if "procedure" in rec and "scenario_ref" not in rec:
+        # Read straight from the compact procedure: compiling a scenario (validated
+        # steps, the step graph) costs several times more and adds nothing shown.
+        at = f"line {where.lineno}: procedure"
+        return _procedure_view(procedure_of_json(where.path, at, rec["procedure"]))
+    scenario = scenario_of_record(where.path, where.lineno, rec, store)  # type: ignore[arg-type]
+    return scenario.model_dump(mode="json", include=_VIEW)
+
+
+def _procedure_view(p: Procedure) -> dict[str, Any]:
+    scale, values, live = p.scale, p.values, p.live
+    steps = []
+    for s in p.steps:
+        a, b = s.operands
+        call = {
+            "name": step_tool_name(s.step),
+            "arguments": {f"S{a}": to_number(values[a - 1], scale)}
+            | {f"S{b}": to_number(values[b - 1], scale)},
+        }
+        steps.append({"text": p.text(s), "live": live[s.step - 1], "expected_call": call})
+    return {
+        "inputs": {"S1": to_number(p.inputs[0], scale), "S2": to_number(p.inputs[1], scale)},
+        "steps": steps,
+        "answer": to_number(p.answer, scale),
+        "answer_variable": f"S{len(values)}",
+        "finish": {"tool": FINISH_TOOL, "argument": FINISH_ARGUMENT},
+    }
+
+
+def episode_detail(rec: dict[str, Any], scenario: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The procedure, the calls with their labels, and the model's turns of one record
+    (``scenario``: its :func:`scenario_view`; else the record's own ``scenario``)."""
+    if scenario is None:
+        scenario = rec["scenario"] if isinstance(rec.get("scenario"), dict) else {}
     labels = [Label.from_json(d) for d in rec["labels"]]
     by_call: dict[int, list[Label]] = {}
     for lab in labels:
