@@ -168,6 +168,9 @@ def test_the_drill_down_keeps_to_its_budget_and_says_how_to_see_the_rest(run: Pa
     assert full.detailed == full.episodes
     assert 0 < small.detailed < full.episodes
     assert "agentproc replay" in small.html  # the script names the command for the others
+    header = small.html[small.html.index("<header>") : small.html.index("</header>")]
+    assert f"<code>agentproc replay {run} --episode ID</code>" in header
+    assert "agentproc replay" not in full.html[: full.html.index("</header>")]
 
 
 def test_divergence_positions_fall_in_tenths_and_the_answer_apart():

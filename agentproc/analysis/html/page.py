@@ -245,6 +245,15 @@ def _json_for_script(data: Any) -> str:
     return text
 
 
+def _rest_hint(runs: list[str]) -> str:
+    """How to see an episode whose drill-down is not embedded."""
+    run = runs[0] if len(runs) == 1 else "RUN"
+    return (
+        " (the file keeps its size bounded; see any other episode with "
+        f"<code>agentproc replay {_esc(run)} --episode ID</code>)"
+    )
+
+
 def render_page(
     report: Report,
     fig: Figures,
@@ -268,7 +277,8 @@ def render_page(
         f"{pattern_defs()}<header><h1>agentproc report</h1>"
         f"<p>{_esc(', '.join(runs))} · {n_episodes} episodes · {report.episodes} scored"
         f"{f' · {report.errored} errored (counted in no figure)' if report.errored else ''}"
-        f" · drill-down embedded for {len(details)} of {n_episodes}</p>"
+        f" · drill-down embedded for {len(details)} of {n_episodes}"
+        f"{_rest_hint(runs) if len(details) < n_episodes else ''}</p>"
         f"{f'<ul class=warnings>{notes}</ul>' if notes else ''}"
         "<nav><a href='#figures'>Figures</a> <a href='#cells'>Grid cells</a> "
         "<a href='#episodes'>Episodes</a></nav></header><main>"
