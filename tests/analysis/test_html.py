@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -137,6 +138,25 @@ def test_the_drill_down_of_a_run_that_refers_to_its_suite_shows_the_procedure(tm
     assert [s[0] for s in detail["steps"]] == [s.text for s in scenarios[0].steps]
     assert detail["answer"] == scenarios[0].answer and detail["inputs"] == scenarios[0].inputs
     assert detail["calls"] and detail["calls"][0][0].startswith("step_")
+
+
+def test_a_suite_no_longer_at_hand_leaves_the_tables_and_says_why_no_procedure(
+    tmp_path: Path,
+):
+    suite = tmp_path / "suite"
+    write_suite(preset("quick").model_copy(update={"count": 1}), suite)
+    run = tmp_path / "run.jsonl"
+    scenarios = list(load_scenarios(suite))[:2]
+    with RunWriter(run) as writer:
+        for scenario in scenarios:
+            writer.write(episode_record(run_sim_episode(scenario, "sim:oracle")))
+    shutil.move(suite, tmp_path / "moved")
+    result = html_report([run])
+    assert result.episodes == 2 and result.detailed == 2
+    assert any("drill-downs show no procedure" in w and "--suite" in w for w in result.warnings)
+    detail = page_data(result.html)["details"]["0"]
+    assert "is not here" in detail["unavailable"] and detail["steps"] == []
+    assert detail["calls"][0][0] == "step_1"
 
 
 def test_an_unknown_label_kind_is_bad_input_naming_the_line(tmp_path: Path):

@@ -181,3 +181,31 @@ def test_an_episode_beyond_the_budget_names_its_replay_command(browser: Any, tmp
     assert len(messages) == result.episodes - result.detailed
     episode, text = messages[0]
     assert f"agentproc replay {run} --episode {episode}" in text
+
+
+def test_a_drill_down_whose_suite_moved_shows_calls_and_says_why(browser: Any, tmp_path: Path):
+    import shutil
+
+    from agentproc.agents.sim import run_sim_episode
+    from agentproc.procedures import preset, write_suite
+    from agentproc.runs import RunWriter, episode_record
+    from agentproc.workflow import load_scenarios
+
+    suite = tmp_path / "suite"
+    write_suite(preset("quick").model_copy(update={"count": 1}), suite)
+    run = tmp_path / "run.jsonl"
+    with RunWriter(run) as writer:
+        scenario = next(iter(load_scenarios(suite)))
+        writer.write(episode_record(run_sim_episode(scenario, "sim:oracle")))
+    shutil.move(suite, tmp_path / "moved")
+    out = write_html_report([run], tmp_path / "r.html")
+    pg = browser.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.goto((tmp_path / "r.html").as_uri())
+    pg.locator("#episode-table tbody tr button.open").first.click()
+    text = pg.locator("#drill").inner_text()
+    pg.close()
+    assert out.detailed == 1 and errors == []
+    assert "The procedure is not at hand" in text and "--suite" in text
+    assert pg.is_closed() and "step_1" in text

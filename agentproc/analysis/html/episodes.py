@@ -18,6 +18,7 @@ from agentproc.analysis.html.collect import Collected, Where, read_whole
 from agentproc.analysis.report import agent_key
 from agentproc.analysis.timeline import describe
 from agentproc.arith import to_number
+from agentproc.errors import RunFileError
 from agentproc.labelling import Label, LabelKind
 from agentproc.procedures import Procedure, procedure_of_json
 from agentproc.runs import (
@@ -125,10 +126,20 @@ def details(collected: Collected, budget: int = DETAIL_BUDGET) -> dict[str, Any]
     out: dict[str, Any] = {}
     used = 0
     store = ScenarioStore()
+    missing: list[str] = []
     for i in _order(collected):
         where = collected.where[keys[i]]
         rec = read_whole(where)
-        detail = episode_detail(rec, scenario_view(where, rec, store))
+        try:
+            scenario = scenario_view(where, rec, store)
+        except RunFileError as exc:
+            if "scenario_ref" not in rec:
+                raise
+            # The suite a run refers to is not at hand (moved, changed): the tables
+            # need none of it, so the drill-down shows the calls without the procedure.
+            missing.append(str(exc))
+            scenario = {"unavailable": str(exc)}
+        detail = episode_detail(rec, scenario)
         size = len(orjson.dumps(detail))
         if used + size > budget:
             if used > budget * 0.98:
@@ -136,6 +147,11 @@ def details(collected: Collected, budget: int = DETAIL_BUDGET) -> dict[str, Any]
             continue
         out[str(i)] = detail
         used += size
+    if missing:
+        collected.warnings.append(
+            f"{len(missing)} drill-downs show no procedure: {missing[0]}"
+            + (" (and others)" if len(missing) > 1 else "")
+        )
     return out
 
 
@@ -225,6 +241,8 @@ def episode_detail(rec: dict[str, Any], scenario: dict[str, Any] | None = None) 
         },
         "stop": rec.get("stop_reason"),
     }
+    if "unavailable" in scenario:
+        out["unavailable"] = str(scenario["unavailable"])
     if isinstance(rec.get("output"), str):
         out["output"] = rec["output"]
         out["text_labels"] = [

@@ -127,6 +127,7 @@
     return list.map(([k, text]) => el("span", { class: `lab k${k}`, text }));
   }
   function expectedAt(d, i) {
+    if (d.unavailable) return "—";
     if (i < d.steps.length) return d.steps[i][2];
     if (i === d.steps.length) return `${d.finish[0]}({"${d.finish[1]}":${d.answer}})`;
     return "—";
@@ -150,11 +151,16 @@
         "The drill-down of this episode is not embedded (the report keeps its size bounded). " +
         `Show it with: agentproc replay ${R.run_names[R.run[i]]} --episode ${R.id[i]}` }));
     } else {
-      const inputs = Object.entries(d.inputs).map(([k, v]) => `${k} = ${v}`).join(", ");
-      parts.push(el("h3", { text: "Procedure" }), el("p", { class: "mono", text: `Inputs: ${inputs}` }));
-      parts.push(el("ol", { class: "mono procedure" }, ...d.steps.map(([text, live]) =>
-        el("li", { class: live ? "" : "dead" }, text, live ? "" : " (dead step: its output never reaches the answer)"))));
-      parts.push(el("p", { class: "mono", text: `Answer: ${d.answer_variable} = ${d.answer}` }));
+      parts.push(el("h3", { text: "Procedure" }));
+      if (d.unavailable) {
+        parts.push(el("p", { class: "warnings", text: `The procedure is not at hand: ${d.unavailable}` }));
+      } else {
+        const inputs = Object.entries(d.inputs).map(([k, v]) => `${k} = ${v}`).join(", ");
+        parts.push(el("p", { class: "mono", text: `Inputs: ${inputs}` }));
+        parts.push(el("ol", { class: "mono procedure" }, ...d.steps.map(([text, live]) =>
+          el("li", { class: live ? "" : "dead" }, text, live ? "" : " (dead step: its output never reaches the answer)"))));
+        parts.push(el("p", { class: "mono", text: `Answer: ${d.answer_variable} = ${d.answer}` }));
+      }
       const m = d.metrics;
       parts.push(el("p", { text: `first answer ${m.first_answer ?? "none"}, final answer ${m.final_answer ?? "none"}; ` +
         `steps executed ${m.executed_steps}/${m.total_steps}; stop: ${d.stop}` }));
