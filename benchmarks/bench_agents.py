@@ -4,7 +4,8 @@ Prints, with the targets they answer to:
 - harness overhead per model turn with a zero-latency scripted model
   (target: a 95-step episode under 1 s in total);
 - with a loopback server that adds 100 ms per completion, the speed-up of
-  ``--concurrency 32`` over 1 on 64 ten-step episodes (target: at least 20x);
+  ``--concurrency 32`` and 64 over 1 on 64 ten-step episodes (targets: at least 30x
+  and 50x), the client's CPU per model turn (target: at most 1.5 ms) and where it goes;
 - for the embedded local model: decode tokens/s and the share of episode time
   spent outside the model (target: under 5%).
 """
@@ -22,7 +23,7 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -67,14 +68,6 @@ def bench_overhead(repeats: int = 5) -> None:
     print(
         f"harness: 95-step episode (96 model turns) in {best:.3f} s median of {repeats}, "
         f"{best / 96 * 1e3:.2f} ms per turn [target: episode < 1 s]"
-    )
-
-
-async def _both(url: str, scenarios: list[Any], d: Path) -> tuple[float, float]:
-    model = make_chat_model("openai:fake", base_url=url)
-    return (
-        await _suite(model, 1, scenarios, d / "c1.jsonl"),
-        await _suite(model, 32, scenarios, d / "c32.jsonl"),
     )
 
 
@@ -159,10 +152,106 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+class _Split:
+    """Thread CPU time spent in a few parts of the client, measured by wrapping them:
+    coroutines are timed step by step (each slice they run between two awaits), so a
+    part's figure includes what it calls and excludes the time it waits."""
+
+    PARTS: ClassVar[dict[str, tuple[str, str, str]]] = {
+        "graph": ("langgraph.pregel.main", "Pregel", "ainvoke"),
+        "model call": ("agentproc.agents.completions", "CompletionsChat", "next_turn"),
+        "tools and monitor": ("agentproc.runs.session", "EpisodeSession", "call"),
+        "run file": ("agentproc.runs.runfile", "RunWriter", "write"),
+    }
+
+    def __init__(self) -> None:
+        self.cpu = dict.fromkeys(self.PARTS, 0.0)
+        self._saved: list[tuple[Any, str, Any]] = []
+
+    def __enter__(self) -> _Split:
+        import importlib
+        import inspect
+
+        for part, (module, cls_name, attr) in self.PARTS.items():
+            cls = getattr(importlib.import_module(module), cls_name)
+            fn = getattr(cls, attr)
+            self._saved.append((cls, attr, fn))
+            wrap = self._coroutine if inspect.iscoroutinefunction(fn) else self._function
+            setattr(cls, attr, wrap(fn, part))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for cls, attr, fn in self._saved:
+            setattr(cls, attr, fn)
+
+    def _function(self, fn: Any, part: str) -> Any:
+        def timed(*a: Any, **k: Any) -> Any:
+            start = time.thread_time()
+            try:
+                return fn(*a, **k)
+            finally:
+                self.cpu[part] += time.thread_time() - start
+
+        return timed
+
+    def _coroutine(self, fn: Any, part: str) -> Any:
+        split = self
+
+        class Steps:
+            def __init__(self, coro: Any) -> None:
+                self.coro = coro
+
+            def __await__(self) -> Any:
+                value: Any = None
+                error: BaseException | None = None
+                while True:
+                    start = time.thread_time()
+                    try:
+                        step = self.coro.throw(error) if error else self.coro.send(value)
+                    except StopIteration as stop:
+                        return stop.value
+                    finally:
+                        split.cpu[part] += time.thread_time() - start
+                    try:
+                        value, error = (yield step), None
+                    except BaseException as exc:  # passed on to the coroutine
+                        value, error = None, exc
+
+        async def timed(*a: Any, **k: Any) -> Any:
+            return await Steps(fn(*a, **k))
+
+        return timed
+
+    def per_turn(self, total_cpu: float, turns: int) -> str:
+        c = self.cpu
+        parts = {
+            "LangGraph (graph steps, harness nodes)": c["graph"]
+            - c["model call"]
+            - c["tools and monitor"],
+            "model call (request body, HTTP, reply)": c["model call"],
+            "tools and monitor": c["tools and monitor"],
+            "run file": c["run file"],
+        }
+        parts["the rest (event loop, sockets, runner, episode setup)"] = total_cpu - sum(
+            parts.values()
+        )
+        return ", ".join(f"{k} {v / turns * 1e3:.2f} ms" for k, v in parts.items())
+
+
+async def _timed(
+    model: Any, concurrency: int, scenarios: list[Any], out: Path
+) -> tuple[float, float]:
+    """Wall seconds and client CPU seconds of one run."""
+    cpu = time.process_time()
+    took = await _suite(model, concurrency, scenarios, out)
+    return took, time.process_time() - cpu
+
+
 def bench_concurrency(episodes: int = 64) -> None:
     scenarios = [
         scenario_of(generate_procedure(Cell(steps=10, lookback=3), 0, i)) for i in range(episodes)
     ]
+    turns = episodes * 11
     port = _free_port()
     # The server runs in its own process, so that it does not share this one's GIL.
     server = subprocess.Popen(
@@ -182,19 +271,36 @@ def bench_concurrency(episodes: int = 64) -> None:
         stderr=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}/v1"
+    results: dict[int, tuple[float, float]] = {}
+
+    async def runs(d: Path) -> tuple[_Split, float]:
+        model = make_chat_model("openai:fake", base_url=url)
+        await _suite(model, 4, scenarios[:4], d / "warm.jsonl")  # imports, first connections
+        for c in (1, 32, 64):
+            results[c] = await _timed(model, c, scenarios, d / f"c{c}.jsonl")
+        with _Split() as split:  # a run of its own: the wrappers cost a little
+            _, cpu = await _timed(model, 64, scenarios, d / "split.jsonl")
+        return split, cpu
+
     try:
         _wait(url)
         with tempfile.TemporaryDirectory() as d:
-            # One event loop for both: langchain-openai caches its HTTP client per process.
-            one, many = asyncio.run(_both(url, scenarios, Path(d)))
+            split, split_cpu = asyncio.run(runs(Path(d)))
     finally:
         server.terminate()
         server.wait(10)
+    one = results[1][0]
     print(
-        "concurrency, through HTTP (loopback server, 100 ms per completion): "
-        f"{episodes} ten-step episodes, {one:.1f} s at 1, "
-        f"{many:.1f} s at 32: speed-up {one / many:.1f}x [target >= 20x]"
+        f"concurrency, through HTTP (loopback server, 100 ms per completion): {episodes} "
+        f"ten-step episodes ({turns} model turns), {one:.1f} s at 1"
     )
+    for c, target in ((32, 30), (64, 50)):
+        wall, cpu = results[c]
+        print(
+            f"  at {c}: {wall:.2f} s, speed-up {one / wall:.1f}x [target >= {target}x], "
+            f"client CPU {cpu / turns * 1e3:.2f} ms per turn [target <= 1.5 ms]"
+        )
+    print(f"  client CPU per turn at 64, by part: {split.per_turn(split_cpu, turns)}")
 
 
 def _wait(url: str, timeout: float = 30.0) -> None:
@@ -220,8 +326,8 @@ def bench_local(episodes: int = 3, steps: int = 5) -> None:
         start = time.perf_counter()
         ep = asyncio.run(arun_model_episode(s, model, "local"))
         wall += time.perf_counter() - start
-        tokens += ep.extra["usage"]["output_tokens"]
-        model_s += ep.extra["usage"]["model_seconds"]
+        tokens += (ep.usage or {})["output_tokens"]
+        model_s += (ep.usage or {})["model_seconds"]
     print(
         f"local model: {tokens / model_s:.0f} output tokens/s (prompt reading included), "
         f"{(wall - model_s) / wall * 100:.1f}% of episode time outside the model "

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from functools import cache
+from typing import TYPE_CHECKING, Any, TypedDict
 
+from agentproc.agents.conversation import Conversation, Request, conversation
 from agentproc.agents.failures import episode_error
-from agentproc.agents.providers import RAW_KEY
 from agentproc.agents.retry import ModelCall, RetryPolicy, invoke_with_retry, usage_summary
 from agentproc.runs import (
     BUDGET_EXHAUSTED,
@@ -33,6 +34,12 @@ from agentproc.runs import (
 from agentproc.workflow import Guard, Scenario
 from agentproc.workflow.variant import Variant
 
+if TYPE_CHECKING:
+    from langchain_core.runnables import RunnableConfig
+
+EPISODE = "agentproc_episode"
+"""The key of the running episode in the graph's ``configurable`` config."""
+
 
 class _State(TypedDict):
     turns: int
@@ -44,89 +51,73 @@ class _Episode:
     """Everything one episode accumulates while the graph runs."""
 
     session: EpisodeSession
-    history: list[Any]
+    chat: Conversation
     continue_after_answer: bool
     retry: RetryPolicy
     rng: random.Random
     model_calls: list[ModelCall] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
-    pending: list[tuple[str, str, Any]] = field(default_factory=list)
+    pending: list[Request] = field(default_factory=list)
     """The tool calls of the latest model reply, for the tool node."""
 
 
-def _requests(reply: Any) -> list[tuple[str, str, Any]]:
-    """``(id, name, arguments)`` of every tool call in a reply, in the order sent.
+async def _model_node(state: _State, config: RunnableConfig) -> Any:
+    from langgraph.graph import END
+    from langgraph.types import Command
 
-    The raw name and argument text the provider kept are used where there are
-    any: ids are not trusted to be unique or present, so calls are matched by
-    position, never by id.
-    """
-    raw = reply.additional_kwargs.get(RAW_KEY)
-    if raw:
-        return [(i or f"call_{n}", name, text) for n, (i, name, text) in enumerate(raw)]
-    out: list[tuple[str, str, Any]] = []
-    for tc in list(reply.tool_calls) + list(getattr(reply, "invalid_tool_calls", [])):
-        call_id = tc.get("id") or f"call_{len(out)}"
-        args = tc.get("args")
-        out.append((call_id, tc.get("name") or "", args if args is not None else ""))
-    return out
+    ep: _Episode = config["configurable"][EPISODE]  # type: ignore[typeddict-item]
+    turns = state["turns"] + 1
+    try:
+        turn = await invoke_with_retry(
+            ep.chat.next_turn, ep.retry, ep.rng, ep.model_calls, ep.errors
+        )
+    except Exception as exc:
+        attempts = ep.model_calls[-1].attempts if ep.model_calls else 1
+        ep.session.fail(episode_error(exc, attempts))
+        return Command(update={"stop": "error", "turns": turns}, goto=END)
+    if not turn.requests:
+        ep.session.say(turn.content)
+        return Command(update={"stop": "no_tool_call", "turns": turns}, goto=END)
+    ep.pending = turn.requests
+    if turn.content:
+        ep.session.say(turn.content)
+    return Command(update={"turns": turns}, goto="tools")
 
 
-def build_graph(model: Any, ep: _Episode) -> Any:
-    """The episode's LangGraph: model node -> tool node -> model node ... -> end."""
-    from langchain_core.messages import AIMessage, ToolMessage
+async def _tool_node(state: _State, config: RunnableConfig) -> Any:
+    from langgraph.graph import END
+    from langgraph.types import Command
+
+    ep: _Episode = config["configurable"][EPISODE]  # type: ignore[typeddict-item]
+    stop = None
+    session = ep.session
+    for call_id, name, args in ep.pending:
+        if session.exhausted:
+            stop = "budget"
+            ep.chat.tool_result(call_id, BUDGET_EXHAUSTED)
+            continue
+        rec = session.call(name, args, call_id)
+        ep.chat.tool_result(call_id, rec.result)
+        if rec.finish and rec.answer is not None and not ep.continue_after_answer:
+            stop = stop or "answer"
+    if stop is None and session.exhausted:
+        stop = "budget"
+    if stop is not None:
+        return Command(update={"stop": stop}, goto=END)
+    return Command(goto="model")
+
+
+@cache
+def episode_graph() -> Any:
+    """The harness's LangGraph, compiled once: model node -> tool node -> model node ...
+    -> end. Each run passes its episode in ``config["configurable"]``; the nodes route
+    with ``Command`` (no edge function, so no hop to a thread per step)."""
     from langgraph.graph import END, START, StateGraph
 
-    async def model_node(state: _State) -> dict[str, Any]:
-        try:
-            reply = await invoke_with_retry(
-                model, ep.history, ep.retry, ep.rng, ep.model_calls, ep.errors
-            )
-        except Exception as exc:
-            attempts = ep.model_calls[-1].attempts if ep.model_calls else 1
-            ep.session.fail(episode_error(exc, attempts))
-            return {"stop": "error", "turns": state["turns"] + 1}
-        requests = _requests(reply)
-        kwargs = {k: v for k, v in reply.additional_kwargs.items() if k != RAW_KEY}
-        ep.history.append(
-            AIMessage(
-                content=reply.content,
-                tool_calls=reply.tool_calls,
-                invalid_tool_calls=getattr(reply, "invalid_tool_calls", []),
-                additional_kwargs=kwargs,
-                id=reply.id,
-            )
-        )
-        if not requests:
-            ep.session.say(reply.content)
-            return {"stop": "no_tool_call", "turns": state["turns"] + 1}
-        ep.pending = requests
-        if reply.content:
-            ep.session.say(reply.content)
-        return {"stop": None, "turns": state["turns"] + 1}
-
-    async def tool_node(state: _State) -> dict[str, Any]:
-        stop = None
-        session = ep.session
-        for call_id, name, args in ep.pending:
-            if session.exhausted:
-                stop = "budget"
-                ep.history.append(ToolMessage(content=BUDGET_EXHAUSTED, tool_call_id=call_id))
-                continue
-            rec = session.call(name, args, call_id)
-            ep.history.append(ToolMessage(content=rec.result, tool_call_id=call_id))
-            if rec.finish and rec.answer is not None and not ep.continue_after_answer:
-                stop = stop or "answer"
-        if stop is None and session.exhausted:
-            stop = "budget"
-        return {"stop": stop}
-
     graph = StateGraph(_State)
-    graph.add_node("model", model_node)
-    graph.add_node("tools", tool_node)
+    graph.add_node("model", _model_node, destinations=("tools", END))
+    graph.add_node("tools", _tool_node, destinations=("model", END))
     graph.add_edge(START, "model")
-    graph.add_conditional_edges("model", lambda s: END if s["stop"] else "tools")
-    graph.add_conditional_edges("tools", lambda s: END if s["stop"] else "model")
     return graph.compile()
 
 
@@ -144,23 +135,19 @@ async def arun_model_episode(
 ) -> Episode:
     """Run a LangChain chat model (anything with ``bind_tools`` and ``ainvoke``) on a scenario
     (presented as ``variant`` says)."""
-    from langchain_core.messages import HumanMessage, SystemMessage
-
     session = EpisodeSession(scenario, agent, guard=guard, budget=budget, variant=variant)
-    opening = session.messages
     ep = _Episode(
         session=session,
-        history=[SystemMessage(opening[0]["content"]), HumanMessage(opening[1]["content"])],
+        chat=conversation(model, session.tools, session.messages[:2]),
         continue_after_answer=continue_after_answer,
         retry=retry or RetryPolicy(),
         rng=retry_seed(seed, scenario.id),
     )
-    bound = model.bind_tools(session.tools)
-    graph = build_graph(bound, ep)
     stop: StopReason
     try:
-        final = await graph.ainvoke(
-            {"turns": 0, "stop": None}, config={"recursion_limit": 2 * session.budget + 10}
+        final = await episode_graph().ainvoke(
+            {"turns": 0, "stop": None},
+            config={"recursion_limit": 2 * session.budget + 10, "configurable": {EPISODE: ep}},
         )
         stop = final.get("stop") or "budget"
     except Exception as exc:  # a fault of the harness itself: recorded, never scored

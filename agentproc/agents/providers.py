@@ -23,6 +23,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from agentproc.agents.conversation import RAW_KEY
 from agentproc.agents.failures import MalformedResponse
 from agentproc.errors import ConfigError, unknown_key
 from agentproc.runs.redact import DEFAULT_KEY_ENV, secret_env, secret_url
@@ -125,13 +126,13 @@ def _own_client_timeout(timeout: float) -> Any:
 _LOOPS: dict[int, weakref.ReferenceType[asyncio.AbstractEventLoop]] = {}
 """Model id -> the event loop its async HTTP client is bound to."""
 
-RAW_KEY = "agentproc_raw_tool_calls"
-"""Where a model's message keeps ``(id, name, raw arguments)`` of each tool call it made."""
-
 
 @cache
 def _raw_class() -> type[Any]:
     from langchain_openai import ChatOpenAI
+    from pydantic import PrivateAttr
+
+    from agentproc.agents.completions import as_text
 
     class RawChatOpenAI(ChatOpenAI):  # type: ignore[misc]
         """``ChatOpenAI`` that keeps the raw argument text of every tool call.
@@ -142,24 +143,43 @@ def _raw_class() -> type[Any]:
         so a model's mistake stays data.
         """
 
-        def _get_request_payload(self, input_: Any, *, stop: Any = None, **kwargs: Any) -> Any:
-            payload = super()._get_request_payload(input_, stop=stop, **kwargs)
-            if "response_format" in payload or payload.get("stream"):
-                return payload
-            # The openai client re-types every message and tool of every request in
-            # Python (~20 ms a turn here), which caps concurrency. The payload is
-            # already plain JSON: send it as the body as it is.
-            extra = dict(payload.get("extra_body") or {})
-            extra["messages"] = payload["messages"]
-            if "tools" in payload:
-                extra["tools"] = payload.pop("tools")
-            payload["messages"] = []
-            payload["extra_body"] = extra
-            return payload
+        _lean: Any = PrivateAttr(default=False)
+        """The model's lean endpoint: False until asked for, None where there is none."""
 
-        async def _agenerate(self, *args: Any, **kwargs: Any) -> Any:
-            # An async HTTP client is bound to the event loop that first used it: a
-            # model used again under a new loop (a second asyncio.run) gets a new one.
+        def lean_endpoint(self) -> Any:
+            """The :class:`~agentproc.agents.completions.Completions` endpoint this model
+            posts to, or None where only the ``openai`` client will do (a proxy...)."""
+            if self._lean is False:
+                from agentproc.agents.completions import Completions
+
+                self._lean = Completions.of(self)
+            return self._lean
+
+        def lean_conversation(self, tools: Any, opening: list[dict[str, Any]]) -> Any:
+            """The harness's conversation on the lean path (None: there is none)."""
+            endpoint = self.lean_endpoint()
+            if endpoint is None:
+                return None
+            from agentproc.agents.completions import CompletionsChat
+
+            bound = getattr(self.bind_tools(tools), "kwargs", {}) if tools is not None else {}
+            return CompletionsChat(endpoint, self._get_request_payload([], **bound), opening)
+
+        async def _agenerate(
+            self, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any
+        ) -> Any:
+            payload = self._get_request_payload(messages, stop=stop, **kwargs)
+            endpoint = self.lean_endpoint()
+            if (
+                endpoint is not None
+                and "response_format" not in payload
+                and not payload.get("stream")
+            ):
+                from agentproc.agents.completions import body_of
+
+                return self._create_chat_result(await endpoint.create(body_of(payload)))
+            # The openai client: an async HTTP client is bound to the event loop that
+            # first used it, so a model used again under a new loop gets a new one.
             loop = asyncio.get_running_loop()
             seen = _LOOPS.get(id(self))
             if seen is not None and seen() is not loop:
@@ -169,7 +189,7 @@ def _raw_class() -> type[Any]:
                 self.root_async_client = self.root_async_client.copy(http_client=client)
                 self.async_client = self.root_async_client.chat.completions
             _LOOPS[id(self)] = weakref.ref(loop)
-            return await super()._agenerate(*args, **kwargs)
+            return await super()._agenerate(messages, stop=stop, run_manager=run_manager, **kwargs)
 
         def _create_chat_result(
             self, response: Any, generation_info: dict[str, Any] | None = None
@@ -187,7 +207,7 @@ def _raw_class() -> type[Any]:
                     tc["function"] = fn
                     # Keep exactly what was sent, as text: a name that is not a string, or
                     # arguments sent as an object, are the model's behaviour, not a crash.
-                    name, text = _as_text(fn.get("name")), _as_text(fn.get("arguments"))
+                    name, text = as_text(fn.get("name")), as_text(fn.get("arguments"))
                     raw.append((str(tc.get("id") or ""), name, text))
                     fn["name"] = name
                     fn["arguments"] = text if _langchain_safe(text) else "\u0000" + text
@@ -212,18 +232,6 @@ def _completion(response: Any) -> dict[str, Any]:
     if not isinstance(data.get("choices"), list):
         raise MalformedResponse("the endpoint's answer has no choices")
     return data
-
-
-def _as_text(value: Any) -> str:
-    """A tool call's name or arguments as text, whatever JSON type the server sent."""
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    try:
-        return json.dumps(value, separators=(",", ":"))
-    except (TypeError, ValueError, RecursionError):
-        return repr(value)
 
 
 def _langchain_safe(text: str) -> bool:

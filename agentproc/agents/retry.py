@@ -10,11 +10,14 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from agentproc.agents.providers import is_retryable
 from agentproc.runs import redact
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -46,14 +49,13 @@ class ModelCall:
 
 
 async def invoke_with_retry(
-    model: Any,
-    messages: list[Any],
+    ask: Callable[[], Awaitable[T]],
     policy: RetryPolicy,
     rng: random.Random,
     calls: list[ModelCall],
     errors: list[str],
-) -> Any:
-    """``model.ainvoke(messages)`` with timeout and retries; appends a :class:`ModelCall`.
+) -> T:
+    """``await ask()`` (one model turn) with timeout and retries; appends a :class:`ModelCall`.
 
     Raises the last error when every attempt failed or the error is not retryable.
     """
@@ -63,7 +65,8 @@ async def invoke_with_retry(
     for attempt in range(1, policy.attempts + 1):
         try:
             try:
-                reply = await asyncio.wait_for(model.ainvoke(messages), policy.timeout)
+                async with asyncio.timeout(policy.timeout):
+                    reply = await ask()
             except TimeoutError as exc:
                 if str(exc):  # the client's own timeout, which says what it was
                     raise
@@ -72,7 +75,7 @@ async def invoke_with_retry(
                 ) from None
         except Exception as exc:
             last = exc
-            if isinstance(exc, asyncio.TimeoutError) or is_retryable(exc):
+            if isinstance(exc, TimeoutError) or is_retryable(exc):
                 errors.append(redact(f"attempt {attempt}: {type(exc).__name__}: {exc}"))
                 if attempt < policy.attempts:
                     await asyncio.sleep(policy.delay(attempt, rng))

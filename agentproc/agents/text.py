@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentproc.agents.conversation import conversation
 from agentproc.agents.failures import episode_error
 from agentproc.agents.retry import ModelCall, RetryPolicy, invoke_with_retry, usage_summary
 from agentproc.runs import Episode, EpisodeSession, StopReason, retry_seed, text_of
@@ -28,17 +29,14 @@ async def arun_text_episode(
 ) -> Episode:
     """Ask a chat model for the whole procedure in text and label its reply (``variant``
     may only be one that changes nothing: text mode has no tools to vary)."""
-    from langchain_core.messages import HumanMessage, SystemMessage
-
     session = EpisodeSession(scenario, agent, mode="text", variant=variant)
-    opening = session.messages
-    history = [SystemMessage(opening[0]["content"]), HumanMessage(opening[1]["content"])]
+    chat = conversation(model, None, session.messages[:2])
     calls: list[ModelCall] = []
     errors: list[str] = []
     stop: StopReason = "answer"
     try:
         reply = await invoke_with_retry(
-            model, history, retry or RetryPolicy(), retry_seed(seed, scenario.id), calls, errors
+            chat.next_turn, retry or RetryPolicy(), retry_seed(seed, scenario.id), calls, errors
         )
         session.read_text(text_of(reply.content))
     except Exception as exc:

@@ -6,6 +6,7 @@ Every run-file line and every recorded error passes through :func:`redact`.
 from __future__ import annotations
 
 import base64
+import json
 import os
 import re
 import urllib.parse
@@ -36,6 +37,8 @@ _TOKEN_PATTERNS = (
     # Credentials in a URL: scheme://user:password@host
     (re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^\s/?#@\"'<>]+@"), rf"\1{REDACTED}@"),
 )
+_SUSPECT = re.compile(r"(?i)authorization|bearer|basic|sk-|://")
+"""Text that every one of the token patterns needs to match."""
 _PREFIX = re.compile(r"^[A-Za-z]{1,8}[-_]")
 """A key's vendor prefix (``sk-``, ``sk-proj-`` is two): a server may echo the rest."""
 
@@ -107,6 +110,20 @@ def redact(text: str, secrets: list[str] | None = None) -> str:
     for pattern, replacement in _TOKEN_PATTERNS:
         text = pattern.sub(replacement, text)
     return text
+
+
+def needs_redaction(json_text: str) -> bool:
+    """Whether :func:`redact` could change any string that ``json_text`` holds.
+
+    False only when the text has no secret (as written or JSON-escaped) and nothing
+    a token pattern needs, so a writer can skip :func:`redact_values` for it.
+
+    >>> needs_redaction('{"result": "S3 = 4.5"}'), needs_redaction('{"e": "Bearer abcdefghij"}')
+    (False, True)
+    """
+    if _SUSPECT.search(json_text):
+        return True
+    return any(v in json_text or json.dumps(v)[1:-1] in json_text for v in _secrets())
 
 
 def redact_values(obj: Any, secrets: list[str] | None = None) -> Any:

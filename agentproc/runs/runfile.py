@@ -24,7 +24,7 @@ from agentproc.labelling import VERDICTS, LabelKind
 from agentproc.runs.episode import MODES
 from agentproc.runs.layout import expand, head_of, line_of
 from agentproc.runs.records import EpisodeKey, EpisodeRecord, episode_key, is_error
-from agentproc.runs.redact import redact_values
+from agentproc.runs.redact import needs_redaction, redact_values
 
 REQUIRED = (
     "scenario_id",
@@ -95,7 +95,9 @@ class RunWriter:
         reaches the file. A failed write (a full disk) raises
         :class:`~agentproc.errors.OutputError`; the lines written before it stay.
         """
-        line = line_of(redact_values(record))  # type: ignore[arg-type]
+        line = line_of(cast(dict[str, Any], record))
+        if needs_redaction(line):
+            line = line_of(redact_values(record))  # type: ignore[arg-type]
         try:
             self._fh.write(line)
             self._fh.flush()  # in the kernel now: a killed process loses nothing
