@@ -1,7 +1,7 @@
 """The LangGraph harness: a chat model works through a scenario with the mock tools.
 
-The graph has a model node and a tool node of our own. The tool node executes
-every call through an :class:`~agentproc.runs.EpisodeSession`, so hallucinated
+The graph has one node, a turn: the model's reply, then each of its tool calls
+executed through an :class:`~agentproc.runs.EpisodeSession`, so hallucinated
 and malformed calls are recorded rather than dropped, and the monitor labels
 each call as it happens. An episode ends when the model submits an answer (unless
 ``continue_after_answer``), replies without a tool call, exhausts the call
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from agentproc.agents.conversation import Conversation, Request, conversation
+from agentproc.agents.conversation import Conversation, conversation
 from agentproc.agents.failures import episode_error
 from agentproc.agents.retry import ModelCall, RetryPolicy, invoke_with_retry, usage_summary
 from agentproc.runs import (
@@ -57,41 +57,30 @@ class _Episode:
     rng: random.Random
     model_calls: list[ModelCall] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
-    pending: list[Request] = field(default_factory=list)
-    """The tool calls of the latest model reply, for the tool node."""
 
 
-async def _model_node(state: _State, config: RunnableConfig) -> Any:
+async def _turn_node(state: _State, config: RunnableConfig) -> Any:
+    """One turn: the model's reply, then every tool call in it, executed and labelled."""
     from langgraph.graph import END
     from langgraph.types import Command
 
     ep: _Episode = config["configurable"][EPISODE]  # type: ignore[typeddict-item]
     turns = state["turns"] + 1
+    session = ep.session
     try:
         turn = await invoke_with_retry(
             ep.chat.next_turn, ep.retry, ep.rng, ep.model_calls, ep.errors
         )
     except Exception as exc:
         attempts = ep.model_calls[-1].attempts if ep.model_calls else 1
-        ep.session.fail(episode_error(exc, attempts))
+        session.fail(episode_error(exc, attempts))
         return Command(update={"stop": "error", "turns": turns}, goto=END)
+    if turn.content or not turn.requests:
+        session.say(turn.content)
     if not turn.requests:
-        ep.session.say(turn.content)
         return Command(update={"stop": "no_tool_call", "turns": turns}, goto=END)
-    ep.pending = turn.requests
-    if turn.content:
-        ep.session.say(turn.content)
-    return Command(update={"turns": turns}, goto="tools")
-
-
-async def _tool_node(state: _State, config: RunnableConfig) -> Any:
-    from langgraph.graph import END
-    from langgraph.types import Command
-
-    ep: _Episode = config["configurable"][EPISODE]  # type: ignore[typeddict-item]
     stop = None
-    session = ep.session
-    for call_id, name, args in ep.pending:
+    for call_id, name, args in turn.requests:
         if session.exhausted:
             stop = "budget"
             ep.chat.tool_result(call_id, BUDGET_EXHAUSTED)
@@ -103,21 +92,22 @@ async def _tool_node(state: _State, config: RunnableConfig) -> Any:
     if stop is None and session.exhausted:
         stop = "budget"
     if stop is not None:
-        return Command(update={"stop": stop}, goto=END)
-    return Command(goto="model")
+        return Command(update={"stop": stop, "turns": turns}, goto=END)
+    return Command(update={"turns": turns}, goto="turn")
 
 
 @cache
 def episode_graph() -> Any:
-    """The harness's LangGraph, compiled once: model node -> tool node -> model node ...
-    -> end. Each run passes its episode in ``config["configurable"]``; the nodes route
-    with ``Command`` (no edge function, so no hop to a thread per step)."""
+    """The harness's LangGraph, compiled once: a turn node (the model's reply and the
+    execution of its tool calls) that loops to itself until the episode ends. Each
+    run passes its episode in ``config["configurable"]``; the node routes with
+    ``Command`` (no edge function, so no hop to a thread per step), and one graph
+    step per model turn keeps LangGraph's own work per turn small."""
     from langgraph.graph import END, START, StateGraph
 
     graph = StateGraph(_State)
-    graph.add_node("model", _model_node, destinations=("tools", END))
-    graph.add_node("tools", _tool_node, destinations=("model", END))
-    graph.add_edge(START, "model")
+    graph.add_node("turn", _turn_node, destinations=("turn", END))
+    graph.add_edge(START, "turn")
     return graph.compile()
 
 
@@ -147,7 +137,7 @@ async def arun_model_episode(
     try:
         final = await episode_graph().ainvoke(
             {"turns": 0, "stop": None},
-            config={"recursion_limit": 2 * session.budget + 10, "configurable": {EPISODE: ep}},
+            config={"recursion_limit": session.budget + 10, "configurable": {EPISODE: ep}},
         )
         stop = final.get("stop") or "budget"
     except Exception as exc:  # a fault of the harness itself: recorded, never scored
