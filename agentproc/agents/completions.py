@@ -119,19 +119,15 @@ def _raise(error: Exception, cause: BaseException | None) -> NoReturn:
     base: Any = None
     with contextlib.suppress(ImportError):  # langchain-openai is what makes the model
         from langchain_openai.chat_models import base
+    if isinstance(error, openai.BadRequestError):
+        handle = getattr(base, "_handle_openai_bad_request", None)
+    else:
+        handle = getattr(base, "_handle_openai_api_error", None)
     try:
         raise error from cause
-    except openai.BadRequestError as exc:
-        handle = getattr(base, "_handle_openai_bad_request", None)
-        if handle is None:
-            raise
-        handle(exc)
-        raise
     except openai.APIError as exc:
-        handle = getattr(base, "_handle_openai_api_error", None)
-        if handle is None:
-            raise
-        handle(exc)
+        if handle is not None:
+            handle(exc)  # raises LangChain's mapped error where it has one
         raise
 
 
