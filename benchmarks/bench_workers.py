@@ -6,7 +6,9 @@ Prints, with the targets they answer to:
   two cores);
 - the same with ``--backend ray`` against a Ray cluster the benchmark starts on
   127.0.0.1 (head plus one worker node, one CPU each): episodes/s with one and two
-  shards, and the overhead per episode against ``--workers`` (``--no-ray`` skips it).
+  shards, and the overhead per episode against ``--workers`` (``--no-ray`` skips it);
+- an ``openai:`` model against the loopback server with 100 ms per completion: episodes/s
+  with one and two workers, local and on Ray (``--no-server`` skips it).
 
 Quote the machine's load (``uptime``) with the figures: the machine is shared.
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
@@ -40,10 +43,13 @@ def agentproc(*argv: object, env: dict[str, str] | None = None) -> float:
     return time.perf_counter() - start
 
 
-def median_run(suite: Path, out: Path, repeats: int, *extra: object, env=None) -> float:
+def median_run(
+    suite: Path, out: Path, repeats: int, *extra: object, env=None, agent: bool = True
+) -> float:
     times = []
+    who = AGENT if agent else []
     for _ in range(repeats):
-        times.append(agentproc("run", suite, *AGENT, "--overwrite", "--out", out, *extra, env=env))
+        times.append(agentproc("run", suite, *who, "--overwrite", "--out", out, *extra, env=env))
     return statistics.median(times)
 
 
@@ -72,6 +78,7 @@ def main() -> None:
     p.add_argument("--count", type=int, default=1000, help="procedures per cell (default 1000)")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--no-ray", action="store_true")
+    p.add_argument("--no-server", action="store_true", help="skip the loopback-server part")
     a = p.parse_args()
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} (1 and 5 min)")
     with tempfile.TemporaryDirectory() as tmp:
@@ -100,11 +107,79 @@ def main() -> None:
                             "--address", address, env=env)  # fmt: skip
             r2 = median_run(suite, out, a.repeats, "--backend", "ray", "--workers", "2",
                             "--address", address, env=env)  # fmt: skip
+            print(f"  ray, 1 shard:  {r1:.2f} s ({episodes / r1:.0f} episodes/s)")
+            print(f"  ray, 2 shards: {r2:.2f} s ({episodes / r2:.0f} episodes/s), {r1 / r2:.2f}x")
+            print(
+                f"  ray overhead per episode vs --workers 2: {(r2 - two) / episodes * 1000:.2f} ms"
+            )
+            if not a.no_server:
+                bench_server(root, a.repeats, address, env)
         finally:
             subprocess.run([shutil.which("ray") or "ray", "stop", "--force"], capture_output=True)
-        print(f"  ray, 1 shard:  {r1:.2f} s ({episodes / r1:.0f} episodes/s)")
-        print(f"  ray, 2 shards: {r2:.2f} s ({episodes / r2:.0f} episodes/s), {r1 / r2:.2f}x")
-        print(f"  ray overhead per episode vs --workers 2: {(r2 - two) / episodes * 1000:.2f} ms")
+
+
+def bench_server(root: Path, repeats: int, address: str, env: dict[str, str]) -> None:
+    """An ``openai:`` model against the loopback server with a fixed latency per
+    completion: episodes/s with one and two workers, local processes and Ray shards."""
+    suite, out = root / "H", root / "http.jsonl"
+    agentproc("generate", "--steps", "5", "--count", "48", "--lookback", "2", "--out", suite)
+    episodes = len((suite / "procedures.jsonl").read_bytes().splitlines())
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tests.fakes.openai_server", "--port", str(port),
+         "--latency", str(LATENCY), "--mode", "oracle"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    agent = ["--agent", "openai:fake", "--base-url", f"http://127.0.0.1:{port}/v1"]
+    run = [*agent, "--concurrency", "4"]
+    try:
+        _wait(port)
+        times = {
+            label: median_run(suite, out, repeats, *run, *extra, env=env, agent=False)
+            for label, extra in (
+                ("--workers 1", ["--workers", "1"]),
+                ("--workers 2", ["--workers", "2"]),
+                ("ray, 1 shard", ["--backend", "ray", "--workers", "1", "--address", address]),
+                ("ray, 2 shards", ["--backend", "ray", "--workers", "2", "--address", address]),
+            )
+        }
+    finally:
+        server.terminate()
+        server.wait(10)
+    print(
+        f"{episodes} five-step episodes of an openai: model against the loopback server "
+        f"({LATENCY * 1000:.0f} ms per completion, --concurrency 4 per worker), "
+        f"median of {repeats}:"
+    )
+    for label, took in times.items():
+        print(f"  {label}: {took:.2f} s ({episodes / took:.1f} episodes/s)")
+    local = times["--workers 1"] / times["--workers 2"]
+    ray = times["ray, 1 shard"] / times["ray, 2 shards"]
+    extra_ms = (times["ray, 2 shards"] - times["--workers 2"]) / episodes * 1000
+    print(
+        f"  speed-up from 1 to 2: {local:.2f}x local, {ray:.2f}x ray; "
+        f"ray overhead per episode vs --workers 2: {extra_ms:.0f} ms"
+    )
+
+
+LATENCY = 0.1
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait(port: int, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"the loopback server on port {port} did not start")
 
 
 if __name__ == "__main__":
