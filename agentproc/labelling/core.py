@@ -218,6 +218,18 @@ class LabelCore:
                     break
         return best[1] if best is not None else None
 
+    def confusion_of(self, var: int, read: int) -> int | None:
+        """:meth:`confusion` of a value read exactly (``read`` units): the variables
+        whose correct value or whose own latest value is ``read``, looked up rather
+        than searched; the same answer."""
+        wf = self.wf
+        found = set(wf.holding.get(read, ()))
+        found.update(u for u, value in self.produced.items() if value == read)
+        found.discard(var)
+        end = wf.answer_index + 1
+        candidates = [u for u in found if 1 <= u < end]
+        return min(candidates, key=lambda u: (abs(u - var), u)) if candidates else None
+
     # -- the episode ------------------------------------------------------------
 
     def finish(self) -> tuple[list[Label], Metrics]:

@@ -63,10 +63,13 @@ class Monitor:
         return core.labels[start:]
 
     def _arguments(self, rec: CallRecord, spec: ScenarioStep) -> None:
-        wf, args, correct = self.wf, rec.args or {}, self.wf.correct
+        wf, args, correct, numbers = self.wf, rec.args or {}, self.wf.correct, self.wf.numbers
         half_unit = wf.scale > 1 and wf.tolerance == 0.5  # then close() is reading equality
         for param, var in spec.param_vars:
             got = args[param]
+            if got == numbers[var]:  # the correct number as written: the common case
+                continue
+            read: int | None = None
             if half_unit:
                 read = to_units(got, wf.scale)
                 if read == correct[var]:
@@ -76,7 +79,7 @@ class Monitor:
                 exact = wf.matcher(got)
                 if exact(correct[var]):
                     continue
-            self.core.add(wrong_argument(self.core, rec.index, spec, param, got, exact))
+            self.core.add(wrong_argument(self.core, rec.index, spec, param, got, exact, read))
 
     def finish(self) -> tuple[list[Label], Metrics]:
         """All labels, sorted by call, and the episode's metrics."""
@@ -90,6 +93,7 @@ def wrong_argument(
     param: str,
     got: Any,
     exact: Callable[[int], bool] | None = None,
+    read: int | None = None,
 ) -> Label:
     """The label of an argument whose value is not the correct one, with its cause.
 
@@ -98,7 +102,8 @@ def wrong_argument(
     that equals a candidate truncated or rounded to those decimals (``-4.0`` for
     ``-4.002``), labelled with ``truncated: true``. A shortened copy of the right
     value itself is an ``other`` slip, not a carried-forward mistake. ``exact`` is
-    ``core.wf.matcher(got)``, when the caller has it.
+    ``core.wf.matcher(got)``, when the caller has it; ``read`` is ``got`` in units when
+    ``exact`` is equality with it (then the exact search is a look-up).
     """
     wf = core.wf
     var = int(param[1:])
@@ -126,7 +131,10 @@ def wrong_argument(
             return Label(
                 K.WRONG_ARGUMENT, index, spec.step, cause=PROPAGATED, truncated=cut, **base
             )
-        best = core.confusion([(var, match)])
+        if cut is None and read is not None:
+            best = core.confusion_of(var, read)
+        else:
+            best = core.confusion([(var, match)])
         if best is not None:
             return Label(
                 K.WRONG_ARGUMENT,

@@ -8,7 +8,7 @@ dictionary lookups.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from agentproc.arith import SCALE, close, from_number, matcher, to_number
@@ -35,6 +35,13 @@ class Workflow:
     number_type: str
     variant: Variant | None = None
     """The variant it is presented under (``None``: the default)."""
+    holding: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    """Unit value -> the variables whose correct value it is, in order (S1 on)."""
+    numbers: tuple[Any, ...] = ()
+    """The correct value of every variable as the JSON number an agent would write
+    (:meth:`to_number`), for a first check by plain equality: a supplied number equal
+    to it is correct. Where that would not hold (no variable, here), a value that
+    equals no number."""
 
     @property
     def n_steps(self) -> int:
@@ -80,6 +87,10 @@ def build_workflow(scenario: Scenario, variant: Variant | None = None) -> Workfl
     inputs = scenario.inputs
     correct = [0, from_number(inputs["S1"], scale), from_number(inputs["S2"], scale)]
     correct += [from_number(s.value, scale) for s in scenario.steps]
+    numbers = tuple(_number_of(u, scale, scenario.tolerance * scale) for u in correct)
+    holding: dict[int, list[int]] = {}
+    for var in range(1, len(correct)):
+        holding.setdefault(correct[var], []).append(var)
     return Workflow(
         scenario=scenario,
         scale=scale,
@@ -91,4 +102,16 @@ def build_workflow(scenario: Scenario, variant: Variant | None = None) -> Workfl
         finish_argument=scenario.finish.argument,
         number_type="integer" if scenario.mode == "integer" else "number",
         variant=variant,
+        holding={value: tuple(vars_) for value, vars_ in holding.items()},
+        numbers=numbers,
     )
+
+
+_NO_NUMBER = object()
+"""Equal to nothing an agent supplies: the fast check then always defers to the full one."""
+
+
+def _number_of(units: int, scale: int, tolerance: float) -> Any:
+    """``units`` as a JSON number, if reading that number back gives ``units``."""
+    number = to_number(units, scale)
+    return number if close(number, units, scale, tolerance) else _NO_NUMBER

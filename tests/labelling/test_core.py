@@ -11,10 +11,13 @@ from collections.abc import Callable
 
 import pytest
 from helpers import tiny_scenario
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agentproc.labelling import Label, LabelCore, LabelKind
 from agentproc.labelling.core import LOOKBACK, STALE, confusion_cause
-from agentproc.workflow import build_workflow
+from agentproc.procedures import Cell, generate_procedure
+from agentproc.workflow import build_workflow, scenario_of
 
 K = LabelKind
 RIGHT = {1: 5000, 2: 15000, 3: 12000, 4: 3000}
@@ -347,3 +350,29 @@ def test_label_to_json_writes_every_set_attribute_in_taxonomy_order():
         "call_index": None,
         "step": None,
     }
+
+
+# -- the exact cause search is a look-up with the search's answer ---------------------
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    steps=st.integers(3, 30),
+    lookback=st.integers(1, 7),
+    index=st.integers(0, 50),
+    data=st.data(),
+)
+def test_confusion_of_a_reading_answers_as_the_search_does(
+    steps: int, lookback: int, index: int, data: st.DataObject
+) -> None:
+    wf = build_workflow(
+        scenario_of(generate_procedure(Cell(steps=steps, lookback=lookback), 7, index))
+    )
+    core = LabelCore(wf)
+    n_vars = len(wf.correct) - 1
+    values = st.sampled_from(wf.correct[1:]) | st.integers(-5, 5)  # collisions are the point
+    for target in data.draw(st.lists(st.integers(3, n_vars), max_size=8)):
+        core.produced[target] = data.draw(values)
+    var = data.draw(st.integers(1, n_vars))
+    read = data.draw(values | st.sampled_from(list(core.produced.values()) or [0]))
+    assert core.confusion_of(var, read) == core.confusion([(var, read.__eq__)])
