@@ -231,3 +231,21 @@ def test_a_second_asyncio_run_of_a_suite_reuses_the_model(
             assert [json.loads(line)["stop_reason"] for line in out.read_text().splitlines()] == [
                 "answer"
             ] * 3
+
+
+def test_a_second_asyncio_run_through_the_sdk_path_reuses_the_model(
+    scenario: Scenario, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ``openai`` SDK's client is bound to its first event loop; the model gets a
+    new one under a new loop (the path a proxy in the environment takes)."""
+    monkeypatch.setattr(Completions, "of", classmethod(lambda cls, model: None))
+    options = ModelRunOptions(concurrency=2, retry=FAST)
+    with ScriptedServer(mode="oracle") as srv:
+        model = _model(srv)
+        assert not isinstance(conversation(model, scenario.tools, []), CompletionsChat)
+        for run in ("first", "second"):
+            out = tmp_path / f"{run}.jsonl"
+            summary = asyncio.run(
+                arun_model_suite([scenario], "openai:oracle", model, out, options)
+            )
+            assert (summary.errors, summary.verdicts) == ({}, {"faithful": 1}), run
