@@ -20,9 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentproc.arith import from_number
 from agentproc.errors import RunFileError
 from agentproc.labelling import Label, Metrics, run_text_episode
 from agentproc.labelling.calculator import monitor_for
+from agentproc.labelling.tools import Monitor
 from agentproc.runs import (
     EpisodeRecord,
     ReadReport,
@@ -35,6 +37,7 @@ from agentproc.runs import (
 from agentproc.runs.layout import CALLS_AT, line_of, relabel_part_of
 from agentproc.runs.runfile import check_record
 from agentproc.workflow import CallRecord, Scenario, Workflow, build_workflow
+from agentproc.workflow.calls import stored_arguments
 from agentproc.workflow.present import Presented, present
 from agentproc.workflow.variant import variant_from_json
 
@@ -105,6 +108,9 @@ class _Labeller:
         monitor = monitor_for(wf, presented)
         for i, c in enumerate(rec["calls"]):
             try:
+                if presented is None and not isinstance(c, dict):  # the common case
+                    _observe_compact(monitor, i, c, scale, finish)
+                    continue
                 if isinstance(c, dict):  # a version-1 call
                     call = CallRecord.from_json(c, i, scale, finish)
                 else:
@@ -133,6 +139,18 @@ class _Labeller:
         else:
             self._built.move_to_end(key)
         return built
+
+
+def _observe_compact(monitor: Monitor, i: int, c: Any, scale: int, finish_tool: str) -> None:
+    """Label a compact call straight from its parts, as :meth:`CallRecord.stored` would
+    read them (and raising as it does), without building the record."""
+    name, arguments, step, refused, value = _parts(c)
+    if not isinstance(name, str):
+        raise TypeError("name must be a string")
+    finish = name == finish_tool
+    args = stored_arguments(arguments, refused)
+    units = None if value is None or finish else from_number(value, scale)
+    monitor.observe_parts(i, step, finish, refused, args, units, value if finish else None)
 
 
 def _parts(c: Any) -> tuple[Any, Any, Any, Any, Any]:

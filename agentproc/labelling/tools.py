@@ -39,31 +39,45 @@ class Monitor:
 
     def observe(self, rec: CallRecord) -> list[Label]:
         """Label one executed call; returns the labels it received."""
+        start = len(self.core.labels)
+        self.observe_parts(
+            rec.index, rec.step, rec.finish, rec.refused, rec.args, rec.value, rec.answer
+        )
+        return self.core.labels[start:]
+
+    def observe_parts(
+        self,
+        index: int,
+        step: int | None,
+        finish: bool,
+        refused: str | None,
+        args: dict[str, Any] | None,
+        value: int | None,
+        answer: float | int | None,
+    ) -> None:
+        """:meth:`observe` of a call given as its parts (a stored call, no record built):
+        ``value`` is the step's output in units, ``answer`` the submitted answer."""
         core = self.core
-        start = len(core.labels)
-        entry = core.begin(rec.index, rec.step, rec.finish)
-        if rec.refused == "transient":
+        entry = core.begin(index, step, finish)
+        if refused == "transient":
             # A tool fault, not the agent's doing: it neither counts nor diverges.
             core.drop(entry)
-        elif rec.refused in ("unknown_tool", "distractor"):
-            core.add(Label(K.HALLUCINATED_CALL, rec.index))
-        elif rec.refused == "invalid_arguments":
-            core.add(Label(K.INVALID_ARGUMENTS, rec.index, rec.step))
-        elif rec.step is not None:
-            spec = self.wf.steps[rec.step - 1]
-            self._arguments(rec, spec)
-            if rec.refused == "dependency":
-                core.add(
-                    Label(K.REORDERED, rec.index, rec.step, breaks_dependency=True, refused=True)
-                )
-            elif rec.value is not None:  # else refused (division by zero, out of range)
-                core.record_step(entry, spec, rec.value)
-        elif rec.finish:
-            core.record_answer(entry, rec.answer, refused=rec.refused is not None)
-        return core.labels[start:]
+        elif refused in ("unknown_tool", "distractor"):
+            core.add(Label(K.HALLUCINATED_CALL, index))
+        elif refused == "invalid_arguments":
+            core.add(Label(K.INVALID_ARGUMENTS, index, step))
+        elif step is not None:
+            spec = self.wf.steps[step - 1]
+            self._arguments(index, args or {}, spec)
+            if refused == "dependency":
+                core.add(Label(K.REORDERED, index, step, breaks_dependency=True, refused=True))
+            elif value is not None:  # else refused (division by zero, out of range)
+                core.record_step(entry, spec, value)
+        elif finish:
+            core.record_answer(entry, answer, refused=refused is not None)
 
-    def _arguments(self, rec: CallRecord, spec: ScenarioStep) -> None:
-        wf, args, correct, numbers = self.wf, rec.args or {}, self.wf.correct, self.wf.numbers
+    def _arguments(self, index: int, args: dict[str, Any], spec: ScenarioStep) -> None:
+        wf, correct, numbers = self.wf, self.wf.correct, self.wf.numbers
         half_unit = wf.scale > 1 and wf.tolerance == 0.5  # then close() is reading equality
         for param, var in spec.param_vars:
             got = args[param]
@@ -79,7 +93,7 @@ class Monitor:
                 exact = wf.matcher(got)
                 if exact(correct[var]):
                     continue
-            self.core.add(wrong_argument(self.core, rec.index, spec, param, got, exact, read))
+            self.core.add(wrong_argument(self.core, index, spec, param, got, exact, read))
 
     def finish(self) -> tuple[list[Label], Metrics]:
         """All labels, sorted by call, and the episode's metrics."""

@@ -104,19 +104,26 @@ class CallRecord:
             value=None if value is None or finish else from_number(value, scale),
             answer=value if finish else None,
         )
-        if refused not in _UNPARSED:
-            args: Any = None
-            if isinstance(arguments, str):
-                try:
-                    args = loads_exact(arguments) if arguments else {}
-                except ValueError:
-                    args = None
-            else:
-                args = parse_arguments(arguments)[1]
-            if not isinstance(args, dict):
-                raise ValueError("arguments are not a JSON object")
-            rec.args = args
+        rec.args = stored_arguments(arguments, refused)
         return rec
+
+
+def stored_arguments(arguments: Any, refused: Any) -> dict[str, Any] | None:
+    """The parsed arguments of a stored call (``None`` for a refusal that never read
+    them); raises ``ValueError`` when they are not a JSON object."""
+    if refused in _UNPARSED:
+        return None
+    args: Any = None
+    if isinstance(arguments, str):
+        try:
+            args = loads_exact(arguments) if arguments else {}
+        except ValueError:
+            args = None
+    else:
+        args = parse_arguments(arguments)[1]
+    if not isinstance(args, dict):
+        raise ValueError("arguments are not a JSON object")
+    return args
 
 
 _UNPARSED = frozenset({"unknown_tool", "invalid_arguments", "distractor", "transient"})
