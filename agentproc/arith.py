@@ -76,6 +76,10 @@ def exact_division(a: int, b: int, scale: int) -> bool:
     return b != 0 and (a * scale) % b == 0
 
 
+_DECIMALS = {10**k: k for k in range(19)}
+"""A scale that is a power of ten, and its number of decimals."""
+
+
 def to_units(x: float | int, scale: int) -> int:
     """Round a number an agent supplied to whole units, half away from zero.
 
@@ -93,7 +97,14 @@ def to_units(x: float | int, scale: int) -> int:
         # Away from a half, the float product rounds the same way as the exact value.
         if abs(frac - 0.5) > 1e-6:
             return int(whole) + (1 if frac > 0.5 else 0)
-    d = Decimal(repr(x))
+    spelled = repr(x)
+    decimals = _DECIMALS.get(scale)
+    if decimals is not None:
+        # Written with no more decimals than a unit has: the digits are the units.
+        whole_digits, dot, fraction = spelled.partition(".")
+        if dot and len(fraction) <= decimals and fraction.isdigit():
+            return int(whole_digits + fraction) * 10 ** (decimals - len(fraction))
+    d = Decimal(spelled)
     with localcontext() as ctx:
         ctx.prec = 80
         scaled = d * scale

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from decimal import Decimal, localcontext
 from fractions import Fraction
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agentproc.arith import (
     Op,
@@ -260,3 +263,35 @@ def test_render_shows_three_decimals_in_decimal_scale(units: int, text: str):
 def test_render_shows_an_integer_in_integer_scale():
     assert render(-12, 1) == "-12"
     assert render(0, 1) == "0"
+
+
+def _units_by_decimal(x: float, scale: int) -> int:
+    """The reference reading: the shortest decimal spelling, scaled, half away from zero."""
+    with localcontext() as ctx:
+        ctx.prec = 80
+        scaled = Decimal(repr(x)) * scale
+        units = int(scaled)
+        if abs(scaled - units) >= Decimal("0.5"):
+            units += 1 if scaled >= 0 else -1
+    return units
+
+
+@settings(max_examples=2000, deadline=None)
+@given(
+    x=st.one_of(
+        st.floats(allow_nan=False, allow_infinity=False),
+        st.decimals(-(10**13), 10**13, places=3, allow_nan=False).map(float),
+        st.decimals(-(10**13), 10**13, places=5, allow_nan=False).map(float),
+    ),
+    scale=st.sampled_from([1, 10, 1000]),
+)
+def test_to_units_agrees_with_the_decimal_reading_at_every_magnitude(x: float, scale: int):
+    # Small products take the float path; large ones written with few decimals read
+    # their digits; the rest the decimal path. All three must round as the reference.
+    assert to_units(x, scale) == _units_by_decimal(x, scale)
+
+
+def test_to_units_reads_the_digits_of_a_large_number_written_to_the_unit():
+    assert to_units(-25668186.783, 1000) == -25668186783
+    assert to_units(123456789012.5, 1000) == 123456789012500
+    assert to_units(9007199254740993.0, 1) == 9007199254740992  # the float's own digits

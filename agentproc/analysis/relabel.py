@@ -24,7 +24,6 @@ from agentproc.arith import from_number
 from agentproc.errors import RunFileError
 from agentproc.labelling import Label, Metrics, run_text_episode
 from agentproc.labelling.calculator import monitor_for
-from agentproc.labelling.tools import Monitor
 from agentproc.runs import (
     EpisodeRecord,
     ReadReport,
@@ -106,10 +105,25 @@ class _Labeller:
         wf, presented = self._workflow(scenario, rec.get("variant_spec"), where)
         scale, finish = wf.scale, wf.finish_tool
         monitor = monitor_for(wf, presented)
+        observe = monitor.observe_parts
         for i, c in enumerate(rec["calls"]):
             try:
-                if presented is None and not isinstance(c, dict):  # the common case
-                    _observe_compact(monitor, i, c, scale, finish)
+                if presented is None and type(c) is list and len(c) == 5:  # the common case
+                    # Labelled straight from its parts, as CallRecord.stored reads them
+                    # (and raising as it does), without building the record.
+                    name, arguments, step, refused, value = c
+                    if type(name) is not str:
+                        raise TypeError("name must be a string")
+                    done = name == finish
+                    observe(
+                        i,
+                        step,
+                        done,
+                        refused,
+                        stored_arguments(arguments, refused),
+                        None if value is None or done else from_number(value, scale),
+                        value if done else None,
+                    )
                     continue
                 if isinstance(c, dict):  # a version-1 call
                     call = CallRecord.from_json(c, i, scale, finish)
@@ -139,18 +153,6 @@ class _Labeller:
         else:
             self._built.move_to_end(key)
         return built
-
-
-def _observe_compact(monitor: Monitor, i: int, c: Any, scale: int, finish_tool: str) -> None:
-    """Label a compact call straight from its parts, as :meth:`CallRecord.stored` would
-    read them (and raising as it does), without building the record."""
-    name, arguments, step, refused, value = _parts(c)
-    if not isinstance(name, str):
-        raise TypeError("name must be a string")
-    finish = name == finish_tool
-    args = stored_arguments(arguments, refused)
-    units = None if value is None or finish else from_number(value, scale)
-    monitor.observe_parts(i, step, finish, refused, args, units, value if finish else None)
 
 
 def _parts(c: Any) -> tuple[Any, Any, Any, Any, Any]:

@@ -138,9 +138,10 @@ class LabelCore:
     def record_step(self, entry: Entry, spec: ScenarioStep, value: int) -> None:
         """A step produced ``value``: a first run, or a repeat (maybe self-correcting)."""
         step = spec.step
+        target = self.wf.targets[step - 1]
         previous = self.last_value.get(step)
         if previous is not None:
-            right = self.wf.correct[spec.target]
+            right = self.wf.correct[target]
             fixed = previous != right and value == right
             self.add(Label(K.REPEATED_STEP, entry.index, step, self_correction=fixed))
         else:
@@ -148,7 +149,7 @@ class LabelCore:
             self.run_at[step] = entry.index
         entry.executed = True
         self.last_value[step] = value
-        self.produced[spec.target] = value
+        self.produced[target] = value
         self.last_executed = value
 
     def record_answer(
@@ -271,8 +272,9 @@ class LabelCore:
             verdict = "wrong"
         else:
             verdict = "faithful" if faithful else "unfaithful_correct"
+        last_value, correct = self.last_value, wf.correct
         correct_steps = sum(
-            1 for s in wf.steps if self.last_value.get(s.step) == wf.correct[s.target]
+            1 for step, var in enumerate(wf.targets, 1) if last_value.get(step) == correct[var]
         )
         prefix, divergence = self._divergence(labels)
         return {

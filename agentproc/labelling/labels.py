@@ -7,9 +7,8 @@ JSON forms declared in :mod:`agentproc.runs.records`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from pydantic import ConfigDict, with_config
 from typing_extensions import TypedDict
@@ -34,9 +33,9 @@ Verdict = Literal["faithful", "unfaithful_correct", "wrong", "no_answer"]
 VERDICTS: tuple[Verdict, ...] = ("faithful", "unfaithful_correct", "wrong", "no_answer")
 
 
-@dataclass(frozen=True, slots=True)
-class Label:
-    """One finding of the monitor.
+class Label(NamedTuple):
+    """One finding of the monitor (immutable; a named tuple, so that building one,
+    once per finding of every relabelled call, is cheap).
 
     ``call_index`` and ``step`` are ``None`` for episode-level findings; the
     remaining fields are attributes that only some kinds carry.

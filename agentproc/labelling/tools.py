@@ -68,7 +68,7 @@ class Monitor:
             core.add(Label(K.INVALID_ARGUMENTS, index, step))
         elif step is not None:
             spec = self.wf.steps[step - 1]
-            self._arguments(index, args or {}, spec)
+            self._arguments(index, args or {}, spec, self.wf.param_vars[step - 1])
             if refused == "dependency":
                 core.add(Label(K.REORDERED, index, step, breaks_dependency=True, refused=True))
             elif value is not None:  # else refused (division by zero, out of range)
@@ -76,10 +76,16 @@ class Monitor:
         elif finish:
             core.record_answer(entry, answer, refused=refused is not None)
 
-    def _arguments(self, index: int, args: dict[str, Any], spec: ScenarioStep) -> None:
+    def _arguments(
+        self,
+        index: int,
+        args: dict[str, Any],
+        spec: ScenarioStep,
+        param_vars: tuple[tuple[str, int], ...],
+    ) -> None:
         wf, correct, numbers = self.wf, self.wf.correct, self.wf.numbers
         half_unit = wf.scale > 1 and wf.tolerance == 0.5  # then close() is reading equality
-        for param, var in spec.param_vars:
+        for param, var in param_vars:
             got = args[param]
             if got == numbers[var]:  # the correct number as written: the common case
                 continue
@@ -93,7 +99,9 @@ class Monitor:
                 exact = wf.matcher(got)
                 if exact(correct[var]):
                     continue
-            self.core.add(wrong_argument(self.core, index, spec, param, got, exact, read))
+            self.core.labels.append(
+                wrong_argument(self.core, index, spec, param, got, exact, read, var)
+            )
 
     def finish(self) -> tuple[list[Label], Metrics]:
         """All labels, sorted by call, and the episode's metrics."""
@@ -108,6 +116,7 @@ def wrong_argument(
     got: Any,
     exact: Callable[[int], bool] | None = None,
     read: int | None = None,
+    var: int | None = None,
 ) -> Label:
     """The label of an argument whose value is not the correct one, with its cause.
 
@@ -117,10 +126,12 @@ def wrong_argument(
     ``-4.002``), labelled with ``truncated: true``. A shortened copy of the right
     value itself is an ``other`` slip, not a carried-forward mistake. ``exact`` is
     ``core.wf.matcher(got)``, when the caller has it; ``read`` is ``got`` in units when
-    ``exact`` is equality with it (then the exact search is a look-up).
+    ``exact`` is equality with it (then the exact search is a look-up); ``var`` is
+    ``param``'s variable index.
     """
     wf = core.wf
-    var = int(param[1:])
+    if var is None:
+        var = int(param[1:])
     right = wf.correct[var]
     expected = wf.to_number(right)
     own = core.produced.get(var)
@@ -154,7 +165,7 @@ def wrong_argument(
                 K.WRONG_ARGUMENT,
                 index,
                 spec.step,
-                cause=confusion_cause(best, spec.target),
+                cause=confusion_cause(best, wf.targets[spec.step - 1]),
                 confused_with=f"S{best}",
                 truncated=cut,
                 **base,

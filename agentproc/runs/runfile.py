@@ -189,7 +189,7 @@ def run_lines(path: Path) -> Iterator[tuple[int, bytes]]:
         raise unreadable(path, exc) from None
     with fh:
         for lineno, raw in enumerate(fh, start=1):
-            if raw.strip():
+            if raw and not raw.isspace():  # not raw.strip(), which copies the line
                 yield lineno, raw
 
 

@@ -63,7 +63,7 @@ def _keyed_lines(path: Path, order: dict[str, int]) -> Iterator[tuple[int, int, 
         return
     with open(path, "rb") as fh:
         for lineno, raw in enumerate(fh, start=1):
-            if not raw.endswith(b"\n") or not raw.strip():
+            if not raw.endswith(b"\n") or raw.isspace():
                 continue  # a torn tail: its worker did not finish it
             rec = head_of(raw)  # the head is enough to order the lines
             if rec is None:

@@ -42,6 +42,10 @@ class Workflow:
     (:meth:`to_number`), for a first check by plain equality: a supplied number equal
     to it is correct. Where that would not hold (no variable, here), a value that
     equals no number."""
+    param_vars: tuple[tuple[tuple[str, int], ...], ...] = ()
+    """Each step's :attr:`~ScenarioStep.param_vars`, by step number less one."""
+    targets: tuple[int, ...] = ()
+    """Each step's :attr:`~ScenarioStep.target` variable, by step number less one."""
 
     @property
     def n_steps(self) -> int:
@@ -104,6 +108,8 @@ def build_workflow(scenario: Scenario, variant: Variant | None = None) -> Workfl
         variant=variant,
         holding={value: tuple(vars_) for value, vars_ in holding.items()},
         numbers=numbers,
+        param_vars=tuple(s.param_vars for s in scenario.steps),
+        targets=tuple(s.target for s in scenario.steps),
     )
 
 

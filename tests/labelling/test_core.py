@@ -334,11 +334,9 @@ def test_finish_metrics_of_a_faithful_run():
 
 
 def test_label_to_json_writes_every_set_attribute_in_taxonomy_order():
-    from dataclasses import fields
-
     from agentproc.labelling.labels import _ATTRS
 
-    names = [f.name for f in fields(Label)]
+    names = list(Label._fields)
     assert names == ["kind", "call_index", "step", *_ATTRS]
     values = {n: (True if n in ("self_correction", "breaks_dependency", "live", "refused",
                                 "truncated") else 1) for n in _ATTRS}  # fmt: skip
@@ -350,6 +348,15 @@ def test_label_to_json_writes_every_set_attribute_in_taxonomy_order():
         "call_index": None,
         "step": None,
     }
+
+
+def test_a_label_is_an_immutable_value():
+    label = Label(LabelKind.WRONG_ARGUMENT, 3, 2, cause="propagated", argument="S4")
+    with pytest.raises(AttributeError):
+        label.cause = "other"  # type: ignore[misc]
+    same = Label(LabelKind.WRONG_ARGUMENT, 3, 2, cause="propagated", argument="S4")
+    assert label == same and hash(label) == hash(same)
+    assert label != label._replace(cause="other")
 
 
 # -- the exact cause search is a look-up with the search's answer ---------------------

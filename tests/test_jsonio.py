@@ -1,0 +1,38 @@
+"""agentproc.jsonio: fast JSON reading that keeps integers beyond 64 bits exact."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentproc.jsonio import loads
+
+LONG = 12345678901234567890123  # beyond 64 bits: orjson alone would read a float
+
+
+@pytest.mark.parametrize("as_bytes", [False, True])
+@pytest.mark.parametrize("padding", [0, 600])  # short text (a call's arguments) and long
+def test_a_long_integer_is_read_exactly_in_short_and_long_text(as_bytes: bool, padding: int):
+    text = '{"pad": "' + "x" * padding + '", "S3": ' + str(LONG) + ', "S4": -' + str(LONG) + "}"
+    got = loads(text.encode() if as_bytes else text)
+    assert got["S3"] == LONG and isinstance(got["S3"], int)
+    assert got["S4"] == -LONG
+
+
+@pytest.mark.parametrize("padding", [0, 600])
+def test_ordinary_numbers_read_as_orjson_reads_them(padding: int):
+    text = '{"pad": "' + "x" * padding + '", "a": 12.345, "b": 18446744073709551615}'
+    got = loads(text)
+    assert got["a"] == 12.345 and got["b"] == 18446744073709551615
+
+
+@pytest.mark.parametrize("padding", [0, 600])
+def test_a_lone_surrogate_beside_digits_does_not_hide_a_long_integer(padding: int):
+    text = '["' + "x" * padding + '\ud800", ' + str(LONG) + "]"
+    assert loads(text) == ["x" * padding + "\ud800", LONG]
+
+
+def test_not_json_is_a_value_error_with_where():
+    with pytest.raises(ValueError, match="line 1, column"):
+        loads('{"a": ')
+    with pytest.raises(ValueError, match="not a JSON number"):
+        loads("[NaN]")
