@@ -129,17 +129,32 @@ BACKENDS: dict[str, Callable[[argparse.Namespace], Backend]] = {
 """``--backend`` -> what runs the shards."""
 
 
-def _lines(path: Path) -> int:
-    try:
-        with open(path, "rb") as fh:
-            return sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b""))
-    except OSError:
-        return 0
+class _Done:
+    """Records the shard files hold so far, counted as they grow: each poll reads only
+    what was appended since the last (the workers share the machine with it)."""
 
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.seen: dict[Path, tuple[int, int]] = {}
+        """Shard file -> (bytes counted, lines in them)."""
 
-def _done(folder: Path) -> int:
-    """Records the shard files hold so far."""
-    return sum(_lines(p) for p in folder.glob("shard-*-of-*.jsonl"))
+    def __call__(self) -> int:
+        total = 0
+        for path in self.folder.glob("shard-*-of-*.jsonl"):
+            offset, lines = self.seen.get(path, (0, 0))
+            try:
+                with open(path, "rb") as fh:
+                    if fh.seek(0, 2) < offset:  # cut back (a torn tail repaired): recount
+                        offset, lines = 0, 0
+                    fh.seek(offset)
+                    for chunk in iter(lambda: fh.read(1 << 20), b""):
+                        lines += chunk.count(b"\n")
+                        offset += len(chunk)
+            except OSError:
+                pass
+            self.seen[path] = (offset, lines)
+            total += lines
+        return total
 
 
 def _first_error(folder: Path, k: int) -> str:
@@ -152,9 +167,13 @@ def _first_error(folder: Path, k: int) -> str:
     return (errors or lines or ["(no output)"])[-1]
 
 
+def _idle() -> None:
+    """No progress to show (the bar is off: not a terminal)."""
+
+
 def run_sharded(args: argparse.Namespace, out: Console, err: Console) -> int:
     """``run`` over ``args.workers`` shards on ``args.backend``; the parent's side."""
-    from agentproc.runs import RunWriter, latest_records
+    from agentproc.runs import EpisodeKey, EpisodeRecord, RunWriter
     from agentproc.runs.shards import (
         merge_shards,
         other_shard_folders,
@@ -208,11 +227,11 @@ def run_sharded(args: argparse.Namespace, out: Console, err: Console) -> int:
             disable=not err.is_terminal,
         )
         task = bar.add_task("run", total=total)
+        done = _Done(folder)
+        tick: Tick = (lambda: bar.update(task, completed=done())) if err.is_terminal else _idle
         try:
             with bar:
-                codes = BACKENDS[args.backend](args)(
-                    argvs, folder, lambda: bar.update(task, completed=_done(folder))
-                )
+                codes = BACKENDS[args.backend](args)(argvs, folder, tick)
         except KeyboardInterrupt:
             err.print(
                 f"agentproc: interrupted; the shards are kept in {folder}: --resume --workers {n} "
@@ -231,10 +250,11 @@ def run_sharded(args: argparse.Namespace, out: Console, err: Console) -> int:
                 highlight=False,
             )
             return codes[k - 1] if codes[k - 1] in (EXIT_BAD_INPUT, EXIT_INTERRUPTED) else 1
-        written = merge_shards(folder, n, writer, order)
+        latest: dict[EpisodeKey, EpisodeRecord] = {}
+        written = merge_shards(folder, n, writer, order, latest)
     verdicts: dict[str, int] = {}
     errored = 0
-    for _, _, rec in latest_records([run], head_only=True):
+    for rec in latest.values():
         if rec.get("stop_reason") == "error":
             errored += 1
             continue

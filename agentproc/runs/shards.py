@@ -13,10 +13,12 @@ import heapq
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from agentproc.errors import InputError
 from agentproc.jsonio import loads
 from agentproc.runs.layout import head_of
+from agentproc.runs.records import EpisodeKey, EpisodeRecord, episode_key
 from agentproc.runs.runfile import RunWriter, read_run
 from agentproc.runs.runner import in_shard
 
@@ -57,8 +59,11 @@ def split_run(out: Path, folder: Path, workers: int) -> int:
     return n
 
 
-def _keyed_lines(path: Path, order: dict[str, int]) -> Iterator[tuple[int, int, int, bytes]]:
-    """``(suite position, trial, line number, raw line)`` of each complete line of a shard."""
+def _keyed_lines(
+    path: Path, order: dict[str, int]
+) -> Iterator[tuple[int, int, int, bytes, dict[str, Any]]]:
+    """``(suite position, trial, line number, raw line, head)`` of each complete line of
+    a shard."""
     if not path.exists():
         return
     with open(path, "rb") as fh:
@@ -72,18 +77,31 @@ def _keyed_lines(path: Path, order: dict[str, int]) -> Iterator[tuple[int, int, 
                 except ValueError:
                     raise InputError(path, "not valid JSON", f"line {lineno}") from None
             trial = rec.get("trial", 0) if isinstance(rec.get("trial", 0), int) else 0
-            yield order.get(str(rec.get("scenario_id")), len(order)), trial, lineno, raw
+            yield order.get(str(rec.get("scenario_id")), len(order)), trial, lineno, raw, rec
 
 
-def merge_shards(folder: Path, workers: int, writer: RunWriter, order: dict[str, int]) -> int:
+def merge_shards(
+    folder: Path,
+    workers: int,
+    writer: RunWriter,
+    order: dict[str, int],
+    latest: dict[EpisodeKey, EpisodeRecord] | None = None,
+) -> int:
     """Write every shard's records into ``writer`` (emptied first) in suite order
     (``order``: scenario id -> position), then remove the shard folder; returns the
-    number of records written."""
+    number of records written. ``latest`` gets the head of each episode's last record
+    (as :func:`~agentproc.runs.runfile.latest_records` would read it from the result),
+    without reading the result again."""
     parts = [shard_file(folder, k, workers) for k in range(1, workers + 1)]
     writer.truncate()
     n = 0
-    for _, _, _, raw in heapq.merge(*(_keyed_lines(p, order) for p in parts)):
+    # One shard's lines come in file order, and an episode lives in one shard only,
+    # so the last record of an episode is also the last one merged.
+    lines = heapq.merge(*(_keyed_lines(p, order) for p in parts), key=lambda t: t[:3])
+    for _, _, _, raw, head in lines:
         writer.write_raw(raw)
+        if latest is not None:
+            latest[episode_key(head)] = head  # type: ignore[arg-type,assignment]
         n += 1
     writer.sync()
     shutil.rmtree(folder)

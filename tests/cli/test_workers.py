@@ -63,6 +63,41 @@ def test_resume_of_a_single_process_run_over_workers(capsys, suite, single, tmp_
     assert run.read_bytes() == single.read_bytes()
 
 
+def test_the_summary_counts_each_episode_once_as_the_merged_file_reads(
+    capsys, suite, single, tmp_path
+):
+    from agentproc.runs import latest_records
+
+    run = tmp_path / "run.jsonl"
+    lines = single.read_bytes().splitlines(keepends=True)
+    run.write_bytes(b"".join(lines[:11] + lines[:3]))  # three episodes recorded twice
+    code, out, _ = cli(capsys, "run", suite, *SIM, "--workers", "2", "--resume", "--out", run)
+    assert code == 0 and "wrote 33 episodes" in out
+    verdicts: dict[str, int] = {}
+    for _, _, rec in latest_records([run]):
+        verdicts[rec["verdict"]] = verdicts.get(rec["verdict"], 0) + 1
+    assert sum(verdicts.values()) == 30
+    shown = ", ".join(f"{k} {v}" for k, v in sorted(verdicts.items()))
+    assert out.strip().endswith(f"(2 workers): {shown}")
+
+
+def test_progress_counts_the_shard_files_as_they_grow(tmp_path):
+    from agentproc.cli.workers import _Done
+
+    a, b = tmp_path / "shard-1-of-2.jsonl", tmp_path / "shard-2-of-2.jsonl"
+    done = _Done(tmp_path)
+    assert done() == 0
+    a.write_bytes(b"{}\n{}\n{")  # a line being written does not count yet
+    assert done() == 2
+    with open(a, "ab") as fh:
+        fh.write(b"}\n")
+    b.write_bytes(b"{}\n")
+    assert done() == 4
+    assert done.seen[a] == (a.stat().st_size, 3)  # only what was appended is read again
+    a.write_bytes(b"{}\n")  # cut back (a torn tail repaired): counted again from the start
+    assert done() == 2
+
+
 @pytest.mark.parametrize(
     ("extra", "says"),
     [
