@@ -18,6 +18,7 @@ from agentproc.arith import to_units
 from agentproc.labelling.core import OTHER, PROPAGATED, LabelCore, confusion_cause
 from agentproc.labelling.labels import Label, LabelKind, Metrics
 from agentproc.workflow import CallRecord, ScenarioStep, Workflow
+from agentproc.workflow.calls import UNREAD
 
 K = LabelKind
 
@@ -31,6 +32,8 @@ class Monitor:
     def __init__(self, workflow: Workflow) -> None:
         self.wf = workflow
         self.core = LabelCore(workflow)
+        self._half_unit = workflow.scale > 1 and workflow.tolerance == 0.5
+        """Whether :meth:`Workflow.close` is equality of the number read in units."""
 
     @property
     def labels(self) -> list[Label]:
@@ -59,20 +62,20 @@ class Monitor:
         ``value`` is the step's output in units, ``answer`` the submitted answer."""
         core = self.core
         entry = core.begin(index, step, finish)
-        if refused == "transient":
-            # A tool fault, not the agent's doing: it neither counts nor diverges.
-            core.drop(entry)
-        elif refused in ("unknown_tool", "distractor"):
-            core.add(Label(K.HALLUCINATED_CALL, index))
-        elif refused == "invalid_arguments":
-            core.add(Label(K.INVALID_ARGUMENTS, index, step))
-        elif step is not None:
+        if step is not None and refused not in UNREAD:  # a step it ran: the common case
             spec = self.wf.steps[step - 1]
             self._arguments(index, args or {}, spec, self.wf.param_vars[step - 1])
             if refused == "dependency":
                 core.add(Label(K.REORDERED, index, step, breaks_dependency=True, refused=True))
             elif value is not None:  # else refused (division by zero, out of range)
                 core.record_step(entry, spec, value)
+        elif refused == "transient":
+            # A tool fault, not the agent's doing: it neither counts nor diverges.
+            core.drop(entry)
+        elif refused in ("unknown_tool", "distractor"):
+            core.add(Label(K.HALLUCINATED_CALL, index))
+        elif refused == "invalid_arguments":
+            core.add(Label(K.INVALID_ARGUMENTS, index, step))
         elif finish:
             core.record_answer(entry, answer, refused=refused is not None)
 
@@ -83,14 +86,14 @@ class Monitor:
         spec: ScenarioStep,
         param_vars: tuple[tuple[str, int], ...],
     ) -> None:
-        wf, correct, numbers = self.wf, self.wf.correct, self.wf.numbers
-        half_unit = wf.scale > 1 and wf.tolerance == 0.5  # then close() is reading equality
+        wf = self.wf
+        correct, numbers = wf.correct, wf.numbers
         for param, var in param_vars:
             got = args[param]
             if got == numbers[var]:  # the correct number as written: the common case
                 continue
             read: int | None = None
-            if half_unit:
+            if self._half_unit:
                 read = to_units(got, wf.scale)
                 if read == correct[var]:
                     continue

@@ -111,7 +111,7 @@ class CallRecord:
 def stored_arguments(arguments: Any, refused: Any) -> dict[str, Any] | None:
     """The parsed arguments of a stored call (``None`` for a refusal that never read
     them); raises ``ValueError`` when they are not a JSON object."""
-    if refused in _UNPARSED:
+    if refused in UNREAD:
         return None
     args: Any = None
     if isinstance(arguments, str):
@@ -126,7 +126,7 @@ def stored_arguments(arguments: Any, refused: Any) -> dict[str, Any] | None:
     return args
 
 
-_UNPARSED = frozenset({"unknown_tool", "invalid_arguments", "distractor", "transient"})
+UNREAD = frozenset({"unknown_tool", "invalid_arguments", "distractor", "transient"})
 """Refusals whose arguments were never read (they need not be a JSON object)."""
 
 
