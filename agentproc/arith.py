@@ -76,10 +76,6 @@ def exact_division(a: int, b: int, scale: int) -> bool:
     return b != 0 and (a * scale) % b == 0
 
 
-_DECIMALS = {10**k: k for k in range(19)}
-"""A scale that is a power of ten, and its number of decimals."""
-
-
 def to_units(x: float | int, scale: int) -> int:
     """Round a number an agent supplied to whole units, half away from zero.
 
@@ -89,6 +85,13 @@ def to_units(x: float | int, scale: int) -> int:
     if isinstance(x, int):
         return x * scale
     u = x * scale
+    if -1e15 < u < 1e15:
+        # A number written to the unit (the common case) is the float nearest some
+        # r / scale; its spelling and r / scale then both lie within one ulp of it, which
+        # is under a quarter of a unit below 1e15 units, so the spelling reads as r.
+        r = round(u)
+        if r / scale == x:
+            return r
     # Below 1e9 the float product is within 1e-6 of the exact one, so the fast path
     # rounds exactly as the decimal one would; beyond it, ask the decimal one.
     if -1e9 < u < 1e9:
@@ -97,14 +100,7 @@ def to_units(x: float | int, scale: int) -> int:
         # Away from a half, the float product rounds the same way as the exact value.
         if abs(frac - 0.5) > 1e-6:
             return int(whole) + (1 if frac > 0.5 else 0)
-    spelled = repr(x)
-    decimals = _DECIMALS.get(scale)
-    if decimals is not None:
-        # Written with no more decimals than a unit has: the digits are the units.
-        whole_digits, dot, fraction = spelled.partition(".")
-        if dot and len(fraction) <= decimals and fraction.isdigit():
-            return int(whole_digits + fraction) * 10 ** (decimals - len(fraction))
-    d = Decimal(spelled)
+    d = Decimal(repr(x))
     with localcontext() as ctx:
         ctx.prec = 80
         scaled = d * scale
