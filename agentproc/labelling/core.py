@@ -235,14 +235,18 @@ class LabelCore:
 
     def finish(self) -> tuple[list[Label], Metrics]:
         """All labels, sorted by call, and the episode's metrics."""
-        labels = list(self.labels)
-        labels.extend(self._reordered())
-        for spec in self.wf.steps:
-            if spec.step not in self.last_value:
-                labels.append(Label(K.SKIPPED_STEP, None, spec.step, live=spec.live))
+        labels = self.labels + self._reordered()
+        labels.sort(key=_label_order)
+        # Then the findings of no call, in their order: skipped steps by step, then
+        # the missing answer.
+        steps, ran = self.wf.steps, self.last_value
+        labels.extend(
+            Label(K.SKIPPED_STEP, None, step, live=steps[step - 1].live)
+            for step in range(1, len(steps) + 1)
+            if step not in ran
+        )
         if not self.answers:
             labels.append(Label(K.MISSING_ANSWER))
-        labels.sort(key=_label_order)
         return labels, self._metrics(labels)
 
     def _reordered(self) -> list[Label]:
