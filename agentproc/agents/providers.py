@@ -183,6 +183,16 @@ def _raw_class() -> type[Any]:
             loop = asyncio.get_running_loop()
             seen = _LOOPS.get(id(self))
             if seen is not None and seen() is not loop:
+                if self.http_async_client is not None:
+                    # The user's own client: its settings (headers, auth, certificates,
+                    # a transport) cannot all be copied, so it is never swapped behind
+                    # their back; nothing is sent.
+                    raise ConfigError(
+                        f"openai:{self.model_name}: the http_async_client given to this "
+                        "model belongs to the event loop of an earlier asyncio.run, and an "
+                        "HTTP client cannot move to another loop: give the model a new "
+                        "client for each run (or none)"
+                    )
                 from langchain_openai._compat import httpx
 
                 client = httpx.AsyncClient(timeout=self.request_timeout)  # type: ignore[arg-type]

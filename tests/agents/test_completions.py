@@ -180,6 +180,23 @@ def test_a_client_of_the_users_own_is_kept(scenario: Scenario) -> None:
         assert srv.completions[0].headers["x-team"] == "evals"
 
 
+def test_a_client_of_the_users_own_is_never_swapped_under_a_second_event_loop(
+    scenario: Scenario,
+) -> None:
+    import httpx2
+
+    from agentproc.errors import ConfigError
+
+    with ScriptedServer([{"content": "first run"}, {"content": "never sent"}]) as srv:
+        model = _model(srv, http_async_client=httpx2.AsyncClient(headers={"X-Team": "evals"}))
+        assert _ask(model, scenario).content == "first run"
+        with pytest.raises(ConfigError, match="new client for each run") as info:
+            _ask(model, scenario)
+        assert len(srv.completions) == 1  # nothing went out without the user's settings
+    assert srv.completions[0].headers["x-team"] == "evals"
+    assert error_kind(info.value) == "harness"  # not the endpoint's, and never the agent's
+
+
 def test_the_history_keeps_the_raw_arguments_and_fills_in_missing_ids(scenario: Scenario) -> None:
     raw = '{"a": 1.50,  "b": 2}'
     script = [
