@@ -10,6 +10,7 @@ import pytest
 from agentproc.agents.sim import run_sim_episode
 from agentproc.analysis import relabel_run
 from agentproc.cli import main
+from agentproc.errors import RunFileError
 from agentproc.procedures import Cell, generate_procedure
 from agentproc.runs import RunWriter, episode_record, read_run
 from agentproc.workflow import Toolkit, scenario_of
@@ -69,3 +70,37 @@ def test_the_command_never_overwrites_without_being_told(tmp_path: Path, capsys)
     assert main(["relabel", run, "--out", run]) == 2
     assert "must be a new file" in capsys.readouterr().err
     assert main(["relabel", run, "--out", str(tmp_path / "new.jsonl"), "--overwrite"]) == 0
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_the_garbage_collector_is_paused_while_relabelling_and_restored_after(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, enabled: bool
+):
+    import gc
+
+    import agentproc.analysis.relabel as relabel
+
+    write_run(tmp_path / "r.jsonl")
+    seen: list[bool] = []
+    collected: list[int] = []
+    label = relabel._Labeller.label
+    monkeypatch.setattr(
+        relabel._Labeller,
+        "label",
+        lambda self, n, rec: seen.append(gc.isenabled()) or label(self, n, rec),
+    )
+    monkeypatch.setattr(relabel, "COLLECT_EVERY", 2)
+    collect = gc.collect
+    monkeypatch.setattr(relabel.gc, "collect", lambda *a: collected.append(1) or collect(*a))
+    (gc.enable if enabled else gc.disable)()
+    try:
+        relabel_run(tmp_path / "r.jsonl", tmp_path / "new.jsonl")
+        assert seen == [False, False, False]  # paused for every episode
+        assert collected  # the few cycles are still collected on the way
+        assert gc.isenabled() is enabled
+        (tmp_path / "bad.jsonl").write_text("not json\n")
+        with pytest.raises(RunFileError):
+            relabel_run(tmp_path / "bad.jsonl")
+        assert gc.isenabled() is enabled  # restored after a failure too
+    finally:
+        gc.enable()
