@@ -134,6 +134,20 @@ def bench_relabel(tmp: Path, calls: int, repeats: int = 3, distinct: int = 50) -
         f"[target <= 2x the parse and < 8 s]; peak RSS {rss_quarter / 1024:.0f} MB at 1/4 of "
         f"the calls, {rss / 1024:.0f} MB at all [target: flat]"
     )
+    # A run over a real suite holds each scenario once: each is compiled, then labelled.
+    once = tmp / "distinct.jsonl"
+    make_run_file(once, calls // 10, distinct=calls)
+    floor, took = [], []
+    for _ in range(repeats):
+        e, c, d, _ = _child("parse", once)
+        floor.append(d)
+        took.append(_child("relabel", once)[2])
+    f, t = statistics.median(floor), statistics.median(took)
+    print(
+        f"relabel, every scenario distinct: {c} calls in {e} episodes: orjson parse {f:.2f} s, "
+        f"relabel {t:.2f} s = {t / f:.2f}x the parse ({t / e * 1e3:.2f} ms per episode; "
+        f"medians of {repeats})"
+    )
 
 
 def bench_per_call(repeats: int = 5) -> None:
