@@ -136,7 +136,7 @@ def bench_relabel(tmp: Path, calls: int, repeats: int = 3, distinct: int = 50) -
     )
     # A run over a real suite holds each scenario once: each is compiled, then labelled.
     once = tmp / "distinct.jsonl"
-    make_run_file(once, calls // 10, distinct=calls)
+    make_run_file(once, calls // 10, distinct=calls // 500)  # more than its episodes
     floor, took = [], []
     for _ in range(repeats):
         e, c, d, _ = _child("parse", once)
