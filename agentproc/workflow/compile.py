@@ -26,10 +26,8 @@ from agentproc.resources import load_json
 from agentproc.workflow.prompts import render_prompt
 from agentproc.workflow.scenario import (
     SCHEMA_VERSION,
-    ExpectedCall,
     FinishSpec,
     Scenario,
-    ScenarioParams,
     ScenarioStep,
     step_tool_name,
 )
@@ -106,44 +104,48 @@ def compile_procedure(p: Procedure, *, with_tools: bool = True) -> Scenario:
     values = p.values
     steps = []
     for s in p.steps:
-        a, b = f"S{s.operands[0]}", f"S{s.operands[1]}"
-        args = {a: to_number(values[s.operands[0] - 1], scale)}
-        args[b] = to_number(values[s.operands[1] - 1], scale)
+        left, right = s.operands
+        a, b = f"S{left}", f"S{right}"
+        args = {a: to_number(values[left - 1], scale)}
+        args[b] = to_number(values[right - 1], scale)
         steps.append(
-            ScenarioStep(
-                step=s.step,
-                output=f"S{s.target}",
-                op=s.op,
-                operands=[a, b],
-                distances=list(s.distances),
-                value=to_number(s.value, scale),
-                depends_on=list(p.depends_on(s)),
-                live=live[s.step - 1],
-                text=p.text(s),
-                expected_call=ExpectedCall(name=step_tool_name(s.step), arguments=args),
-            )
+            {
+                "step": s.step,
+                "output": f"S{s.target}",
+                "op": s.op,
+                "operands": [a, b],
+                "distances": list(s.distances),
+                "value": to_number(s.value, scale),
+                "depends_on": list(p.depends_on(s)),
+                "live": live[s.step - 1],
+                "text": p.text(s),
+                "expected_call": {"name": step_tool_name(s.step), "arguments": args},
+            }
         )
     cell = p.cell
-    scenario = Scenario(
-        schema_version=SCHEMA_VERSION,
-        id=p.id,
-        params=ScenarioParams(
-            cell=cell.id,
-            steps=cell.steps,
-            lookback=cell.lookback,
-            range=cell.range,
-            ops=cell.ops,
-            mode=cell.mode,
-            seed=p.seed,
-            index=p.index,
-        ),
-        inputs={"S1": to_number(p.inputs[0], scale), "S2": to_number(p.inputs[1], scale)},
-        answer=to_number(p.answer, scale),
-        answer_variable=f"S{len(values)}",
-        mode=cell.mode,
-        tolerance=0.5 / scale if scale > 1 else 0,
-        steps=steps,
-        finish=FinishSpec(),
+    # One validation of the whole tree: a model built per step cost twice as much.
+    scenario = Scenario.model_validate(
+        {
+            "schema_version": SCHEMA_VERSION,
+            "id": p.id,
+            "params": {
+                "cell": cell.id,
+                "steps": cell.steps,
+                "lookback": cell.lookback,
+                "range": cell.range,
+                "ops": cell.ops,
+                "mode": cell.mode,
+                "seed": p.seed,
+                "index": p.index,
+            },
+            "inputs": {"S1": to_number(p.inputs[0], scale), "S2": to_number(p.inputs[1], scale)},
+            "answer": to_number(p.answer, scale),
+            "answer_variable": f"S{len(values)}",
+            "mode": cell.mode,
+            "tolerance": 0.5 / scale if scale > 1 else 0,
+            "steps": steps,
+            "finish": {},
+        }
     )
     scenario._procedure = procedure_record(p)
     return complete(scenario) if with_tools else scenario

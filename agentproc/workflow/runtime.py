@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentproc.arith import SCALE, close, from_number, matcher, to_number
-from agentproc.workflow.scenario import Scenario, ScenarioStep
+from agentproc.workflow.scenario import Scenario, ScenarioStep, param_vars_of, var_index
 from agentproc.workflow.variant import Variant
 
 
@@ -46,6 +46,10 @@ class Workflow:
     """Each step's :attr:`~ScenarioStep.param_vars`, by step number less one."""
     targets: tuple[int, ...] = ()
     """Each step's :attr:`~ScenarioStep.target` variable, by step number less one."""
+    ordered: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
+    """The correct values of the variables in ascending order, and beside each its
+    variable (S1 on; on equal values, the earlier variable first): a window of values
+    is a bisection."""
 
     @property
     def n_steps(self) -> int:
@@ -88,6 +92,7 @@ def build_workflow(scenario: Scenario, variant: Variant | None = None) -> Workfl
     """Index a scenario for the mock tools and the monitor (under ``variant``, the
     scenario is the one :func:`~agentproc.workflow.present.present` made)."""
     scale = SCALE[scenario.mode]
+    steps = tuple(scenario.steps)
     inputs = scenario.inputs
     correct = [0, from_number(inputs["S1"], scale), from_number(inputs["S2"], scale)]
     correct += [from_number(s.value, scale) for s in scenario.steps]
@@ -99,8 +104,8 @@ def build_workflow(scenario: Scenario, variant: Variant | None = None) -> Workfl
         scenario=scenario,
         scale=scale,
         tolerance=scenario.tolerance * scale,
-        steps=tuple(scenario.steps),
-        by_name={s.name: s for s in scenario.steps},
+        steps=steps,
+        by_name={s.expected_call.name: s for s in steps},
         correct=tuple(correct),
         finish_tool=scenario.finish.tool,
         finish_argument=scenario.finish.argument,
@@ -108,9 +113,17 @@ def build_workflow(scenario: Scenario, variant: Variant | None = None) -> Workfl
         variant=variant,
         holding={value: tuple(vars_) for value, vars_ in holding.items()},
         numbers=numbers,
-        param_vars=tuple(s.param_vars for s in scenario.steps),
-        targets=tuple(s.target for s in scenario.steps),
+        # From the fields, not the steps' cached views: reading those the first time
+        # was half the time of building a workflow.
+        param_vars=tuple(param_vars_of(s.operands) for s in steps),
+        targets=tuple(var_index(s.output) for s in steps),
+        ordered=_ordered(correct),
     )
+
+
+def _ordered(correct: list[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    pairs = sorted((correct[var], var) for var in range(1, len(correct)))
+    return tuple(v for v, _ in pairs), tuple(var for _, var in pairs)
 
 
 _NO_NUMBER = object()

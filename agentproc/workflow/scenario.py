@@ -31,6 +31,12 @@ def var_index(name: str) -> int:
     return int(name[1:])
 
 
+def param_vars_of(operands: list[str]) -> tuple[tuple[str, int], ...]:
+    """:attr:`ScenarioStep.param_vars` from the operands (one per distinct operand)."""
+    a, b = operands
+    return ((a, int(a[1:])),) if a == b else ((a, int(a[1:])), (b, int(b[1:])))
+
+
 def step_tool_name(step: int) -> str:
     """The tool name of a step: ``step_7``."""
     return f"step_{step}"
@@ -96,7 +102,7 @@ class ScenarioStep(BaseModel):
     @cached_property
     def param_vars(self) -> tuple[tuple[str, int], ...]:
         """Each argument name with its variable index: ``(("S3", 3), ("S5", 5))``."""
-        return tuple((p, var_index(p)) for p in self.params)
+        return param_vars_of(self.operands)
 
     @cached_property
     def reads(self) -> frozenset[int]:
@@ -177,18 +183,22 @@ class Scenario(BaseModel):
             raise ValueError("steps: a scenario needs at least one step")
         if set(self.inputs) != {"S1", "S2"}:
             raise ValueError(f"inputs: expected S1 and S2 (not {', '.join(self.inputs)})")
+        defined = {"S1", "S2"}  # the variables defined so far, as f"S{k}" spells them
         for i, st in enumerate(self.steps):
             if st.step != i + 1 or st.output != f"S{i + 3}":
                 raise ValueError(
                     f"steps[{i}]: expected step {i + 1} defining S{i + 3} "
                     f"(not step {st.step} defining {st.output})"
                 )
-            for j, name in enumerate(st.operands):
-                if not _VARIABLE.fullmatch(name) or not 1 <= int(name[1:]) < i + 3:
-                    raise ValueError(
-                        f"steps[{i}].operands[{j}]: {name!r} is not a variable defined "
-                        f"before S{i + 3}"
-                    )
-        if self.answer_variable not in {st.output for st in self.steps} | {"S1", "S2"}:
+            a, b = st.operands
+            if a not in defined or b not in defined:  # a set look-up: the common case
+                for j, name in enumerate(st.operands):
+                    if not _VARIABLE.fullmatch(name) or not 1 <= int(name[1:]) < i + 3:
+                        raise ValueError(
+                            f"steps[{i}].operands[{j}]: {name!r} is not a variable defined "
+                            f"before S{i + 3}"
+                        )
+            defined.add(st.output)
+        if self.answer_variable not in defined:
             raise ValueError(f"answer_variable: {self.answer_variable!r} is not a variable")
         return self
