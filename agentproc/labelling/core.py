@@ -54,7 +54,7 @@ Numbers compare within the scenario's tolerance (half a unit).
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -226,6 +226,25 @@ class LabelCore:
         wf = self.wf
         found = set(wf.holding.get(read, ()))
         found.update(u for u, value in self.produced.items() if value == read)
+        found.discard(var)
+        end = wf.answer_index + 1
+        candidates = [u for u in found if 1 <= u < end]
+        return min(candidates, key=lambda u: (abs(u - var), u)) if candidates else None
+
+    def confusion_in(
+        self, var: int, lo: int, hi: int, matches: Callable[[int], bool]
+    ) -> int | None:
+        """:meth:`confusion` of a test that only values within ``lo .. hi`` pass: the
+        candidates in that window, looked up (the correct values in order) rather than
+        searched; the same answer."""
+        wf = self.wf
+        values, holders = wf.ordered
+        found = {
+            holders[k]
+            for k in range(bisect_left(values, lo), bisect_right(values, hi))
+            if matches(values[k])
+        }
+        found.update(u for u, v in self.produced.items() if lo <= v <= hi and matches(v))
         found.discard(var)
         end = wf.answer_index + 1
         candidates = [u for u in found if 1 <= u < end]

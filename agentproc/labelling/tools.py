@@ -151,7 +151,8 @@ def wrong_argument(
             got=got,
         )
     base: dict[str, Any] = {"argument": param, "expected": expected, "got": got}
-    shorten = _shortener(got, wf.scale)
+    cuts = _shortener(got, wf.scale)
+    shorten = cuts[0] if cuts is not None else None
     for match, cut in ((exact, None), (shorten, True)):
         if match is None:
             continue
@@ -159,10 +160,13 @@ def wrong_argument(
             return Label(
                 K.WRONG_ARGUMENT, index, spec.step, cause=PROPAGATED, truncated=cut, **base
             )
-        if cut is None and read is not None:
-            best = core.confusion_of(var, read)
+        if cut is None:
+            best = (
+                core.confusion_of(var, read) if read is not None else core.confusion([(var, match)])
+            )
         else:
-            best = core.confusion([(var, match)])
+            assert cuts is not None
+            best = core.confusion_in(var, cuts[1], cuts[2], match)
         if best is not None:
             return Label(
                 K.WRONG_ARGUMENT,
@@ -177,9 +181,10 @@ def wrong_argument(
     return Label(K.WRONG_ARGUMENT, index, spec.step, cause=OTHER, truncated=cut, **base)
 
 
-def _shortener(got: Any, scale: int) -> Callable[[int], bool] | None:
-    """Whether a unit value, cut to the decimals ``got`` was written with, is ``got``;
-    ``None`` when ``got`` has every decimal of the mode (nothing was cut)."""
+def _shortener(got: Any, scale: int) -> tuple[Callable[[int], bool], int, int] | None:
+    """Whether a unit value, cut to the decimals ``got`` was written with, is ``got``,
+    and the window of unit values that can pass (within one cut of ``got``); ``None``
+    when ``got`` has every decimal of the mode (nothing was cut)."""
     if scale == 1 or isinstance(got, bool) or not isinstance(got, int | float):
         return None
     if isinstance(got, float) and not math.isfinite(got):
@@ -201,7 +206,8 @@ def _shortener(got: Any, scale: int) -> Callable[[int], bool] | None:
         rounded = sign * (whole + (2 * rest >= step)) * step
         return units in (cut, rounded)
 
-    return matches
+    # Truncated or rounded to ``units``, a value lies less than one ``step`` from it.
+    return matches, units - step, units + step
 
 
 def label_calls(workflow: Workflow, calls: list[CallRecord]) -> tuple[list[Label], Metrics]:

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from agentproc.labelling import Label, LabelCore, LabelKind
 from agentproc.labelling.core import LOOKBACK, STALE, confusion_cause
+from agentproc.labelling.tools import _shortener
 from agentproc.procedures import Cell, generate_procedure
 from agentproc.workflow import build_workflow, scenario_of
 
@@ -383,3 +384,31 @@ def test_confusion_of_a_reading_answers_as_the_search_does(
     var = data.draw(st.integers(1, n_vars))
     read = data.draw(values | st.sampled_from(list(core.produced.values()) or [0]))
     assert core.confusion_of(var, read) == core.confusion([(var, read.__eq__)])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    steps=st.integers(3, 30),
+    index=st.integers(0, 50),
+    decimals=st.integers(0, 2),
+    data=st.data(),
+)
+def test_the_search_for_a_cut_value_is_a_window_with_the_searchs_answer(
+    steps: int, index: int, decimals: int, data: st.DataObject
+) -> None:
+    wf = build_workflow(scenario_of(generate_procedure(Cell(steps=steps, lookback=7), 3, index)))
+    core = LabelCore(wf)
+    n_vars = len(wf.correct) - 1
+    near = st.sampled_from(wf.correct[1:]).flatmap(lambda v: st.integers(v - 150, v + 150))
+    for target in data.draw(st.lists(st.integers(3, n_vars), max_size=8)):
+        core.produced[target] = data.draw(near)
+    # got: a value near some variable's, written with fewer decimals than the mode's
+    got = round(data.draw(near) / wf.scale, decimals)
+    cuts = _shortener(got, wf.scale)
+    assert cuts is not None
+    matches, lo, hi = cuts
+    var = data.draw(st.integers(1, n_vars))
+    assert core.confusion_in(var, lo, hi, matches) == core.confusion([(var, matches)])
+    # and nothing outside the window passes
+    for value in data.draw(st.lists(st.integers(-(10**6), 10**6), max_size=20)):
+        assert not matches(value) or lo <= value <= hi
