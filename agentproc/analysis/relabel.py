@@ -227,18 +227,24 @@ def relabel_run(path: Path, out: Path | None = None, suite: Path | None = None) 
     ``suite`` is where to find the scenarios the run refers to, if not where it says.
     """
     result = Relabelled()
-    store = ScenarioStore(suite)
     with _collector_paused():
-        if out is None:
-            for _ in relabelled_lines(path, result, store, write=False):
-                pass
-            return result
-        lines = relabelled_lines(path, result, store)
-        with RunWriter(out) as writer:
-            for line in lines:
-                writer.write_raw(line)
-            writer.sync()
+        # The scenarios and workflows kept while relabelling are freed when this call
+        # returns, before the collector runs again: else its first collection would
+        # scan them all.
+        _relabel(path, out, ScenarioStore(suite), result)
     return result
+
+
+def _relabel(path: Path, out: Path | None, store: ScenarioStore, result: Relabelled) -> None:
+    if out is None:
+        for _ in relabelled_lines(path, result, store, write=False):
+            pass
+        return
+    lines = relabelled_lines(path, result, store)
+    with RunWriter(out) as writer:
+        for line in lines:
+            writer.write_raw(line)
+        writer.sync()
 
 
 COLLECT_EVERY = 10_000

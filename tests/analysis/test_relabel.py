@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -104,3 +105,33 @@ def test_the_garbage_collector_is_paused_while_relabelling_and_restored_after(
         assert gc.isenabled() is enabled  # restored after a failure too
     finally:
         gc.enable()
+
+
+def test_what_relabelling_kept_is_freed_before_the_collector_runs_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    # Else the first collection after the pause scans every scenario and workflow kept.
+    import weakref
+
+    import agentproc.analysis.relabel as relabel
+
+    write_run(tmp_path / "r.jsonl")
+    stores: list[weakref.ref[Any]] = []
+
+    class Store(relabel.ScenarioStore):
+        def __init__(self, *a: Any) -> None:
+            super().__init__(*a)
+            stores.append(weakref.ref(self))
+
+    alive_at_enable: list[bool] = []
+    enable = relabel.gc.enable
+
+    def enabled() -> None:
+        alive_at_enable.append(any(ref() is not None for ref in stores))
+        enable()
+
+    monkeypatch.setattr(relabel, "ScenarioStore", Store)
+    monkeypatch.setattr(relabel.gc, "enable", enabled)
+    relabel_run(tmp_path / "r.jsonl")
+    relabel_run(tmp_path / "r.jsonl", tmp_path / "new.jsonl")
+    assert len(stores) == 2 and alive_at_enable == [False, False]
