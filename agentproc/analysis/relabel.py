@@ -13,11 +13,9 @@ written in the version-2 layout.
 
 from __future__ import annotations
 
-import gc
 import json
 from collections import OrderedDict
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +29,7 @@ from agentproc.runs import (
     ReadReport,
     RunWriter,
     ScenarioStore,
+    collector,
     parse_line,
     record_mode,
     run_lines,
@@ -184,8 +183,7 @@ def relabelled_lines(
     report = ReadReport()
     labeller = _Labeller(Path(path), store or ScenarioStore())
     for lineno, raw in run_lines(path):
-        if lineno % COLLECT_EVERY == 0 and not gc.isenabled():
-            gc.collect()  # the few cycles there are, while the collector is paused
+        collector.now_and_then(lineno)
         part = relabel_part_of(raw) if raw.endswith(b"\n") else None
         if part is not None:
             check_record(path, lineno, part)
@@ -227,7 +225,7 @@ def relabel_run(path: Path, out: Path | None = None, suite: Path | None = None) 
     ``suite`` is where to find the scenarios the run refers to, if not where it says.
     """
     result = Relabelled()
-    with _collector_paused():
+    with collector.paused():
         # The scenarios and workflows kept while relabelling are freed when this call
         # returns, before the collector runs again: else its first collection would
         # scan them all.
@@ -245,22 +243,3 @@ def _relabel(path: Path, out: Path | None, store: ScenarioStore, result: Relabel
         for line in lines:
             writer.write_raw(line)
         writer.sync()
-
-
-COLLECT_EVERY = 10_000
-"""Lines between two collections of cyclic garbage while relabelling (there is almost
-none: the records, calls and labels are freed as soon as they are done with)."""
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off. Each scenario compiled and kept adds thousands of
-    tracked objects that every collection would scan again: relabelling a run of 2,000
-    distinct scenarios spent half its time in the collector."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()

@@ -13,7 +13,13 @@ from rich.table import Table
 
 from agentproc.cli.output import EXIT_ERRORED, EXIT_FAILED, EXIT_OK, fail, print_json
 from agentproc.errors import InputError
-from agentproc.runs import ReadReport, ScenarioStore, latest_records, scenario_of_record
+from agentproc.runs import (
+    ReadReport,
+    ScenarioStore,
+    collector,
+    latest_records,
+    scenario_of_record,
+)
 
 
 def generate_command(args: argparse.Namespace, out: Console, err: Console) -> int:
@@ -218,7 +224,7 @@ def _episodes(args: argparse.Namespace, model: Any) -> Any:
 
 
 def replay_command(args: argparse.Namespace, out: Console, err: Console) -> int:
-    from agentproc.analysis import replay_messages, replay_record
+    from agentproc.analysis import replay_messages
     from agentproc.analysis.timeline import render_timeline
     from agentproc.jsonio import read_json
     from agentproc.workflow import load_scenario
@@ -235,11 +241,20 @@ def replay_command(args: argparse.Namespace, out: Console, err: Console) -> int:
         return EXIT_FAILED if result.differences else EXIT_OK
     if args.run is None:
         raise fail("replay needs a run file, or --scenario and --messages")
+    with collector.paused():  # what the replay kept is freed on return, before it resumes
+        return _replay_run(args, out, err)
+
+
+def _replay_run(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from agentproc.analysis import replay_record
+    from agentproc.analysis.timeline import render_timeline
+
     report = ReadReport()
     found = differ = 0
     summary = Table("episode", "agent", "verdict", "labels", "differences")
     store = ScenarioStore(args.suite)
-    for _, lineno, rec in latest_records([args.run], [report]):
+    for n, (_, lineno, rec) in enumerate(latest_records([args.run], [report]), start=1):
+        collector.now_and_then(n)
         if args.episode is not None and rec["scenario_id"] != args.episode:
             continue
         scenario = scenario_of_record(args.run, lineno, rec, store)
@@ -338,7 +353,8 @@ def report_command(args: argparse.Namespace, out: Console, err: Console) -> int:
 def _html_report(args: argparse.Namespace, out: Console, err: Console) -> None:
     from agentproc.analysis.html import write_html_report
 
-    result = write_html_report(args.runs, args.html)
+    with collector.paused():
+        result = write_html_report(args.runs, args.html)
     for w in result.warnings:
         err.print(w, markup=False, highlight=False)
     (err if args.json else out).print(

@@ -80,6 +80,7 @@ def test_the_garbage_collector_is_paused_while_relabelling_and_restored_after(
     import gc
 
     import agentproc.analysis.relabel as relabel
+    from agentproc.runs import collector
 
     write_run(tmp_path / "r.jsonl")
     seen: list[bool] = []
@@ -90,9 +91,9 @@ def test_the_garbage_collector_is_paused_while_relabelling_and_restored_after(
         "label",
         lambda self, n, rec: seen.append(gc.isenabled()) or label(self, n, rec),
     )
-    monkeypatch.setattr(relabel, "COLLECT_EVERY", 2)
+    monkeypatch.setattr(collector, "COLLECT_EVERY", 2)
     collect = gc.collect
-    monkeypatch.setattr(relabel.gc, "collect", lambda *a: collected.append(1) or collect(*a))
+    monkeypatch.setattr(collector.gc, "collect", lambda *a: collected.append(1) or collect(*a))
     (gc.enable if enabled else gc.disable)()
     try:
         relabel_run(tmp_path / "r.jsonl", tmp_path / "new.jsonl")
@@ -111,6 +112,7 @@ def test_what_relabelling_kept_is_freed_before_the_collector_runs_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
     # Else the first collection after the pause scans every scenario and workflow kept.
+    import gc
     import weakref
 
     import agentproc.analysis.relabel as relabel
@@ -124,14 +126,14 @@ def test_what_relabelling_kept_is_freed_before_the_collector_runs_again(
             stores.append(weakref.ref(self))
 
     alive_at_enable: list[bool] = []
-    enable = relabel.gc.enable
+    enable = gc.enable
 
     def enabled() -> None:
         alive_at_enable.append(any(ref() is not None for ref in stores))
         enable()
 
     monkeypatch.setattr(relabel, "ScenarioStore", Store)
-    monkeypatch.setattr(relabel.gc, "enable", enabled)
+    monkeypatch.setattr(gc, "enable", enabled)
     relabel_run(tmp_path / "r.jsonl")
     relabel_run(tmp_path / "r.jsonl", tmp_path / "new.jsonl")
     assert len(stores) == 2 and alive_at_enable == [False, False]

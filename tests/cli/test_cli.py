@@ -372,3 +372,29 @@ def test_timeline_rendering_matches_golden(suite: Path, tmp_path: Path):
     if os.environ.get("AGENTPROC_UPDATE_GOLDEN"):
         golden.write_text(text)
     assert text == golden.read_text()
+
+
+@pytest.mark.parametrize("command", [["replay"], ["report", "--html"]])
+def test_replay_and_the_html_report_read_the_run_with_the_collector_paused(
+    capsys, suite: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: list[str]
+):
+    import gc
+
+    import agentproc.analysis as analysis
+    import agentproc.analysis.html as html
+
+    run = tmp_path / "run.jsonl"
+    assert cli(capsys, "run", suite, "--agent", "sim:skipped_step", "--out", run)[0] == 0
+    seen: list[bool] = []
+    replay_record, build = analysis.replay_record, html.write_html_report
+    monkeypatch.setattr(
+        analysis, "replay_record", lambda *a: seen.append(gc.isenabled()) or replay_record(*a)
+    )
+    monkeypatch.setattr(
+        html, "write_html_report", lambda *a: seen.append(gc.isenabled()) or build(*a)
+    )
+    argv = [command[0], run, *(["--html", tmp_path / "r.html"] if command[1:] else [])]
+    assert gc.isenabled()
+    code, _, _ = cli(capsys, *argv)
+    assert code == 0 and seen and not any(seen)  # paused while reading
+    assert gc.isenabled()  # and resumed after
