@@ -84,6 +84,9 @@ def _key(label: object) -> str:
 
 WORKFLOWS = 256
 """Built workflows kept (one per distinct scenario and variant), least recently used out."""
+ARGUMENTS = 1 << 16
+"""Parsed argument texts kept (the same text recurs across an episode's trials); all are
+let go when there are more."""
 
 
 class _Labeller:
@@ -93,6 +96,8 @@ class _Labeller:
         self.path = path
         self.store = store
         self._built: OrderedDict[tuple[int, str], tuple[Workflow, Presented | None]] = OrderedDict()
+        self._parsed: dict[str, dict[str, Any]] = {}
+        """Argument text -> its parsed object (read only: the monitor never changes it)."""
 
     def label(self, lineno: int | None, rec: dict[str, Any]) -> tuple[list[Label], Metrics]:
         where = f"{self.path}: line {lineno}" if lineno else str(self.path)
@@ -107,6 +112,7 @@ class _Labeller:
         scale, finish = wf.scale, wf.finish_tool
         monitor = monitor_for(wf, presented)
         observe = monitor.observe_parts
+        parsed = self._parsed
         for i, c in enumerate(rec["calls"]):
             try:
                 if presented is None and type(c) is list and len(c) == 5:  # the common case
@@ -116,12 +122,19 @@ class _Labeller:
                     if type(name) is not str:
                         raise TypeError("name must be a string")
                     done = name == finish
+                    args = parsed.get(arguments) if type(arguments) is str else None
+                    if args is None:
+                        args = stored_arguments(arguments, refused)
+                        if args is not None and type(arguments) is str:
+                            if len(parsed) >= ARGUMENTS:
+                                parsed.clear()
+                            parsed[arguments] = args
                     observe(
                         i,
                         step,
                         done,
                         refused,
-                        stored_arguments(arguments, refused),
+                        args,
                         None if value is None or done else from_number(value, scale),
                         value if done else None,
                     )

@@ -58,34 +58,33 @@ class Label(NamedTuple):
 
     def to_json(self) -> dict[str, Any]:
         """``kind``, ``call_index`` and ``step`` always; other attributes when set, in
-        :data:`_ATTRS` order (written out: relabelling a run calls it for every label)."""
-        out: dict[str, Any] = {
-            "kind": self.kind.value,
-            "call_index": self.call_index,
-            "step": self.step,
-        }
-        if self.cause is not None:
-            out["cause"] = self.cause
-        if self.argument is not None:
-            out["argument"] = self.argument
-        if self.expected is not None:
-            out["expected"] = self.expected
-        if self.got is not None:
-            out["got"] = self.got
-        if self.confused_with is not None:
-            out["confused_with"] = self.confused_with
-        if self.self_correction is not None:
-            out["self_correction"] = self.self_correction
-        if self.breaks_dependency is not None:
-            out["breaks_dependency"] = self.breaks_dependency
-        if self.missing_steps is not None:
-            out["missing_steps"] = self.missing_steps
-        if self.live is not None:
-            out["live"] = self.live
-        if self.refused is not None:
-            out["refused"] = self.refused
-        if self.truncated is not None:
-            out["truncated"] = self.truncated
+        :data:`_ATTRS` order (written out, from the tuple unpacked: relabelling a run calls
+        it for every label)."""
+        (kind, call, step, cause, argument, expected, got, confused_with, self_correction,
+         breaks_dependency, missing_steps, live, refused, truncated) = self  # fmt: skip
+        out: dict[str, Any] = {"kind": _KIND_VALUES[kind], "call_index": call, "step": step}
+        if cause is not None:
+            out["cause"] = cause
+        if argument is not None:
+            out["argument"] = argument
+        if expected is not None:
+            out["expected"] = expected
+        if got is not None:
+            out["got"] = got
+        if confused_with is not None:
+            out["confused_with"] = confused_with
+        if self_correction is not None:
+            out["self_correction"] = self_correction
+        if breaks_dependency is not None:
+            out["breaks_dependency"] = breaks_dependency
+        if missing_steps is not None:
+            out["missing_steps"] = missing_steps
+        if live is not None:
+            out["live"] = live
+        if refused is not None:
+            out["refused"] = refused
+        if truncated is not None:
+            out["truncated"] = truncated
         return out
 
     @classmethod
@@ -107,6 +106,8 @@ class Label(NamedTuple):
         )
 
 
+_KIND_VALUES: dict[LabelKind, str] = {k: k.value for k in LabelKind}
+"""A kind's text, looked up (``.value`` is a descriptor call)."""
 _ATTRS = (
     "cause",
     "argument",

@@ -137,3 +137,35 @@ def test_what_relabelling_kept_is_freed_before_the_collector_runs_again(
     relabel_run(tmp_path / "r.jsonl")
     relabel_run(tmp_path / "r.jsonl", tmp_path / "new.jsonl")
     assert len(stores) == 2 and alive_at_enable == [False, False]
+
+
+@pytest.mark.parametrize("kept", [3, 1 << 16])
+def test_argument_texts_parsed_once_label_every_trial_as_the_live_monitor_did(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kept: int
+):
+    # Trials of one scenario repeat argument texts: each is parsed once and looked up
+    # after (at most ``ARGUMENTS`` kept), with the labels the live monitor gave.
+    import agentproc.analysis.relabel as relabel
+
+    monkeypatch.setattr(relabel, "ARGUMENTS", kept)
+    labellers: list[Any] = []
+    init = relabel._Labeller.__init__
+
+    def spy(self, *a: Any) -> None:
+        init(self, *a)
+        labellers.append(self)
+
+    monkeypatch.setattr(relabel._Labeller, "__init__", spy)
+    scenarios = [scenario_of(generate_procedure(Cell(steps=8, lookback=3), 0, i)) for i in range(2)]
+    with RunWriter(tmp_path / "r.jsonl") as w:
+        for trial in range(4):
+            for s in scenarios:
+                for agent in ("sim:decay", "sim:wrong_argument", "sim:oracle"):
+                    ep = run_sim_episode(s, agent, seed=trial)
+                    ep.trial = trial
+                    w.write(episode_record(ep))
+    result = relabel_run(tmp_path / "r.jsonl")
+    assert result.episodes == 24 and result.labels_before > 0
+    assert (result.changed_episodes, result.added, result.removed) == (0, 0, 0)
+    (labeller,) = labellers
+    assert 0 < len(labeller._parsed) <= kept
