@@ -84,7 +84,7 @@ def _key(label: object) -> str:
 
 WORKFLOWS = 256
 """Built workflows kept (one per distinct scenario and variant), least recently used out."""
-ARGUMENTS = 1 << 16
+ARGUMENTS = 1 << 14
 """Parsed argument texts kept (the same text recurs across an episode's trials); all are
 let go when there are more."""
 

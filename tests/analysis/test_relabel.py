@@ -139,7 +139,7 @@ def test_what_relabelling_kept_is_freed_before_the_collector_runs_again(
     assert len(stores) == 2 and alive_at_enable == [False, False]
 
 
-@pytest.mark.parametrize("kept", [3, 1 << 16])
+@pytest.mark.parametrize("kept", [3, 1 << 14])
 def test_argument_texts_parsed_once_label_every_trial_as_the_live_monitor_did(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kept: int
 ):
