@@ -18,7 +18,7 @@ from agentproc.labelling import Label, LabelCore, LabelKind
 from agentproc.labelling.core import LOOKBACK, STALE, confusion_cause
 from agentproc.labelling.tools import _shortener
 from agentproc.procedures import Cell, generate_procedure
-from agentproc.workflow import build_workflow, scenario_of
+from agentproc.workflow import Workflow, build_workflow, scenario_of
 
 K = LabelKind
 RIGHT = {1: 5000, 2: 15000, 3: 12000, 4: 3000}
@@ -363,6 +363,18 @@ def test_a_label_is_an_immutable_value():
 # -- the exact cause search is a look-up with the search's answer ---------------------
 
 
+def _core_with_own_values(
+    wf: Workflow, data: st.DataObject, values: st.SearchStrategy[int]
+) -> tuple[LabelCore, int]:
+    """A core whose agent produced a few of the variables from ``values``; the count of
+    variables."""
+    core = LabelCore(wf)
+    n_vars = len(wf.correct) - 1
+    for target in data.draw(st.lists(st.integers(3, n_vars), max_size=8)):
+        core.produced[target] = data.draw(values)
+    return core, n_vars
+
+
 @settings(max_examples=300, deadline=None)
 @given(
     steps=st.integers(3, 30),
@@ -376,11 +388,8 @@ def test_confusion_of_a_reading_answers_as_the_search_does(
     wf = build_workflow(
         scenario_of(generate_procedure(Cell(steps=steps, lookback=lookback), 7, index))
     )
-    core = LabelCore(wf)
-    n_vars = len(wf.correct) - 1
     values = st.sampled_from(wf.correct[1:]) | st.integers(-5, 5)  # collisions are the point
-    for target in data.draw(st.lists(st.integers(3, n_vars), max_size=8)):
-        core.produced[target] = data.draw(values)
+    core, n_vars = _core_with_own_values(wf, data, values)
     var = data.draw(st.integers(1, n_vars))
     read = data.draw(values | st.sampled_from(list(core.produced.values()) or [0]))
     assert core.confusion_of(var, read) == core.confusion([(var, read.__eq__)])
@@ -397,11 +406,8 @@ def test_the_search_for_a_cut_value_is_a_window_with_the_searchs_answer(
     steps: int, index: int, decimals: int, data: st.DataObject
 ) -> None:
     wf = build_workflow(scenario_of(generate_procedure(Cell(steps=steps, lookback=7), 3, index)))
-    core = LabelCore(wf)
-    n_vars = len(wf.correct) - 1
     near = st.sampled_from(wf.correct[1:]).flatmap(lambda v: st.integers(v - 150, v + 150))
-    for target in data.draw(st.lists(st.integers(3, n_vars), max_size=8)):
-        core.produced[target] = data.draw(near)
+    core, n_vars = _core_with_own_values(wf, data, near)
     # got: a value near some variable's, written with fewer decimals than the mode's
     got = round(data.draw(near) / wf.scale, decimals)
     cuts = _shortener(got, wf.scale)
