@@ -22,7 +22,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from agentproc.errors import ConfigError
-from agentproc.runs import collector
+from agentproc.runs.collector import frozen
 from agentproc.runs.episode import Episode, Mode
 from agentproc.runs.progress import ProgressLog
 from agentproc.runs.records import EpisodeKey, episode_record
@@ -190,7 +190,7 @@ async def arun_suite(
         return ep
 
     # Locks ``out`` first; the collector leaves out what exists before the run.
-    with RunWriter(out, append=resume) as writer, progress, collector.frozen():
+    with RunWriter(out, append=resume) as writer, progress, frozen():
         summary.torn_bytes = writer.torn_bytes
         done: set[EpisodeKey] = completed_ids(out) if resume else set()
         task = progress.add_task(agent, total=total, acc="-", tps="-", errors=0)
