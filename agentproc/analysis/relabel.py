@@ -85,7 +85,7 @@ def _key(label: object) -> str:
 WORKFLOWS = 256
 """Built workflows kept (one per distinct scenario and variant), least recently used out."""
 ARGUMENTS = 1 << 14
-"""Parsed argument texts kept (the same text recurs across an episode's trials); all are
+"""Parsed argument texts kept (the same text recurs across a scenario's trials); all are
 let go when there are more."""
 
 

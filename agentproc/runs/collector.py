@@ -12,7 +12,7 @@ third less. The few cycles there are still go: :func:`now_and_then` collects eve
 :data:`COLLECT_EVERY` records.
 
 **Running a suite**, with what exists at its start frozen (:func:`frozen`): the
-modules, the model client and the compiled workflows are a few hundred thousand
+modules, the model client and the compiled graph are a few hundred thousand
 objects that every full collection scanned again, in one pause of the event loop
 (150 ms at concurrency 64, while every episode's reply waited). Frozen, collections
 scan only what the run made since.
