@@ -414,19 +414,11 @@ def _lazy(name: str, module: str = "agentproc.cli.commands") -> Command:
     return command
 
 
-COMMANDS: dict[str, Command] = {
-    name: _lazy(name)
-    for name in (
-        "generate",
-        "scenario",
-        "run",
-        "replay",
-        "relabel",
-        "report",
-        "selfcheck",
-        "variants",
-    )
-} | {name: _lazy(name, "agentproc.cli.sweeps") for name in ("compare", "stress")}
+COMMANDS: dict[str, Command] = (
+    {name: _lazy(name) for name in ("generate", "scenario", "run", "selfcheck", "variants")}
+    | {name: _lazy(name, "agentproc.cli.stored") for name in ("replay", "relabel", "report")}
+    | {name: _lazy(name, "agentproc.cli.sweeps") for name in ("compare", "stress")}
+)
 """Command name -> the function that runs it."""
 
 

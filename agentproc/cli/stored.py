@@ -1,0 +1,162 @@
+"""The commands over stored runs: ``replay``, ``relabel`` and ``report`` (terminal,
+JSON or HTML). None executes an agent; each reads a run with the cyclic collector
+paused (:mod:`agentproc.runs.collector`)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from agentproc.cli.output import EXIT_FAILED, EXIT_OK, fail, print_json
+from agentproc.errors import InputError
+from agentproc.runs import (
+    ReadReport,
+    ScenarioStore,
+    collector,
+    latest_records,
+    scenario_of_record,
+)
+
+
+def replay_command(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from agentproc.analysis import replay_messages
+    from agentproc.analysis.timeline import render_timeline
+    from agentproc.jsonio import read_json
+    from agentproc.workflow import load_scenario
+
+    if args.messages or args.scenario:
+        if not (args.messages and args.scenario) or args.run:
+            raise fail("replay takes either RUN.jsonl, or --scenario S.json with --messages M.json")
+        scenario = load_scenario(args.scenario)
+        result = replay_messages(scenario, read_json(args.messages), args.messages, args.guard)
+        if args.json:
+            print_json(out, result.to_json())
+        else:
+            render_timeline(result, out)
+        return EXIT_FAILED if result.differences else EXIT_OK
+    if args.run is None:
+        raise fail("replay needs a run file, or --scenario and --messages")
+    with collector.paused():  # what the replay kept is freed on return, before it resumes
+        return _replay_run(args, out, err)
+
+
+def _replay_run(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from agentproc.analysis import replay_record
+    from agentproc.analysis.timeline import render_timeline
+
+    report = ReadReport()
+    found = differ = 0
+    summary = Table("episode", "agent", "verdict", "labels", "differences")
+    store = ScenarioStore(args.suite)
+    for n, (_, lineno, rec) in enumerate(latest_records([args.run], [report]), start=1):
+        collector.now_and_then(n)
+        if args.episode is not None and rec["scenario_id"] != args.episode:
+            continue
+        scenario = scenario_of_record(args.run, lineno, rec, store)
+        result = replay_record(rec, scenario, f"{args.run}: line {lineno}")
+        found += 1
+        differ += bool(result.differences)
+        if args.json:
+            print_json(out, result.to_json())
+        elif args.episode is not None:
+            render_timeline(result, out)
+        else:
+            summary.add_row(
+                scenario.id,
+                result.agent,
+                result.metrics["verdict"],
+                str(len(result.labels)),
+                str(len(result.differences)),
+            )
+    for w in report.warnings:
+        err.print(w, markup=False, highlight=False)
+    if args.episode is not None and not found:
+        raise InputError(args.run, f"no episode with scenario id {args.episode!r}", "scenario_id")
+    if not args.json and args.episode is None:
+        out.print(summary)
+        out.print(f"{found} episodes replayed; {differ} differ from the recording", highlight=False)
+    return EXIT_FAILED if differ else EXIT_OK
+
+
+def relabel_command(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from agentproc.analysis import relabel_run
+
+    if args.out is not None:
+        if args.out.resolve() == args.run.resolve():
+            raise fail("relabel --out must be a new file, not the run file itself")
+        if args.out.exists() and not args.overwrite:
+            raise fail(f"{args.out} already exists: use --overwrite to replace it")
+    result = relabel_run(args.run, args.out, args.suite)
+    for w in result.warnings:
+        err.print(w, markup=False, highlight=False)
+    where = f"; wrote {args.out}" if args.out is not None else ""
+    out.print(
+        f"relabelled {result.episodes} episodes: {result.changed_episodes} changed, "
+        f"labels {result.labels_before} -> {result.labels_after} "
+        f"({result.added} new, {result.removed} gone), "
+        f"{result.verdicts_changed} verdicts changed{where}",
+        highlight=False,
+    )
+    return EXIT_OK
+
+
+def report_command(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from agentproc.analysis import aggregate, report_json
+    from agentproc.analysis.render import render_report
+    from agentproc.analysis.report import KNOBS
+
+    by = [k.strip() for k in args.by.split(",") if k.strip()]
+    for knob in by:
+        if knob not in KNOBS:
+            raise fail(f"--by: unknown knob {knob!r} (expected one of: {', '.join(KNOBS)})")
+    if not by:
+        raise fail(f"--by needs at least one of: {', '.join(KNOBS)}")
+    if args.html is not None:
+        _html_report(args, out, err)
+        if not args.json:
+            return EXIT_OK
+    reports = [ReadReport() for _ in args.runs]
+    records = (rec for _, _, rec in latest_records(args.runs, reports, head_only=True))
+    if args.csv is not None or args.parquet is not None:
+        from agentproc.analysis.tables import Format, write_tables
+
+        tables: list[tuple[Any, Format]] = [(args.csv, "csv"), (args.parquet, "parquet")]
+        tables = [(d, f) for d, f in tables if d is not None]
+
+        report = write_tables(
+            records, tables, on_written=lambda p: err.print(f"wrote {p}", markup=False)
+        )
+    else:
+        report = aggregate(records)
+    for rr in reports:
+        for w in rr.warnings:
+            err.print(w, markup=False, highlight=False)
+    if report.errored:
+        err.print(
+            f"warning: {report.errored} episodes errored (endpoint, context or harness "
+            "failures) and count in no figure; see the per-agent lines",
+            markup=False,
+            highlight=False,
+        )
+    if args.json:
+        print_json(out, report_json(report))
+    else:
+        render_report(report, out, by)
+    return EXIT_OK
+
+
+def _html_report(args: argparse.Namespace, out: Console, err: Console) -> None:
+    from agentproc.analysis.html import write_html_report
+
+    with collector.paused():
+        result = write_html_report(args.runs, args.html)
+    for w in result.warnings:
+        err.print(w, markup=False, highlight=False)
+    (err if args.json else out).print(
+        f"wrote {args.html}: {result.episodes} episodes, drill-down embedded for {result.detailed}",
+        markup=False,
+        highlight=False,
+    )
