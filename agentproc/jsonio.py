@@ -80,6 +80,32 @@ def loads(text: str | bytes) -> Any:
         raise
 
 
+_EXACT_LOW, _EXACT_HIGH = -(2.0**63), 2.0**64
+"""orjson reads an integer literal in this range exactly, and one outside it as a float."""
+
+
+def loads_object(text: str) -> Any:
+    """:func:`loads` of a short text expected to hold a flat JSON object (a call's
+    arguments), checked after the fast parse instead of before it: the parsed object is
+    kept unless a value is nested or is a float outside :data:`_EXACT_LOW` ..
+    :data:`_EXACT_HIGH` (where an integer orjson could not hold may have landed), and
+    only then read again by :func:`loads`. The same result and errors as :func:`loads`."""
+    try:
+        obj = _fast_loads(text)
+    except ValueError:
+        return loads(text)
+    if type(obj) is dict:
+        for value in obj.values():
+            kind = type(value)
+            if kind is float:
+                if not _EXACT_LOW < value < _EXACT_HIGH:
+                    return loads(text)
+            elif kind is dict or kind is list:
+                return loads(text)
+        return obj
+    return loads(text)
+
+
 def unreadable(path: Path, exc: OSError | UnicodeDecodeError) -> InputError:
     """What went wrong opening or reading a file, in one line."""
     if isinstance(exc, FileNotFoundError):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentproc.jsonio import loads
+from agentproc.jsonio import loads, loads_object
 
 LONG = 12345678901234567890123  # beyond 64 bits: orjson alone would read a float
 
@@ -36,3 +36,42 @@ def test_not_json_is_a_value_error_with_where():
         loads('{"a": ')
     with pytest.raises(ValueError, match="not a JSON number"):
         loads("[NaN]")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"S3": 12345678901234567890123, "S4": 1.5}',  # beyond 64 bits, exact
+        '{"S3": -9223372036854775809}',  # just below the 64-bit range
+        '{"S3": 18446744073709551616}',  # just above it
+        '{"S3": 18446744073709551615, "S4": -9223372036854775808}',  # the range's ends
+        '{"S3": 1e300, "S4": -2.5e19}',  # large floats, as written
+        '{"S3": [12345678901234567890123], "S4": {"x": 12345678901234567890123}}',  # nested
+        '{"S3": "12345678901234567890123", "S4": true, "S5": null}',
+        "[1, 2]",
+        "12345678901234567890123",
+        '"text"',
+        "{}",
+    ],
+)
+def test_loads_object_reads_what_loads_reads(text: str):
+    got, want = loads_object(text), loads(text)
+    assert got == want
+    assert [type(v) for v in _values(got)] == [type(v) for v in _values(want)]
+
+
+def _values(obj: object) -> list[object]:
+    if isinstance(obj, dict):
+        return [x for v in obj.values() for x in _values(v)]
+    if isinstance(obj, list):
+        return [x for v in obj for x in _values(v)]
+    return [obj]
+
+
+@pytest.mark.parametrize("text", ['{"a": ', '{"a": NaN}', '{"a": 1} x'])
+def test_loads_object_refuses_what_loads_refuses(text: str):
+    with pytest.raises(ValueError) as want:
+        loads(text)
+    with pytest.raises(ValueError) as got:
+        loads_object(text)
+    assert str(got.value) == str(want.value)

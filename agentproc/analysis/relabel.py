@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentproc.arith import from_number
 from agentproc.errors import RunFileError
 from agentproc.labelling import Label, Metrics, run_text_episode
 from agentproc.labelling.calculator import monitor_for
@@ -135,7 +134,8 @@ class _Labeller:
                         done,
                         refused,
                         args,
-                        None if value is None or done else from_number(value, scale),
+                        # from_number, inline: once per call
+                        None if value is None or done else round(value * scale),
                         value if done else None,
                     )
                     continue

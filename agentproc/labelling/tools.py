@@ -14,13 +14,16 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
-from agentproc.arith import to_units
+from agentproc.arith import to_number, to_units
 from agentproc.labelling.core import OTHER, PROPAGATED, LabelCore, confusion_cause
 from agentproc.labelling.labels import Label, LabelKind, Metrics
 from agentproc.workflow import CallRecord, ScenarioStep, Workflow
 from agentproc.workflow.calls import UNREAD
 
 K = LabelKind
+_WRONG_ARGUMENT = K.WRONG_ARGUMENT
+_UNSET = (None,) * (len(Label._fields) - 7)
+_new_label = tuple.__new__
 
 
 class Monitor:
@@ -136,13 +139,16 @@ def wrong_argument(
     if var is None:
         var = int(param[1:])
     right = wf.correct[var]
-    expected = wf.to_number(right)
+    expected = to_number(right, wf.scale)
     own = core.produced.get(var)
     if exact is None:
         exact = wf.matcher(got)
     if own is not None and own != right and exact(own):  # the common case, first
-        # Positional (cause, argument, expected, got): a third cheaper to build.
-        return Label(K.WRONG_ARGUMENT, index, spec.step, PROPAGATED, param, expected, got)
+        # The tuple itself (kind, call_index, step, cause, argument, expected, got, and
+        # no other attribute): less than half the cost of calling Label (and joined
+        # faster than unpacked).
+        head = (_WRONG_ARGUMENT, index, spec.step, PROPAGATED, param, expected, got)
+        return _new_label(Label, head + _UNSET)
     base: dict[str, Any] = {"argument": param, "expected": expected, "got": got}
     cuts = _shortener(got, wf.scale)
     shorten = cuts[0] if cuts is not None else None

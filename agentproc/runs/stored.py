@@ -72,7 +72,9 @@ class ScenarioStore:
             key, make = ref["sha256"].encode(), lambda: self._referenced(path, at, rec, ref)
         elif "procedure" in rec:
             procedure = rec["procedure"]
-            key = _key(procedure)
+            # As written, keys unsorted (once per episode; the writer keeps their order):
+            # the same text is the same procedure.
+            key = _key(procedure, sort=False)
             make = lambda: _compiled(path, at, procedure)  # noqa: E731
         elif "scenario" in rec:
             data = rec["scenario"]
@@ -130,9 +132,9 @@ class ScenarioStore:
         return compile_procedure(procedure, with_tools=False)
 
 
-def _key(data: Any) -> bytes:
+def _key(data: Any, sort: bool = True) -> bytes:
     try:
-        return orjson.dumps(data, option=orjson.OPT_SORT_KEYS)
+        return orjson.dumps(data, option=orjson.OPT_SORT_KEYS if sort else None)
     except TypeError:  # an integer orjson cannot write: the exact encoder can
         return json.dumps(data, sort_keys=True).encode()
 

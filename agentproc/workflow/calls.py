@@ -9,6 +9,7 @@ from typing import Any
 
 from agentproc.arith import from_number, to_number
 from agentproc.jsonio import loads as loads_exact
+from agentproc.jsonio import loads_object
 
 
 @dataclass(slots=True)
@@ -116,7 +117,7 @@ def stored_arguments(arguments: Any, refused: Any) -> dict[str, Any] | None:
     args: Any = None
     if isinstance(arguments, str):
         try:
-            args = loads_exact(arguments) if arguments else {}
+            args = loads_object(arguments) if arguments else {}
         except ValueError:
             args = None
     else:
