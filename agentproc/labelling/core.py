@@ -73,6 +73,9 @@ OTHER = "other"
 """Cause: nothing the agent could see explains the value (an arithmetic slip)."""
 KIND_ORDER: dict[LabelKind, int] = {k: i for i, k in enumerate(LabelKind)}
 _NEVER = 1 << 62
+_SKIPPED: dict[tuple[int, bool], Label] = {}
+"""``skipped_step`` labels by (step, live), built once each: labels are immutable, and
+relabelling a run finds the same ones in many episodes."""
 
 
 @dataclass(slots=True)
@@ -258,12 +261,14 @@ class LabelCore:
         labels.sort(key=_label_order)
         # Then the findings of no call, in their order: skipped steps by step, then
         # the missing answer.
-        steps, ran = self.wf.steps, self.last_value
-        labels.extend(
-            Label(K.SKIPPED_STEP, None, step, live=steps[step - 1].live)
-            for step in range(1, len(steps) + 1)
-            if step not in ran
-        )
+        steps, ran, skipped = self.wf.steps, self.last_value, _SKIPPED
+        for step in range(1, len(steps) + 1):
+            if step not in ran:
+                key = (step, steps[step - 1].live)
+                found = skipped.get(key)
+                if found is None:
+                    found = skipped[key] = Label(K.SKIPPED_STEP, None, step, live=key[1])
+                labels.append(found)
         if not self.answers:
             labels.append(Label(K.MISSING_ANSWER))
         return labels, self._metrics(labels)

@@ -100,7 +100,7 @@ class Monitor:
                 read = to_units(got, wf.scale)
                 if read == correct[var]:
                     continue
-                exact: Callable[[int], bool] = read.__eq__
+                exact: Callable[[int], bool] | None = None  # equality with ``read``
             else:
                 exact = wf.matcher(got)
                 if exact(correct[var]):
@@ -132,8 +132,8 @@ def wrong_argument(
     ``-4.002``), labelled with ``truncated: true``. A shortened copy of the right
     value itself is an ``other`` slip, not a carried-forward mistake. ``exact`` is
     ``core.wf.matcher(got)``, when the caller has it; ``read`` is ``got`` in units when
-    ``exact`` is equality with it (then the exact search is a look-up); ``var`` is
-    ``param``'s variable index.
+    that matcher is equality with it (then ``exact`` need not be given, and the exact
+    search is a look-up); ``var`` is ``param``'s variable index.
     """
     wf = core.wf
     if var is None:
@@ -141,14 +141,20 @@ def wrong_argument(
     right = wf.correct[var]
     expected = to_number(right, wf.scale)
     own = core.produced.get(var)
-    if exact is None:
+    if exact is None and read is None:
         exact = wf.matcher(got)
-    if own is not None and own != right and exact(own):  # the common case, first
+    if (
+        own is not None
+        and own != right
+        and (own == read if exact is None else exact(own))  # the common case, first
+    ):
         # The tuple itself (kind, call_index, step, cause, argument, expected, got, and
         # no other attribute): less than half the cost of calling Label (and joined
         # faster than unpacked).
         head = (_WRONG_ARGUMENT, index, spec.step, PROPAGATED, param, expected, got)
         return _new_label(Label, head + _UNSET)
+    if exact is None:
+        exact = read.__eq__
     base: dict[str, Any] = {"argument": param, "expected": expected, "got": got}
     cuts = _shortener(got, wf.scale)
     shorten = cuts[0] if cuts is not None else None

@@ -418,3 +418,17 @@ def test_the_search_for_a_cut_value_is_a_window_with_the_searchs_answer(
     # and nothing outside the window passes
     for value in data.draw(st.lists(st.integers(-(10**6), 10**6), max_size=20)):
         assert not matches(value) or lo <= value <= hi
+
+
+def test_skipped_steps_say_their_own_scenarios_liveness_across_scenarios():
+    # The same step number is live in one procedure and dead in another: each episode's
+    # skipped labels follow its own scenario, however many were labelled before it.
+    seen: dict[int, set[bool]] = {}
+    for i in range(40):
+        wf = build_workflow(scenario_of(generate_procedure(Cell(steps=12, lookback=4), 0, i)))
+        labels, _ = LabelCore(wf).finish()
+        skipped = [lab for lab in labels if lab.kind is K.SKIPPED_STEP]
+        assert [(lab.step, lab.live) for lab in skipped] == [(s.step, s.live) for s in wf.steps]
+        for s in wf.steps:
+            seen.setdefault(s.step, set()).add(s.live)
+    assert any(len(both) == 2 for both in seen.values())  # the case above did arise
