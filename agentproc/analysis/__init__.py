@@ -1,5 +1,6 @@
 """Analysis of stored runs: reports, replays and timelines. Never calls a model."""
 
+from agentproc.analysis.cell_stats import CellStats, wilson
 from agentproc.analysis.compare import CompareResult, compare_files, compare_records
 from agentproc.analysis.export import report_json, stats_json
 from agentproc.analysis.relabel import Relabelled, label_record, relabel_run
@@ -9,13 +10,7 @@ from agentproc.analysis.replay import (
     replay_messages,
     replay_record,
 )
-from agentproc.analysis.report import (
-    AgentReport,
-    CellStats,
-    Report,
-    aggregate,
-    wilson,
-)
+from agentproc.analysis.report import AgentReport, Report, aggregate
 from agentproc.analysis.stats import bootstrap_ci, holm, mcnemar, pass_hat_k
 
 __all__ = [

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentproc.analysis.report import wilson
+from agentproc.analysis.cell_stats import wilson
 from agentproc.analysis.stats import (
     ALPHA,
     Verdict,

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentproc.analysis.report import KNOBS, STUDY_RATES, CellStats, Report, wilson
+from agentproc.analysis.cell_stats import STUDY_RATES, CellStats, wilson
+from agentproc.analysis.report import KNOBS, Report
 
 
 def _r(x: float) -> float:

@@ -18,15 +18,8 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
-from agentproc.analysis.report import (
-    DEFAULT_BY,
-    KNOBS,
-    AgentReport,
-    CellStats,
-    Report,
-    group_order,
-    wilson,
-)
+from agentproc.analysis.cell_stats import CellStats, wilson
+from agentproc.analysis.report import DEFAULT_BY, KNOBS, AgentReport, Report, group_order
 from agentproc.errors import unknown_key
 from agentproc.labelling import LabelKind
 
@@ -76,7 +69,7 @@ _STUDY: dict[str, str] = {
     "early-answer": "premature_answer_rate",
     "self-corr": "self_correction_rate",
 }
-"""The study-measure columns: header -> :data:`~agentproc.analysis.report.STUDY_RATES` name."""
+"""The study-measure columns: header -> :data:`~agentproc.analysis.cell_stats.STUDY_RATES` name."""
 
 _KNOB_TITLES: dict[str, tuple[str, str]] = {
     "length": ("length", "N"),

@@ -15,14 +15,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from agentproc.analysis.report import (
-    STUDY_RATES,
-    CellStats,
-    Report,
-    agent_key,
-    aggregate,
-    wilson,
-)
+from agentproc.analysis.cell_stats import STUDY_RATES, CellStats, wilson
+from agentproc.analysis.report import Report, agent_key, aggregate
 from agentproc.errors import ConfigError, OutputError
 from agentproc.jsonio import cannot_write
 from agentproc.labelling import LabelKind

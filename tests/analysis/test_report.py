@@ -18,14 +18,10 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from agentproc.agents.sim import SIM_AGENTS, run_sim_episode
+from agentproc.analysis.cell_stats import wilson
 from agentproc.analysis.export import report_json
 from agentproc.analysis.render import SHORT, render_report
-from agentproc.analysis.report import (
-    CellKey,
-    Report,
-    aggregate,
-    wilson,
-)
+from agentproc.analysis.report import CellKey, Report, aggregate
 from agentproc.errors import ConfigError
 from agentproc.labelling import LabelKind
 from agentproc.procedures import Cell, generate_procedure
@@ -123,36 +119,6 @@ def render(report: Report, width: int = 120) -> str:
     console = Console(file=buffer, width=width, color_system=None, force_terminal=False)
     render_report(report, console)
     return buffer.getvalue()
-
-
-# -- wilson ----------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("successes", "n", "expected"),
-    [
-        (5, 10, (0.2366, 0.7634)),
-        (0, 10, (0.0, 0.2775)),
-        (10, 10, (0.7225, 1.0)),
-        (1, 1, (0.2065, 1.0)),
-        (81, 263, (0.2553, 0.3662)),
-    ],
-)
-def test_wilson_interval_matches_known_values(
-    successes: int, n: int, expected: tuple[float, float]
-) -> None:
-    lo, hi = wilson(successes, n)
-    assert (round(lo, 4), round(hi, 4)) == expected
-
-
-def test_wilson_interval_with_no_trials_is_zero_to_one() -> None:
-    assert wilson(0, 0) == (0.0, 1.0)
-
-
-@pytest.mark.parametrize(("successes", "n"), [(-1, 10), (11, 10)])
-def test_wilson_rejects_successes_outside_zero_to_n(successes: int, n: int) -> None:
-    with pytest.raises(ValueError, match="successes must lie in"):
-        wilson(successes, n)
 
 
 # -- aggregation -----------------------------------------------------------------

@@ -11,8 +11,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentproc.analysis.cell_stats import wilson
 from agentproc.analysis.html.episodes import series_of
-from agentproc.analysis.report import wilson
 from agentproc.runs import is_error
 
 BINS = 10

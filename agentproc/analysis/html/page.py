@@ -15,6 +15,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from agentproc.analysis.cell_stats import STUDY_RATES, CellStats
 from agentproc.analysis.html.figures import BINS, Figures
 from agentproc.analysis.html.svg import (
     Line,
@@ -24,7 +25,7 @@ from agentproc.analysis.html.svg import (
     pattern_defs,
     stacked_bars,
 )
-from agentproc.analysis.report import STUDY_RATES, AgentReport, CellStats, Report
+from agentproc.analysis.report import AgentReport, Report
 from agentproc.labelling import LabelKind
 
 ASSETS = Path(__file__).parent

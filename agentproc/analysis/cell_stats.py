@@ -1,0 +1,170 @@
+"""The statistics of one group of scored episodes: counts, means, and the Wilson
+interval of each rate (:class:`CellStats`), with the reference study's own measures
+(:data:`STUDY_RATES`). :mod:`agentproc.analysis.report` fills them in.
+"""
+
+from __future__ import annotations
+
+import math
+
+from pydantic import BaseModel, ConfigDict
+
+from agentproc.labelling import VERDICTS, LabelKind
+
+Z95 = 1.959963984540054
+"""The standard normal quantile of a two-sided 95% interval."""
+
+
+def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of a binomial proportion (95% by default).
+
+    Unlike the normal approximation it stays inside [0, 1] and is sensible at
+    0 or n successes; with no trials nothing is known, so it is (0, 1).
+
+    >>> tuple(round(x, 4) for x in wilson(5, 10))
+    (0.2366, 0.7634)
+    >>> wilson(0, 0)
+    (0.0, 1.0)
+    """
+    if not 0 <= successes <= n:
+        raise ValueError(f"successes must lie in [0, n] (got {successes} of {n})")
+    if n == 0:
+        return 0.0, 1.0
+    p = successes / n
+    z2 = z * z
+    denom = 1 + z2 / n
+    centre = (p + z2 / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def ratio(k: float, n: int) -> float:
+    """``k / n``, or 0 with no episodes."""
+    return k / n if n else 0.0
+
+
+class CellStats(BaseModel):
+    """Counts and means over one group of scored episodes."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    n: int
+    """Number of scored episodes (errored ones are not scored)."""
+    first_answer_correct: int
+    """Episodes whose first answer is correct."""
+    final_answer_correct: int
+    """Episodes whose last answer is correct."""
+    faithful: int
+    """Episodes with a correct first answer and no label at all."""
+    unfaithful_correct: int
+    """Episodes with a correct first answer and at least one label."""
+    wrong: int
+    """Episodes whose first answer is wrong."""
+    no_answer: int
+    """Episodes that never gave an accepted answer."""
+    exact_steps: int = 0
+    """Episodes that executed every step exactly once and nothing extra."""
+    under_executed: int = 0
+    """Episodes that executed fewer distinct steps than the procedure has."""
+    over_executed: int = 0
+    """Episodes with more step executions (repeats, invented steps) than steps."""
+    missing_answer: int = 0
+    """Episodes that ended without an answer."""
+    premature_answer: int = 0
+    """Episodes that answered before the last step had run."""
+    self_corrected: int = 0
+    """Episodes where a wrong value or answer was later corrected."""
+    label_counts: dict[LabelKind, int]
+    """Number of labels of each kind (every kind present, zero when absent)."""
+    episodes_with_label: dict[LabelKind, int]
+    """Number of episodes carrying at least one label of each kind."""
+    progress_rate: float
+    """Mean share of steps whose final value is correct."""
+    prefix_rate: float
+    """Mean ``longest_correct_prefix / total_steps``."""
+    wrong_argument_causes: dict[str, int] = {}
+    """``wrong_argument`` labels per cause (``propagated``: an upstream mistake carried
+    forward; the others are new mistakes), causes in
+    :data:`~agentproc.analysis.report.CAUSES` order."""
+    divergence_labels: dict[str, int] = {}
+    """Episodes per label of their first divergence (episodes that left the procedure)."""
+    divergence_steps: dict[int, int] = {}
+    """Episodes per step at which they first left the procedure (the step expected there)."""
+    divergence_position: float = 0.0
+    """Mean position of the first divergence through the procedure, ``(step - 1) / N``,
+    over the episodes that left it."""
+
+    @property
+    def accuracy(self) -> float:
+        """First-answer accuracy."""
+        return ratio(self.first_answer_correct, self.n)
+
+    @property
+    def accuracy_ci(self) -> tuple[float, float]:
+        """Wilson 95% interval of :attr:`accuracy`."""
+        return wilson(self.first_answer_correct, self.n)
+
+    @property
+    def faithful_accuracy(self) -> float:
+        """Share of episodes that are correct and faithful."""
+        return ratio(self.faithful, self.n)
+
+    @property
+    def faithful_accuracy_ci(self) -> tuple[float, float]:
+        """Wilson 95% interval of :attr:`faithful_accuracy`."""
+        return wilson(self.faithful, self.n)
+
+    @property
+    def unfaithful_correct_rate(self) -> float:
+        """Share of episodes right for the wrong reasons: accuracy minus faithful accuracy."""
+        return ratio(self.unfaithful_correct, self.n)
+
+    @property
+    def unfaithful_correct_ci(self) -> tuple[float, float]:
+        """Wilson 95% interval of :attr:`unfaithful_correct_rate`."""
+        return wilson(self.unfaithful_correct, self.n)
+
+    @property
+    def final_accuracy(self) -> float:
+        """Last-answer accuracy (after any revision)."""
+        return ratio(self.final_answer_correct, self.n)
+
+    @property
+    def diverged(self) -> int:
+        """Episodes that left the procedure somewhere (they have a first divergence)."""
+        return sum(self.divergence_labels.values())
+
+    @property
+    def slips(self) -> int:
+        """``wrong_argument`` labels that are new mistakes, not carried forward."""
+        return sum(v for k, v in self.wrong_argument_causes.items() if k != "propagated")
+
+    @property
+    def divergence_median_step(self) -> int | None:
+        """The median step of the first divergence, or ``None`` if no episode left."""
+        half, seen = (self.diverged + 1) // 2, 0
+        for step in sorted(self.divergence_steps):
+            seen += self.divergence_steps[step]
+            if seen >= half and self.diverged:
+                return step
+        return None
+
+    @property
+    def verdicts(self) -> dict[str, int]:
+        """Episodes per verdict, in :data:`~agentproc.labelling.VERDICTS` order."""
+        return {v: getattr(self, v) for v in VERDICTS}
+
+    def rate(self, name: str) -> tuple[float, tuple[float, float]]:
+        """One of :data:`STUDY_RATES` and its Wilson 95% interval."""
+        count = getattr(self, STUDY_RATES[name])
+        return ratio(count, self.n), wilson(count, self.n)
+
+
+STUDY_RATES: dict[str, str] = {
+    "exact_step_rate": "exact_steps",
+    "under_execution_rate": "under_executed",
+    "over_execution_rate": "over_executed",
+    "missing_answer_rate": "missing_answer",
+    "premature_answer_rate": "premature_answer",
+    "self_correction_rate": "self_corrected",
+}
+"""The reference study's measures: rate name -> the :class:`CellStats` count it divides."""
