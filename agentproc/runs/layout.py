@@ -35,6 +35,8 @@ CALLS_AT = b',"calls":['
 """Where the head of a version-2 line ends."""
 BULK_AT = b',"bulk":{'
 """Where the part ``relabel`` reads ends."""
+PROCEDURE_AT = b',"procedure":{'
+"""Where a self-contained line's compact procedure starts (it ends at the bulk)."""
 
 BULK_KEYS = ("messages", "model_calls", "errors", "injected")
 """Record fields a version-2 line keeps in its ``bulk`` object."""
@@ -120,14 +122,30 @@ def head_of(raw: bytes) -> dict[str, Any] | None:
 
 
 def relabel_part_of(raw: bytes) -> dict[str, Any] | None:
-    """A version-2 line without its bulk (head, calls, output, scenario), or ``None``."""
-    return _parse_until(raw, BULK_AT)
+    """A version-2 line without its bulk (head, calls, output, scenario), or ``None``.
+
+    A compact procedure, the last field before the bulk when the line holds one, is left
+    as its JSON text (``bytes``, for :class:`~agentproc.runs.stored.ScenarioStore`): a run
+    holds the same procedure line after line, and reading its numbers again for each was a
+    third of the parsing."""
+    end = raw.find(BULK_AT)
+    calls = raw.find(CALLS_AT, 0, end)
+    # After the calls, only strings (which cannot hold an unescaped quote) and the other
+    # ways of keeping the scenario come before the procedure's key.
+    cut = raw.find(PROCEDURE_AT, calls, end) if calls >= 0 else -1
+    if cut < 0 or raw.find(b',"scenario":', cut, end) >= 0:
+        return _parse_until(raw, BULK_AT, end)
+    rec = _parse_until(raw, PROCEDURE_AT, cut)
+    if rec is not None:
+        rec["procedure"] = raw[cut + len(PROCEDURE_AT) - 1 : end]
+    return rec
 
 
-def _parse_until(raw: bytes, marker: bytes) -> dict[str, Any] | None:
+def _parse_until(raw: bytes, marker: bytes, end: int | None = None) -> dict[str, Any] | None:
     if not raw.startswith(b'{"schema_version":'):
         return None
-    end = raw.find(marker)
+    if end is None:
+        end = raw.find(marker)
     if end < 0:
         return None
     try:

@@ -72,10 +72,14 @@ class ScenarioStore:
             key, make = ref["sha256"].encode(), lambda: self._referenced(path, at, rec, ref)
         elif "procedure" in rec:
             procedure = rec["procedure"]
-            # As written, keys unsorted (once per episode; the writer keeps their order):
-            # the same text is the same procedure.
-            key = _key(procedure, sort=False)
-            make = lambda: _compiled(path, at, procedure)  # noqa: E731
+            if isinstance(procedure, bytes):  # its text, as the line holds it: parsed once
+                key = b"t" + procedure
+                make = lambda: _compiled(path, at, _parsed(path, at, procedure))  # noqa: E731
+            else:
+                # As written, keys unsorted (once per episode; the writer keeps their
+                # order): the same text is the same procedure.
+                key = _key(procedure, sort=False)
+                make = lambda: _compiled(path, at, procedure)  # noqa: E731
         elif "scenario" in rec:
             data = rec["scenario"]
             key = b"s" + _key(data)
@@ -137,6 +141,13 @@ def _key(data: Any, sort: bool = True) -> bytes:
         return orjson.dumps(data, option=orjson.OPT_SORT_KEYS if sort else None)
     except TypeError:  # an integer orjson cannot write: the exact encoder can
         return json.dumps(data, sort_keys=True).encode()
+
+
+def _parsed(path: Path | str, at: str, text: bytes) -> Any:
+    try:
+        return loads(text)
+    except ValueError as exc:
+        raise RunFileError(path, f"not valid JSON ({exc})", f"{at}procedure") from None
 
 
 def _compiled(path: Path | str, at: str, procedure: Any) -> Scenario:

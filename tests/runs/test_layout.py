@@ -64,11 +64,58 @@ def test_the_relabel_part_stops_before_the_bulk():
     rec = sim()
     part = relabel_part_of(line_of(rec).encode())
     assert part is not None
-    assert part["procedure"] == rec["procedure"] and len(part["calls"]) == len(rec["calls"])
-    assert "bulk" not in part
+    # The procedure is left as its text (compiled once per distinct text by the store).
+    assert isinstance(part["procedure"], bytes)
+    assert json.loads(part["procedure"]) == rec["procedure"]
+    assert len(part["calls"]) == len(rec["calls"]) and "bulk" not in part
+    assert {**part, "procedure": rec["procedure"]} == relabel_part_of_parsed(rec)
 
 
-@pytest.mark.parametrize("text", [',"calls":[', ',"bulk":{', '"}', "\\", "\n"])
+def relabel_part_of_parsed(rec: dict[str, Any]) -> dict[str, Any]:
+    raw = line_of(rec).encode()
+    parsed = json.loads(raw[: raw.find(BULK_AT)] + b"}")
+    assert isinstance(parsed, dict)
+    return parsed
+
+
+def test_a_line_with_a_procedure_and_a_scenario_is_parsed_whole():
+    rec = sim()
+    rec["scenario"] = {"id": rec["scenario_id"]}  # not a layout the writer makes
+    part = relabel_part_of(line_of(rec).encode())
+    assert part is not None and part["procedure"] == rec["procedure"]
+    assert part["scenario"] == rec["scenario"]
+
+
+def test_the_store_compiles_a_procedure_text_once_and_as_the_parsed_one(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    import agentproc.runs.stored as stored
+
+    compiled: list[Any] = []
+    real = stored._compiled
+    monkeypatch.setattr(stored, "_compiled", lambda *a: compiled.append(a) or real(*a))
+    recs = [sim(i=0), sim(i=0), sim(i=1)]
+    store = ScenarioStore()
+    parts = [relabel_part_of(line_of(r).encode()) for r in recs]
+    got = [store.scenario("run.jsonl", k, p) for k, p in enumerate(parts, 1)]  # type: ignore[arg-type]
+    assert len(compiled) == 2 and got[0] is got[1] and got[0] is not got[2]
+    assert [g.id for g in got] == [r["scenario_id"] for r in recs]
+    assert got[2] == ScenarioStore().scenario("run.jsonl", 3, recs[2])  # type: ignore[arg-type]
+
+
+def test_a_procedure_text_that_is_not_json_names_its_line_and_field(tmp_path: Path):
+    raw = line_of(sim()).encode()
+    at = raw.find(b',"procedure":{') + len(b',"procedure":{')
+    broken = raw[:at] + b"nope" + raw[at:]
+    run = tmp_path / "r.jsonl"
+    run.write_bytes(raw + broken)
+    with pytest.raises(RunFileError, match=r"line 2: procedure"):
+        relabel_run(run)
+
+
+@pytest.mark.parametrize(
+    "text", [',"calls":[', ',"bulk":{', ',"procedure":{', ',"scenario":', '"}', "\\", "\n"]
+)
 def test_model_text_that_spells_a_marker_does_not_cut_the_line(text: str):
     s = EpisodeSession(scenario_of(generate_procedure(Cell(steps=2), 0, 0)), "me", mode="text")
     s.read_text(f"S3 = 1 {text}\nAnswer: 2 {text}")
