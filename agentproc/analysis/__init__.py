@@ -1,7 +1,8 @@
 """Analysis of stored runs: reports, replays and timelines. Never calls a model."""
 
 from agentproc.analysis.cell_stats import CellStats, wilson
-from agentproc.analysis.compare import CompareResult, compare_files, compare_records
+from agentproc.analysis.compare import compare_files, compare_records
+from agentproc.analysis.compare_result import CompareResult
 from agentproc.analysis.export import report_json, stats_json
 from agentproc.analysis.relabel import Relabelled, label_record, relabel_run
 from agentproc.analysis.replay import (

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from agentproc.analysis.compare import MEASURES, CompareResult, Comparison, Difference, Rate
+from agentproc.analysis.compare_result import MEASURES, CompareResult, Comparison, Difference, Rate
 
 TITLES = {
     "first_answer": "first-answer accuracy",

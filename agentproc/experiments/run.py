@@ -17,7 +17,8 @@ from rich.console import Console
 
 from agentproc.agents.suite import ModelRunOptions
 from agentproc.agents.sweep import run_variants
-from agentproc.analysis.compare import CompareResult, compare_files
+from agentproc.analysis.compare import compare_files
+from agentproc.analysis.compare_result import CompareResult
 from agentproc.errors import ConfigError
 from agentproc.experiments.stress import StressResult, preset_variants, stress_result
 from agentproc.runs import RunSummary

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from agentproc.analysis.compare import CompareResult, Rate
+from agentproc.analysis.compare_result import CompareResult, Rate
 from agentproc.analysis.stats import Verdict, holm, verdict
 from agentproc.analysis.trials import Outcome
 from agentproc.errors import ConfigError
