@@ -35,7 +35,7 @@ POLL = 0.5
 
 def child_argv(args: argparse.Namespace) -> list[str]:
     """The ``run`` options of ``args`` as command-line words, for a shard's run."""
-    from agentproc.cli.main import build_parser
+    from agentproc.cli.parser import build_parser
 
     parser = build_parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))

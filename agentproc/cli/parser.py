@@ -1,0 +1,359 @@
+"""The command line's grammar: every command, its options and their types.
+
+:func:`build_parser` is all :mod:`agentproc.cli.main` needs; the option types turn a
+bad value into argparse's one-line usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import urllib.parse
+from collections.abc import Callable
+from pathlib import Path
+from typing import NoReturn
+
+from agentproc.cli.examples import SIM_AGENTS, examples
+from agentproc.cli.output import EXIT_BAD_INPUT
+
+
+def _ints(text: str) -> list[int]:
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated integers, not {text!r}"
+        ) from None
+
+
+def _ranges(text: str) -> list[tuple[float, float]]:
+    out = []
+    for part in text.split(","):
+        try:
+            lo, hi = (float(x) for x in part.split(":"))
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"a range is LOW:HIGH, e.g. 1:10 (not {part!r})"
+            ) from None
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            raise argparse.ArgumentTypeError(f"a range needs finite numbers (not {part!r})")
+        out.append((lo, hi))
+    return out
+
+
+def _count(low: int) -> Callable[[str], int]:
+    """An argparse type: an integer of at least ``low``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low} (not {value})")
+        return value
+
+    return parse
+
+
+def _seconds(text: str) -> float:
+    """An argparse type: a finite number of seconds above zero."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, not {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds above 0 (not {text})")
+    return value
+
+
+def _url(text: str) -> str:
+    """An argparse type: an http(s) URL with a host (and a valid port if it has one)."""
+    try:
+        parts = urllib.parse.urlsplit(text)
+        port = parts.port  # raises for a port that is not a number in range
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not a valid URL ({exc}): {text!r}") from None
+    bad = any(c in text for c in "\r\n\t ")
+    if parts.scheme not in ("http", "https") or not parts.hostname or bad:
+        raise argparse.ArgumentTypeError(
+            f"expected an http:// or https:// URL with a host, e.g. http://127.0.0.1:8000/v1 "
+            f"(not {text!r})"
+        )
+    del port
+    return text
+
+
+def _words(text: str) -> list[str]:
+    return [x.strip() for x in text.split(",") if x.strip()]
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (naming the option) and exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``agentproc``."""
+    p = _Parser(
+        prog="agentproc",
+        description="Does a tool-using agent execute a procedure faithfully?",
+    )
+    p.add_argument("--version", action="version", version=f"agentproc {_version()}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    g = sub.add_parser("generate", help="generate a suite of procedures", **examples("generate"))
+    g.add_argument("--preset", help="a shipped preset (quick, reference) or a preset file")
+    g.add_argument("--steps", type=_ints, help="lengths N, e.g. 5,25,95")
+    g.add_argument("--lookback", type=_ints, help="look-backs L, e.g. 1,7")
+    g.add_argument(
+        "--range", dest="ranges", type=_ranges, help="input ranges, e.g. 0:1,1:10,10:100"
+    )
+    g.add_argument("--ops", type=_words, help="op mixes: mixed, add, sub, mul, div or e.g. add+sub")
+    g.add_argument("--mode", dest="modes", type=_words, help="numeric modes: decimal, integer")
+    g.add_argument("--count", type=_count(1), help="procedures per cell")
+    g.add_argument("--seed", type=int, help="generator seed")
+    g.add_argument(
+        "--out",
+        type=Path,
+        help="suite folder to write (default: suites/NAME for a preset, suites/custom-HASH for "
+        "a grid; reused when it already holds the same suite)",
+    )
+    g.add_argument("--overwrite", action="store_true", help="replace a suite already in --out")
+
+    s = sub.add_parser(
+        "scenario",
+        help="print the full scenario JSON of one procedure of a suite",
+        **examples("scenario"),
+    )
+    s.add_argument("suite", type=Path)
+    s.add_argument("--id", dest="scenario_id", help="scenario id (default: the first)")
+
+    r = sub.add_parser(
+        "run", help="run an agent over a suite and write a run file", **examples("run")
+    )
+    r.add_argument(
+        "suite", type=Path, help="a suite folder, a scenario .json or a .jsonl of scenarios"
+    )
+    r.add_argument(
+        "--agent",
+        default="local",
+        help="local (the embedded model, default); openai:MODEL; your own agent as "
+        "module.path:factory or path/to/file.py:factory (the factory gets the mock tools as "
+        "LangChain tools and returns a runnable); or a simulated agent: " + ", ".join(SIM_AGENTS),
+    )
+    r.add_argument(
+        "--base-url",
+        type=_url,
+        help="OpenAI-compatible server for openai:MODEL (key from OPENAI_API_KEY)",
+    )
+    r.add_argument(
+        "--mode",
+        default="tools",
+        choices=["tools", "text"],
+        help="tools: the compiled workflow; text: the procedure in the prompt, answer in text",
+    )
+    r.add_argument("--concurrency", type=_count(1), default=1, help="episodes in flight at once")
+    r.add_argument("--timeout", type=_seconds, default=120.0, help="seconds per model call")
+    r.add_argument(
+        "--retries", type=_count(0), default=4, help="retries per model call (429, 5xx, timeouts)"
+    )
+    r.add_argument(
+        "--budget", type=_count(1), help="tool calls per episode (default 2 x (steps + 1) + 5)"
+    )
+    r.add_argument(
+        "--continue-after-answer",
+        action="store_true",
+        help="do not end an episode at submit_answer (to study answer revision)",
+    )
+    r.add_argument("--max-tokens", type=_count(1), help="cap on tokens per model reply")
+    r.add_argument("--out", type=Path, required=True, help="run file (JSON lines) to write")
+    r.add_argument(
+        "--self-contained",
+        action="store_true",
+        help="store each scenario in the run file (as its compact procedure) instead of "
+        "referring to the suite: for sharing one file",
+    )
+    r.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the agent's randomness (simulated faults, model sampling); same seed, "
+        "same run",
+    )
+    r.add_argument("--guard", default="observe", help="observe (default), enforce or feedback")
+    r.add_argument(
+        "--variant",
+        default="default",
+        help="how the workflow is presented: a shipped variant (agentproc variants) or a "
+        ".toml/.json file",
+    )
+    r.add_argument("--limit", type=_count(1), help="run at most this many scenarios")
+    r.add_argument(
+        "--per-cell",
+        type=_count(1),
+        metavar="K",
+        help="run only the first K scenarios of each grid cell (a run spread over the suite)",
+    )
+    r.add_argument(
+        "--trials", type=_count(1), default=1, help="run each scenario this many times (trials)"
+    )
+    r.add_argument("--shard", help="run only shard i of n, e.g. 1/4")
+    r.add_argument("--resume", action="store_true", help="skip episodes already in --out")
+    r.add_argument(
+        "--workers",
+        type=_count(1),
+        default=1,
+        help="run the suite as this many shards in parallel processes, merged into --out",
+    )
+    r.add_argument(
+        "--backend",
+        choices=["processes", "ray"],
+        default="processes",
+        help="where the shards run: local processes (default) or a Ray cluster",
+    )
+    r.add_argument(
+        "--address", help="with --backend ray: the cluster to join (default: start one here)"
+    )
+    r.add_argument("--overwrite", action="store_true", help="replace an existing --out")
+
+    rp = sub.add_parser(
+        "replay",
+        help="re-execute recorded calls, re-label them, show a timeline",
+        **examples("replay"),
+    )
+    rp.add_argument("run", type=Path, nargs="?", help="run file (JSON lines)")
+    rp.add_argument("--episode", help="scenario id of the episode to show")
+    rp.add_argument("--scenario", type=Path, help="a scenario file, with --messages")
+    rp.add_argument("--messages", type=Path, help="an OpenAI chat-completions message list (JSON)")
+    rp.add_argument("--guard", default="observe", help="guard mode for --messages")
+    rp.add_argument(
+        "--suite", type=Path, help="where the suite the run refers to is now (if it moved)"
+    )
+    rp.add_argument(
+        "--json", action="store_true", help="print JSON (one object per episode, per line)"
+    )
+
+    rl = sub.add_parser(
+        "relabel",
+        help="label a stored run again with the current monitor (runs nothing)",
+        **examples("relabel"),
+    )
+    rl.add_argument("run", type=Path, help="run file (JSON lines)")
+    rl.add_argument("--out", type=Path, help="write the relabelled run here (default: only count)")
+    rl.add_argument("--overwrite", action="store_true", help="replace an existing --out")
+    rl.add_argument(
+        "--suite", type=Path, help="where the suite the run refers to is now (if it moved)"
+    )
+
+    rep = sub.add_parser(
+        "report", help="tables of accuracy, faithfulness and labels", **examples("report")
+    )
+    rep.add_argument("runs", type=Path, nargs="+", help="run files (shards are merged)")
+    rep.add_argument(
+        "--json",
+        action="store_true",
+        help="print the report as strict JSON: every group, every rate with its interval",
+    )
+    rep.add_argument(
+        "--csv", type=Path, metavar="DIR", help="also write DIR/episodes.csv and DIR/cells.csv"
+    )
+    rep.add_argument(
+        "--parquet",
+        type=Path,
+        metavar="DIR",
+        help="also write DIR/episodes.parquet and DIR/cells.parquet (needs the parquet extra)",
+    )
+    rep.add_argument(
+        "--html",
+        type=Path,
+        metavar="OUT.html",
+        help="write a self-contained HTML report (figures, tables, episode drill-down)",
+    )
+    rep.add_argument(
+        "--by",
+        default="length,lookback",
+        help="knobs to group by, in order: length, lookback, range, ops, mode "
+        "(default length,lookback)",
+    )
+
+    _compare_parsers(sub)
+
+    sc = sub.add_parser(
+        "selfcheck", help="prove the monitor against injected faults", **examples("selfcheck")
+    )
+    sc.add_argument(
+        "--count", type=_count(1), default=5, help="procedures per cell (240 cells x 10 injectors)"
+    )
+    sc.add_argument("--seed", type=int, default=0, help="seed of the injected faults")
+    sc.add_argument(
+        "--variant", default="default", help="check under a variant (calculator: the aligner)"
+    )
+    sc.add_argument("--json", action="store_true", help="print the scores as JSON")
+
+    va = sub.add_parser("variants", help="list the shipped variants and what each changes")
+    va.add_argument("--json", action="store_true", help="print them as JSON")
+    return p
+
+
+def _compare_parsers(sub: argparse._SubParsersAction[_Parser]) -> None:
+    cp = sub.add_parser(
+        "compare", help="did a change help? paired comparison of variants or agents"
+    )
+    cp.add_argument(
+        "inputs", type=Path, nargs="+", help="run files to compare, or one SUITE with --variants"
+    )
+    cp.add_argument(
+        "--variants",
+        type=_words,
+        help="run SUITE under these variants (names or files; the first is the baseline)",
+    )
+    cp.add_argument("--baseline", help="the arm the others are compared with (default: the first)")
+    st = sub.add_parser(
+        "stress", help="sweep prompt styles, renderings and tool sets for one agent"
+    )
+    st.add_argument("inputs", type=Path, nargs=1, help="a suite folder (keep it small)")
+    st.add_argument(
+        "--variants", type=_words, help="the variants to sweep (default: every shipped one)"
+    )
+    st.add_argument(
+        "--threshold",
+        type=float,
+        default=0.5,
+        help="faithful accuracy a breaking point stays at or above (default 0.5)",
+    )
+    st.add_argument(
+        "--grid",
+        action="store_true",
+        help="every combination of one prompt style, one rendering and one tool set",
+    )
+    for q in (cp, st):
+        q.add_argument(
+            "--agent", default="local", help="with a suite: local, openai:MODEL or sim:..."
+        )
+        q.add_argument("--base-url", type=_url, help="OpenAI-compatible server for openai:MODEL")
+        q.add_argument("--out", type=Path, help="with a suite: folder for one run file per variant")
+        q.add_argument("--trials", type=_count(1), default=1, help="runs of each scenario")
+        q.add_argument("--limit", type=_count(1), help="with a suite: at most this many scenarios")
+        q.add_argument("--concurrency", type=_count(1), default=1, help="episodes in flight")
+        q.add_argument("--timeout", type=_seconds, default=120.0, help="seconds per model call")
+        q.add_argument("--retries", type=_count(0), default=4, help="retries per model call")
+        q.add_argument("--budget", type=_count(1), help="tool calls per episode")
+        q.add_argument("--max-tokens", type=_count(1), help="cap on tokens per model reply")
+        q.add_argument("--guard", default="observe", help="observe (default), enforce or feedback")
+        q.add_argument("--seed", type=int, default=0, help="agent seed and bootstrap seed")
+        q.add_argument("--resume", action="store_true", help="keep finished episodes in --out")
+        q.add_argument("--overwrite", action="store_true", help="replace run files in --out")
+        q.add_argument("--json", action="store_true", help="print the result as JSON")
+        q.set_defaults(mode="tools", continue_after_answer=False)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("agentproc")
+    except PackageNotFoundError:  # pragma: no cover - run from a source tree
+        return "unknown"
