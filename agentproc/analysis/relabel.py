@@ -20,7 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from agentproc.errors import RunFileError
+from agentproc.jsonio import loads
 from agentproc.labelling import Label, Metrics, run_text_episode
 from agentproc.labelling.calculator import monitor_for
 from agentproc.runs import (
@@ -197,9 +200,13 @@ def relabelled_lines(
     labeller = _Labeller(Path(path), store or ScenarioStore())
     for lineno, raw in run_lines(path):
         collector.now_and_then(lineno)
-        part = relabel_part_of(raw) if raw.endswith(b"\n") else None
+        part = relabel_part_of(raw, labels_text=True) if raw.endswith(b"\n") else None
         if part is not None:
-            check_record(path, lineno, part)
+            recorded = part["labels"]
+            if type(recorded) is bytes:  # checked below, once it is known to differ
+                check_record(path, lineno, {**part, "labels": []})
+            else:
+                check_record(path, lineno, part)
             if not isinstance(part.get("calls"), list):
                 raise RunFileError(path, "missing", f"line {lineno}: calls")
             rec: dict[str, Any] = part
@@ -210,6 +217,8 @@ def relabelled_lines(
             rec = dict(whole)
         labels, metrics = labeller.label(lineno, rec)
         new = [lab.to_json() for lab in labels]
+        if type(rec["labels"]) is bytes:
+            rec["labels"] = _recorded_labels(path, lineno, rec, new)
         result.count(rec, new, metrics)
         if not write:
             continue
@@ -218,6 +227,26 @@ def relabelled_lines(
         else:
             yield line_of({**rec, "labels": new, "verdict": metrics["verdict"], "metrics": metrics})
     result.warnings.extend(report.warnings)
+
+
+def _recorded_labels(
+    path: Path, lineno: int, part: dict[str, Any], new: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The recorded labels of a line read with its labels as text: ``new`` itself when the
+    text is the new labels' (the usual case: nothing parsed), else the text parsed and
+    checked as :func:`~agentproc.runs.runfile.check_record` checks labels."""
+    text: bytes = part["labels"]
+    try:
+        if orjson.dumps(new) == text:
+            return new
+    except TypeError:  # an integer beyond 64 bits: compare them parsed
+        pass
+    try:
+        recorded = loads(text)
+    except ValueError:
+        raise RunFileError(path, "not valid JSON", f"line {lineno}: labels") from None
+    check_record(path, lineno, {**part, "labels": recorded})
+    return recorded  # type: ignore[no-any-return]
 
 
 def _new_head(part: dict[str, Any], labels: list[dict[str, Any]], metrics: Metrics) -> str:

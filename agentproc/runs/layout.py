@@ -16,7 +16,10 @@ A line is one JSON object whose keys always come in this order:
 
 A JSON string cannot hold an unescaped quote, and no key before them is named so, so the
 first ``,"calls":[`` and ``,"bulk":{`` of a line are these keys: a reader cuts the line
-there and parses only what it needs. Version 1 lines (a dict per call, the scenario
+there and parses only what it needs. ``relabel`` also leaves two parts as text, to
+compare or to compile once: the labels (their values are numbers and strings, so the
+first ``],"`` after their key closes them) and a compact procedure (the last field before
+the bulk). Version 1 lines (a dict per call, the scenario
 embedded, everything at the top level) stay readable: they are parsed whole.
 """
 
@@ -36,6 +39,9 @@ CALLS_AT = b',"calls":['
 BULK_AT = b',"bulk":{'
 """Where the part ``relabel`` reads ends."""
 PROCEDURE_AT = b',"procedure":{'
+"""Where a self-contained line's compact procedure starts (it ends at the bulk)."""
+LABELS_AT = b',"labels":['
+"""Where a line's labels start (in its head)."""
 """Where a self-contained line's compact procedure starts (it ends at the bulk)."""
 
 BULK_KEYS = ("messages", "model_calls", "errors", "injected")
@@ -121,23 +127,38 @@ def head_of(raw: bytes) -> dict[str, Any] | None:
     return _parse_until(raw, CALLS_AT)
 
 
-def relabel_part_of(raw: bytes) -> dict[str, Any] | None:
+def relabel_part_of(raw: bytes, labels_text: bool = False) -> dict[str, Any] | None:
     """A version-2 line without its bulk (head, calls, output, scenario), or ``None``.
 
     A compact procedure, the last field before the bulk when the line holds one, is left
     as its JSON text (``bytes``, for :class:`~agentproc.runs.stored.ScenarioStore`): a run
     holds the same procedure line after line, and reading its numbers again for each was a
-    third of the parsing."""
+    third of the parsing. With ``labels_text``, the recorded labels are left as their
+    text too (``bytes``, the JSON array, in its place among the keys): a relabel compares
+    them with the new ones as text first, and parses them only when the two differ."""
     end = raw.find(BULK_AT)
     calls = raw.find(CALLS_AT, 0, end)
     # After the calls, only strings (which cannot hold an unescaped quote) and the other
     # ways of keeping the scenario come before the procedure's key.
     cut = raw.find(PROCEDURE_AT, calls, end) if calls >= 0 else -1
-    if cut < 0 or raw.find(b',"scenario":', cut, end) >= 0:
-        return _parse_until(raw, BULK_AT, end)
-    rec = _parse_until(raw, PROCEDURE_AT, cut)
+    whole = cut < 0 or raw.find(b',"scenario":', cut, end) >= 0
+    text, stop, labels = raw, end if whole else cut, None
+    if labels_text and calls >= 0:
+        at = raw.find(LABELS_AT, 0, calls)
+        # A label's values are numbers and strings, and no string holds an unescaped
+        # quote: the first ``],"`` after the key closes the array.
+        close = raw.find(b'],"', at, calls + 2) if at >= 0 else -1
+        if close >= 0:
+            start = at + len(LABELS_AT) - 1
+            labels = raw[start : close + 1]
+            text = raw[:start] + b"0" + raw[close + 1 : stop]  # the key kept in its place
+            stop = len(text)
+    rec = _parse_until(text, BULK_AT, stop)
     if rec is not None:
-        rec["procedure"] = raw[cut + len(PROCEDURE_AT) - 1 : end]
+        if not whole:
+            rec["procedure"] = raw[cut + len(PROCEDURE_AT) - 1 : end]
+        if labels is not None:
+            rec["labels"] = labels
     return rec
 
 

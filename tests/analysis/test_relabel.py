@@ -169,3 +169,41 @@ def test_argument_texts_parsed_once_label_every_trial_as_the_live_monitor_did(
     assert (result.changed_episodes, result.added, result.removed) == (0, 0, 0)
     (labeller,) = labellers
     assert 0 < len(labeller._parsed) <= kept
+
+
+def _with_labels(line: str, labels_text: str) -> str:
+    """A compact line with its labels array's text replaced, everything else as written."""
+    start = line.index(',"labels":[') + len(',"labels":')
+    end = line.index('],"', start) + 1
+    return line[:start] + labels_text + line[end:]
+
+
+def test_labels_of_a_compact_line_are_compared_as_labels_not_as_text(tmp_path: Path):
+    write_run(tmp_path / "r.jsonl")
+    lines = (tmp_path / "r.jsonl").read_text().splitlines()
+    recorded = [json.loads(_labels_text(line)) for line in lines]
+    assert recorded[0], "the first agent's episode has labels"
+    # Spelled otherwise (spaces, keys in another order), the same labels: nothing changed.
+    respelled = json.dumps([dict(reversed(lab.items())) for lab in recorded[0]])
+    lines[0] = _with_labels(lines[0], respelled)
+    # One label left out, as an older monitor might have: one added.
+    lines[1] = _with_labels(lines[1], json.dumps(recorded[1][1:], separators=(",", ":")))
+    (tmp_path / "old.jsonl").write_text("\n".join(lines) + "\n")
+    result = relabel_run(tmp_path / "old.jsonl", tmp_path / "new.jsonl")
+    assert (result.changed_episodes, result.added, result.removed) == (1, 1, 0)
+    assert result.labels_before == sum(map(len, recorded)) - 1
+    assert [rec["labels"] for _, rec in read_run(tmp_path / "new.jsonl")] == recorded
+
+
+def _labels_text(line: str) -> str:
+    start = line.index(',"labels":[') + len(',"labels":')
+    return line[start : line.index('],"', start) + 1]
+
+
+def test_an_unknown_label_kind_on_a_compact_line_names_the_label(tmp_path: Path):
+    write_run(tmp_path / "r.jsonl")
+    lines = (tmp_path / "r.jsonl").read_text().splitlines()
+    lines[1] = _with_labels(lines[1], '[{"kind":"made_up","call_index":0,"step":1}]')
+    (tmp_path / "old.jsonl").write_text("\n".join(lines) + "\n")
+    with pytest.raises(RunFileError, match=r"line 2: labels\[0\]\.kind.*made_up|made_up.*line 2"):
+        relabel_run(tmp_path / "old.jsonl")

@@ -248,3 +248,13 @@ def test_relabel_and_replay_take_suite_for_a_suite_that_moved(capsys, tmp_path: 
     assert cli(capsys, "relabel", run, "--suite", moved)[0] == 0
     assert cli(capsys, "replay", run, "--suite", moved)[0] == 0
     assert cli(capsys, "report", run)[0] == 0  # a report needs no scenario
+
+
+@pytest.mark.parametrize("agent", ["sim:wrong_argument", "sim:oracle", "sim:decay"])
+def test_the_relabel_part_can_leave_the_labels_as_their_text_in_their_place(agent: str):
+    raw = line_of(sim(agent)).encode()
+    parsed, texts = relabel_part_of(raw), relabel_part_of(raw, labels_text=True)
+    assert parsed is not None and texts is not None
+    assert isinstance(texts["labels"], bytes) and json.loads(texts["labels"]) == parsed["labels"]
+    assert list(texts) == list(parsed)  # the keys in the same order
+    assert {**texts, "labels": parsed["labels"]} == parsed
