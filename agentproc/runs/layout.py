@@ -17,10 +17,10 @@ A line is one JSON object whose keys always come in this order:
 A JSON string cannot hold an unescaped quote, and no key before them is named so, so the
 first ``,"calls":[`` and ``,"bulk":{`` of a line are these keys: a reader cuts the line
 there and parses only what it needs. ``relabel`` also leaves two parts as text, to
-compare or to compile once: the labels (their values are numbers and strings, so the
-first ``],"`` after their key closes them) and a compact procedure (the last field before
-the bulk). Version 1 lines (a dict per call, the scenario
-embedded, everything at the top level) stay readable: they are parsed whole.
+compare or to compile once: the labels (their values are scalars, so the first ``],"``
+after their key closes them) and a compact procedure (the last field before the bulk).
+Version 1 lines (a dict per call, the scenario embedded, everything at the top level)
+stay readable: they are parsed whole.
 """
 
 from __future__ import annotations
@@ -145,8 +145,8 @@ def relabel_part_of(raw: bytes, labels_text: bool = False) -> dict[str, Any] | N
     text, stop, labels = raw, end if whole else cut, None
     if labels_text and calls >= 0:
         at = raw.find(LABELS_AT, 0, calls)
-        # A label's values are numbers and strings, and no string holds an unescaped
-        # quote: the first ``],"`` after the key closes the array.
+        # A label's values are scalars, and no string holds an unescaped quote: the
+        # first ``],"`` after the key closes the array.
         close = raw.find(b'],"', at, calls + 2) if at >= 0 else -1
         if close >= 0:
             start = at + len(LABELS_AT) - 1
