@@ -15,7 +15,6 @@ back on the way in.
 
 from __future__ import annotations
 
-import json
 import random
 import string
 from dataclasses import dataclass
@@ -25,7 +24,8 @@ from agentproc.arith import SYMBOL, VERB, Op
 from agentproc.workflow.compile import NUMBER_TYPE, _fill, _templates
 from agentproc.workflow.prompts import SYSTEM_PROMPT
 from agentproc.workflow.scenario import ExpectedCall, Scenario, ScenarioStep, step_tool_name
-from agentproc.workflow.variant import Variant, fill_template
+from agentproc.workflow.variant import Variant
+from agentproc.workflow.variant_prompt import variant_prompt
 
 CALCULATOR_OPS: tuple[Op, ...] = (Op.ADD, Op.SUB, Op.MUL, Op.DIV)
 """The calculator tool set: one generic tool per operation (named by its value)."""
@@ -43,7 +43,6 @@ DISTRACTORS: tuple[tuple[str, str], ...] = (
 )
 """Tools that take no part in any procedure: ``(name, description)``."""
 _NOUN = {Op.ADD: "sum", Op.SUB: "difference", Op.MUL: "product", Op.DIV: "quotient"}
-_WORD = {Op.ADD: "plus", Op.SUB: "minus", Op.MUL: "times", Op.DIV: "divided by"}
 
 
 @dataclass(frozen=True)
@@ -130,7 +129,8 @@ def present(scenario: Scenario, variant: Variant) -> Presented:
     distractors = DISTRACTORS[: variant.distractors]
     tools = _tools(scenario, variant, names, tool_names, distractors)
     shown_tools = [t["function"]["name"] for t in tools]
-    prompt = _prompt(scenario, variant, names, tool_names, shown_tools)
+    calc = ", ".join(tool_names[op.value] for op in CALCULATOR_OPS if op.value in tool_names)
+    prompt = variant_prompt(scenario, variant, names, shown_tools, calc)
     scenario = scenario.model_copy(update={"tools": tools, "prompt": prompt})
     system = variant.prompt.system if variant.prompt.system is not None else SYSTEM_PROMPT
     return Presented(
@@ -311,109 +311,3 @@ def _undescribed(tool: dict[str, Any]) -> dict[str, Any]:
         for k, v in params["properties"].items()
     }
     return {**tool, "function": {**fn, "parameters": params}}
-
-
-# -- the prompt -----------------------------------------------------------------
-
-
-def render_steps(scenario: Scenario, rendering: str, names: dict[str, str]) -> str:
-    """The steps as the prompt writes them: numbered, prose, pseudo-code or JSON."""
-    return _RENDERINGS[rendering](scenario, names)
-
-
-def _numbered(scenario: Scenario, names: dict[str, str]) -> str:
-    return "\n".join(f"{s.step}. {_expression(s, names)}" for s in scenario.steps)
-
-
-def _prose(scenario: Scenario, names: dict[str, str]) -> str:
-    parts = []
-    last = len(scenario.steps)
-    for s in scenario.steps:
-        a, b = (names[v] for v in s.operands)
-        lead = "First" if s.step == 1 else "Finally" if s.step == last else "Then"
-        parts.append(f"{lead}, compute {names[s.output]} as {a} {_WORD[s.op]} {b} (step {s.step}).")
-    return " ".join(parts)
-
-
-def _pseudocode(scenario: Scenario, names: dict[str, str]) -> str:
-    lines = [f"procedure({names['S1']}, {names['S2']}):"]
-    for s in scenario.steps:
-        a, b = (names[v] for v in s.operands)
-        lines.append(f"    {names[s.output]} <- {a} {SYMBOL[s.op]} {b}    # step {s.step}")
-    lines.append(f"    return {names[scenario.answer_variable]}")
-    return "\n".join(lines)
-
-
-def _json(scenario: Scenario, names: dict[str, str]) -> str:
-    rows = [
-        {
-            "step": s.step,
-            "output": names[s.output],
-            "op": s.op.value,
-            "left": names[s.operands[0]],
-            "right": names[s.operands[1]],
-        }
-        for s in scenario.steps
-    ]
-    return "\n".join(json.dumps(r) for r in rows)
-
-
-_RENDERINGS = {"numbered": _numbered, "prose": _prose, "pseudocode": _pseudocode, "json": _json}
-
-
-def _expression(s: ScenarioStep, names: dict[str, str]) -> str:
-    a, b = (names[v] for v in s.operands)
-    return f"{names[s.output]} = {a} {SYMBOL[s.op]} {b}"
-
-
-def _prompt(
-    scenario: Scenario,
-    variant: Variant,
-    names: dict[str, str],
-    tool_names: dict[str, str],
-    shown_tools: list[str],
-) -> str:
-    inputs = ", ".join(f"{names[k]} = {v}" for k, v in scenario.inputs.items())
-    values = {
-        "procedure": render_steps(scenario, variant.rendering, names),
-        "inputs": inputs,
-        "tools": ", ".join(shown_tools),
-        "answer_variable": names[scenario.answer_variable],
-    }
-    template = variant.prompt.user
-    if template is None:
-        calc = ", ".join(tool_names[op.value] for op in CALCULATOR_OPS if op.value in tool_names)
-        template = _builtin(variant, scenario.mode, calc)
-    return fill_template(template, values)
-
-
-def _builtin(variant: Variant, mode: str, calculator: str) -> str:
-    """The built-in user prompt, worded for the tool set."""
-    if variant.tools == "calculator":
-        how = (
-            f"Compute each step with the tool of its operation ({calculator}), passing "
-            "the current values of its operands as a and b, as given above or returned by "
-            "earlier tools."
-        )
-    elif variant.scramble_names:
-        how = (
-            "Each step has its own tool (see the tool descriptions); call it with the current "
-            "values of its operands, as given above or returned by earlier tools."
-        )
-    else:
-        how = (
-            "For step K call the tool step_K with the current values of its operands, as "
-            "given above or returned by earlier tools."
-        )
-    rounding = (
-        "Every value is rounded to 3 decimal places (half away from zero)."
-        if mode == "decimal"
-        else "Every value is an integer."
-    )
-    return (
-        "Execute the following procedure exactly, one step at a time, using the tools.\n"
-        "Inputs: {inputs}.\n"
-        "Steps:\n{procedure}\n"
-        f"{how} Execute every step, in order. {rounding} "
-        "When all steps are done, call submit_answer with the value of {answer_variable}."
-    )

@@ -11,8 +11,9 @@ from agentproc.arith import apply_units
 from agentproc.labelling import LabelKind, label_calls
 from agentproc.procedures import Cell, generate_procedure
 from agentproc.workflow import Toolkit, build_workflow, scenario_of
-from agentproc.workflow.present import DISTRACTORS, present, render_steps
+from agentproc.workflow.present import DISTRACTORS, present
 from agentproc.workflow.variant import Variant
+from agentproc.workflow.variant_prompt import render_steps
 
 
 def scenario(steps: int = 8, lookback: int = 3, index: int = 0):

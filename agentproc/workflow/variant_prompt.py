@@ -1,0 +1,120 @@
+"""The user prompt a variant writes: the steps rendered as it asks (numbered, prose,
+pseudo-code or JSON) and the built-in wording for its tool set. Pure; used by
+:func:`~agentproc.workflow.present.present`.
+"""
+
+from __future__ import annotations
+
+import json
+
+from agentproc.arith import SYMBOL, Op
+from agentproc.workflow.scenario import Scenario, ScenarioStep
+from agentproc.workflow.variant import Variant, fill_template
+
+_WORD = {Op.ADD: "plus", Op.SUB: "minus", Op.MUL: "times", Op.DIV: "divided by"}
+"""Each operation as the prose rendering says it."""
+
+
+def render_steps(scenario: Scenario, rendering: str, names: dict[str, str]) -> str:
+    """The steps as the prompt writes them: numbered, prose, pseudo-code or JSON."""
+    return _RENDERINGS[rendering](scenario, names)
+
+
+def _numbered(scenario: Scenario, names: dict[str, str]) -> str:
+    return "\n".join(f"{s.step}. {_expression(s, names)}" for s in scenario.steps)
+
+
+def _prose(scenario: Scenario, names: dict[str, str]) -> str:
+    parts = []
+    last = len(scenario.steps)
+    for s in scenario.steps:
+        a, b = (names[v] for v in s.operands)
+        lead = "First" if s.step == 1 else "Finally" if s.step == last else "Then"
+        parts.append(f"{lead}, compute {names[s.output]} as {a} {_WORD[s.op]} {b} (step {s.step}).")
+    return " ".join(parts)
+
+
+def _pseudocode(scenario: Scenario, names: dict[str, str]) -> str:
+    lines = [f"procedure({names['S1']}, {names['S2']}):"]
+    for s in scenario.steps:
+        a, b = (names[v] for v in s.operands)
+        lines.append(f"    {names[s.output]} <- {a} {SYMBOL[s.op]} {b}    # step {s.step}")
+    lines.append(f"    return {names[scenario.answer_variable]}")
+    return "\n".join(lines)
+
+
+def _json(scenario: Scenario, names: dict[str, str]) -> str:
+    rows = [
+        {
+            "step": s.step,
+            "output": names[s.output],
+            "op": s.op.value,
+            "left": names[s.operands[0]],
+            "right": names[s.operands[1]],
+        }
+        for s in scenario.steps
+    ]
+    return "\n".join(json.dumps(r) for r in rows)
+
+
+_RENDERINGS = {"numbered": _numbered, "prose": _prose, "pseudocode": _pseudocode, "json": _json}
+
+
+def _expression(s: ScenarioStep, names: dict[str, str]) -> str:
+    a, b = (names[v] for v in s.operands)
+    return f"{names[s.output]} = {a} {SYMBOL[s.op]} {b}"
+
+
+def variant_prompt(
+    scenario: Scenario,
+    variant: Variant,
+    names: dict[str, str],
+    shown_tools: list[str],
+    calculator: str,
+) -> str:
+    """The user prompt: the variant's template (or the built-in one for its tool set)
+    filled with the rendered steps, the inputs, the tools shown and the answer variable,
+    in the names the agent sees; ``calculator`` lists the calculator tools' names."""
+    inputs = ", ".join(f"{names[k]} = {v}" for k, v in scenario.inputs.items())
+    values = {
+        "procedure": render_steps(scenario, variant.rendering, names),
+        "inputs": inputs,
+        "tools": ", ".join(shown_tools),
+        "answer_variable": names[scenario.answer_variable],
+    }
+    template = variant.prompt.user
+    if template is None:
+        template = _builtin(variant, scenario.mode, calculator)
+    return fill_template(template, values)
+
+
+def _builtin(variant: Variant, mode: str, calculator: str) -> str:
+    """The built-in user prompt, worded for the tool set."""
+    if variant.tools == "calculator":
+        how = (
+            f"Compute each step with the tool of its operation ({calculator}), passing "
+            "the current values of its operands as a and b, as given above or returned by "
+            "earlier tools."
+        )
+    elif variant.scramble_names:
+        how = (
+            "Each step has its own tool (see the tool descriptions); call it with the current "
+            "values of its operands, as given above or returned by earlier tools."
+        )
+    else:
+        how = (
+            "For step K call the tool step_K with the current values of its operands, as "
+            "given above or returned by earlier tools."
+        )
+    rounding = (
+        "Every value is rounded to 3 decimal places (half away from zero)."
+        if mode == "decimal"
+        else "Every value is an integer."
+    )
+    return (
+        "Execute the following procedure exactly, one step at a time, using the tools.\n"
+        "Inputs: {inputs}.\n"
+        "Steps:\n{procedure}\n"
+        f"{how} Execute every step, in order. {rounding} "
+        "When all steps are done, call submit_answer with the value of {answer_variable}."
+    )
