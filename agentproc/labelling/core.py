@@ -60,6 +60,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from agentproc.labelling.labels import Divergence, Label, LabelKind, Metrics, Verdict
+from agentproc.labelling.order import kept_in_order
 from agentproc.workflow import ScenarioStep, Workflow
 
 K = LabelKind
@@ -279,7 +280,7 @@ class LabelCore:
         if all(a < b for a, b in pairwise(steps)):
             return []
         out = []
-        for pos in sorted(set(range(len(runs))) - set(_kept(steps))):
+        for pos in sorted(set(range(len(runs))) - set(kept_in_order(steps))):
             index, step = runs[pos]
             deps = self.wf.steps[step - 1].depends_on
             breaks = any(self.run_at.get(d, _NEVER) > index for d in deps)
@@ -380,36 +381,6 @@ def _by_distance(var: int, end: int) -> Iterator[int]:
             yield below
         if above < target:
             yield above
-
-
-def _kept(steps: list[int]) -> list[int]:
-    """Positions of a longest increasing subsequence that keeps the latest calls.
-
-    Keeping the latest possible positions labels the earliest ones, so a step
-    that ran too early is the one reported as reordered.
-    """
-    n = len(steps)
-    starting = [0] * n  # length of the longest increasing run starting at i
-    tails: list[int] = []
-    for i in range(n - 1, -1, -1):
-        x = -steps[i]
-        pos = bisect_left(tails, x)
-        if pos == len(tails):
-            tails.append(x)
-        else:
-            tails[pos] = x
-        starting[i] = pos + 1
-    need = len(tails)
-    kept: list[int] = []
-    last = -_NEVER
-    lo = 0
-    while need:
-        for q in range(n - 1, lo - 1, -1):
-            if starting[q] == need and steps[q] > last:
-                kept.append(q)
-                last, lo, need = steps[q], q + 1, need - 1
-                break
-    return kept
 
 
 def _label_order(lab: Label) -> tuple[int, int, int]:
