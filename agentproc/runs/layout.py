@@ -42,7 +42,6 @@ PROCEDURE_AT = b',"procedure":{'
 """Where a self-contained line's compact procedure starts (it ends at the bulk)."""
 LABELS_AT = b',"labels":['
 """Where a line's labels start (in its head)."""
-"""Where a self-contained line's compact procedure starts (it ends at the bulk)."""
 
 BULK_KEYS = ("messages", "model_calls", "errors", "injected")
 """Record fields a version-2 line keeps in its ``bulk`` object."""
@@ -137,6 +136,8 @@ def relabel_part_of(raw: bytes, labels_text: bool = False) -> dict[str, Any] | N
     text too (``bytes``, the JSON array, in its place among the keys): a relabel compares
     them with the new ones as text first, and parses them only when the two differ."""
     end = raw.find(BULK_AT)
+    if end < 0:
+        return None
     calls = raw.find(CALLS_AT, 0, end)
     # After the calls, only strings (which cannot hold an unescaped quote) and the other
     # ways of keeping the scenario come before the procedure's key.

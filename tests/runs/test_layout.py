@@ -258,3 +258,10 @@ def test_the_relabel_part_can_leave_the_labels_as_their_text_in_their_place(agen
     assert isinstance(texts["labels"], bytes) and json.loads(texts["labels"]) == parsed["labels"]
     assert list(texts) == list(parsed)  # the keys in the same order
     assert {**texts, "labels": parsed["labels"]} == parsed
+
+
+@pytest.mark.parametrize("labels_text", [False, True])
+def test_a_line_without_its_bulk_has_no_relabel_part(labels_text: bool):
+    raw = line_of(sim()).encode()
+    cut = raw[: raw.find(BULK_AT)] + b"}\n"  # as a version-2 line, it lacks its bulk
+    assert relabel_part_of(cut, labels_text=labels_text) is None
