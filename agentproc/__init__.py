@@ -15,8 +15,9 @@ and type checkers exactly the same names (a test keeps the two in step).
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from agentproc.lazy import exports
 
 __version__ = "0.1.0"
 
@@ -276,13 +277,4 @@ _EXPORTS: dict[str, str] = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    if name in _EXPORTS:
-        value = getattr(importlib.import_module(_EXPORTS[name]), name)
-        globals()[name] = value  # later look-ups skip this function
-        return value
-    raise AttributeError(f"module 'agentproc' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted([*__all__, "__version__"])
+__getattr__, __dir__ = exports(__name__, _EXPORTS, globals(), extra=("__version__",))

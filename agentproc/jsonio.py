@@ -13,11 +13,12 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from agentproc.errors import InputError
+
+if TYPE_CHECKING:  # only named in a signature: reading JSON needs no pydantic
+    from pydantic import ValidationError
 
 
 def _reject_constant(name: str) -> Any:

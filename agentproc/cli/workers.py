@@ -17,13 +17,16 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from agentproc.cli.output import EXIT_BAD_INPUT, EXIT_ERRORED, EXIT_INTERRUPTED, EXIT_OK, fail
 from agentproc.errors import InputError
+
+if TYPE_CHECKING:
+    from agentproc.runs import EpisodeKey, EpisodeRecord
 
 _NOT_FORWARDED = frozenset(
     {"command", "out", "overwrite", "resume", "workers", "backend", "address", "shard"}
@@ -64,14 +67,22 @@ def _word(value: Any) -> str:
 def _suite_order(suite: Path) -> dict[str, int]:
     """Scenario id -> position in the suite, read without compiling anything."""
     if suite.is_dir():
-        from agentproc.procedures import procedure_ids
+        from agentproc.procedures.files import procedure_ids
 
-        ids: Iterator[str] = procedure_ids(suite)  # each shard checks its own procedures
+        # Each shard checks its own procedures: the ids alone are read here, without the
+        # models, unless a line is laid out otherwise than a generated suite's.
+        ids: Iterator[str] = procedure_ids(suite, _procedure_id)
     else:
         from agentproc.workflow import load_scenarios
 
         ids = (s.id for s in load_scenarios(suite))
     return {sid: i for i, sid in enumerate(ids)}
+
+
+def _procedure_id(target: Path, where: str, data: Any) -> str:
+    from agentproc.procedures.suites import procedure_id
+
+    return procedure_id(target, where, data)
 
 
 Tick = Callable[[], None]
@@ -173,7 +184,7 @@ def _idle() -> None:
 
 def run_sharded(args: argparse.Namespace, out: Console, err: Console) -> int:
     """``run`` over ``args.workers`` shards on ``args.backend``; the parent's side."""
-    from agentproc.runs import EpisodeKey, EpisodeRecord, RunWriter
+    from agentproc.runs import RunWriter
     from agentproc.runs.shards import (
         merge_shards,
         other_shard_folders,

@@ -25,12 +25,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agentproc.arith import Mode, Op
 from agentproc.errors import AgentprocError, InputError, OutputError, unknown_key
-from agentproc.jsonio import cannot_write, invalid, json_lines, loads, read_json, unreadable
+from agentproc.jsonio import cannot_write, invalid, json_lines, loads, read_json
+from agentproc.procedures.files import MANIFEST, PROCEDURES, check_complete, id_of, raw_lines
+from agentproc.procedures.files import procedure_ids as ids_in
 from agentproc.procedures.generate import Cell, Procedure, StepDef, generate_procedure, problem_of
 from agentproc.resources import folder
-
-MANIFEST = "suite.json"
-PROCEDURES = "procedures.jsonl"
 
 
 class Block(BaseModel):
@@ -235,7 +234,7 @@ def holds_suite(out: Path, grid: Grid) -> bool:
     try:
         if load_grid(manifest) != grid:
             return False
-        _check_complete(Path(out), Path(out) / PROCEDURES)
+        check_complete(Path(out), Path(out) / PROCEDURES)
     except AgentprocError:
         return False
     return True
@@ -295,32 +294,6 @@ def procedure_of_json(path: Path, where: str, data: Any) -> Procedure:
     return procedure
 
 
-def _check_complete(folder_: Path, target: Path) -> None:
-    """A suite is complete only with its manifest, and its procedures are what it says."""
-    manifest_path = folder_ / MANIFEST
-    if not manifest_path.exists():
-        raise InputError(
-            folder_,
-            f"an unfinished suite: {MANIFEST} is missing (its generation did not complete); "
-            "generate it again",
-        )
-    manifest = read_json(manifest_path)
-    expected = manifest.get("sha256") if isinstance(manifest, dict) else None
-    if expected is None:  # a suite written before manifests carried a digest
-        return
-    digest = hashlib.sha256()
-    try:
-        with open(target, "rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(block)
-    except OSError as exc:
-        raise unreadable(target, exc) from None
-    if digest.hexdigest() != expected:
-        raise InputError(
-            target, f"does not match the digest in {MANIFEST} (changed after generation)"
-        )
-
-
 def read_procedures(
     folder_: Path, keep: Callable[[str], bool] | None = None
 ) -> Iterator[Procedure]:
@@ -329,13 +302,13 @@ def read_procedures(
     target = Path(folder_) / PROCEDURES
     if not target.exists():
         raise InputError(folder_, f"not a suite folder: {PROCEDURES} is missing")
-    _check_complete(Path(folder_), target)
+    check_complete(Path(folder_), target)
     if keep is None:
         for lineno, data in json_lines(target):
             yield procedure_of_json(target, f"line {lineno}", data)
         return
-    for lineno, raw in _raw_lines(target):
-        sid = _id_of(raw)
+    for lineno, raw in raw_lines(target):
+        sid = id_of(raw)
         if sid is not None and not keep(sid):
             continue
         try:
@@ -347,40 +320,12 @@ def read_procedures(
             yield procedure
 
 
+def procedure_id(target: Path, where: str, data: Any) -> str:
+    """The id of one parsed procedures line, read as a procedure (checked as one)."""
+    return procedure_of_json(target, where, data).id
+
+
 def procedure_ids(folder_: Path) -> Iterator[str]:
     """The ids of a suite's procedures in order, read without checking each procedure
     (the suite is checked complete and unchanged)."""
-    target = Path(folder_) / PROCEDURES
-    if not target.exists():
-        raise InputError(folder_, f"not a suite folder: {PROCEDURES} is missing")
-    _check_complete(Path(folder_), target)
-    for lineno, raw in _raw_lines(target):
-        sid = _id_of(raw)
-        if sid is None:
-            try:
-                sid = procedure_of_json(target, f"line {lineno}", loads(raw)).id
-            except ValueError as exc:
-                raise InputError(target, f"not valid JSON ({exc})", f"line {lineno}") from None
-        yield sid
-
-
-def _id_of(raw: bytes) -> str | None:
-    """The id of a procedures line as ``write_suite`` writes it (``{"id":"...",``), or
-    ``None`` for a line laid out otherwise (then parse it)."""
-    if not raw.startswith(b'{"id":"'):
-        return None
-    end = raw.find(b'"', 7)
-    if end < 0 or b"\\" in raw[7:end]:
-        return None
-    return raw[7:end].decode("utf-8", "replace")
-
-
-def _raw_lines(path: Path) -> Iterator[tuple[int, bytes]]:
-    try:
-        fh = open(path, "rb")  # noqa: SIM115 (closed by the with block below)
-    except OSError as exc:
-        raise unreadable(path, exc) from None
-    with fh:
-        for lineno, raw in enumerate(fh, start=1):
-            if raw.strip():
-                yield lineno, raw
+    return ids_in(folder_, procedure_id)

@@ -305,39 +305,6 @@ def error_kind_of(rec: EpisodeRecord) -> str:
     return error["kind"] if isinstance(error, dict) else "unknown"
 
 
-EpisodeKey = tuple[str, str, str, str, int]
-"""Scenario id, agent, mode, variant and trial."""
-
-
-def episode_key(rec: EpisodeRecord) -> EpisodeKey:
-    """What identifies an episode across files and re-runs: scenario, agent, mode, variant
-    and trial."""
-    return (
-        str(rec["scenario_id"]),
-        str(rec["agent"]),
-        record_mode(rec),
-        record_variant(rec),
-        record_trial(rec),
-    )
-
-
-def record_variant(rec: EpisodeRecord) -> str:
-    """The variant of a stored episode (``default`` for files written before it was stored)."""
-    value = rec.get("variant", "default")
-    return value if isinstance(value, str) else str(value)
-
-
-def record_trial(rec: EpisodeRecord) -> int:
-    """The trial of a stored episode (``0`` for files written before it was stored)."""
-    value = rec.get("trial", 0)
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
-def record_mode(rec: EpisodeRecord) -> Mode:
-    """The mode of a stored episode (``tools`` for files written before it was stored)."""
-    return rec.get("mode", "tools")
-
-
 def run_schema() -> dict[str, Any]:
     """The JSON Schema of one run-file line (version 2), generated from :data:`RunLine`."""
     schema = TypeAdapter(RunLine).json_schema()

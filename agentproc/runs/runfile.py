@@ -7,24 +7,19 @@ line at a time, so a run file is never held whole in memory. A torn last line
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
-import os
-import stat
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, cast
+from typing import Any, cast
 
-from agentproc.errors import InputError, OutputError, RunFileError
-from agentproc.jsonio import cannot_write, unreadable
+from agentproc.errors import InputError, RunFileError
 from agentproc.jsonio import loads as loads_exact
+from agentproc.jsonio import unreadable
 from agentproc.labelling import VERDICTS, LabelKind
 from agentproc.runs.episode import MODES
-from agentproc.runs.layout import expand, head_of, line_of
-from agentproc.runs.records import EpisodeKey, EpisodeRecord, episode_key, is_error
-from agentproc.runs.redact import needs_redaction, redact_values
+from agentproc.runs.keys import EpisodeKey, episode_key
+from agentproc.runs.layout import expand, head_of
+from agentproc.runs.records import EpisodeRecord, is_error
 
 REQUIRED = (
     "scenario_id",
@@ -41,106 +36,6 @@ SCENARIO_FIELDS = ("scenario_ref", "procedure", "scenario")
 WHOLE = ("scenario_id", "agent", "cell", "params", "scenario", "calls", *REQUIRED[4:])
 """Fields a whole line must have, in the order a missing one is reported (``scenario``:
 one of :data:`SCENARIO_FIELDS`)."""
-
-
-SYNC_EVERY = 1.0
-"""Seconds between two disk syncs of a run file (every line is flushed at once)."""
-
-
-class RunWriter:
-    """Appends episodes to a run file, one flushed line each, as its only writer.
-
-    The writer holds an exclusive advisory lock (``fcntl.flock``) on the file
-    from opening to closing; a second writer (another ``run``, ``--resume`` or
-    ``--overwrite`` on the same file) is refused with :class:`~agentproc.errors.InputError`
-    before it changes a byte. Without ``append`` the file is emptied only once the
-    lock is held.
-    """
-
-    def __init__(self, path: Path, append: bool = False, sync_every: float = SYNC_EVERY) -> None:
-        self.path = Path(path)
-        self.sync_every = sync_every
-        self._synced = time.monotonic()
-        try:
-            if self.path.parent != Path():
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-        except IsADirectoryError:
-            raise InputError(self.path, "is a folder, not a run file") from None
-        except OSError as exc:
-            raise cannot_write(self.path, exc) from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            raise InputError(
-                self.path, "another agentproc process is writing this run file; wait for it"
-            ) from None
-        if not append and stat.S_ISREG(os.fstat(fd).st_mode):
-            os.ftruncate(fd, 0)
-        self._fh: IO[str] = open(fd, "a", encoding="utf-8")  # noqa: SIM115 (closed by close())
-        self.torn_bytes = drop_torn_tail(self.path) if append else 0
-        """Bytes of a torn last line cut off when the file was opened to append."""
-
-    def write(self, record: EpisodeRecord) -> None:
-        """Write one episode record and push it to the disk.
-
-        The line is flushed to the operating system at once (a process killed
-        after this call loses nothing), and pushed to the disk (``fsync``) at most
-        every ``sync_every`` seconds and on :meth:`close`, which bounds what a power
-        cut can take without paying a disk sync per episode.
-
-        Every line passes through :func:`~agentproc.runs.redact.redact`: an
-        API key a model echoes, or an error message that quotes a header, never
-        reaches the file. A failed write (a full disk) raises
-        :class:`~agentproc.errors.OutputError`; the lines written before it stay.
-        """
-        line = line_of(cast(dict[str, Any], record))
-        if needs_redaction(line):
-            line = line_of(redact_values(record))  # type: ignore[arg-type]
-        try:
-            self._fh.write(line)
-            self._fh.flush()  # in the kernel now: a killed process loses nothing
-            if time.monotonic() - self._synced >= self.sync_every:
-                os.fsync(self._fh.fileno())
-                self._synced = time.monotonic()
-        except OSError as exc:
-            raise OutputError(self.path, f"cannot write: {exc.strerror or exc}") from None
-
-    def truncate(self) -> None:
-        """Empty the file (the lock is kept)."""
-        self._fh.flush()
-        os.ftruncate(self._fh.fileno(), 0)
-
-    def write_raw(self, line: bytes | str) -> None:
-        """Append one line already in run-file form (a merge); :meth:`sync` pushes it."""
-        try:
-            self._fh.write(line if isinstance(line, str) else line.decode("utf-8"))
-        except OSError as exc:
-            raise OutputError(self.path, f"cannot write: {exc.strerror or exc}") from None
-
-    def sync(self) -> None:
-        """Push everything written to the disk."""
-        try:
-            self._fh.flush()
-            os.fsync(self._fh.fileno())
-        except OSError as exc:
-            raise OutputError(self.path, f"cannot write: {exc.strerror or exc}") from None
-
-    def close(self) -> None:
-        """Release the lock and close the file."""
-        # A write that already failed said so; the lock goes with the descriptor.
-        with contextlib.suppress(OSError):
-            self._fh.flush()
-            os.fsync(self._fh.fileno())
-        with contextlib.suppress(OSError):
-            self._fh.close()
-
-    def __enter__(self) -> RunWriter:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 @dataclass
@@ -319,36 +214,6 @@ def completed_ids(path: Path) -> set[EpisodeKey]:
     for _, rec in read_run(path, ReadReport(), head_only=True):
         last[episode_key(rec)] = not is_error(rec)
     return {key for key, ok in last.items() if ok}
-
-
-def drop_torn_tail(path: Path) -> int:
-    """Cut an unterminated last line off a run file before appending; returns bytes cut."""
-    path = Path(path)
-    if not path.exists():
-        return 0
-    with open(path, "rb+") as fh:
-        fh.seek(0, os.SEEK_END)
-        size = fh.tell()
-        if size == 0:
-            return 0
-        fh.seek(size - 1)
-        if fh.read(1) == b"\n":
-            return 0
-        # Walk back to the last newline; everything after it is the torn line.
-        pos = size - 1
-        while pos > 0:
-            step = min(65536, pos)
-            fh.seek(pos - step)
-            chunk = fh.read(step)
-            nl = chunk.rfind(b"\n")
-            if nl >= 0:
-                keep = pos - step + nl + 1
-                break
-            pos -= step
-        else:
-            keep = 0
-        fh.truncate(keep)
-        return size - keep
 
 
 def latest_records(

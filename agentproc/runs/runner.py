@@ -24,10 +24,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from agentproc.errors import ConfigError
 from agentproc.runs.collector import frozen
 from agentproc.runs.episode import Episode, Mode
+from agentproc.runs.keys import EpisodeKey
 from agentproc.runs.progress import ProgressLog
-from agentproc.runs.records import EpisodeKey, episode_record
-from agentproc.runs.runfile import RunWriter, completed_ids
+from agentproc.runs.records import episode_record
+from agentproc.runs.runfile import completed_ids
 from agentproc.runs.session import EpisodeSession, harness_error
+from agentproc.runs.writer import RunWriter
 from agentproc.workflow import Scenario
 
 

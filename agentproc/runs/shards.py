@@ -5,6 +5,9 @@ A run given to N workers keeps one file per shard in a folder beside the run fil
 killed and started again loses nothing and duplicates nothing; when every shard
 is done the files are merged into the run file, in suite order, and the folder
 is removed. Until then, ``--resume`` picks the folder up again.
+
+Merging imports only the writer and the layout: the parent of ``run --workers`` does it
+without loading the labelling stack.
 """
 
 from __future__ import annotations
@@ -13,14 +16,16 @@ import heapq
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentproc.errors import InputError
 from agentproc.jsonio import loads
+from agentproc.runs.keys import EpisodeKey, episode_key
 from agentproc.runs.layout import head_of
-from agentproc.runs.records import EpisodeKey, EpisodeRecord, episode_key
-from agentproc.runs.runfile import RunWriter, read_run
-from agentproc.runs.runner import in_shard
+from agentproc.runs.writer import RunWriter
+
+if TYPE_CHECKING:
+    from agentproc.runs.records import EpisodeRecord
 
 
 def shard_folder(out: Path, workers: int) -> Path:
@@ -45,6 +50,9 @@ def other_shard_folders(out: Path, workers: int) -> list[Path]:
 def split_run(out: Path, folder: Path, workers: int) -> int:
     """Seed the shard files from an existing run file (to resume it over ``workers``);
     returns the number of records copied."""
+    from agentproc.runs.runfile import read_run  # reading checks records: the whole stack
+    from agentproc.runs.runner import in_shard
+
     folder.mkdir(parents=True, exist_ok=True)
     writers = [RunWriter(shard_file(folder, k, workers)) for k in range(1, workers + 1)]
     n = 0
