@@ -1,4 +1,5 @@
-"""Run files: JSON lines, one finished episode per line. The only place they are read and written.
+"""Run files: JSON lines, one finished episode per line; the one place they are read
+(:mod:`agentproc.runs.writer` writes them).
 
 Each line is written and flushed as its episode ends, and files are read one
 line at a time, so a run file is never held whole in memory. A torn last line

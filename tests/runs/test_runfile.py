@@ -148,6 +148,32 @@ def test_writer_redacts_a_bearer_token(tmp_path: Path):
 # -- read_run ------------------------------------------------------------------
 
 
+def test_write_raw_appends_lines_as_given_in_bytes_or_text(tmp_path: Path):
+    path = tmp_path / "run.jsonl"
+    long = line(record("b", output="é" * 700_000))  # longer than the writer's buffer
+    with RunWriter(path) as w:
+        w.write_raw(line(record("a")))
+        w.write_raw(long.decode())
+        w.write_raw(line(record("c")))
+        w.sync()
+        assert path.read_bytes() == line(record("a")) + long + line(record("c"))
+    assert [r["scenario_id"] for _, r in read_run(path)] == ["a", "b", "c"]
+
+
+def test_write_raw_lines_reach_the_file_on_close_without_a_sync(tmp_path: Path):
+    path = tmp_path / "run.jsonl"
+    with RunWriter(path) as w:
+        w.write_raw(line(record("a")))
+    assert path.read_bytes() == line(record("a"))
+
+
+def test_a_written_record_keeps_non_ascii_text(tmp_path: Path):
+    path = tmp_path / "run.jsonl"
+    with RunWriter(path) as w:
+        w.write(record("a", output="naïve 数"))
+    assert next(read_run(path))[1]["output"] == "naïve 数"
+
+
 def test_read_run_yields_line_numbers_and_records(tmp_path: Path):
     path = write_bytes(tmp_path / "run.jsonl", line(record("a")), line(record("b")))
     got = [(n, r["scenario_id"]) for n, r in read_run(path)]
