@@ -58,6 +58,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
+from operator import eq
 
 from agentproc.labelling.labels import Divergence, Label, LabelKind, Metrics, Verdict
 from agentproc.labelling.order import kept_in_order
@@ -302,8 +303,14 @@ class LabelCore:
         else:
             verdict = "faithful" if faithful else "unfaithful_correct"
         last_value, correct = self.last_value, wf.correct
+        # Steps whose latest value is their variable's correct value (``None``, never run,
+        # is no value), counted without a Python loop.
         correct_steps = sum(
-            1 for step, var in enumerate(wf.targets, 1) if last_value.get(step) == correct[var]
+            map(
+                eq,
+                map(last_value.get, range(1, len(wf.targets) + 1)),
+                map(correct.__getitem__, wf.targets),
+            )
         )
         prefix, divergence = self._divergence(labels)
         return {

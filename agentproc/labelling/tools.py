@@ -19,6 +19,7 @@ from agentproc.labelling.core import OTHER, PROPAGATED, LabelCore, confusion_cau
 from agentproc.labelling.labels import Label, LabelKind, Metrics
 from agentproc.workflow import CallRecord, ScenarioStep, Workflow
 from agentproc.workflow.calls import UNREAD
+from agentproc.workflow.runtime import NO_NUMBER
 
 K = LabelKind
 _WRONG_ARGUMENT = K.WRONG_ARGUMENT
@@ -139,7 +140,9 @@ def wrong_argument(
     if var is None:
         var = int(param[1:])
     right = wf.correct[var]
-    expected = to_number(right, wf.scale)
+    expected = wf.numbers[var]  # the right value as a number, made once per workflow
+    if expected is NO_NUMBER:
+        expected = to_number(right, wf.scale)
     own = core.produced.get(var)
     if exact is None and read is None:
         exact = wf.matcher(got)

@@ -126,11 +126,12 @@ def _ordered(correct: list[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
     return tuple(v for v, _ in pairs), tuple(var for _, var in pairs)
 
 
-_NO_NUMBER = object()
-"""Equal to nothing an agent supplies: the fast check then always defers to the full one."""
+NO_NUMBER = object()
+"""In :attr:`Workflow.numbers`, a value no JSON number spells exactly: equal to nothing an
+agent supplies, so the fast check then always defers to the full one."""
 
 
 def _number_of(units: int, scale: int, tolerance: float) -> Any:
     """``units`` as a JSON number, if reading that number back gives ``units``."""
     number = to_number(units, scale)
-    return number if close(number, units, scale, tolerance) else _NO_NUMBER
+    return number if close(number, units, scale, tolerance) else NO_NUMBER
