@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 import urllib.parse
 from collections.abc import Callable
 from pathlib import Path
@@ -101,7 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="agentproc",
         description="Does a tool-using agent execute a procedure faithfully?",
     )
-    p.add_argument("--version", action="version", version=f"agentproc {_version()}")
+    p.add_argument("--version", action=_VersionAction, help="show the version and exit")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     g = sub.add_parser("generate", help="generate a suite of procedures", **examples("generate"))
@@ -348,6 +349,18 @@ def _compare_parsers(sub: argparse._SubParsersAction[_Parser]) -> None:
         q.add_argument("--overwrite", action="store_true", help="replace run files in --out")
         q.add_argument("--json", action="store_true", help="print the result as JSON")
         q.set_defaults(mode="tools", continue_after_answer=False)
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: the installed version, looked up only when asked for (reading the
+    package metadata costs every start 10-20 ms)."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)  # type: ignore[arg-type]
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> NoReturn:
+        parser._print_message(f"agentproc {_version()}\n", sys.stdout)  # as argparse's own
+        parser.exit()
 
 
 def _version() -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
 import subprocess
@@ -79,6 +80,22 @@ def test_version(capsys: pytest.CaptureFixture[str]):
         main(["--version"])
     assert exit_.value.code == 0
     assert capsys.readouterr().out.startswith("agentproc ")
+
+
+def test_the_version_is_looked_up_only_when_asked_for():
+    # Reading the package metadata costs every start (and every worker) 10-20 ms.
+    code = (
+        "import sys; from agentproc.cli.parser import build_parser; "
+        "build_parser().parse_args(['report', 'x.jsonl']); "
+        "print('importlib.metadata' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+    shown = subprocess.run(
+        [sys.executable, "-m", "agentproc", "--version"], capture_output=True, text=True
+    )
+    assert shown.returncode == 0
+    assert shown.stdout == f"agentproc {importlib.metadata.version('agentproc')}\n"
 
 
 @pytest.mark.parametrize("command", sorted(EXAMPLES))
