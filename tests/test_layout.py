@@ -156,8 +156,7 @@ def test_an_unknown_public_name_is_an_attribute_error(package: str):
 def test_a_lazy_package_imports_a_submodule_named_like_no_export():
     # ``from agentproc.runs import collector``: not a public name, still a submodule
     code = "from agentproc.runs import collector; print(collector.__name__)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "agentproc.runs.collector"
+    assert fresh_python(code) == "agentproc.runs.collector"
 
 
 def test_a_public_name_shared_with_its_module_stays_the_name():
@@ -167,8 +166,7 @@ def test_a_public_name_shared_with_its_module_stays_the_name():
         "import agentproc.runs.writer; from agentproc.runs import redact; "
         "print(type(redact).__name__)"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "function"
+    assert fresh_python(code) == "function"
 
 
 def test_the_workers_parent_needs_neither_pydantic_nor_the_labelling_stack():
@@ -179,15 +177,19 @@ def test_the_workers_parent_needs_neither_pydantic_nor_the_labelling_stack():
         "print(sorted(m for m in sys.modules if m.startswith(('pydantic', 'jsonschema', "
         "'agentproc.labelling', 'agentproc.workflow'))))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert eval_list(out.stdout) == []
+    assert eval_list(fresh_python(code)) == []
 
 
 def test_importing_the_package_loads_neither_pydantic_nor_langchain():
     code = "import agentproc, agentproc.cli, sys; print(sorted({m.split('.')[0] for m in sys.modules}))"  # noqa: E501
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    loaded = set(eval_list(out.stdout))
+    loaded = set(eval_list(fresh_python(code)))
     assert not loaded & {"pydantic", "jsonschema", "langchain_core", "langgraph"}
+
+
+def fresh_python(code: str) -> str:
+    """What ``code`` prints in a new interpreter (nothing imported beforehand)."""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return out.stdout.strip()
 
 
 def eval_list(text: str) -> list[str]:
