@@ -6,6 +6,8 @@ interval of each rate (:class:`CellStats`), with the reference study's own measu
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -36,6 +38,35 @@ def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
     centre = (p + z2 / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
     return max(0.0, centre - half), min(1.0, centre + half)
+
+
+@dataclass(slots=True)
+class Rate:
+    """A share of episodes, ``k`` of ``n``, with its Wilson 95% interval (a tally while it
+    is counted: ``k`` and ``n`` grow)."""
+
+    k: int = 0
+    n: int = 0
+
+    @property
+    def value(self) -> float:
+        """The share (0 with no episodes)."""
+        return self.k / self.n if self.n else 0.0
+
+    @property
+    def ci(self) -> tuple[float, float]:
+        """Wilson 95% interval."""
+        return wilson(self.k, self.n)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form (value and interval to 4 decimals)."""
+        ci = self.ci
+        return {
+            "value": round(self.value, 4),
+            "ci": [round(ci[0], 4), round(ci[1], 4)],
+            "k": self.k,
+            "n": self.n,
+        }
 
 
 def ratio(k: float, n: int) -> float:

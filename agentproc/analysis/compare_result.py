@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentproc.analysis.cell_stats import wilson
+from agentproc.analysis.cell_stats import Rate
 from agentproc.analysis.stats import ALPHA, Verdict
 from agentproc.analysis.trials import Outcome, TrialStats
 
@@ -34,28 +34,6 @@ def has_measure(o: Outcome, measure: str) -> bool:
 
 def _r(x: float) -> float:
     return round(x, 4)
-
-
-@dataclass(frozen=True, slots=True)
-class Rate:
-    """A share of episodes with its Wilson 95% interval."""
-
-    k: int
-    n: int
-
-    @property
-    def value(self) -> float:
-        """The share (0 with no episodes)."""
-        return self.k / self.n if self.n else 0.0
-
-    @property
-    def ci(self) -> tuple[float, float]:
-        """Wilson 95% interval."""
-        return wilson(self.k, self.n)
-
-    def to_json(self) -> dict[str, Any]:
-        """The JSON form."""
-        return {"value": _r(self.value), "ci": [_r(x) for x in self.ci], "k": self.k, "n": self.n}
 
 
 @dataclass(frozen=True, slots=True)

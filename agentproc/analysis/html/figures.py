@@ -11,28 +11,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentproc.analysis.cell_stats import wilson
+from agentproc.analysis.cell_stats import Rate
 from agentproc.analysis.html.episodes import series_of
 from agentproc.runs import is_error
 
 BINS = 10
 """Divergence positions are shown in tenths of the procedure; one more column is the answer."""
-
-
-@dataclass(slots=True)
-class Rate:
-    """A share with its Wilson 95% interval."""
-
-    k: int = 0
-    n: int = 0
-
-    @property
-    def value(self) -> float:
-        return self.k / self.n if self.n else 0.0
-
-    @property
-    def ci(self) -> tuple[float, float]:
-        return wilson(self.k, self.n)
 
 
 @dataclass(slots=True)
