@@ -26,6 +26,7 @@ from agentproc.errors import RunFileError
 from agentproc.jsonio import loads
 from agentproc.labelling import Label, Metrics, run_text_episode
 from agentproc.labelling.calculator import monitor_for
+from agentproc.labelling.tools import StoredCallError
 from agentproc.runs import (
     EpisodeRecord,
     ReadReport,
@@ -111,37 +112,19 @@ class _Labeller:
             )
             return labels, metrics
         wf, presented = self._workflow(scenario, rec.get("variant_spec"), where)
-        scale, finish = wf.scale, wf.finish_tool
         monitor = monitor_for(wf, presented)
-        observe = monitor.observe_parts
-        parsed = self._parsed
-        for i, c in enumerate(rec["calls"]):
+        calls = rec["calls"]
+        if presented is None and type(calls) is list and calls and type(calls[0]) is list:
+            # Compact calls, no presentation to undo: the common case.
             try:
-                if presented is None and type(c) is list and len(c) == 5:  # the common case
-                    # Labelled straight from its parts, as CallRecord.stored reads them
-                    # (and raising as it does), without building the record.
-                    name, arguments, step, refused, value = c
-                    if type(name) is not str:
-                        raise TypeError("name must be a string")
-                    done = name == finish
-                    args = parsed.get(arguments) if type(arguments) is str else None
-                    if args is None:
-                        args = stored_arguments(arguments, refused)
-                        if args is not None and type(arguments) is str:
-                            if len(parsed) >= ARGUMENTS:
-                                parsed.clear()
-                            parsed[arguments] = args
-                    observe(
-                        i,
-                        step,
-                        done,
-                        refused,
-                        args,
-                        # from_number, inline: once per call
-                        None if value is None or done else round(value * scale),
-                        value if done else None,
-                    )
-                    continue
+                monitor.observe_stored(calls, self._parsed, self._parse)
+            except StoredCallError as exc:
+                field = f"calls[{exc.index}]" + (f".{exc.field}" if exc.field else "")
+                raise RunFileError(where, exc.reason, field) from None
+            return monitor.finish()
+        scale, finish = wf.scale, wf.finish_tool
+        for i, c in enumerate(calls):
+            try:
                 if isinstance(c, dict):  # a version-1 call
                     call = CallRecord.from_json(c, i, scale, finish)
                 else:
@@ -154,6 +137,16 @@ class _Labeller:
                 raise RunFileError(where, "not a recorded call", f"calls[{i}]") from None
             monitor.observe(call)
         return monitor.finish()
+
+    def _parse(self, arguments: Any, refused: Any) -> dict[str, Any] | None:
+        """A stored call's arguments parsed, and kept when they are a text."""
+        args = stored_arguments(arguments, refused)
+        if args is not None and type(arguments) is str:
+            parsed = self._parsed
+            if len(parsed) >= ARGUMENTS:
+                parsed.clear()
+            parsed[arguments] = args
+        return args
 
     def _workflow(
         self, scenario: Scenario, spec: Any, where: str

@@ -10,12 +10,12 @@ variable, else the core's nearest-variable search on the argument's value
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
 from agentproc.arith import to_number, to_units
-from agentproc.labelling.core import OTHER, PROPAGATED, LabelCore, confusion_cause
+from agentproc.labelling.core import OTHER, PROPAGATED, Entry, LabelCore, confusion_cause
 from agentproc.labelling.labels import Label, LabelKind, Metrics
 from agentproc.workflow import CallRecord, ScenarioStep, Workflow
 from agentproc.workflow.calls import UNREAD
@@ -67,6 +67,8 @@ class Monitor:
         core = self.core
         entry = core.begin(index, step, finish)
         if step is not None and refused not in UNREAD:  # a step it ran: the common case
+            if not 0 < step <= self.wf.n_steps:
+                raise IndexError(f"no step {step}")
             spec = self.wf.steps[step - 1]
             self._arguments(index, args or {}, spec, self.wf.param_vars[step - 1])
             if refused == "dependency":
@@ -82,6 +84,69 @@ class Monitor:
             core.add(Label(K.INVALID_ARGUMENTS, index, step))
         elif finish:
             core.record_answer(entry, answer, refused=refused is not None)
+
+    def observe_stored(
+        self,
+        calls: Sequence[Any],
+        known: Mapping[str, dict[str, Any]],
+        parse: Callable[[Any, Any], dict[str, Any] | None],
+    ) -> None:
+        """:meth:`observe` each call of a stored trace straight from its compact parts
+        ``[name, arguments, step, refused, value]``, as :meth:`CallRecord.stored` reads
+        them, without building records (relabelling a run does this for every call).
+
+        ``known`` maps argument texts to their parsed objects (read only);
+        ``parse(arguments, refused)`` parses any other, as
+        :func:`~agentproc.workflow.calls.stored_arguments` does. A call that is not one
+        raises :class:`StoredCallError`.
+        """
+        wf, core = self.wf, self.core
+        scale, finish, n_steps = wf.scale, wf.finish_tool, wf.n_steps
+        steps, param_vars, numbers, targets = wf.steps, wf.param_vars, wf.numbers, wf.targets
+        ran, produced, trace = core.last_value, core.produced, core.trace
+        first_runs, run_at = core.first_runs, core.run_at
+        observe, check = self.observe_parts, self._arguments
+        i = 0
+        try:
+            for i, c in enumerate(calls):
+                if type(c) is not list or len(c) != 5:
+                    raise TypeError("a compact call is [name, arguments, step, refused, value]")
+                name, text, step, refused, value = c
+                if type(name) is not str:
+                    raise TypeError("name must be a string")
+                args = known.get(text) if type(text) is str else None
+                if args is None:
+                    args = parse(text, refused)
+                if name == finish:
+                    observe(i, step, True, refused, args, None, value)
+                elif (
+                    refused is None
+                    and value is not None
+                    and type(step) is int
+                    and 0 < step <= n_steps
+                    and step not in ran
+                ):
+                    # A step's first run that produced a value, the commonest call:
+                    # what observe_parts, begin and record_step do for it, inline.
+                    assert args is not None  # read: it was not refused
+                    spec_vars = param_vars[step - 1]
+                    for param, var in spec_vars:
+                        if args[param] != numbers[var]:
+                            check(i, args, steps[step - 1], spec_vars)
+                            break
+                    units = round(value * scale)
+                    core.calls += 1
+                    trace.append(Entry(i, step, False, True))
+                    first_runs.append((i, step))
+                    run_at[step] = i
+                    ran[step] = produced[targets[step - 1]] = core.last_executed = units
+                else:
+                    units = None if value is None else round(value * scale)
+                    observe(i, step, False, refused, args, units, None)
+        except ValueError as exc:
+            raise StoredCallError(i, "arguments", str(exc)) from None
+        except (KeyError, TypeError, AttributeError, IndexError):
+            raise StoredCallError(i, None, "not a recorded call") from None
 
     def _arguments(
         self,
@@ -99,7 +164,13 @@ class Monitor:
             read: int | None = None
             if self._half_unit:
                 read = to_units(got, wf.scale)
-                if read == correct[var]:
+                right = correct[var]
+                if read == right:
+                    continue
+                if read == self.core.produced.get(var):
+                    # The agent's own wrong value carried forward, the commonest wrong
+                    # argument: :func:`wrong_argument`'s first finding, found here.
+                    self.core.labels.append(_propagated(wf, index, spec.step, param, var, got))
                     continue
                 exact: Callable[[int], bool] | None = None  # equality with ``read``
             else:
@@ -113,6 +184,14 @@ class Monitor:
     def finish(self) -> tuple[list[Label], Metrics]:
         """All labels, sorted by call, and the episode's metrics."""
         return self.core.finish()
+
+
+class StoredCallError(ValueError):
+    """A stored call that is not one: which call, which of its fields, and why."""
+
+    def __init__(self, index: int, field: str | None, reason: str) -> None:
+        super().__init__(reason)
+        self.index, self.field, self.reason = index, field, reason
 
 
 def wrong_argument(
@@ -140,9 +219,6 @@ def wrong_argument(
     if var is None:
         var = int(param[1:])
     right = wf.correct[var]
-    expected = wf.numbers[var]  # the right value as a number, made once per workflow
-    if expected is NO_NUMBER:
-        expected = to_number(right, wf.scale)
     own = core.produced.get(var)
     if exact is None and read is None:
         exact = wf.matcher(got)
@@ -151,11 +227,8 @@ def wrong_argument(
         and own != right
         and (own == read if exact is None else exact(own))  # the common case, first
     ):
-        # The tuple itself (kind, call_index, step, cause, argument, expected, got, and
-        # no other attribute): less than half the cost of calling Label (and joined
-        # faster than unpacked).
-        head = (_WRONG_ARGUMENT, index, spec.step, PROPAGATED, param, expected, got)
-        return _new_label(Label, head + _UNSET)
+        return _propagated(wf, index, spec.step, param, var, got)
+    expected = _expected(wf, var)
     if exact is None:
         exact = read.__eq__
     base: dict[str, Any] = {"argument": param, "expected": expected, "got": got}
@@ -187,6 +260,20 @@ def wrong_argument(
             )
     cut = True if shorten is not None and shorten(right) else None
     return Label(K.WRONG_ARGUMENT, index, spec.step, cause=OTHER, truncated=cut, **base)
+
+
+def _expected(wf: Workflow, var: int) -> float | int:
+    """The right value of variable ``var`` as a number (made once per workflow)."""
+    expected = wf.numbers[var]
+    return to_number(wf.correct[var], wf.scale) if expected is NO_NUMBER else expected
+
+
+def _propagated(wf: Workflow, index: int, step: int, param: str, var: int, got: Any) -> Label:
+    """The ``wrong_argument`` label of the agent's own wrong value carried forward."""
+    # The tuple itself (kind, call_index, step, cause, argument, expected, got, and no
+    # other attribute): less than half the cost of calling Label.
+    head = (_WRONG_ARGUMENT, index, step, PROPAGATED, param, _expected(wf, var), got)
+    return _new_label(Label, head + _UNSET)
 
 
 def _shortener(got: Any, scale: int) -> tuple[Callable[[int], bool], int, int] | None:
