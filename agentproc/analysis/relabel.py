@@ -40,7 +40,6 @@ from agentproc.runs import (
 from agentproc.runs.layout import CALLS_AT, line_of, relabel_part_of
 from agentproc.runs.runfile import check_record
 from agentproc.workflow import CallRecord, Scenario, Workflow, build_workflow
-from agentproc.workflow.calls import stored_arguments
 from agentproc.workflow.present import Presented, present
 from agentproc.workflow.variant import variant_from_json
 
@@ -89,7 +88,7 @@ WORKFLOWS = 256
 """Built workflows kept (one per distinct scenario and variant), least recently used out."""
 ARGUMENTS = 1 << 14
 """Parsed argument texts kept (the same text recurs across a scenario's trials); all are
-let go when there are more."""
+let go, between episodes, once there are this many."""
 
 
 class _Labeller:
@@ -116,8 +115,10 @@ class _Labeller:
         calls = rec["calls"]
         if presented is None and type(calls) is list and calls and type(calls[0]) is list:
             # Compact calls, no presentation to undo: the common case.
+            if len(self._parsed) >= ARGUMENTS:
+                self._parsed.clear()
             try:
-                monitor.observe_stored(calls, self._parsed, self._parse)
+                monitor.observe_stored(calls, self._parsed)
             except StoredCallError as exc:
                 field = f"calls[{exc.index}]" + (f".{exc.field}" if exc.field else "")
                 raise RunFileError(where, exc.reason, field) from None
@@ -137,16 +138,6 @@ class _Labeller:
                 raise RunFileError(where, "not a recorded call", f"calls[{i}]") from None
             monitor.observe(call)
         return monitor.finish()
-
-    def _parse(self, arguments: Any, refused: Any) -> dict[str, Any] | None:
-        """A stored call's arguments parsed, and kept when they are a text."""
-        args = stored_arguments(arguments, refused)
-        if args is not None and type(arguments) is str:
-            parsed = self._parsed
-            if len(parsed) >= ARGUMENTS:
-                parsed.clear()
-            parsed[arguments] = args
-        return args
 
     def _workflow(
         self, scenario: Scenario, spec: Any, where: str

@@ -57,8 +57,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
-from operator import eq
+from operator import eq, lt
 
 from agentproc.labelling.labels import Divergence, Label, LabelKind, Metrics, Verdict
 from agentproc.labelling.order import kept_in_order
@@ -109,8 +108,8 @@ class LabelCore:
         """Variable index -> the agent's latest value of it, in units."""
         self.last_value: dict[int, int] = {}
         """Step number -> the value its latest execution produced."""
-        self.first_runs: list[tuple[int, int]] = []
         self.run_at: dict[int, int] = {}
+        """Step number -> the entry of its first run, in the order they ran."""
         self.answers: list[tuple[int, float | int]] = []
         self.last_executed: int | None = None
         self.calls = 0
@@ -150,7 +149,6 @@ class LabelCore:
             fixed = previous != right and value == right
             self.add(Label(K.REPEATED_STEP, entry.index, step, self_correction=fixed))
         else:
-            self.first_runs.append((entry.index, step))
             self.run_at[step] = entry.index
         entry.executed = True
         self.last_value[step] = value
@@ -276,15 +274,16 @@ class LabelCore:
         return labels, self._metrics(labels)
 
     def _reordered(self) -> list[Label]:
-        runs = self.first_runs
-        steps = [s for _, s in runs]
-        if all(a < b for a, b in pairwise(steps)):
+        run_at = self.run_at
+        steps = list(run_at)  # first runs, in the order they ran
+        if all(map(lt, steps, steps[1:])):  # in listed order (compared without a loop)
             return []
         out = []
-        for pos in sorted(set(range(len(runs))) - set(kept_in_order(steps))):
-            index, step = runs[pos]
+        for pos in sorted(set(range(len(steps))) - set(kept_in_order(steps))):
+            step = steps[pos]
+            index = run_at[step]
             deps = self.wf.steps[step - 1].depends_on
-            breaks = any(self.run_at.get(d, _NEVER) > index for d in deps)
+            breaks = any(run_at.get(d, _NEVER) > index for d in deps)
             out.append(Label(K.REORDERED, index, step, breaks_dependency=breaks))
         return out
 
@@ -339,10 +338,8 @@ class LabelCore:
         answer is named by its own first label.
         """
         n = self.wf.n_steps
-        by_call: dict[int, Label] = {}
-        for lab in labels:
-            if lab.call_index is not None and lab.call_index not in by_call:
-                by_call[lab.call_index] = lab
+        # Each call's first label (assigned last, the labels taken backwards).
+        by_call: dict[int | None, Label] = {lab.call_index: lab for lab in reversed(labels)}
         p = 0
         for e in self.trace:
             clean = e.index not in by_call

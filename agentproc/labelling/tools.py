@@ -10,7 +10,7 @@ variable, else the core's nearest-variable search on the argument's value
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -18,7 +18,7 @@ from agentproc.arith import to_number, to_units
 from agentproc.labelling.core import OTHER, PROPAGATED, Entry, LabelCore, confusion_cause
 from agentproc.labelling.labels import Label, LabelKind, Metrics
 from agentproc.workflow import CallRecord, ScenarioStep, Workflow
-from agentproc.workflow.calls import UNREAD
+from agentproc.workflow.calls import UNREAD, stored_arguments
 from agentproc.workflow.runtime import NO_NUMBER
 
 K = LabelKind
@@ -88,23 +88,26 @@ class Monitor:
     def observe_stored(
         self,
         calls: Sequence[Any],
-        known: Mapping[str, dict[str, Any]],
-        parse: Callable[[Any, Any], dict[str, Any] | None],
+        known: dict[str, dict[str, Any]] | None = None,
     ) -> None:
         """:meth:`observe` each call of a stored trace straight from its compact parts
         ``[name, arguments, step, refused, value]``, as :meth:`CallRecord.stored` reads
         them, without building records (relabelling a run does this for every call).
 
-        ``known`` maps argument texts to their parsed objects (read only);
-        ``parse(arguments, refused)`` parses any other, as
-        :func:`~agentproc.workflow.calls.stored_arguments` does. A call that is not one
-        raises :class:`StoredCallError`.
+        ``known`` maps argument texts to their parsed objects (read only by the
+        monitor): each other text is parsed by
+        :func:`~agentproc.workflow.calls.stored_arguments` and added to it (the same
+        texts recur across a scenario's trials; the caller bounds its size). A call that
+        is not one raises :class:`StoredCallError`.
         """
+        if known is None:
+            known = {}
         wf, core = self.wf, self.core
         scale, finish, n_steps = wf.scale, wf.finish_tool, wf.n_steps
-        steps, param_vars, numbers, targets = wf.steps, wf.param_vars, wf.numbers, wf.targets
-        ran, produced, trace = core.last_value, core.produced, core.trace
-        first_runs, run_at = core.first_runs, core.run_at
+        steps, param_vars, targets = wf.steps, wf.param_vars, wf.targets
+        numbers, correct, half_unit = wf.numbers, wf.correct, self._half_unit
+        ran, produced, trace, labels = core.last_value, core.produced, core.trace, core.labels
+        run_at, counted = core.run_at, core.calls
         observe, check = self.observe_parts, self._arguments
         i = 0
         try:
@@ -116,7 +119,9 @@ class Monitor:
                     raise TypeError("name must be a string")
                 args = known.get(text) if type(text) is str else None
                 if args is None:
-                    args = parse(text, refused)
+                    args = stored_arguments(text, refused)
+                    if args is not None and type(text) is str:
+                        known[text] = args
                 if name == finish:
                     observe(i, step, True, refused, args, None, value)
                 elif (
@@ -130,19 +135,30 @@ class Monitor:
                     # what observe_parts, begin and record_step do for it, inline.
                     assert args is not None  # read: it was not refused
                     spec_vars = param_vars[step - 1]
-                    for param, var in spec_vars:
-                        if args[param] != numbers[var]:
-                            check(i, args, steps[step - 1], spec_vars)
-                            break
+                    for k, (param, var) in enumerate(spec_vars):
+                        got = args[param]
+                        if got == numbers[var]:  # the right number as written
+                            continue
+                        if half_unit:
+                            read = to_units(got, scale)
+                            if read == correct[var]:
+                                continue
+                            if read == produced.get(var):
+                                # Its own wrong value carried forward, the commonest
+                                # wrong argument: wrong_argument's first finding.
+                                labels.append(_propagated(wf, i, step, param, var, got))
+                                continue
+                        # Any other: this argument and the rest, searched in full.
+                        check(i, args, steps[step - 1], spec_vars[k:])
+                        break
                     units = round(value * scale)
-                    core.calls += 1
                     trace.append(Entry(i, step, False, True))
-                    first_runs.append((i, step))
                     run_at[step] = i
                     ran[step] = produced[targets[step - 1]] = core.last_executed = units
                 else:
                     units = None if value is None else round(value * scale)
                     observe(i, step, False, refused, args, units, None)
+            core.calls = counted + len(calls)  # each call counts once, labelled here or not
         except ValueError as exc:
             raise StoredCallError(i, "arguments", str(exc)) from None
         except (KeyError, TypeError, AttributeError, IndexError):
@@ -164,13 +180,7 @@ class Monitor:
             read: int | None = None
             if self._half_unit:
                 read = to_units(got, wf.scale)
-                right = correct[var]
-                if read == right:
-                    continue
-                if read == self.core.produced.get(var):
-                    # The agent's own wrong value carried forward, the commonest wrong
-                    # argument: :func:`wrong_argument`'s first finding, found here.
-                    self.core.labels.append(_propagated(wf, index, spec.step, param, var, got))
+                if read == correct[var]:
                     continue
                 exact: Callable[[int], bool] | None = None  # equality with ``read``
             else:
@@ -284,8 +294,13 @@ def _shortener(got: Any, scale: int) -> tuple[Callable[[int], bool], int, int] |
         return None
     if isinstance(got, float) and not math.isfinite(got):
         return None
-    exponent = Decimal(repr(got)).as_tuple().exponent
-    decimals = -exponent if isinstance(exponent, int) and exponent < 0 else 0
+    text = repr(got)
+    dot = text.find(".")
+    if "e" in text:  # 1e-05, 1.5e+16: read as a decimal
+        exponent = Decimal(text).as_tuple().exponent
+        decimals = -exponent if isinstance(exponent, int) and exponent < 0 else 0
+    else:  # the digits after the point (none in an integer)
+        decimals = len(text) - dot - 1 if dot >= 0 else 0
     full = len(str(scale)) - 1
     if decimals >= full:
         return None

@@ -168,7 +168,8 @@ def test_argument_texts_parsed_once_label_every_trial_as_the_live_monitor_did(
     assert result.episodes == 24 and result.labels_before > 0
     assert (result.changed_episodes, result.added, result.removed) == (0, 0, 0)
     (labeller,) = labellers
-    assert 0 < len(labeller._parsed) <= kept
+    # Let go between episodes: at most one episode's texts beyond the bound.
+    assert 0 < len(labeller._parsed) <= kept + 9
 
 
 def _with_labels(line: str, labels_text: str) -> str:

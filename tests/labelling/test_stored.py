@@ -60,6 +60,7 @@ def traces(draw: Any) -> tuple[Workflow, list[list[Any]]]:
     wf = WORKFLOWS[draw(st.sampled_from(sorted(WORKFLOWS)))]
     n = wf.n_steps
     calls: list[list[Any]] = []
+    last: dict[int, float | int] = {}  # the value each variable got last
     for _ in range(draw(st.integers(0, 14))):
         refused = draw(st.sampled_from(REFUSALS))
         if draw(st.integers(0, 5)) == 0:  # an answer
@@ -71,6 +72,9 @@ def traces(draw: Any) -> tuple[Workflow, list[list[Any]]]:
         k = draw(st.integers(1, n))
         spec = wf.steps[k - 1]
         args = {p: _number(wf, draw, int(p[1:])) for p in spec.params}
+        for p in spec.params:  # often its own value of the variable, wrong or right
+            if int(p[1:]) in last and draw(st.booleans()):
+                args[p] = last[int(p[1:])]
         text = json.dumps(args)
         if draw(st.integers(0, 39)) == 0:  # now and then, arguments that are not right
             text = draw(st.sampled_from(["", "[1]", "{}", '{"S1": 2']))
@@ -81,6 +85,8 @@ def traces(draw: Any) -> tuple[Workflow, list[list[Any]]]:
         )
         if draw(st.integers(0, 9)) == 0:
             value = None
+        if value is not None and refused is None:
+            last[spec.target] = value
         calls.append([spec.name, text, k, refused, value])
     return wf, calls
 
@@ -101,7 +107,7 @@ def by_records(wf: Workflow, calls: list[list[Any]]) -> Any:
 def stored(wf: Workflow, calls: list[list[Any]], known: dict[str, Any] | None = None) -> Any:
     monitor = Monitor(wf)
     try:
-        monitor.observe_stored(calls, known or {}, stored_arguments)
+        monitor.observe_stored(calls, {} if known is None else known)
     except StoredCallError as exc:
         return ("error", exc.index, exc.field)
     return monitor.finish()
@@ -150,7 +156,7 @@ def test_a_stored_call_that_is_not_one_names_its_index_and_field(call, field, re
     good = ["step_1", '{"S1": 2, "S2": 3}', 1, None, 5]
     monitor = Monitor(wf)
     with pytest.raises(StoredCallError) as err:
-        monitor.observe_stored([good, call], {}, stored_arguments)
+        monitor.observe_stored([good, call])
     assert (err.value.index, err.value.field, err.value.reason) == (1, field, reason)
 
 
