@@ -186,6 +186,19 @@ def test_importing_the_package_loads_neither_pydantic_nor_langchain():
     assert not loaded & {"pydantic", "jsonschema", "langchain_core", "langgraph"}
 
 
+def test_jsonschema_is_loaded_only_for_a_call_that_fails_the_fast_check():
+    code = (
+        "import sys; from agentproc.agents.sim import run_sim_episode;"
+        "from agentproc.procedures import Cell, generate_procedure;"
+        "from agentproc.workflow import Toolkit, build_workflow, scenario_of;"
+        "s = scenario_of(generate_procedure(Cell(steps=6, lookback=3), 0, 0));"
+        "ep = run_sim_episode(s, 'sim:decay'); before = 'jsonschema' in sys.modules;"
+        "rec = Toolkit(build_workflow(s)).call('step_1', {'S1': 'two'});"
+        "print([before, 'jsonschema' in sys.modules, rec.refused, len(ep.calls) > 0])"
+    )
+    assert eval_list(fresh_python(code)) == [False, True, "invalid_arguments", True]
+
+
 def fresh_python(code: str) -> str:
     """What ``code`` prints in a new interpreter (nothing imported beforehand)."""
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

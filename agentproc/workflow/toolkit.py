@@ -30,9 +30,6 @@ import time
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import best_match
-
 from agentproc.arith import BOUND, SYMBOL, Op, apply_units, render, to_units
 from agentproc.errors import unknown_key
 from agentproc.workflow.calls import CallRecord, parse_arguments
@@ -41,6 +38,8 @@ from agentproc.workflow.runtime import Workflow
 from agentproc.workflow.scenario import ScenarioStep
 
 if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+
     from agentproc.workflow.present import Presented
 
 Guard = Literal["observe", "enforce", "feedback"]
@@ -105,6 +104,10 @@ class Toolkit:
 
     @cached_property
     def _validators(self) -> dict[str, Draft202012Validator]:
+        # jsonschema is imported here, on the first call that fails the fast check:
+        # a run whose calls all pass it never loads it.
+        from jsonschema import Draft202012Validator
+
         return {
             t["function"]["name"]: Draft202012Validator(t["function"]["parameters"])
             # Only a call that fails the fast check gets here, so a scenario read
@@ -123,6 +126,8 @@ class Toolkit:
             return f"{bad[0]} is not a finite number" if bad else None
         validator = self._validators.get(name)
         if validator is not None:
+            from jsonschema.exceptions import best_match
+
             error = best_match(validator.iter_errors(args))
             if error is not None:
                 where = "/".join(str(p) for p in error.absolute_path)
