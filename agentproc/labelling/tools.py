@@ -135,7 +135,7 @@ class Monitor:
                     # what observe_parts, begin and record_step do for it, inline.
                     assert args is not None  # read: it was not refused
                     spec_vars = param_vars[step - 1]
-                    for k, (param, var) in enumerate(spec_vars):
+                    for param, var in spec_vars:
                         got = args[param]
                         if got == numbers[var]:  # the right number as written
                             continue
@@ -149,7 +149,8 @@ class Monitor:
                                 labels.append(_propagated(wf, i, step, param, var, got))
                                 continue
                         # Any other: this argument and the rest, searched in full.
-                        check(i, args, steps[step - 1], spec_vars[k:])
+                        rest = spec_vars[spec_vars.index((param, var)) :]
+                        check(i, args, steps[step - 1], rest)
                         break
                     units = round(value * scale)
                     trace.append(Entry(i, step, False, True))
