@@ -94,8 +94,8 @@ class Monitor:
         ``[name, arguments, step, refused, value]``, as :meth:`CallRecord.stored` reads
         them, without building records (relabelling a run does this for every call).
 
-        ``known`` maps argument texts to their parsed objects (read only by the
-        monitor): each other text is parsed by
+        ``known`` maps argument texts to their parsed objects (which the monitor never
+        changes); each other text is parsed by
         :func:`~agentproc.workflow.calls.stored_arguments` and added to it (the same
         texts recur across a scenario's trials; the caller bounds its size). A call that
         is not one raises :class:`StoredCallError`.
