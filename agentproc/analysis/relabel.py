@@ -136,7 +136,10 @@ class _Labeller:
                 raise RunFileError(where, str(exc), f"calls[{i}].arguments") from None
             except (KeyError, TypeError, AttributeError, IndexError):
                 raise RunFileError(where, "not a recorded call", f"calls[{i}]") from None
-            monitor.observe(call)
+            try:
+                monitor.observe(call)
+            except (KeyError, TypeError, IndexError):  # a step it has not, arguments it lacks
+                raise RunFileError(where, "not a recorded call", f"calls[{i}]") from None
         return monitor.finish()
 
     def _workflow(

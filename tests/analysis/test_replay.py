@@ -195,6 +195,15 @@ def test_label_record_in_integer_mode_gives_the_recorded_labels():
     assert [lab.to_json() for lab in labels] == rec["labels"] and metrics == rec["metrics"]
 
 
+@pytest.mark.parametrize("step", [0, -1, 99])
+def test_label_record_of_a_call_for_a_step_the_scenario_has_not_names_the_call(step: int):
+    rec = sim_record("sim:oracle")
+    rec["calls"][1]["step"] = step
+    with pytest.raises(RunFileError) as err:
+        label_record(rec)
+    assert err.value.field == "calls[1]" and "not a recorded call" in str(err.value)
+
+
 def test_label_record_trusts_the_recorded_values_without_executing():
     rec = sim_record("sim:oracle")
     assert rec["metrics"]["progress_rate"] == 1.0
