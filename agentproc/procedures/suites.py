@@ -14,7 +14,6 @@ import contextlib
 import hashlib
 import itertools
 import json
-import multiprocessing
 import os
 import shutil
 from collections.abc import Callable, Iterator
@@ -185,6 +184,8 @@ def write_suite(grid: Grid, out: Path, jobs: int | None = None) -> int:
             fh = stack.enter_context(open(partial / PROCEDURES, "w", encoding="utf-8"))
             chunks: Iterator[str] = map(_batch_lines, work)
             if jobs > 1 and batches > 1:
+                import multiprocessing  # here: only generation in parallel needs it
+
                 pool = stack.enter_context(multiprocessing.get_context("spawn").Pool(jobs))
                 chunks = _in_order(pool, work, 2 * jobs)
             for chunk in chunks:

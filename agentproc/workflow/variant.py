@@ -19,7 +19,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
@@ -229,8 +228,13 @@ def read_variant(path: Path) -> Variant:
         raise unreadable(path, exc) from None
     data: Any
     try:
-        data = tomllib.loads(raw) if path.suffix == ".toml" else loads(raw)
-    except (tomllib.TOMLDecodeError, ValueError) as exc:
+        if path.suffix == ".toml":
+            import tomllib  # here: only a TOML variant file needs it
+
+            data = tomllib.loads(raw)
+        else:
+            data = loads(raw)
+    except ValueError as exc:  # tomllib.TOMLDecodeError is one
         kind = "TOML" if path.suffix == ".toml" else "JSON"
         raise InputError(path, f"not valid {kind} ({exc})") from None
     if isinstance(data, dict):
