@@ -69,8 +69,8 @@ def ray_runner(address: str | None) -> Any:
             ]
             pending = list(refs)
             while pending:
-                _, pending = ray.wait(pending, num_returns=len(pending), timeout=POLL)
-                tick()
+                _, pending = ray.wait(pending, num_returns=1, timeout=POLL)  # back as one ends
+                tick({k for k, ref in enumerate(refs) if ref not in pending})
             codes: list[int] = []
             for ref in refs:
                 try:

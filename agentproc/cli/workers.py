@@ -15,7 +15,8 @@ import contextlib
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+import time
+from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,10 +24,11 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from agentproc.cli.output import EXIT_BAD_INPUT, EXIT_ERRORED, EXIT_INTERRUPTED, EXIT_OK, fail
-from agentproc.errors import InputError
+from agentproc.errors import AgentprocError, InputError
 
 if TYPE_CHECKING:
     from agentproc.runs import EpisodeKey, EpisodeRecord
+    from agentproc.runs.shards import ShardMerge
 
 _NOT_FORWARDED = frozenset(
     {"command", "out", "overwrite", "resume", "workers", "backend", "address", "shard"}
@@ -34,6 +36,9 @@ _NOT_FORWARDED = frozenset(
 """Run options the parent keeps to itself; the rest reach every shard as given."""
 POLL = 0.5
 """Seconds between two looks at the shard files' progress."""
+WAKE = 0.05
+"""Seconds between two looks at the workers: how soon the merge starts on a core one of
+them has left, and how soon the run ends after the last."""
 
 
 def child_argv(args: argparse.Namespace) -> list[str]:
@@ -85,8 +90,9 @@ def _procedure_id(target: Path, where: str, data: Any) -> str:
     return procedure_id(target, where, data)
 
 
-Tick = Callable[[], None]
-"""Called every :data:`POLL` seconds while shards run (to show progress)."""
+Tick = Callable[[Collection[int]], None]
+"""Called every :data:`WAKE` seconds while shards run, with the shards (numbered from 0)
+whose run has ended for good: shows progress, and merges once a core is free."""
 Backend = Callable[[list[list[str]], Path, Tick], list[int]]
 """Runs each shard's ``run`` words; returns their exit statuses in shard order."""
 
@@ -110,12 +116,13 @@ def _process_backend(args: argparse.Namespace) -> Backend:
                 )
             )
         try:
-            while running := [p for p, _ in procs if p.poll() is None]:
-                tick()
+            while True:
+                running = [p for p, _ in procs if p.poll() is None]
+                tick({k for k, (p, _) in enumerate(procs) if p.returncode is not None})
+                if not running:
+                    return [int(p.returncode) for p, _ in procs]
                 with contextlib.suppress(subprocess.TimeoutExpired):
-                    running[0].wait(timeout=POLL)  # back at once when it ends
-            tick()
-            return [int(p.returncode) for p, _ in procs]
+                    running[0].wait(timeout=WAKE)  # back at once when it ends
         finally:
             for p, log in procs:
                 if p.poll() is None:
@@ -178,17 +185,39 @@ def _first_error(folder: Path, k: int) -> str:
     return (errors or lines or ["(no output)"])[-1]
 
 
-def _idle() -> None:
-    """No progress to show (the bar is off: not a terminal)."""
+class _Watch:
+    """The parent's part while the shards run (a :data:`Tick`): the progress bar, every
+    :data:`POLL` seconds when there is one, and the merge so far, once a worker has
+    ended and left its core free (before that, merging would take time from the
+    workers)."""
+
+    def __init__(self, merge: ShardMerge | None, progress: Callable[[], None] | None) -> None:
+        self.merge = merge
+        self.progress = progress
+        self.shown = -POLL
+
+    def __call__(self, finished: Collection[int]) -> None:
+        now = time.monotonic()
+        if self.progress is not None and now - self.shown >= POLL:
+            self.progress()
+            self.shown = now
+        if finished and self.merge is not None:
+            try:
+                self.merge.advance(finished)
+            except AgentprocError:  # a shard line that does not read: the final merge says so
+                self.merge.close()
+                self.merge = None
 
 
 def run_sharded(args: argparse.Namespace, out: Console, err: Console) -> int:
     """``run`` over ``args.workers`` shards on ``args.backend``; the parent's side."""
     from agentproc.runs import RunWriter
     from agentproc.runs.shards import (
+        ShardMerge,
         merge_shards,
         other_shard_folders,
         shard_file,
+        shard_files,
         shard_folder,
         split_run,
     )
@@ -239,11 +268,16 @@ def run_sharded(args: argparse.Namespace, out: Console, err: Console) -> int:
         )
         task = bar.add_task("run", total=total)
         done = _Done(folder)
-        tick: Tick = (lambda: bar.update(task, completed=done())) if err.is_terminal else _idle
+        watch = _Watch(
+            ShardMerge(folder, shard_files(folder, n), order),
+            (lambda: bar.update(task, completed=done())) if err.is_terminal else None,
+        )
         try:
             with bar:
-                codes = BACKENDS[args.backend](args)(argvs, folder, tick)
+                codes = BACKENDS[args.backend](args)(argvs, folder, watch)
         except KeyboardInterrupt:
+            if watch.merge is not None:
+                watch.merge.close()
             err.print(
                 f"agentproc: interrupted; the shards are kept in {folder}: --resume --workers {n} "
                 "goes on",
@@ -252,6 +286,8 @@ def run_sharded(args: argparse.Namespace, out: Console, err: Console) -> int:
             )
             return EXIT_INTERRUPTED
         bad = [k for k, c in enumerate(codes, start=1) if c not in (EXIT_OK, EXIT_ERRORED)]
+        if bad and watch.merge is not None:
+            watch.merge.close()  # the run file stays as it was
         if bad:
             k = bad[0]
             err.print(
@@ -261,8 +297,11 @@ def run_sharded(args: argparse.Namespace, out: Console, err: Console) -> int:
                 highlight=False,
             )
             return codes[k - 1] if codes[k - 1] in (EXIT_BAD_INPUT, EXIT_INTERRUPTED) else 1
-        latest: dict[EpisodeKey, EpisodeRecord] = {}
-        written = merge_shards(folder, n, writer, order, latest)
+        if watch.merge is None:  # the merge so far stopped at a shard line that does not read
+            latest: dict[EpisodeKey, EpisodeRecord] = {}
+            written = merge_shards(folder, n, writer, order, latest)
+        else:
+            written, latest = watch.merge.install(writer), watch.merge.latest
     verdicts: dict[str, int] = {}
     errored = 0
     for rec in latest.values():

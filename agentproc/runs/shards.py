@@ -2,9 +2,11 @@
 
 A run given to N workers keeps one file per shard in a folder beside the run file
 (``RUN.jsonl.shards-N/``). Each worker resumes its own file, so a worker that is
-killed and started again loses nothing and duplicates nothing; when every shard
-is done the files are merged into the run file, in suite order, and the folder
-is removed. Until then, ``--resume`` picks the folder up again.
+killed and started again loses nothing and duplicates nothing. The files are merged in
+suite order into ``merged.partial`` in the folder, as far as they go, once a worker has
+ended (on the core it left); when every shard is done the merge is completed, renamed
+over the run file, and the folder is removed. The run file is not touched before that,
+and until then ``--resume`` picks the folder up again.
 
 Merging imports only the writer and the layout: the parent of ``run --workers`` does it
 without loading the labelling stack.
@@ -12,17 +14,18 @@ without loading the labelling stack.
 
 from __future__ import annotations
 
-import heapq
+import os
 import shutil
-from collections.abc import Iterator
+from collections import deque
+from collections.abc import Collection
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
-from agentproc.errors import InputError
+from agentproc.errors import InputError, OutputError
 from agentproc.jsonio import loads
 from agentproc.runs.keys import EpisodeKey, episode_key
 from agentproc.runs.layout import head_of
-from agentproc.runs.writer import RunWriter
+from agentproc.runs.writer import BUFFER, RunWriter
 
 if TYPE_CHECKING:
     from agentproc.runs.records import EpisodeRecord
@@ -67,25 +70,139 @@ def split_run(out: Path, folder: Path, workers: int) -> int:
     return n
 
 
-def _keyed_lines(
-    path: Path, order: dict[str, int]
-) -> Iterator[tuple[int, int, int, bytes, dict[str, Any]]]:
-    """``(suite position, trial, line number, raw line, head)`` of each complete line of
-    a shard."""
-    if not path.exists():
-        return
-    with open(path, "rb") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            if not raw.endswith(b"\n") or raw.isspace():
-                continue  # a torn tail: its worker did not finish it
-            rec = head_of(raw)  # the head is enough to order the lines
-            if rec is None:
-                try:
-                    rec = loads(raw)
-                except ValueError:
-                    raise InputError(path, "not valid JSON", f"line {lineno}") from None
-            trial = rec.get("trial", 0) if isinstance(rec.get("trial", 0), int) else 0
-            yield order.get(str(rec.get("scenario_id")), len(order)), trial, lineno, raw, rec
+MERGING = "merged.partial"
+"""The merge as written so far, in the shard folder until it is complete."""
+_BATCH = 256
+"""Lines a shard's reader takes in one look at its file."""
+
+_Line = tuple[tuple[int, int, int], bytes, dict[str, Any]]
+"""``((suite position, trial, line number), raw line, head)`` of one shard line."""
+
+
+class _ShardLines:
+    """The complete lines of one shard file, taken as the file grows: a line is taken
+    only once its newline is written, so a line being written, or a torn tail its
+    worker cuts off when it starts again, is never read."""
+
+    def __init__(self, path: Path, order: dict[str, int]) -> None:
+        self.path = path
+        self.order = order
+        self.offset = 0
+        self.lineno = 0
+        self.ready: deque[_Line] = deque()
+
+    def take(self) -> _Line | None:
+        """The next complete line, or ``None`` when none is written yet."""
+        if not self.ready:
+            self._read()
+        return self.ready.popleft() if self.ready else None
+
+    def _read(self) -> None:
+        try:
+            fh = open(self.path, "rb")  # noqa: SIM115 (closed below)
+        except FileNotFoundError:
+            return  # its worker has not started
+        with fh:
+            fh.seek(self.offset)
+            for _ in range(_BATCH):
+                raw = fh.readline()
+                if not raw.endswith(b"\n"):
+                    return  # the end of what is written so far
+                self.offset += len(raw)
+                self.lineno += 1
+                if not raw.isspace():
+                    self.ready.append(self._keyed(raw))
+
+    def _keyed(self, raw: bytes) -> _Line:
+        rec = head_of(raw)  # the head is enough to order the lines
+        if rec is None:
+            try:
+                rec = loads(raw)
+            except ValueError:
+                raise InputError(self.path, "not valid JSON", f"line {self.lineno}") from None
+        if not isinstance(rec, dict) or "scenario_id" not in rec or "agent" not in rec:
+            raise InputError(
+                self.path, "not an episode record (no scenario_id or agent)", f"line {self.lineno}"
+            )
+        trial = rec.get("trial", 0) if isinstance(rec.get("trial", 0), int) else 0
+        position = self.order.get(str(rec["scenario_id"]), len(self.order))
+        return (position, trial, self.lineno), raw, rec
+
+
+class ShardMerge:
+    """The shard files of a run merged in suite order, as far as they are written.
+
+    A line goes out once every shard whose worker still runs has a line waiting to be
+    compared with it: the result is the same, line for line, as merging the complete
+    files at the end, but most of it can be written while the last worker runs (on the
+    core the first to finish has left). The merge goes to :data:`MERGING` in the shard
+    folder; :meth:`install` puts it in the run file once every shard is done, so the
+    run file is not touched until then.
+    """
+
+    def __init__(self, folder: Path, parts: list[Path], order: dict[str, int]) -> None:
+        self.folder = folder
+        self.parts = [_ShardLines(p, order) for p in parts]
+        self.heads: list[_Line | None] = [None] * len(parts)
+        self.ended = [False] * len(parts)
+        self.out: IO[bytes] = open(  # noqa: SIM115 (closed by install() or close())
+            os.open(folder / MERGING, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644),
+            "wb",
+            buffering=BUFFER,
+        )
+        self.written = 0
+        self.latest: dict[EpisodeKey, EpisodeRecord] = {}
+        """The head of each episode's last record, as
+        :func:`~agentproc.runs.runfile.latest_records` would read it from the result.
+        One shard's lines come in file order and an episode lives in one shard only, so
+        an episode's last record is also the last one merged."""
+
+    def advance(self, finished: Collection[int]) -> bool:
+        """Write out every line whose place is known, where the shards numbered
+        ``finished`` (from 0) will not grow any more; whether the merge is complete."""
+        heads, parts = self.heads, self.parts
+        while True:
+            best = -1
+            for i, part in enumerate(parts):
+                if heads[i] is None and not self.ended[i]:
+                    heads[i] = part.take()
+                    if heads[i] is None:
+                        if i not in finished:
+                            return False  # its next line is not written yet
+                        self.ended[i] = True
+                        continue
+                head = heads[i]
+                if head is not None and (best < 0 or head[0] < heads[best][0]):  # type: ignore[index]
+                    best = i
+            if best < 0:
+                return True
+            _, raw, rec = heads[best]  # type: ignore[misc]
+            heads[best] = None
+            self.out.write(raw)
+            self.latest[episode_key(rec)] = rec  # type: ignore[arg-type,assignment]
+            self.written += 1
+
+    def install(self, writer: RunWriter) -> int:
+        """Put the complete merge, pushed to the disk, in place of the run file (and close
+        ``writer``), then remove the shard folder; returns the number of records written."""
+        if not self.advance(range(len(self.parts))):
+            raise AssertionError("install() before the merge is complete")
+        try:
+            self.out.flush()
+            os.fsync(self.out.fileno())
+        except OSError as exc:
+            raise OutputError(
+                self.folder / MERGING, f"cannot write: {exc.strerror or exc}"
+            ) from None
+        finally:
+            self.out.close()
+        writer.replace_with(self.folder / MERGING)
+        shutil.rmtree(self.folder)
+        return self.written
+
+    def close(self) -> None:
+        """Stop without installing (the merge so far stays behind in the folder, unused)."""
+        self.out.close()
 
 
 def merge_shards(
@@ -98,19 +215,17 @@ def merge_shards(
     """Write every shard's records into ``writer`` (emptied first) in suite order
     (``order``: scenario id -> position), then remove the shard folder; returns the
     number of records written. ``latest`` gets the head of each episode's last record
-    (as :func:`~agentproc.runs.runfile.latest_records` would read it from the result),
-    without reading the result again."""
-    parts = [shard_file(folder, k, workers) for k in range(1, workers + 1)]
-    writer.truncate()
-    n = 0
-    # One shard's lines come in file order, and an episode lives in one shard only,
-    # so the last record of an episode is also the last one merged.
-    lines = heapq.merge(*(_keyed_lines(p, order) for p in parts), key=lambda t: t[:3])
-    for _, _, _, raw, head in lines:
-        writer.write_raw(raw)
-        if latest is not None:
-            latest[episode_key(head)] = head  # type: ignore[arg-type,assignment]
-        n += 1
-    writer.sync()
-    shutil.rmtree(folder)
+    (:attr:`ShardMerge.latest`), without reading the result again."""
+    merge = ShardMerge(folder, shard_files(folder, workers), order)
+    try:
+        n = merge.install(writer)
+    finally:
+        merge.close()
+    if latest is not None:
+        latest.update(merge.latest)
     return n
+
+
+def shard_files(folder: Path, workers: int) -> list[Path]:
+    """The files of every shard of a run over ``workers`` workers, in shard order."""
+    return [shard_file(folder, k, workers) for k in range(1, workers + 1)]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import shutil
 import stat
 import time
 from pathlib import Path
@@ -109,8 +110,36 @@ class RunWriter:
         except OSError as exc:
             raise OutputError(self.path, f"cannot write: {exc.strerror or exc}") from None
 
+    def replace_with(self, source: Path) -> None:
+        """Put the complete file ``source``, already pushed to the disk and on the same
+        filesystem, in the run file's place, and close the writer.
+
+        ``source`` is renamed over the run file (what the run file's name points to),
+        with the run file's permissions: no byte is copied, and the run file holds its
+        old lines or the new ones, never a part of either. Where it cannot be renamed
+        (another filesystem), its lines are copied in instead.
+        """
+        target = self.path.resolve()
+        try:
+            shutil.copymode(target, source)
+            os.replace(source, target)
+            folder = os.open(target.parent, os.O_RDONLY)
+            try:
+                os.fsync(folder)  # the new name is on the disk too
+            finally:
+                os.close(folder)
+        except OSError:
+            self.truncate()
+            with open(source, "rb") as fh:
+                for block in iter(lambda: fh.read(BUFFER), b""):
+                    self.write_raw(block)
+            self.sync()
+        self.close()
+
     def close(self) -> None:
         """Release the lock and close the file."""
+        if self._fh.closed:
+            return
         # A write that already failed said so; the lock goes with the descriptor.
         with contextlib.suppress(OSError):
             self._fh.flush()

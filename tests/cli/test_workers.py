@@ -98,6 +98,27 @@ def test_progress_counts_the_shard_files_as_they_grow(tmp_path):
     assert done() == 2
 
 
+def test_the_merge_goes_on_only_once_a_worker_has_ended(tmp_path):
+    from agentproc.cli.workers import _Watch
+    from agentproc.runs.shards import MERGING, ShardMerge, shard_files
+
+    a, b = shard_files(tmp_path, 2)
+    line = b'{"scenario_id": "s%d", "agent": "sim:a"}\n'
+    a.write_bytes(line % 0 + line % 2)
+    b.write_bytes(line % 1 + line % 3)
+    shown: list[int] = []
+    watch = _Watch(
+        ShardMerge(tmp_path, [a, b], {f"s{i}": i for i in range(4)}), lambda: shown.append(1)
+    )
+    watch(set())  # both still run: the merge would take a core from them
+    assert watch.merge is not None and watch.merge.written == 0 and shown == [1]
+    watch({1})  # shard 2 ended: the merge goes as far as shard 1 has written
+    assert watch.merge.written == 3 and shown == [1]  # the bar is shown every POLL seconds
+    watch({0, 1})
+    watch.merge.out.flush()
+    assert (tmp_path / MERGING).read_bytes() == b"".join(line % i for i in range(4))
+
+
 @pytest.mark.parametrize(
     ("extra", "says"),
     [
@@ -171,6 +192,7 @@ def test_a_killed_worker_loses_nothing_and_resume_finishes_the_run(tmp_path):
     _, err = parent.communicate(timeout=120)
     assert parent.returncode != 0 and b"shard 1/2 failed" in err
     assert b"Traceback" not in err
+    assert run.read_bytes() == b""  # merged only once every shard is done
     done = subprocess.run([*argv, "--resume"], capture_output=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert run.read_bytes() == single.read_bytes()  # every episode once, in suite order

@@ -185,3 +185,39 @@ def test_appending_after_drop_torn_tail_gives_a_readable_file(tmp_path: Path):
     report = ReadReport()
     assert [r["scenario_id"] for _, r in read_run(path, report)] == ["a", "c"]
     assert report.torn_last_line is None
+
+
+# -- replace_with --------------------------------------------------------------
+
+
+def test_replace_with_renames_the_new_file_over_the_run_file_keeping_its_permissions(
+    tmp_path: Path,
+):
+    run, new = tmp_path / "run.jsonl", tmp_path / "merged"
+    run.write_bytes(b'{"old": 1}\n')
+    run.chmod(0o600)
+    new.write_bytes(b'{"new": 1}\n{"new": 2}\n')
+    inode = new.stat().st_ino
+    writer = RunWriter(run, append=True)
+    writer.replace_with(new)
+    assert run.read_bytes() == b'{"new": 1}\n{"new": 2}\n' and not new.exists()
+    assert run.stat().st_ino == inode  # renamed, not copied
+    assert run.stat().st_mode & 0o777 == 0o600
+    writer.close()  # already closed: a second close is harmless
+    with RunWriter(run, append=True):  # and the lock is free
+        pass
+
+
+def test_replace_with_copies_where_the_file_cannot_be_renamed(tmp_path: Path, monkeypatch):
+    run, new = tmp_path / "run.jsonl", tmp_path / "merged"
+    run.write_bytes(b'{"old": 1}\n')
+    new.write_bytes(b'{"new": 1}\n' * 3)
+
+    def elsewhere(src, dst):
+        raise OSError(18, "Invalid cross-device link")
+
+    monkeypatch.setattr(os, "replace", elsewhere)
+    inode = run.stat().st_ino
+    with RunWriter(run, append=True) as writer:
+        writer.replace_with(new)
+    assert run.read_bytes() == b'{"new": 1}\n' * 3 and run.stat().st_ino == inode
