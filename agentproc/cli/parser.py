@@ -201,7 +201,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument(
         "--trials", type=_count(1), default=1, help="run each scenario this many times (trials)"
     )
-    r.add_argument("--shard", help="run only shard i of n, e.g. 1/4")
+    r.add_argument(
+        "--shard", help="run only shard i of n, e.g. 1/4 (or shards i to j: i-j/n, e.g. 1-2/8)"
+    )
     r.add_argument("--resume", action="store_true", help="skip episodes already in --out")
     r.add_argument(
         "--workers",

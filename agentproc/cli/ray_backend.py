@@ -1,40 +1,23 @@
-"""``run --backend ray``: each shard of a run is a Ray task.
+"""``run --backend ray``: each span of shards of a run is a Ray task.
 
-Ray schedules the tasks over its cluster and runs a task again (up to
-:data:`MAX_RETRIES` times) when the worker process or machine running it dies. A
-task is an ordinary ``agentproc run --shard k/n --resume`` inside the Ray worker,
-so a retried shard goes on from what its file already holds: nothing is lost and
-nothing is duplicated. The shard files must be on a filesystem every node sees
+Ray schedules the tasks over its cluster, starting the next as a CPU frees up, and
+runs a task again (up to :data:`MAX_RETRIES` times) when the worker process or machine
+running it dies. A task is an ordinary ``agentproc run --shard i-j/n --resume`` inside
+the Ray worker, so a retried span goes on from what its file already holds: nothing is
+lost and nothing is duplicated. The shard files must be on a filesystem every node sees
 (the run file's folder); Ray is imported only when this backend is chosen.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
 from pathlib import Path
 from typing import Any
 
 from agentproc.errors import ConfigError
 
 MAX_RETRIES = 3
-"""Times Ray runs a shard again after its worker died."""
+"""Times Ray runs a span again after its worker died."""
 POLL = 0.5
-
-
-def run_shard(argv: list[str], log: str) -> int:
-    """One shard's ``agentproc run``, in this process, its output in ``log``."""
-    from agentproc.cli import main
-
-    folder = Path(log).parent
-    shard = Path(log).stem
-    (folder / f"{shard}.pid").write_text(str(os.getpid()))
-    with (
-        open(log, "a", encoding="utf-8") as fh,
-        contextlib.redirect_stdout(fh),
-        contextlib.redirect_stderr(fh),
-    ):
-        return main(argv)
 
 
 def _ray() -> Any:
@@ -47,12 +30,15 @@ def _ray() -> Any:
     return ray
 
 
-def ray_runner(address: str | None) -> Any:
-    """A backend for :mod:`agentproc.cli.workers` that runs shards on a Ray cluster
-    (``address``; none: a cluster started on this machine for the run)."""
+def ray_runner(address: str | None, workers: int) -> Any:
+    """A backend for :mod:`agentproc.cli.workers` that runs each span as a Ray task on a
+    cluster (``address``; none: a cluster started on this machine for the run), Ray
+    starting the next as a CPU frees up; ``workers`` is how many may run at once."""
     ray = _ray()
 
-    def run_all(argvs: list[list[str]], folder: Path, tick: Any) -> list[int]:
+    def run_all(runs: list[tuple[list[str], Path]], tick: Any) -> list[int | None]:
+        from agentproc.cli.shard_worker import run_shard
+
         started_here = not ray.is_initialized()
         if started_here:
             ray.init(
@@ -63,20 +49,17 @@ def ray_runner(address: str | None) -> Any:
             )
         try:
             task = ray.remote(max_retries=MAX_RETRIES, num_cpus=1)(run_shard)
-            refs = [
-                task.remote(argv, str(folder / f"shard-{k}.log"))
-                for k, argv in enumerate(argvs, start=1)
-            ]
+            refs = [task.remote(argv, str(log)) for argv, log in runs]
             pending = list(refs)
             while pending:
                 _, pending = ray.wait(pending, num_returns=1, timeout=POLL)  # back as one ends
-                tick({k for k, ref in enumerate(refs) if ref not in pending})
-            codes: list[int] = []
-            for ref in refs:
+                ended = {k for k, ref in enumerate(refs) if ref not in pending}
+                tick(ended, len(pending) < workers)
+            codes: list[int | None] = []
+            for ref, (_, log) in zip(refs, runs, strict=True):
                 try:
                     codes.append(int(ray.get(ref)))
-                except ray.exceptions.RayError as exc:  # retries used up: the shard is kept
-                    log = folder / f"shard-{len(codes) + 1}.log"
+                except ray.exceptions.RayError as exc:  # retries used up: the span is kept
                     with log.open("a", encoding="utf-8") as fh:
                         fh.write(f"agentproc: the Ray task failed: {type(exc).__name__}\n")
                     codes.append(1)

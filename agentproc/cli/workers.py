@@ -1,20 +1,20 @@
 """``run --workers N`` and ``run --backend ray``: one run over several processes.
 
-The suite is cut into N deterministic shards (by scenario id, as ``--shard i/n``).
-Each shard runs as an ordinary ``agentproc run --shard k/N --resume`` into its own
-file (see :mod:`agentproc.runs.shards`): in a local process (``processes``, the
-default backend) or as a Ray task on a cluster (``ray``). The parent holds the
-run file's lock throughout, shows one progress bar for all shards, and merges the
-shard files into the run file when every shard is done.
+The suite is cut into deterministic spans of shards (by scenario id, as ``--shard
+i-j/n``; :func:`~agentproc.runs.shards.plan`), largest first. Each span runs as an
+ordinary ``agentproc run --shard i-j/n --resume`` into its own file (see
+:mod:`agentproc.runs.shards`), taken by the next free worker: one of N local worker
+processes (``processes``, the default backend) or a Ray task on a cluster (``ray``), so
+the workers end together however their speeds differ. The parent holds the run file's
+lock throughout, shows one progress bar for all spans, merges the files as far as they
+go once a worker is left with nothing to do, and puts the merge in the run file when
+every span is done.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import shutil
-import subprocess
-import sys
 import time
 from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from agentproc.cli.local_backend import ShardRun
 from agentproc.cli.output import EXIT_BAD_INPUT, EXIT_ERRORED, EXIT_INTERRUPTED, EXIT_OK, fail
 from agentproc.errors import AgentprocError, InputError
 
@@ -36,9 +37,6 @@ _NOT_FORWARDED = frozenset(
 """Run options the parent keeps to itself; the rest reach every shard as given."""
 POLL = 0.5
 """Seconds between two looks at the shard files' progress."""
-WAKE = 0.05
-"""Seconds between two looks at the workers: how soon the merge starts on a core one of
-them has left, and how soon the run ends after the last."""
 
 
 def child_argv(args: argparse.Namespace) -> list[str]:
@@ -90,54 +88,27 @@ def _procedure_id(target: Path, where: str, data: Any) -> str:
     return procedure_id(target, where, data)
 
 
-Tick = Callable[[Collection[int]], None]
-"""Called every :data:`WAKE` seconds while shards run, with the shards (numbered from 0)
-whose run has ended for good: shows progress, and merges once a core is free."""
-Backend = Callable[[list[list[str]], Path, Tick], list[int]]
-"""Runs each shard's ``run`` words; returns their exit statuses in shard order."""
+Tick = Callable[[Collection[int], bool], None]
+"""Called while the spans run, with those (numbered from 0, in plan order) whose run has
+ended for good and whether a worker has nothing left to do: shows progress, and merges
+once a core is free."""
+Backend = Callable[[list[ShardRun], Tick], list[int | None]]
+"""Runs the spans (their ``run`` words, each with its log), handed out in order; returns
+their exit statuses in that order (``None``: a span not run, after another failed)."""
 
 
 def _process_backend(args: argparse.Namespace) -> Backend:
-    """Run each shard's ``agentproc run`` in a local process."""
+    """Run the spans in ``--workers`` local worker processes."""
+    from agentproc.cli.local_backend import local_runner
 
-    def run_all(argvs: list[list[str]], folder: Path, tick: Tick) -> list[int]:
-        procs = []
-        for k, argv in enumerate(argvs, start=1):
-            log = open(folder / f"shard-{k}.log", "wb")  # noqa: SIM115 (closed below)
-            procs.append(
-                (
-                    subprocess.Popen(
-                        [sys.executable, "-m", "agentproc", *argv],
-                        stdout=log,
-                        stderr=subprocess.STDOUT,
-                        stdin=subprocess.DEVNULL,
-                    ),
-                    log,
-                )
-            )
-        try:
-            while True:
-                running = [p for p, _ in procs if p.poll() is None]
-                tick({k for k, (p, _) in enumerate(procs) if p.returncode is not None})
-                if not running:
-                    return [int(p.returncode) for p, _ in procs]
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    running[0].wait(timeout=WAKE)  # back at once when it ends
-        finally:
-            for p, log in procs:
-                if p.poll() is None:
-                    p.terminate()
-                    p.wait()
-                log.close()
-
-    return run_all
+    return local_runner(args.workers)
 
 
 def _ray_backend(args: argparse.Namespace) -> Backend:
-    """Run each shard as a Ray task (retried by Ray if its worker dies)."""
+    """Run each span as a Ray task (retried by Ray if its worker dies)."""
     from agentproc.cli.ray_backend import ray_runner
 
-    return ray_runner(args.address)
+    return ray_runner(args.address, args.workers)
 
 
 BACKENDS: dict[str, Callable[[argparse.Namespace], Backend]] = {
@@ -175,8 +146,7 @@ class _Done:
         return total
 
 
-def _first_error(folder: Path, k: int) -> str:
-    log = folder / f"shard-{k}.log"
+def _first_error(log: Path) -> str:
     try:
         lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
@@ -196,14 +166,17 @@ class _Watch:
         self.progress = progress
         self.shown = -POLL
 
-    def __call__(self, finished: Collection[int]) -> None:
+    def __call__(self, finished: Collection[int], free: bool) -> None:
         now = time.monotonic()
         if self.progress is not None and now - self.shown >= POLL:
             self.progress()
             self.shown = now
-        if finished and self.merge is not None:
+        if free and finished and self.merge is not None:
+            before = self.merge.written
             try:
                 self.merge.advance(finished)
+                if self.merge.written > before:
+                    self.merge.push()
             except AgentprocError:  # a shard line that does not read: the final merge says so
                 self.merge.close()
                 self.merge = None
@@ -216,10 +189,12 @@ def run_sharded(args: argparse.Namespace, out: Console, err: Console) -> int:
         ShardMerge,
         merge_shards,
         other_shard_folders,
+        plan,
         shard_file,
-        shard_files,
         shard_folder,
+        shard_spec,
         split_run,
+        take_up,
     )
 
     if args.shard is not None:
@@ -245,17 +220,21 @@ def run_sharded(args: argparse.Namespace, out: Console, err: Console) -> int:
         )
     order = _suite_order(args.suite)  # bad suites fail here, before any worker starts
     folder = shard_folder(run, n)
+    spans = plan(n)
+    files = [shard_file(folder, s) for s in spans]
     with RunWriter(run, append=True) as writer:  # the lock: one writer per run file
         if args.overwrite and not args.resume:
             for old in [folder, *stale]:
                 shutil.rmtree(old, ignore_errors=True)
         if args.resume and not folder.exists() and run.stat().st_size:
-            split_run(run, folder, n)
+            split_run([run], folder, n)
+        if args.resume and (strays := sorted(set(folder.glob("shard-*-of-*.jsonl")) - set(files))):
+            take_up(folder, strays, n, order)  # shards cut otherwise (an older layout)
         folder.mkdir(parents=True, exist_ok=True)
         base = child_argv(args)
-        argvs = [
-            [*base, "--shard", f"{k}/{n}", "--out", str(shard_file(folder, k, n)), "--resume"]
-            for k in range(1, n + 1)
+        runs: list[ShardRun] = [
+            ([*base, "--shard", shard_spec(s), "--out", str(f), "--resume"], f.with_suffix(".log"))
+            for s, f in zip(spans, files, strict=True)
         ]
         total = len(order) * getattr(args, "trials", 1)
         bar = Progress(
@@ -269,12 +248,12 @@ def run_sharded(args: argparse.Namespace, out: Console, err: Console) -> int:
         task = bar.add_task("run", total=total)
         done = _Done(folder)
         watch = _Watch(
-            ShardMerge(folder, shard_files(folder, n), order),
+            ShardMerge(folder, files, order),
             (lambda: bar.update(task, completed=done())) if err.is_terminal else None,
         )
         try:
             with bar:
-                codes = BACKENDS[args.backend](args)(argvs, folder, watch)
+                codes = BACKENDS[args.backend](args)(runs, watch)
         except KeyboardInterrupt:
             if watch.merge is not None:
                 watch.merge.close()
@@ -285,18 +264,20 @@ def run_sharded(args: argparse.Namespace, out: Console, err: Console) -> int:
                 highlight=False,
             )
             return EXIT_INTERRUPTED
-        bad = [k for k, c in enumerate(codes, start=1) if c not in (EXIT_OK, EXIT_ERRORED)]
-        if bad and watch.merge is not None:
-            watch.merge.close()  # the run file stays as it was
+        bad = [k for k, c in enumerate(codes) if c not in (EXIT_OK, EXIT_ERRORED, None)]
+        bad = bad or [k for k, c in enumerate(codes) if c is None]  # a worker ended early
         if bad:
-            k = bad[0]
+            if watch.merge is not None:
+                watch.merge.close()  # the run file stays as it was
+            k, code = bad[0], codes[bad[0]]
+            what = "was not run" if code is None else f"failed (exit {code})"
             err.print(
-                f"agentproc: shard {k}/{n} failed (exit {codes[k - 1]}): "
-                f"{_first_error(folder, k)}; the shards are kept in {folder}",
+                f"agentproc: shard {shard_spec(spans[k])} {what}: {_first_error(runs[k][1])}; "
+                f"the shards are kept in {folder}",
                 markup=False,
                 highlight=False,
             )
-            return codes[k - 1] if codes[k - 1] in (EXIT_BAD_INPUT, EXIT_INTERRUPTED) else 1
+            return code if code in (EXIT_BAD_INPUT, EXIT_INTERRUPTED) else 1
         if watch.merge is None:  # the merge so far stopped at a shard line that does not read
             latest: dict[EpisodeKey, EpisodeRecord] = {}
             written = merge_shards(folder, n, writer, order, latest)

@@ -39,27 +39,39 @@ class EpisodeFn(Protocol):
     def __call__(self, scenario: Scenario, trial: int = 0) -> Awaitable[Episode]: ...
 
 
-def parse_shard(text: str) -> tuple[int, int]:
-    """``"2/4"`` -> ``(2, 4)``: the second of four shards (numbered from 1)."""
+Shard = tuple[int, int, int]
+"""Shards ``first`` to ``last`` of ``count``, numbered from 1: ``--shard 2/4`` is
+``(2, 2, 4)``, ``--shard 1-3/8`` is ``(1, 3, 8)``."""
+
+
+def parse_shard(text: str) -> Shard:
+    """``"2/4"`` -> ``(2, 2, 4)``: the second of four shards; ``"1-3/8"`` -> ``(1, 3, 8)``:
+    the first three of eight (numbered from 1)."""
     try:
-        i, n = (int(x) for x in text.split("/"))
+        span, count = text.split("/")
+        first, dash, last = span.partition("-")
+        shard = (int(first), int(last if dash else first), int(count))
     except ValueError:
-        raise ConfigError(f"--shard must look like i/n, e.g. 1/4 (not {text!r})") from None
-    if not 1 <= i <= n:
-        raise ConfigError(f"--shard {text}: i must be between 1 and n")
-    return i, n
+        raise ConfigError(
+            f"--shard must look like i/n or i-j/n, e.g. 1/4 or 1-2/8 (not {text!r})"
+        ) from None
+    if not 1 <= shard[0] <= shard[1] <= shard[2]:
+        raise ConfigError(f"--shard {text}: i (and j) must be between 1 and n, i before j")
+    return shard
 
 
-def in_shard(scenario_id: str, shard: tuple[int, int] | None) -> bool:
-    """Whether a scenario belongs to a shard; the split depends on the id alone."""
+def in_shard(scenario_id: str, shard: Shard | tuple[int, int] | None) -> bool:
+    """Whether a scenario belongs to a shard (or a span of shards, :data:`Shard`); the
+    split depends on the id alone. ``(i, n)`` is shard ``i`` of ``n``."""
     if shard is None:
         return True
+    first, last, count = shard if len(shard) == 3 else (shard[0], shard[0], shard[1])
     digest = hashlib.sha256(scenario_id.encode()).digest()
-    return int.from_bytes(digest[:8], "big") % shard[1] == shard[0] - 1
+    return first - 1 <= int.from_bytes(digest[:8], "big") % count <= last - 1
 
 
 def select(
-    scenarios: Iterable[Scenario], shard: tuple[int, int] | None = None, limit: int | None = None
+    scenarios: Iterable[Scenario], shard: Shard | None = None, limit: int | None = None
 ) -> Iterator[Scenario]:
     """The scenarios of one shard, at most ``limit`` of them."""
     n = 0

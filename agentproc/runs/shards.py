@@ -36,9 +36,42 @@ def shard_folder(out: Path, workers: int) -> Path:
     return out.parent / f"{out.name}.shards-{workers}"
 
 
-def shard_file(folder: Path, k: int, workers: int) -> Path:
-    """The file of shard ``k`` (1-based) of ``workers``."""
-    return folder / f"shard-{k}-of-{workers}.jsonl"
+Shard = tuple[int, int, int]
+"""Shards ``first`` to ``last`` of ``count`` (see :data:`agentproc.runs.runner.Shard`)."""
+SHARDS_PER_WORKER = 32
+"""How finely a run over N workers is cut: into spans of N x this many shards."""
+
+
+def plan(workers: int) -> list[Shard]:
+    """The spans of shards a run over ``workers`` workers is cut into, in the order they
+    are handed out, largest first: each is a quarter (for two workers) of what is left, down
+    to one shard of ``32 x workers``. A worker takes the next span as it finishes one, so the
+    workers end within about one small span of each other, however their speeds differ;
+    each span is a deterministic slice of the suite by scenario id, with a file of its own,
+    so ``--resume`` goes on from what each holds."""
+    count = SHARDS_PER_WORKER * workers
+    spans, first = [], 1
+    while first <= count:
+        size = max(1, (count - first + 1) // (2 * workers))
+        spans.append((first, first + size - 1, count))
+        first += size
+    return spans
+
+
+def shard_spec(shard: Shard) -> str:
+    """The ``--shard`` text of a span: ``3/64`` or ``1-16/64``."""
+    first, last, count = shard
+    return f"{first}/{count}" if first == last else f"{first}-{last}/{count}"
+
+
+def shard_file(folder: Path, shard: Shard) -> Path:
+    """The file of one span of shards: ``shard-3-of-64.jsonl``, ``shard-1-16-of-64.jsonl``."""
+    return folder / f"shard-{shard_spec(shard).replace('/', '-of-')}.jsonl"
+
+
+def shard_files(folder: Path, workers: int) -> list[Path]:
+    """The files of every span of a run over ``workers`` workers, in :func:`plan` order."""
+    return [shard_file(folder, s) for s in plan(workers)]
 
 
 def other_shard_folders(out: Path, workers: int) -> list[Path]:
@@ -50,20 +83,37 @@ def other_shard_folders(out: Path, workers: int) -> list[Path]:
     )
 
 
-def split_run(out: Path, folder: Path, workers: int) -> int:
-    """Seed the shard files from an existing run file (to resume it over ``workers``);
+def take_up(folder: Path, strays: list[Path], workers: int, order: dict[str, int]) -> int:
+    """Share the records of shard files cut otherwise (an older layout) out to the files
+    of :func:`plan`, in suite order, and remove them; returns the number of records."""
+    merge = ShardMerge(folder, strays, order, into="strays.partial")
+    try:
+        gathered = merge.finish()
+    finally:
+        merge.close()
+    n = split_run([gathered], folder, workers)
+    for path in [*strays, gathered]:
+        path.unlink()
+    return n
+
+
+def split_run(sources: list[Path], folder: Path, workers: int) -> int:
+    """Share the records of ``sources`` (an existing run file, to resume it over
+    ``workers``; or shard files of another layout) out to the files of :func:`plan`;
     returns the number of records copied."""
     from agentproc.runs.runfile import read_run  # reading checks records: the whole stack
     from agentproc.runs.runner import in_shard
 
     folder.mkdir(parents=True, exist_ok=True)
-    writers = [RunWriter(shard_file(folder, k, workers)) for k in range(1, workers + 1)]
+    spans = plan(workers)
+    writers = [RunWriter(shard_file(folder, s), append=True) for s in spans]
     n = 0
     try:
-        for _, rec in read_run(out):
-            k = next(k for k in range(1, workers + 1) if in_shard(rec["scenario_id"], (k, workers)))
-            writers[k - 1].write(rec)
-            n += 1
+        for source in sources:
+            for _, rec in read_run(source):
+                k = next(k for k, s in enumerate(spans) if in_shard(rec["scenario_id"], s))
+                writers[k].write(rec)
+                n += 1
     finally:
         for w in writers:
             w.close()
@@ -140,13 +190,16 @@ class ShardMerge:
     run file is not touched until then.
     """
 
-    def __init__(self, folder: Path, parts: list[Path], order: dict[str, int]) -> None:
+    def __init__(
+        self, folder: Path, parts: list[Path], order: dict[str, int], into: str = MERGING
+    ) -> None:
         self.folder = folder
+        self.path = folder / into
         self.parts = [_ShardLines(p, order) for p in parts]
         self.heads: list[_Line | None] = [None] * len(parts)
         self.ended = [False] * len(parts)
-        self.out: IO[bytes] = open(  # noqa: SIM115 (closed by install() or close())
-            os.open(folder / MERGING, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644),
+        self.out: IO[bytes] = open(  # noqa: SIM115 (closed by finish() or close())
+            os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644),
             "wb",
             buffering=BUFFER,
         )
@@ -182,21 +235,29 @@ class ShardMerge:
             self.latest[episode_key(rec)] = rec  # type: ignore[arg-type,assignment]
             self.written += 1
 
-    def install(self, writer: RunWriter) -> int:
-        """Put the complete merge, pushed to the disk, in place of the run file (and close
-        ``writer``), then remove the shard folder; returns the number of records written."""
-        if not self.advance(range(len(self.parts))):
-            raise AssertionError("install() before the merge is complete")
+    def push(self) -> None:
+        """Push what is merged so far to the disk, so that :meth:`install` has only the rest
+        to push (the parent does it on a core a worker has left)."""
         try:
             self.out.flush()
-            os.fsync(self.out.fileno())
+            os.fdatasync(self.out.fileno())
         except OSError as exc:
-            raise OutputError(
-                self.folder / MERGING, f"cannot write: {exc.strerror or exc}"
-            ) from None
+            raise OutputError(self.path, f"cannot write: {exc.strerror or exc}") from None
+
+    def finish(self) -> Path:
+        """Complete the merge, every shard done, and push it to the disk; its file."""
+        if not self.advance(range(len(self.parts))):
+            raise AssertionError("finish() before every shard is done")
+        try:
+            self.push()
         finally:
             self.out.close()
-        writer.replace_with(self.folder / MERGING)
+        return self.path
+
+    def install(self, writer: RunWriter) -> int:
+        """Complete the merge and put it in place of the run file (closing ``writer``),
+        then remove the shard folder; returns the number of records written."""
+        writer.replace_with(self.finish())
         shutil.rmtree(self.folder)
         return self.written
 
@@ -224,8 +285,3 @@ def merge_shards(
     if latest is not None:
         latest.update(merge.latest)
     return n
-
-
-def shard_files(folder: Path, workers: int) -> list[Path]:
-    """The files of every shard of a run over ``workers`` workers, in shard order."""
-    return [shard_file(folder, k, workers) for k in range(1, workers + 1)]

@@ -301,6 +301,31 @@ def test_shards_split_a_suite_without_overlap(capsys, suite: Path, tmp_path: Pat
     assert json.loads(out)["episodes"] == 8
 
 
+def test_a_span_of_shards_runs_the_shards_it_spans(capsys, suite: Path, tmp_path: Path):
+    def ids(spec: str) -> list[str]:
+        out = tmp_path / f"r{spec.replace('/', '_')}.jsonl"
+        code, _, _ = cli(
+            capsys,
+            "run",
+            suite,
+            "--agent",
+            "sim:oracle",
+            "--shard",
+            spec,
+            "--overwrite",
+            "--out",
+            out,
+        )
+        assert code == 0
+        return [json.loads(line)["scenario_id"] for line in out.open()]
+
+    order = ids("1-4/4")  # every shard: the whole suite, in suite order
+    assert len(order) == 8
+    two = ids("2-3/4")
+    assert set(two) == set(ids("2/4")) | set(ids("3/4")) and two == [i for i in order if i in two]
+    assert ids("3/4") == ids("3-3/4")
+
+
 def test_commands_that_run_no_agent_do_not_import_langchain_or_langgraph(
     suite: Path, tmp_path: Path
 ):

@@ -100,9 +100,9 @@ def test_progress_counts_the_shard_files_as_they_grow(tmp_path):
 
 def test_the_merge_goes_on_only_once_a_worker_has_ended(tmp_path):
     from agentproc.cli.workers import _Watch
-    from agentproc.runs.shards import MERGING, ShardMerge, shard_files
+    from agentproc.runs.shards import MERGING, ShardMerge
 
-    a, b = shard_files(tmp_path, 2)
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     line = b'{"scenario_id": "s%d", "agent": "sim:a"}\n'
     a.write_bytes(line % 0 + line % 2)
     b.write_bytes(line % 1 + line % 3)
@@ -110,13 +110,63 @@ def test_the_merge_goes_on_only_once_a_worker_has_ended(tmp_path):
     watch = _Watch(
         ShardMerge(tmp_path, [a, b], {f"s{i}": i for i in range(4)}), lambda: shown.append(1)
     )
-    watch(set())  # both still run: the merge would take a core from them
+    watch(set(), False)
+    watch({1}, False)  # shard 2 ended, but a worker runs the next: no core is free
     assert watch.merge is not None and watch.merge.written == 0 and shown == [1]
-    watch({1})  # shard 2 ended: the merge goes as far as shard 1 has written
+    watch({1}, True)  # a worker has nothing left: the merge goes as far as shard 1 has written
     assert watch.merge.written == 3 and shown == [1]  # the bar is shown every POLL seconds
-    watch({0, 1})
+    watch({0, 1}, True)
     watch.merge.out.flush()
     assert (tmp_path / MERGING).read_bytes() == b"".join(line % i for i in range(4))
+
+
+def test_each_worker_takes_the_next_span_as_it_finishes_one_in_the_same_process(
+    suite, single, tmp_path
+):
+    from agentproc.cli.local_backend import local_runner
+
+    specs = ["1-2/8", "3-4/8", "5/8", "6/8", "7/8", "8/8"]
+    runs = [
+        (["run", str(suite), *SIM, "--shard", spec, "--out", str(tmp_path / f"{k}.jsonl")],
+         tmp_path / f"{k}.log")
+        for k, spec in enumerate(specs)
+    ]  # fmt: skip
+    seen: list[tuple[set[int], bool]] = []
+    codes = local_runner(2)(runs, lambda finished, free: seen.append((set(finished), free)))
+    assert codes == [0] * len(specs)
+    pids = {(tmp_path / f"{k}.pid").read_text() for k in range(len(specs))}
+    assert len(pids) == 2  # two processes ran the six spans
+    assert sum((tmp_path / f"{k}.jsonl").read_bytes().count(b"\n") for k in range(6)) == 30
+    assert seen[-1] == (set(range(6)), True)
+    assert not any(free for finished, free in seen if len(finished) < 4)  # spans still to hand out
+
+
+def test_after_a_span_fails_no_other_is_handed_out(suite, tmp_path):
+    from agentproc.cli.local_backend import local_runner
+
+    bad = ["run", str(tmp_path / "nope"), *SIM, "--out", str(tmp_path / "0.jsonl")]
+    good = [["run", str(suite), *SIM, "--shard", f"{k}/3", "--out", str(tmp_path / f"{k}.jsonl")]
+            for k in (1, 2, 3)]  # fmt: skip
+    runs = [(argv, tmp_path / f"{k}.log") for k, argv in enumerate([bad, *good])]
+    assert local_runner(1)(runs, lambda finished, free: None) == [2, None, None, None]
+    assert "nope" in (tmp_path / "0.log").read_text()
+    assert not (tmp_path / "1.jsonl").exists()
+
+
+def test_resume_takes_up_shard_files_cut_otherwise(capsys, suite, single, tmp_path):
+    from agentproc.runs import in_shard
+
+    run = tmp_path / "run.jsonl"
+    folder = tmp_path / "run.jsonl.shards-2"
+    folder.mkdir()
+    lines = single.read_bytes().splitlines(keepends=True)
+    for k in (1, 2):  # half-done shards of a run cut in two, as an earlier version did
+        mine = [ln for ln in lines if in_shard(json.loads(ln)["scenario_id"], (k, 2))]
+        (folder / f"shard-{k}-of-2.jsonl").write_bytes(b"".join(mine[: len(mine) // 2]))
+    code, out, _ = cli(capsys, "run", suite, *SIM, "--workers", "2", "--resume", "--out", run)
+    assert code == 0 and "wrote 30 episodes" in out
+    assert run.read_bytes() == single.read_bytes()  # nothing run twice, nothing lost
+    assert not folder.exists()
 
 
 @pytest.mark.parametrize(
@@ -185,12 +235,11 @@ def test_a_killed_worker_loses_nothing_and_resume_finishes_the_run(tmp_path):
     argv = [sys.executable, "-m", "agentproc", "run", str(suite), *SIM, "--workers", "2",
             "--out", str(run)]  # fmt: skip
     parent = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    shard = tmp_path / "run.jsonl.shards-2" / "shard-1-of-2.jsonl"
+    shard = tmp_path / "run.jsonl.shards-2" / "shard-1-16-of-64.jsonl"  # the first span
     _wait_for_lines(shard, 3)
-    for pid in _pids_of(str(shard)):
-        os.kill(pid, signal.SIGKILL)
+    os.kill(int(shard.with_suffix(".pid").read_text()), signal.SIGKILL)  # its worker dies
     _, err = parent.communicate(timeout=120)
-    assert parent.returncode != 0 and b"shard 1/2 failed" in err
+    assert parent.returncode != 0 and b"shard 1-16/64 failed (exit -9)" in err
     assert b"Traceback" not in err
     assert run.read_bytes() == b""  # merged only once every shard is done
     done = subprocess.run([*argv, "--resume"], capture_output=True, timeout=120)
@@ -245,8 +294,8 @@ def test_ray_backend_writes_the_file_one_process_writes_even_when_a_worker_dies(
     env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
     parent = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     folder = tmp_path / "run.jsonl.shards-2"
-    _wait_for_lines(folder / "shard-1-of-2.jsonl", 3, timeout=180)
-    pid = int((folder / "shard-1.pid").read_text())
+    _wait_for_lines(folder / "shard-1-16-of-64.jsonl", 3, timeout=180)
+    pid = int((folder / "shard-1-16-of-64.pid").read_text())
     os.kill(pid, signal.SIGKILL)  # the worker running shard 1 dies; Ray runs the task again
     out, err = parent.communicate(timeout=300)
     assert parent.returncode == 0, err.decode()[-1000:]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import heapq
 import json
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -13,7 +14,15 @@ from hypothesis import strategies as st
 
 from agentproc.errors import InputError
 from agentproc.runs import RunWriter
-from agentproc.runs.shards import MERGING, ShardMerge, merge_shards, shard_files
+from agentproc.runs.shards import (
+    MERGING,
+    ShardMerge,
+    merge_shards,
+    plan,
+    shard_file,
+    shard_files,
+    shard_spec,
+)
 
 IDS = [f"s{i}" for i in range(6)]
 ORDER = {sid: i for i, sid in enumerate(IDS)}
@@ -22,6 +31,10 @@ ORDER = {sid: i for i, sid in enumerate(IDS)}
 def rec_line(sid: str, trial: int = 0, verdict: str = "faithful", **extra: object) -> bytes:
     rec = {"scenario_id": sid, "agent": "sim:a", "trial": trial, "verdict": verdict, **extra}
     return (json.dumps(rec) + "\n").encode()
+
+
+def files(folder: Path, n: int) -> list[Path]:
+    return [folder / f"shard-{k}.jsonl" for k in range(1, n + 1)]
 
 
 def reference(parts: list[bytes]) -> bytes:
@@ -65,7 +78,7 @@ def test_the_merge_made_as_files_grow_is_the_merge_of_the_complete_files(
     ending in any order: the result is the merge of the complete files."""
     folder = tmp_path_factory.mktemp("shards")
     contents = [data + (b'{"scenario_id": "s1", "ag' if torn else b"") for data, torn in shards]
-    paths = shard_files(folder, len(contents))
+    paths = files(folder, len(contents))
     written = [0] * len(contents)
     merge = ShardMerge(folder, paths, ORDER)
     finished: set[int] = set()
@@ -100,7 +113,7 @@ def test_the_merge_made_as_files_grow_is_the_merge_of_the_complete_files(
 
 
 def test_a_shard_still_running_holds_back_whatever_its_next_line_could_precede(tmp_path):
-    a, b = shard_files(tmp_path, 2)
+    a, b = files(tmp_path, 2)
     a.write_bytes(rec_line("s0") + rec_line("s2") + rec_line("s4"))
     b.write_bytes(rec_line("s1"))
     merge = ShardMerge(tmp_path, [a, b], ORDER)
@@ -130,7 +143,7 @@ def test_the_run_file_is_untouched_until_the_merge_is_installed(tmp_path):
     run.write_bytes(rec_line("s0") + rec_line("s1"))
     folder = tmp_path / "run.jsonl.shards-2"
     folder.mkdir()
-    a, b = shard_files(folder, 2)
+    a, b, *_ = shard_files(folder, 2)  # the files of a run over two workers
     a.write_bytes(rec_line("s0") + rec_line("s2"))
     b.write_bytes(rec_line("s1"))
     with RunWriter(run, append=True) as writer:
@@ -153,10 +166,29 @@ def test_the_run_file_is_untouched_until_the_merge_is_installed(tmp_path):
     ],
 )
 def test_a_shard_line_that_does_not_read_names_its_file_and_line(tmp_path, line, says):
-    a, b = shard_files(tmp_path, 2)
+    a, b = files(tmp_path, 2)
     a.write_bytes(rec_line("s0") + line)
     b.write_bytes(b"")
     merge = ShardMerge(tmp_path, [a, b], ORDER)
     with pytest.raises(InputError) as err:
         merge.advance({0, 1})
     assert str(a) in str(err.value) and "line 2" in str(err.value) and says in str(err.value)
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3, 4, 8, 16])
+def test_the_plan_spans_every_shard_once_largest_first(workers):
+    spans = plan(workers)
+    count = spans[0][2]
+    assert count == 32 * workers and all(c == count for _, _, c in spans)
+    covered = [k for first, last, _ in spans for k in range(first, last + 1)]
+    assert covered == list(range(1, count + 1))  # every shard once, in order
+    sizes = [last - first + 1 for first, last, _ in spans]
+    assert sizes == sorted(sizes, reverse=True) and sizes[-1] == 1
+    assert sizes[0] == count // (2 * workers)  # the first spans go out at once, one each
+    assert len(spans) <= 10 * workers  # few enough that a span's start costs little
+
+
+def test_a_span_is_named_as_the_shard_option_gives_it(tmp_path):
+    assert shard_spec((3, 3, 64)) == "3/64" and shard_spec((1, 16, 64)) == "1-16/64"
+    assert shard_file(tmp_path, (1, 16, 64)).name == "shard-1-16-of-64.jsonl"
+    assert shard_file(tmp_path, (3, 3, 64)).name == "shard-3-of-64.jsonl"
