@@ -1,12 +1,13 @@
 """One run in several shard files, and back: the files of a run split over workers.
 
-A run given to N workers keeps one file per shard in a folder beside the run file
-(``RUN.jsonl.shards-N/``). Each worker resumes its own file, so a worker that is
-killed and started again loses nothing and duplicates nothing. The files are merged in
-suite order into ``merged.partial`` in the folder, as far as they go, once a worker has
-ended (on the core it left); when every shard is done the merge is completed, renamed
-over the run file, and the folder is removed. The run file is not touched before that,
-and until then ``--resume`` picks the folder up again.
+A run given to N workers is cut into spans of shards (:func:`plan`), each with a file in
+a folder beside the run file (``RUN.jsonl.shards-N/shard-1-16-of-64.jsonl``). A span is
+run with ``--resume`` into its file, so a worker that is killed and started again loses
+nothing and duplicates nothing. The files are merged in suite order into
+``merged.partial`` in the folder, as far as they go, once a worker has nothing left to
+do (on the core it left); when every span is done the merge is completed, renamed over
+the run file, and the folder is removed. The run file is not touched before that, and
+until then ``--resume`` picks the folder up again.
 
 Merging imports only the writer and the layout: the parent of ``run --workers`` does it
 without loading the labelling stack.
