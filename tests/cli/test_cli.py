@@ -279,21 +279,19 @@ def test_resume_skips_done_episodes_and_repairs_a_torn_tail(capsys, suite: Path,
     assert len(ids) == len(set(ids)) == 8
 
 
+def shard_ids(capsys, suite: Path, spec: str, out: Path) -> list[str]:
+    """The scenarios ``run --shard spec`` writes, in file order."""
+    code, _, _ = cli(
+        capsys, "run", suite, "--agent", "sim:oracle", "--shard", spec, "--overwrite", "--out", out
+    )
+    assert code == 0
+    return [json.loads(line)["scenario_id"] for line in out.open()]
+
+
 def test_shards_split_a_suite_without_overlap(capsys, suite: Path, tmp_path: Path):
-    ids = set()
+    ids: set[str] = set()
     for i in (1, 2, 3):
-        cli(
-            capsys,
-            "run",
-            suite,
-            "--agent",
-            "sim:oracle",
-            "--shard",
-            f"{i}/3",
-            "--out",
-            tmp_path / f"r{i}.jsonl",
-        )
-        part = {json.loads(line)["scenario_id"] for line in (tmp_path / f"r{i}.jsonl").open()}
+        part = set(shard_ids(capsys, suite, f"{i}/3", tmp_path / f"r{i}.jsonl"))
         assert not part & ids
         ids |= part
     assert len(ids) == 8
@@ -303,21 +301,7 @@ def test_shards_split_a_suite_without_overlap(capsys, suite: Path, tmp_path: Pat
 
 def test_a_span_of_shards_runs_the_shards_it_spans(capsys, suite: Path, tmp_path: Path):
     def ids(spec: str) -> list[str]:
-        out = tmp_path / f"r{spec.replace('/', '_')}.jsonl"
-        code, _, _ = cli(
-            capsys,
-            "run",
-            suite,
-            "--agent",
-            "sim:oracle",
-            "--shard",
-            spec,
-            "--overwrite",
-            "--out",
-            out,
-        )
-        assert code == 0
-        return [json.loads(line)["scenario_id"] for line in out.open()]
+        return shard_ids(capsys, suite, spec, tmp_path / f"r{spec.replace('/', '_')}.jsonl")
 
     order = ids("1-4/4")  # every shard: the whole suite, in suite order
     assert len(order) == 8
