@@ -29,7 +29,7 @@ from agentproc.errors import AgentprocError, InputError
 
 if TYPE_CHECKING:
     from agentproc.runs import EpisodeKey, EpisodeRecord
-    from agentproc.runs.shards import ShardMerge
+    from agentproc.runs.shards import Shard, ShardMerge
 
 _NOT_FORWARDED = frozenset(
     {"command", "out", "overwrite", "resume", "workers", "backend", "address", "shard"}
@@ -182,6 +182,16 @@ class _Watch:
                 self.merge = None
 
 
+def spans_of(args: argparse.Namespace) -> list[Shard]:
+    """The spans a run is cut into: many (see :func:`~agentproc.runs.shards.plan`) when each
+    worker keeps a core busy (a simulated agent, or one episode at a time); one per worker
+    when a model server sets the pace with several episodes in flight (a small span would
+    end with fewer in flight)."""
+    from agentproc.runs.shards import plan
+
+    return plan(args.workers, fine=args.agent.startswith("sim:") or args.concurrency == 1)
+
+
 def run_sharded(args: argparse.Namespace, out: Console, err: Console) -> int:
     """``run`` over ``args.workers`` shards on ``args.backend``; the parent's side."""
     from agentproc.runs import RunWriter
@@ -189,7 +199,6 @@ def run_sharded(args: argparse.Namespace, out: Console, err: Console) -> int:
         ShardMerge,
         merge_shards,
         other_shard_folders,
-        plan,
         shard_file,
         shard_folder,
         shard_spec,
@@ -220,16 +229,16 @@ def run_sharded(args: argparse.Namespace, out: Console, err: Console) -> int:
         )
     order = _suite_order(args.suite)  # bad suites fail here, before any worker starts
     folder = shard_folder(run, n)
-    spans = plan(n)
+    spans = spans_of(args)
     files = [shard_file(folder, s) for s in spans]
     with RunWriter(run, append=True) as writer:  # the lock: one writer per run file
         if args.overwrite and not args.resume:
             for old in [folder, *stale]:
                 shutil.rmtree(old, ignore_errors=True)
         if args.resume and not folder.exists() and run.stat().st_size:
-            split_run([run], folder, n)
+            split_run([run], folder, spans)
         if args.resume and (strays := sorted(set(folder.glob("shard-*-of-*.jsonl")) - set(files))):
-            take_up(folder, strays, n, order)  # shards cut otherwise (an older layout)
+            take_up(folder, strays, spans, order)  # shards cut otherwise (an older layout)
         folder.mkdir(parents=True, exist_ok=True)
         base = child_argv(args)
         runs: list[ShardRun] = [
@@ -280,7 +289,7 @@ def run_sharded(args: argparse.Namespace, out: Console, err: Console) -> int:
             return code if code in (EXIT_BAD_INPUT, EXIT_INTERRUPTED) else 1
         if watch.merge is None:  # the merge so far stopped at a shard line that does not read
             latest: dict[EpisodeKey, EpisodeRecord] = {}
-            written = merge_shards(folder, n, writer, order, latest)
+            written = merge_shards(folder, spans, writer, order, latest)
         else:
             written, latest = watch.merge.install(writer), watch.merge.latest
     verdicts: dict[str, int] = {}

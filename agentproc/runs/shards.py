@@ -43,13 +43,18 @@ SHARDS_PER_WORKER = 32
 """How finely a run over N workers is cut: into spans of N x this many shards."""
 
 
-def plan(workers: int) -> list[Shard]:
+def plan(workers: int, fine: bool = True) -> list[Shard]:
     """The spans of shards a run over ``workers`` workers is cut into, in the order they
     are handed out, largest first: each is a quarter (for two workers) of what is left, down
     to one shard of ``32 x workers``. A worker takes the next span as it finishes one, so the
     workers end within about one small span of each other, however their speeds differ;
     each span is a deterministic slice of the suite by scenario id, with a file of its own,
-    so ``--resume`` goes on from what each holds."""
+    so ``--resume`` goes on from what each holds.
+
+    Not ``fine``: one span per worker (shard k of N), for a run whose pace a model server
+    sets with several episodes in flight, where each small span would end with fewer."""
+    if not fine:
+        return [(k, k, workers) for k in range(1, workers + 1)]
     count = SHARDS_PER_WORKER * workers
     spans, first = [], 1
     while first <= count:
@@ -70,9 +75,9 @@ def shard_file(folder: Path, shard: Shard) -> Path:
     return folder / f"shard-{shard_spec(shard).replace('/', '-of-')}.jsonl"
 
 
-def shard_files(folder: Path, workers: int) -> list[Path]:
-    """The files of every span of a run over ``workers`` workers, in :func:`plan` order."""
-    return [shard_file(folder, s) for s in plan(workers)]
+def shard_files(folder: Path, spans: list[Shard]) -> list[Path]:
+    """The files of the spans of a :func:`plan`, in its order."""
+    return [shard_file(folder, s) for s in spans]
 
 
 def other_shard_folders(out: Path, workers: int) -> list[Path]:
@@ -84,29 +89,28 @@ def other_shard_folders(out: Path, workers: int) -> list[Path]:
     )
 
 
-def take_up(folder: Path, strays: list[Path], workers: int, order: dict[str, int]) -> int:
+def take_up(folder: Path, strays: list[Path], spans: list[Shard], order: dict[str, int]) -> int:
     """Share the records of shard files cut otherwise (an older layout) out to the files
-    of :func:`plan`, in suite order, and remove them; returns the number of records."""
+    of ``spans``, in suite order, and remove them; returns the number of records."""
     merge = ShardMerge(folder, strays, order, into="strays.partial")
     try:
         gathered = merge.finish()
     finally:
         merge.close()
-    n = split_run([gathered], folder, workers)
+    n = split_run([gathered], folder, spans)
     for path in [*strays, gathered]:
         path.unlink()
     return n
 
 
-def split_run(sources: list[Path], folder: Path, workers: int) -> int:
-    """Share the records of ``sources`` (an existing run file, to resume it over
-    ``workers``; or shard files of another layout) out to the files of :func:`plan`;
+def split_run(sources: list[Path], folder: Path, spans: list[Shard]) -> int:
+    """Share the records of ``sources`` (an existing run file, to resume it over workers;
+    or shard files of another layout) out to the files of ``spans`` (a :func:`plan`);
     returns the number of records copied."""
     from agentproc.runs.runfile import read_run  # reading checks records: the whole stack
     from agentproc.runs.runner import in_shard
 
     folder.mkdir(parents=True, exist_ok=True)
-    spans = plan(workers)
     writers = [RunWriter(shard_file(folder, s), append=True) for s in spans]
     n = 0
     try:
@@ -269,16 +273,16 @@ class ShardMerge:
 
 def merge_shards(
     folder: Path,
-    workers: int,
+    spans: list[Shard],
     writer: RunWriter,
     order: dict[str, int],
     latest: dict[EpisodeKey, EpisodeRecord] | None = None,
 ) -> int:
-    """Write every shard's records into ``writer`` (emptied first) in suite order
-    (``order``: scenario id -> position), then remove the shard folder; returns the
+    """Write the records of the files of ``spans`` into ``writer``'s run file in suite
+    order (``order``: scenario id -> position), then remove the shard folder; returns the
     number of records written. ``latest`` gets the head of each episode's last record
     (:attr:`ShardMerge.latest`), without reading the result again."""
-    merge = ShardMerge(folder, shard_files(folder, workers), order)
+    merge = ShardMerge(folder, shard_files(folder, spans), order)
     try:
         n = merge.install(writer)
     finally:

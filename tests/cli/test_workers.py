@@ -153,6 +153,19 @@ def test_after_a_span_fails_no_other_is_handed_out(suite, tmp_path):
     assert not (tmp_path / "1.jsonl").exists()
 
 
+@pytest.mark.parametrize(
+    ("agent", "concurrency", "spans"),
+    [("sim:decay", 4, 15), ("openai:m", 1, 15), ("openai:m", 8, 2), ("local", 2, 2)],
+)
+def test_a_run_is_cut_finely_unless_a_server_sets_its_pace(agent, concurrency, spans):
+    import argparse
+
+    from agentproc.cli.workers import spans_of
+
+    args = argparse.Namespace(workers=2, agent=agent, concurrency=concurrency)
+    assert len(spans_of(args)) == spans
+
+
 def test_resume_takes_up_shard_files_cut_otherwise(capsys, suite, single, tmp_path):
     from agentproc.runs import in_shard
 

@@ -143,7 +143,7 @@ def test_the_run_file_is_untouched_until_the_merge_is_installed(tmp_path):
     run.write_bytes(rec_line("s0") + rec_line("s1"))
     folder = tmp_path / "run.jsonl.shards-2"
     folder.mkdir()
-    a, b, *_ = shard_files(folder, 2)  # the files of a run over two workers
+    a, b, *_ = shard_files(folder, plan(2))  # the files of a run over two workers
     a.write_bytes(rec_line("s0") + rec_line("s2"))
     b.write_bytes(rec_line("s1"))
     with RunWriter(run, append=True) as writer:
@@ -152,7 +152,7 @@ def test_the_run_file_is_untouched_until_the_merge_is_installed(tmp_path):
         merge.close()  # a worker failed: the run stops here
         assert run.read_bytes() == rec_line("s0") + rec_line("s1")
         assert a.exists() and b.exists()
-        assert merge_shards(folder, 2, writer, ORDER) == 3
+        assert merge_shards(folder, plan(2), writer, ORDER) == 3
     assert run.read_bytes() == rec_line("s0") + rec_line("s1") + rec_line("s2")
     assert not folder.exists()
 
@@ -186,6 +186,10 @@ def test_the_plan_spans_every_shard_once_largest_first(workers):
     assert sizes == sorted(sizes, reverse=True) and sizes[-1] == 1
     assert sizes[0] == count // (2 * workers)  # the first spans go out at once, one each
     assert len(spans) <= 10 * workers  # few enough that a span's start costs little
+
+
+def test_a_plan_not_fine_is_a_span_per_worker():
+    assert plan(3, fine=False) == [(1, 1, 3), (2, 2, 3), (3, 3, 3)]
 
 
 def test_a_span_is_named_as_the_shard_option_gives_it(tmp_path):
