@@ -216,20 +216,6 @@ def test_a_bad_suite_fails_before_any_worker_starts(capsys, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["S"]
 
 
-def _pids_of(marker: str) -> list[int]:
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:
-            continue
-        if marker in cmd and "agentproc" in cmd:
-            pids.append(int(entry.name))
-    return pids
-
-
 def _wait_for_lines(path: Path, n: int, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -258,6 +244,33 @@ def test_a_killed_worker_loses_nothing_and_resume_finishes_the_run(tmp_path):
     done = subprocess.run([*argv, "--resume"], capture_output=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert run.read_bytes() == single.read_bytes()  # every episode once, in suite order
+
+
+def test_ctrl_c_stops_every_worker_and_resume_finishes_the_run(tmp_path):
+    suite = tmp_path / "S"
+    assert main(["generate", "--steps", "25", "--count", "60", "--out", str(suite)]) == 0
+    single = tmp_path / "single.jsonl"
+    assert main(["run", str(suite), *SIM, "--out", str(single)]) == 0
+    run = tmp_path / "run.jsonl"
+    argv = [sys.executable, "-m", "agentproc", "run", str(suite), *SIM, "--workers", "2",
+            "--out", str(run)]  # fmt: skip
+    parent = subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+    )
+    folder = tmp_path / "run.jsonl.shards-2"
+    _wait_for_lines(folder / "shard-1-16-of-64.jsonl", 3)
+    os.killpg(parent.pid, signal.SIGINT)  # as Ctrl-C does: the parent and its workers
+    _, err = parent.communicate(timeout=120)
+    assert parent.returncode == 130 and b"--resume --workers 2 goes on" in err
+    assert b"Traceback" not in err and run.read_bytes() == b""
+    pids = [int(p.read_text()) for p in folder.glob("*.pid")]
+    deadline = time.monotonic() + 10
+    while any(Path(f"/proc/{pid}").exists() for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(Path(f"/proc/{pid}").exists() for pid in pids)  # no worker left running
+    done = subprocess.run([*argv, "--resume"], capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert run.read_bytes() == single.read_bytes()
 
 
 # -- Ray ------------------------------------------------------------------------------
