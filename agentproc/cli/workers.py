@@ -156,10 +156,10 @@ def _first_error(log: Path) -> str:
 
 
 class _Watch:
-    """The parent's part while the shards run (a :data:`Tick`): the progress bar, every
+    """The parent's part while the spans run (a :data:`Tick`): the progress bar, every
     :data:`POLL` seconds when there is one, and the merge so far, once a worker has
-    ended and left its core free (before that, merging would take time from the
-    workers)."""
+    nothing left to do and its core is free (before that, merging would take time from
+    the workers)."""
 
     def __init__(self, merge: ShardMerge | None, progress: Callable[[], None] | None) -> None:
         self.merge = merge
