@@ -216,6 +216,16 @@ def test_a_bad_suite_fails_before_any_worker_starts(capsys, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["S"]
 
 
+@pytest.fixture(scope="module")
+def long_suite(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A suite long enough to stop a run in its middle, and its run by one process."""
+    root = tmp_path_factory.mktemp("long")
+    suite, single = root / "S", root / "single.jsonl"
+    assert main(["generate", "--steps", "25", "--count", "60", "--out", str(suite)]) == 0
+    assert main(["run", str(suite), *SIM, "--out", str(single)]) == 0
+    return suite, single
+
+
 def _wait_for_lines(path: Path, n: int, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -225,11 +235,8 @@ def _wait_for_lines(path: Path, n: int, timeout: float = 60.0) -> None:
     raise AssertionError(f"{path} did not reach {n} lines")
 
 
-def test_a_killed_worker_loses_nothing_and_resume_finishes_the_run(tmp_path):
-    suite = tmp_path / "S"
-    assert main(["generate", "--steps", "25", "--count", "60", "--out", str(suite)]) == 0
-    single = tmp_path / "single.jsonl"
-    assert main(["run", str(suite), *SIM, "--out", str(single)]) == 0
+def test_a_killed_worker_loses_nothing_and_resume_finishes_the_run(long_suite, tmp_path):
+    suite, single = long_suite
     run = tmp_path / "run.jsonl"
     argv = [sys.executable, "-m", "agentproc", "run", str(suite), *SIM, "--workers", "2",
             "--out", str(run)]  # fmt: skip
@@ -246,11 +253,8 @@ def test_a_killed_worker_loses_nothing_and_resume_finishes_the_run(tmp_path):
     assert run.read_bytes() == single.read_bytes()  # every episode once, in suite order
 
 
-def test_ctrl_c_stops_every_worker_and_resume_finishes_the_run(tmp_path):
-    suite = tmp_path / "S"
-    assert main(["generate", "--steps", "25", "--count", "60", "--out", str(suite)]) == 0
-    single = tmp_path / "single.jsonl"
-    assert main(["run", str(suite), *SIM, "--out", str(single)]) == 0
+def test_ctrl_c_stops_every_worker_and_resume_finishes_the_run(long_suite, tmp_path):
+    suite, single = long_suite
     run = tmp_path / "run.jsonl"
     argv = [sys.executable, "-m", "agentproc", "run", str(suite), *SIM, "--workers", "2",
             "--out", str(run)]  # fmt: skip
