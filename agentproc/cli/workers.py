@@ -29,7 +29,8 @@ from agentproc.errors import AgentprocError, InputError
 
 if TYPE_CHECKING:
     from agentproc.runs import EpisodeKey, EpisodeRecord
-    from agentproc.runs.shards import Shard, ShardMerge
+    from agentproc.runs.shards import ShardMerge
+    from agentproc.runs.split import Shard
 
 _NOT_FORWARDED = frozenset(
     {"command", "out", "overwrite", "resume", "workers", "backend", "address", "shard"}

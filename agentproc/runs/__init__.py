@@ -111,12 +111,6 @@ if TYPE_CHECKING:  # the same names, for IDEs and type checkers (``X as X`` re-e
         arun_suite as arun_suite,
     )
     from agentproc.runs.runner import (
-        in_shard as in_shard,
-    )
-    from agentproc.runs.runner import (
-        parse_shard as parse_shard,
-    )
-    from agentproc.runs.runner import (
         run_suite as run_suite,
     )
     from agentproc.runs.runner import (
@@ -151,6 +145,12 @@ if TYPE_CHECKING:  # the same names, for IDEs and type checkers (``X as X`` re-e
     )
     from agentproc.runs.session import (
         trial_seed as trial_seed,
+    )
+    from agentproc.runs.split import (
+        in_shard as in_shard,
+    )
+    from agentproc.runs.split import (
+        parse_shard as parse_shard,
     )
     from agentproc.runs.stored import (
         ScenarioStore as ScenarioStore,
@@ -203,8 +203,8 @@ _EXPORTS: dict[str, str] = {
     "EpisodeFn": "agentproc.runs.runner",
     "RunSummary": "agentproc.runs.runner",
     "arun_suite": "agentproc.runs.runner",
-    "in_shard": "agentproc.runs.runner",
-    "parse_shard": "agentproc.runs.runner",
+    "in_shard": "agentproc.runs.split",
+    "parse_shard": "agentproc.runs.split",
     "run_suite": "agentproc.runs.runner",
     "select": "agentproc.runs.runner",
     "BUDGET_EXHAUSTED": "agentproc.runs.session",

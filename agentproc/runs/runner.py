@@ -11,7 +11,6 @@ and ``resume`` picks up where the file ends.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import time
 from collections.abc import Awaitable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -21,7 +20,6 @@ from typing import Any, Protocol
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from agentproc.errors import ConfigError
 from agentproc.runs.collector import frozen
 from agentproc.runs.episode import Episode, Mode
 from agentproc.runs.keys import EpisodeKey
@@ -29,6 +27,7 @@ from agentproc.runs.progress import ProgressLog
 from agentproc.runs.records import episode_record
 from agentproc.runs.runfile import completed_ids
 from agentproc.runs.session import EpisodeSession, harness_error
+from agentproc.runs.split import Shard, in_shard
 from agentproc.runs.writer import RunWriter
 from agentproc.workflow import Scenario
 
@@ -37,37 +36,6 @@ class EpisodeFn(Protocol):
     """Runs one episode of a scenario (the agent is bound in); ``trial`` picks the repetition."""
 
     def __call__(self, scenario: Scenario, trial: int = 0) -> Awaitable[Episode]: ...
-
-
-Shard = tuple[int, int, int]
-"""Shards ``first`` to ``last`` of ``count``, numbered from 1: ``--shard 2/4`` is
-``(2, 2, 4)``, ``--shard 1-3/8`` is ``(1, 3, 8)``."""
-
-
-def parse_shard(text: str) -> Shard:
-    """``"2/4"`` -> ``(2, 2, 4)``: the second of four shards; ``"1-3/8"`` -> ``(1, 3, 8)``:
-    the first three of eight (numbered from 1)."""
-    try:
-        span, count = text.split("/")
-        first, dash, last = span.partition("-")
-        shard = (int(first), int(last if dash else first), int(count))
-    except ValueError:
-        raise ConfigError(
-            f"--shard must look like i/n or i-j/n, e.g. 1/4 or 1-2/8 (not {text!r})"
-        ) from None
-    if not 1 <= shard[0] <= shard[1] <= shard[2]:
-        raise ConfigError(f"--shard {text}: i (and j) must be between 1 and n, i before j")
-    return shard
-
-
-def in_shard(scenario_id: str, shard: Shard | tuple[int, int] | None) -> bool:
-    """Whether a scenario belongs to a shard (or a span of shards, :data:`Shard`); the
-    split depends on the id alone. ``(i, n)`` is shard ``i`` of ``n``."""
-    if shard is None:
-        return True
-    first, last, count = shard if len(shard) == 3 else (shard[0], shard[0], shard[1])
-    digest = hashlib.sha256(scenario_id.encode()).digest()
-    return first - 1 <= int.from_bytes(digest[:8], "big") % count <= last - 1
 
 
 def select(

@@ -26,6 +26,7 @@ from agentproc.errors import InputError, OutputError
 from agentproc.jsonio import loads
 from agentproc.runs.keys import EpisodeKey, episode_key
 from agentproc.runs.layout import head_of
+from agentproc.runs.split import Shard, in_shard, shard_spec
 from agentproc.runs.writer import BUFFER, RunWriter
 
 if TYPE_CHECKING:
@@ -37,8 +38,6 @@ def shard_folder(out: Path, workers: int) -> Path:
     return out.parent / f"{out.name}.shards-{workers}"
 
 
-Shard = tuple[int, int, int]
-"""Shards ``first`` to ``last`` of ``count`` (see :data:`agentproc.runs.runner.Shard`)."""
 SHARDS_PER_WORKER = 32
 """How finely a run over N workers is cut: into spans of N x this many shards."""
 
@@ -62,12 +61,6 @@ def plan(workers: int, fine: bool = True) -> list[Shard]:
         spans.append((first, first + size - 1, count))
         first += size
     return spans
-
-
-def shard_spec(shard: Shard) -> str:
-    """The ``--shard`` text of a span: ``3/64`` or ``1-16/64``."""
-    first, last, count = shard
-    return f"{first}/{count}" if first == last else f"{first}-{last}/{count}"
 
 
 def shard_file(folder: Path, shard: Shard) -> Path:
@@ -108,7 +101,6 @@ def split_run(sources: list[Path], folder: Path, spans: list[Shard]) -> int:
     or shard files of another layout) out to the files of ``spans`` (a :func:`plan`);
     returns the number of records copied."""
     from agentproc.runs.runfile import read_run  # reading checks records: the whole stack
-    from agentproc.runs.runner import in_shard
 
     folder.mkdir(parents=True, exist_ok=True)
     writers = [RunWriter(shard_file(folder, s), append=True) for s in spans]
