@@ -21,10 +21,11 @@ from agentproc.cli.parser import build_parser
 from agentproc.errors import AgentprocError, OutputError
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``agentproc`` command."""
+def main(argv: Sequence[str] | None = None, parser: argparse.ArgumentParser | None = None) -> int:
+    """Entry point of the ``agentproc`` command; ``parser``, when given, is one
+    :func:`build_parser` made earlier (a worker running many shards builds it once)."""
     _printable_streams()
-    args = build_parser().parse_args(argv)
+    args = (parser or build_parser()).parse_args(argv)
     out = Console(soft_wrap=True)
     err = Console(stderr=True, soft_wrap=True)
     try:

@@ -15,11 +15,16 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import argparse
 
 
-def run_shard(argv: list[str], log: str) -> int:
+def run_shard(argv: list[str], log: str, parser: argparse.ArgumentParser | None = None) -> int:
     """One shard's ``agentproc run``, in this process, its output in ``log`` (and this
-    process's id beside it, in ``<log stem>.pid``)."""
+    process's id beside it, in ``<log stem>.pid``); ``parser``: the command line's parser,
+    built once for the shards a worker runs."""
     from agentproc.cli import main
 
     Path(log).with_suffix(".pid").write_text(str(os.getpid()))
@@ -28,7 +33,7 @@ def run_shard(argv: list[str], log: str) -> int:
         contextlib.redirect_stdout(fh),
         contextlib.redirect_stderr(fh),
     ):
-        return main(argv)
+        return main(argv, parser)
 
 
 def serve() -> int:
@@ -37,10 +42,15 @@ def serve() -> int:
     standard output otherwise goes to its standard error)."""
     statuses = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    parser = None
     try:
         for line in sys.stdin:
             argv, log = json.loads(line)
-            statuses.write(f"{run_shard(argv, log)}\n")
+            if parser is None:
+                from agentproc.cli import build_parser
+
+                parser = build_parser()
+            statuses.write(f"{run_shard(argv, log, parser)}\n")
             statuses.flush()
     except KeyboardInterrupt:  # the parent was interrupted too, and says so
         return 130

@@ -8,9 +8,11 @@ with it alone; :mod:`agentproc.procedures.suites` builds the rest on it.
 from __future__ import annotations
 
 import hashlib
+import os
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from agentproc.errors import InputError
 from agentproc.jsonio import loads, read_json, unreadable
@@ -20,7 +22,11 @@ PROCEDURES = "procedures.jsonl"
 
 
 def check_complete(folder_: Path, target: Path) -> None:
-    """A suite is complete only with its manifest, and its procedures are what it says."""
+    """A suite is complete only with its manifest, and its procedures are what it says.
+
+    A file found unchanged since it last matched its digest in this process (see
+    :func:`stamp`) is not read again: a worker running a suite's spans one after another
+    checks the suite once."""
     manifest_path = folder_ / MANIFEST
     if not manifest_path.exists():
         raise InputError(
@@ -32,9 +38,12 @@ def check_complete(folder_: Path, target: Path) -> None:
     expected = manifest.get("sha256") if isinstance(manifest, dict) else None
     if expected is None:  # a suite written before manifests carried a digest
         return
-    digest = hashlib.sha256()
     try:
         with open(target, "rb") as fh:
+            seen = stamp(os.fstat(fh.fileno()))
+            if seen is not None and _checked.get(str(target)) == (seen, expected):
+                return
+            digest = hashlib.sha256()
             for block in iter(lambda: fh.read(1 << 20), b""):
                 digest.update(block)
     except OSError as exc:
@@ -43,6 +52,87 @@ def check_complete(folder_: Path, target: Path) -> None:
         raise InputError(
             target, f"does not match the digest in {MANIFEST} (changed after generation)"
         )
+    if seen is not None:
+        _remember(_checked, str(target), (seen, expected))
+
+
+Stamp = tuple[int, int, int, int]
+"""A file's device, inode, size and modification time (ns): the same stamp, the same bytes."""
+SETTLED_NS = 2_000_000_000
+"""How long ago a file must have last changed for its stamp to be trusted. The kernel
+dates a change by a coarse clock, so a file written twice within one tick keeps its
+stamp; one last changed earlier than this gets a new stamp if it changes again (as git
+treats a "racily clean" file)."""
+_REMEMBERED = 4
+"""Files whose check and line index a process remembers (a run reads one suite)."""
+_checked: dict[str, tuple[Stamp, str]] = {}
+"""Procedures file -> its stamp when it last matched its manifest's digest, and that digest."""
+_indexes: dict[str, tuple[Stamp, list[Line]]] = {}
+"""Procedures file -> its stamp when it was indexed, and its :func:`line_index`."""
+
+
+def stamp(st: os.stat_result) -> Stamp | None:
+    """The stamp of a file's ``stat``; ``None`` when it changed too recently to trust
+    (:data:`SETTLED_NS`)."""
+    if time.time_ns() - st.st_mtime_ns < SETTLED_NS:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _remember(memo: dict[str, Any], key: str, value: Any) -> None:
+    if key not in memo and len(memo) >= _REMEMBERED:
+        memo.clear()
+    memo[key] = value
+
+
+Line = tuple[int, int, int, str | None]
+"""``(line number, offset, length, id)`` of a non-blank line of a procedures file; the id
+is ``None`` where the line is laid out otherwise than ``write_suite`` writes it."""
+
+
+def line_index(target: Path) -> list[Line]:
+    """Where each non-blank line of a procedures file is, and its id, read in one pass
+    without parsing the lines; remembered while the file keeps its :func:`stamp`, so the
+    spans of a suite run one after another in a worker find their lines without reading
+    the others."""
+    with _open(target) as fh:
+        return _index(target, fh)
+
+
+def indexed_lines(
+    target: Path, keep: Callable[[str], bool] | None = None
+) -> Iterator[tuple[int, bytes]]:
+    """The non-blank lines of a procedures file with their numbers, by its
+    :func:`line_index`; with ``keep``, a line whose id it refuses is passed over unread."""
+    with _open(target) as fh:
+        for lineno, offset, size, sid in _index(target, fh):
+            if keep is not None and sid is not None and not keep(sid):
+                continue
+            fh.seek(offset)
+            yield lineno, fh.read(size)
+
+
+def _open(target: Path) -> BinaryIO:
+    try:
+        return open(target, "rb")
+    except OSError as exc:
+        raise unreadable(target, exc) from None
+
+
+def _index(target: Path, fh: BinaryIO) -> list[Line]:
+    seen = stamp(os.fstat(fh.fileno()))
+    known = _indexes.get(str(target))
+    if seen is not None and known is not None and known[0] == seen:
+        return known[1]
+    index: list[Line] = []
+    offset = 0
+    for lineno, raw in enumerate(fh, start=1):
+        if raw.strip():
+            index.append((lineno, offset, len(raw), id_of(raw)))
+        offset += len(raw)
+    if seen is not None:
+        _remember(_indexes, str(target), (seen, index))
+    return index
 
 
 IdReader = Callable[[Path, str, Any], str]
@@ -58,14 +148,15 @@ def procedure_ids(folder_: Path, read_id: IdReader) -> Iterator[str]:
     if not target.exists():
         raise InputError(folder_, f"not a suite folder: {PROCEDURES} is missing")
     check_complete(Path(folder_), target)
-    for lineno, raw in raw_lines(target):
-        sid = id_of(raw)
-        if sid is None:
-            try:
-                sid = read_id(target, f"line {lineno}", loads(raw))
-            except ValueError as exc:
-                raise InputError(target, f"not valid JSON ({exc})", f"line {lineno}") from None
-        yield sid
+    with _open(target) as fh:
+        for lineno, offset, size, sid in _index(target, fh):
+            if sid is None:  # laid out otherwise: read as a procedure
+                fh.seek(offset)
+                try:
+                    sid = read_id(target, f"line {lineno}", loads(fh.read(size)))
+                except ValueError as exc:
+                    raise InputError(target, f"not valid JSON ({exc})", f"line {lineno}") from None
+            yield sid
 
 
 def id_of(raw: bytes) -> str | None:
@@ -77,14 +168,3 @@ def id_of(raw: bytes) -> str | None:
     if end < 0 or b"\\" in raw[7:end]:
         return None
     return raw[7:end].decode("utf-8", "replace")
-
-
-def raw_lines(path: Path) -> Iterator[tuple[int, bytes]]:
-    try:
-        fh = open(path, "rb")  # noqa: SIM115 (closed by the with block below)
-    except OSError as exc:
-        raise unreadable(path, exc) from None
-    with fh:
-        for lineno, raw in enumerate(fh, start=1):
-            if raw.strip():
-                yield lineno, raw

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from agentproc.arith import Mode, Op
 from agentproc.errors import AgentprocError, InputError, OutputError, unknown_key
 from agentproc.jsonio import cannot_write, invalid, json_lines, loads, read_json
-from agentproc.procedures.files import MANIFEST, PROCEDURES, check_complete, id_of, raw_lines
+from agentproc.procedures.files import MANIFEST, PROCEDURES, check_complete, indexed_lines
 from agentproc.procedures.files import procedure_ids as ids_in
 from agentproc.procedures.generate import Cell, Procedure, StepDef, generate_procedure, problem_of
 from agentproc.resources import folder
@@ -308,10 +308,7 @@ def read_procedures(
         for lineno, data in json_lines(target):
             yield procedure_of_json(target, f"line {lineno}", data)
         return
-    for lineno, raw in raw_lines(target):
-        sid = id_of(raw)
-        if sid is not None and not keep(sid):
-            continue
+    for lineno, raw in indexed_lines(target, keep):  # the lines of other ids unread
         try:
             data = loads(raw)
         except ValueError as exc:

@@ -16,7 +16,7 @@ import pytest
 from helpers import cli
 
 from agentproc.cli import main
-from agentproc.runs import RunWriter, read_run
+from agentproc.runs import RunWriter, in_shard, read_run
 
 SIM = ["--agent", "sim:decay"]
 
@@ -139,6 +139,22 @@ def test_each_worker_takes_the_next_span_as_it_finishes_one_in_the_same_process(
     assert sum((tmp_path / f"{k}.jsonl").read_bytes().count(b"\n") for k in range(6)) == 30
     assert seen[-1] == (set(range(6)), True)
     assert not any(free for finished, free in seen if len(finished) < 4)  # spans still to hand out
+
+
+def test_one_parser_serves_a_worker_s_spans_each_with_only_its_own_options(suite, tmp_path):
+    from agentproc.cli import build_parser
+    from agentproc.cli.shard_worker import run_shard
+
+    parser = build_parser()  # built once, as a worker does for all its spans
+    first = ["run", str(suite), *SIM, "--shard", "1/2", "--out", str(tmp_path / "a.jsonl")]
+    second = ["run", str(suite), "--agent", "sim:skipped_step", "--out", str(tmp_path / "b.jsonl")]
+    assert run_shard([*first, "--trials", "2"], str(tmp_path / "a.log"), parser) == 0
+    assert run_shard(second, str(tmp_path / "b.log"), parser) == 0
+    b = records(tmp_path / "b.jsonl")
+    assert len(b) == 30 and {r["agent"] for r in b} == {"sim:skipped_step"}  # the whole suite, once
+    assert len(records(tmp_path / "a.jsonl")) == 2 * sum(
+        1 for r in b if in_shard(r["scenario_id"], (1, 2))
+    )
 
 
 def test_after_a_span_fails_no_other_is_handed_out(suite, tmp_path):
