@@ -130,9 +130,9 @@ def main() -> None:
         print(
             f"  (the two halves run by hand at once, with no parent and no merge: {hand:.2f} s, "
             f"{statistics.median(ceiling):.2f}x ({', '.join(f'{r:.2f}' for r in ceiling)}), what "
-            "two processes get on this machine; --workers 2 takes "
-            f"{statistics.median(t - h for t, h in zip(twos, hands, strict=True)):+.2f} s more: "
-            "the parent's start and the merge)"
+            "two independent processes get on this machine; --workers 2 against them: "
+            f"{statistics.median(t - h for t, h in zip(twos, hands, strict=True)):+.2f} s, the "
+            "parent's start and the merge less what forked workers and shared-out spans save)"
         )
         if a.no_ray:
             return

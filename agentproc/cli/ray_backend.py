@@ -30,19 +30,25 @@ def _ray() -> Any:
     return ray
 
 
-def ray_runner(address: str | None, workers: int) -> Any:
+class RayRunner:
     """A backend for :mod:`agentproc.cli.workers` that runs each span as a Ray task on a
     cluster (``address``; none: a cluster started on this machine for the run), Ray
-    starting the next as a CPU frees up; ``workers`` is how many may run at once."""
-    ray = _ray()
+    starting the next as a CPU frees up; ``workers`` is how many may run at once. Nothing
+    runs outside a call (:meth:`close` has nothing to stop)."""
 
-    def run_all(runs: list[tuple[list[str], Path]], tick: Any) -> list[int | None]:
+    def __init__(self, address: str | None, workers: int) -> None:
+        self.ray = _ray()  # a missing extra is said before any file is written
+        self.address = address
+        self.workers = workers
+
+    def __call__(self, runs: list[tuple[list[str], Path]], tick: Any) -> list[int | None]:
         from agentproc.cli.shard_worker import run_shard
 
+        ray = self.ray
         started_here = not ray.is_initialized()
         if started_here:
             ray.init(
-                address=address,
+                address=self.address,
                 include_dashboard=False,
                 log_to_driver=False,
                 configure_logging=False,
@@ -54,7 +60,7 @@ def ray_runner(address: str | None, workers: int) -> Any:
             while pending:
                 _, pending = ray.wait(pending, num_returns=1, timeout=POLL)  # back as one ends
                 ended = {k for k, ref in enumerate(refs) if ref not in pending}
-                tick(ended, len(pending) < workers)
+                tick(ended, len(pending) < self.workers)
             codes: list[int | None] = []
             for ref, (_, log) in zip(refs, runs, strict=True):
                 try:
@@ -68,4 +74,10 @@ def ray_runner(address: str | None, workers: int) -> Any:
             if started_here:
                 ray.shutdown()
 
-    return run_all
+    def close(self) -> None:
+        pass
+
+
+def ray_runner(address: str | None, workers: int) -> RayRunner:
+    """Spans run as Ray tasks (see :class:`RayRunner`)."""
+    return RayRunner(address, workers)

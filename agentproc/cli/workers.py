@@ -14,11 +14,12 @@ every span is done.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import shutil
 import time
 from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -93,9 +94,21 @@ Tick = Callable[[Collection[int], bool], None]
 """Called while the spans run, with those (numbered from 0, in plan order) whose run has
 ended for good and whether a worker has nothing left to do: shows progress, and merges
 once a core is free."""
-Backend = Callable[[list[ShardRun], Tick], list[int | None]]
-"""Runs the spans (their ``run`` words, each with its log), handed out in order; returns
-their exit statuses in that order (``None``: a span not run, after another failed)."""
+
+
+class Backend(Protocol):
+    """What runs the spans: made before the run file's lock is taken (local workers start
+    then), called once, then closed."""
+
+    def __call__(self, runs: list[ShardRun], tick: Tick) -> list[int | None]:
+        """Run the spans (their ``run`` words, each with its log), handed out in order;
+        their exit statuses in that order (``None``: a span not run, after another
+        failed)."""
+        ...
+
+    def close(self) -> None:
+        """Stop whatever it still runs."""
+        ...
 
 
 def _process_backend(args: argparse.Namespace) -> Backend:
@@ -232,7 +245,12 @@ def run_sharded(args: argparse.Namespace, out: Console, err: Console) -> int:
     folder = shard_folder(run, n)
     spans = spans_of(args)
     files = [shard_file(folder, s) for s in spans]
-    with RunWriter(run, append=True) as writer:  # the lock: one writer per run file
+    # Local workers start now, before the lock is taken (none holds it), and import the
+    # run stack while the folder is made ready.
+    with (
+        contextlib.closing(BACKENDS[args.backend](args)) as backend,
+        RunWriter(run, append=True) as writer,  # the lock: one writer per run file
+    ):
         if args.overwrite and not args.resume:
             for old in [folder, *stale]:
                 shutil.rmtree(old, ignore_errors=True)
@@ -263,7 +281,7 @@ def run_sharded(args: argparse.Namespace, out: Console, err: Console) -> int:
         )
         try:
             with bar:
-                codes = BACKENDS[args.backend](args)(runs, watch)
+                codes = backend(runs, watch)
         except KeyboardInterrupt:
             if watch.merge is not None:
                 watch.merge.close()

@@ -3,6 +3,7 @@ merged into the same file a single process writes; killed workers lose nothing."
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -120,8 +121,19 @@ def test_the_merge_goes_on_only_once_a_worker_has_ended(tmp_path):
     assert (tmp_path / MERGING).read_bytes() == b"".join(line % i for i in range(4))
 
 
+@pytest.fixture(params=["fork", "exec"])
+def start(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Workers forked from this process (Linux) or started as new interpreters."""
+    from agentproc.cli import local_backend
+
+    if request.param == "fork" and not hasattr(os, "fork"):
+        pytest.skip("no fork here")
+    monkeypatch.setattr(local_backend, "FORK", request.param == "fork")
+    return str(request.param)
+
+
 def test_each_worker_takes_the_next_span_as_it_finishes_one_in_the_same_process(
-    suite, single, tmp_path
+    suite, single, tmp_path, start
 ):
     from agentproc.cli.local_backend import local_runner
 
@@ -132,13 +144,79 @@ def test_each_worker_takes_the_next_span_as_it_finishes_one_in_the_same_process(
         for k, spec in enumerate(specs)
     ]  # fmt: skip
     seen: list[tuple[set[int], bool]] = []
-    codes = local_runner(2)(runs, lambda finished, free: seen.append((set(finished), free)))
+    with contextlib.closing(local_runner(2)) as pool:
+        codes = pool(runs, lambda finished, free: seen.append((set(finished), free)))
     assert codes == [0] * len(specs)
     pids = {(tmp_path / f"{k}.pid").read_text() for k in range(len(specs))}
-    assert len(pids) == 2  # two processes ran the six spans
+    assert len(pids) == 2 and str(os.getpid()) not in pids  # two processes ran the six spans
     assert sum((tmp_path / f"{k}.jsonl").read_bytes().count(b"\n") for k in range(6)) == 30
     assert seen[-1] == (set(range(6)), True)
     assert not any(free for finished, free in seen if len(finished) < 4)  # spans still to hand out
+
+
+def test_a_worker_ends_when_released_while_the_others_still_wait(start):
+    # A worker started later must not hold the earlier ones' standard input open.
+    from agentproc.cli.local_backend import local_runner
+
+    with contextlib.closing(local_runner(3)) as pool:
+        first, *others = pool.pool
+        first.release()
+        deadline = time.monotonic() + 30
+        while first.proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert first.proc.returncode == 0
+        assert all(w.proc.poll() is None for w in others)
+
+
+def test_a_worker_that_fails_outside_a_span_says_why_in_its_log(tmp_path, start):
+    from agentproc.cli.local_backend import local_runner
+
+    runs = [(["run", "--version"], tmp_path / "0.log")]
+    with contextlib.closing(local_runner(1)) as pool:
+        pool.pool[0].send({"log": str(tmp_path / "worker.log")})
+        pool.pool[0].send("not a shard")  # a fault of the worker's own: it ends
+        # The span is lost either way: handed to the worker before it ended (its exit
+        # status), or found it had ended (not run).
+        assert pool(runs, lambda finished, free: None) in ([None], [1])
+    log = (tmp_path / "worker.log").read_text()
+    assert "Traceback" in log and "ValueError" in log
+    assert not (tmp_path / "0.log").exists()
+
+
+def test_a_worker_imports_at_its_start_what_a_simulated_agent_s_span_needs(suite, tmp_path):
+    code = (
+        "import importlib, sys\n"
+        "from agentproc.cli.shard_worker import WARM\n"
+        "for name in WARM: importlib.import_module(name)\n"
+        "before = set(sys.modules)\n"
+        "from agentproc.cli import main\n"
+        f"main(['run', {str(suite)!r}, '--agent', 'sim:decay', '--shard', '1/4', "
+        f"'--out', {str(tmp_path / 'r.jsonl')!r}])\n"
+        "print(sorted(m for m in set(sys.modules) - before if m.startswith('agentproc')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_local_workers_start_before_the_run_file_is_locked(capsys, suite, monkeypatch, tmp_path):
+    # A worker forked while the parent held the lock would hold it too, after the run.
+    from agentproc.cli import local_backend, workers
+
+    run = tmp_path / "run.jsonl"
+    free: list[bool] = []
+
+    def started(args):
+        try:
+            with RunWriter(run, append=True):
+                free.append(True)
+        except Exception:
+            free.append(False)
+        return local_backend.local_runner(args.workers)
+
+    monkeypatch.setitem(workers.BACKENDS, "processes", started)
+    code, _, _ = cli(capsys, "run", suite, *SIM, "--workers", "2", "--out", run)
+    assert code == 0 and free == [True]
 
 
 def test_one_parser_serves_a_worker_s_spans_each_with_only_its_own_options(suite, tmp_path):
@@ -157,14 +235,15 @@ def test_one_parser_serves_a_worker_s_spans_each_with_only_its_own_options(suite
     )
 
 
-def test_after_a_span_fails_no_other_is_handed_out(suite, tmp_path):
+def test_after_a_span_fails_no_other_is_handed_out(suite, tmp_path, start):
     from agentproc.cli.local_backend import local_runner
 
     bad = ["run", str(tmp_path / "nope"), *SIM, "--out", str(tmp_path / "0.jsonl")]
     good = [["run", str(suite), *SIM, "--shard", f"{k}/3", "--out", str(tmp_path / f"{k}.jsonl")]
             for k in (1, 2, 3)]  # fmt: skip
     runs = [(argv, tmp_path / f"{k}.log") for k, argv in enumerate([bad, *good])]
-    assert local_runner(1)(runs, lambda finished, free: None) == [2, None, None, None]
+    with contextlib.closing(local_runner(1)) as pool:
+        assert pool(runs, lambda finished, free: None) == [2, None, None, None]
     assert "nope" in (tmp_path / "0.log").read_text()
     assert not (tmp_path / "1.jsonl").exists()
 
@@ -234,10 +313,12 @@ def test_a_bad_suite_fails_before_any_worker_starts(capsys, tmp_path):
 
 @pytest.fixture(scope="module")
 def long_suite(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """A suite long enough to stop a run in its middle, and its run by one process."""
+    """A suite long enough to stop a run in its middle (about a second over two workers:
+    a stop sent a poll after the first lines must find it still running), and its run by
+    one process."""
     root = tmp_path_factory.mktemp("long")
     suite, single = root / "S", root / "single.jsonl"
-    assert main(["generate", "--steps", "25", "--count", "60", "--out", str(suite)]) == 0
+    assert main(["generate", "--steps", "25", "--count", "400", "--out", str(suite)]) == 0
     assert main(["run", str(suite), *SIM, "--out", str(single)]) == 0
     return suite, single
 
