@@ -57,7 +57,11 @@ class _Forked:
         _reap()
         pid = os.fork()
         if pid == 0:  # pragma: no cover (the child; its exit status is what the tests see)
-            os._exit(_child(to_child, to_parent, [from_parent, from_child, *others]))
+            code = EXIT_FAILED
+            try:
+                code = _child(to_child, to_parent, [from_parent, from_child, *others])
+            finally:  # never back into the parent's code
+                os._exit(code)
         os.close(to_child)
         os.close(to_parent)
         self.pid = pid
@@ -66,16 +70,20 @@ class _Forked:
         self.returncode: int | None = None
 
     def poll(self) -> int | None:
-        if self.returncode is None:
-            pid, status = os.waitpid(self.pid, os.WNOHANG)
-            if pid:
-                self.returncode = os.waitstatus_to_exitcode(status)
-        return self.returncode
+        return self._wait(os.WNOHANG)
 
     def wait(self) -> int:
+        return self._wait(0) or 0  # without WNOHANG it has a status
+
+    def _wait(self, flags: int) -> int | None:
         if self.returncode is None:
-            _, status = os.waitpid(self.pid, 0)
-            self.returncode = os.waitstatus_to_exitcode(status)
+            try:
+                pid, status = os.waitpid(self.pid, flags)
+            except ChildProcessError:  # reaped elsewhere (SIGCHLD ignored): as Popen does
+                self.returncode = 0
+                return 0
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
         return self.returncode
 
     def terminate(self) -> None:

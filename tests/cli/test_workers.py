@@ -168,6 +168,18 @@ def test_a_worker_ends_when_released_while_the_others_still_wait(start):
         assert all(w.proc.poll() is None for w in others)
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
+def test_a_forked_worker_reaped_elsewhere_counts_as_ended(monkeypatch):
+    from agentproc.cli import local_backend
+
+    monkeypatch.setattr(local_backend, "FORK", True)
+    with contextlib.closing(local_backend.local_runner(1)) as pool:
+        worker = pool.pool[0]
+        worker.release()
+        os.waitpid(worker.proc.pid, 0)  # as a SIGCHLD handler of the caller's might
+        assert worker.proc.poll() == 0 and worker.proc.wait() == 0
+
+
 def test_a_worker_that_fails_outside_a_span_says_why_in_its_log(tmp_path, start):
     from agentproc.cli.local_backend import local_runner
 
