@@ -35,6 +35,36 @@ def test_variant_schema_file_is_generated_from_the_model():
     Draft202012Validator.check_schema(variant_schema())
 
 
+def test_every_field_of_a_variant_file_is_described_by_its_docstring():
+    from agentproc.workflow.variant import PromptTemplate, ToolFaults, field_docstrings
+
+    schema = variant_schema()
+    for model, where in (
+        (Variant, schema),
+        (PromptTemplate, schema["$defs"]["PromptTemplate"]),
+        (ToolFaults, schema["$defs"]["ToolFaults"]),
+    ):
+        docs = field_docstrings(model)
+        assert set(docs) == set(model.model_fields) == set(where["properties"])
+        assert {k: p["description"] for k, p in where["properties"].items()} == docs
+
+
+def test_field_docstrings_reads_the_string_under_each_annotated_field():
+    from agentproc.workflow.variant import field_docstrings
+
+    class Doc:
+        a: int = 1
+        """First line.
+
+            indented on."""
+        b: str  # none: a field follows
+        c: int = 2
+        "A plain string counts too."
+
+    docs = {"a": "First line.\n\nindented on.", "c": "A plain string counts too."}
+    assert field_docstrings(Doc) == docs
+
+
 @pytest.mark.parametrize("path", sorted((ROOT / "scenarios" / "variants").glob("*.toml")))
 def test_every_shipped_variant_file_validates_against_the_schema_and_changes_something(path):
     validator = Draft202012Validator(json.loads(SCHEMA.read_text(encoding="utf-8")))
