@@ -85,26 +85,34 @@ _EXACT_LOW, _EXACT_HIGH = -(2.0**63), 2.0**64
 """orjson reads an integer literal in this range exactly, and one outside it as a float."""
 
 
-def loads_object(text: str) -> Any:
-    """:func:`loads` of a short text expected to hold a flat JSON object (a call's
-    arguments), checked after the fast parse instead of before it: the parsed object is
-    kept unless a value is nested or is a float outside :data:`_EXACT_LOW` ..
-    :data:`_EXACT_HIGH` (where an integer orjson could not hold may have landed), and
-    only then read again by :func:`loads`. The same result and errors as :func:`loads`."""
+def plain_object(text: str) -> dict[str, Any] | None:
+    """A short text holding a flat JSON object (a call's arguments), parsed fast, or
+    ``None`` when :func:`loads` must read it: it does not parse so, is not an object, or
+    a value is nested or is a float outside :data:`_EXACT_LOW` .. :data:`_EXACT_HIGH`
+    (where an integer orjson could not hold may have landed). Checked after the parse,
+    not before it: relabelling a run reads every call's arguments through it."""
     try:
         obj = _fast_loads(text)
     except ValueError:
-        return loads(text)
-    if type(obj) is dict:
-        for value in obj.values():
-            kind = type(value)
-            if kind is float:
-                if not _EXACT_LOW < value < _EXACT_HIGH:
-                    return loads(text)
-            elif kind is dict or kind is list:
-                return loads(text)
-        return obj
-    return loads(text)
+        return None
+    if type(obj) is not dict:
+        return None
+    for value in obj.values():
+        kind = type(value)
+        if kind is float:
+            if not _EXACT_LOW < value < _EXACT_HIGH:
+                return None
+        elif kind is dict or kind is list:
+            return None
+    return obj
+
+
+def loads_object(text: str) -> Any:
+    """:func:`loads` of a short text expected to hold a flat JSON object (a call's
+    arguments): :func:`plain_object` first, :func:`loads` when that cannot tell. The same
+    result and errors as :func:`loads`."""
+    obj = plain_object(text)
+    return loads(text) if obj is None else obj
 
 
 def unreadable(path: Path, exc: OSError | UnicodeDecodeError) -> InputError:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentproc.jsonio import loads, loads_object
+from agentproc.jsonio import loads, loads_object, plain_object
 
 LONG = 12345678901234567890123  # beyond 64 bits: orjson alone would read a float
 
@@ -58,6 +58,30 @@ def test_loads_object_reads_what_loads_reads(text: str):
     got, want = loads_object(text), loads(text)
     assert got == want
     assert [type(v) for v in _values(got)] == [type(v) for v in _values(want)]
+
+
+@pytest.mark.parametrize(
+    ("text", "fast"),
+    [
+        ('{"S3": 1.5, "S4": -2, "S5": "x", "S6": true, "S7": null}', True),
+        ('{"S3": 18446744073709551615, "S4": -9223372036854775808}', True),
+        ("{}", True),
+        ('{"S3": 12345678901234567890123}', False),  # landed as a float: read exactly
+        ('{"S3": 1e300}', False),
+        ('{"S3": [1]}', False),
+        ('{"S3": {"x": 1}}', False),
+        ("[1, 2]", False),
+        ('{"a": ', False),
+        ('{"a": NaN}', False),
+    ],
+)
+def test_plain_object_reads_a_flat_object_or_leaves_it_to_loads(text: str, fast: bool):
+    got = plain_object(text)
+    if not fast:
+        assert got is None
+        return
+    want = loads(text)
+    assert got == want and [type(v) for v in _values(got)] == [type(v) for v in _values(want)]
 
 
 def _values(obj: object) -> list[object]:

@@ -86,9 +86,6 @@ def _key(label: object) -> str:
 
 WORKFLOWS = 256
 """Built workflows kept (one per distinct scenario and variant), least recently used out."""
-ARGUMENTS = 1 << 14
-"""Parsed argument texts kept (the same text recurs across a scenario's trials); all are
-let go, between episodes, once there are this many."""
 
 
 class _Labeller:
@@ -98,8 +95,6 @@ class _Labeller:
         self.path = path
         self.store = store
         self._built: OrderedDict[tuple[int, str], tuple[Workflow, Presented | None]] = OrderedDict()
-        self._parsed: dict[str, dict[str, Any]] = {}
-        """Argument text -> its parsed object (read only: the monitor never changes it)."""
 
     def label(self, lineno: int | None, rec: dict[str, Any]) -> tuple[list[Label], Metrics]:
         where = f"{self.path}: line {lineno}" if lineno else str(self.path)
@@ -115,10 +110,8 @@ class _Labeller:
         calls = rec["calls"]
         if presented is None and type(calls) is list and calls and type(calls[0]) is list:
             # Compact calls, no presentation to undo: the common case.
-            if len(self._parsed) >= ARGUMENTS:
-                self._parsed.clear()
             try:
-                monitor.observe_stored(calls, self._parsed)
+                monitor.observe_stored(calls)
             except StoredCallError as exc:
                 field = f"calls[{exc.index}]" + (f".{exc.field}" if exc.field else "")
                 raise RunFileError(where, exc.reason, field) from None

@@ -15,6 +15,7 @@ from decimal import Decimal
 from typing import Any
 
 from agentproc.arith import to_number, to_units
+from agentproc.jsonio import plain_object
 from agentproc.labelling.core import OTHER, PROPAGATED, Entry, LabelCore, confusion_cause
 from agentproc.labelling.labels import Label, LabelKind, Metrics
 from agentproc.workflow import CallRecord, ScenarioStep, Workflow
@@ -85,23 +86,18 @@ class Monitor:
         elif finish:
             core.record_answer(entry, answer, refused=refused is not None)
 
-    def observe_stored(
-        self,
-        calls: Sequence[Any],
-        known: dict[str, dict[str, Any]] | None = None,
-    ) -> None:
+    def observe_stored(self, calls: Sequence[Any]) -> None:
         """:meth:`observe` each call of a stored trace straight from its compact parts
         ``[name, arguments, step, refused, value]``, as :meth:`CallRecord.stored` reads
         them, without building records (relabelling a run does this for every call).
 
-        ``known`` maps argument texts to their parsed objects (which the monitor never
-        changes); each other text is parsed by
-        :func:`~agentproc.workflow.calls.stored_arguments` and added to it (the same
-        texts recur across a scenario's trials; the caller bounds its size). A call that
-        is not one raises :class:`StoredCallError`.
+        A call that ran has its arguments parsed by
+        :func:`~agentproc.jsonio.plain_object` (a flat object: the commonest), any other
+        by :func:`~agentproc.workflow.calls.stored_arguments`. Parsing a text again costs
+        less than looking it up among those seen (a relabelled run repeats about half of
+        them): nothing is kept between calls. A call that is not one raises
+        :class:`StoredCallError`.
         """
-        if known is None:
-            known = {}
         wf, core = self.wf, self.core
         scale, finish, n_steps = wf.scale, wf.finish_tool, wf.n_steps
         steps, param_vars, targets = wf.steps, wf.param_vars, wf.targets
@@ -117,11 +113,11 @@ class Monitor:
                 name, text, step, refused, value = c
                 if type(name) is not str:
                     raise TypeError("name must be a string")
-                args = known.get(text) if type(text) is str else None
+                args = (
+                    plain_object(text) if refused is None and type(text) is str and text else None
+                )
                 if args is None:
                     args = stored_arguments(text, refused)
-                    if args is not None and type(text) is str:
-                        known[text] = args
                 if name == finish:
                     observe(i, step, True, refused, args, None, value)
                 elif (
