@@ -57,6 +57,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import compress, repeat
 from operator import eq, lt
 
 from agentproc.labelling.labels import Divergence, Label, LabelKind, Metrics, Verdict
@@ -228,7 +229,8 @@ class LabelCore:
         than searched; the same answer."""
         wf = self.wf
         found = set(wf.holding.get(read, ()))
-        found.update(u for u, value in self.produced.items() if value == read)
+        produced = self.produced  # the variables holding ``read``, found in C:
+        found.update(compress(produced, map(eq, produced.values(), repeat(read))))
         found.discard(var)
         end = wf.answer_index + 1
         candidates = [u for u in found if 1 <= u < end]

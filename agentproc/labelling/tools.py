@@ -14,13 +14,12 @@ from collections.abc import Callable, Sequence
 from decimal import Decimal
 from typing import Any
 
-from agentproc.arith import to_number, to_units
+from agentproc.arith import to_units
 from agentproc.jsonio import plain_object
 from agentproc.labelling.core import OTHER, PROPAGATED, Entry, LabelCore, confusion_cause
 from agentproc.labelling.labels import Label, LabelKind, Metrics
 from agentproc.workflow import CallRecord, ScenarioStep, Workflow
 from agentproc.workflow.calls import UNREAD, stored_arguments
-from agentproc.workflow.runtime import NO_NUMBER
 
 K = LabelKind
 _WRONG_ARGUMENT = K.WRONG_ARGUMENT
@@ -102,6 +101,7 @@ class Monitor:
         scale, finish, n_steps = wf.scale, wf.finish_tool, wf.n_steps
         steps, param_vars, targets = wf.steps, wf.param_vars, wf.targets
         numbers, correct, half_unit = wf.numbers, wf.correct, self._half_unit
+        expected = wf.expected
         ran, produced, trace, labels = core.last_value, core.produced, core.trace, core.labels
         run_at, counted = core.run_at, core.calls
         observe, check = self.observe_parts, self._arguments
@@ -141,8 +141,11 @@ class Monitor:
                                 continue
                             if read == produced.get(var):
                                 # Its own wrong value carried forward, the commonest
-                                # wrong argument: wrong_argument's first finding.
-                                labels.append(_propagated(wf, i, step, param, var, got))
+                                # wrong argument: wrong_argument's first finding, as
+                                # _propagated makes it.
+                                x = expected[var]
+                                found = (_WRONG_ARGUMENT, i, step, PROPAGATED, param, x, got)
+                                labels.append(_new_label(Label, found + _UNSET))
                                 continue
                         # Any other: this argument and the rest, searched in full.
                         rest = spec_vars[spec_vars.index((param, var)) :]
@@ -235,7 +238,7 @@ def wrong_argument(
         and (own == read if exact is None else exact(own))  # the common case, first
     ):
         return _propagated(wf, index, spec.step, param, var, got)
-    expected = _expected(wf, var)
+    expected = wf.expected[var]
     if exact is None:
         exact = read.__eq__
     base: dict[str, Any] = {"argument": param, "expected": expected, "got": got}
@@ -269,17 +272,11 @@ def wrong_argument(
     return Label(K.WRONG_ARGUMENT, index, spec.step, cause=OTHER, truncated=cut, **base)
 
 
-def _expected(wf: Workflow, var: int) -> float | int:
-    """The right value of variable ``var`` as a number (made once per workflow)."""
-    expected = wf.numbers[var]
-    return to_number(wf.correct[var], wf.scale) if expected is NO_NUMBER else expected
-
-
 def _propagated(wf: Workflow, index: int, step: int, param: str, var: int, got: Any) -> Label:
     """The ``wrong_argument`` label of the agent's own wrong value carried forward."""
     # The tuple itself (kind, call_index, step, cause, argument, expected, got, and no
     # other attribute): less than half the cost of calling Label.
-    head = (_WRONG_ARGUMENT, index, step, PROPAGATED, param, _expected(wf, var), got)
+    head = (_WRONG_ARGUMENT, index, step, PROPAGATED, param, wf.expected[var], got)
     return _new_label(Label, head + _UNSET)
 
 

@@ -42,6 +42,9 @@ class Workflow:
     (:meth:`to_number`), for a first check by plain equality: a supplied number equal
     to it is correct. Where that would not hold (no variable, here), a value that
     equals no number."""
+    expected: tuple[float | int, ...] = ()
+    """The correct value of every variable as a number (:meth:`to_number`), as a label's
+    ``expected`` gives it."""
     param_vars: tuple[tuple[tuple[str, int], ...], ...] = ()
     """Each step's :attr:`~ScenarioStep.param_vars`, by step number less one."""
     targets: tuple[int, ...] = ()
@@ -96,14 +99,19 @@ def build_workflow(scenario: Scenario, variant: Variant | None = None) -> Workfl
     inputs = scenario.inputs
     correct = [0, from_number(inputs["S1"], scale), from_number(inputs["S2"], scale)]
     correct += [from_number(s.value, scale) for s in scenario.steps]
-    numbers = tuple(_number_of(u, scale, scenario.tolerance * scale) for u in correct)
+    expected = tuple(to_number(u, scale) for u in correct)
+    tolerance = scenario.tolerance * scale
+    numbers = tuple(
+        x if close(x, u, scale, tolerance) else NO_NUMBER
+        for x, u in zip(expected, correct, strict=True)
+    )
     holding: dict[int, list[int]] = {}
     for var in range(1, len(correct)):
         holding.setdefault(correct[var], []).append(var)
     return Workflow(
         scenario=scenario,
         scale=scale,
-        tolerance=scenario.tolerance * scale,
+        tolerance=tolerance,
         steps=steps,
         by_name={s.expected_call.name: s for s in steps},
         correct=tuple(correct),
@@ -113,6 +121,7 @@ def build_workflow(scenario: Scenario, variant: Variant | None = None) -> Workfl
         variant=variant,
         holding={value: tuple(vars_) for value, vars_ in holding.items()},
         numbers=numbers,
+        expected=expected,
         # From the fields, not the steps' cached views: reading those the first time
         # was half the time of building a workflow.
         param_vars=tuple(param_vars_of(s.operands) for s in steps),
@@ -129,9 +138,3 @@ def _ordered(correct: list[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
 NO_NUMBER = object()
 """In :attr:`Workflow.numbers`, a value no JSON number spells exactly: equal to nothing an
 agent supplies, so the fast check then always defers to the full one."""
-
-
-def _number_of(units: int, scale: int, tolerance: float) -> Any:
-    """``units`` as a JSON number, if reading that number back gives ``units``."""
-    number = to_number(units, scale)
-    return number if close(number, units, scale, tolerance) else NO_NUMBER

@@ -6,6 +6,7 @@ import pytest
 
 from agentproc.procedures import Cell, generate_procedure
 from agentproc.workflow import build_workflow, scenario_of
+from agentproc.workflow.runtime import NO_NUMBER
 from agentproc.workflow.scenario import ScenarioStep
 
 
@@ -25,6 +26,11 @@ def test_the_indexes_of_a_workflow_are_the_steps_own_views(cell: Cell):
     assert sorted(zip(holders, values, strict=True)) == list(enumerate(wf.correct))[1:]
     pairs = list(zip(values, holders, strict=True))
     assert pairs == sorted(pairs)  # on equal values, the earlier variable first
+    # Each variable's value as the number an agent sees (a label's ``expected``), and the
+    # fast check's number: that one, or nothing where it would not read back exactly.
+    assert wf.expected == tuple(wf.to_number(u) for u in wf.correct)
+    for number, x, u in zip(wf.numbers, wf.expected, wf.correct, strict=True):
+        assert number is NO_NUMBER if not wf.close(x, u) else number == x
 
 
 def test_a_step_reading_one_variable_twice_takes_it_once():
