@@ -5,9 +5,18 @@ from __future__ import annotations
 import base64
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from agentproc.runs import redact
-from agentproc.runs.redact import REDACTED, redact_values, secret_url
+from agentproc.runs.redact import (
+    _SUSPECT,
+    REDACTED,
+    _suspect,
+    needs_redaction,
+    redact_values,
+    secret_url,
+)
 
 
 def test_a_key_echoed_without_its_vendor_prefix_is_redacted(monkeypatch: pytest.MonkeyPatch):
@@ -51,3 +60,24 @@ def test_redact_values_reaches_keys_and_nested_strings(monkeypatch: pytest.Monke
     monkeypatch.setenv("MY_SERVICE_TOKEN", "tok-0123456789")
     got = redact_values({"a": ["x tok-0123456789"], "tok-0123456789": 1, "n": 5})
     assert got == {"a": [f"x {REDACTED}"], REDACTED: 1, "n": 5}
+
+
+_PIECES = st.sampled_from(
+    ["authorization", "Bearer", "BASIC", "sk-", "SK-", "://", ":/", "bear", "bas", "auth",
+     "author\u0130zation", "bas\u0131c", "ba\u017fic", "\u212a", " ", '"', "x", "\u00e9", "-"]
+)  # fmt: skip
+
+
+@given(st.lists(_PIECES, max_size=8).map("".join))
+def test_the_fast_check_for_token_words_finds_what_the_expression_finds(text: str):
+    # The words the token patterns need, in any case and beside the look-alike letters
+    # that the expression's case folding matches: the check a writer makes for every
+    # line says "maybe" exactly where the expression would.
+    assert _suspect(text) == (_SUSPECT.search(text) is not None)
+
+
+def test_a_token_word_in_a_long_line_or_beside_other_letters_is_found():
+    line = '{"x": "' + "a" * 50_000 + '", "y": "AUTHORIZATION: raw"}'
+    assert needs_redaction(line)
+    assert not needs_redaction(line.replace("AUTHORIZATION", "AUTHORISATION"))
+    assert needs_redaction("author\u0130zation = raw")  # İ: the expression's folding
