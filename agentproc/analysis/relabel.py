@@ -95,6 +95,8 @@ class _Labeller:
         self.path = path
         self.store = store
         self._built: OrderedDict[tuple[int, str], tuple[Workflow, Presented | None]] = OrderedDict()
+        self._again: set[int] = set()
+        """The workflows (by id) labelled before: their right arguments are worth making."""
 
     def label(self, lineno: int | None, rec: dict[str, Any]) -> tuple[list[Label], Metrics]:
         where = f"{self.path}: line {lineno}" if lineno else str(self.path)
@@ -110,8 +112,10 @@ class _Labeller:
         calls = rec["calls"]
         if presented is None and type(calls) is list and calls and type(calls[0]) is list:
             # Compact calls, no presentation to undo: the common case.
+            known = id(wf) in self._again
+            self._again.add(id(wf))
             try:
-                monitor.observe_stored(calls)
+                monitor.observe_stored(calls, known)
             except StoredCallError as exc:
                 field = f"calls[{exc.index}]" + (f".{exc.field}" if exc.field else "")
                 raise RunFileError(where, exc.reason, field) from None
@@ -146,7 +150,8 @@ class _Labeller:
             wf = build_workflow(presented.scenario if presented else scenario, variant)
             built = self._built[key] = (wf, presented)
             if len(self._built) > WORKFLOWS:
-                self._built.popitem(last=False)
+                _, (out, _) = self._built.popitem(last=False)
+                self._again.discard(id(out))
         else:
             self._built.move_to_end(key)
         return built

@@ -85,14 +85,19 @@ class Monitor:
         elif finish:
             core.record_answer(entry, answer, refused=refused is not None)
 
-    def observe_stored(self, calls: Sequence[Any]) -> None:
+    def observe_stored(self, calls: Sequence[Any], known: bool = True) -> None:
         """:meth:`observe` each call of a stored trace straight from its compact parts
         ``[name, arguments, step, refused, value]``, as :meth:`CallRecord.stored` reads
         them, without building records (relabelling a run does this for every call).
 
-        A call that ran has its arguments parsed by
-        :func:`~agentproc.jsonio.plain_object` (a flat object: the commonest), any other
-        by :func:`~agentproc.workflow.calls.stored_arguments`. Parsing a text again costs
+        With ``known``, a step's first run whose text is the step's
+        :attr:`~agentproc.workflow.Workflow.right_arguments` (every argument right, as a
+        call records an object) is not parsed at all (making those texts costs about what
+        they save in one episode: a caller that labels a workflow's episodes one by one
+        passes ``known`` from its second on). Any other call that ran has its
+        arguments parsed by :func:`~agentproc.jsonio.plain_object` (a flat object: the
+        commonest), the rest by :func:`~agentproc.workflow.calls.stored_arguments`.
+        Parsing a text again costs
         less than looking it up among those seen (a relabelled run repeats about half of
         them): nothing is kept between calls. A call that is not one raises
         :class:`StoredCallError`.
@@ -102,6 +107,7 @@ class Monitor:
         steps, param_vars, targets = wf.steps, wf.param_vars, wf.targets
         numbers, correct, half_unit = wf.numbers, wf.correct, self._half_unit
         expected = wf.expected
+        right_arguments = wf.right_arguments if known else (None,) * n_steps
         ran, produced, trace, labels = core.last_value, core.produced, core.trace, core.labels
         run_at, counted = core.run_at, core.calls
         observe, check = self.observe_parts, self._arguments
@@ -113,50 +119,55 @@ class Monitor:
                 name, text, step, refused, value = c
                 if type(name) is not str:
                     raise TypeError("name must be a string")
-                args = (
-                    plain_object(text) if refused is None and type(text) is str and text else None
-                )
-                if args is None:
-                    args = stored_arguments(text, refused)
-                if name == finish:
-                    observe(i, step, True, refused, args, None, value)
-                elif (
+                if (
                     refused is None
                     and value is not None
                     and type(step) is int
                     and 0 < step <= n_steps
                     and step not in ran
+                    and name != finish
                 ):
                     # A step's first run that produced a value, the commonest call:
-                    # what observe_parts, begin and record_step do for it, inline.
-                    assert args is not None  # read: it was not refused
-                    spec_vars = param_vars[step - 1]
-                    for param, var in spec_vars:
-                        got = args[param]
-                        if got == numbers[var]:  # the right number as written
-                            continue
-                        if half_unit:
-                            read = to_units(got, scale)
-                            if read == correct[var]:
+                    # what observe_parts, begin and record_step do for it, inline. Its
+                    # text when every argument is right needs no parsing.
+                    if text != right_arguments[step - 1]:
+                        args = _stored_arguments(text, refused)
+                        assert args is not None  # read: it was not refused
+                        spec_vars = param_vars[step - 1]
+                        for param, var in spec_vars:
+                            got = args[param]
+                            if got == numbers[var]:  # the right number as written
                                 continue
-                            if read == produced.get(var):
-                                # Its own wrong value carried forward, the commonest
-                                # wrong argument: wrong_argument's first finding, as
-                                # _propagated makes it.
-                                x = expected[var]
-                                found = (_WRONG_ARGUMENT, i, step, PROPAGATED, param, x, got)
-                                labels.append(_new_label(Label, found + _UNSET))
-                                continue
-                        # Any other: this argument and the rest, searched in full.
-                        rest = spec_vars[spec_vars.index((param, var)) :]
-                        check(i, args, steps[step - 1], rest)
-                        break
+                            if half_unit:
+                                # to_units(got, scale), its common case inline
+                                u = got * scale
+                                if -1e15 < u < 1e15 and (read := round(u)) / scale == got:
+                                    pass
+                                else:
+                                    read = to_units(got, scale)
+                                if read == correct[var]:
+                                    continue
+                                if read == produced.get(var):
+                                    # Its own wrong value carried forward, the commonest
+                                    # wrong argument: wrong_argument's first finding, as
+                                    # _propagated makes it.
+                                    x = expected[var]
+                                    found = (_WRONG_ARGUMENT, i, step, PROPAGATED, param, x, got)
+                                    labels.append(_new_label(Label, found + _UNSET))
+                                    continue
+                            # Any other: this argument and the rest, searched in full.
+                            rest = spec_vars[spec_vars.index((param, var)) :]
+                            check(i, args, steps[step - 1], rest)
+                            break
                     units = round(value * scale)
                     trace.append(Entry(i, step, False, True))
                     run_at[step] = i
                     ran[step] = produced[targets[step - 1]] = core.last_executed = units
+                elif name == finish:
+                    observe(i, step, True, refused, _stored_arguments(text, refused), None, value)
                 else:
                     units = None if value is None else round(value * scale)
+                    args = _stored_arguments(text, refused)
                     observe(i, step, False, refused, args, units, None)
             core.calls = counted + len(calls)  # each call counts once, labelled here or not
         except ValueError as exc:
@@ -270,6 +281,14 @@ def wrong_argument(
             )
     cut = True if shorten is not None and shorten(right) else None
     return Label(K.WRONG_ARGUMENT, index, spec.step, cause=OTHER, truncated=cut, **base)
+
+
+def _stored_arguments(text: Any, refused: str | None) -> dict[str, Any] | None:
+    """A stored call's parsed arguments: :func:`~agentproc.jsonio.plain_object` for a
+    call that ran (a flat object, the commonest), else
+    :func:`~agentproc.workflow.calls.stored_arguments`."""
+    args = plain_object(text) if refused is None and type(text) is str and text else None
+    return stored_arguments(text, refused) if args is None else args
 
 
 def _propagated(wf: Workflow, index: int, step: int, param: str, var: int, got: Any) -> Label:

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from agentproc.arith import SCALE, close, from_number, matcher, to_number
+from agentproc.jsonio import plain_number
 from agentproc.workflow.scenario import Scenario, ScenarioStep, param_vars_of, var_index
 from agentproc.workflow.variant import Variant
 
@@ -80,6 +82,26 @@ class Workflow:
     def to_number(self, units: int) -> float | int:
         """Units as the JSON number an agent sees."""
         return to_number(units, self.scale)
+
+    @cached_property
+    def right_arguments(self) -> tuple[str | None, ...]:
+        """Each step's right arguments as the text a call records when its arguments came
+        as an object (compact JSON, the operands in order, each the correct number as
+        :attr:`numbers` writes it), by step number less one; ``None`` where a number has
+        no spelling sure to read back as itself (:func:`~agentproc.jsonio.plain_number`).
+        A call whose text equals it supplied every argument right. Made when first asked
+        for: relabelling a run does, running an episode does not."""
+        spelled = [None if n is NO_NUMBER else plain_number(n) for n in self.numbers]
+        out: list[str | None] = []
+        for params in self.param_vars:  # one operand or two, named S1, S2, ...
+            (a, u), *rest = params
+            x = spelled[u]
+            if rest:
+                b, y = rest[0][0], spelled[rest[0][1]]
+                out.append(None if x is None or y is None else f'{{"{a}":{x},"{b}":{y}}}')
+            else:
+                out.append(None if x is None else f'{{"{a}":{x}}}')
+        return tuple(out)
 
     def expected_calls(self) -> list[tuple[str, dict[str, Any]]]:
         """The reference trace: every step in order, then the finish call."""

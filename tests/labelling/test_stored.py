@@ -86,7 +86,11 @@ def traces(draw: Any) -> tuple[Workflow, list[list[Any]]]:
         for p in spec.params:  # often its own value of the variable, wrong or right
             if int(p[1:]) in last and draw(st.booleans()):
                 args[p] = last[int(p[1:])]
-        text = json.dumps(args)
+        # As a call whose arguments came as an object records them (compact: a text
+        # equal to the step's right_arguments is known right unread), or as a model
+        # wrote them.
+        compact = draw(st.booleans())
+        text = json.dumps(args, separators=(",", ":") if compact else None)
         if draw(st.integers(0, 39)) == 0:  # now and then, arguments that are not right
             text = draw(st.sampled_from(ODD_ARGUMENTS))
         value = (
@@ -115,20 +119,20 @@ def by_records(wf: Workflow, calls: list[list[Any]]) -> Any:
     return monitor.finish()
 
 
-def stored(wf: Workflow, calls: list[list[Any]]) -> Any:
+def stored(wf: Workflow, calls: list[list[Any]], known: bool = True) -> Any:
     monitor = Monitor(wf)
     try:
-        monitor.observe_stored(calls)
+        monitor.observe_stored(calls, known)
     except StoredCallError as exc:
         return ("error", exc.index, exc.field)
     return monitor.finish()
 
 
 @settings(max_examples=400, deadline=None)
-@given(traces())
-def test_a_stored_trace_gets_the_labels_and_metrics_its_records_get(trace: Any):
+@given(traces(), st.booleans())
+def test_a_stored_trace_gets_the_labels_and_metrics_its_records_get(trace: Any, known: bool):
     wf, calls = trace
-    assert stored(wf, calls) == by_records(wf, calls)
+    assert stored(wf, calls, known) == by_records(wf, calls)
 
 
 @pytest.mark.parametrize("text", ODD_ARGUMENTS[4:])
@@ -199,3 +203,33 @@ def test_a_value_produced_is_read_in_units_rounded_not_cut():
         ("S3", "propagated")
     ]
     assert stored(wf, calls) == by_records(wf, calls)
+
+
+@pytest.mark.parametrize("name", sorted(WORKFLOWS))
+def test_a_steps_right_arguments_are_the_text_its_right_call_records(name: str):
+    wf = WORKFLOWS[name]
+    for spec, text in zip(wf.steps, wf.right_arguments, strict=True):
+        right = {p: wf.to_number(wf.correct[int(p[1:])]) for p in spec.params}
+        assert text == json.dumps(right, separators=(",", ":"))
+        assert (
+            CallRecord.stored(0, spec.name, text, spec.step, None, 1, wf.scale, "x").args == right
+        )
+
+
+def test_right_arguments_are_known_right_without_being_parsed(monkeypatch):
+    wf = WORKFLOWS["decimal"]
+    calls = [
+        [s.name, text, s.step, None, wf.correct[s.target] / wf.scale]
+        for s, text in zip(wf.steps, wf.right_arguments, strict=True)
+    ]
+    calls.append([wf.finish_tool, "{}", None, None, wf.correct[-1] / wf.scale])
+    want = stored(wf, calls)
+    assert want[1]["verdict"] == "faithful"
+
+    def unread(text: str) -> None:
+        raise AssertionError(f"parsed {text}")
+
+    monkeypatch.setattr(
+        "agentproc.labelling.tools.plain_object", lambda t: None if t == "{}" else unread(t)
+    )
+    assert stored(wf, calls) == want
