@@ -57,8 +57,8 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import compress, repeat
-from operator import eq, lt
+from itertools import compress, filterfalse, repeat
+from operator import eq, itemgetter, lt
 
 from agentproc.labelling.labels import Divergence, Label, LabelKind, Metrics, Verdict
 from agentproc.labelling.order import kept_in_order
@@ -75,6 +75,8 @@ OTHER = "other"
 """Cause: nothing the agent could see explains the value (an arithmetic slip)."""
 KIND_ORDER: dict[LabelKind, int] = {k: i for i, k in enumerate(LabelKind)}
 _NEVER = 1 << 62
+_CALL_INDEX = itemgetter(1)
+"""A :class:`Label`'s ``call_index``, got in C."""
 _SKIPPED: dict[tuple[int, bool], Label] = {}
 """``skipped_step`` labels by (step, live), built once each: labels are immutable, and
 relabelling a run finds the same ones in many episodes."""
@@ -263,14 +265,13 @@ class LabelCore:
         labels.sort(key=_label_order)
         # Then the findings of no call, in their order: skipped steps by step, then
         # the missing answer.
-        steps, ran, skipped = self.wf.steps, self.last_value, _SKIPPED
-        for step in range(1, len(steps) + 1):
-            if step not in ran:
-                key = (step, steps[step - 1].live)
-                found = skipped.get(key)
-                if found is None:
-                    found = skipped[key] = Label(K.SKIPPED_STEP, None, step, live=key[1])
-                labels.append(found)
+        steps, skipped = self.wf.steps, _SKIPPED
+        for step in filterfalse(self.last_value.__contains__, range(1, len(steps) + 1)):
+            key = (step, steps[step - 1].live)
+            found = skipped.get(key)
+            if found is None:
+                found = skipped[key] = Label(K.SKIPPED_STEP, None, step, live=key[1])
+            labels.append(found)
         if not self.answers:
             labels.append(Label(K.MISSING_ANSWER))
         return labels, self._metrics(labels)
@@ -340,11 +341,10 @@ class LabelCore:
         answer is named by its own first label.
         """
         n = self.wf.n_steps
-        # Each call's first label (assigned last, the labels taken backwards).
-        by_call: dict[int | None, Label] = {lab.call_index: lab for lab in reversed(labels)}
+        labelled = set(map(_CALL_INDEX, labels))  # the calls with a label
         p = 0
         for e in self.trace:
-            clean = e.index not in by_call
+            clean = e.index not in labelled
             if p < n and e.step == p + 1 and e.executed and clean:
                 p += 1
                 continue
@@ -357,8 +357,8 @@ class LabelCore:
                 # the call (a made-up argument for the step it skipped, say).
                 skipped = expected not in self.last_value
                 kind = (K.SKIPPED_STEP if skipped else K.REORDERED).value
-            elif not clean:
-                kind = by_call[e.index].kind.value
+            elif not clean:  # named by the call's first label
+                kind = next(lab for lab in labels if lab.call_index == e.index).kind.value
             elif expected is not None and expected not in self.last_value:
                 kind = K.SKIPPED_STEP.value
             else:
