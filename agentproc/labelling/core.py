@@ -117,8 +117,11 @@ class LabelCore:
         self.last_executed: int | None = None
         self.calls = 0
         """Entries seen, counted or not."""
-        self.trace: list[Entry] = []
-        """The entries that count for the first divergence, in order."""
+        self.trace: list[Entry | tuple[int, int]] = []
+        """The entries that count for the first divergence, in order. A step's first run
+        that produced a value may be kept as the pair ``(index, step)`` (what relabelling
+        does for most calls: an :class:`Entry` is made only if the first divergence reads
+        that far)."""
 
     # -- entries ----------------------------------------------------------------
 
@@ -343,7 +346,8 @@ class LabelCore:
         n = self.wf.n_steps
         labelled = set(map(_CALL_INDEX, labels))  # the calls with a label
         p = 0
-        for e in self.trace:
+        for item in self.trace:
+            e = Entry(item[0], item[1], False, True) if isinstance(item, tuple) else item
             clean = e.index not in labelled
             if p < n and e.step == p + 1 and e.executed and clean:
                 p += 1

@@ -16,7 +16,7 @@ from typing import Any
 
 from agentproc.arith import to_units
 from agentproc.jsonio import plain_object
-from agentproc.labelling.core import OTHER, PROPAGATED, Entry, LabelCore, confusion_cause
+from agentproc.labelling.core import OTHER, PROPAGATED, LabelCore, confusion_cause
 from agentproc.labelling.labels import Label, LabelKind, Metrics
 from agentproc.workflow import CallRecord, ScenarioStep, Workflow
 from agentproc.workflow.calls import UNREAD, stored_arguments
@@ -160,7 +160,7 @@ class Monitor:
                             check(i, args, steps[step - 1], rest)
                             break
                     units = round(value * scale)
-                    trace.append(Entry(i, step, False, True))
+                    trace.append((i, step))  # an Entry(i, step, executed=True), as a pair
                     run_at[step] = i
                     ran[step] = produced[targets[step - 1]] = core.last_executed = units
                 elif name == finish:
