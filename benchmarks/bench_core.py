@@ -194,6 +194,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--count", type=int, default=1000, help="procedures per dataset")
     p.add_argument("--calls", type=int, default=1_000_000, help="calls in the labelling run file")
+    p.add_argument("--repeats", type=int, default=5, help="interleaved relabel rounds")
     p.add_argument("--only", choices=["generation", "relabel", "per-call", "help"])
     args = p.parse_args()
     with tempfile.TemporaryDirectory() as d:
@@ -202,7 +203,7 @@ def main() -> None:
             "help": bench_help,
             "per-call": bench_per_call,
             "generation": lambda: bench_generation(tmp, args.count),
-            "relabel": lambda: bench_relabel(tmp, args.calls),
+            "relabel": lambda: bench_relabel(tmp, args.calls, args.repeats),
         }
         for name, fn in steps.items():
             if args.only in (None, name):
