@@ -91,7 +91,7 @@ class Workflow:
         no spelling sure to read back as itself (:func:`~agentproc.jsonio.plain_number`).
         A call whose text equals it supplied every argument right. Made when first asked
         for: relabelling a run does, running an episode does not."""
-        spelled = [None if n is NO_NUMBER else plain_number(n) for n in self.numbers]
+        spelled = list(map(plain_number, self.numbers))  # NO_NUMBER has none
         out: list[str | None] = []
         for params in self.param_vars:  # one operand or two, named S1, S2, ...
             (a, u), *rest = params

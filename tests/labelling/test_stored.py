@@ -205,17 +205,6 @@ def test_a_value_produced_is_read_in_units_rounded_not_cut():
     assert stored(wf, calls) == by_records(wf, calls)
 
 
-@pytest.mark.parametrize("name", sorted(WORKFLOWS))
-def test_a_steps_right_arguments_are_the_text_its_right_call_records(name: str):
-    wf = WORKFLOWS[name]
-    for spec, text in zip(wf.steps, wf.right_arguments, strict=True):
-        right = {p: wf.to_number(wf.correct[int(p[1:])]) for p in spec.params}
-        assert text == json.dumps(right, separators=(",", ":"))
-        assert (
-            CallRecord.stored(0, spec.name, text, spec.step, None, 1, wf.scale, "x").args == right
-        )
-
-
 def test_right_arguments_are_known_right_without_being_parsed(monkeypatch):
     wf = WORKFLOWS["decimal"]
     calls = [

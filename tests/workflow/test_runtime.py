@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from agentproc.procedures import Cell, generate_procedure
-from agentproc.workflow import build_workflow, scenario_of
+from agentproc.workflow import CallRecord, build_workflow, scenario_of
 from agentproc.workflow.runtime import NO_NUMBER
 from agentproc.workflow.scenario import ScenarioStep
 
@@ -42,3 +44,28 @@ def test_a_step_reading_one_variable_twice_takes_it_once():
         }
     )  # fmt: skip
     assert step.param_vars == (("S2", 2),) and step.params == ("S2",)
+
+
+@pytest.mark.parametrize(
+    "cell",
+    [Cell(steps=30, lookback=7), Cell(steps=12, lookback=3, mode="integer", ops="mul")],
+    ids=str,
+)
+def test_a_steps_right_arguments_are_the_text_its_right_call_records(cell: Cell):
+    wf = build_workflow(scenario_of(generate_procedure(cell, 2, 5)))
+    for spec, text in zip(wf.steps, wf.right_arguments, strict=True):
+        right = {p: wf.to_number(wf.correct[int(p[1:])]) for p in spec.params}
+        assert text == json.dumps(right, separators=(",", ":"))  # as a call records an object
+        assert (
+            CallRecord.stored(0, spec.name, text, spec.step, None, 1, wf.scale, "x").args == right
+        )
+
+
+def test_no_right_arguments_where_a_number_would_not_read_back():
+    scenario = scenario_of(generate_procedure(Cell(steps=6, lookback=3), 0, 1))
+    wf = build_workflow(scenario)
+    numbers = list(wf.numbers)
+    numbers[1] = NO_NUMBER  # S1
+    odd = type(wf)(**{**wf.__dict__, "numbers": tuple(numbers)})
+    for params, text in zip(odd.param_vars, odd.right_arguments, strict=True):
+        assert (text is None) == any(var == 1 for _, var in params)
