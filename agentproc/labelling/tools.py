@@ -94,12 +94,11 @@ class Monitor:
         :attr:`~agentproc.workflow.Workflow.right_arguments` (every argument right, as a
         call records an object) is not parsed at all (making those texts costs about what
         they save in one episode: a caller that labels a workflow's episodes one by one
-        passes ``known`` from its second on). Any other call that ran has its
-        arguments parsed by :func:`~agentproc.jsonio.plain_object` (a flat object: the
-        commonest), the rest by :func:`~agentproc.workflow.calls.stored_arguments`.
-        Parsing a text again costs
-        less than looking it up among those seen (a relabelled run repeats about half of
-        them): nothing is kept between calls. A call that is not one raises
+        passes ``known`` from its second on). Any other call that ran has its arguments
+        parsed by :func:`~agentproc.jsonio.plain_object` (a flat object: the commonest),
+        the rest by :func:`~agentproc.workflow.calls.stored_arguments`. Parsing a text
+        again costs less than looking it up among those seen (a relabelled run repeats
+        about half of them): nothing is kept between calls. A call that is not one raises
         :class:`StoredCallError`.
         """
         wf, core = self.wf, self.core
@@ -141,9 +140,7 @@ class Monitor:
                             if half_unit:
                                 # to_units(got, scale), its common case inline
                                 u = got * scale
-                                if -1e15 < u < 1e15 and (read := round(u)) / scale == got:
-                                    pass
-                                else:
+                                if not (-1e15 < u < 1e15 and (read := round(u)) / scale == got):
                                     read = to_units(got, scale)
                                 if read == correct[var]:
                                     continue
