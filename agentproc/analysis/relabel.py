@@ -95,8 +95,6 @@ class _Labeller:
         self.path = path
         self.store = store
         self._built: OrderedDict[tuple[int, str], tuple[Workflow, Presented | None]] = OrderedDict()
-        self._again: set[int] = set()
-        """The workflows (by id) labelled before: their right arguments are worth making."""
 
     def label(self, lineno: int | None, rec: dict[str, Any]) -> tuple[list[Label], Metrics]:
         where = f"{self.path}: line {lineno}" if lineno else str(self.path)
@@ -107,15 +105,14 @@ class _Labeller:
                 scenario, output if isinstance(output, str) else ""
             )
             return labels, metrics
-        wf, presented = self._workflow(scenario, rec.get("variant_spec"), where)
+        wf, presented, again = self._workflow(scenario, rec.get("variant_spec"), where)
         monitor = monitor_for(wf, presented)
         calls = rec["calls"]
         if presented is None and type(calls) is list and calls and type(calls[0]) is list:
-            # Compact calls, no presentation to undo: the common case.
-            known = id(wf) in self._again
-            self._again.add(id(wf))
+            # Compact calls, no presentation to undo: the common case. The right
+            # arguments' texts are made for a scenario met again.
             try:
-                monitor.observe_stored(calls, known)
+                monitor.observe_stored(calls, known=again)
             except StoredCallError as exc:
                 field = f"calls[{exc.index}]" + (f".{exc.field}" if exc.field else "")
                 raise RunFileError(where, exc.reason, field) from None
@@ -141,7 +138,8 @@ class _Labeller:
 
     def _workflow(
         self, scenario: Scenario, spec: Any, where: str
-    ) -> tuple[Workflow, Presented | None]:
+    ) -> tuple[Workflow, Presented | None, bool]:
+        """The workflow of a scenario under a variant, and whether it was built before."""
         key = (id(scenario), "" if spec is None else json.dumps(spec, sort_keys=True))
         built = self._built.get(key)
         if built is None:
@@ -150,11 +148,10 @@ class _Labeller:
             wf = build_workflow(presented.scenario if presented else scenario, variant)
             built = self._built[key] = (wf, presented)
             if len(self._built) > WORKFLOWS:
-                _, (out, _) = self._built.popitem(last=False)
-                self._again.discard(id(out))
-        else:
-            self._built.move_to_end(key)
-        return built
+                self._built.popitem(last=False)
+            return (*built, False)
+        self._built.move_to_end(key)
+        return (*built, True)
 
 
 def _parts(c: Any) -> tuple[Any, Any, Any, Any, Any]:
