@@ -123,10 +123,6 @@ def _own_client_timeout(timeout: float) -> Any:
     return httpx.Timeout(timeout)
 
 
-_LOOPS: dict[int, weakref.ReferenceType[asyncio.AbstractEventLoop]] = {}
-"""Model id -> the event loop its async HTTP client is bound to."""
-
-
 @cache
 def _raw_class() -> type[Any]:
     from langchain_openai import ChatOpenAI
@@ -145,6 +141,11 @@ def _raw_class() -> type[Any]:
 
         _lean: Any = PrivateAttr(default=False)
         """The model's lean endpoint: False until asked for, None where there is none."""
+
+        _loop: Any = PrivateAttr(default=None)
+        """A weak reference to the event loop the openai client is bound to (None: not
+        used yet). Kept on the model itself: a table keyed by ``id()`` would hand a new
+        model the loop of a collected one that had the same id."""
 
         def lean_endpoint(self) -> Any:
             """The :class:`~agentproc.agents.completions.Completions` endpoint this model
@@ -181,7 +182,7 @@ def _raw_class() -> type[Any]:
             # The openai client: an async HTTP client is bound to the event loop that
             # first used it, so a model used again under a new loop gets a new one.
             loop = asyncio.get_running_loop()
-            seen = _LOOPS.get(id(self))
+            seen = self._loop
             if seen is not None and seen() is not loop:
                 if self.http_async_client is not None:
                     # The user's own client: its settings (headers, auth, certificates,
@@ -198,7 +199,7 @@ def _raw_class() -> type[Any]:
                 client = httpx.AsyncClient(timeout=self.request_timeout)  # type: ignore[arg-type]
                 self.root_async_client = self.root_async_client.copy(http_client=client)
                 self.async_client = self.root_async_client.chat.completions
-            _LOOPS[id(self)] = weakref.ref(loop)
+            self._loop = weakref.ref(loop)
             return await super()._agenerate(messages, stop=stop, run_manager=run_manager, **kwargs)
 
         def _create_chat_result(

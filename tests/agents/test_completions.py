@@ -197,6 +197,27 @@ def test_a_client_of_the_users_own_is_never_swapped_under_a_second_event_loop(
     assert error_kind(info.value) == "harness"  # not the endpoint's, and never the agent's
 
 
+def test_a_new_model_never_inherits_the_event_loop_of_a_collected_one(scenario: Scenario) -> None:
+    # CPython hands a freed model's address to the next model made; a model that is
+    # new must never be taken for one used under an earlier asyncio.run.
+    import gc
+
+    import httpx2
+
+    rounds = 30
+    with ScriptedServer([{"content": f"run {i}"} for i in range(rounds)]) as srv:
+        ids = set()
+        for i in range(rounds):
+            model = _model(srv, http_async_client=httpx2.AsyncClient())
+            ids.add(id(model))
+            assert _ask(model, scenario).content == f"run {i}"
+            del model
+            gc.collect()
+    assert len(srv.completions) == rounds
+    if len(ids) == rounds:  # pragma: no cover - depends on the allocator
+        pytest.skip("no address was reused, so the case did not arise")
+
+
 def test_the_history_keeps_the_raw_arguments_and_fills_in_missing_ids(scenario: Scenario) -> None:
     raw = '{"a": 1.50,  "b": 2}'
     script = [
