@@ -10,6 +10,9 @@ each one into a single message and exit status 2.
     ├── InputError           a file that is missing, unreadable or invalid
     │   └── RunFileError     a run file line that is not a valid episode
     └── OutputError          a file that could not be written (a full disk): exit 1
+
+    StoredCallError (a ValueError) a stored call that is not one, by index and field;
+                                   its reader turns it into a RunFileError
 """
 
 from __future__ import annotations
@@ -62,3 +65,12 @@ def unknown_key(kind: str, key: str, valid: list[str] | tuple[str, ...]) -> Conf
     "unknown preset 'big' (expected one of: quick, reference)"
     """
     return ConfigError(f"unknown {kind} {key!r} (expected one of: {', '.join(valid)})")
+
+
+class StoredCallError(ValueError):
+    """A call of a stored trace that is not one: which call, which of its fields, and why
+    (the caller names the file and line)."""
+
+    def __init__(self, index: int, field: str | None, reason: str) -> None:
+        super().__init__(reason)
+        self.index, self.field, self.reason = index, field, reason

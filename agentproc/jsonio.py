@@ -107,17 +107,6 @@ def plain_object(text: str) -> dict[str, Any] | None:
     return obj
 
 
-def plain_number(x: Any) -> str | None:
-    """A number's JSON spelling as ``json.dumps`` writes it, such that
-    :func:`plain_object` reads it back as ``x`` (the same value and type); ``None`` when
-    none is sure to: ``x`` is not a 64-bit integer or a float in :data:`_EXACT_LOW` ..
-    :data:`_EXACT_HIGH`. A text made of such spellings need not be parsed to be known."""
-    kind = type(x)
-    if kind is float:
-        return repr(x) if _EXACT_LOW < x < _EXACT_HIGH else None
-    return repr(x) if kind is int and -(2**63) <= x < 2**64 else None
-
-
 def loads_object(text: str) -> Any:
     """:func:`loads` of a short text expected to hold a flat JSON object (a call's
     arguments): :func:`plain_object` first, :func:`loads` when that cannot tell. The same

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
-from agentproc.jsonio import loads, loads_object, plain_number, plain_object
+from agentproc.jsonio import loads, loads_object, plain_object
 
 LONG = 12345678901234567890123  # beyond 64 bits: orjson alone would read a float
 
@@ -103,28 +99,3 @@ def test_loads_object_refuses_what_loads_refuses(text: str):
     with pytest.raises(ValueError) as got:
         loads_object(text)
     assert str(got.value) == str(want.value)
-
-
-_NUMBERS = st.one_of(
-    st.integers(-(2**70), 2**70),
-    st.floats(allow_nan=True, allow_infinity=True),
-    st.sampled_from([2**64 - 1, 2**64, -(2**63), -(2**63) - 1, 2.0**64, -(2.0**63), 1e19]),
-)
-
-
-@settings(max_examples=300, deadline=None)
-@given(_NUMBERS)
-def test_plain_number_is_the_json_spelling_that_plain_object_reads_back(x: float | int):
-    text = plain_number(x)
-    if text is None:  # only where a spelling could read back otherwise
-        assert not (type(x) is int and -(2**63) <= x < 2**64)
-        assert not (type(x) is float and -(2.0**63) < x < 2.0**64)
-        return
-    assert text == json.dumps(x)
-    got = plain_object(f'{{"S1":{text}}}')
-    assert got == {"S1": x} and type(got["S1"]) is type(x)
-
-
-@pytest.mark.parametrize("x", [True, "1", None, float("nan"), 1e300, 2**64])
-def test_plain_number_leaves_what_is_no_number_or_reads_back_otherwise(x: object):
-    assert plain_number(x) is None

@@ -5,9 +5,10 @@ record keeps everything else and gets the new labels, verdict and metrics. Use i
 after a monitor fix.
 
 A version-2 line (:mod:`agentproc.runs.layout`) is read only up to its bulk, its
-scenario's workflow is built once per distinct scenario and variant, and its calls
-are labelled straight from their compact arrays; the relabelled line is the new head
-followed by the old line's bytes from its calls on. Version-1 lines are read whole and
+scenario's workflow is indexed once per distinct scenario and variant (from the
+procedure itself: no tools, schemas or prompt), and its calls are read and observed
+as the live monitor observes them; the relabelled line is the new head followed by
+the old line's bytes from its calls on. Version-1 lines are read whole and
 written in the version-2 layout.
 """
 
@@ -22,11 +23,10 @@ from typing import Any
 
 import orjson
 
-from agentproc.errors import RunFileError
+from agentproc.errors import RunFileError, StoredCallError
 from agentproc.jsonio import loads
 from agentproc.labelling import Label, Metrics, run_text_episode
 from agentproc.labelling.calculator import monitor_for
-from agentproc.labelling.tools import StoredCallError
 from agentproc.runs import (
     EpisodeRecord,
     ReadReport,
@@ -39,7 +39,7 @@ from agentproc.runs import (
 )
 from agentproc.runs.layout import CALLS_AT, line_of, relabel_part_of
 from agentproc.runs.runfile import check_record
-from agentproc.workflow import CallRecord, Scenario, Workflow, build_workflow
+from agentproc.workflow import Workflow, build_workflow
 from agentproc.workflow.present import Presented, present
 from agentproc.workflow.variant import variant_from_json
 
@@ -85,79 +85,52 @@ def _key(label: object) -> str:
 
 
 WORKFLOWS = 256
-"""Built workflows kept (one per distinct scenario and variant), least recently used out."""
+"""Workflows under a variant kept (one per distinct scenario and variant), least recently
+used out; the default variant's are the scenario store's."""
 
 
 class _Labeller:
-    """Labels stored calls; builds each scenario's workflow once."""
+    """Labels stored calls; indexes each scenario's workflow once."""
 
     def __init__(self, path: Path | str, store: ScenarioStore) -> None:
         self.path = path
         self.store = store
-        self._built: OrderedDict[tuple[int, str], tuple[Workflow, Presented | None]] = OrderedDict()
+        self._presented: OrderedDict[tuple[int, str], tuple[Workflow, Presented]] = OrderedDict()
 
     def label(self, lineno: int | None, rec: dict[str, Any]) -> tuple[list[Label], Metrics]:
         where = f"{self.path}: line {lineno}" if lineno else str(self.path)
-        scenario = self.store.scenario(self.path, lineno, rec)  # type: ignore[arg-type]
+        wf = self.store.workflow(self.path, lineno, rec)  # type: ignore[arg-type]
         if record_mode(rec) == "text":  # type: ignore[arg-type]
             output = rec.get("output")
             labels, metrics, _ = run_text_episode(
-                scenario, output if isinstance(output, str) else ""
+                wf.scenario, output if isinstance(output, str) else ""
             )
             return labels, metrics
-        wf, presented, again = self._workflow(scenario, rec.get("variant_spec"), where)
+        spec = rec.get("variant_spec")
+        presented = None
+        if spec is not None:
+            wf, presented = self._variant(wf, spec, where)
         monitor = monitor_for(wf, presented)
-        calls = rec["calls"]
-        if presented is None and type(calls) is list and calls and type(calls[0]) is list:
-            # Compact calls, no presentation to undo: the common case. The right
-            # arguments' texts are made for a scenario met again.
-            try:
-                monitor.observe_stored(calls, known=again)
-            except StoredCallError as exc:
-                field = f"calls[{exc.index}]" + (f".{exc.field}" if exc.field else "")
-                raise RunFileError(where, exc.reason, field) from None
-            return monitor.finish()
-        scale, finish = wf.scale, wf.finish_tool
-        for i, c in enumerate(calls):
-            try:
-                if isinstance(c, dict):  # a version-1 call
-                    call = CallRecord.from_json(c, i, scale, finish)
-                else:
-                    call = CallRecord.stored(i, *_parts(c), scale, finish)
-                if presented is not None and call.step is not None and call.args is not None:
-                    call.args = presented.canonical_args(wf.steps[call.step - 1], call.args)
-            except ValueError as exc:
-                raise RunFileError(where, str(exc), f"calls[{i}].arguments") from None
-            except (KeyError, TypeError, AttributeError, IndexError):
-                raise RunFileError(where, "not a recorded call", f"calls[{i}]") from None
-            try:
-                monitor.observe(call)
-            except (KeyError, TypeError, IndexError):  # a step it has not, arguments it lacks
-                raise RunFileError(where, "not a recorded call", f"calls[{i}]") from None
+        try:
+            monitor.observe_stored(rec["calls"], presented)
+        except StoredCallError as exc:
+            field = f"calls[{exc.index}]" + (f".{exc.field}" if exc.field else "")
+            raise RunFileError(where, exc.reason, field) from None
         return monitor.finish()
 
-    def _workflow(
-        self, scenario: Scenario, spec: Any, where: str
-    ) -> tuple[Workflow, Presented | None, bool]:
-        """The workflow of a scenario under a variant, and whether it was built before."""
-        key = (id(scenario), "" if spec is None else json.dumps(spec, sort_keys=True))
-        built = self._built.get(key)
+    def _variant(self, base: Workflow, spec: Any, where: str) -> tuple[Workflow, Presented]:
+        """The workflow of a scenario under a variant, and its presentation."""
+        key = (id(base), json.dumps(spec, sort_keys=True))
+        built = self._presented.get(key)
         if built is None:
-            variant = None if spec is None else variant_from_json(spec, f"{where}: variant_spec")
-            presented = present(scenario, variant) if variant is not None else None
-            wf = build_workflow(presented.scenario if presented else scenario, variant)
-            built = self._built[key] = (wf, presented)
-            if len(self._built) > WORKFLOWS:
-                self._built.popitem(last=False)
-            return (*built, False)
-        self._built.move_to_end(key)
-        return (*built, True)
-
-
-def _parts(c: Any) -> tuple[Any, Any, Any, Any, Any]:
-    if not isinstance(c, list) or len(c) != 5:
-        raise TypeError("a compact call is [name, arguments, step, refused, value]")
-    return c[0], c[1], c[2], c[3], c[4]
+            variant = variant_from_json(spec, f"{where}: variant_spec")
+            presented = present(base.scenario, variant)
+            built = self._presented[key] = (build_workflow(presented.scenario, variant), presented)
+            if len(self._presented) > WORKFLOWS:
+                self._presented.popitem(last=False)
+        else:
+            self._presented.move_to_end(key)
+        return built
 
 
 def label_record(

@@ -62,7 +62,7 @@ from operator import eq, itemgetter, lt
 
 from agentproc.labelling.labels import Divergence, Label, LabelKind, Metrics, Verdict
 from agentproc.labelling.order import kept_in_order
-from agentproc.workflow import ScenarioStep, Workflow
+from agentproc.workflow import Workflow
 
 K = LabelKind
 PROPAGATED = "propagated"
@@ -117,11 +117,8 @@ class LabelCore:
         self.last_executed: int | None = None
         self.calls = 0
         """Entries seen, counted or not."""
-        self.trace: list[Entry | tuple[int, int]] = []
-        """The entries that count for the first divergence, in order. A step's first run
-        that produced a value may be kept as the pair ``(index, step)`` (what relabelling
-        does for most calls: an :class:`Entry` is made only if the first divergence reads
-        that far)."""
+        self.trace: list[Entry] = []
+        """The entries that count for the first divergence, in order."""
 
     # -- entries ----------------------------------------------------------------
 
@@ -145,10 +142,9 @@ class LabelCore:
 
     # -- the rules ------------------------------------------------------------
 
-    def record_step(self, entry: Entry, spec: ScenarioStep, value: int) -> None:
-        """A step produced ``value``: a first run, or a repeat (maybe self-correcting)."""
-        step = spec.step
-        target = self.wf.targets[step - 1]
+    def record_step(self, entry: Entry, step: int, value: int) -> None:
+        """Step ``step`` produced ``value``: a first run, or a repeat (maybe self-correcting)."""
+        target = step + 2  # the variable it defines
         previous = self.last_value.get(step)
         if previous is not None:
             right = self.wf.correct[target]
@@ -268,9 +264,9 @@ class LabelCore:
         labels.sort(key=_label_order)
         # Then the findings of no call, in their order: skipped steps by step, then
         # the missing answer.
-        steps, skipped = self.wf.steps, _SKIPPED
-        for step in filterfalse(self.last_value.__contains__, range(1, len(steps) + 1)):
-            key = (step, steps[step - 1].live)
+        live, skipped = self.wf.live, _SKIPPED
+        for step in filterfalse(self.last_value.__contains__, range(1, len(live) + 1)):
+            key = (step, live[step - 1])
             found = skipped.get(key)
             if found is None:
                 found = skipped[key] = Label(K.SKIPPED_STEP, None, step, live=key[1])
@@ -288,7 +284,7 @@ class LabelCore:
         for pos in sorted(set(range(len(steps))) - set(kept_in_order(steps))):
             step = steps[pos]
             index = run_at[step]
-            deps = self.wf.steps[step - 1].depends_on
+            deps = self.wf.depends_on[step - 1]
             breaks = any(run_at.get(d, _NEVER) > index for d in deps)
             out.append(Label(K.REORDERED, index, step, breaks_dependency=breaks))
         return out
@@ -346,8 +342,7 @@ class LabelCore:
         n = self.wf.n_steps
         labelled = set(map(_CALL_INDEX, labels))  # the calls with a label
         p = 0
-        for item in self.trace:
-            e = Entry(item[0], item[1], False, True) if isinstance(item, tuple) else item
+        for e in self.trace:
             clean = e.index not in labelled
             if p < n and e.step == p + 1 and e.executed and clean:
                 p += 1

@@ -96,7 +96,7 @@ class TextLabeller:
         entry = core.begin(index, spec.step)
         if units != right:
             core.add(self._value_error(entry, spec, x, got))
-        core.record_step(entry, spec, units)
+        core.record_step(entry, spec.step, units)
 
     def _value_error(
         self, entry: Entry, spec: ScenarioStep, x: Fraction, got: float | int

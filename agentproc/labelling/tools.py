@@ -12,19 +12,19 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentproc.arith import to_units
-from agentproc.jsonio import plain_object
+from agentproc.errors import StoredCallError
 from agentproc.labelling.core import OTHER, PROPAGATED, LabelCore, confusion_cause
 from agentproc.labelling.labels import Label, LabelKind, Metrics
-from agentproc.workflow import CallRecord, ScenarioStep, Workflow
-from agentproc.workflow.calls import UNREAD, stored_arguments
+from agentproc.workflow import CallRecord, Workflow
+from agentproc.workflow.calls import UNREAD
+
+if TYPE_CHECKING:
+    from agentproc.workflow.present import Presented
 
 K = LabelKind
-_WRONG_ARGUMENT = K.WRONG_ARGUMENT
-_UNSET = (None,) * (len(Label._fields) - 7)
-_new_label = tuple.__new__
 
 
 class Monitor:
@@ -62,19 +62,18 @@ class Monitor:
         value: int | None,
         answer: float | int | None,
     ) -> None:
-        """:meth:`observe` of a call given as its parts (a stored call, no record built):
-        ``value`` is the step's output in units, ``answer`` the submitted answer."""
+        """:meth:`observe` of a call given as its parts: ``value`` is the step's output in
+        units, ``answer`` the submitted answer."""
         core = self.core
         entry = core.begin(index, step, finish)
         if step is not None and refused not in UNREAD:  # a step it ran: the common case
             if not 0 < step <= self.wf.n_steps:
                 raise IndexError(f"no step {step}")
-            spec = self.wf.steps[step - 1]
-            self._arguments(index, args or {}, spec, self.wf.param_vars[step - 1])
+            self._arguments(index, args or {}, step, self.wf.param_vars[step - 1])
             if refused == "dependency":
                 core.add(Label(K.REORDERED, index, step, breaks_dependency=True, refused=True))
             elif value is not None:  # else refused (division by zero, out of range)
-                core.record_step(entry, spec, value)
+                core.record_step(entry, step, value)
         elif refused == "transient":
             # A tool fault, not the agent's doing: it neither counts nor diverges.
             core.drop(entry)
@@ -85,98 +84,27 @@ class Monitor:
         elif finish:
             core.record_answer(entry, answer, refused=refused is not None)
 
-    def observe_stored(self, calls: Sequence[Any], known: bool = True) -> None:
-        """:meth:`observe` each call of a stored trace straight from its compact parts
-        ``[name, arguments, step, refused, value]``, as :meth:`CallRecord.stored` reads
-        them, without building records (relabelling a run does this for every call).
-
-        With ``known``, a step's first run whose text is the step's
-        :attr:`~agentproc.workflow.Workflow.right_arguments` (every argument right, as a
-        call records an object) is not parsed at all (making those texts costs about what
-        they save in one episode: a caller that labels a workflow's episodes one by one
-        passes ``known`` from its second on). Any other call that ran has its arguments
-        parsed by :func:`~agentproc.jsonio.plain_object` (a flat object: the commonest),
-        the rest by :func:`~agentproc.workflow.calls.stored_arguments`. Parsing a text
-        again costs less than looking it up among those seen (a relabelled run repeats
-        about half of them): nothing is kept between calls. A call that is not one raises
-        :class:`StoredCallError`.
-        """
-        wf, core = self.wf, self.core
-        scale, finish, n_steps = wf.scale, wf.finish_tool, wf.n_steps
-        steps, param_vars, targets = wf.steps, wf.param_vars, wf.targets
-        numbers, correct, half_unit = wf.numbers, wf.correct, self._half_unit
-        expected = wf.expected
-        right_arguments = wf.right_arguments if known else (None,) * n_steps
-        ran, produced, trace, labels = core.last_value, core.produced, core.trace, core.labels
-        run_at, counted = core.run_at, core.calls
-        observe, check = self.observe_parts, self._arguments
-        i = 0
-        try:
-            for i, c in enumerate(calls):
-                if type(c) is not list or len(c) != 5:
-                    raise TypeError("a compact call is [name, arguments, step, refused, value]")
-                name, text, step, refused, value = c
-                if type(name) is not str:
-                    raise TypeError("name must be a string")
-                if (
-                    refused is None
-                    and value is not None
-                    and type(step) is int
-                    and 0 < step <= n_steps
-                    and step not in ran
-                    and name != finish
-                ):
-                    # A step's first run that produced a value, the commonest call:
-                    # what observe_parts, begin and record_step do for it, inline. Its
-                    # text when every argument is right needs no parsing.
-                    if text != right_arguments[step - 1]:
-                        args = _stored_arguments(text, refused)
-                        assert args is not None  # read: it was not refused
-                        spec_vars = param_vars[step - 1]
-                        for param, var in spec_vars:
-                            got = args[param]
-                            if got == numbers[var]:  # the right number as written
-                                continue
-                            if half_unit:
-                                # to_units(got, scale), its common case inline
-                                u = got * scale
-                                if not (-1e15 < u < 1e15 and (read := round(u)) / scale == got):
-                                    read = to_units(got, scale)
-                                if read == correct[var]:
-                                    continue
-                                if read == produced.get(var):
-                                    # Its own wrong value carried forward, the commonest
-                                    # wrong argument: wrong_argument's first finding, as
-                                    # _propagated makes it.
-                                    x = expected[var]
-                                    found = (_WRONG_ARGUMENT, i, step, PROPAGATED, param, x, got)
-                                    labels.append(_new_label(Label, found + _UNSET))
-                                    continue
-                            # Any other: this argument and the rest, searched in full.
-                            rest = spec_vars[spec_vars.index((param, var)) :]
-                            check(i, args, steps[step - 1], rest)
-                            break
-                    units = round(value * scale)
-                    trace.append((i, step))  # an Entry(i, step, executed=True), as a pair
-                    run_at[step] = i
-                    ran[step] = produced[targets[step - 1]] = core.last_executed = units
-                elif name == finish:
-                    observe(i, step, True, refused, _stored_arguments(text, refused), None, value)
-                else:
-                    units = None if value is None else round(value * scale)
-                    args = _stored_arguments(text, refused)
-                    observe(i, step, False, refused, args, units, None)
-            core.calls = counted + len(calls)  # each call counts once, labelled here or not
-        except ValueError as exc:
-            raise StoredCallError(i, "arguments", str(exc)) from None
-        except (KeyError, TypeError, AttributeError, IndexError):
-            raise StoredCallError(i, None, "not a recorded call") from None
+    def observe_stored(self, calls: Sequence[Any], presented: Presented | None = None) -> None:
+        """:meth:`observe` each call of a stored trace, each read by
+        :meth:`~agentproc.workflow.CallRecord.read` (under a variant, its arguments keyed
+        back to the canonical variables). A call that is not one raises
+        :class:`~agentproc.errors.StoredCallError` naming its index and field."""
+        wf = self.wf
+        for i, c in enumerate(calls):
+            rec = CallRecord.read(c, i, wf.scale, wf.finish_tool)
+            try:
+                if presented is not None and rec.step is not None and rec.args is not None:
+                    rec.args = presented.canonical_args(wf.steps[rec.step - 1], rec.args)
+                self.observe(rec)
+            except (KeyError, TypeError, AttributeError, IndexError):
+                # A step it has not, arguments it lacks, a value that is no number.
+                raise StoredCallError(i, None, "not a recorded call") from None
 
     def _arguments(
         self,
         index: int,
         args: dict[str, Any],
-        spec: ScenarioStep,
+        step: int,
         param_vars: tuple[tuple[str, int], ...],
     ) -> None:
         wf = self.wf
@@ -196,7 +124,7 @@ class Monitor:
                 if exact(correct[var]):
                     continue
             self.core.labels.append(
-                wrong_argument(self.core, index, spec, param, got, exact, read, var)
+                wrong_argument(self.core, index, step, param, got, exact, read, var)
             )
 
     def finish(self) -> tuple[list[Label], Metrics]:
@@ -204,18 +132,10 @@ class Monitor:
         return self.core.finish()
 
 
-class StoredCallError(ValueError):
-    """A stored call that is not one: which call, which of its fields, and why."""
-
-    def __init__(self, index: int, field: str | None, reason: str) -> None:
-        super().__init__(reason)
-        self.index, self.field, self.reason = index, field, reason
-
-
 def wrong_argument(
     core: LabelCore,
     index: int,
-    spec: ScenarioStep,
+    step: int,
     param: str,
     got: Any,
     exact: Callable[[int], bool] | None = None,
@@ -245,7 +165,15 @@ def wrong_argument(
         and own != right
         and (own == read if exact is None else exact(own))  # the common case, first
     ):
-        return _propagated(wf, index, spec.step, param, var, got)
+        return Label(
+            K.WRONG_ARGUMENT,
+            index,
+            step,
+            cause=PROPAGATED,
+            argument=param,
+            expected=wf.expected[var],
+            got=got,
+        )
     expected = wf.expected[var]
     if exact is None:
         exact = read.__eq__
@@ -256,9 +184,7 @@ def wrong_argument(
         if match is None:
             continue
         if cut and own is not None and own != right and match(own):
-            return Label(
-                K.WRONG_ARGUMENT, index, spec.step, cause=PROPAGATED, truncated=cut, **base
-            )
+            return Label(K.WRONG_ARGUMENT, index, step, cause=PROPAGATED, truncated=cut, **base)
         if cut is None:
             best = (
                 core.confusion_of(var, read) if read is not None else core.confusion([(var, match)])
@@ -270,30 +196,14 @@ def wrong_argument(
             return Label(
                 K.WRONG_ARGUMENT,
                 index,
-                spec.step,
-                cause=confusion_cause(best, wf.targets[spec.step - 1]),
+                step,
+                cause=confusion_cause(best, step + 2),
                 confused_with=f"S{best}",
                 truncated=cut,
                 **base,
             )
     cut = True if shorten is not None and shorten(right) else None
-    return Label(K.WRONG_ARGUMENT, index, spec.step, cause=OTHER, truncated=cut, **base)
-
-
-def _stored_arguments(text: Any, refused: str | None) -> dict[str, Any] | None:
-    """A stored call's parsed arguments: :func:`~agentproc.jsonio.plain_object` for a
-    call that ran (a flat object, the commonest), else
-    :func:`~agentproc.workflow.calls.stored_arguments`."""
-    args = plain_object(text) if refused is None and type(text) is str and text else None
-    return stored_arguments(text, refused) if args is None else args
-
-
-def _propagated(wf: Workflow, index: int, step: int, param: str, var: int, got: Any) -> Label:
-    """The ``wrong_argument`` label of the agent's own wrong value carried forward."""
-    # The tuple itself (kind, call_index, step, cause, argument, expected, got, and no
-    # other attribute): less than half the cost of calling Label.
-    head = (_WRONG_ARGUMENT, index, step, PROPAGATED, param, wf.expected[var], got)
-    return _new_label(Label, head + _UNSET)
+    return Label(K.WRONG_ARGUMENT, index, step, cause=OTHER, truncated=cut, **base)
 
 
 def _shortener(got: Any, scale: int) -> tuple[Callable[[int], bool], int, int] | None:

@@ -1,8 +1,10 @@
 """The scenario of a stored episode, however its line keeps it: whole (``scenario``), as
 its compact procedure (``procedure``), or by reference to its suite (``scenario_ref``).
 
-Each distinct scenario is compiled once and kept (a run holds each scenario once per
-agent, variant and trial); a suite is indexed once (where each procedure's line
+Each distinct scenario is indexed once as a :class:`~agentproc.workflow.Workflow` and
+kept (a run holds each scenario once per agent, variant and trial); one stored as a
+procedure is compiled into its scenario only when that is asked for (relabelling
+needs the workflow alone). A suite is indexed once (where each procedure's line
 starts), so a reference costs one read of one line.
 """
 
@@ -18,13 +20,14 @@ from pydantic import ValidationError
 
 from agentproc.errors import RunFileError
 from agentproc.jsonio import loads, unreadable
-from agentproc.procedures import PROCEDURES, procedure_of_json, procedure_record
+from agentproc.procedures import PROCEDURES, Procedure, procedure_of_json, procedure_record
 from agentproc.runs.records import EpisodeRecord, procedure_digest
-from agentproc.workflow import Scenario
+from agentproc.workflow import Scenario, Workflow, build_workflow
 from agentproc.workflow.compile import compile_procedure
+from agentproc.workflow.runtime import procedure_workflow
 
 CACHE_SIZE = 1024
-"""Compiled scenarios kept, least recently used first out."""
+"""Workflows kept, least recently used first out."""
 
 
 class _Suite:
@@ -51,48 +54,51 @@ class _Suite:
 
 
 class ScenarioStore:
-    """Scenarios of stored episodes, compiled once each."""
+    """Scenarios of stored episodes and their workflows, indexed once each."""
 
     def __init__(self, suite: Path | None = None) -> None:
         self.suite = None if suite is None else Path(suite)
         """A folder to look referenced scenarios up in, instead of the one recorded."""
-        self._cache: OrderedDict[bytes, Scenario] = OrderedDict()
+        self._cache: OrderedDict[bytes, Workflow] = OrderedDict()
         self._suites: dict[str, _Suite] = {}
 
     def scenario(self, path: Path | str, lineno: int | None, rec: EpisodeRecord) -> Scenario:
         """The scenario of ``rec`` (without tools and prompt); a :class:`RunFileError`
         naming the line (when given) and the field when it cannot be had."""
+        return self.workflow(path, lineno, rec).scenario
+
+    def workflow(self, path: Path | str, lineno: int | None, rec: EpisodeRecord) -> Workflow:
+        """The workflow of ``rec``'s scenario (the default variant); errors as
+        :meth:`scenario`."""
         at = f"line {lineno}: " if lineno else ""
+        sweeps = rec["params"].get("sweeps") if isinstance(rec.get("params"), dict) else None
         if "scenario_ref" in rec:
             ref: dict[str, str] = rec["scenario_ref"]  # type: ignore[assignment]
             if not isinstance(ref, dict) or not all(
                 isinstance(ref.get(k), str) for k in ("suite", "sha256")
             ):
                 raise RunFileError(path, "expected {suite, sha256}", f"{at}scenario_ref")
-            key, make = ref["sha256"].encode(), lambda: self._referenced(path, at, rec, ref)
+            key = ref["sha256"].encode()
+            make = lambda: _indexed(self._referenced(path, at, rec, ref), sweeps)  # noqa: E731
         elif "procedure" in rec:
             procedure = rec["procedure"]
             if isinstance(procedure, bytes):  # its text, as the line holds it: parsed once
                 key = b"t" + procedure
-                make = lambda: _compiled(path, at, _parsed(path, at, procedure))  # noqa: E731
+                make = lambda: _indexed(_read(path, at, _parsed(path, at, procedure)), sweeps)  # noqa: E731
             else:
                 # As written, keys unsorted (once per episode; the writer keeps their
                 # order): the same text is the same procedure.
                 key = _key(procedure, sort=False)
-                make = lambda: _compiled(path, at, procedure)  # noqa: E731
+                make = lambda: _indexed(_read(path, at, procedure), sweeps)  # noqa: E731
         elif "scenario" in rec:
             data = rec["scenario"]
             key = b"s" + _key(data)
-            make = lambda: _validated(path, at, data)  # noqa: E731
+            make = lambda: build_workflow(_with_sweeps(_validated(path, at, data), sweeps))  # noqa: E731
         else:
             raise RunFileError(path, "missing", f"{at}scenario_ref, procedure or scenario")
         found = self._cache.get(key)
         if found is None:
-            found = make()
-            sweeps = rec["params"].get("sweeps") if isinstance(rec.get("params"), dict) else None
-            if found.params.sweeps is None and isinstance(sweeps, list):
-                found.params.sweeps = [str(s) for s in sweeps]
-            self._cache[key] = found
+            found = self._cache[key] = make()
             if len(self._cache) > CACHE_SIZE:
                 self._cache.popitem(last=False)
         else:
@@ -101,7 +107,7 @@ class ScenarioStore:
 
     def _referenced(
         self, path: Path | str, at: str, rec: EpisodeRecord, ref: dict[str, str]
-    ) -> Scenario:
+    ) -> Procedure:
         folder = self.suite or Path(ref["suite"])
         hint = "give --suite DIR, or run with --self-contained to store scenarios in the run"
         suite = self._suites.get(str(folder))
@@ -133,7 +139,7 @@ class ScenarioStore:
                 "one this episode ran (the suite changed since the run)",
                 f"{at}scenario_ref.sha256",
             )
-        return compile_procedure(procedure, with_tools=False)
+        return procedure
 
 
 def _key(data: Any, sort: bool = True) -> bytes:
@@ -150,9 +156,22 @@ def _parsed(path: Path | str, at: str, text: bytes) -> Any:
         raise RunFileError(path, f"not valid JSON ({exc})", f"{at}procedure") from None
 
 
-def _compiled(path: Path | str, at: str, procedure: Any) -> Scenario:
-    p = procedure_of_json(Path(path), f"{at}procedure", procedure)
-    return compile_procedure(p, with_tools=False)
+def _read(path: Path | str, at: str, procedure: Any) -> Procedure:
+    return procedure_of_json(Path(path), f"{at}procedure", procedure)
+
+
+def _indexed(procedure: Procedure, sweeps: Any) -> Workflow:
+    """The workflow of a procedure; its scenario, compiled when asked for, lists
+    ``sweeps`` (the record's) when the procedure's cell has none of its own."""
+    return procedure_workflow(
+        procedure, lambda: _with_sweeps(compile_procedure(procedure, with_tools=False), sweeps)
+    )
+
+
+def _with_sweeps(scenario: Scenario, sweeps: Any) -> Scenario:
+    if scenario.params.sweeps is None and isinstance(sweeps, list):
+        scenario.params.sweeps = [str(s) for s in sweeps]
+    return scenario
 
 
 def _validated(path: Path | str, at: str, data: Any) -> Scenario:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentproc.arith import from_number, to_number
+from agentproc.errors import StoredCallError
 from agentproc.jsonio import loads as loads_exact
 from agentproc.jsonio import loads_object
 
@@ -76,6 +77,22 @@ class CallRecord:
         rec.result = d.get("result", "")
         rec.state_hash = d.get("state_hash", "")
         return rec
+
+    @classmethod
+    def read(cls, call: Any, index: int, scale: int, finish_tool: str) -> CallRecord:
+        """A stored call, compact (``[name, arguments, step, refused, value]``) or a
+        version-1 object; a :class:`~agentproc.errors.StoredCallError` naming ``index``
+        and the field when it is not one."""
+        try:
+            if isinstance(call, dict):
+                return cls.from_json(call, index, scale, finish_tool)
+            if type(call) is not list or len(call) != 5:
+                raise TypeError("a compact call is [name, arguments, step, refused, value]")
+            return cls.stored(index, *call, scale, finish_tool)
+        except ValueError as exc:
+            raise StoredCallError(index, "arguments", str(exc)) from None
+        except (KeyError, TypeError, AttributeError, IndexError):
+            raise StoredCallError(index, None, "not a recorded call") from None
 
     @classmethod
     def stored(

@@ -1,40 +1,48 @@
 """The runtime view of a scenario that the mock tools and the monitor share.
 
-Built once per episode from a :class:`~agentproc.workflow.scenario.Scenario`;
+Built once per episode, from a :class:`~agentproc.workflow.scenario.Scenario`
+(:func:`build_workflow`) or straight from a procedure (:func:`procedure_workflow`);
 everything is indexed so that executing and labelling a call costs a few
-dictionary lookups.
+dictionary lookups. Labelling reads only the index (values, step graph, names); the
+scenario's models are made when first asked for, so relabelling a run that stores
+procedures never compiles them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
 from agentproc.arith import SCALE, close, from_number, matcher, to_number
-from agentproc.jsonio import plain_number
-from agentproc.workflow.scenario import Scenario, ScenarioStep, param_vars_of, var_index
+from agentproc.procedures import Procedure
+from agentproc.workflow.compile import compile_procedure
+from agentproc.workflow.scenario import FinishSpec, Scenario, ScenarioStep, var_index
 from agentproc.workflow.variant import Variant
 
 
 @dataclass(frozen=True)
 class Workflow:
-    """A scenario compiled for execution and monitoring."""
+    """A scenario indexed for execution and monitoring."""
 
-    scenario: Scenario
+    make_scenario: Callable[[], Scenario] = field(repr=False, compare=False)
+    """Makes :attr:`scenario` when first asked for."""
     scale: int
     """Units per whole number (1000 in decimal mode, 1 in integer mode)."""
     tolerance: float
     """A supplied number is correct when within this many units of the value
     (the scenario's ``tolerance``, in units: half a unit, or 0 in integer mode)."""
-    steps: tuple[ScenarioStep, ...]
-    by_name: dict[str, ScenarioStep]
     correct: tuple[int, ...]
     """Correct value of every variable in units; index 0 is unused, 1 is S1."""
     finish_tool: str
     finish_argument: str
-    number_type: str
+    param_vars: tuple[tuple[tuple[str, int], ...], ...]
+    """Each step's :attr:`~ScenarioStep.param_vars`, by step number less one."""
+    depends_on: tuple[tuple[int, ...], ...]
+    """Each step's :attr:`~ScenarioStep.depends_on`, by step number less one."""
+    live: tuple[bool, ...]
+    """Each step's :attr:`~ScenarioStep.live`, by step number less one."""
     variant: Variant | None = None
     """The variant it is presented under (``None``: the default)."""
     holding: dict[int, tuple[int, ...]] = field(default_factory=dict)
@@ -47,19 +55,40 @@ class Workflow:
     expected: tuple[float | int, ...] = ()
     """The correct value of every variable as a number (:meth:`to_number`), as a label's
     ``expected`` gives it."""
-    param_vars: tuple[tuple[tuple[str, int], ...], ...] = ()
-    """Each step's :attr:`~ScenarioStep.param_vars`, by step number less one."""
-    targets: tuple[int, ...] = ()
-    """Each step's :attr:`~ScenarioStep.target` variable, by step number less one."""
     ordered: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
     """The correct values of the variables in ascending order, and beside each its
     variable (S1 on; on equal values, the earlier variable first): a window of values
     is a bisection."""
 
+    @cached_property
+    def scenario(self) -> Scenario:
+        """The scenario (under a variant, the presented one)."""
+        return self.make_scenario()
+
+    @cached_property
+    def steps(self) -> tuple[ScenarioStep, ...]:
+        """The scenario's steps."""
+        return tuple(self.scenario.steps)
+
+    @cached_property
+    def by_name(self) -> dict[str, ScenarioStep]:
+        """Step tool name -> step."""
+        return {s.expected_call.name: s for s in self.steps}
+
+    @property
+    def number_type(self) -> str:
+        """The JSON Schema type of a number: ``integer`` or ``number``."""
+        return "integer" if self.scale == 1 else "number"
+
+    @property
+    def targets(self) -> range:
+        """Each step's :attr:`~ScenarioStep.target` variable, by step number less one."""
+        return range(3, len(self.correct))
+
     @property
     def n_steps(self) -> int:
         """Number of steps N."""
-        return len(self.steps)
+        return len(self.live)
 
     @property
     def answer(self) -> int:
@@ -83,26 +112,6 @@ class Workflow:
         """Units as the JSON number an agent sees."""
         return to_number(units, self.scale)
 
-    @cached_property
-    def right_arguments(self) -> tuple[str | None, ...]:
-        """Each step's right arguments as the text a call records when its arguments came
-        as an object (compact JSON, the operands in order, each the correct number as
-        :attr:`numbers` writes it), by step number less one; ``None`` where a number has
-        no spelling sure to read back as itself (:func:`~agentproc.jsonio.plain_number`).
-        A call whose text equals it supplied every argument right. Made when first asked
-        for: relabelling a run does, running an episode does not."""
-        spelled = list(map(plain_number, self.numbers))  # NO_NUMBER has none
-        out: list[str | None] = []
-        for params in self.param_vars:  # one operand or two, named S1, S2, ...
-            (a, u), *rest = params
-            x = spelled[u]
-            if rest:
-                b, y = rest[0][0], spelled[rest[0][1]]
-                out.append(None if x is None or y is None else f'{{"{a}":{x},"{b}":{y}}}')
-            else:
-                out.append(None if x is None else f'{{"{a}":{x}}}')
-        return tuple(out)
-
     def expected_calls(self) -> list[tuple[str, dict[str, Any]]]:
         """The reference trace: every step in order, then the finish call."""
         out: list[tuple[str, dict[str, Any]]] = [
@@ -117,12 +126,58 @@ def build_workflow(scenario: Scenario, variant: Variant | None = None) -> Workfl
     """Index a scenario for the mock tools and the monitor (under ``variant``, the
     scenario is the one :func:`~agentproc.workflow.present.present` made)."""
     scale = SCALE[scenario.mode]
-    steps = tuple(scenario.steps)
-    inputs = scenario.inputs
-    correct = [0, from_number(inputs["S1"], scale), from_number(inputs["S2"], scale)]
+    correct = [
+        0,
+        from_number(scenario.inputs["S1"], scale),
+        from_number(scenario.inputs["S2"], scale),
+    ]
     correct += [from_number(s.value, scale) for s in scenario.steps]
+    return _indexed(
+        lambda: scenario,
+        scale,
+        scenario.tolerance * scale,
+        correct,
+        [tuple(map(var_index, s.operands)) for s in scenario.steps],  # type: ignore[misc]
+        [tuple(s.depends_on) for s in scenario.steps],
+        [s.live for s in scenario.steps],
+        scenario.finish,
+        variant,
+    )
+
+
+def procedure_workflow(
+    procedure: Procedure, make_scenario: Callable[[], Scenario] | None = None
+) -> Workflow:
+    """:func:`build_workflow` of the procedure's scenario, indexed from the procedure
+    itself: the scenario (``make_scenario``, else
+    :func:`~agentproc.workflow.compile.compile_procedure` without tools) is made only
+    when asked for."""
+    scale = procedure.scale
+    return _indexed(
+        make_scenario or (lambda: compile_procedure(procedure, with_tools=False)),
+        scale,
+        (0.5 / scale if scale > 1 else 0) * scale,  # as the compiled scenario's tolerance
+        [0, *procedure.values],
+        [s.operands for s in procedure.steps],
+        [procedure.depends_on(s) for s in procedure.steps],
+        procedure.live,
+        FinishSpec(),
+        None,
+    )
+
+
+def _indexed(
+    make_scenario: Callable[[], Scenario],
+    scale: int,
+    tolerance: float,
+    correct: list[int],
+    operands: Sequence[tuple[int, int]],
+    depends_on: Sequence[tuple[int, ...]],
+    live: Sequence[bool],
+    finish: FinishSpec,
+    variant: Variant | None,
+) -> Workflow:
     expected = tuple(to_number(u, scale) for u in correct)
-    tolerance = scenario.tolerance * scale
     numbers = tuple(
         x if close(x, u, scale, tolerance) else NO_NUMBER
         for x, u in zip(expected, correct, strict=True)
@@ -130,31 +185,25 @@ def build_workflow(scenario: Scenario, variant: Variant | None = None) -> Workfl
     holding: dict[int, list[int]] = {}
     for var in range(1, len(correct)):
         holding.setdefault(correct[var], []).append(var)
+    pairs = sorted((correct[var], var) for var in range(1, len(correct)))
     return Workflow(
-        scenario=scenario,
+        make_scenario=make_scenario,
         scale=scale,
         tolerance=tolerance,
-        steps=steps,
-        by_name={s.expected_call.name: s for s in steps},
         correct=tuple(correct),
-        finish_tool=scenario.finish.tool,
-        finish_argument=scenario.finish.argument,
-        number_type="integer" if scenario.mode == "integer" else "number",
+        finish_tool=finish.tool,
+        finish_argument=finish.argument,
+        param_vars=tuple(
+            ((f"S{a}", a),) if a == b else ((f"S{a}", a), (f"S{b}", b)) for a, b in operands
+        ),
+        depends_on=tuple(depends_on),
+        live=tuple(live),
         variant=variant,
         holding={value: tuple(vars_) for value, vars_ in holding.items()},
         numbers=numbers,
         expected=expected,
-        # From the fields, not the steps' cached views: reading those the first time
-        # was half the time of building a workflow.
-        param_vars=tuple(param_vars_of(s.operands) for s in steps),
-        targets=tuple(var_index(s.output) for s in steps),
-        ordered=_ordered(correct),
+        ordered=(tuple(v for v, _ in pairs), tuple(var for _, var in pairs)),
     )
-
-
-def _ordered(correct: list[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    pairs = sorted((correct[var], var) for var in range(1, len(correct)))
-    return tuple(v for v, _ in pairs), tuple(var for _, var in pairs)
 
 
 NO_NUMBER = object()

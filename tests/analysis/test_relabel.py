@@ -12,7 +12,6 @@ from agentproc.agents.sim import run_sim_episode
 from agentproc.analysis import relabel_run
 from agentproc.cli import main
 from agentproc.errors import RunFileError
-from agentproc.labelling import Monitor
 from agentproc.procedures import Cell, generate_procedure
 from agentproc.runs import RunWriter, episode_record, read_run
 from agentproc.workflow import Toolkit, scenario_of
@@ -154,27 +153,6 @@ def test_trials_repeating_argument_texts_label_as_the_live_monitor_did(tmp_path:
     result = relabel_run(tmp_path / "r.jsonl")
     assert result.episodes == 24 and result.labels_before > 0
     assert (result.changed_episodes, result.added, result.removed) == (0, 0, 0)
-
-
-def test_right_argument_texts_are_used_from_a_scenarios_second_episode_on(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-):
-    # Making a workflow's right-argument texts costs about what they save in one episode:
-    # a scenario met once is labelled without them.
-    seen: list[bool] = []
-    observe = Monitor.observe_stored
-
-    def spy(self: Monitor, calls: Any, known: bool = True) -> None:
-        seen.append(known)
-        observe(self, calls, known)
-
-    monkeypatch.setattr(Monitor, "observe_stored", spy)
-    write_run(tmp_path / "r.jsonl", agents=("sim:oracle", "sim:decay", "sim:oracle"))
-    lines = (tmp_path / "r.jsonl").read_text().splitlines()
-    (tmp_path / "twice.jsonl").write_text("\n".join(lines + lines[:1]) + "\n")
-    result = relabel_run(tmp_path / "twice.jsonl")
-    assert seen == [False, False, False, True]
-    assert (result.episodes, result.changed_episodes) == (4, 0)
 
 
 def _with_labels(line: str, labels_text: str) -> str:

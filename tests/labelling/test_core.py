@@ -34,7 +34,7 @@ def run_steps(c: LabelCore, steps: list[int], start: int = 0, **wrong: int) -> i
     entries ``start, start+1, ...``; returns the next index."""
     for i, k in enumerate(steps, start):
         entry = c.begin(i, step=k)
-        c.record_step(entry, c.wf.steps[k - 1], wrong.get(f"s{k}", RIGHT[k]))
+        c.record_step(entry, k, wrong.get(f"s{k}", RIGHT[k]))
     return start + len(steps)
 
 

@@ -86,14 +86,14 @@ def test_a_line_with_a_procedure_and_a_scenario_is_parsed_whole():
     assert part["scenario"] == rec["scenario"]
 
 
-def test_the_store_compiles_a_procedure_text_once_and_as_the_parsed_one(
+def test_the_store_reads_a_procedure_text_once_and_as_the_parsed_one(
     monkeypatch: pytest.MonkeyPatch,
 ):
     import agentproc.runs.stored as stored
 
     compiled: list[Any] = []
-    real = stored._compiled
-    monkeypatch.setattr(stored, "_compiled", lambda *a: compiled.append(a) or real(*a))
+    real = stored._read
+    monkeypatch.setattr(stored, "_read", lambda *a: compiled.append(a) or real(*a))
     recs = [sim(i=0), sim(i=0), sim(i=1)]
     store = ScenarioStore()
     parts = [relabel_part_of(line_of(r).encode()) for r in recs]

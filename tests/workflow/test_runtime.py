@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from agentproc.procedures import Cell, generate_procedure
-from agentproc.workflow import CallRecord, build_workflow, scenario_of
-from agentproc.workflow.runtime import NO_NUMBER
+from agentproc.workflow import build_workflow, compile_procedure, scenario_of
+from agentproc.workflow.runtime import NO_NUMBER, procedure_workflow
 from agentproc.workflow.scenario import ScenarioStep
 
 
@@ -21,7 +19,9 @@ def test_the_indexes_of_a_workflow_are_the_steps_own_views(cell: Cell):
     scenario = scenario_of(generate_procedure(cell, 2, 5))
     wf = build_workflow(scenario)
     assert wf.param_vars == tuple(s.param_vars for s in scenario.steps)
-    assert wf.targets == tuple(s.target for s in scenario.steps)
+    assert tuple(wf.targets) == tuple(s.target for s in scenario.steps)
+    assert wf.depends_on == tuple(tuple(s.depends_on) for s in scenario.steps)
+    assert wf.live == tuple(s.live for s in scenario.steps)
     assert wf.by_name == {s.name: s for s in scenario.steps}
     values, holders = wf.ordered
     assert list(values) == sorted(values)
@@ -46,26 +46,45 @@ def test_a_step_reading_one_variable_twice_takes_it_once():
     assert step.param_vars == (("S2", 2),) and step.params == ("S2",)
 
 
+_INDEX = [
+    "scale",
+    "tolerance",
+    "correct",
+    "finish_tool",
+    "finish_argument",
+    "param_vars",
+    "depends_on",
+    "live",
+    "variant",
+    "holding",
+    "numbers",
+    "expected",
+    "ordered",
+]
+
+
 @pytest.mark.parametrize(
     "cell",
-    [Cell(steps=30, lookback=7), Cell(steps=12, lookback=3, mode="integer", ops="mul")],
+    [Cell(steps=40, lookback=7), Cell(steps=12, lookback=3, mode="integer", ops="mul")],
     ids=str,
 )
-def test_a_steps_right_arguments_are_the_text_its_right_call_records(cell: Cell):
-    wf = build_workflow(scenario_of(generate_procedure(cell, 2, 5)))
-    for spec, text in zip(wf.steps, wf.right_arguments, strict=True):
-        right = {p: wf.to_number(wf.correct[int(p[1:])]) for p in spec.params}
-        assert text == json.dumps(right, separators=(",", ":"))  # as a call records an object
-        assert (
-            CallRecord.stored(0, spec.name, text, spec.step, None, 1, wf.scale, "x").args == right
-        )
+def test_a_procedures_workflow_is_indexed_as_its_compiled_scenarios(cell: Cell):
+    procedure = generate_procedure(cell, 3, 1)
+    lean = procedure_workflow(procedure)
+    full = build_workflow(compile_procedure(procedure, with_tools=False))
+    assert {k: getattr(lean, k) for k in _INDEX} == {k: getattr(full, k) for k in _INDEX}
+    assert type(lean.tolerance) is type(full.tolerance)
+    assert lean.scenario == full.scenario and lean.steps == full.steps
 
 
-def test_no_right_arguments_where_a_number_would_not_read_back():
-    scenario = scenario_of(generate_procedure(Cell(steps=6, lookback=3), 0, 1))
-    wf = build_workflow(scenario)
-    numbers = list(wf.numbers)
-    numbers[1] = NO_NUMBER  # S1
-    odd = type(wf)(**{**wf.__dict__, "numbers": tuple(numbers)})
-    for params, text in zip(odd.param_vars, odd.right_arguments, strict=True):
-        assert (text is None) == any(var == 1 for _, var in params)
+def test_a_procedures_workflow_compiles_its_scenario_only_when_asked_and_once():
+    made = []
+    procedure = generate_procedure(Cell(steps=5, lookback=2), 0, 0)
+
+    def make():
+        made.append(1)
+        return compile_procedure(procedure, with_tools=False)
+
+    wf = procedure_workflow(procedure, make)
+    assert wf.n_steps == 5 and wf.answer == procedure.answer and made == []
+    assert wf.by_name["step_2"].step == 2 and wf.scenario is wf.scenario and made == [1]
