@@ -52,14 +52,15 @@ def bench_generation(tmp: Path, count: int) -> None:
     )
 
 
-def make_run_file(path: Path, calls: int, distinct: int = 50) -> int:
+def make_run_file(path: Path, calls: int, distinct: int = 50, episodes: int | None = None) -> int:
     """A run file of sim:decay episodes on 95-step procedures (``distinct`` scenarios,
-    repeated as trials are), written as ``agentproc run`` writes it, up to ``calls`` calls."""
+    repeated as trials are), written as ``agentproc run`` writes it, up to ``calls`` calls
+    (or ``episodes`` episodes, when given)."""
     cell = Cell(steps=95, lookback=7)
     scenarios = [scenario_of(generate_procedure(cell, 0, i)) for i in range(distinct)]
     written = i = 0
     with RunWriter(path) as writer:
-        while written < calls:
+        while written < calls if episodes is None else i < episodes:
             ep = run_sim_episode(scenarios[i % distinct], "sim:decay", seed=i // distinct)
             ep.trial = i // distinct
             writer.write(episode_record(ep))
@@ -113,7 +114,9 @@ def _child(fn: str, path: Path) -> tuple[int, int, float, int]:
     return int(out[0]), int(out[1]), float(out[2]), int(out[3])
 
 
-def bench_relabel(tmp: Path, calls: int, repeats: int = 5, distinct: int = 50) -> None:
+def bench_relabel(
+    tmp: Path, calls: int, repeats: int = 5, distinct: int = 50, every: int = 2000
+) -> None:
     quarter = tmp / "quarter.jsonl"
     full = tmp / "full.jsonl"
     make_run_file(quarter, calls // 4, distinct)
@@ -137,19 +140,23 @@ def bench_relabel(tmp: Path, calls: int, repeats: int = 5, distinct: int = 50) -
         f"[target <= 2x the parse and < 8 s]; peak RSS {rss_quarter / 1024:.0f} MB at 1/4 of "
         f"the calls, {rss / 1024:.0f} MB at all [target: flat]"
     )
-    # A run over a real suite holds each scenario once: each is compiled, then labelled.
+    # A run over a real suite holds each scenario once per agent, variant and trial: each
+    # is indexed, then labelled.
     once = tmp / "distinct.jsonl"
-    make_run_file(once, calls // 10, distinct=calls // 500)  # more than its episodes
+    make_run_file(once, 0, distinct=every, episodes=every)
     floor, took = [], []
     for _ in range(repeats):
         e, c, d, _ = _child("parse", once)
         floor.append(d)
         took.append(_child("relabel", once)[2])
     f, t = statistics.median(floor), statistics.median(took)
+    ratios = sorted(b / a for a, b in zip(floor, took, strict=True))
     print(
-        f"relabel, every scenario distinct: {c} calls in {e} episodes: orjson parse {f:.2f} s, "
-        f"relabel {t:.2f} s = {t / f:.2f}x the parse ({t / e * 1e3:.2f} ms per episode; "
-        f"medians of {repeats})"
+        f"relabel, every scenario distinct: {c} calls in {e} episodes ({every} distinct "
+        f"95-step scenarios): orjson parse {f:.2f} s, relabel {t:.2f} s (medians of {repeats}, "
+        f"one core) = {statistics.median(ratios):.2f}x the parse, the median of the rounds' "
+        f"ratios ({', '.join(f'{r:.2f}' for r in ratios)}) ({t / e * 1e3:.2f} ms per episode) "
+        "[target <= 4x the parse]"
     )
 
 
@@ -195,6 +202,9 @@ def main() -> None:
     p.add_argument("--count", type=int, default=1000, help="procedures per dataset")
     p.add_argument("--calls", type=int, default=1_000_000, help="calls in the labelling run file")
     p.add_argument("--repeats", type=int, default=5, help="interleaved relabel rounds")
+    p.add_argument(
+        "--distinct", type=int, default=2000, help="scenarios (and episodes) of the distinct run"
+    )
     p.add_argument("--only", choices=["generation", "relabel", "per-call", "help"])
     args = p.parse_args()
     with tempfile.TemporaryDirectory() as d:
@@ -203,7 +213,7 @@ def main() -> None:
             "help": bench_help,
             "per-call": bench_per_call,
             "generation": lambda: bench_generation(tmp, args.count),
-            "relabel": lambda: bench_relabel(tmp, args.calls, args.repeats),
+            "relabel": lambda: bench_relabel(tmp, args.calls, args.repeats, every=args.distinct),
         }
         for name, fn in steps.items():
             if args.only in (None, name):
