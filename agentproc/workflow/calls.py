@@ -88,7 +88,8 @@ class CallRecord:
                 return cls.from_json(call, index, scale, finish_tool)
             if type(call) is not list or len(call) != 5:
                 raise TypeError("a compact call is [name, arguments, step, refused, value]")
-            return cls.stored(index, *call, scale, finish_tool)
+            name, arguments, step, refused, value = call
+            return cls.stored(index, name, arguments, step, refused, value, scale, finish_tool)
         except ValueError as exc:
             raise StoredCallError(index, "arguments", str(exc)) from None
         except (KeyError, TypeError, AttributeError, IndexError):

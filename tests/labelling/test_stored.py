@@ -56,8 +56,8 @@ def _number(wf: Workflow, draw: Any, var: int, last: dict[int, Any]) -> Any:
     exact = wf.correct[u] / wf.scale
     return draw(
         st.sampled_from(
-            [exact, exact, round(exact, 1), round(exact + 1 / wf.scale, 6), int(exact), 7.25]
-            + [1.001]  # 1000.9999999999999 units: rounded, not cut
+            # 1.001 is 1000.9999999999999 units: rounded, not cut.
+            [exact, exact, round(exact, 1), round(exact + 1 / wf.scale, 6), int(exact), 7.25, 1.001]
         )
     )
 
@@ -131,8 +131,6 @@ def test_a_stored_trace_gets_every_label_field_and_metric_the_live_monitor_gave(
     as_json = [rec.to_json(wf.scale) for rec in calls]  # a version-1 line's calls
     assert stored(wf, presented, [compact_call(c) for c in as_json]) == want
     assert stored(wf, presented, as_json) == want
-    labels, metrics = want
-    assert metrics["first_divergence"] == live(wf, presented, calls)[1]["first_divergence"]
 
 
 def test_a_rule_changed_in_the_core_changes_stored_labels_too(monkeypatch: pytest.MonkeyPatch):
