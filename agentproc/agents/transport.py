@@ -142,7 +142,8 @@ class HttpEndpoint:
                     where = response.headers.get("Location", "?")
                     text = f"the endpoint redirected to {where} ({status}); redirects are not "
                     text += "followed: give that URL as the base URL"
-                    raise_as_sdk(status_error(status, text.encode(), self.url), None)
+                    said = orjson.dumps({"error": {"message": text, "type": "redirect"}})
+                    raise_as_sdk(status_error(status, said, self.url), None)
                 data = await _read_capped(response)
         except TimeoutError as exc:
             raise_as_sdk(openai.APITimeoutError(request=_request(self.url)), exc)
@@ -158,20 +159,22 @@ class HttpEndpoint:
         known = self._sessions.get(loop)
         if known is None:
             session = _new_session()
-            closer = _close_at_shutdown(session)
+            closer = self._close_at_shutdown(session, loop)
             await anext(closer)
             # The loop holds its async generators weakly: kept here while the loop lives.
             known = self._sessions[loop] = (session, closer, _proxy(self.url))
         return known[0], known[2]
 
-
-async def _close_at_shutdown(session: Any) -> AsyncIterator[None]:
-    """An async generator that closes the session when its loop finalises it
-    (``loop.shutdown_asyncgens()``, which ``asyncio.run`` calls before it closes)."""
-    try:
-        yield
-    finally:
-        await session.close()
+    async def _close_at_shutdown(
+        self, session: Any, loop: asyncio.AbstractEventLoop
+    ) -> AsyncIterator[None]:
+        """An async generator that closes the session when its loop finalises it
+        (``loop.shutdown_asyncgens()``, which ``asyncio.run`` calls before it closes)."""
+        try:
+            yield
+        finally:
+            self._sessions.pop(loop, None)  # the session holds the loop: never freed else
+            await session.close()
 
 
 def _new_session() -> Any:
