@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, Self
 
 import orjson
 from langchain_core.language_models.chat_models import BaseChatModel
@@ -25,7 +25,7 @@ from langchain_core.messages import AIMessage, BaseMessage, convert_to_openai_me
 from langchain_core.messages.tool import invalid_tool_call, tool_call
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
-from pydantic import ConfigDict, Field, PrivateAttr, SecretStr
+from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, model_validator
 
 from agentproc.agents.conversation import RAW_KEY, Request, Turn
 from agentproc.agents.failures import MalformedResponse
@@ -79,8 +79,10 @@ class OpenAIChat(BaseChatModel):
 
     _endpoint: Any = PrivateAttr(default=None)
 
-    def model_post_init(self, context: Any) -> None:
+    @model_validator(mode="after")
+    def _set_agentproc_endpoint(self) -> Self:
         self._endpoint = self._make_endpoint()  # a bad header fails here, before any run
+        return self
 
     def _make_endpoint(self) -> HttpEndpoint | SdkEndpoint:
         key = self.api_key.get_secret_value()

@@ -47,6 +47,7 @@ from collections.abc import AsyncIterator
 from functools import cache
 from typing import Any, NoReturn
 
+import aiohttp
 import orjson
 
 from agentproc.agents.failures import MalformedResponse
@@ -71,9 +72,7 @@ def chat_url(base_url: str, query: dict[str, str] | None = None) -> str:
     pairs += list((query or {}).items())
     netloc = parts.netloc.rpartition("@")[2]
     path = parts.path.rstrip("/") + CHAT_PATH
-    return urllib.parse.urlunsplit(
-        (parts.scheme, netloc, path, urllib.parse.urlencode(pairs), "")
-    )
+    return urllib.parse.urlunsplit((parts.scheme, netloc, path, urllib.parse.urlencode(pairs), ""))
 
 
 def request_headers(
@@ -126,16 +125,12 @@ class HttpEndpoint:
             openai.APITimeoutError, openai.APIConnectionError: no usable answer.
             MalformedResponse: an answer that is not a chat completion.
         """
-        import aiohttp
-
         openai = _openai()
         session, proxy = await self._session()
         try:
             async with (
                 asyncio.timeout(self.timeout),
-                session.post(
-                    self.url, data=body, headers=self.headers, allow_redirects=False, proxy=proxy
-                ) as response,
+                session.post(self.url, data=body, allow_redirects=False, proxy=proxy) as response,
             ):
                 status = response.status
                 if status in REDIRECTS:
@@ -149,7 +144,8 @@ class HttpEndpoint:
             raise_as_sdk(openai.APITimeoutError(request=_request(self.url)), exc)
         except (aiohttp.ClientError, OSError) as exc:  # refused, reset, not HTTP, bad chunks
             message = f"Connection error: {exc or type(exc).__name__}"
-            raise_as_sdk(openai.APIConnectionError(message=message, request=_request(self.url)), exc)
+            failed = openai.APIConnectionError(message=message, request=_request(self.url))
+            raise_as_sdk(failed, exc)
         if status >= 400:
             raise_as_sdk(status_error(status, data, self.url), None)
         return completion_of(data)
@@ -158,7 +154,7 @@ class HttpEndpoint:
         loop = asyncio.get_running_loop()
         known = self._sessions.get(loop)
         if known is None:
-            session = _new_session()
+            session = _new_session(self.headers)
             closer = self._close_at_shutdown(session, loop)
             await anext(closer)
             # The loop holds its async generators weakly: kept here while the loop lives.
@@ -177,24 +173,29 @@ class HttpEndpoint:
             await session.close()
 
 
-def _new_session() -> Any:
-    import aiohttp
+class _FreshConnector(aiohttp.TCPConnector):
+    """A connector that never hands out a pooled connection holding bytes nobody asked
+    for (a second answer sent after the first): the next request would read them as its
+    own answer. aiohttp checks only that a pooled connection is still open."""
 
-    class _FreshConnector(aiohttp.TCPConnector):
-        """A connector that never hands out a pooled connection holding bytes nobody
-        asked for: the next request would read them as its own answer."""
+    async def connect(self, req: Any, traces: Any, timeout: Any) -> Any:
+        while True:
+            conn = await super().connect(req, traces, timeout)
+            if conn.protocol is None or not conn.protocol.should_close:
+                return conn
+            conn.close()
 
-        async def connect(self, req: Any, traces: Any, timeout: Any) -> Any:
-            while True:
-                conn = await super().connect(req, traces, timeout)
-                if conn.protocol is None or not conn.protocol.should_close:
-                    return conn
-                conn.close()
 
+def _new_session(headers: dict[str, str]) -> aiohttp.ClientSession:
     # ssl.create_default_context() reads the system's store, or SSL_CERT_FILE/SSL_CERT_DIR.
     connector = _FreshConnector(limit=0, ssl=ssl.create_default_context())
     timeout = aiohttp.ClientTimeout(total=None)  # the endpoint's own timeout applies
-    return aiohttp.ClientSession(connector=connector, timeout=timeout)
+    return aiohttp.ClientSession(
+        connector=connector,
+        headers=headers,
+        timeout=timeout,
+        cookie_jar=aiohttp.DummyCookieJar(),  # an API answer's cookies are not kept
+    )
 
 
 def _proxy(url: str) -> str | None:

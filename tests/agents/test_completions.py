@@ -21,13 +21,13 @@ from langchain_openai import ChatOpenAI
 
 from agentproc import Cell, generate_procedure, scenario_of
 from agentproc.agents.completions import CompletionsChat
-from agentproc.agents.transport import SdkEndpoint
 from agentproc.agents.conversation import conversation
 from agentproc.agents.failures import MalformedResponse, error_kind
 from agentproc.agents.harness import arun_model_episode
 from agentproc.agents.providers import is_retryable, make_chat_model
 from agentproc.agents.retry import RetryPolicy
 from agentproc.agents.suite import ModelRunOptions, arun_model_suite
+from agentproc.agents.transport import SdkEndpoint
 from agentproc.workflow import Scenario
 from tests.fakes import ScriptedServer
 
@@ -179,7 +179,7 @@ def test_a_proxy_in_the_environment_is_honoured(
     with ScriptedServer([{"content": "direct"}]) as srv:
         model = _model(srv)
         monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")  # nothing listens there
-        with pytest.raises(openai.APIConnectionError, match="127.0.0.1:9"):
+        with pytest.raises(openai.APIConnectionError, match=r"127\.0\.0\.1:9"):
             _ask(model, scenario)
         assert srv.completions == []  # the request went to the proxy, not to the server
         monkeypatch.setenv("NO_PROXY", "127.0.0.1")
