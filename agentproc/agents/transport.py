@@ -27,10 +27,12 @@ LangChain's error mapping, so retries, error kinds and messages are those of the
 SDK::
 
     openai.APIError
-    ├── APIStatusError (a subclass per status; 307/308: a refused redirect)
-    └── APIConnectionError: refused, reset, not HTTP, a malformed chunk
-        └── APITimeoutError
-    MalformedResponse: an answer that is no chat completion, or too large
+    ├── APIStatusError: a subclass per status; a 3xx is a refused redirect, not
+    │   retried (the server would redirect again: the base URL must change)
+    └── APIConnectionError: refused, reset, not HTTP, a malformed chunk (retried)
+        └── APITimeoutError (retried)
+    MalformedResponse: an answer that is no chat completion, or larger than
+        MAX_BODY (retried, as a cut body is)
 """
 
 from __future__ import annotations
@@ -125,7 +127,6 @@ class HttpEndpoint:
             openai.APITimeoutError, openai.APIConnectionError: no usable answer.
             MalformedResponse: an answer that is not a chat completion.
         """
-        openai = _openai()
         session, proxy = await self._session()
         try:
             async with (
@@ -141,10 +142,10 @@ class HttpEndpoint:
                     raise_as_sdk(status_error(status, said, self.url), None)
                 data = await _read_capped(response)
         except TimeoutError as exc:
-            raise_as_sdk(openai.APITimeoutError(request=_request(self.url)), exc)
+            raise_as_sdk(_openai().APITimeoutError(request=_request(self.url)), exc)
         except (aiohttp.ClientError, OSError) as exc:  # refused, reset, not HTTP, bad chunks
             message = f"Connection error: {exc or type(exc).__name__}"
-            failed = openai.APIConnectionError(message=message, request=_request(self.url))
+            failed = _openai().APIConnectionError(message=message, request=_request(self.url))
             raise_as_sdk(failed, exc)
         if status >= 400:
             raise_as_sdk(status_error(status, data, self.url), None)
@@ -321,7 +322,7 @@ def _request(url: str) -> Any:
 
 
 def _openai() -> Any:
-    import openai
+    import openai  # about a second to import: only once something failed
 
     return openai
 
