@@ -137,6 +137,49 @@ async def test_a_healthy_server_gets_one_kept_alive_connection() -> None:
     assert server.connections == 1
 
 
+async def test_an_idle_connection_the_server_closed_is_replaced_without_an_error() -> None:
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> None:
+        await server.read(reader)
+        writer.write(answer(completion(f"ok {n}")))  # keep-alive promised, then a hang-up
+        await writer.drain()
+
+    async with RawServer(handler) as server:
+        ep = endpoint(server.url())
+        first = await ep.create(b"{}")
+        await asyncio.sleep(0.05)  # the server's close reaches the idle connection
+        second = await ep.create(b"{}")
+    said = [d["choices"][0]["message"]["content"] for d in (first, second)]
+    assert said == ["ok 1", "ok 2"]
+
+
+FRAMINGS: dict[str, Callable[[bytes], bytes]] = {
+    "chunked with trailers": lambda b: (
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+        + b"%x;ext=1\r\n%s\r\n0\r\nX-Trailer: t\r\n\r\n" % (len(b), b)
+    ),
+    "http/1.0 to the end": lambda b: b"HTTP/1.0 200 OK\r\n\r\n" + b,
+    "an interim answer first": lambda b: b"HTTP/1.1 100 Continue\r\n\r\n" + answer(b),
+}
+
+
+@pytest.mark.parametrize("frame", list(FRAMINGS.values()), ids=list(FRAMINGS))
+async def test_every_way_to_frame_a_body_is_read(frame: Callable[[bytes], bytes]) -> None:
+    reply = frame(completion("framed"))
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> None:
+        while True:
+            await server.read(reader)
+            writer.write(reply)
+            await writer.drain()
+            if reply.startswith(b"HTTP/1.0"):
+                return
+
+    async with RawServer(handler) as server:
+        ep = endpoint(server.url())
+        said = [(await ep.create(b"{}"))["choices"][0]["message"]["content"] for _ in range(2)]
+    assert said == ["framed", "framed"]
+
+
 # -- TLS ---------------------------------------------------------------------------------
 
 
