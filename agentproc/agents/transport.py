@@ -114,6 +114,7 @@ class HttpEndpoint:
         self.url = url
         self.headers = headers
         self.timeout = timeout
+        self._timeout = aiohttp.ClientTimeout(total=timeout)
         self._sessions: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
             weakref.WeakKeyDictionary()
         )
@@ -129,10 +130,9 @@ class HttpEndpoint:
         """
         session, proxy = await self._session()
         try:
-            async with (
-                asyncio.timeout(self.timeout),
-                session.post(self.url, data=body, allow_redirects=False, proxy=proxy) as response,
-            ):
+            async with session.post(
+                self.url, data=body, allow_redirects=False, proxy=proxy, timeout=self._timeout
+            ) as response:
                 status = response.status
                 if status in REDIRECTS:
                     where = response.headers.get("Location", "?")
@@ -208,16 +208,26 @@ def _proxy(url: str) -> str | None:
     return proxies.get(parts.scheme) or proxies.get("all")
 
 
-async def _read_capped(response: Any) -> bytes:
+async def _read_capped(response: aiohttp.ClientResponse) -> bytes:
+    """The decoded body, or :class:`MalformedResponse` as soon as it passes :data:`MAX_BODY`."""
+    length = response.content_length
+    if length is not None and "Content-Encoding" not in response.headers:
+        if length <= MAX_BODY:  # else the length is the packed one, not what is decoded
+            return await response.read()
+        _too_large(response)
     parts: list[bytes] = []
     size = 0
     async for chunk in response.content.iter_any():
         size += len(chunk)
         if size > MAX_BODY:
-            response.close()  # the rest is never read, the connection never reused
-            raise MalformedResponse(f"the endpoint's answer is larger than {MAX_BODY} bytes")
+            _too_large(response)
         parts.append(chunk)
     return b"".join(parts)
+
+
+def _too_large(response: aiohttp.ClientResponse) -> NoReturn:
+    response.close()  # the rest is never read, the connection never reused
+    raise MalformedResponse(f"the endpoint's answer is larger than {MAX_BODY} bytes")
 
 
 def completion_of(data: bytes) -> dict[str, Any]:

@@ -317,17 +317,20 @@ def test_credentials_in_the_base_url_are_sent_as_basic_auth_never_in_the_url() -
 # -- bodies --------------------------------------------------------------------------------
 
 
-async def test_a_huge_body_stops_at_the_cap_before_the_server_has_sent_it() -> None:
+@pytest.mark.parametrize("chunked", [False, True], ids=["declared length", "chunked"])
+async def test_a_huge_body_stops_at_the_cap_before_the_server_has_sent_it(chunked: bool) -> None:
     sent = 0
     giga = 1 << 30
     block = b" " * (1 << 20)
+    framed = b"%x\r\n%s\r\n" % (len(block), block) if chunked else block
+    head = b"Transfer-Encoding: chunked" if chunked else b"Content-Length: %d" % giga
 
     async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> None:
         nonlocal sent
         await server.read(reader)
-        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % giga)
+        writer.write(b"HTTP/1.1 200 OK\r\n%s\r\n\r\n" % head)
         while sent < giga:
-            writer.write(block)
+            writer.write(framed)
             await writer.drain()
             sent += len(block)
 
@@ -337,6 +340,20 @@ async def test_a_huge_body_stops_at_the_cap_before_the_server_has_sent_it() -> N
         at_error = sent
     assert at_error < transport.MAX_BODY + (16 << 20)  # what the socket buffers hold, at most
     assert error_kind(info.value) == "endpoint"
+
+
+async def test_a_compressed_body_is_capped_once_decoded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(transport, "MAX_BODY", 1 << 20)
+    bomb = gzip.compress(b" " * (8 << 20))  # a few kilobytes on the wire
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, n: int) -> None:
+        await server.read(reader)
+        writer.write(answer(bomb, b"Content-Encoding: gzip\r\n"))
+        await writer.drain()
+
+    async with RawServer(handler) as server:
+        with pytest.raises(MalformedResponse, match="larger than 1048576 bytes"):
+            await endpoint(server.url()).create(b"{}")
 
 
 @pytest.mark.parametrize("encoding", ["gzip", "deflate"])
