@@ -1,176 +1,200 @@
-"""The lean path of ``openai:`` models: chat completions posted as prepared JSON.
+"""``openai:`` models: chat completions posted as prepared JSON.
 
-A run keeps thousands of conversations going at once, and the client's own CPU
-per turn decides how many. :class:`Completions` posts a ready body with the
-lean HTTP client (:mod:`agentproc.agents.http11`) and reads the answer with
-``orjson``; :class:`CompletionsChat` keeps a conversation as the plain JSON
-messages the server reads, with the request's fixed part (model, tools,
-sampling options) serialised once per episode.
+:class:`OpenAIChat` is a LangChain chat model (``bind_tools``, ``ainvoke``) that
+sends the body ``langchain_openai.ChatOpenAI`` would send (model, messages, tools,
+sampling options) through :mod:`agentproc.agents.transport`, and keeps the raw
+text of every tool call: a benchmark of tool use must record exactly what the
+model sent, and arguments that are not a JSON object are the model's mistake
+(an invalid tool call), never a crash.
 
-Failures are raised as the ``openai`` package's own errors, made the way its
-client makes them (``BadRequestError``, ``RateLimitError``, ``APITimeoutError``,
-``APIConnectionError``...), and passed through LangChain's error mapping, so
-that retries, error kinds and messages are those of the full client.
+:class:`CompletionsChat` is the harness's conversation with such a model: the
+history kept as the JSON messages the server reads, the request's fixed part
+(model, tools, sampling options) serialised once per episode.
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
-import contextlib
-import importlib.metadata
 import json
-import urllib.parse
-from functools import cache
-from typing import Any, NoReturn
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Self
 
 import orjson
+from langchain_core.language_models.chat_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, convert_to_openai_messages
+from langchain_core.messages.tool import invalid_tool_call, tool_call
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, model_validator
 
-from agentproc.agents.conversation import Request, Turn
+from agentproc.agents.conversation import RAW_KEY, Request, Turn
 from agentproc.agents.failures import MalformedResponse
-from agentproc.agents.http11 import Origin, origin_of, post, proxied
+from agentproc.agents.transport import HttpEndpoint, SdkEndpoint, chat_url, request_headers
 
-CHAT_PATH = "/chat/completions"
+SAMPLING = {
+    "temperature": "temperature",
+    "max_tokens": "max_completion_tokens",
+    "top_p": "top_p",
+    "seed": "seed",
+    "presence_penalty": "presence_penalty",
+    "frequency_penalty": "frequency_penalty",
+    "reasoning_effort": "reasoning_effort",
+}
+"""Model option -> the request field ChatOpenAI sends it as (None: not sent)."""
+CHOICES = frozenset({"auto", "none", "required"})
 
 
-class Completions:
-    """The ``/chat/completions`` endpoint of one ``openai:`` model."""
+class OpenAIChat(BaseChatModel):
+    """A chat model behind an OpenAI-compatible ``/chat/completions`` endpoint.
 
-    def __init__(self, model: Any, base_url: str) -> None:
-        self.url = base_url.rstrip("/") + CHAT_PATH
-        self.origin: Origin
-        self.origin, prefix = origin_of(self.url)
-        self.path = prefix  # origin_of keeps the path, CHAT_PATH included
-        self.timeout = _seconds(model.request_timeout)
-        self._sdk = model.root_async_client
-        self._head = _header_block(model, base_url)
+    It never retries: the runner does, so that every attempt is counted.
+    """
 
-    @classmethod
-    def of(cls, model: Any) -> Completions | None:
-        """The lean endpoint of a ``ChatOpenAI`` model, or None where only the full
-        client will do: a proxy in the environment, an HTTP client or query
-        parameters of the user's own, or a provider URL that is not http(s)."""
-        base_url = model.openai_api_base or "https://api.openai.com/v1"
-        if model.http_async_client is not None or model.default_query or proxied(base_url):
-            return None
-        try:
-            return cls(model, base_url)
-        except ValueError:
-            return None
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
-    async def create(self, body: bytes) -> dict[str, Any]:
-        """POST a request body; the chat completion as a dict.
+    model_name: str = Field(alias="model")
+    """The model the server is asked for."""
+    base_url: str = "https://api.openai.com/v1"
+    """The server's base URL; its query parameters are kept on every request."""
+    api_key: SecretStr
+    timeout: float | None = 60.0
+    """Seconds a request may take, answer included."""
+    temperature: float | None = 0.0
+    max_tokens: int | None = None
+    top_p: float | None = None
+    seed: int | None = None
+    presence_penalty: float | None = None
+    frequency_penalty: float | None = None
+    reasoning_effort: str | None = None
+    stop: list[str] | None = None
+    model_kwargs: dict[str, Any] = Field(default_factory=dict)
+    """Other request fields, sent as given."""
+    extra_body: dict[str, Any] | None = None
+    """Fields merged into the body last, as the ``openai`` client merges them."""
+    organization: str | None = None
+    default_headers: dict[str, str] | None = None
+    default_query: dict[str, str] | None = None
+    http_async_client: Any = None
+    """An ``httpx`` client of the user's own: requests then go through the ``openai`` SDK."""
 
-        Raises:
-            openai.APIStatusError: (a subclass for each status) the server said no.
-            openai.APITimeoutError, openai.APIConnectionError: no answer.
-            MalformedResponse: an answer that is not a chat completion.
-        """
-        openai = _openai()
-        try:
-            async with asyncio.timeout(self.timeout):
-                response = await post(self.origin, self.path, self._head, body)
-        except TimeoutError as exc:
-            _raise(openai.APITimeoutError(request=self._request()), exc)
-        except OSError as exc:  # refused, reset, hung up, not HTTP, no such host
-            message = f"Connection error: {exc or type(exc).__name__}"
-            _raise(openai.APIConnectionError(message=message, request=self._request()), exc)
-        if response.status >= 400:
-            _raise(self._status_error(response.status, response.headers, response.body), None)
-        try:
-            data = orjson.loads(response.body)
-        except orjson.JSONDecodeError:
-            snippet = response.body[:200].decode("utf-8", "replace")
-            raise MalformedResponse(
-                f"the endpoint answered with no chat completion: {snippet!r}"
-            ) from None
-        if not isinstance(data, dict) or not isinstance(data.get("choices"), list):
-            raise MalformedResponse("the endpoint's answer has no choices")
-        return data
+    _endpoint: Any = PrivateAttr(default=None)
 
-    def _request(self) -> Any:
-        return self._httpx().Request("POST", self.url)
+    @model_validator(mode="after")
+    def _set_agentproc_endpoint(self) -> Self:
+        self._endpoint = self._make_endpoint()  # a bad header fails here, before any run
+        return self
 
-    def _httpx(self) -> Any:
-        """The HTTP library the ``openai`` client is built on (``httpx2``, or ``httpx``
-        before openai 3), whose requests and responses its errors carry."""
-        from openai import _base_client
+    def _make_endpoint(self) -> HttpEndpoint | SdkEndpoint:
+        key = self.api_key.get_secret_value()
+        headers = request_headers(key, self.base_url, self.organization, self.default_headers)
+        if self.http_async_client is None:
+            return HttpEndpoint(chat_url(self.base_url, self.default_query), headers, self.timeout)
+        import openai
 
-        return getattr(_base_client, "httpx2", None) or getattr(_base_client, "httpx")  # noqa: B009
-
-    def _status_error(self, status: int, headers: dict[str, str], body: bytes) -> Exception:
-        response = self._httpx().Response(
-            status, headers=headers, content=body, request=self._request()
+        client = openai.AsyncOpenAI(
+            api_key=key,
+            base_url=self.base_url,
+            organization=self.organization,
+            timeout=self.timeout,
+            max_retries=0,
+            default_headers=self.default_headers,
+            default_query=self.default_query,
+            http_client=self.http_async_client,
         )
-        error: Exception = self._sdk._make_status_error_from_response(response)
-        return error
+        return SdkEndpoint(client, self.model_name)
+
+    @property
+    def _llm_type(self) -> str:
+        return "openai-chat-completions"
+
+    def fields(self, **bound: Any) -> dict[str, Any]:
+        """The request body but its messages: what ``ChatOpenAI`` sends for the same options."""
+        out: dict[str, Any] = {"model": self.model_name, "stream": False}
+        for option, field in SAMPLING.items():
+            value = getattr(self, option)
+            if value is not None:
+                out[field] = value
+        if self.stop:
+            out["stop"] = self.stop
+        out.update(self.model_kwargs)
+        out.update({k: v for k, v in bound.items() if v is not None})
+        out.update(self.extra_body or {})
+        return out
+
+    def bind_tools(self, tools: Any, *, tool_choice: Any = None, **kw: Any) -> Any:
+        """The model with ``tools`` offered on every request (``tool_choice`` as ChatOpenAI
+        reads it: ``auto``, ``none``, ``required``/``any``, or a tool's name)."""
+        if tool_choice is not None:
+            if tool_choice == "any":
+                tool_choice = "required"
+            elif isinstance(tool_choice, str) and tool_choice not in CHOICES:
+                tool_choice = {"type": "function", "function": {"name": tool_choice}}
+            kw["tool_choice"] = tool_choice
+        return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kw)
+
+    def lean_conversation(self, tools: Any, opening: list[dict[str, Any]]) -> CompletionsChat:
+        """The harness's conversation with this model, offering ``tools`` (None: text mode)."""
+        fixed = self.fields(tools=[convert_to_openai_tool(t) for t in tools] if tools else None)
+        return CompletionsChat(self._endpoint, fixed, opening)
+
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: Any = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        body = self.fields(stop=stop, **kwargs)
+        body["messages"] = [_sent(m) for m in convert_to_openai_messages(messages)]
+        data = await self._endpoint.create(orjson.dumps(body, default=_plain))
+        return ChatResult(generations=[ChatGeneration(message=ai_message(data))])
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: Any = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        # An event loop of its own, in a thread, so that a caller's running loop is no matter.
+        with ThreadPoolExecutor(1) as pool:
+            call = self._agenerate(messages, stop, None, **kwargs)
+            return pool.submit(asyncio.run, call).result()
 
 
-def _openai() -> Any:
-    import openai  # loaded with langchain-openai, which made the model
-
-    return openai
-
-
-def _raise(error: Exception, cause: BaseException | None) -> NoReturn:
-    """Raise ``error`` as LangChain's OpenAI client would: mapped by its handlers
-    (a context overflow becomes ``ContextOverflowError``, and so on) where it has any."""
-    openai = _openai()
-    base: Any = None
-    with contextlib.suppress(ImportError):  # langchain-openai is what makes the model
-        from langchain_openai.chat_models import base
-    if isinstance(error, openai.BadRequestError):
-        handle = getattr(base, "_handle_openai_bad_request", None)
-    else:
-        handle = getattr(base, "_handle_openai_api_error", None)
-    try:
-        raise error from cause
-    except openai.APIError as exc:
-        if handle is not None:
-            handle(exc)  # raises LangChain's mapped error where it has one
-        raise
+def _sent(message: dict[str, Any]) -> dict[str, Any]:
+    """A message as ChatOpenAI sends it: an assistant's empty text beside tool calls is null."""
+    if message.get("tool_calls") and message.get("content") == "":
+        return {**message, "content": None}
+    return message
 
 
-def _seconds(timeout: Any) -> float | None:
-    """A client timeout (seconds, an ``httpx.Timeout``, a pair) as seconds, or None."""
-    if timeout is None or isinstance(timeout, int | float):
-        return timeout
-    if isinstance(timeout, tuple):
-        return max(t for t in timeout if t is not None) if any(timeout) else None
-    parts = [getattr(timeout, k, None) for k in ("connect", "read", "write", "pool")]
-    known = [p for p in parts if p is not None]
-    return max(known) if known else None
-
-
-def _header_block(model: Any, base_url: str) -> bytes:
-    """The request's header lines: what the ``openai`` client sends that a server reads."""
-    key = model.openai_api_key.get_secret_value() if model.openai_api_key else ""
-    headers = {
-        "Accept": "application/json",
-        "Content-Type": "application/json",
-        "User-Agent": f"agentproc/{_version()}",
-        "Authorization": f"Bearer {key}",
-    }
-    parts = urllib.parse.urlsplit(base_url)
-    if parts.username or parts.password:  # credentials in the URL are sent as Basic auth
-        user = urllib.parse.unquote(parts.username or "")
-        password = urllib.parse.unquote(parts.password or "")
-        headers["Authorization"] = (
-            "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
-        )
-    if model.openai_organization:
-        headers["OpenAI-Organization"] = model.openai_organization
-    headers.update(model.default_headers or {})
-    lines = "".join(f"{k}: {v}\r\n" for k, v in headers.items() if v is not None)
-    return lines.encode("utf-8")
-
-
-def body_of(payload: dict[str, Any]) -> bytes:
-    """A LangChain request payload as the JSON body the server gets (``extra_body``
-    merged in, as the ``openai`` client does)."""
-    fields = {k: v for k, v in payload.items() if k != "extra_body"}
-    fields.update(payload.get("extra_body") or {})
-    return orjson.dumps(fields, default=_plain)
+def ai_message(data: dict[str, Any]) -> AIMessage:
+    """A chat completion as LangChain's message, with the raw text of each tool call
+    kept under :data:`RAW_KEY`; arguments that are not a JSON object make an invalid
+    tool call."""
+    _, turn = reply_of(data)
+    calls, invalid = [], []
+    for call_id, name, text in turn.requests:
+        try:
+            args = json.loads(text)
+            error = None if isinstance(args, dict) else "the arguments are not a JSON object"
+        except (ValueError, RecursionError) as exc:
+            error = f"the arguments are not valid JSON: {type(exc).__name__}"
+        if error is None:
+            calls.append(tool_call(name=name, args=args, id=call_id))
+        else:
+            invalid.append(invalid_tool_call(name=name, args=text, id=call_id, error=error))
+    tokens = turn.usage_metadata
+    usage = {**tokens, "total_tokens": tokens["input_tokens"] + tokens["output_tokens"]}
+    return AIMessage(
+        content=turn.content,
+        tool_calls=calls,
+        invalid_tool_calls=invalid,
+        additional_kwargs={RAW_KEY: turn.requests},
+        usage_metadata=usage,  # type: ignore[arg-type]
+        response_metadata={"model_name": data.get("model"), "id": data.get("id")},
+    )
 
 
 def _plain(value: Any) -> Any:
@@ -188,12 +212,9 @@ class CompletionsChat:
     history to it.
     """
 
-    def __init__(
-        self, endpoint: Completions, fixed: dict[str, Any], opening: list[dict[str, Any]]
-    ) -> None:
+    def __init__(self, endpoint: Any, fixed: dict[str, Any], opening: list[dict[str, Any]]) -> None:
         self.endpoint = endpoint
-        fields = {k: v for k, v in fixed.items() if k not in ("extra_body", "messages")}
-        fields.update({k: v for k, v in (fixed.get("extra_body") or {}).items() if k != "messages"})
+        fields = {k: v for k, v in fixed.items() if k != "messages"}
         head = orjson.dumps(fields, default=_plain)[:-1]
         self._prefix = head + (b',"messages":' if fields else b'"messages":')
         self.history: list[dict[str, Any]] = [dict(m) for m in opening]
@@ -256,11 +277,3 @@ def as_text(value: Any) -> str:
         return json.dumps(value, separators=(",", ":"))
     except (TypeError, ValueError, RecursionError):
         return repr(value)
-
-
-@cache
-def _version() -> str:
-    try:
-        return importlib.metadata.version("agentproc")
-    except importlib.metadata.PackageNotFoundError:  # pragma: no cover - run from a source tree
-        return "dev"

@@ -6,7 +6,7 @@ history is kept and sent depends on the model:
 - :class:`LangChainChat`: any LangChain chat model (``bind_tools`` and
   ``ainvoke``), the history as LangChain messages;
 - :class:`~agentproc.agents.completions.CompletionsChat`: an ``openai:`` model on
-  the lean path, the history as the JSON messages the server reads.
+  its own transport, the history as the JSON messages the server reads.
 
 :func:`conversation` picks one. A turn that failed leaves the history as it was,
 so that it can be tried again.

@@ -1,30 +1,33 @@
-"""The lean chat-completions path of ``openai:`` models, against the loopback server.
+"""``openai:`` models (``agentproc.agents.completions``), against the loopback server.
 
-The harness posts its requests itself (``agentproc.agents.completions``) rather
-than through the ``openai`` SDK; these tests hold it to what the SDK path does:
-the same request body, the same error types, the same failure kinds.
+They post their requests with aiohttp rather than through the ``openai`` SDK;
+these tests hold them to what LangChain's ``ChatOpenAI`` on the SDK does: the same
+request body, the same error types, the same failure kinds.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import socket
 from pathlib import Path
 from typing import Any
 
 import openai
 import pytest
-from langchain_core.messages import HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_openai import ChatOpenAI
 
 from agentproc import Cell, generate_procedure, scenario_of
-from agentproc.agents.completions import Completions, CompletionsChat
+from agentproc.agents.completions import CompletionsChat
 from agentproc.agents.conversation import conversation
 from agentproc.agents.failures import MalformedResponse, error_kind
 from agentproc.agents.harness import arun_model_episode
 from agentproc.agents.providers import is_retryable, make_chat_model
 from agentproc.agents.retry import RetryPolicy
 from agentproc.agents.suite import ModelRunOptions, arun_model_suite
+from agentproc.agents.transport import SdkEndpoint
 from agentproc.workflow import Scenario
 from tests.fakes import ScriptedServer
 
@@ -54,25 +57,44 @@ def _ask(model: Any, s: Scenario) -> Any:
     return asyncio.run(model.bind_tools(s.tools).ainvoke(messages))
 
 
-def test_the_lean_path_sends_the_body_and_headers_the_sdk_sends(
+def _sdk(srv: ScriptedServer, **kw: Any) -> ChatOpenAI:
+    """LangChain's own OpenAI model on the openai SDK: what ours must match."""
+    return ChatOpenAI(
+        model="test-model",
+        base_url=srv.base_url,
+        api_key=os.environ.get("OPENAI_API_KEY", "unused"),
+        max_retries=0,
+        use_responses_api=False,
+        **kw,
+    )
+
+
+def test_the_body_and_headers_are_those_langchains_client_sends(
     scenario: Scenario, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     kw = {"temperature": 0.3, "max_tokens": 64, "top_p": 0.9, "extra_body": {"top_k": 5}}
-    with ScriptedServer([{"content": "a"}, {"content": "b"}]) as srv:
-        model = make_chat_model("openai:gpt-test", base_url=srv.base_url, **kw)
-        assert Completions.of(model) is not None  # the async call takes the lean path
-        bound = model.bind_tools(scenario.tools)
-        messages = [SystemMessage("Follow the tools."), HumanMessage(scenario.prompt)]
-        sdk = bound.invoke(messages)  # the synchronous call goes through the openai SDK
-        lean = asyncio.run(bound.ainvoke(messages))
-        via_sdk, via_lean = srv.completions
-    assert (sdk.content, lean.content) == ("a", "b")
-    assert via_lean.body == via_sdk.body
-    assert via_lean.body["tools"] and via_lean.body["top_k"] == 5
+    history = [
+        SystemMessage("Follow the tools."),
+        HumanMessage(scenario.prompt),
+        AIMessage("", tool_calls=[{"name": "step_1", "args": {"S1": 1.5}, "id": "c1"}]),
+        ToolMessage("S2 = 3", tool_call_id="c1"),
+    ]
+    with ScriptedServer([{"content": "a"}, {"content": "b"}, {"content": "c"}]) as srv:
+        ours = make_chat_model("openai:test-model", base_url=srv.base_url, **kw)
+        sdk = _sdk(srv, **kw).bind_tools(scenario.tools).invoke(history)
+        mine = ours.bind_tools(scenario.tools).invoke(history)
+        opening = [{"role": "system", "content": "sys"}, {"role": "user", "content": "go"}]
+        lean = asyncio.run(conversation(ours, scenario.tools, opening).next_turn())
+        via_sdk, via_ours, via_lean = srv.completions
+    assert (sdk.content, mine.content, lean.content) == ("a", "b", "c")
+    assert via_ours.body == via_sdk.body
+    assert {**via_lean.body, "messages": None} == {**via_sdk.body, "messages": None}
+    assert via_ours.body["tools"] and via_ours.body["top_k"] == 5
+    assert via_ours.body["max_completion_tokens"] == 64
     for header in ("authorization", "content-type", "accept"):
-        assert via_lean.headers[header] == via_sdk.headers[header]
-    assert via_lean.headers["authorization"] == f"Bearer {KEY}"
+        assert via_ours.headers[header] == via_sdk.headers[header]
+    assert via_ours.headers["authorization"] == f"Bearer {KEY}"
 
 
 @pytest.mark.parametrize(
@@ -98,11 +120,10 @@ def test_status_errors_arrive_as_the_sdk_raises_them(
 ) -> None:
     messages = [HumanMessage(scenario.prompt)]
     with ScriptedServer([reply, reply]) as srv:
-        bound = _model(srv).bind_tools(scenario.tools)
         with pytest.raises(error) as via_sdk:
-            bound.invoke(messages)
+            _sdk(srv).bind_tools(scenario.tools).invoke(messages)
         with pytest.raises(error) as via_lean:
-            asyncio.run(bound.ainvoke(messages))
+            asyncio.run(_model(srv).bind_tools(scenario.tools).ainvoke(messages))
         assert len(srv.completions) == 2  # the model itself never retries
     assert type(via_lean.value) is type(via_sdk.value)  # LangChain's own mapping included
     assert str(via_lean.value) == str(via_sdk.value)
@@ -155,19 +176,14 @@ def test_an_answer_that_is_no_chat_completion_is_malformed(
 def test_a_proxy_in_the_environment_is_honoured(
     scenario: Scenario, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with ScriptedServer([{"content": "direct"}, {"content": "direct again"}]) as srv:
+    with ScriptedServer([{"content": "direct"}]) as srv:
         model = _model(srv)
         monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")  # nothing listens there
-        assert Completions.of(model) is None
-        # The full client goes through the proxy, which refuses: the lean client,
-        # which has no proxy support, would have reached the server directly.
-        fresh = _model(srv)
-        with pytest.raises(openai.APIConnectionError):
-            _ask(fresh, scenario)
-        assert srv.completions == []
+        with pytest.raises(openai.APIConnectionError, match=r"127\.0\.0\.1:9"):
+            _ask(model, scenario)
+        assert srv.completions == []  # the request went to the proxy, not to the server
         monkeypatch.setenv("NO_PROXY", "127.0.0.1")
-        assert Completions.of(model) is not None
-        assert _ask(_model(srv), scenario).content == "direct"
+        assert _ask(model, scenario).content == "direct"
 
 
 def test_a_client_of_the_users_own_is_kept(scenario: Scenario) -> None:
@@ -175,7 +191,7 @@ def test_a_client_of_the_users_own_is_kept(scenario: Scenario) -> None:
 
     with ScriptedServer([{"content": "via the user's client"}]) as srv:
         model = _model(srv, http_async_client=httpx2.AsyncClient(headers={"X-Team": "evals"}))
-        assert Completions.of(model) is None
+        assert isinstance(model._endpoint, SdkEndpoint)
         assert _ask(model, scenario).content == "via the user's client"
         assert srv.completions[0].headers["x-team"] == "evals"
 
@@ -246,7 +262,7 @@ def test_the_history_keeps_the_raw_arguments_and_fills_in_missing_ids(scenario: 
     assert srv.completions[0].body["tools"] == srv.completions[1].body["tools"]
 
 
-def test_an_oracle_episode_over_the_lean_path_is_faithful(scenario: Scenario) -> None:
+def test_an_oracle_episode_is_faithful(scenario: Scenario) -> None:
     with ScriptedServer(mode="oracle") as srv:
         ep = asyncio.run(arun_model_episode(scenario, _model(srv), "openai:oracle", retry=FAST))
     assert ep.metrics["verdict"] == "faithful"
@@ -269,21 +285,3 @@ def test_a_second_asyncio_run_of_a_suite_reuses_the_model(
             assert [json.loads(line)["stop_reason"] for line in out.read_text().splitlines()] == [
                 "answer"
             ] * 3
-
-
-def test_a_second_asyncio_run_through_the_sdk_path_reuses_the_model(
-    scenario: Scenario, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The ``openai`` SDK's client is bound to its first event loop; the model gets a
-    new one under a new loop (the path a proxy in the environment takes)."""
-    monkeypatch.setattr(Completions, "of", classmethod(lambda cls, model: None))
-    options = ModelRunOptions(concurrency=2, retry=FAST)
-    with ScriptedServer(mode="oracle") as srv:
-        model = _model(srv)
-        assert not isinstance(conversation(model, scenario.tools, []), CompletionsChat)
-        for run in ("first", "second"):
-            out = tmp_path / f"{run}.jsonl"
-            summary = asyncio.run(
-                arun_model_suite([scenario], "openai:oracle", model, out, options)
-            )
-            assert (summary.errors, summary.verdicts) == ({}, {"faithful": 1}), run

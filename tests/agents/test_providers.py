@@ -20,9 +20,10 @@ import pytest
 from helpers import records
 from langchain_core.exceptions import ContextOverflowError, ModelTimeoutError
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
-from langchain_openai import ChatOpenAI
 
-from agentproc.agents.providers import RAW_KEY, is_retryable, make_chat_model
+from agentproc.agents.completions import OpenAIChat
+from agentproc.agents.conversation import RAW_KEY
+from agentproc.agents.providers import is_retryable, make_chat_model
 from agentproc.errors import ConfigError
 from agentproc.procedures import Cell, generate_procedure
 from agentproc.runs import redact
@@ -57,14 +58,16 @@ def _invoke(srv: ScriptedServer, s: Scenario, **kw: Any) -> AIMessage:
 # -- make_chat_model ---------------------------------------------------------------
 
 
-def test_openai_spec_makes_a_non_retrying_deterministic_chat_openai() -> None:
+def test_openai_spec_makes_a_deterministic_chat_model() -> None:
     model = make_chat_model("openai:test-model", base_url="http://127.0.0.1:9/v1", timeout=7.5)
-    assert isinstance(model, ChatOpenAI)
-    assert (model.model_name, model.max_retries, model.temperature) == ("test-model", 0, 0)
-    # an httpx.Timeout, so that the model gets an HTTP client of its own
-    timeout = model.request_timeout
-    assert (timeout.connect, timeout.read, timeout.write, timeout.pool) == (7.5,) * 4
-    assert model.openai_api_base == "http://127.0.0.1:9/v1"
+    assert isinstance(model, OpenAIChat)
+    assert (model.model_name, model.temperature, model.timeout) == ("test-model", 0, 7.5)
+    assert model.base_url == "http://127.0.0.1:9/v1"
+
+
+def test_an_option_the_model_does_not_take_is_a_config_error() -> None:
+    with pytest.raises(ConfigError, match="openai:test-model: max_tokenz: Extra inputs"):
+        make_chat_model("openai:test-model", base_url="http://127.0.0.1:9/v1", max_tokenz=5)
 
 
 def test_extra_keywords_reach_the_request(scenario: Scenario) -> None:
@@ -194,7 +197,8 @@ def test_local_spec_loads_the_local_model_lazily(monkeypatch: pytest.MonkeyPatch
 def test_importing_providers_loads_no_client_library() -> None:
     code = (
         "import sys, agentproc.agents.providers\n"
-        "print(sorted(m for m in ('langchain_openai', 'openai', 'httpx2') if m in sys.modules))"
+        "print(sorted(m for m in ('langchain_openai', 'openai', 'httpx2', 'aiohttp') "
+        "if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
