@@ -25,7 +25,7 @@ import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, Literal, cast, get_args
 
 import orjson
 
@@ -39,6 +39,7 @@ from agentproc.runs.records import EpisodeRecord, is_error
 
 View = Literal["head", "labelling", "whole"]
 """How much of each record a reader gets (see the module docstring)."""
+VIEWS: tuple[View, ...] = get_args(View)
 READ_BUFFER = 1 << 20
 """Bytes read from a run file at a time: a line is often longer than the default 8 KiB,
 and reading it in pieces and joining them cost more than parsing its head."""
@@ -132,6 +133,8 @@ def read_lines(
     naming the line and the field, except an unterminated last line, which ends the
     reading and is noted in ``report``.
     """
+    if view not in VIEWS:
+        raise ValueError(f"unknown view {view!r} (expected one of: {', '.join(VIEWS)})")
     path = Path(path)
     cut = _CUTS.get(view)
     for where, raw in _raw_lines(path):

@@ -301,3 +301,9 @@ def test_no_module_but_the_reader_spells_a_run_file_key_in_bytes():
             if isinstance(node, ast.Constant) and isinstance(node.value, bytes):
                 found += [f"{path.name}: {node.value!r}" for k in keys if k in node.value]
     assert found == []
+
+
+def test_an_unknown_view_is_refused_naming_the_views(tmp_path: Path):
+    path = write_bytes(tmp_path / "run.jsonl", line(record("a")))
+    with pytest.raises(ValueError, match="expected one of: head, labelling, whole"):
+        list(read_run(path, view="calls"))  # type: ignore[arg-type]
