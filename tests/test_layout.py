@@ -110,14 +110,9 @@ def test_the_layering_check_sees_an_upward_import(tmp_path: Path):
     assert imports(bad) == {"agentproc.cli"}
 
 
-LAZY = ("agentproc", "agentproc.runs", "agentproc.procedures")
-"""Packages whose public names are imported on first use (:mod:`agentproc.lazy`)."""
-
-
-def type_checking_names(package: str) -> dict[str, str]:
-    """Names the TYPE_CHECKING block of ``package``'s ``__init__.py`` imports, and from where."""
-    init = PACKAGE.parent.joinpath(*package.split("."), "__init__.py")
-    tree = ast.parse(init.read_text(encoding="utf-8"))
+def type_checking_names() -> dict[str, str]:
+    """Names the TYPE_CHECKING block of the package's ``__init__.py`` imports, and from where."""
+    tree = ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8"))
     block = next(
         n for n in tree.body if isinstance(n, ast.If) and "TYPE_CHECKING" in ast.unparse(n.test)
     )
@@ -129,61 +124,45 @@ def type_checking_names(package: str) -> dict[str, str]:
     }
 
 
-@pytest.mark.parametrize("package", LAZY)
-def test_public_api_is_one_list_that_type_checkers_see_too(package: str):
-    module = importlib.import_module(package)
-    assert type_checking_names(package) == module._EXPORTS
-    assert module.__all__ == sorted(module._EXPORTS)
-    assert set(module._EXPORTS) <= set(dir(module))
+def test_public_api_is_one_list_that_type_checkers_see_too():
+    assert type_checking_names() == agentproc._EXPORTS
+    assert agentproc.__all__ == sorted(agentproc._EXPORTS)
+    assert set(agentproc._EXPORTS) <= set(dir(agentproc))
 
 
-@pytest.mark.parametrize(
-    ("package", "name"),
-    [(p, n) for p in LAZY for n in sorted(importlib.import_module(p)._EXPORTS)],
-)
-def test_every_public_name_resolves_to_its_module(package: str, name: str):
-    module = importlib.import_module(package)
-    value = getattr(module, name)
-    assert getattr(importlib.import_module(module._EXPORTS[name]), name) is value
+@pytest.mark.parametrize("name", sorted(agentproc._EXPORTS))
+def test_every_public_name_resolves_to_its_module(name: str):
+    value = getattr(agentproc, name)
+    assert getattr(importlib.import_module(agentproc._EXPORTS[name]), name) is value
 
 
-@pytest.mark.parametrize("package", LAZY)
-def test_an_unknown_public_name_is_an_attribute_error(package: str):
-    with pytest.raises(AttributeError, match=f"module '{package}' has no attribute 'nope'"):
-        importlib.import_module(package).nope  # noqa: B018
-
-
-def test_a_lazy_package_imports_a_submodule_named_like_no_export():
-    # ``from agentproc.runs import collector``: not a public name, still a submodule
-    code = "from agentproc.runs import collector; print(collector.__name__)"
-    assert fresh_python(code) == "agentproc.runs.collector"
+def test_an_unknown_public_name_is_an_attribute_error():
+    with pytest.raises(AttributeError, match="module 'agentproc' has no attribute 'nope'"):
+        agentproc.nope  # noqa: B018
 
 
 def test_a_public_name_shared_with_its_module_stays_the_name():
     # Importing ``agentproc.runs.redact`` sets the package's attribute to the module,
-    # unless the function was bound first.
-    code = (
-        "import agentproc.runs.writer; from agentproc.runs import redact; "
-        "print(type(redact).__name__)"
-    )
+    # unless the function was bound after it.
+    code = "import agentproc.runs.redact; from agentproc.runs import redact; print(type(redact).__name__)"  # noqa: E501
     assert fresh_python(code) == "function"
 
 
-def test_the_workers_parent_needs_neither_pydantic_nor_the_labelling_stack():
-    # What ``run --workers`` uses before its workers start and to merge their files
-    code = (
-        "import sys, agentproc.cli.workers, agentproc.runs.shards, agentproc.procedures.files;"
-        "from agentproc.runs import RunWriter;"
-        "print(sorted(m for m in sys.modules if m.startswith(('pydantic', 'jsonschema', "
-        "'agentproc.labelling', 'agentproc.workflow'))))"
+def test_help_loads_neither_the_core_nor_the_agents_nor_an_optional_extra():
+    # The front door imports its names on first use: --help pays for the parser alone.
+    out = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "agentproc", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
     )
-    assert eval_list(fresh_python(code)) == []
-
-
-def test_importing_the_package_loads_neither_pydantic_nor_langchain():
-    code = "import agentproc, agentproc.cli, sys; print(sorted({m.split('.')[0] for m in sys.modules}))"  # noqa: E501
-    loaded = set(eval_list(fresh_python(code)))
-    assert not loaded & {"pydantic", "jsonschema", "langchain_core", "langgraph"}
+    loaded = {x.rsplit("|", 1)[-1].strip().split(".")[0] for x in out.stderr.splitlines()}
+    assert "agentproc" in loaded
+    assert not loaded & {
+        "pydantic",
+        "langchain_core", "langchain_openai", "langgraph", "openai", "ray", "pyarrow",
+        "llama_cpp", "jsonschema", "aiohttp", "httpx",
+    }  # fmt: skip
 
 
 def test_jsonschema_is_loaded_only_for_a_call_that_fails_the_fast_check():

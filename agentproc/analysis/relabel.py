@@ -4,10 +4,10 @@ The recorded calls (and, in text mode, the model's reply) are labelled again; ea
 record keeps everything else and gets the new labels, verdict and metrics. Use it
 after a monitor fix.
 
-A version-2 line (:mod:`agentproc.runs.layout`) is read only up to its bulk, its
-scenario's workflow is indexed once per distinct scenario and variant (from the
-procedure itself: no tools, schemas or prompt), and its calls are read and observed
-as the live monitor observes them; the relabelled line is the new head followed by
+Each line is read in the labelling view of :mod:`agentproc.runs.runfile` (a version-2
+line up to its bulk), its scenario's workflow is indexed once per distinct scenario and
+variant (from the procedure itself: no tools, schemas or prompt), and its calls are read
+and observed as the live monitor observes them; the relabelled line is the new head followed by
 the old line's bytes from its calls on. Version-1 lines are read whole and
 written in the version-2 layout.
 """
@@ -21,10 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from agentproc.errors import RunFileError, StoredCallError
-from agentproc.jsonio import loads
 from agentproc.labelling import Label, Metrics, run_text_episode
 from agentproc.labelling.calculator import monitor_for
 from agentproc.runs import (
@@ -33,12 +30,9 @@ from agentproc.runs import (
     RunWriter,
     ScenarioStore,
     collector,
-    parse_line,
+    read_lines,
     record_mode,
-    run_lines,
 )
-from agentproc.runs.layout import CALLS_AT, line_of, relabel_part_of
-from agentproc.runs.runfile import check_record
 from agentproc.workflow import Workflow, build_workflow
 from agentproc.workflow.present import Presented, present
 from agentproc.workflow.variant import variant_from_json
@@ -153,67 +147,15 @@ def relabelled_lines(
     go to ``result``. Without ``write``, nothing is yielded: only counted."""
     report = ReadReport()
     labeller = _Labeller(Path(path), store or ScenarioStore())
-    for lineno, raw in run_lines(path):
-        collector.now_and_then(lineno)
-        part = relabel_part_of(raw, labels_text=True) if raw.endswith(b"\n") else None
-        if part is not None:
-            recorded = part["labels"]
-            if type(recorded) is bytes:  # checked below, once it is known to differ
-                check_record(path, lineno, {**part, "labels": []})
-            else:
-                check_record(path, lineno, part)
-            if not isinstance(part.get("calls"), list):
-                raise RunFileError(path, "missing", f"line {lineno}: calls")
-            rec: dict[str, Any] = part
-        else:
-            whole = parse_line(path, lineno, raw, report)
-            if whole is None:
-                break
-            rec = dict(whole)
-        labels, metrics = labeller.label(lineno, rec)
+    for line in read_lines(path, report, "labelling"):
+        collector.now_and_then(line.where.lineno)
+        rec = line.rec
+        labels, metrics = labeller.label(line.where.lineno, rec)
         new = [lab.to_json() for lab in labels]
-        if type(rec["labels"]) is bytes:
-            rec["labels"] = _recorded_labels(path, lineno, rec, new)
+        rec["labels"] = line.recorded_labels(new)
         result.count(rec, new, metrics)
-        if not write:
-            continue
-        if part is not None:
-            yield _new_head(part, new, metrics) + raw[raw.find(CALLS_AT) :].decode()
-        else:
-            yield line_of({**rec, "labels": new, "verdict": metrics["verdict"], "metrics": metrics})
-    result.warnings.extend(report.warnings)
-
-
-def _recorded_labels(
-    path: Path, lineno: int, part: dict[str, Any], new: list[dict[str, Any]]
-) -> list[dict[str, Any]]:
-    """The recorded labels of a line read with its labels as text: ``new`` itself when the
-    text is the new labels' (the usual case: nothing parsed), else the text parsed and
-    checked as :func:`~agentproc.runs.runfile.check_record` checks labels."""
-    text: bytes = part["labels"]
-    try:
-        if orjson.dumps(new) == text:
-            return new
-    except TypeError:  # an integer beyond 64 bits: compare them parsed
-        pass
-    try:
-        recorded = loads(text)
-    except ValueError:
-        raise RunFileError(path, "not valid JSON", f"line {lineno}: labels") from None
-    check_record(path, lineno, {**part, "labels": recorded})
-    return recorded  # type: ignore[no-any-return]
-
-
-def _new_head(part: dict[str, Any], labels: list[dict[str, Any]], metrics: Metrics) -> str:
-    """The head of a version-2 line with new labels, verdict and metrics, without its
-    closing brace (the old line's calls and bulk follow)."""
-    head: dict[str, Any] = {}
-    for key, value in part.items():
-        if key == "calls":
-            break
-        head[key] = value
-    head.update(labels=labels, verdict=metrics["verdict"], metrics=metrics)
-    return json.dumps(head, separators=(",", ":"))[:-1]
+        if write:
+            yield line.relabelled(new, metrics)
 
 
 def relabel_run(path: Path, out: Path | None = None, suite: Path | None = None) -> Relabelled:

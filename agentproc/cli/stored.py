@@ -119,7 +119,7 @@ def report_command(args: argparse.Namespace, out: Console, err: Console) -> int:
         if not args.json:
             return EXIT_OK
     reports = [ReadReport() for _ in args.runs]
-    records = (rec for _, _, rec in latest_records(args.runs, reports, head_only=True))
+    records = (rec for _, _, rec in latest_records(args.runs, reports, view="head"))
     if args.csv is not None or args.parquet is not None:
         from agentproc.analysis.tables import Format, write_tables
 

@@ -1,44 +1,58 @@
 """Run files: JSON lines, one finished episode per line; the one place they are read
-(:mod:`agentproc.runs.writer` writes them).
+(:mod:`agentproc.runs.writer` writes them, laid out by :mod:`agentproc.runs.layout`).
 
-Each line is written and flushed as its episode ends, and files are read one
-line at a time, so a run file is never held whole in memory. A torn last line
-(an interrupted write) is reported and skipped; every complete line is kept.
+Files are read one line at a time, so a run file is never held whole in memory. A torn
+last line (an interrupted write) is reported and skipped; every complete line is
+checked (:mod:`agentproc.runs.check`). A reader asks for one :data:`View` of each record:
+
+- ``"head"``: ids, params, verdict, metrics, labels, stop reason, error, usage and variant
+  spec; no calls, scenario or bulk (report, the HTML tables, resuming, merging shards);
+- ``"labelling"``: the head, the calls (a version-2 line's compact arrays), the text-mode
+  output and the scenario, not the bulk (relabel; see :class:`Line`);
+- ``"whole"``: everything, calls as dicts, bulk fields at the top level, either layout
+  version (replay, compare, the HTML drill-down).
+
+A version-2 line keeps its keys in the layout's order, no key before them is named so,
+and a JSON string cannot hold an unescaped quote: the first ``,"calls":[`` and
+``,"bulk":{`` of a line are those keys, and the head and labelling views cut the line
+there and parse only what they need. A line that does not cut so (version 1, keys in
+another order) is parsed whole, then narrowed to the view.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import json
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Literal, cast, get_args
+
+import orjson
 
 from agentproc.errors import InputError, RunFileError
-from agentproc.jsonio import loads as loads_exact
-from agentproc.jsonio import unreadable
-from agentproc.labelling import VERDICTS, LabelKind
-from agentproc.runs.episode import MODES
+from agentproc.jsonio import loads, unreadable
+from agentproc.labelling import Metrics
+from agentproc.runs.check import check_record, check_whole
 from agentproc.runs.keys import EpisodeKey, episode_key
-from agentproc.runs.layout import expand, head_of
+from agentproc.runs.layout import BULK_KEYS, MIDDLE_KEYS, line_of
 from agentproc.runs.records import EpisodeRecord, is_error
 
-REQUIRED = (
-    "scenario_id",
-    "agent",
-    "cell",
-    "params",
-    "labels",
-    "metrics",
-    "verdict",
-)
-"""Fields every run-file line must have in its head (:mod:`agentproc.runs.layout`)."""
+View = Literal["head", "labelling", "whole"]
+"""How much of each record a reader gets (see the module docstring)."""
+VIEWS: tuple[View, ...] = get_args(View)
 READ_BUFFER = 1 << 20
-"""Bytes read from a run file at a time."""
-SCENARIO_FIELDS = ("scenario_ref", "procedure", "scenario")
-"""A whole line holds one of these: how it keeps its scenario."""
-WHOLE = ("scenario_id", "agent", "cell", "params", "scenario", "calls", *REQUIRED[4:])
-"""Fields a whole line must have, in the order a missing one is reported (``scenario``:
-one of :data:`SCENARIO_FIELDS`)."""
+"""Bytes read from a run file at a time: a line is often longer than the default 8 KiB,
+and reading it in pieces and joining them cost more than parsing its head."""
+CALLS_AT = b',"calls":['
+"""Where the head of a version-2 line ends."""
+BULK_AT = b',"bulk":{'
+"""Where the part the labelling view reads ends."""
+PROCEDURE_AT = b',"procedure":{'
+"""Where a self-contained line's compact procedure starts (it ends at the bulk)."""
+LABELS_AT = b',"labels":['
+"""Where a line's labels start (in its head)."""
+NOT_HEAD = frozenset({"calls", "bulk", *MIDDLE_KEYS, *BULK_KEYS})
+"""Record fields the head view leaves out."""
 
 
 @dataclass
@@ -50,36 +64,117 @@ class ReadReport:
     warnings: list[str] = field(default_factory=list)
 
 
-def read_run(
-    path: Path, report: ReadReport | None = None, *, head_only: bool = False
-) -> Iterator[tuple[int, EpisodeRecord]]:
-    """``(line number, episode record)`` of a run file, one at a time, as
-    :func:`~agentproc.runs.layout.expand` gives them (either layout version).
+@dataclass(frozen=True, slots=True)
+class Where:
+    """Where a record lies: file, line number, byte offset and length."""
 
-    With ``head_only``, a version-2 line is parsed only up to its calls: the record
-    has no calls, scenario or bulk fields (what ``report`` needs, several times cheaper).
-    A line that is not JSON or misses a required field raises :class:`RunFileError`,
-    except an unterminated last line, which is skipped and noted in ``report``.
+    path: Path
+    lineno: int
+    offset: int
+    length: int
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One line of a run file, read in a view."""
+
+    where: Where
+    raw: bytes
+    rec: dict[str, Any]
+    """The record in the view asked for. In the labelling view of a line that cuts, its
+    ``labels`` are their JSON text (``bytes``, read by :meth:`recorded_labels`) and a
+    compact procedure, the last field before the bulk, is its text too (compiled once
+    per distinct text by :class:`~agentproc.runs.stored.ScenarioStore`)."""
+    cut: bool
+    """Whether ``rec`` is the part of the line before its calls or bulk (the rest unread)."""
+
+    def recorded_labels(self, new: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The recorded labels: ``new`` itself when the line's text is theirs (the usual case
+        of a relabel: nothing parsed), else the text parsed and checked."""
+        text = self.rec["labels"]
+        if type(text) is not bytes:
+            return text  # type: ignore[no-any-return]
+        try:
+            if orjson.dumps(new) == text:
+                return new
+        except TypeError:  # an integer beyond 64 bits: compare them parsed
+            pass
+        path, lineno = self.where.path, self.where.lineno
+        try:
+            recorded = loads(text)
+        except ValueError:
+            raise RunFileError(path, "not valid JSON", f"line {lineno}: labels") from None
+        check_record(path, lineno, {**self.rec, "labels": recorded})
+        return recorded  # type: ignore[no-any-return]
+
+    def relabelled(self, labels: list[dict[str, Any]], metrics: Metrics) -> str:
+        """This line with new labels, verdict and metrics (version 2, newline included): a
+        new head followed by the old line's bytes from its calls on, or, for a line read
+        whole, the record written anew."""
+        new = {"labels": labels, "verdict": metrics["verdict"], "metrics": metrics}
+        if not self.cut:
+            return line_of({**self.rec, **new})
+        head: dict[str, Any] = {}
+        for key, value in self.rec.items():
+            if key == "calls":
+                break
+            head[key] = value
+        head.update(new)
+        text = json.dumps(head, separators=(",", ":"))[:-1]  # the old calls and bulk follow
+        return text + self.raw[self.raw.find(CALLS_AT) :].decode()
+
+
+def read_lines(
+    path: Path, report: ReadReport | None = None, view: View = "whole"
+) -> Iterator[Line]:
+    """Every non-blank line of a run file, read in ``view`` and checked, one at a time.
+
+    A line that is not JSON or misses a required field raises :class:`RunFileError`
+    naming the line and the field, except an unterminated last line, which ends the
+    reading and is noted in ``report``.
     """
-    for lineno, raw in run_lines(path):
-        if head_only and raw.endswith(b"\n"):
-            head = head_of(raw)
-            if head is not None:
-                check_record(path, lineno, head)
-                yield lineno, cast(EpisodeRecord, head)
-                continue
-        rec = parse_line(path, lineno, raw, report)
+    if view not in VIEWS:
+        raise ValueError(f"unknown view {view!r} (expected one of: {', '.join(VIEWS)})")
+    path = Path(path)
+    cut = _CUTS.get(view)
+    for where, raw in _raw_lines(path):
+        part = cut(raw) if cut is not None and raw.endswith(b"\n") else None
+        if part is not None:
+            _check_part(where, part, view)
+            yield Line(where, raw, part, True)
+            continue
+        rec = parse_line(path, where.lineno, raw, report)
         if rec is None:
             return
-        yield lineno, rec
+        if view == "head":
+            rec = {k: v for k, v in rec.items() if k not in NOT_HEAD}  # type: ignore[assignment]
+        yield Line(where, raw, rec, False)  # type: ignore[arg-type]
 
 
-def run_lines(path: Path) -> Iterator[tuple[int, bytes]]:
-    """``(line number, raw line)`` of every non-blank line of a run file."""
-    path = Path(path)
+def read_run(
+    path: Path, report: ReadReport | None = None, *, view: View = "whole"
+) -> Iterator[tuple[int, EpisodeRecord]]:
+    """``(line number, episode record)`` of a run file, one at a time (:func:`read_lines`)."""
+    for line in read_lines(path, report, view):
+        yield line.where.lineno, cast(EpisodeRecord, line.rec)
+
+
+def read_at(where: Where) -> EpisodeRecord:
+    """The whole record at ``where``, checked."""
     try:
-        # A large buffer: a line is often longer than the default 8 KiB, and reading it
-        # in pieces and joining them cost more than parsing its head.
+        with open(where.path, "rb") as fh:
+            fh.seek(where.offset)
+            raw = fh.read(where.length)
+    except OSError as exc:
+        raise unreadable(where.path, exc) from None
+    rec = parse_line(where.path, where.lineno, raw)
+    if rec is None:
+        raise RunFileError(where.path, "not valid JSON (a torn line)", f"line {where.lineno}")
+    return rec
+
+
+def _raw_lines(path: Path) -> Iterator[tuple[Where, bytes]]:
+    try:
         fh = open(path, "rb", buffering=READ_BUFFER)  # noqa: SIM115 (closed by the with block below)
     except FileNotFoundError:
         raise InputError(path, "no such file") from None
@@ -88,9 +183,11 @@ def run_lines(path: Path) -> Iterator[tuple[int, bytes]]:
     except OSError as exc:
         raise unreadable(path, exc) from None
     with fh:
+        offset = 0
         for lineno, raw in enumerate(fh, start=1):
             if raw and not raw.isspace():  # not raw.strip(), which copies the line
-                yield lineno, raw
+                yield Where(path, lineno, offset, len(raw)), raw
+            offset += len(raw)
 
 
 def parse_line(
@@ -99,7 +196,7 @@ def parse_line(
     """One whole line, checked and expanded; ``None`` for a torn last line (an
     unterminated line that is not JSON), which is noted in ``report``."""
     try:
-        rec = loads_exact(raw)
+        rec = loads(raw)
     except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError both are
         if not raw.endswith(b"\n"):  # only the last line can lack one
             if report is not None:
@@ -109,102 +206,125 @@ def parse_line(
                 )
             return None
         raise RunFileError(path, f"not valid JSON ({exc})", f"line {lineno}") from None
-    if not isinstance(rec, dict):
-        raise RunFileError(path, "an episode must be a JSON object", f"line {lineno}")
-    for key in WHOLE:
-        if key not in rec and not (key == "scenario" and any(k in rec for k in SCENARIO_FIELDS)):
-            name = " or ".join(SCENARIO_FIELDS) if key == "scenario" else key
-            raise RunFileError(path, "missing", f"line {lineno}: {name}")
-    check_record(path, lineno, rec)
+    check_whole(path, lineno, rec)
     try:
         return cast(EpisodeRecord, expand(rec))
     except (ValueError, TypeError) as exc:
         raise RunFileError(path, str(exc), f"line {lineno}") from None
 
 
-_KINDS = frozenset(k.value for k in LabelKind)
+def _check_part(where: Where, part: dict[str, Any], view: View) -> None:
+    if type(part.get("labels")) is bytes:  # checked once known to differ (recorded_labels)
+        check_record(where.path, where.lineno, {**part, "labels": []})
+    else:
+        check_record(where.path, where.lineno, part)
+    if view == "labelling" and not isinstance(part.get("calls"), list):
+        raise RunFileError(where.path, "missing", f"line {where.lineno}: calls")
 
 
-def _is_int(v: object) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
+def is_compact(rec: dict[str, Any]) -> bool:
+    """Whether a parsed line is laid out as version 2."""
+    v = rec.get("schema_version")
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 2
 
 
-def _is_number(v: object) -> bool:
-    return _is_int(v) or isinstance(v, float)
+def expand(rec: dict[str, Any]) -> dict[str, Any]:
+    """A parsed line as the whole view gives it: calls as dicts, bulk fields at the top
+    level. Version-1 lines are already so and come back unchanged. Raises ``TypeError``,
+    ``IndexError`` or ``ValueError`` for calls of the wrong shape.
+    """
+    if not is_compact(rec) or not isinstance(rec.get("calls"), list):
+        return rec
+    bulk = rec.pop("bulk", None)
+    bulk = bulk if isinstance(bulk, dict) else {}
+    results = bulk.get("results") or []
+    hashes = bulk.get("state_hashes") or []
+    calls = []
+    for i, c in enumerate(rec["calls"]):
+        if not isinstance(c, list) or len(c) != 5:
+            raise ValueError(f"calls[{i}]: expected [name, arguments, step, refused, value]")
+        name, arguments, step, refused, value = c
+        call: dict[str, Any] = {
+            "index": i,
+            "name": name,
+            "arguments": arguments,
+            "result": results[i] if i < len(results) else "",
+            "step": step,
+            "refused": refused,
+            "state_hash": hashes[i] if i < len(hashes) else "",
+        }
+        if value is not None:
+            call["value" if step is not None else "answer"] = value
+        calls.append(call)
+    rec["calls"] = calls
+    for key in BULK_KEYS:
+        if key in bulk:
+            rec[key] = bulk[key]
+    return rec
 
 
-_SHAPES: dict[tuple[str, ...], tuple[Any, str]] = {
-    ("scenario_id",): (lambda v: isinstance(v, str), "a string"),
-    ("agent",): (lambda v: isinstance(v, str), "a string"),
-    ("cell",): (lambda v: isinstance(v, str), "a string"),
-    ("mode",): (lambda v: v in MODES, f"one of: {', '.join(MODES)}"),
-    ("guard",): (lambda v: isinstance(v, str), "a string"),
-    ("variant",): (lambda v: isinstance(v, str), "a string"),
-    ("trial",): (lambda v: _is_int(v) and v >= 0, "a whole number of at least 0"),
-    ("params",): (lambda v: isinstance(v, dict), "an object"),
-    ("params", "steps"): (_is_int, "a whole number"),
-    ("params", "lookback"): (_is_int, "a whole number"),
-    ("params", "range"): (
-        lambda v: isinstance(v, list) and len(v) == 2 and all(map(_is_number, v)),
-        "a [low, high] pair of numbers",
-    ),
-    ("metrics",): (lambda v: isinstance(v, dict), "an object"),
-    ("metrics", "total_steps"): (_is_int, "a whole number"),
-    ("metrics", "executed_steps"): (_is_int, "a whole number"),
-    ("metrics", "longest_correct_prefix"): (_is_int, "a whole number"),
-    ("metrics", "progress_rate"): (_is_number, "a number"),
-    ("metrics", "first_answer_correct"): (lambda v: isinstance(v, bool), "true or false"),
-    ("metrics", "final_answer_correct"): (lambda v: isinstance(v, bool), "true or false"),
+def head_of(raw: bytes) -> dict[str, Any] | None:
+    """The head of a version-2 line, parsed alone; ``None`` when the line is not one, or
+    does not parse so: read it whole then (its error names what is wrong)."""
+    return _parse_until(raw, CALLS_AT)
+
+
+def relabel_part_of(raw: bytes, labels_text: bool = False) -> dict[str, Any] | None:
+    """A version-2 line without its bulk (head, calls, output, scenario), or ``None``.
+
+    A compact procedure, the last field before the bulk when the line holds one, is left
+    as its JSON text (``bytes``): a run holds the same procedure line after line, and
+    reading its numbers again for each was a third of the parsing. With ``labels_text``,
+    the labels are left as their text too (``bytes``, in their place among the keys): a
+    relabel compares them with the new ones as text first (:meth:`Line.recorded_labels`).
+    """
+    end = raw.find(BULK_AT)
+    if end < 0:
+        return None
+    calls = raw.find(CALLS_AT, 0, end)
+    # After the calls, only strings (which cannot hold an unescaped quote) and the other
+    # ways of keeping the scenario come before the procedure's key.
+    cut = raw.find(PROCEDURE_AT, calls, end) if calls >= 0 else -1
+    whole = cut < 0 or raw.find(b',"scenario":', cut, end) >= 0
+    text, stop, labels = raw, end if whole else cut, None
+    if labels_text and calls >= 0:
+        at = raw.find(LABELS_AT, 0, calls)
+        # A label's values are scalars, and no string holds an unescaped quote: the
+        # first ``],"`` after the key closes the array.
+        close = raw.find(b'],"', at, calls + 2) if at >= 0 else -1
+        if close >= 0:
+            start = at + len(LABELS_AT) - 1
+            labels = raw[start : close + 1]
+            text = raw[:start] + b"0" + raw[close + 1 : stop]  # the key kept in its place
+            stop = len(text)
+    rec = _parse_until(text, BULK_AT, stop)
+    if rec is not None:
+        if not whole:
+            rec["procedure"] = raw[cut + len(PROCEDURE_AT) - 1 : end]
+        if labels is not None:
+            rec["labels"] = labels
+    return rec
+
+
+def _parse_until(raw: bytes, marker: bytes, end: int | None = None) -> dict[str, Any] | None:
+    if not raw.startswith(b'{"schema_version":'):
+        return None
+    if end is None:
+        end = raw.find(marker)
+    if end < 0:
+        return None
+    try:
+        rec = loads(raw[:end] + b"}")
+    except ValueError:
+        return None
+    return rec if isinstance(rec, dict) and is_compact(rec) else None
+
+
+_CUTS: dict[View, Callable[[bytes], dict[str, Any] | None]] = {
+    "head": head_of,
+    "labelling": lambda raw: relabel_part_of(raw, labels_text=True),
 }
-"""The fields analysis reads, and the shape each must have where it is present."""
-_NEEDED = frozenset(
-    {("params", "steps"), ("params", "lookback"), ("metrics", "total_steps")}
-    | {("metrics", k) for k in ("first_answer_correct", "final_answer_correct")}
-    | {("metrics", k) for k in ("progress_rate", "longest_correct_prefix")}
-)
-"""Nested fields a record cannot do without."""
-
-
-def _check_shapes(path: Path, lineno: int, rec: dict[str, Any]) -> None:
-    for keys, (ok, shape) in _SHAPES.items():
-        parent: Any = rec
-        for key in keys[:-1]:
-            parent = parent[key]
-        if keys[-1] not in parent:
-            if keys in _NEEDED:
-                raise RunFileError(path, "missing", f"line {lineno}: {'.'.join(keys)}")
-            continue
-        if not ok(parent[keys[-1]]):
-            got = type(parent[keys[-1]]).__name__
-            raise RunFileError(
-                path, f"expected {shape} (not {got})", f"line {lineno}: {'.'.join(keys)}"
-            )
-
-
-def check_record(path: Path, lineno: int, rec: dict[str, Any]) -> None:
-    """The fields every line has, and the closed sets and shapes a report relies on:
-    verdicts, label kinds, fields."""
-    for key in REQUIRED:
-        if key not in rec:
-            raise RunFileError(path, "missing", f"line {lineno}: {key}")
-    if rec["verdict"] not in VERDICTS:
-        raise RunFileError(
-            path,
-            f"unknown verdict {rec['verdict']!r} (expected one of: {', '.join(VERDICTS)})",
-            f"line {lineno}: verdict",
-        )
-    labels = rec["labels"]
-    if not isinstance(labels, list) or not isinstance(rec.get("calls", []), list):
-        raise RunFileError(path, "expected a list", f"line {lineno}: labels/calls")
-    for i, lab in enumerate(labels):
-        if not isinstance(lab, dict) or lab.get("kind") not in _KINDS:
-            kind = lab.get("kind") if isinstance(lab, dict) else lab
-            raise RunFileError(
-                path,
-                f"unknown label kind {kind!r} (expected one of: {', '.join(sorted(_KINDS))})",
-                f"line {lineno}: labels[{i}].kind",
-            )
-    _check_shapes(path, lineno, rec)
+"""How each view but the whole one cuts a line."""
 
 
 def completed_ids(path: Path) -> set[EpisodeKey]:
@@ -216,37 +336,42 @@ def completed_ids(path: Path) -> set[EpisodeKey]:
     if not Path(path).exists():
         return set()
     last: dict[EpisodeKey, bool] = {}
-    for _, rec in read_run(path, ReadReport(), head_only=True):
+    for _, rec in read_run(path, ReadReport(), view="head"):
         last[episode_key(rec)] = not is_error(rec)
     return {key for key, ok in last.items() if ok}
 
 
+def superseded(n: int) -> str:
+    """The warning of a read that found ``n`` records superseded by later ones."""
+    return (
+        f"{n} records were superseded by a later record of the same "
+        "episode (scenario, agent, mode): the last one counts"
+    )
+
+
 def latest_records(
-    paths: list[Path], reports: list[ReadReport] | None = None, *, head_only: bool = False
+    paths: list[Path], reports: list[ReadReport] | None = None, *, view: View = "whole"
 ) -> Iterator[tuple[Path, int, EpisodeRecord]]:
     """``(file, line, record)`` of the last record of each episode across run files.
 
     An episode (scenario, agent, mode) recorded more than once, because it was
     resumed after an error or because a file was given twice, counts once: its
-    last record, in the order the files are given. Two passes over the files, so
-    memory grows with the number of episodes, never with their size. The first
-    report of ``reports`` gets a warning saying how many records were superseded.
-    ``head_only`` is :func:`read_run`'s.
+    last record, in the order the files are given. Two passes over the files (the
+    first reads heads), so memory grows with the number of episodes, never with their
+    size. The first report of ``reports`` gets a warning saying how many records were
+    superseded.
     """
     reports = reports or [ReadReport() for _ in paths]
     last: dict[EpisodeKey, tuple[int, int]] = {}
     seen = 0
     for i, path in enumerate(paths):
-        for lineno, rec in read_run(path, ReadReport(), head_only=True):
+        for lineno, rec in read_run(path, ReadReport(), view="head"):
             last[episode_key(rec)] = (i, lineno)
             seen += 1
     wanted = set(last.values())
     for i, (path, rr) in enumerate(zip(paths, reports, strict=True)):
-        for lineno, rec in read_run(path, rr, head_only=head_only):
+        for lineno, rec in read_run(path, rr, view=view):
             if (i, lineno) in wanted:
                 yield path, lineno, rec
     if seen > len(last) and reports:
-        reports[0].warnings.append(
-            f"{seen - len(last)} records were superseded by a later record of the same "
-            "episode (scenario, agent, mode): the last one counts"
-        )
+        reports[0].warnings.append(superseded(seen - len(last)))

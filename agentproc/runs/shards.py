@@ -8,9 +8,6 @@ nothing and duplicates nothing. The files are merged in suite order into
 do (on the core it left); when every span is done the merge is completed, renamed over
 the run file, and the folder is removed. The run file is not touched before that, and
 until then ``--resume`` picks the folder up again.
-
-Merging imports only the writer and the layout: the parent of ``run --workers`` does it
-without loading the labelling stack.
 """
 
 from __future__ import annotations
@@ -20,17 +17,15 @@ import shutil
 from collections import deque
 from collections.abc import Collection
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
 from agentproc.errors import InputError, OutputError
 from agentproc.jsonio import loads
 from agentproc.runs.keys import EpisodeKey, episode_key
-from agentproc.runs.layout import head_of
+from agentproc.runs.records import EpisodeRecord
+from agentproc.runs.runfile import head_of, read_run
 from agentproc.runs.split import Shard, in_shard, shard_spec
 from agentproc.runs.writer import BUFFER, RunWriter
-
-if TYPE_CHECKING:
-    from agentproc.runs.records import EpisodeRecord
 
 
 def shard_folder(out: Path, workers: int) -> Path:
@@ -100,8 +95,6 @@ def split_run(sources: list[Path], folder: Path, spans: list[Shard]) -> int:
     """Share the records of ``sources`` (an existing run file, to resume it over workers;
     or shard files of another layout) out to the files of ``spans`` (a :func:`plan`);
     returns the number of records copied."""
-    from agentproc.runs.runfile import read_run  # reading checks records: the whole stack
-
     folder.mkdir(parents=True, exist_ok=True)
     writers = [RunWriter(shard_file(folder, s), append=True) for s in spans]
     n = 0

@@ -20,13 +20,13 @@ from html_runs import (
 from agentproc.agents.sim import run_sim_episode
 from agentproc.analysis import aggregate, report_json
 from agentproc.analysis.html import html_report, write_html_report
-from agentproc.analysis.html.collect import collect, read_whole
+from agentproc.analysis.html.collect import collect
 from agentproc.analysis.html.episodes import scenario_view, scored
 from agentproc.analysis.html.figures import position_bin
 from agentproc.cli.main import main
 from agentproc.errors import RunFileError
 from agentproc.procedures import preset, write_suite
-from agentproc.runs import RunWriter, episode_record, read_run, scenario_of_record
+from agentproc.runs import RunWriter, episode_record, read_at, read_run, scenario_of_record
 from agentproc.workflow import load_scenarios
 
 RECORDED = Path(__file__).parents[2] / "scenarios" / "recorded" / "local-smollm2.jsonl"
@@ -241,7 +241,7 @@ def test_the_procedure_read_straight_shows_what_its_compiled_scenario_shows(tmp_
     path = write_run(tmp_path / "r.jsonl", recs)
     collected = collect([path])
     for key, where in collected.where.items():
-        rec = read_whole(where)
+        rec = dict(read_at(where))
         assert "procedure" in rec and "scenario" not in rec
         compiled = scenario_of_record(path, where.lineno, rec).model_dump(mode="json")  # type: ignore[arg-type]
         view = scenario_view(where, rec)

@@ -23,7 +23,8 @@ from agentproc.runs import (
     read_run,
     scenario_of_record,
 )
-from agentproc.runs.layout import BULK_AT, CALLS_AT, expand, head_of, line_of, relabel_part_of
+from agentproc.runs.layout import line_of
+from agentproc.runs.runfile import BULK_AT, CALLS_AT, expand, head_of, relabel_part_of
 from agentproc.workflow import load_scenarios, scenario_of
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -137,7 +138,7 @@ def test_a_line_that_does_not_cut_is_read_whole(tmp_path: Path):
     assert head_of(path.read_bytes()) is None
     (back,) = records(path)
     assert back["calls"] == rec["calls"]
-    (head,) = [r for _, r in read_run(path, head_only=True)]
+    (head,) = [r for _, r in read_run(path, view="head")]
     assert head["labels"] == rec["labels"]
 
 
@@ -154,7 +155,7 @@ def test_a_version_1_file_reads_replays_and_relabels(tmp_path: Path):
     assert old and all(isinstance(c, dict) for r in old for c in r["calls"])
     for lineno, rec in read_run(RECORDED):
         assert replay_record(rec, scenario_of_record(RECORDED, lineno, rec), "r").differences == []
-    heads = [r for _, r in read_run(RECORDED, head_only=True)]
+    heads = [r for _, r in read_run(RECORDED, view="head")]
     assert [h["labels"] for h in heads] == [r["labels"] for r in old]
     result = relabel_run(RECORDED, tmp_path / "new.jsonl")
     assert result.episodes == len(old) and result.changed_episodes == 0

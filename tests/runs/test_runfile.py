@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from agentproc.errors import InputError, RunFileError
-from agentproc.runs import ReadReport, completed_ids, read_run
+from agentproc.runs import ReadReport, completed_ids, read_at, read_lines, read_run
 
 
 def record(scenario_id: str = "s-0000", agent: str = "sim:oracle", **override: Any) -> dict:
@@ -208,3 +208,102 @@ def test_completed_ids_leave_out_a_torn_last_line(tmp_path: Path):
 
 def test_completed_ids_of_a_missing_file_are_empty(tmp_path: Path):
     assert completed_ids(tmp_path / "nope.jsonl") == set()
+
+
+# -- views -------------------------------------------------------------------------
+
+
+def sim_record(agent: str = "sim:wrong_argument") -> dict[str, Any]:
+    from agentproc.agents.sim import run_sim_episode
+    from agentproc.procedures import Cell, generate_procedure
+    from agentproc.runs import episode_record
+    from agentproc.workflow import scenario_of
+
+    scenario = scenario_of(generate_procedure(Cell(steps=5), 0, 0))
+    return dict(episode_record(run_sim_episode(scenario, agent)))
+
+
+def test_every_view_of_a_version_1_line_has_the_fields_of_the_same_version_2_line(
+    tmp_path: Path,
+):
+    from agentproc.runs.layout import line_of
+
+    rec = sim_record()
+    v2 = tmp_path / "v2.jsonl"
+    v2.write_text(line_of(rec))
+    v1 = tmp_path / "v1.jsonl"
+    v1.write_text(json.dumps({**rec, "schema_version": 1}) + "\n")
+
+    def bare(r: Any) -> dict[str, Any]:
+        return {k: v for k, v in r.items() if k != "schema_version" and v is not None}
+
+    for view in ("head", "whole"):
+        (new,) = [bare(r) for _, r in read_run(v2, view=view)]
+        (old,) = [bare(r) for _, r in read_run(v1, view=view)]
+        assert old == new, view
+    (head,) = [r for _, r in read_run(v1, view="head")]
+    assert not {"calls", "procedure", "scenario", "messages", "injected", "bulk"} & head.keys()
+
+
+def test_the_labelling_view_leaves_the_bulk_and_rewrites_only_the_head(tmp_path: Path):
+    from agentproc.runs.layout import line_of
+
+    rec = sim_record()
+    raw = line_of(rec)
+    path = tmp_path / "run.jsonl"
+    path.write_text(raw)
+    (line,) = read_lines(path, view="labelling")
+    assert line.cut and "bulk" not in line.rec and "messages" not in line.rec
+    assert type(line.rec["labels"]) is bytes  # compared as text before it is parsed
+    assert line.recorded_labels(rec["labels"]) is rec["labels"]  # the same text: not parsed
+    assert line.recorded_labels([]) == rec["labels"]  # another text: parsed
+    metrics = {**rec["metrics"], "verdict": "wrong"}
+    again = line.relabelled([], metrics)  # type: ignore[arg-type]
+    tail = raw[raw.index(',"calls":[') :]
+    assert again.endswith(tail) and json.loads(again)["labels"] == []
+    assert json.loads(again)["verdict"] == "wrong"
+
+
+def test_a_whole_record_is_read_again_where_it_lies(tmp_path: Path):
+    path = write_bytes(tmp_path / "run.jsonl", b"\n", line(record("a")), b"  \n", line(record("b")))
+    lines = list(read_lines(path, view="head"))
+    assert [x.where.lineno for x in lines] == [2, 4]
+    assert [read_at(x.where)["scenario_id"] for x in lines] == ["a", "b"]
+
+
+def test_a_head_whose_labels_hold_an_unknown_kind_names_the_field(tmp_path: Path):
+    from agentproc.runs.layout import line_of
+
+    rec = sim_record()
+    rec["labels"] = [{"kind": "napping"}]
+    path = tmp_path / "run.jsonl"
+    path.write_text(line_of(rec))
+    for view in ("head", "labelling", "whole"):
+        with pytest.raises(RunFileError) as err:
+            for x in read_lines(path, view=view):  # type: ignore[arg-type]
+                x.recorded_labels([])
+        assert err.value.field == "line 1: labels[0].kind", view
+
+
+def test_no_module_but_the_reader_spells_a_run_file_key_in_bytes():
+    # The cut of a line at its keys lives in one place (runs/runfile.py).
+    import ast
+
+    import agentproc
+
+    package = Path(agentproc.__file__).parent
+    found = []
+    for path in package.rglob("*.py"):
+        if path.name == "runfile.py" and path.parent.name == "runs":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            keys = (b'"calls"', b'"bulk"', b'"labels"', b'"schema_version"', b'"procedure"')
+            if isinstance(node, ast.Constant) and isinstance(node.value, bytes):
+                found += [f"{path.name}: {node.value!r}" for k in keys if k in node.value]
+    assert found == []
+
+
+def test_an_unknown_view_is_refused_naming_the_views(tmp_path: Path):
+    path = write_bytes(tmp_path / "run.jsonl", line(record("a")))
+    with pytest.raises(ValueError, match="expected one of: head, labelling, whole"):
+        list(read_run(path, view="calls"))  # type: ignore[arg-type]

@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from agentproc.analysis.html.collect import Collected, Where, read_whole
+from agentproc.analysis.html.collect import Collected
 from agentproc.analysis.report import agent_key
 from agentproc.analysis.timeline import describe
 from agentproc.arith import to_number
@@ -24,8 +24,10 @@ from agentproc.procedures import Procedure, procedure_of_json
 from agentproc.runs import (
     EpisodeKey,
     ScenarioStore,
+    Where,
     error_kind_of,
     is_error,
+    read_at,
     record_variant,
     scenario_of_record,
 )
@@ -129,7 +131,7 @@ def details(collected: Collected, budget: int = DETAIL_BUDGET) -> dict[str, Any]
     missing: list[str] = []
     for i in _order(collected):
         where = collected.where[keys[i]]
-        rec = read_whole(where)
+        rec = dict(read_at(where))
         try:
             scenario = scenario_view(where, rec, store)
         except RunFileError as exc:
