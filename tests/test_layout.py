@@ -169,10 +169,10 @@ def test_a_public_name_shared_with_its_module_stays_the_name():
     assert fresh_python(code) == "function"
 
 
-def test_the_workers_parent_needs_neither_pydantic_nor_the_labelling_stack():
-    # What ``run --workers`` uses before its workers start and to merge their files
+def test_the_shard_merge_needs_neither_pydantic_nor_the_labelling_stack():
+    # What merges the files of a run over workers, and reads a suite's order
     code = (
-        "import sys, agentproc.cli.workers, agentproc.runs.shards, agentproc.procedures.files;"
+        "import sys, agentproc.runs.shards, agentproc.procedures.files;"
         "from agentproc.runs import RunWriter;"
         "print(sorted(m for m in sys.modules if m.startswith(('pydantic', 'jsonschema', "
         "'agentproc.labelling', 'agentproc.workflow'))))"

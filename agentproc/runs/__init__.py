@@ -35,6 +35,12 @@ if TYPE_CHECKING:  # the same names, for IDEs and type checkers (``X as X`` re-e
     from agentproc.runs.episode import (
         StopReason as StopReason,
     )
+    from agentproc.runs.job import (
+        EpisodeFactory as EpisodeFactory,
+    )
+    from agentproc.runs.job import (
+        Workers as Workers,
+    )
     from agentproc.runs.keys import (
         EpisodeKey as EpisodeKey,
     )
@@ -49,6 +55,9 @@ if TYPE_CHECKING:  # the same names, for IDEs and type checkers (``X as X`` re-e
     )
     from agentproc.runs.keys import (
         record_variant as record_variant,
+    )
+    from agentproc.runs.parallel import (
+        run_suite as run_suite,
     )
     from agentproc.runs.records import (
         CallJSON as CallJSON,
@@ -109,9 +118,6 @@ if TYPE_CHECKING:  # the same names, for IDEs and type checkers (``X as X`` re-e
     )
     from agentproc.runs.runner import (
         arun_suite as arun_suite,
-    )
-    from agentproc.runs.runner import (
-        run_suite as run_suite,
     )
     from agentproc.runs.runner import (
         select as select,
@@ -191,6 +197,8 @@ _EXPORTS: dict[str, str] = {
     "record_mode": "agentproc.runs.keys",
     "record_trial": "agentproc.runs.keys",
     "record_variant": "agentproc.runs.keys",
+    "EpisodeFactory": "agentproc.runs.job",
+    "Workers": "agentproc.runs.job",
     "redact": "agentproc.runs.redact",
     "ReadReport": "agentproc.runs.runfile",
     "completed_ids": "agentproc.runs.runfile",
@@ -205,7 +213,7 @@ _EXPORTS: dict[str, str] = {
     "arun_suite": "agentproc.runs.runner",
     "in_shard": "agentproc.runs.split",
     "parse_shard": "agentproc.runs.split",
-    "run_suite": "agentproc.runs.runner",
+    "run_suite": "agentproc.runs.parallel",
     "select": "agentproc.runs.runner",
     "BUDGET_EXHAUSTED": "agentproc.runs.session",
     "BudgetExhausted": "agentproc.runs.session",
