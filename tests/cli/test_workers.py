@@ -147,7 +147,9 @@ def test_each_worker_takes_the_next_span_as_it_finishes_one_in_the_same_process(
     specs = ["1-2/8", "3-4/8", "5/8", "6/8", "7/8", "8/8"]
     seen: list[tuple[set[int], bool]] = []
     with contextlib.closing(LocalPool(_job(suite), 2)) as pool:
-        ends = pool(_tasks(tmp_path, specs), lambda finished, free: seen.append((set(finished), free)))
+        ends = pool(
+            _tasks(tmp_path, specs), lambda finished, free: seen.append((set(finished), free))
+        )
     assert ends == [SpanEnd()] * len(specs)
     pids = {(tmp_path / f"{k}.pid").read_text() for k in range(len(specs))}
     assert len(pids) == 2 and str(os.getpid()) not in pids  # two processes ran the six spans
@@ -253,7 +255,6 @@ def test_compare_and_stress_run_each_variant_over_workers(capsys, suite, tmp_pat
 
 
 def test_resume_takes_up_shard_files_cut_otherwise(capsys, suite, single, tmp_path):
-    from agentproc.runs import in_shard
 
     run = tmp_path / "run.jsonl"
     folder = tmp_path / "run.jsonl.shards-2"
@@ -368,51 +369,103 @@ def test_ctrl_c_stops_every_worker_and_resume_finishes_the_run(long_suite, tmp_p
 # -- Ray ------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def ray_cluster(tmp_path_factory: pytest.TempPathFactory):
-    """A Ray head and one more worker node on 127.0.0.1, started by the test."""
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _listening(port: int, timeout: float) -> bool:
+    import socket
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
+            return True
+        time.sleep(0.2)
+    return False
+
+
+@pytest.fixture(scope="module", params=["no token", "token in HOME"])
+def ray_cluster(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    """A Ray cluster on 127.0.0.1 (a head with two CPUs), started by the test and kept apart
+    from the user's Ray: a HOME of its own (with or without ``~/.ray/auth_token``, which
+    turns token authentication on), a temp dir of its own, no ``RAY_*`` variable of the
+    user's, a free port, stopped through its own process group alone. Yields the address
+    and the environment an ``agentproc`` command gets."""
     pytest.importorskip("ray")
     ray_bin = Path(sys.executable).with_name("ray")
     if not ray_bin.exists():
         pytest.skip("the ray command is not installed")
-    temp = tmp_path_factory.mktemp("ray")
-    port = "6391"
-    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
-    head = subprocess.run(
-        [str(ray_bin), "start", "--head", "--node-ip-address", "127.0.0.1", "--port", port,
-         "--num-cpus", "1", "--include-dashboard", "false", "--temp-dir", str(temp),
-         "--disable-usage-stats"],
-        capture_output=True, env=env, timeout=180,
+    root = tmp_path_factory.mktemp("ray")
+    home = root / "home"
+    (home / ".ray").mkdir(parents=True)
+    if request.param == "token in HOME":
+        (home / ".ray" / "auth_token").write_text(os.urandom(16).hex())
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
+    env |= {"HOME": str(home), "RAY_USAGE_STATS_ENABLED": "0"}
+    port = _free_port()
+    head = subprocess.Popen(
+        [str(ray_bin), "start", "--head", "--block", "--port", str(port), "--node-ip-address",
+         "127.0.0.1", "--num-cpus", "2", "--include-dashboard", "false", "--temp-dir",
+         str(root / "t"), "--disable-usage-stats"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, start_new_session=True,
     )  # fmt: skip
-    if head.returncode != 0:
-        pytest.skip(f"Ray cannot start here: {head.stderr.decode()[-300:]}")
-    address = f"127.0.0.1:{port}"
     try:
-        node = subprocess.run(
-            [str(ray_bin), "start", "--address", address, "--node-ip-address", "127.0.0.1",
-             "--num-cpus", "1"],
-            capture_output=True, env=env, timeout=180,
-        )  # fmt: skip
-        assert node.returncode == 0, node.stderr.decode()[-500:]
-        yield address
+        if not _listening(port, 120):
+            pytest.skip("Ray cannot start here")
+        yield f"127.0.0.1:{port}", env
     finally:
-        subprocess.run([str(ray_bin), "stop", "--force"], capture_output=True, timeout=120)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(head.pid, signal.SIGTERM)
+        try:
+            head.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(head.pid, signal.SIGKILL)
+            head.wait()
+
+
+@pytest.mark.parametrize(
+    ("env", "mode"),
+    [
+        ({}, None),
+        ({"RAY_AUTH_TOKEN": "t"}, "token"),
+        ({"RAY_AUTH_TOKEN_PATH": "/t"}, "token"),
+        ({"RAY_AUTH_MODE": "disabled", "RAY_AUTH_TOKEN": "t"}, "disabled"),
+    ],
+)
+def test_ray_is_joined_with_token_authentication_when_a_token_is_at_hand(env, mode, tmp_path):
+    from agentproc.runs.pool import token_mode
+
+    env = {"HOME": str(tmp_path), **env}
+    token_mode(env)
+    assert env.get("RAY_AUTH_MODE") == mode
+    (tmp_path / ".ray").mkdir()
+    (tmp_path / ".ray" / "auth_token").write_text("t")  # as ray get-auth-token --generate
+    token_mode(env)
+    assert env["RAY_AUTH_MODE"] == (mode or "token")
 
 
 def test_ray_backend_writes_the_file_one_process_writes_even_when_a_worker_dies(
-    ray_cluster: str, tmp_path: Path
+    ray_cluster: tuple[str, dict[str, str]], tmp_path: Path
 ):
+    address, env = ray_cluster
     suite = tmp_path / "S"
     assert main(["generate", "--steps", "25", "--count", "60", "--out", str(suite)]) == 0
     single = tmp_path / "single.jsonl"
     assert main(["run", str(suite), *SIM, "--out", str(single)]) == 0
     run = tmp_path / "run.jsonl"
     argv = [sys.executable, "-m", "agentproc", "run", str(suite), *SIM, "--backend", "ray",
-            "--workers", "2", "--address", ray_cluster, "--out", str(run)]  # fmt: skip
-    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
+            "--workers", "2", "--address", address, "--out", str(run)]  # fmt: skip
     parent = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     folder = tmp_path / "run.jsonl.shards-2"
-    _wait_for_lines(folder / "shard-1-16-of-64.jsonl", 3, timeout=180)
+    try:
+        _wait_for_lines(folder / "shard-1-16-of-64.jsonl", 3, timeout=180)
+    except AssertionError:
+        parent.kill()
+        raise AssertionError(parent.communicate()[1].decode()[-1500:]) from None
     pid = int((folder / "shard-1-16-of-64.pid").read_text())
     os.kill(pid, signal.SIGKILL)  # the worker running shard 1 dies; Ray runs the task again
     out, err = parent.communicate(timeout=300)
