@@ -98,7 +98,9 @@ def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
 
     workers = Workers(args.workers, args.backend, args.address)
     spec = agent_spec(args)
-    model = spec.model()  # an unknown agent fails before any file is touched
+    # An unknown agent fails before any file is touched; over workers, each builds its own
+    # model (an embedded one is not loaded in this process too).
+    model = None if workers.parallel else spec.model()
     if args.out.exists() and args.out.stat().st_size and not (args.resume or args.overwrite):
         raise fail(
             f"{args.out} already exists: use --resume to continue it or --overwrite to replace it"

@@ -1,9 +1,8 @@
 """Runs: the episode session, the suite runner, and run files (the saved shape and its I/O).
 
-The names below are imported on first use (:mod:`agentproc.lazy`): the parent of
-``run --workers`` needs only the writer and the layout, not the labelling stack; the
-``TYPE_CHECKING`` block shows IDEs and type checkers the same names (a test keeps the two
-in step).
+The names below are imported on first use (:mod:`agentproc.lazy`): a merge of shard files
+needs only the writer and the layout, not the labelling stack; the ``TYPE_CHECKING``
+block shows IDEs and type checkers the same names (a test keeps the two in step).
 """
 
 from __future__ import annotations

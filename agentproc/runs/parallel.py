@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import shutil
 import time
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from agentproc.errors import AgentprocError, ConfigError, InputError, WorkerError
 from agentproc.runs.job import EpisodeFactory, Given, SuiteJob, Workers
-from agentproc.runs.pool import start
+from agentproc.runs.pool import BACKENDS
 from agentproc.runs.records import error_kind_of
 from agentproc.runs.runner import EpisodeFn, RunSummary, arun_suite
 from agentproc.runs.shards import (
@@ -141,7 +141,7 @@ def run_parallel(
     err = console or Console(stderr=True)
     # Local workers start now, before the lock is taken (none holds it).
     with (
-        contextlib.closing(start(job, workers)) as backend,
+        contextlib.closing(BACKENDS[workers.backend](job, workers)) as backend,
         RunWriter(out, append=True) as writer,  # the lock: one writer per run file
     ):
         if overwrite and not resume:
@@ -204,18 +204,6 @@ def _summary(written: int, latest: Collection[Any]) -> RunSummary:
     return summary
 
 
-def suite_job(
-    scenarios: Path | Sequence[Scenario] | Any,
-    agent: str,
-    episode: EpisodeFn | EpisodeFactory,
-    options: dict[str, Any],
-) -> SuiteJob:
-    """The job of :func:`~agentproc.runs.run_suite`'s arguments."""
-    suite = scenarios if isinstance(scenarios, Path) else tuple(scenarios)
-    factory = episode if isinstance(episode, EpisodeFactory) else Given(episode)
-    return SuiteJob(suite, agent, factory, options)
-
-
 def run_suite(
     scenarios: Iterable[Scenario] | Path,
     agent: str,
@@ -229,11 +217,9 @@ def run_suite(
     """:func:`arun_suite` from synchronous code, in this process or over ``workers``.
 
     ``scenarios`` may be a suite folder or scenario file (``Path``), and ``episode`` an
-    :class:`~agentproc.runs.parallel.EpisodeFactory` (built where the episodes run). Over
-    several workers (or Ray) the suite is cut into spans of shards, each run into its own
-    file by the next free worker and merged into ``out`` in suite order: the file one
-    process writes (see this module); ``overwrite`` then drops the
-    shards of an earlier run, and ``total`` and ``console`` are the parent's.
+    :class:`~agentproc.runs.job.EpisodeFactory` (built where the episodes run). Over several
+    workers (or Ray) the file is the one a process writes (see this module); ``overwrite``
+    then drops the shards of an earlier run.
 
     Examples:
         >>> run_suite(Path("S"), "sim:decay", sim_episodes("sim:decay"), Path("run.jsonl"),
@@ -244,7 +230,9 @@ def run_suite(
         resume = options.pop("resume", False)
         console = options.pop("console", None)
         options.pop("total", None)
-        job = suite_job(scenarios, agent, episode, options)
+        suite = scenarios if isinstance(scenarios, Path) else tuple(scenarios)
+        factory = episode if isinstance(episode, EpisodeFactory) else Given(episode)
+        job = SuiteJob(suite, agent, factory, options)
         return run_parallel(job, out, spec, resume=resume, overwrite=overwrite, console=console)
     if isinstance(scenarios, Path):
         from agentproc.workflow import load_scenarios

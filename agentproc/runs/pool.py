@@ -3,10 +3,10 @@
 ``processes``: N :mod:`multiprocessing` processes (forked on Linux: a worker starts with
 the parent's imports and its episode function; elsewhere spawned, the job pickled), each
 taking the next span as it finishes one, on a pipe of its own. :class:`~concurrent.futures.
-ProcessPoolExecutor` was tried and fell short in two ways the tests hold: a worker that dies
-breaks the whole pool without its exit status, and a pool cannot be stopped in the middle of
-its calls (Ctrl-C) before Python 3.14. After a span fails, no other is handed out; the spans
-in flight finish.
+ProcessPoolExecutor` falls short in two ways the tests hold: a worker that dies breaks the
+whole pool (its other workers terminated) and its exit status is not told; and before
+Python 3.14 the calls in flight cannot be stopped (Ctrl-C). After a span fails, no other is
+handed out; the spans in flight finish.
 
 ``ray``: each span a Ray task (retried by Ray when its worker or machine dies, up to
 :data:`MAX_RETRIES` times), Ray starting the next as a CPU frees up. Ray is imported only
@@ -23,7 +23,7 @@ from collections import deque
 from collections.abc import Callable, Collection
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from agentproc.errors import ConfigError
 from agentproc.runs.span import Built, SpanEnd, SpanTask, run_span
@@ -38,25 +38,17 @@ WAKE = 0.05
 """Seconds between two looks at the workers when none has anything to say."""
 START = "fork" if sys.platform == "linux" else "spawn"
 """How a local worker starts: forked on Linux (it has the parent's imports and episode
-function at once: about 10 ms, against about 0.6 s for a new interpreter importing the run
-stack); elsewhere, where forking without starting a new program is not safe, spawned (the
-job is pickled, so its episode factory must be)."""
+function at once: two workers started and one small span run in 0.1 s, against 3.3 s with
+``forkserver`` and 3.8 s spawned, each importing the run stack; medians of 5 on two cores
+under a load of 9); elsewhere, where forking without starting a new program is not safe,
+spawned (the job is pickled, so its episode factory must be)."""
 MAX_RETRIES = 3
 """Times Ray runs a span again after its worker died."""
 
 
-class Runner(Protocol):
-    """Runs spans, handed out in order; how each ended (``None``: not run, after another
-    failed), in that order. Closed once done."""
-
-    def __call__(self, tasks: list[SpanTask], tick: Tick) -> list[SpanEnd | None]: ...
-
-    def close(self) -> None: ...
-
-
 def _serve(job: SuiteJob, conn: Connection, parents: Connection) -> None:
     """A worker: runs the spans read from ``conn`` until ``None`` (or the parent's end)."""
-    parents.close()  # the parent's end: only the parent holds it, so its death ends us
+    parents.close()  # the parent's end: once the parent (and later workers) are gone, EOF
     built = Built(job)
     try:
         with contextlib.suppress(Exception):
@@ -220,13 +212,10 @@ class RayTasks:
         pass
 
 
-BACKENDS: dict[str, Callable[[SuiteJob, Workers], Runner]] = {
+BACKENDS: dict[str, Callable[[SuiteJob, Workers], Any]] = {
     "processes": lambda job, w: LocalPool(job, w.count),
     "ray": lambda job, w: RayTasks(job, w.count, w.address),
 }
-"""Backend name -> what runs the spans."""
-
-
-def start(job: SuiteJob, workers: Workers) -> Runner:
-    """What runs the spans of ``job`` on ``workers.backend`` (local workers start now)."""
-    return BACKENDS[workers.backend](job, workers)
+"""Backend name -> what runs the spans: called with them (in plan order) and a
+:data:`Tick`, it returns how each ended (``None``: not run, after another failed); then
+closed (local workers start when it is made)."""
