@@ -9,7 +9,8 @@ each one into a single message and exit status 2.
     ├── GenerationError      a grid cell that cannot be generated within bounds
     ├── InputError           a file that is missing, unreadable or invalid
     │   └── RunFileError     a run file line that is not a valid episode
-    └── OutputError          a file that could not be written (a full disk): exit 1
+    ├── OutputError          a file that could not be written (a full disk): exit 1
+    └── WorkerError          a span of a run over workers failed (its worker died): exit 1
 
     StoredCallError (a ValueError) a stored call that is not one, by index and field;
                                    its reader turns it into a RunFileError
@@ -56,6 +57,16 @@ class OutputError(AgentprocError):
     def __init__(self, path: object, message: str) -> None:
         self.path = str(path)
         super().__init__(f"{self.path}: {message}")
+
+
+class WorkerError(AgentprocError):
+    """A span of a run over several workers failed: its worker died (killed, out of
+    memory) or its input was bad (``input_error``: exit 2, else 1). The shards are kept,
+    and ``resume`` goes on from them."""
+
+    def __init__(self, message: str, input_error: bool = False) -> None:
+        self.input_error = input_error
+        super().__init__(message)
 
 
 def unknown_key(kind: str, key: str, valid: list[str] | tuple[str, ...]) -> ConfigError:

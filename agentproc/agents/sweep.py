@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from rich.console import Console
 
 from agentproc.agents.suite import ModelRunOptions, model_episodes, sim_episodes
 from agentproc.errors import ConfigError
-from agentproc.runs import EpisodeFn, RunSummary, run_suite
+from agentproc.runs import EpisodeFn, RunSummary, Workers, run_suite
 from agentproc.workflow import Scenario
 from agentproc.workflow.variant import Variant
 
@@ -53,6 +54,19 @@ def episodes_for(agent: str, model: Any, options: ModelRunOptions, variant: Vari
     return model_episodes(model, agent, dataclasses.replace(options, variant=variant))
 
 
+@dataclass(frozen=True)
+class VariantEpisodes:
+    """:func:`episodes_for`, built where the episodes run (a worker of ``--workers``)."""
+
+    agent: str
+    model: Any
+    options: ModelRunOptions
+    variant: Variant
+
+    def episodes(self) -> EpisodeFn:
+        return episodes_for(self.agent, self.model, self.options, self.variant)
+
+
 def run_variants(
     scenarios: Sequence[Scenario],
     agent: str,
@@ -66,9 +80,11 @@ def run_variants(
     overwrite: bool = False,
     console: Console | None = None,
     on_variant: Callable[[Variant, RunSummary], None] | None = None,
+    workers: Workers | None = None,
 ) -> list[tuple[Path, RunSummary]]:
     """Run ``agent`` over ``scenarios`` under each variant: each run file and what its run
-    did, in order. A run that stops because the endpoint failed ends the sweep there.
+    did, in order (each over ``workers``, when given). A run that stops because the
+    endpoint failed ends the sweep there.
 
     Raises:
         ConfigError: two variants with one name, or a run file that would be replaced
@@ -83,8 +99,10 @@ def run_variants(
         summary = run_suite(
             scenarios,
             agent,
-            episodes_for(agent, model, options, variant),
+            VariantEpisodes(agent, model, options, variant),
             path,
+            workers=workers or Workers(),
+            overwrite=overwrite,
             concurrency=options.concurrency if model is not None else 1,
             resume=resume,
             total=len(scenarios) * trials,

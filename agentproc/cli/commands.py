@@ -11,8 +11,16 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from agentproc.cli.output import EXIT_ERRORED, EXIT_FAILED, EXIT_OK, fail, print_json
-from agentproc.errors import InputError
+from agentproc.cli.output import (
+    EXIT_BAD_INPUT,
+    EXIT_ERRORED,
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    fail,
+    print_json,
+)
+from agentproc.errors import InputError, WorkerError
 
 
 def generate_command(args: argparse.Namespace, out: Console, err: Console) -> int:
@@ -85,26 +93,30 @@ def scenario_command(args: argparse.Namespace, out: Console, err: Console) -> in
 
 
 def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
-    if args.workers > 1 or args.backend == "ray":
-        from agentproc.cli.workers import run_sharded
+    from agentproc.runs import Workers, in_shard, parse_shard, run_suite, select
+    from agentproc.workflow import load_scenarios, per_cell
 
-        return run_sharded(args, out, err)
-    from agentproc.runs import in_shard, parse_shard, run_suite, select
-    from agentproc.workflow import GUARDS, load_scenarios, per_cell
-    from agentproc.workflow.variant import load_variant
-
-    if args.guard not in GUARDS:
-        raise fail(f"unknown guard {args.guard!r} (expected one of: {', '.join(GUARDS)})")
-    if args.concurrency < 1:
-        raise fail("--concurrency must be at least 1")
-    args.variant = load_variant(args.variant)
-    args.variant.check(args.mode, args.guard)
-    model = _model(args)  # an unknown agent fails before any file is touched
+    workers = Workers(args.workers, args.backend, args.address)
+    spec = agent_spec(args)
+    # An unknown agent fails before any file is touched; over workers, each builds its own
+    # model (an embedded one is not loaded in this process too).
+    model = None if workers.parallel else spec.model()
     if args.out.exists() and args.out.stat().st_size and not (args.resume or args.overwrite):
         raise fail(
             f"{args.out} already exists: use --resume to continue it or --overwrite to replace it"
         )
     shard = parse_shard(args.shard) if args.shard is not None else None
+    options = {
+        "concurrency": spec.concurrency(),
+        "resume": args.resume,
+        "console": err,
+        "mode": args.mode,
+        "trials": args.trials,
+        "variant": spec.options.variant.name,  # type: ignore[union-attr]
+        "self_contained": args.self_contained,
+    }
+    if workers.parallel:
+        return _run_workers(args, spec, workers, options, out, err)
     # A shard compiles only its own scenarios (per-cell counts are over the whole suite).
     keep = None if shard is None or args.per_cell is not None else partial(in_shard, shard=shard)
     loaded = load_scenarios(args.suite, keep)
@@ -116,17 +128,10 @@ def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     summary = run_suite(
         scenarios,
         args.agent,
-        _episodes(args, model),
+        spec.episodes(model),
         args.out,
-        # Simulated agents do no I/O: one at a time keeps the run file in suite order.
-        concurrency=args.concurrency if model is not None else 1,
-        resume=args.resume,
         total=_total(args, shard, args.trials),
-        console=err,
-        mode=args.mode,
-        trials=args.trials,
-        variant=args.variant.name,
-        self_contained=args.self_contained,
+        **options,
     )
     if summary.torn_bytes:
         err.print(
@@ -135,11 +140,59 @@ def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
             markup=False,
             highlight=False,
         )
-    verdicts = ", ".join(f"{k} {v}" for k, v in sorted(summary.verdicts.items())) or "none scored"
     skipped = f" ({summary.skipped} already done)" if summary.skipped else ""
-    out.print(
-        f"wrote {summary.written} episodes to {args.out}{skipped}: {verdicts}", highlight=False
-    )
+    return _said(summary, f"wrote {summary.written} episodes to {args.out}{skipped}", out, err)
+
+
+def _run_workers(
+    args: argparse.Namespace,
+    spec: Any,
+    workers: Any,
+    options: dict[str, Any],
+    out: Console,
+    err: Console,
+) -> int:
+    """``run`` over ``--workers`` (or on Ray): one library call, its failures said."""
+    from agentproc.runs import run_suite
+    from agentproc.runs.shards import shard_folder
+
+    if args.shard is not None:
+        raise fail("--shard and --workers/--backend ray: choose one (the workers are the shards)")
+    if args.limit is not None or args.per_cell is not None:
+        raise fail(
+            "--limit and --per-cell work on one process: drop --workers, or generate a "
+            "smaller suite"
+        )
+    n = workers.count
+    try:
+        summary = run_suite(
+            args.suite,
+            args.agent,
+            spec,
+            args.out,
+            workers=workers,
+            overwrite=args.overwrite,
+            **options,
+        )
+    except KeyboardInterrupt:
+        folder = shard_folder(args.out, n)
+        err.print(
+            f"agentproc: interrupted; the shards are kept in {folder}: --resume --workers {n} "
+            "goes on",
+            markup=False,
+            highlight=False,
+        )
+        return EXIT_INTERRUPTED
+    except WorkerError as exc:
+        err.print(f"agentproc: {exc}", markup=False, highlight=False)
+        return EXIT_BAD_INPUT if exc.input_error else EXIT_FAILED
+    return _said(summary, f"wrote {summary.written} episodes to {args.out} ({n} workers)", out, err)
+
+
+def _said(summary: Any, wrote: str, out: Console, err: Console) -> int:
+    """Print what a run wrote and what failed; its exit status."""
+    verdicts = ", ".join(f"{k} {v}" for k, v in sorted(summary.verdicts.items())) or "none scored"
+    out.print(f"{wrote}: {verdicts}", highlight=False)
     if summary.aborted is not None:
         err.print(f"agentproc: {summary.aborted}", markup=False, highlight=False)
         return EXIT_ERRORED
@@ -165,44 +218,20 @@ def _total(args: argparse.Namespace, shard: Any, trials: int = 1) -> int | None:
     return min(size, args.limit or size) * trials
 
 
-def _model(args: argparse.Namespace) -> Any:
-    """The chat model an agent spec names, or ``None`` for a simulated agent."""
-    if args.agent.startswith("sim:"):
-        from agentproc.agents.sim import sim_agent
-
-        sim_agent(args.agent)
-        if args.mode == "text":
-            raise fail("simulated agents work with tools; --mode text needs a model agent")
-        return None
-    from agentproc.agents.factory import is_factory_spec, load_factory
-
-    if is_factory_spec(args.agent):
-        return load_factory(args.agent)
-    from agentproc.agents.providers import make_chat_model
-
-    if args.agent.partition(":")[0] == "local":
-        from agentproc.agents.local import check_installed
-
-        check_installed()  # one line naming the extra, before any file is written
-    kw: dict[str, Any] = {}
-    if args.max_tokens is not None:
-        kw["max_tokens"] = args.max_tokens
-    return make_chat_model(args.agent, base_url=args.base_url, timeout=args.timeout, **kw)
-
-
-def _episodes(args: argparse.Namespace, model: Any) -> Any:
-    """The episode function of the agent the options name."""
-    from agentproc.agents.factory import LoadedFactory, factory_episodes
+def agent_spec(args: argparse.Namespace) -> Any:
+    """The agent the options name, and how it runs (checked: guard, concurrency, variant)."""
     from agentproc.agents.retry import RetryPolicy
-    from agentproc.agents.suite import ModelRunOptions, model_episodes, sim_episodes
+    from agentproc.agents.spec import AgentSpec
+    from agentproc.agents.suite import ModelRunOptions
+    from agentproc.workflow import GUARDS
+    from agentproc.workflow.variant import load_variant
 
-    variant = getattr(args, "variant", None)  # a loaded Variant (``run --variant``)
-    if isinstance(model, LoadedFactory):
-        return factory_episodes(
-            model, args.agent, guard=args.guard, budget=args.budget, variant=variant
-        )
-    if model is None:
-        return sim_episodes(args.agent, seed=args.seed, guard=args.guard, variant=variant)
+    if args.guard not in GUARDS:
+        raise fail(f"unknown guard {args.guard!r} (expected one of: {', '.join(GUARDS)})")
+    if args.concurrency < 1:
+        raise fail("--concurrency must be at least 1")
+    variant = load_variant(getattr(args, "variant", "default"))
+    variant.check(args.mode, args.guard)
     options = ModelRunOptions(
         concurrency=args.concurrency,
         guard=args.guard,
@@ -213,7 +242,7 @@ def _episodes(args: argparse.Namespace, model: Any) -> Any:
         retry=RetryPolicy(attempts=args.retries + 1, timeout=args.timeout),
         variant=variant,
     )
-    return model_episodes(model, args.agent, options)
+    return AgentSpec(args.agent, options, args.base_url, args.timeout, args.max_tokens)
 
 
 def selfcheck_command(args: argparse.Namespace, out: Console, err: Console) -> int:

@@ -21,11 +21,10 @@ from agentproc.cli.parser import build_parser
 from agentproc.errors import AgentprocError, OutputError
 
 
-def main(argv: Sequence[str] | None = None, parser: argparse.ArgumentParser | None = None) -> int:
-    """Entry point of the ``agentproc`` command; ``parser``, when given, is one
-    :func:`build_parser` made earlier (a worker running many shards builds it once)."""
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``agentproc`` command."""
     _printable_streams()
-    args = (parser or build_parser()).parse_args(argv)
+    args = build_parser().parse_args(argv)
     out = Console(soft_wrap=True)
     err = Console(stderr=True, soft_wrap=True)
     try:

@@ -205,21 +205,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--shard", help="run only shard i of n, e.g. 1/4 (or shards i to j: i-j/n, e.g. 1-2/8)"
     )
     r.add_argument("--resume", action="store_true", help="skip episodes already in --out")
-    r.add_argument(
-        "--workers",
-        type=_count(1),
-        default=1,
-        help="run the suite as this many shards in parallel processes, merged into --out",
-    )
-    r.add_argument(
-        "--backend",
-        choices=["processes", "ray"],
-        default="processes",
-        help="where the shards run: local processes (default) or a Ray cluster",
-    )
-    r.add_argument(
-        "--address", help="with --backend ray: the cluster to join (default: start one here)"
-    )
+    _worker_options(r)
     r.add_argument("--overwrite", action="store_true", help="replace an existing --out")
 
     rp = sub.add_parser(
@@ -301,6 +287,24 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _worker_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--workers",
+        type=_count(1),
+        default=1,
+        help="run the suite as this many shards in parallel processes, merged into --out",
+    )
+    p.add_argument(
+        "--backend",
+        choices=["processes", "ray"],
+        default="processes",
+        help="where the shards run: local processes (default) or a Ray cluster",
+    )
+    p.add_argument(
+        "--address", help="with --backend ray: the cluster to join (default: start one here)"
+    )
+
+
 def _compare_parsers(sub: argparse._SubParsersAction[_Parser]) -> None:
     cp = sub.add_parser(
         "compare", help="did a change help? paired comparison of variants or agents"
@@ -350,6 +354,7 @@ def _compare_parsers(sub: argparse._SubParsersAction[_Parser]) -> None:
         q.add_argument("--resume", action="store_true", help="keep finished episodes in --out")
         q.add_argument("--overwrite", action="store_true", help="replace run files in --out")
         q.add_argument("--json", action="store_true", help="print the result as JSON")
+        _worker_options(q)
         q.set_defaults(mode="tools", continue_after_answer=False)
 
 

@@ -12,38 +12,29 @@ from agentproc.cli.output import EXIT_ERRORED, EXIT_OK, fail, print_json
 
 def _suite_run(args: argparse.Namespace, err: Console) -> tuple[Any, list[Any]]:
     """How to run the agent over the suite, and its scenarios (validated before running)."""
-    from agentproc.agents.retry import RetryPolicy
-    from agentproc.agents.suite import ModelRunOptions
-    from agentproc.cli.commands import _model
+    from agentproc.cli.commands import agent_spec
     from agentproc.experiments import SuiteRun
-    from agentproc.runs import select
-    from agentproc.workflow import GUARDS, load_scenarios
+    from agentproc.runs import Workers, select
+    from agentproc.workflow import load_scenarios
 
     if len(args.inputs) != 1:
         raise fail(f"{args.command} runs one suite (got {len(args.inputs)} paths)")
     if args.out is None:
         raise fail(f"{args.command} SUITE needs --out DIR: one run file per variant goes there")
-    if args.guard not in GUARDS:
-        raise fail(f"unknown guard {args.guard!r} (expected one of: {', '.join(GUARDS)})")
-    model = _model(args)
+    spec = agent_spec(args)
+    model = spec.model()
     scenarios = list(select(load_scenarios(args.inputs[0]), None, args.limit))
-    options = ModelRunOptions(
-        concurrency=args.concurrency,
-        guard=args.guard,
-        budget=args.budget,
-        seed=args.seed,
-        retry=RetryPolicy(attempts=args.retries + 1, timeout=args.timeout),
-    )
     how = SuiteRun(
         agent=args.agent,
         model=model,
         out=args.out,
-        options=options,
+        options=spec.options,
         trials=args.trials,
         resume=args.resume,
         overwrite=args.overwrite,
         seed=args.seed,
         console=err,
+        workers=Workers(args.workers, args.backend, args.address),
     )
     return how, scenarios
 

@@ -21,7 +21,7 @@ from agentproc.analysis.compare import compare_files
 from agentproc.analysis.compare_result import CompareResult
 from agentproc.errors import ConfigError
 from agentproc.experiments.stress import StressResult, preset_variants, stress_result
-from agentproc.runs import RunSummary
+from agentproc.runs import RunSummary, Workers
 from agentproc.workflow import Scenario
 from agentproc.workflow.variant import Variant, load_variant
 
@@ -42,6 +42,8 @@ class SuiteRun:
     seed: int = 0
     """Bootstrap seed."""
     console: Console | None = None
+    workers: Workers = field(default_factory=Workers)
+    """How many processes run each variant's suite, and where."""
 
 
 @dataclass
@@ -71,6 +73,7 @@ def _run(
         resume=how.resume,
         overwrite=how.overwrite,
         console=how.console,
+        workers=how.workers,
     )
     ran = Ran({v.name: s for v, (_, s) in zip(variants, done, strict=False)}, [])
     ran.aborted = next((s.aborted for _, s in done if s.aborted is not None), None)

@@ -10,7 +10,9 @@ from agentproc.runs.episode import (
     Mode,
     StopReason,
 )
+from agentproc.runs.job import EpisodeFactory, Workers
 from agentproc.runs.keys import EpisodeKey, episode_key, record_mode, record_trial, record_variant
+from agentproc.runs.parallel import run_suite
 from agentproc.runs.records import (
     CallJSON,
     EpisodeRecord,
@@ -35,7 +37,7 @@ from agentproc.runs.runfile import (
     read_lines,
     read_run,
 )
-from agentproc.runs.runner import EpisodeFn, RunSummary, arun_suite, run_suite, select
+from agentproc.runs.runner import EpisodeFn, RunSummary, arun_suite, select
 from agentproc.runs.session import (
     BUDGET_EXHAUSTED,
     BudgetExhausted,
@@ -62,6 +64,7 @@ __all__ = [
     "CallRecord",
     "Episode",
     "EpisodeError",
+    "EpisodeFactory",
     "EpisodeFn",
     "EpisodeKey",
     "EpisodeRecord",
@@ -80,6 +83,7 @@ __all__ = [
     "UsageRecord",
     "View",
     "Where",
+    "Workers",
     "arun_suite",
     "call_messages",
     "completed_ids",

@@ -233,14 +233,3 @@ def _trials(scenarios: Iterable[Scenario], trials: int) -> Iterator[tuple[Scenar
     for scenario in scenarios:
         for trial in range(max(1, trials)):
             yield scenario, trial
-
-
-def run_suite(
-    scenarios: Iterable[Scenario],
-    agent: str,
-    episode: EpisodeFn,
-    out: Path,
-    **options: Any,
-) -> RunSummary:
-    """:func:`arun_suite` from synchronous code."""
-    return asyncio.run(arun_suite(scenarios, agent, episode, out, **options))

@@ -83,10 +83,10 @@ def test_the_summary_counts_each_episode_once_as_the_merged_file_reads(
 
 
 def test_progress_counts_the_shard_files_as_they_grow(tmp_path):
-    from agentproc.cli.workers import _Done
+    from agentproc.runs.parallel import Done
 
     a, b = tmp_path / "shard-1-of-2.jsonl", tmp_path / "shard-2-of-2.jsonl"
-    done = _Done(tmp_path)
+    done = Done(tmp_path)
     assert done() == 0
     a.write_bytes(b"{}\n{}\n{")  # a line being written does not count yet
     assert done() == 2
@@ -100,7 +100,7 @@ def test_progress_counts_the_shard_files_as_they_grow(tmp_path):
 
 
 def test_the_merge_goes_on_only_once_a_worker_has_ended(tmp_path):
-    from agentproc.cli.workers import _Watch
+    from agentproc.runs.parallel import Watch
     from agentproc.runs.shards import MERGING, ShardMerge
 
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
@@ -108,7 +108,7 @@ def test_the_merge_goes_on_only_once_a_worker_has_ended(tmp_path):
     a.write_bytes(line % 0 + line % 2)
     b.write_bytes(line % 1 + line % 3)
     shown: list[int] = []
-    watch = _Watch(
+    watch = Watch(
         ShardMerge(tmp_path, [a, b], {f"s{i}": i for i in range(4)}), lambda: shown.append(1)
     )
     watch(set(), False)
@@ -121,32 +121,36 @@ def test_the_merge_goes_on_only_once_a_worker_has_ended(tmp_path):
     assert (tmp_path / MERGING).read_bytes() == b"".join(line % i for i in range(4))
 
 
-@pytest.fixture(params=["fork", "exec"])
-def start(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Workers forked from this process (Linux) or started as new interpreters."""
-    from agentproc.cli import local_backend
+def _job(suite: Path, agent: str = "sim:decay", **options):
+    from agentproc.agents.spec import AgentSpec
+    from agentproc.runs.job import SuiteJob
 
-    if request.param == "fork" and not hasattr(os, "fork"):
-        pytest.skip("no fork here")
-    monkeypatch.setattr(local_backend, "FORK", request.param == "fork")
-    return str(request.param)
+    return SuiteJob(suite, agent, AgentSpec(agent), {"trials": 1, **options})
+
+
+def _tasks(tmp_path: Path, specs: list[str]):
+    from agentproc.runs import parse_shard
+    from agentproc.runs.span import SpanTask
+
+    return [
+        SpanTask(parse_shard(spec), tmp_path / f"{k}.jsonl", tmp_path / f"{k}.log")
+        for k, spec in enumerate(specs)
+    ]
 
 
 def test_each_worker_takes_the_next_span_as_it_finishes_one_in_the_same_process(
-    suite, single, tmp_path, start
+    suite, single, tmp_path
 ):
-    from agentproc.cli.local_backend import local_runner
+    from agentproc.runs.pool import LocalPool
+    from agentproc.runs.span import SpanEnd
 
     specs = ["1-2/8", "3-4/8", "5/8", "6/8", "7/8", "8/8"]
-    runs = [
-        (["run", str(suite), *SIM, "--shard", spec, "--out", str(tmp_path / f"{k}.jsonl")],
-         tmp_path / f"{k}.log")
-        for k, spec in enumerate(specs)
-    ]  # fmt: skip
     seen: list[tuple[set[int], bool]] = []
-    with contextlib.closing(local_runner(2)) as pool:
-        codes = pool(runs, lambda finished, free: seen.append((set(finished), free)))
-    assert codes == [0] * len(specs)
+    with contextlib.closing(LocalPool(_job(suite), 2)) as pool:
+        ends = pool(
+            _tasks(tmp_path, specs), lambda finished, free: seen.append((set(finished), free))
+        )
+    assert ends == [SpanEnd()] * len(specs)
     pids = {(tmp_path / f"{k}.pid").read_text() for k in range(len(specs))}
     assert len(pids) == 2 and str(os.getpid()) not in pids  # two processes ran the six spans
     assert sum((tmp_path / f"{k}.jsonl").read_bytes().count(b"\n") for k in range(6)) == 30
@@ -154,110 +158,57 @@ def test_each_worker_takes_the_next_span_as_it_finishes_one_in_the_same_process(
     assert not any(free for finished, free in seen if len(finished) < 4)  # spans still to hand out
 
 
-def test_a_worker_ends_when_released_while_the_others_still_wait(start):
-    # A worker started later must not hold the earlier ones' standard input open.
-    from agentproc.cli.local_backend import local_runner
+def test_closing_the_pool_ends_every_worker_idle_or_busy(long_suite, tmp_path):
+    from agentproc.runs.pool import LocalPool
 
-    with contextlib.closing(local_runner(3)) as pool:
-        first, *others = pool.pool
-        first.release()
-        deadline = time.monotonic() + 30
-        while first.proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert first.proc.returncode == 0
-        assert all(w.proc.poll() is None for w in others)
+    pool = LocalPool(_job(long_suite[0]), 2)
+    procs = [proc for proc, _ in pool.workers]
+    pool.workers[0][1].send(_tasks(tmp_path, ["1/1"])[0])  # busy with the whole suite
+    _wait_for_lines(tmp_path / "0.jsonl", 1)
+    pool.close()
+    assert [p.exitcode for p in procs] == [-signal.SIGTERM, 0]
 
 
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
-def test_a_forked_worker_reaped_elsewhere_counts_as_ended(monkeypatch):
-    from agentproc.cli import local_backend
+def test_a_worker_whose_agent_cannot_be_built_fails_its_span_and_says_why_in_its_log(
+    suite, tmp_path
+):
+    from agentproc.runs.pool import LocalPool
 
-    monkeypatch.setattr(local_backend, "FORK", True)
-    with contextlib.closing(local_backend.local_runner(1)) as pool:
-        worker = pool.pool[0]
-        worker.release()
-        os.waitpid(worker.proc.pid, 0)  # as a SIGCHLD handler of the caller's might
-        assert worker.proc.poll() == 0 and worker.proc.wait() == 0
-
-
-def test_a_worker_that_fails_outside_a_span_says_why_in_its_log(tmp_path, start):
-    from agentproc.cli.local_backend import local_runner
-
-    runs = [(["run", "--version"], tmp_path / "0.log")]
-    with contextlib.closing(local_runner(1)) as pool:
-        pool.pool[0].send({"log": str(tmp_path / "worker.log")})
-        pool.pool[0].send("not a shard")  # a fault of the worker's own: it ends
-        # The span is lost either way: handed to the worker before it ended (its exit
-        # status), or found it had ended (not run).
-        assert pool(runs, lambda finished, free: None) in ([None], [1])
-    log = (tmp_path / "worker.log").read_text()
-    assert "Traceback" in log and "ValueError" in log
-    assert not (tmp_path / "0.log").exists()
-
-
-def test_a_worker_imports_at_its_start_what_a_simulated_agent_s_span_needs(suite, tmp_path):
-    code = (
-        "import importlib, sys\n"
-        "from agentproc.cli.shard_worker import WARM\n"
-        "for name in WARM: importlib.import_module(name)\n"
-        "before = set(sys.modules)\n"
-        "from agentproc.cli import main\n"
-        f"main(['run', {str(suite)!r}, '--agent', 'sim:decay', '--shard', '1/4', "
-        f"'--out', {str(tmp_path / 'r.jsonl')!r}])\n"
-        "print(sorted(m for m in set(sys.modules) - before if m.startswith('agentproc')))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip().splitlines()[-1] == "[]"
+    with contextlib.closing(LocalPool(_job(suite, agent="sim:nope"), 1)) as pool:
+        (end,) = pool(_tasks(tmp_path, ["1/2"]), lambda finished, free: None)
+    assert end.failure is not None and "sim:nope" in end.failure and end.input_error
+    assert "sim:nope" in (tmp_path / "0.log").read_text()
+    assert not (tmp_path / "0.jsonl").exists()
 
 
 def test_local_workers_start_before_the_run_file_is_locked(capsys, suite, monkeypatch, tmp_path):
     # A worker forked while the parent held the lock would hold it too, after the run.
-    from agentproc.cli import local_backend, workers
+    from agentproc.runs import pool
 
     run = tmp_path / "run.jsonl"
     free: list[bool] = []
 
-    def started(args):
+    def started(job, workers):
         try:
             with RunWriter(run, append=True):
                 free.append(True)
         except Exception:
             free.append(False)
-        return local_backend.local_runner(args.workers)
+        return pool.LocalPool(job, workers.count)
 
-    monkeypatch.setitem(workers.BACKENDS, "processes", started)
+    monkeypatch.setitem(pool.BACKENDS, "processes", started)
     code, _, _ = cli(capsys, "run", suite, *SIM, "--workers", "2", "--out", run)
     assert code == 0 and free == [True]
 
 
-def test_one_parser_serves_a_worker_s_spans_each_with_only_its_own_options(suite, tmp_path):
-    from agentproc.cli import build_parser
-    from agentproc.cli.shard_worker import run_shard
+def test_after_a_span_fails_no_other_is_handed_out(tmp_path):
+    from agentproc.runs.pool import LocalPool
 
-    parser = build_parser()  # built once, as a worker does for all its spans
-    first = ["run", str(suite), *SIM, "--shard", "1/2", "--out", str(tmp_path / "a.jsonl")]
-    second = ["run", str(suite), "--agent", "sim:skipped_step", "--out", str(tmp_path / "b.jsonl")]
-    assert run_shard([*first, "--trials", "2"], str(tmp_path / "a.log"), parser) == 0
-    assert run_shard(second, str(tmp_path / "b.log"), parser) == 0
-    b = records(tmp_path / "b.jsonl")
-    assert len(b) == 30 and {r["agent"] for r in b} == {"sim:skipped_step"}  # the whole suite, once
-    assert len(records(tmp_path / "a.jsonl")) == 2 * sum(
-        1 for r in b if in_shard(r["scenario_id"], (1, 2))
-    )
-
-
-def test_after_a_span_fails_no_other_is_handed_out(suite, tmp_path, start):
-    from agentproc.cli.local_backend import local_runner
-
-    bad = ["run", str(tmp_path / "nope"), *SIM, "--out", str(tmp_path / "0.jsonl")]
-    good = [["run", str(suite), *SIM, "--shard", f"{k}/3", "--out", str(tmp_path / f"{k}.jsonl")]
-            for k in (1, 2, 3)]  # fmt: skip
-    runs = [(argv, tmp_path / f"{k}.log") for k, argv in enumerate([bad, *good])]
-    with contextlib.closing(local_runner(1)) as pool:
-        assert pool(runs, lambda finished, free: None) == [2, None, None, None]
+    with contextlib.closing(LocalPool(_job(tmp_path / "nope"), 1)) as pool:
+        ends = pool(_tasks(tmp_path, ["1/4", "2/4", "3/4", "4/4"]), lambda finished, free: None)
+    assert ends[0] is not None and "nope" in str(ends[0].failure) and ends[1:] == [None] * 3
     assert "nope" in (tmp_path / "0.log").read_text()
-    assert not (tmp_path / "1.jsonl").exists()
+    assert not (tmp_path / "1.log").exists()
 
 
 @pytest.mark.parametrize(
@@ -265,16 +216,45 @@ def test_after_a_span_fails_no_other_is_handed_out(suite, tmp_path, start):
     [("sim:decay", 4, 15), ("openai:m", 1, 15), ("openai:m", 8, 2), ("local", 2, 2)],
 )
 def test_a_run_is_cut_finely_unless_a_server_sets_its_pace(agent, concurrency, spans):
-    import argparse
+    from agentproc.agents.spec import AgentSpec
+    from agentproc.agents.suite import ModelRunOptions
 
-    from agentproc.cli.workers import spans_of
+    spec = AgentSpec(agent, ModelRunOptions(concurrency=concurrency))
+    assert len(_job(Path("S"), agent, concurrency=spec.concurrency()).spans(2)) == spans
 
-    args = argparse.Namespace(workers=2, agent=agent, concurrency=concurrency)
-    assert len(spans_of(args)) == spans
+
+def test_run_suite_over_workers_writes_the_file_one_process_writes(suite, single, tmp_path):
+    from agentproc.agents.suite import sim_episodes
+    from agentproc.runs import Workers, run_suite
+    from agentproc.workflow import load_scenarios
+
+    # A library caller's scenarios and episode function, as they are: forked workers share them.
+    run = tmp_path / "run.jsonl"
+    scenarios = list(load_scenarios(suite))
+    summary = run_suite(scenarios, "sim:decay", sim_episodes("sim:decay"), run, workers=Workers(2))
+    assert run.read_bytes() == single.read_bytes()
+    assert summary.written == 30 and sum(summary.verdicts.values()) == 30
+
+
+def test_compare_and_stress_run_each_variant_over_workers(capsys, suite, tmp_path):
+    args = [*SIM, "--variants", "default,prose", "--json"]
+    code, one, _ = cli(capsys, "compare", suite, *args, "--out", tmp_path / "one")
+    assert code == 0
+    code, two, _ = cli(capsys, "compare", suite, *args, "--workers", "2", "--out", tmp_path / "two")
+    assert code == 0 and json.loads(two) == json.loads(one)
+    for name in ("default", "prose"):
+        assert (tmp_path / "two" / f"{name}.jsonl").read_bytes() == (
+            tmp_path / "one" / f"{name}.jsonl"
+        ).read_bytes()
+    assert sorted(p.name for p in (tmp_path / "two").iterdir()) == ["default.jsonl", "prose.jsonl"]
+    code, _, _ = cli(
+        capsys, "stress", suite, *SIM, "--variants", "prose", "--workers", "2", "--out",
+        tmp_path / "two", "--resume",
+    )  # fmt: skip
+    assert code == 0
 
 
 def test_resume_takes_up_shard_files_cut_otherwise(capsys, suite, single, tmp_path):
-    from agentproc.runs import in_shard
 
     run = tmp_path / "run.jsonl"
     folder = tmp_path / "run.jsonl.shards-2"
@@ -389,51 +369,103 @@ def test_ctrl_c_stops_every_worker_and_resume_finishes_the_run(long_suite, tmp_p
 # -- Ray ------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def ray_cluster(tmp_path_factory: pytest.TempPathFactory):
-    """A Ray head and one more worker node on 127.0.0.1, started by the test."""
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _listening(port: int, timeout: float) -> bool:
+    import socket
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
+            return True
+        time.sleep(0.2)
+    return False
+
+
+@pytest.fixture(scope="module", params=["no token", "token in HOME"])
+def ray_cluster(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    """A Ray cluster on 127.0.0.1 (a head with two CPUs), started by the test and kept apart
+    from the user's Ray: a HOME of its own (with or without ``~/.ray/auth_token``, which
+    turns token authentication on), a temp dir of its own, no ``RAY_*`` variable of the
+    user's, a free port, stopped through its own process group alone. Yields the address
+    and the environment an ``agentproc`` command gets."""
     pytest.importorskip("ray")
     ray_bin = Path(sys.executable).with_name("ray")
     if not ray_bin.exists():
         pytest.skip("the ray command is not installed")
-    temp = tmp_path_factory.mktemp("ray")
-    port = "6391"
-    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
-    head = subprocess.run(
-        [str(ray_bin), "start", "--head", "--node-ip-address", "127.0.0.1", "--port", port,
-         "--num-cpus", "1", "--include-dashboard", "false", "--temp-dir", str(temp),
-         "--disable-usage-stats"],
-        capture_output=True, env=env, timeout=180,
+    root = tmp_path_factory.mktemp("ray")
+    home = root / "home"
+    (home / ".ray").mkdir(parents=True)
+    if request.param == "token in HOME":
+        (home / ".ray" / "auth_token").write_text(os.urandom(16).hex())
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
+    env |= {"HOME": str(home), "RAY_USAGE_STATS_ENABLED": "0"}
+    port = _free_port()
+    head = subprocess.Popen(
+        [str(ray_bin), "start", "--head", "--block", "--port", str(port), "--node-ip-address",
+         "127.0.0.1", "--num-cpus", "2", "--include-dashboard", "false", "--temp-dir",
+         str(root / "t"), "--disable-usage-stats"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, start_new_session=True,
     )  # fmt: skip
-    if head.returncode != 0:
-        pytest.skip(f"Ray cannot start here: {head.stderr.decode()[-300:]}")
-    address = f"127.0.0.1:{port}"
     try:
-        node = subprocess.run(
-            [str(ray_bin), "start", "--address", address, "--node-ip-address", "127.0.0.1",
-             "--num-cpus", "1"],
-            capture_output=True, env=env, timeout=180,
-        )  # fmt: skip
-        assert node.returncode == 0, node.stderr.decode()[-500:]
-        yield address
+        if not _listening(port, 120):
+            pytest.skip("Ray cannot start here")
+        yield f"127.0.0.1:{port}", env
     finally:
-        subprocess.run([str(ray_bin), "stop", "--force"], capture_output=True, timeout=120)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(head.pid, signal.SIGTERM)
+        try:
+            head.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(head.pid, signal.SIGKILL)
+            head.wait()
+
+
+@pytest.mark.parametrize(
+    ("env", "mode"),
+    [
+        ({}, None),
+        ({"RAY_AUTH_TOKEN": "t"}, "token"),
+        ({"RAY_AUTH_TOKEN_PATH": "/t"}, "token"),
+        ({"RAY_AUTH_MODE": "disabled", "RAY_AUTH_TOKEN": "t"}, "disabled"),
+    ],
+)
+def test_ray_is_joined_with_token_authentication_when_a_token_is_at_hand(env, mode, tmp_path):
+    from agentproc.runs.pool import token_mode
+
+    env = {"HOME": str(tmp_path), **env}
+    token_mode(env)
+    assert env.get("RAY_AUTH_MODE") == mode
+    (tmp_path / ".ray").mkdir()
+    (tmp_path / ".ray" / "auth_token").write_text("t")  # as ray get-auth-token --generate
+    token_mode(env)
+    assert env["RAY_AUTH_MODE"] == (mode or "token")
 
 
 def test_ray_backend_writes_the_file_one_process_writes_even_when_a_worker_dies(
-    ray_cluster: str, tmp_path: Path
+    ray_cluster: tuple[str, dict[str, str]], tmp_path: Path
 ):
+    address, env = ray_cluster
     suite = tmp_path / "S"
     assert main(["generate", "--steps", "25", "--count", "60", "--out", str(suite)]) == 0
     single = tmp_path / "single.jsonl"
     assert main(["run", str(suite), *SIM, "--out", str(single)]) == 0
     run = tmp_path / "run.jsonl"
     argv = [sys.executable, "-m", "agentproc", "run", str(suite), *SIM, "--backend", "ray",
-            "--workers", "2", "--address", ray_cluster, "--out", str(run)]  # fmt: skip
-    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
+            "--workers", "2", "--address", address, "--out", str(run)]  # fmt: skip
     parent = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     folder = tmp_path / "run.jsonl.shards-2"
-    _wait_for_lines(folder / "shard-1-16-of-64.jsonl", 3, timeout=180)
+    try:
+        _wait_for_lines(folder / "shard-1-16-of-64.jsonl", 3, timeout=180)
+    except AssertionError:
+        parent.kill()
+        raise AssertionError(parent.communicate()[1].decode()[-1500:]) from None
     pid = int((folder / "shard-1-16-of-64.pid").read_text())
     os.kill(pid, signal.SIGKILL)  # the worker running shard 1 dies; Ray runs the task again
     out, err = parent.communicate(timeout=300)

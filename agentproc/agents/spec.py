@@ -1,0 +1,93 @@
+"""An agent as the command line names it, built where its episodes run.
+
+``run``, ``compare`` and ``stress`` describe their agent with an :class:`AgentSpec`; a
+worker process or a Ray task gets the spec (pickled, or inherited by a forked worker) and
+builds its own model from it, so a model's connections are never shared across processes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentproc.agents.suite import ModelRunOptions, model_episodes, sim_episodes
+from agentproc.errors import ConfigError
+from agentproc.runs import EpisodeFn
+
+_BUILD = object()
+"""``episodes()`` without a model: the spec builds its own."""
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """An agent (``sim:...``, ``openai:MODEL``, ``local``, ``module:factory``) and how it runs.
+
+    Examples:
+        >>> AgentSpec("sim:decay").model() is None
+        True
+    """
+
+    agent: str
+    options: ModelRunOptions = field(default_factory=ModelRunOptions)
+    base_url: str | None = None
+    """An OpenAI-compatible server for ``openai:MODEL``."""
+    timeout: float = 120.0
+    """Seconds per model call."""
+    max_tokens: int | None = None
+
+    @property
+    def simulated(self) -> bool:
+        """A ``sim:`` agent: no I/O, one episode at a time."""
+        return self.agent.startswith("sim:")
+
+    def model(self) -> Any:
+        """The chat model (a loaded factory for ``module:factory``; ``None`` for a simulated
+        agent); an unknown agent or a missing extra raises here, before any file is touched."""
+        if self.simulated:
+            from agentproc.agents.sim import sim_agent
+
+            sim_agent(self.agent)
+            if self.options.mode == "text":
+                raise ConfigError(
+                    "simulated agents work with tools; --mode text needs a model agent"
+                )
+            return None
+        from agentproc.agents.factory import is_factory_spec, load_factory
+
+        if is_factory_spec(self.agent):
+            return load_factory(self.agent)
+        from agentproc.agents.providers import make_chat_model
+
+        if self.agent.partition(":")[0] == "local":
+            from agentproc.agents.local import check_installed
+
+            check_installed()  # one line naming the extra, before any file is written
+        kw: dict[str, Any] = {}
+        if self.max_tokens is not None:
+            kw["max_tokens"] = self.max_tokens
+        return make_chat_model(self.agent, base_url=self.base_url, timeout=self.timeout, **kw)
+
+    def episodes(self, model: Any = _BUILD) -> EpisodeFn:
+        """The episode function of this agent (over ``model``, or one built now)."""
+        from agentproc.agents.factory import LoadedFactory, factory_episodes
+
+        if model is _BUILD:
+            model = self.model()
+        o = self.options
+        if isinstance(model, LoadedFactory):
+            return factory_episodes(
+                model, self.agent, guard=o.guard, budget=o.budget, variant=o.variant
+            )
+        if model is None:
+            return sim_episodes(self.agent, seed=o.seed, guard=o.guard, variant=o.variant)
+        return model_episodes(model, self.agent, o)
+
+    def concurrency(self) -> int:
+        """Episodes in flight: simulated agents do no I/O, and one at a time keeps the run
+        file in suite order."""
+        return 1 if self.simulated else self.options.concurrency
+
+    def under(self, variant: Any) -> AgentSpec:
+        """The same agent, presented as ``variant`` says."""
+        return dataclasses.replace(self, options=dataclasses.replace(self.options, variant=variant))

@@ -1,0 +1,243 @@
+"""Run a suite: :func:`run_suite`, in this process or over several workers.
+
+The suite is cut into deterministic spans of shards (by scenario id;
+:func:`~agentproc.runs.shards.plan`), largest first. Each span runs into its own file
+(:mod:`agentproc.runs.shards`) with ``resume``, taken by the next free worker: one of N
+local processes (``processes``) or a Ray task on a cluster (``ray``), so the workers end
+together however their speeds differ (:mod:`agentproc.runs.pool`). The parent holds the
+run file's lock throughout, shows one progress bar for all spans, merges the files as far
+as they go once a worker is left with nothing to do, and puts the merge in the run file
+when every span is done. A span that fails (its worker killed, a fault of its input) stops
+the handing out; the shards stay, and ``resume`` goes on from them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import shutil
+import time
+from collections.abc import Callable, Collection, Iterable
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from agentproc.errors import AgentprocError, ConfigError, InputError, WorkerError
+from agentproc.runs.job import EpisodeFactory, Given, SuiteJob, Workers
+from agentproc.runs.pool import BACKENDS
+from agentproc.runs.records import error_kind_of
+from agentproc.runs.runner import EpisodeFn, RunSummary, arun_suite
+from agentproc.runs.shards import (
+    ShardMerge,
+    other_shard_folders,
+    shard_file,
+    shard_folder,
+    split_run,
+    take_up,
+)
+from agentproc.runs.span import SpanTask
+from agentproc.runs.split import shard_spec
+from agentproc.runs.writer import RunWriter
+from agentproc.workflow import Scenario
+
+POLL = 0.5
+"""Seconds between two looks at the shard files' progress."""
+
+
+class Done:
+    """Records the shard files hold so far, counted as they grow: each poll reads only
+    what was appended since the last (the workers share the machine with it)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.seen: dict[Path, tuple[int, int]] = {}
+        """Shard file -> (bytes counted, lines in them)."""
+
+    def __call__(self) -> int:
+        total = 0
+        for path in self.folder.glob("shard-*-of-*.jsonl"):
+            offset, lines = self.seen.get(path, (0, 0))
+            try:
+                with open(path, "rb") as fh:
+                    if fh.seek(0, 2) < offset:  # cut back (a torn tail repaired): recount
+                        offset, lines = 0, 0
+                    fh.seek(offset)
+                    for chunk in iter(lambda: fh.read(1 << 20), b""):
+                        lines += chunk.count(b"\n")
+                        offset += len(chunk)
+            except OSError:
+                pass
+            self.seen[path] = (offset, lines)
+            total += lines
+        return total
+
+
+class Watch:
+    """The parent's part while the spans run (a :data:`~agentproc.runs.pool.Tick`): the
+    progress bar, every :data:`POLL` seconds when there is one, and the merge so far, once
+    a worker has nothing left to do and its core is free (before that, merging would take
+    time from the workers)."""
+
+    def __init__(self, merge: ShardMerge | None, progress: Callable[[], None] | None) -> None:
+        self.merge = merge
+        self.progress = progress
+        self.shown = -POLL
+
+    def __call__(self, finished: Collection[int], free: bool) -> None:
+        now = time.monotonic()
+        if self.progress is not None and now - self.shown >= POLL:
+            self.progress()
+            self.shown = now
+        if free and finished and self.merge is not None:
+            before = self.merge.written
+            try:
+                self.merge.advance(finished)
+                if self.merge.written > before:
+                    self.merge.push()
+            except AgentprocError:  # a shard line that does not read: the final merge says so
+                self.stop()
+
+    def stop(self) -> None:
+        """Leave the merge so far unused (the final merge starts again)."""
+        if self.merge is not None:
+            self.merge.close()
+            self.merge = None
+
+
+def run_parallel(
+    job: SuiteJob,
+    out: Path,
+    workers: Workers,
+    *,
+    resume: bool = False,
+    overwrite: bool = False,
+    console: Console | None = None,
+) -> RunSummary:
+    """Run ``job`` over ``workers`` into ``out`` (see the module's docstring).
+
+    Raises:
+        WorkerError: a span failed; the shards are kept (``resume`` goes on from them).
+        KeyboardInterrupt: after every worker has stopped; the shards are kept.
+    """
+    n = workers.count
+    if out.is_dir():
+        raise InputError(out, "is a folder, not a run file")
+    stale = other_shard_folders(out, n)
+    if stale and resume:
+        raise ConfigError(
+            f"{stale[0]} holds an unfinished run over other workers: resume it with "
+            f"--workers {stale[0].name.rsplit('-', 1)[1]}"
+        )
+    order = job.order()  # a bad suite fails here, before any worker starts
+    folder = shard_folder(out, n)
+    spans = job.spans(n)
+    files = [shard_file(folder, s) for s in spans]
+    tasks = [
+        SpanTask(s, f.absolute(), f.with_suffix(".log").absolute())
+        for s, f in zip(spans, files, strict=True)
+    ]
+    err = console or Console(stderr=True)
+    # Local workers start now, before the lock is taken (none holds it).
+    with (
+        contextlib.closing(BACKENDS[workers.backend](job, workers)) as backend,
+        RunWriter(out, append=True) as writer,  # the lock: one writer per run file
+    ):
+        if overwrite and not resume:
+            for old in [folder, *stale]:
+                shutil.rmtree(old, ignore_errors=True)
+        if resume and not folder.exists() and out.stat().st_size:
+            split_run([out], folder, spans)
+        if resume and (strays := sorted(set(folder.glob("shard-*-of-*.jsonl")) - set(files))):
+            take_up(folder, strays, spans, order)  # shards cut otherwise (an older layout)
+        folder.mkdir(parents=True, exist_ok=True)
+        bar = Progress(
+            TextColumn(f"[bold]{job.agent}, {n} workers"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=err,
+            disable=not err.is_terminal,
+        )
+        task = bar.add_task("run", total=len(order) * job.options.get("trials", 1))
+        done = Done(folder)
+        watch = Watch(
+            ShardMerge(folder, files, order),
+            (lambda: bar.update(task, completed=done())) if err.is_terminal else None,
+        )
+        try:
+            with bar:
+                ends = backend(tasks, watch)
+        except BaseException:
+            watch.stop()
+            raise
+        failed = [k for k, e in enumerate(ends) if e is not None and e.failure is not None]
+        failed = failed or [k for k, e in enumerate(ends) if e is None]  # a worker ended early
+        if failed:
+            watch.stop()  # the run file stays as it was
+            k, end = failed[0], ends[failed[0]]
+            raise WorkerError(
+                f"shard {shard_spec(spans[k])} "
+                f"{'was not run' if end is None else end.failure}; the shards are kept in {folder}",
+                input_error=end is not None and end.input_error,
+            )
+        if watch.merge is None:  # the merge so far stopped at a shard line that does not read
+            watch.merge = ShardMerge(folder, files, order)
+        try:
+            written = watch.merge.install(writer)
+        finally:
+            watch.merge.close()
+    return _summary(written, watch.merge.latest.values())
+
+
+def _summary(written: int, latest: Collection[Any]) -> RunSummary:
+    """What a merged run holds: each episode counted once, as its last record reads."""
+    summary = RunSummary(written=written)
+    for rec in latest:
+        if rec.get("stop_reason") == "error":
+            kind = error_kind_of(rec)
+            summary.errors[kind] = summary.errors.get(kind, 0) + 1
+            continue
+        summary.scored += 1
+        summary.verdicts[rec["verdict"]] = summary.verdicts.get(rec["verdict"], 0) + 1
+    return summary
+
+
+def run_suite(
+    scenarios: Iterable[Scenario] | Path,
+    agent: str,
+    episode: EpisodeFn | EpisodeFactory,
+    out: Path,
+    *,
+    workers: Workers | int = 1,
+    overwrite: bool = False,
+    **options: Any,
+) -> RunSummary:
+    """:func:`arun_suite` from synchronous code, in this process or over ``workers``.
+
+    ``scenarios`` may be a suite folder or scenario file (``Path``), and ``episode`` an
+    :class:`~agentproc.runs.job.EpisodeFactory` (built where the episodes run). Over several
+    workers (or Ray) the file is the one a process writes (see this module); ``overwrite``
+    then drops the shards of an earlier run.
+
+    Examples:
+        >>> run_suite(Path("S"), "sim:decay", sim_episodes("sim:decay"), Path("run.jsonl"),
+        ...           workers=Workers(2))  # doctest: +SKIP
+    """
+    spec = Workers(workers) if isinstance(workers, int) else workers
+    if spec.parallel:
+        resume = options.pop("resume", False)
+        console = options.pop("console", None)
+        options.pop("total", None)
+        suite = scenarios if isinstance(scenarios, Path) else tuple(scenarios)
+        factory = episode if isinstance(episode, EpisodeFactory) else Given(episode)
+        job = SuiteJob(suite, agent, factory, options)
+        return run_parallel(job, out, spec, resume=resume, overwrite=overwrite, console=console)
+    if isinstance(scenarios, Path):
+        from agentproc.workflow import load_scenarios
+
+        scenarios = load_scenarios(scenarios)
+    if isinstance(episode, EpisodeFactory):
+        episode = episode.episodes()
+    return asyncio.run(arun_suite(scenarios, agent, episode, out, **options))
