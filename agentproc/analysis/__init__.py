@@ -12,7 +12,8 @@ from agentproc.analysis.replay import (
     replay_record,
 )
 from agentproc.analysis.report import AgentReport, Report, aggregate
-from agentproc.analysis.stats import bootstrap_ci, holm, mcnemar, pass_hat_k
+from agentproc.analysis.multiplicity import holm
+from agentproc.analysis.stats import bootstrap_ci, mcnemar, pass_hat_k
 
 __all__ = [
     "AgentReport",

@@ -6,6 +6,7 @@ interval of each rate (:class:`CellStats`), with the reference study's own measu
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +18,7 @@ Z95 = 1.959963984540054
 """The standard normal quantile of a two-sided 95% interval."""
 
 
-def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
+def wilson(successes: float, n: float, z: float = Z95) -> tuple[float, float]:
     """The Wilson score interval of a binomial proportion (95% by default).
 
     Unlike the normal approximation it stays inside [0, 1] and is sensible at
@@ -30,7 +31,7 @@ def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
     """
     if not 0 <= successes <= n:
         raise ValueError(f"successes must lie in [0, n] (got {successes} of {n})")
-    if n == 0:
+    if n <= 0:
         return 0.0, 1.0
     p = successes / n
     z2 = z * z
@@ -40,33 +41,66 @@ def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def design_effect(clusters: Sequence[tuple[int, int]]) -> float:
+    """How much a share's variance grows because episodes come in scenarios of several
+    trials: the cluster-robust variance of ``sum(y) / sum(m)`` over the binomial one,
+    from ``(successes, trials)`` per scenario; at least 1.
+
+    With fewer than two scenarios it cannot be estimated and is the trials per scenario
+    (every trial a copy); with a share of 0 or 1 it is 1.
+
+    >>> design_effect([(3, 3), (0, 3), (3, 3), (0, 3)])
+    4.0
+    >>> design_effect([(1, 1), (0, 1)])
+    1.0
+    """
+    s = len(clusters)
+    total = sum(m for _, m in clusters)
+    if total == 0:
+        return 1.0
+    if s < 2:
+        return float(total)
+    p = sum(y for y, _ in clusters) / total
+    if p in (0.0, 1.0):
+        return 1.0
+    robust = s / (s - 1) * math.fsum((y - p * m) ** 2 for y, m in clusters) / total**2
+    return max(1.0, robust / (p * (1 - p) / total))
+
+
 @dataclass(slots=True)
 class Rate:
     """A share of episodes, ``k`` of ``n``, with its Wilson 95% interval (a tally while it
-    is counted: ``k`` and ``n`` grow)."""
+    is counted: ``k`` and ``n`` grow). With trials, the interval is Wilson's on the
+    effective number of episodes, ``n / deff`` (:func:`design_effect`)."""
 
     k: int = 0
     n: int = 0
+    deff: float = 1.0
+    """The design effect of the scenarios' trials (1: independent episodes)."""
 
     @property
-    def value(self) -> float:
-        """The share (0 with no episodes)."""
-        return self.k / self.n if self.n else 0.0
+    def value(self) -> float | None:
+        """The share (``None`` with no episodes: there is no figure)."""
+        return self.k / self.n if self.n else None
 
     @property
     def ci(self) -> tuple[float, float]:
-        """Wilson 95% interval."""
-        return wilson(self.k, self.n)
+        """Wilson 95% interval (on the effective number of episodes)."""
+        return wilson(self.k / self.deff, self.n / self.deff)
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON form (value and interval to 4 decimals)."""
+        """The JSON form (value and interval to 4 decimals; ``null`` with no episodes)."""
         ci = self.ci
-        return {
-            "value": round(self.value, 4),
-            "ci": [round(ci[0], 4), round(ci[1], 4)],
+        value = self.value
+        out: dict[str, Any] = {
+            "value": None if value is None else round(value, 4),
+            "ci": None if value is None else [round(ci[0], 4), round(ci[1], 4)],
             "k": self.k,
             "n": self.n,
         }
+        if self.deff > 1:
+            out["design_effect"] = round(self.deff, 4)
+        return out
 
 
 def ratio(k: float, n: int) -> float:

@@ -7,19 +7,24 @@ scenarios both ran, pairing episodes by scenario and trial:
 - per arm, overall and per grid cell: first-answer accuracy, faithful accuracy,
   the unfaithful-correct rate (each with a Wilson interval) and every label's
   rate (episodes carrying it);
-- per other arm: the paired difference of each of those rates with a 95%
-  percentile bootstrap interval (scenarios resampled, trials kept together) and
-  an exact McNemar test; label tests Holm-corrected across labels;
-- a verdict on faithful accuracy (better, worse, no detectable difference) with
-  the minimum detectable effect at this sample size;
+- per other arm: the paired difference of each of those rates, tested with the
+  scenario as the unit (:mod:`agentproc.analysis.paired`: exact McNemar with one
+  trial per scenario, a sign-flip permutation test of per-scenario means with
+  several), with the interval of the same method; label tests Holm-corrected
+  across the label kinds that can reject at all (Tarone), per-cell tests across
+  cells;
+- a verdict on faithful accuracy (better, worse, no detectable difference),
+  Holm-corrected across arms, with its interval at the level Holm tested it at
+  and the minimum detectable effect of this design (scenarios and trials);
 - with trials: pass^k, label stability and whether the arm is deterministic.
 
 Trials of a deterministic arm are copies, not evidence: when both arms are
-deterministic, McNemar counts each scenario once.
+deterministic, each scenario counts once.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -34,13 +39,9 @@ from agentproc.analysis.compare_result import (
     arm_stats,
     has_measure,
 )
-from agentproc.analysis.stats import (
-    bootstrap_ci,
-    holm,
-    mcnemar,
-    min_detectable_effect,
-    verdict,
-)
+from agentproc.analysis.multiplicity import holm, holm_levels, tarone_holm
+from agentproc.analysis.paired import PairedTest, mcnemar_test, signflip_test
+from agentproc.analysis.stats import ALPHA, min_detectable_effect, verdict
 from agentproc.analysis.trials import Outcome, outcome_of, trial_stats
 from agentproc.errors import ConfigError
 from agentproc.labelling import LabelKind
@@ -109,7 +110,33 @@ def compare_records(
         for name, arm in arms.items()
         if name != base
     ]
+    if len(comparisons) > 1:
+        comparisons = _across_arms(comparisons, arms, seed)
     return CompareResult(base, arms, comparisons, seed)
+
+
+def _across_arms(
+    comparisons: list[Comparison], arms: Mapping[str, Arm], seed: int
+) -> list[Comparison]:
+    """Holm across arms: each verdict from its adjusted p, its interval at the level Holm
+    tested it at (so that the interval excludes 0 exactly when the verdict is not "no
+    detectable difference")."""
+    raw = {c.arm: c.overall["faithful"].p for c in comparisons}
+    adjusted, levels = holm(raw), holm_levels(raw)
+    out = []
+    for c in comparisons:
+        pairs = _pairs(arms[c.baseline], arms[c.arm])
+        test = _test(pairs, "faithful", seed, levels[c.arm])
+        out.append(
+            dataclasses.replace(
+                c,
+                p_holm=adjusted[c.arm],
+                level=1 - levels[c.arm],
+                verdict_ci=test.ci,
+                verdict=verdict(c.overall["faithful"].diff, adjusted[c.arm]),
+            )
+        )
+    return out
 
 
 def _kinds(outcomes: Iterable[Outcome]) -> list[str]:
@@ -140,6 +167,17 @@ def _arm(
 Pair = tuple[Outcome, Outcome]
 
 
+def _test(pairs: Sequence[Pair], measure: str, seed: int, alpha: float = ALPHA) -> PairedTest:
+    """The paired test of one rate, the scenario as the unit: exact McNemar when every
+    scenario has one paired trial, else the sign-flip test of per-scenario means."""
+    units = _units(pairs, measure)
+    if all(k == 1 for _, _, k in units):
+        lost = sum(lo for _, lo, _ in units)
+        gained = sum(g for g, _, _ in units)
+        return mcnemar_test(lost, gained, len(units), alpha)
+    return signflip_test([(g - lo) / k for g, lo, k in units], alpha, seed=seed)
+
+
 def _difference(pairs: Sequence[Pair], measure: str, seed: int) -> Difference:
     """The paired difference of one rate over pairs (baseline, arm)."""
     n = len(pairs)
@@ -147,80 +185,110 @@ def _difference(pairs: Sequence[Pair], measure: str, seed: int) -> Difference:
     var = sum(has_measure(v, measure) for _, v in pairs)
     gained = sum(has_measure(v, measure) and not has_measure(b, measure) for b, v in pairs)
     lost = sum(has_measure(b, measure) and not has_measure(v, measure) for b, v in pairs)
+    test = _test(pairs, measure, seed)
     return Difference(
         measure=measure,
         n=n,
         baseline=base / n if n else 0.0,
         variant=var / n if n else 0.0,
-        diff=(var - base) / n if n else 0.0,
-        ci=bootstrap_ci(_unit_diffs(pairs, measure), seed=seed),
+        diff=test.diff,
+        ci=test.ci,
         gained=gained,
         lost=lost,
-        p=mcnemar(lost, gained),
+        p=test.p,
+        method=test.method,
+        scenarios=test.scenarios,
+        min_p=test.min_p,
     )
+
+
+def _units(pairs: Sequence[Pair], measure: str) -> list[tuple[int, int, int]]:
+    """Per paired scenario: trials only the arm has it, only the baseline, paired trials."""
+    rows: dict[str, list[int]] = {}
+    for b, v in pairs:
+        row = rows.setdefault(b.scenario_id, [0, 0, 0])
+        hb, hv = has_measure(b, measure), has_measure(v, measure)
+        row[0] += hv and not hb
+        row[1] += hb and not hv
+        row[2] += 1
+    return [(g, lo, k) for g, lo, k in rows.values()]
 
 
 def _unit_diffs(pairs: Sequence[Pair], measure: str) -> list[float]:
     """Per paired scenario: the arm's rate minus the baseline's, over its paired trials."""
-    sums: dict[str, list[int]] = {}
-    for b, v in pairs:
-        row = sums.setdefault(b.scenario_id, [0, 0])
-        row[0] += has_measure(v, measure) - has_measure(b, measure)
-        row[1] += 1
-    return [d / k for d, k in sums.values()]
+    return [(g - lo) / k for g, lo, k in _units(pairs, measure)]
 
 
-def compare_arms(base: Arm, arm: Arm, kinds: Sequence[str], *, seed: int = 0) -> Comparison:
-    """One arm against the baseline, on their paired episodes."""
+def _corrected(raw: Sequence[Difference], alpha: float = ALPHA) -> list[Difference]:
+    """Holm across the differences that can reject at all (Tarone's rule)."""
+    keys = {i: d for i, d in enumerate(raw)}
+    adjusted = tarone_holm(
+        {i: d.p for i, d in keys.items()}, {i: d.min_p for i, d in keys.items()}, alpha
+    )
+    return [
+        dataclasses.replace(d, p_holm=1.0 if adjusted[i] is None else adjusted[i], family=adjusted[i] is not None)
+        for i, d in keys.items()
+    ]
+
+
+def _pairs(base: Arm, arm: Arm) -> list[Pair]:
+    """The arm's episodes paired with the baseline's by scenario and trial (each
+    scenario once when both arms are deterministic)."""
     index = {(o.scenario_id, o.trial): o for o in base.outcomes}
     pairs = [
         (index[(o.scenario_id, o.trial)], o)
         for o in arm.outcomes
         if (o.scenario_id, o.trial) in index
     ]
-    pairs = _first_trials(pairs) if _both_deterministic(base, arm) else pairs
-    paired = len(pairs)
-    unpaired = (
-        len(base.outcomes)
-        + len(arm.outcomes)
-        - 2 * len({(b.scenario_id, b.trial) for b, _ in pairs})
-    )
+    return _first_trials(pairs) if _both_deterministic(base, arm) else pairs
+
+
+def compare_arms(base: Arm, arm: Arm, kinds: Sequence[str], *, seed: int = 0) -> Comparison:
+    """One arm against the baseline, on their paired episodes."""
+    index = {(o.scenario_id, o.trial) for o in base.outcomes}
+    matched = sum((o.scenario_id, o.trial) in index for o in arm.outcomes)
+    unpaired = len(base.outcomes) + len(arm.outcomes) - 2 * matched
+    pairs = _pairs(base, arm)
     overall = {m: _difference(pairs, m, seed) for m in MEASURES}
     by_cell: dict[CellId, list[Pair]] = {}
     for b, v in pairs:
         by_cell.setdefault((b.steps, b.lookback, b.cell), []).append((b, v))
     cells = {c: {m: _difference(by_cell[c], m, seed) for m in MEASURES} for c in sorted(by_cell)}
-    raw = [_difference(pairs, k, seed) for k in kinds]
-    adjusted = holm({d.measure: d.p for d in raw})
-    labels = [
-        Difference(
-            d.measure,
-            d.n,
-            d.baseline,
-            d.variant,
-            d.diff,
-            d.ci,
-            d.gained,
-            d.lost,
-            d.p,
-            adjusted[d.measure],
-        )
-        for d in raw
-    ]
-    units = _unit_diffs(pairs, "faithful")
+    cells = _cells_corrected(cells)
+    labels = _corrected([_difference(pairs, k, seed) for k in kinds])
+    units = _units(pairs, "faithful")
+    trials = len(pairs) / len(units) if units else 0.0
+    f = overall["faithful"]
     return Comparison(
         arm=arm.name,
         baseline=base.name,
         scenarios=len(units),
-        pairs=paired,
+        pairs=len(pairs),
         unpaired=max(0, unpaired),
         overall=overall,
         cells=cells,
         labels=labels,
-        mde=min_detectable_effect(units),
-        mde_answer=min_detectable_effect(_unit_diffs(pairs, "first_answer")),
-        verdict=verdict(overall["faithful"].diff, overall["faithful"].p),
+        mde=min_detectable_effect(_unit_diffs(pairs, "faithful"), trials),
+        mde_answer=min_detectable_effect(_unit_diffs(pairs, "first_answer"), trials),
+        verdict=verdict(f.diff, f.p),
+        verdict_ci=f.ci,
     )
+
+
+_MARKED = ("faithful", "first_answer")
+"""The per-cell measures the cell table marks, corrected as one family."""
+
+
+def _cells_corrected(
+    cells: dict[CellId, dict[str, Difference]],
+) -> dict[CellId, dict[str, Difference]]:
+    """Holm across cells (and the two marked measures), Tarone's rule applied."""
+    flat = [(c, m) for c in cells for m in _MARKED]
+    fixed = _corrected([cells[c][m] for c, m in flat])
+    out = {c: dict(ds) for c, ds in cells.items()}
+    for (c, m), d in zip(flat, fixed, strict=True):
+        out[c][m] = d
+    return out
 
 
 def _both_deterministic(a: Arm, b: Arm) -> bool:
