@@ -157,6 +157,21 @@ class CellStats(BaseModel):
     divergence_position: float = 0.0
     """Mean position of the first divergence through the procedure, ``(step - 1) / N``,
     over the episodes that left it."""
+    scenarios: int = 0
+    """Distinct scenarios among the episodes (0: the records do not name them)."""
+    design_effects: dict[str, float] = {}
+    """``first_answer``, ``faithful`` and ``unfaithful_correct`` -> the design effect of
+    the scenarios' trials (:func:`design_effect`); their intervals are Wilson's on
+    ``n / deff`` episodes. Absent: 1 (one trial per scenario)."""
+
+    @property
+    def trials(self) -> float:
+        """Scored trials per scenario (1 when the scenarios are not known)."""
+        return self.n / self.scenarios if self.scenarios else 1.0
+
+    def _ci(self, k: int, measure: str) -> tuple[float, float]:
+        deff = self.design_effects.get(measure, 1.0)
+        return wilson(k / deff, self.n / deff)
 
     @property
     def accuracy(self) -> float:
@@ -165,8 +180,8 @@ class CellStats(BaseModel):
 
     @property
     def accuracy_ci(self) -> tuple[float, float]:
-        """Wilson 95% interval of :attr:`accuracy`."""
-        return wilson(self.first_answer_correct, self.n)
+        """Wilson 95% interval of :attr:`accuracy` (on the effective number of episodes)."""
+        return self._ci(self.first_answer_correct, "first_answer")
 
     @property
     def faithful_accuracy(self) -> float:
@@ -175,8 +190,8 @@ class CellStats(BaseModel):
 
     @property
     def faithful_accuracy_ci(self) -> tuple[float, float]:
-        """Wilson 95% interval of :attr:`faithful_accuracy`."""
-        return wilson(self.faithful, self.n)
+        """Wilson 95% interval of :attr:`faithful_accuracy` (on the effective number)."""
+        return self._ci(self.faithful, "faithful")
 
     @property
     def unfaithful_correct_rate(self) -> float:
@@ -185,8 +200,8 @@ class CellStats(BaseModel):
 
     @property
     def unfaithful_correct_ci(self) -> tuple[float, float]:
-        """Wilson 95% interval of :attr:`unfaithful_correct_rate`."""
-        return wilson(self.unfaithful_correct, self.n)
+        """Wilson 95% interval of :attr:`unfaithful_correct_rate` (on the effective number)."""
+        return self._ci(self.unfaithful_correct, "unfaithful_correct")
 
     @property
     def final_accuracy(self) -> float:

@@ -8,10 +8,10 @@ from fractions import Fraction
 
 import pytest
 
+from agentproc.analysis.multiplicity import holm
 from agentproc.analysis.stats import (
     binomial_two_sided,
     bootstrap_ci,
-    holm,
     mcnemar,
     min_detectable_effect,
     pass_hat_k,
