@@ -49,8 +49,8 @@ def design_effect(clusters: Sequence[tuple[int, int]]) -> float:
     With fewer than two scenarios it cannot be estimated and is the trials per scenario
     (every trial a copy); with a share of 0 or 1 it is 1.
 
-    >>> design_effect([(3, 3), (0, 3), (3, 3), (0, 3)])
-    4.0
+    >>> design_effect([(3, 3), (0, 3), (3, 3), (0, 3)])  # trials are copies: 3 for 1
+    3.0
     >>> design_effect([(1, 1), (0, 1)])
     1.0
     """
@@ -63,7 +63,7 @@ def design_effect(clusters: Sequence[tuple[int, int]]) -> float:
     p = sum(y for y, _ in clusters) / total
     if p in (0.0, 1.0):
         return 1.0
-    robust = s / (s - 1) * math.fsum((y - p * m) ** 2 for y, m in clusters) / total**2
+    robust = math.fsum((y - p * m) ** 2 for y, m in clusters) / total**2
     return max(1.0, robust / (p * (1 - p) / total))
 
 

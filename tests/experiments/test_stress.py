@@ -264,3 +264,36 @@ def test_compare_suite_needs_out_and_never_replaces_a_run_file(capsys, suite, tm
     code, _, err = cli(capsys, *argv, "--out", tmp_path / "r")
     assert code == 2 and "prose.jsonl already exists" in err
     assert (tmp_path / "r" / "prose.jsonl").read_text() == "{}\n"
+
+
+def _record(sid: str, variant: str, correct: bool) -> dict[str, object]:
+    return {
+        "scenario_id": sid,
+        "agent": "sim:x",
+        "variant": variant,
+        "cell": "n5-L1",
+        "params": {"steps": 5, "lookback": 1},
+        "metrics": {"first_answer_correct": correct},
+        "verdict": "faithful" if correct else "wrong",
+        "labels": [],
+        "stop_reason": "answer",
+    }
+
+
+def test_stress_verdict_lines_agree_with_the_holm_corrected_ranking():
+    # terse loses 6 of 40 (raw p = 0.031); Holm over three variants makes it 0.094
+    from agentproc.analysis.compare import compare_records
+    from agentproc.experiments.stress import stress_result
+
+    records = [_record(f"s{i}", "default", True) for i in range(40)]
+    records += [_record(f"s{i}", "terse", i >= 6) for i in range(40)]
+    records += [_record(f"s{i}", v, True) for v in ("json", "prose") for i in range(40)]
+    compared = compare_records(records)
+    result = stress_result(compared, [load_variant(n) for n in ("terse", "json", "prose")], 0.5)
+    terse = next(r for r in result.ranking if r.variant == "terse")
+    assert terse.p == pytest.approx(0.03125) and terse.p_holm == pytest.approx(0.09375)
+    assert terse.verdict == "no detectable difference"
+    for c in compared.comparisons:
+        ranked = next(r for r in result.ranking if r.variant == c.arm)
+        assert c.verdict == ranked.verdict
+        assert c.line().startswith(f"{c.arm}: no detectable difference")
