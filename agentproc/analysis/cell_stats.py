@@ -79,9 +79,9 @@ class Rate:
     """The design effect of the scenarios' trials (1: independent episodes)."""
 
     @property
-    def value(self) -> float | None:
-        """The share (``None`` with no episodes: there is no figure)."""
-        return self.k / self.n if self.n else None
+    def value(self) -> float:
+        """The share (0 with no episodes; the JSON form and tables show no figure then)."""
+        return self.k / self.n if self.n else 0.0
 
     @property
     def ci(self) -> tuple[float, float]:
@@ -91,10 +91,9 @@ class Rate:
     def to_json(self) -> dict[str, Any]:
         """The JSON form (value and interval to 4 decimals; ``null`` with no episodes)."""
         ci = self.ci
-        value = self.value
         out: dict[str, Any] = {
-            "value": None if value is None else round(value, 4),
-            "ci": None if value is None else [round(ci[0], 4), round(ci[1], 4)],
+            "value": round(self.value, 4) if self.n else None,
+            "ci": [round(ci[0], 4), round(ci[1], 4)] if self.n else None,
             "k": self.k,
             "n": self.n,
         }

@@ -35,13 +35,19 @@ from agentproc.analysis.compare_result import (
     CellId,
     CompareResult,
     Comparison,
-    Difference,
     arm_stats,
-    has_measure,
 )
-from agentproc.analysis.multiplicity import holm, holm_levels, tarone_holm
-from agentproc.analysis.paired import PairedTest, mcnemar_test, signflip_test
-from agentproc.analysis.stats import ALPHA, min_detectable_effect, verdict
+from agentproc.analysis.differences import (
+    Pair,
+    cells_corrected,
+    corrected,
+    difference,
+    paired_test,
+    unit_diffs,
+    units_of,
+)
+from agentproc.analysis.multiplicity import holm, holm_levels
+from agentproc.analysis.stats import min_detectable_effect, verdict
 from agentproc.analysis.trials import Outcome, outcome_of, trial_stats
 from agentproc.errors import ConfigError
 from agentproc.labelling import LabelKind
@@ -120,17 +126,22 @@ def _across_arms(
 ) -> list[Comparison]:
     """Holm across arms: each verdict from its adjusted p, its interval at the level Holm
     tested it at (so that the interval excludes 0 exactly when the verdict is not "no
-    detectable difference")."""
+    detectable difference"); label tests and per-cell marks in one family across arms."""
     raw = {c.arm: c.overall["faithful"].p for c in comparisons}
     adjusted, levels = holm(raw), holm_levels(raw)
+    labels = corrected([d for c in comparisons for d in c.labels])
+    cells = cells_corrected([c.cells for c in comparisons])
     out = []
-    for c in comparisons:
+    for i, c in enumerate(comparisons):
+        n = len(c.labels)
         pairs = _pairs(arms[c.baseline], arms[c.arm])
-        test = _test(pairs, "faithful", seed, levels[c.arm])
+        test = paired_test(pairs, "faithful", seed, levels[c.arm])
         out.append(
             dataclasses.replace(
                 c,
                 p_holm=adjusted[c.arm],
+                labels=labels[i * n : (i + 1) * n],
+                cells=cells[i],
                 level=1 - levels[c.arm],
                 verdict_ci=test.ci,
                 verdict=verdict(c.overall["faithful"].diff, adjusted[c.arm]),
@@ -164,73 +175,6 @@ def _arm(
     )
 
 
-Pair = tuple[Outcome, Outcome]
-
-
-def _test(pairs: Sequence[Pair], measure: str, seed: int, alpha: float = ALPHA) -> PairedTest:
-    """The paired test of one rate, the scenario as the unit: exact McNemar when every
-    scenario has one paired trial, else the sign-flip test of per-scenario means."""
-    units = _units(pairs, measure)
-    if all(k == 1 for _, _, k in units):
-        lost = sum(lo for _, lo, _ in units)
-        gained = sum(g for g, _, _ in units)
-        return mcnemar_test(lost, gained, len(units), alpha)
-    return signflip_test([(g - lo) / k for g, lo, k in units], alpha, seed=seed)
-
-
-def _difference(pairs: Sequence[Pair], measure: str, seed: int) -> Difference:
-    """The paired difference of one rate over pairs (baseline, arm)."""
-    n = len(pairs)
-    base = sum(has_measure(b, measure) for b, _ in pairs)
-    var = sum(has_measure(v, measure) for _, v in pairs)
-    gained = sum(has_measure(v, measure) and not has_measure(b, measure) for b, v in pairs)
-    lost = sum(has_measure(b, measure) and not has_measure(v, measure) for b, v in pairs)
-    test = _test(pairs, measure, seed)
-    return Difference(
-        measure=measure,
-        n=n,
-        baseline=base / n if n else 0.0,
-        variant=var / n if n else 0.0,
-        diff=test.diff,
-        ci=test.ci,
-        gained=gained,
-        lost=lost,
-        p=test.p,
-        method=test.method,
-        scenarios=test.scenarios,
-        min_p=test.min_p,
-    )
-
-
-def _units(pairs: Sequence[Pair], measure: str) -> list[tuple[int, int, int]]:
-    """Per paired scenario: trials only the arm has it, only the baseline, paired trials."""
-    rows: dict[str, list[int]] = {}
-    for b, v in pairs:
-        row = rows.setdefault(b.scenario_id, [0, 0, 0])
-        hb, hv = has_measure(b, measure), has_measure(v, measure)
-        row[0] += hv and not hb
-        row[1] += hb and not hv
-        row[2] += 1
-    return [(g, lo, k) for g, lo, k in rows.values()]
-
-
-def _unit_diffs(pairs: Sequence[Pair], measure: str) -> list[float]:
-    """Per paired scenario: the arm's rate minus the baseline's, over its paired trials."""
-    return [(g - lo) / k for g, lo, k in _units(pairs, measure)]
-
-
-def _corrected(raw: Sequence[Difference], alpha: float = ALPHA) -> list[Difference]:
-    """Holm across the differences that can reject at all (Tarone's rule)."""
-    keys = {i: d for i, d in enumerate(raw)}
-    adjusted = tarone_holm(
-        {i: d.p for i, d in keys.items()}, {i: d.min_p for i, d in keys.items()}, alpha
-    )
-    return [
-        dataclasses.replace(d, p_holm=1.0 if adjusted[i] is None else adjusted[i], family=adjusted[i] is not None)
-        for i, d in keys.items()
-    ]
-
-
 def _pairs(base: Arm, arm: Arm) -> list[Pair]:
     """The arm's episodes paired with the baseline's by scenario and trial (each
     scenario once when both arms are deterministic)."""
@@ -249,14 +193,14 @@ def compare_arms(base: Arm, arm: Arm, kinds: Sequence[str], *, seed: int = 0) ->
     matched = sum((o.scenario_id, o.trial) in index for o in arm.outcomes)
     unpaired = len(base.outcomes) + len(arm.outcomes) - 2 * matched
     pairs = _pairs(base, arm)
-    overall = {m: _difference(pairs, m, seed) for m in MEASURES}
+    overall = {m: difference(pairs, m, seed) for m in MEASURES}
     by_cell: dict[CellId, list[Pair]] = {}
     for b, v in pairs:
         by_cell.setdefault((b.steps, b.lookback, b.cell), []).append((b, v))
-    cells = {c: {m: _difference(by_cell[c], m, seed) for m in MEASURES} for c in sorted(by_cell)}
-    cells = _cells_corrected(cells)
-    labels = _corrected([_difference(pairs, k, seed) for k in kinds])
-    units = _units(pairs, "faithful")
+    cells = {c: {m: difference(by_cell[c], m, seed) for m in MEASURES} for c in sorted(by_cell)}
+    (cells,) = cells_corrected([cells])
+    labels = corrected([difference(pairs, k, seed) for k in kinds])
+    units = units_of(pairs, "faithful")
     trials = len(pairs) / len(units) if units else 0.0
     f = overall["faithful"]
     return Comparison(
@@ -268,27 +212,11 @@ def compare_arms(base: Arm, arm: Arm, kinds: Sequence[str], *, seed: int = 0) ->
         overall=overall,
         cells=cells,
         labels=labels,
-        mde=min_detectable_effect(_unit_diffs(pairs, "faithful"), trials),
-        mde_answer=min_detectable_effect(_unit_diffs(pairs, "first_answer"), trials),
+        mde=min_detectable_effect(unit_diffs(pairs, "faithful"), trials),
+        mde_answer=min_detectable_effect(unit_diffs(pairs, "first_answer"), trials),
         verdict=verdict(f.diff, f.p),
         verdict_ci=f.ci,
     )
-
-
-_MARKED = ("faithful", "first_answer")
-"""The per-cell measures the cell table marks, corrected as one family."""
-
-
-def _cells_corrected(
-    cells: dict[CellId, dict[str, Difference]],
-) -> dict[CellId, dict[str, Difference]]:
-    """Holm across cells (and the two marked measures), Tarone's rule applied."""
-    flat = [(c, m) for c in cells for m in _MARKED]
-    fixed = _corrected([cells[c][m] for c, m in flat])
-    out = {c: dict(ds) for c, ds in cells.items()}
-    for (c, m), d in zip(flat, fixed, strict=True):
-        out[c][m] = d
-    return out
 
 
 def _both_deterministic(a: Arm, b: Arm) -> bool:

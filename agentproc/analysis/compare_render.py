@@ -6,6 +6,7 @@ from rich.console import Console
 from rich.table import Table
 
 from agentproc.analysis.compare_result import MEASURES, CompareResult, Comparison, Difference, Rate
+from agentproc.analysis.render import NONE
 
 TITLES = {
     "first_answer": "first-answer accuracy",
@@ -16,8 +17,8 @@ TITLES = {
 
 
 def _rate(r: Rate) -> str:
-    if r.value is None:
-        return "–"
+    if not r.n:
+        return NONE
     lo, hi = r.ci
     return f"{r.value:.3f} [{lo:.3f}, {hi:.3f}]"
 
@@ -142,7 +143,6 @@ def _trials(result: CompareResult, out: Console) -> None:
     for i in range(1, k + 1):
         t.add_column(f"faithful pass^{i}", justify="right")
     t.add_column("deterministic")
-
 
     for arm in result.arms.values():
         s = arm.trials

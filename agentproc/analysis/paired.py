@@ -71,9 +71,12 @@ def _tail(k: int, n: int, p: float) -> float:
     if p >= 1.0:
         return 1.0
     lp, lq, lg = math.log(p), math.log1p(-p), math.lgamma(n + 1)
+    # terms more than 40 standard deviations from the mean are below 1e-300: left out
+    reach = 40 * math.sqrt(n * p * (1 - p)) + 10
+    first, last = max(k, math.floor(n * p - reach)), min(n, math.ceil(n * p + reach))
     terms = (
         math.exp(lg - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * lp + (n - i) * lq)
-        for i in range(k, n + 1)
+        for i in range(first, last + 1)
     )
     return min(1.0, math.fsum(terms))
 

@@ -38,7 +38,7 @@ SHORT: dict[LabelKind, str] = {
 """Column headers of the label kinds in rendered tables."""
 
 
-NONE = "–"
+NONE = "\N{EN DASH}"
 """A rate over no episodes: there is no figure."""
 
 

@@ -149,7 +149,7 @@ class _Tally:
     def stats(self, clusters: list[tuple[int, int, int, int]] | None = None) -> CellStats:
         """The group's statistics; ``clusters``: (trials, first answers right, faithful,
         unfaithful-correct) per scenario of the group, when the records name them."""
-        extra: dict[str, Any] = {}
+        extra: dict[str, Any] = dict(self.verdicts)  # and scenarios, design effects if known
         if clusters:
             extra["scenarios"] = len(clusters)
             if self.n > len(clusters):
@@ -175,7 +175,6 @@ class _Tally:
             divergence_labels=dict(sorted(self.div_labels.items(), key=_label_order)),
             divergence_steps=dict(sorted(self.div_steps.items())),
             divergence_position=ratio(self.div_position, sum(self.div_labels.values())),
-            **self.verdicts,
             **extra,
         )
 
@@ -332,7 +331,9 @@ class _AgentTally:
             {k: self.by_cell[k].stats(c.get(("cell", k))) for k in sorted(self.by_cell)},
             dict(sorted(self.errors.items())),
             {
-                name: {g: t[g].stats(c.get(("sweep", name, g))) for g in sorted(t, key=_tuple_order)}
+                name: {
+                    g: t[g].stats(c.get(("sweep", name, g))) for g in sorted(t, key=_tuple_order)
+                }
                 for name, t in self.by_sweep.items()
             },
         )

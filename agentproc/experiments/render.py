@@ -9,7 +9,7 @@ from agentproc.experiments.stress import Breaking, StressResult, Walk
 
 
 def _walk(w: Walk) -> str:
-    if w.holds_to is None or w.rate is None or w.rate.value is None:
+    if w.holds_to is None or w.rate is None:
         held = "holds nowhere"
     else:
         lo, hi = w.rate.ci

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 from typing import Any
 
 import pytest
 
+from agentproc.analysis.cell_stats import wilson
 from agentproc.analysis.compare import compare_records
 from agentproc.analysis.trials import outcome_of, trial_stats
 from agentproc.errors import ConfigError
@@ -275,7 +277,9 @@ def test_a_label_rise_is_flagged_when_the_other_kinds_cannot_reject():
 
 
 def test_mde_with_trials_is_for_scenarios_and_trials():
-    records = [sampled(f"s{i}", v, t, True) for v in ("default", "v") for i in range(60) for t in range(3)]
+    records = [
+        sampled(f"s{i}", v, t, True) for v in ("default", "v") for i in range(60) for t in range(3)
+    ]
     (c,) = compare_records(records).comparisons
     assert c.mde == pytest.approx(2.8016**2 / 180, rel=1e-3)  # not 2.80^2 / 60 = 13.1 points
 
@@ -310,7 +314,8 @@ def test_a_comparison_with_no_paired_episode_divides_by_nothing():
 
 def test_pass_hat_k_is_over_scenarios_with_every_trial_and_never_rises_with_k():
     # scenario a: 3 of 3 right; scenario b: 0 of 2 (a trial errored)
-    records = [rec("a", trial=t) for t in range(3)] + [rec("b", trial=t, correct=False) for t in range(2)]
+    records = [rec("a", trial=t) for t in range(3)]
+    records += [rec("b", trial=t, correct=False) for t in range(2)]
     stats = trial_stats(outcome_of(r) for r in records)
     assert stats.pass_scenarios == 1 and stats.tasks == 2
     values = [stats.pass_answer[k] for k in (1, 2, 3)]
@@ -328,7 +333,7 @@ def test_pass_hat_k_never_rises_with_k_on_random_trials():
         ]
         p = trial_stats(outcome_of(r) for r in records).pass_answer
         values = [v for _, v in sorted(p.items())]
-        assert all(b <= a + 1e-12 for a, b in zip(values, values[1:], strict=False))
+        assert all(b <= a + 1e-12 for a, b in itertools.pairwise(values))
 
 
 def test_label_stability_same_step_is_over_scenarios_where_the_label_recurs():
@@ -345,9 +350,29 @@ def test_label_stability_same_step_is_over_scenarios_where_the_label_recurs():
 
 def test_arm_intervals_with_trials_carry_the_design_effect():
     # ten scenarios x ten identical-outcome trials: ten scenarios' worth, not a hundred
-    records = [sampled(f"s{i}", v, t, i < 5) for v in ("default", "v") for i in range(10) for t in range(10)]
+    records = [
+        sampled(f"s{i}", v, t, i < 5)
+        for v in ("default", "v")
+        for i in range(10)
+        for t in range(10)
+    ]
     rate = compare_records(records).arms["v"].overall.rates["faithful"]
     assert rate.deff == pytest.approx(10.0)
-    from agentproc.analysis.cell_stats import wilson
-
     assert rate.ci == pytest.approx(wilson(5, 10))
+
+
+def test_label_flags_across_several_arms_are_one_family():
+    # v1: skipped_step 0 -> 8 of 40 (p = 0.0078); v2 and v3: 0 -> 6 (p = 0.031 each).
+    # Alone, v2's rise would be flagged; with three arms only v1's survives.
+    records = [rec(f"s{i}") for i in range(40)]
+    for v, k in (("v1", 8), ("v2", 6), ("v3", 6)):
+        records += [
+            rec(f"s{i}", variant=v, labels=(("skipped_step", 2),) if i < k else ())
+            for i in range(40)
+        ]
+    result = compare_records(records)
+    flagged = {
+        c.arm: next(d for d in c.labels if d.measure == "skipped_step").significant
+        for c in result.comparisons
+    }
+    assert flagged == {"v1": True, "v2": False, "v3": False}

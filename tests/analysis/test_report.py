@@ -542,7 +542,7 @@ def test_no_scored_episode_shows_no_figure_not_zero() -> None:
     rec["stop_reason"], rec["error"] = "error", {"kind": "endpoint", "message": "down"}
     report = aggregate([rec])
     text = render(report)
-    assert "first-answer acc –" in text and "0.000 [0.00-1.00]" not in text
+    assert "first-answer acc \N{EN DASH}" in text and "0.000 [0.00-1.00]" not in text
     overall = report_json(report)["agents"]["model:a"]["overall"]
     assert overall["accuracy"] is None and overall["accuracy_ci"] is None
     assert overall["faithful_accuracy"] is None

@@ -98,9 +98,7 @@ def test_a_point_estimate_above_the_threshold_does_not_hold_when_its_interval_re
 
 def test_breaking_points_are_found_per_lookback_not_pooled_over_them():
     rates = {(5, 1): 95, (25, 1): 95, (5, 4): 95, (25, 4): 10}
-    outcomes = [
-        outcome(n, lb, i < k, i) for (n, lb), k in rates.items() for i in range(100)
-    ]
+    outcomes = [outcome(n, lb, i < k, i) for (n, lb), k in rates.items() for i in range(100)]
     b = breaking_point(outcomes, "length", 0.5)
     walks = {w.at: (w.holds_to, w.breaks_at) for w in b.walks}
     assert walks == {1: (25, None), 4: (5, 25)}
