@@ -46,23 +46,23 @@ def design_effect(clusters: Sequence[tuple[int, int]]) -> float:
     trials: the cluster-robust variance of ``sum(y) / sum(m)`` over the binomial one,
     from ``(successes, trials)`` per scenario; at least 1.
 
-    With fewer than two scenarios it cannot be estimated and is the trials per scenario
-    (every trial a copy); with a share of 0 or 1 it is 1.
+    With fewer than two scenarios, or a share of 0 or 1, it cannot be estimated and is
+    taken at its largest, the trials per scenario (as if every trial were a copy).
 
     >>> design_effect([(3, 3), (0, 3), (3, 3), (0, 3)])  # trials are copies: 3 for 1
     3.0
     >>> design_effect([(1, 1), (0, 1)])
     1.0
+    >>> design_effect([(0, 4), (0, 4)])  # nothing to estimate it from: the most it can be
+    4.0
     """
     s = len(clusters)
     total = sum(m for _, m in clusters)
     if total == 0:
         return 1.0
-    if s < 2:
-        return float(total)
     p = sum(y for y, _ in clusters) / total
-    if p in (0.0, 1.0):
-        return 1.0
+    if s < 2 or p in (0.0, 1.0):
+        return total / s
     robust = math.fsum((y - p * m) ** 2 for y, m in clusters) / total**2
     return max(1.0, robust / (p * (1 - p) / total))
 
