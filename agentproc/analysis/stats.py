@@ -5,7 +5,9 @@ Pure Python and deterministic: the bootstrap takes a seed, everything else is ex
 - :func:`mcnemar`: the exact McNemar test (a two-sided binomial test on the
   discordant pairs).
 - :func:`bootstrap_ci`: a percentile interval of a mean paired difference,
-  resampling the paired units (scenarios) with replacement.
+  resampling the paired units (scenarios) with replacement. Kept in the public API;
+  ``compare`` no longer uses it (it undercovers at rare discordance, and as a method
+  apart from the test it could contradict the verdict).
 - :func:`pass_hat_k`: pass^k as tau-bench defines it, the chance that k trials
   drawn from a task's n all succeed, averaged over tasks.
 - :func:`min_detectable_effect`: the smallest difference a test of this design
