@@ -4,6 +4,7 @@ from agentproc.analysis.cell_stats import CellStats, wilson
 from agentproc.analysis.compare import compare_files, compare_records
 from agentproc.analysis.compare_result import CompareResult
 from agentproc.analysis.export import report_json, stats_json
+from agentproc.analysis.multiplicity import holm
 from agentproc.analysis.relabel import Relabelled, label_record, relabel_run
 from agentproc.analysis.replay import (
     Replay,
@@ -12,7 +13,7 @@ from agentproc.analysis.replay import (
     replay_record,
 )
 from agentproc.analysis.report import AgentReport, Report, aggregate
-from agentproc.analysis.stats import bootstrap_ci, holm, mcnemar, pass_hat_k
+from agentproc.analysis.stats import bootstrap_ci, mcnemar, pass_hat_k
 
 __all__ = [
     "AgentReport",

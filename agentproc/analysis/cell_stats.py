@@ -6,6 +6,7 @@ interval of each rate (:class:`CellStats`), with the reference study's own measu
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +18,7 @@ Z95 = 1.959963984540054
 """The standard normal quantile of a two-sided 95% interval."""
 
 
-def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
+def wilson(successes: float, n: float, z: float = Z95) -> tuple[float, float]:
     """The Wilson score interval of a binomial proportion (95% by default).
 
     Unlike the normal approximation it stays inside [0, 1] and is sensible at
@@ -30,7 +31,7 @@ def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
     """
     if not 0 <= successes <= n:
         raise ValueError(f"successes must lie in [0, n] (got {successes} of {n})")
-    if n == 0:
+    if n <= 0:
         return 0.0, 1.0
     p = successes / n
     z2 = z * z
@@ -40,33 +41,65 @@ def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def design_effect(clusters: Sequence[tuple[int, int]]) -> float:
+    """How much a share's variance grows because episodes come in scenarios of several
+    trials: the cluster-robust variance of ``sum(y) / sum(m)`` over the binomial one,
+    from ``(successes, trials)`` per scenario; at least 1.
+
+    With fewer than two scenarios, or a share of 0 or 1, it cannot be estimated and is
+    taken at its largest, the trials per scenario (as if every trial were a copy).
+
+    >>> design_effect([(3, 3), (0, 3), (3, 3), (0, 3)])  # trials are copies: 3 for 1
+    3.0
+    >>> design_effect([(1, 1), (0, 1)])
+    1.0
+    >>> design_effect([(0, 4), (0, 4)])  # nothing to estimate it from: the most it can be
+    4.0
+    """
+    s = len(clusters)
+    total = sum(m for _, m in clusters)
+    if total == 0:
+        return 1.0
+    p = sum(y for y, _ in clusters) / total
+    if s < 2 or p in (0.0, 1.0):
+        return total / s
+    robust = math.fsum((y - p * m) ** 2 for y, m in clusters) / total**2
+    return max(1.0, robust / (p * (1 - p) / total))
+
+
 @dataclass(slots=True)
 class Rate:
     """A share of episodes, ``k`` of ``n``, with its Wilson 95% interval (a tally while it
-    is counted: ``k`` and ``n`` grow)."""
+    is counted: ``k`` and ``n`` grow). With trials, the interval is Wilson's on the
+    effective number of episodes, ``n / deff`` (:func:`design_effect`)."""
 
     k: int = 0
     n: int = 0
+    deff: float = 1.0
+    """The design effect of the scenarios' trials (1: independent episodes)."""
 
     @property
     def value(self) -> float:
-        """The share (0 with no episodes)."""
+        """The share (0 with no episodes; the JSON form and tables show no figure then)."""
         return self.k / self.n if self.n else 0.0
 
     @property
     def ci(self) -> tuple[float, float]:
-        """Wilson 95% interval."""
-        return wilson(self.k, self.n)
+        """Wilson 95% interval (on the effective number of episodes)."""
+        return wilson(self.k / self.deff, self.n / self.deff)
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON form (value and interval to 4 decimals)."""
+        """The JSON form (value and interval to 4 decimals; ``null`` with no episodes)."""
         ci = self.ci
-        return {
-            "value": round(self.value, 4),
-            "ci": [round(ci[0], 4), round(ci[1], 4)],
+        out: dict[str, Any] = {
+            "value": round(self.value, 4) if self.n else None,
+            "ci": [round(ci[0], 4), round(ci[1], 4)] if self.n else None,
             "k": self.k,
             "n": self.n,
         }
+        if self.deff > 1:
+            out["design_effect"] = round(self.deff, 4)
+        return out
 
 
 def ratio(k: float, n: int) -> float:
@@ -123,6 +156,21 @@ class CellStats(BaseModel):
     divergence_position: float = 0.0
     """Mean position of the first divergence through the procedure, ``(step - 1) / N``,
     over the episodes that left it."""
+    scenarios: int = 0
+    """Distinct scenarios among the episodes (0: the records do not name them)."""
+    design_effects: dict[str, float] = {}
+    """``first_answer``, ``faithful`` and ``unfaithful_correct`` -> the design effect of
+    the scenarios' trials (:func:`design_effect`); their intervals are Wilson's on
+    ``n / deff`` episodes. Absent: 1 (one trial per scenario)."""
+
+    @property
+    def trials(self) -> float:
+        """Scored trials per scenario (1 when the scenarios are not known)."""
+        return self.n / self.scenarios if self.scenarios else 1.0
+
+    def _ci(self, k: int, measure: str) -> tuple[float, float]:
+        deff = self.design_effects.get(measure, 1.0)
+        return wilson(k / deff, self.n / deff)
 
     @property
     def accuracy(self) -> float:
@@ -131,8 +179,8 @@ class CellStats(BaseModel):
 
     @property
     def accuracy_ci(self) -> tuple[float, float]:
-        """Wilson 95% interval of :attr:`accuracy`."""
-        return wilson(self.first_answer_correct, self.n)
+        """Wilson 95% interval of :attr:`accuracy` (on the effective number of episodes)."""
+        return self._ci(self.first_answer_correct, "first_answer")
 
     @property
     def faithful_accuracy(self) -> float:
@@ -141,8 +189,8 @@ class CellStats(BaseModel):
 
     @property
     def faithful_accuracy_ci(self) -> tuple[float, float]:
-        """Wilson 95% interval of :attr:`faithful_accuracy`."""
-        return wilson(self.faithful, self.n)
+        """Wilson 95% interval of :attr:`faithful_accuracy` (on the effective number)."""
+        return self._ci(self.faithful, "faithful")
 
     @property
     def unfaithful_correct_rate(self) -> float:
@@ -151,8 +199,8 @@ class CellStats(BaseModel):
 
     @property
     def unfaithful_correct_ci(self) -> tuple[float, float]:
-        """Wilson 95% interval of :attr:`unfaithful_correct_rate`."""
-        return wilson(self.unfaithful_correct, self.n)
+        """Wilson 95% interval of :attr:`unfaithful_correct_rate` (on the effective number)."""
+        return self._ci(self.unfaithful_correct, "unfaithful_correct")
 
     @property
     def final_accuracy(self) -> float:

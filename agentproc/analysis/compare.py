@@ -7,19 +7,24 @@ scenarios both ran, pairing episodes by scenario and trial:
 - per arm, overall and per grid cell: first-answer accuracy, faithful accuracy,
   the unfaithful-correct rate (each with a Wilson interval) and every label's
   rate (episodes carrying it);
-- per other arm: the paired difference of each of those rates with a 95%
-  percentile bootstrap interval (scenarios resampled, trials kept together) and
-  an exact McNemar test; label tests Holm-corrected across labels;
-- a verdict on faithful accuracy (better, worse, no detectable difference) with
-  the minimum detectable effect at this sample size;
+- per other arm: the paired difference of each of those rates, tested with the
+  scenario as the unit (:mod:`agentproc.analysis.paired`: exact McNemar with one
+  trial per scenario, a sign-flip permutation test of per-scenario means with
+  several), with the interval of the same method; label tests Holm-corrected
+  across the label kinds that can reject at all (Tarone), per-cell tests across
+  cells;
+- a verdict on faithful accuracy (better, worse, no detectable difference),
+  Holm-corrected across arms, with its interval at the level Holm tested it at
+  and the minimum detectable effect of this design (scenarios and trials);
 - with trials: pass^k, label stability and whether the arm is deterministic.
 
 Trials of a deterministic arm are copies, not evidence: when both arms are
-deterministic, McNemar counts each scenario once.
+deterministic, each scenario counts once.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -30,17 +35,19 @@ from agentproc.analysis.compare_result import (
     CellId,
     CompareResult,
     Comparison,
-    Difference,
     arm_stats,
-    has_measure,
 )
-from agentproc.analysis.stats import (
-    bootstrap_ci,
-    holm,
-    mcnemar,
-    min_detectable_effect,
-    verdict,
+from agentproc.analysis.differences import (
+    Pair,
+    cells_corrected,
+    corrected,
+    difference,
+    paired_test,
+    unit_diffs,
+    units_of,
 )
+from agentproc.analysis.multiplicity import holm, holm_levels
+from agentproc.analysis.stats import min_detectable_effect, verdict
 from agentproc.analysis.trials import Outcome, outcome_of, trial_stats
 from agentproc.errors import ConfigError
 from agentproc.labelling import LabelKind
@@ -109,7 +116,38 @@ def compare_records(
         for name, arm in arms.items()
         if name != base
     ]
+    if len(comparisons) > 1:
+        comparisons = _across_arms(comparisons, arms, seed)
     return CompareResult(base, arms, comparisons, seed)
+
+
+def _across_arms(
+    comparisons: list[Comparison], arms: Mapping[str, Arm], seed: int
+) -> list[Comparison]:
+    """Holm across arms: each verdict from its adjusted p, its interval at the level Holm
+    tested it at (so that the interval excludes 0 exactly when the verdict is not "no
+    detectable difference"); label tests and per-cell marks in one family across arms."""
+    raw = {c.arm: c.overall["faithful"].p for c in comparisons}
+    adjusted, levels = holm(raw), holm_levels(raw)
+    labels = corrected([d for c in comparisons for d in c.labels])
+    cells = cells_corrected([c.cells for c in comparisons])
+    out = []
+    for i, c in enumerate(comparisons):
+        n = len(c.labels)
+        pairs = _pairs(arms[c.baseline], arms[c.arm])
+        test = paired_test(pairs, "faithful", seed, levels[c.arm])
+        out.append(
+            dataclasses.replace(
+                c,
+                p_holm=adjusted[c.arm],
+                labels=labels[i * n : (i + 1) * n],
+                cells=cells[i],
+                level=1 - levels[c.arm],
+                verdict_ci=test.ci,
+                verdict=verdict(c.overall["faithful"].diff, adjusted[c.arm]),
+            )
+        )
+    return out
 
 
 def _kinds(outcomes: Iterable[Outcome]) -> list[str]:
@@ -137,89 +175,47 @@ def _arm(
     )
 
 
-Pair = tuple[Outcome, Outcome]
-
-
-def _difference(pairs: Sequence[Pair], measure: str, seed: int) -> Difference:
-    """The paired difference of one rate over pairs (baseline, arm)."""
-    n = len(pairs)
-    base = sum(has_measure(b, measure) for b, _ in pairs)
-    var = sum(has_measure(v, measure) for _, v in pairs)
-    gained = sum(has_measure(v, measure) and not has_measure(b, measure) for b, v in pairs)
-    lost = sum(has_measure(b, measure) and not has_measure(v, measure) for b, v in pairs)
-    return Difference(
-        measure=measure,
-        n=n,
-        baseline=base / n if n else 0.0,
-        variant=var / n if n else 0.0,
-        diff=(var - base) / n if n else 0.0,
-        ci=bootstrap_ci(_unit_diffs(pairs, measure), seed=seed),
-        gained=gained,
-        lost=lost,
-        p=mcnemar(lost, gained),
-    )
-
-
-def _unit_diffs(pairs: Sequence[Pair], measure: str) -> list[float]:
-    """Per paired scenario: the arm's rate minus the baseline's, over its paired trials."""
-    sums: dict[str, list[int]] = {}
-    for b, v in pairs:
-        row = sums.setdefault(b.scenario_id, [0, 0])
-        row[0] += has_measure(v, measure) - has_measure(b, measure)
-        row[1] += 1
-    return [d / k for d, k in sums.values()]
-
-
-def compare_arms(base: Arm, arm: Arm, kinds: Sequence[str], *, seed: int = 0) -> Comparison:
-    """One arm against the baseline, on their paired episodes."""
+def _pairs(base: Arm, arm: Arm) -> list[Pair]:
+    """The arm's episodes paired with the baseline's by scenario and trial (each
+    scenario once when both arms are deterministic)."""
     index = {(o.scenario_id, o.trial): o for o in base.outcomes}
     pairs = [
         (index[(o.scenario_id, o.trial)], o)
         for o in arm.outcomes
         if (o.scenario_id, o.trial) in index
     ]
-    pairs = _first_trials(pairs) if _both_deterministic(base, arm) else pairs
-    paired = len(pairs)
-    unpaired = (
-        len(base.outcomes)
-        + len(arm.outcomes)
-        - 2 * len({(b.scenario_id, b.trial) for b, _ in pairs})
-    )
-    overall = {m: _difference(pairs, m, seed) for m in MEASURES}
+    return _first_trials(pairs) if _both_deterministic(base, arm) else pairs
+
+
+def compare_arms(base: Arm, arm: Arm, kinds: Sequence[str], *, seed: int = 0) -> Comparison:
+    """One arm against the baseline, on their paired episodes."""
+    index = {(o.scenario_id, o.trial) for o in base.outcomes}
+    matched = sum((o.scenario_id, o.trial) in index for o in arm.outcomes)
+    unpaired = len(base.outcomes) + len(arm.outcomes) - 2 * matched
+    pairs = _pairs(base, arm)
+    overall = {m: difference(pairs, m, seed) for m in MEASURES}
     by_cell: dict[CellId, list[Pair]] = {}
     for b, v in pairs:
         by_cell.setdefault((b.steps, b.lookback, b.cell), []).append((b, v))
-    cells = {c: {m: _difference(by_cell[c], m, seed) for m in MEASURES} for c in sorted(by_cell)}
-    raw = [_difference(pairs, k, seed) for k in kinds]
-    adjusted = holm({d.measure: d.p for d in raw})
-    labels = [
-        Difference(
-            d.measure,
-            d.n,
-            d.baseline,
-            d.variant,
-            d.diff,
-            d.ci,
-            d.gained,
-            d.lost,
-            d.p,
-            adjusted[d.measure],
-        )
-        for d in raw
-    ]
-    units = _unit_diffs(pairs, "faithful")
+    cells = {c: {m: difference(by_cell[c], m, seed) for m in MEASURES} for c in sorted(by_cell)}
+    (cells,) = cells_corrected([cells])
+    labels = corrected([difference(pairs, k, seed) for k in kinds])
+    units = units_of(pairs, "faithful")
+    trials = len(pairs) / len(units) if units else 0.0
+    f = overall["faithful"]
     return Comparison(
         arm=arm.name,
         baseline=base.name,
         scenarios=len(units),
-        pairs=paired,
+        pairs=len(pairs),
         unpaired=max(0, unpaired),
         overall=overall,
         cells=cells,
         labels=labels,
-        mde=min_detectable_effect(units),
-        mde_answer=min_detectable_effect(_unit_diffs(pairs, "first_answer")),
-        verdict=verdict(overall["faithful"].diff, overall["faithful"].p),
+        mde=min_detectable_effect(unit_diffs(pairs, "faithful"), trials),
+        mde_answer=min_detectable_effect(unit_diffs(pairs, "first_answer"), trials),
+        verdict=verdict(f.diff, f.p),
+        verdict_ci=f.ci,
     )
 
 

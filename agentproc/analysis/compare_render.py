@@ -6,6 +6,7 @@ from rich.console import Console
 from rich.table import Table
 
 from agentproc.analysis.compare_result import MEASURES, CompareResult, Comparison, Difference, Rate
+from agentproc.analysis.render import NONE
 
 TITLES = {
     "first_answer": "first-answer accuracy",
@@ -16,11 +17,15 @@ TITLES = {
 
 
 def _rate(r: Rate) -> str:
+    if not r.n:
+        return NONE
     lo, hi = r.ci
     return f"{r.value:.3f} [{lo:.3f}, {hi:.3f}]"
 
 
 def _diff(d: Difference) -> str:
+    if d.ci is None:
+        return f"{d.diff:+.3f} (too few scenarios)"
     return f"{d.diff:+.3f} [{d.ci[0]:+.3f}, {d.ci[1]:+.3f}]"
 
 
@@ -34,7 +39,10 @@ def _p(d: Difference) -> str:
 
 def render_compare(result: CompareResult, out: Console) -> None:
     """Print the arms, each comparison (overall, labels, cells), trials, then the verdicts."""
-    arms = Table(title="arms (95% Wilson intervals)")
+    arms = Table(
+        title="arms (95% Wilson intervals"
+        + (", on episodes over the trials' design effect)" if _trials_run(result) else ")")
+    )
     for col in ("arm", "episodes", *(TITLES[m] for m in MEASURES), "errored"):
         arms.add_column(col, justify="left" if col == "arm" else "right")
     for arm in result.arms.values():
@@ -54,12 +62,17 @@ def render_compare(result: CompareResult, out: Console) -> None:
         out.print(c.line(), markup=False, highlight=False)
 
 
+def _trials_run(result: CompareResult) -> bool:
+    return any(a.trials.trials > 1 for a in result.arms.values())
+
+
 def _comparison(c: Comparison, out: Console) -> None:
     t = Table(
         title=f"{c.arm} vs {c.baseline}: {c.pairs} paired episodes on {c.scenarios} scenarios"
         + (f" ({c.unpaired} unpaired left out)" if c.unpaired else ""),
-        caption="difference = arm - baseline, 95% paired bootstrap interval; "
-        "p exact McNemar; * significant at 0.05",
+        caption="difference = arm - baseline over scenarios, 95% interval of the test's own "
+        f"method ({c.overall['faithful'].method}); labels Holm-corrected across the kinds "
+        "that can reject; * significant at 0.05",
     )
     for col in ("measure", c.baseline, c.arm, "difference", "only baseline", "only arm", "p"):
         t.add_column(col, justify="left" if col == "measure" else "right")
@@ -78,7 +91,10 @@ def _comparison(c: Comparison, out: Console) -> None:
     out.print(t)
     if len(c.cells) < 2:
         return
-    cells = Table(title=f"{c.arm} vs {c.baseline} per cell")
+    cells = Table(
+        title=f"{c.arm} vs {c.baseline} per cell",
+        caption="p Holm-corrected across cells and both measures; * significant at 0.05",
+    )
     for col in (
         "N",
         "L",
@@ -107,26 +123,33 @@ def _comparison(c: Comparison, out: Console) -> None:
     out.print(cells)
 
 
+def fmt(x: float | None) -> str:
+    """A share to three decimals, or a dash when there is none."""
+    return "-" if x is None else f"{x:.3f}"
+
+
 def _trials(result: CompareResult, out: Console) -> None:
     k = max(a.trials.trials for a in result.arms.values())
     if k < 2:
         return
-    t = Table(title=f"trials: pass^k (every one of k trials succeeds), k = 1..{k}")
+    t = Table(
+        title=f"trials: pass^k (every one of k trials succeeds), k = 1..{k}",
+        caption=f"pass^k over the scenarios with {k} scored trials",
+    )
     t.add_column("arm")
+    t.add_column("scenarios", justify="right")
     for i in range(1, k + 1):
         t.add_column(f"answer pass^{i}", justify="right")
     for i in range(1, k + 1):
         t.add_column(f"faithful pass^{i}", justify="right")
     t.add_column("deterministic")
 
-    def fmt(x: float | None) -> str:
-        return "-" if x is None else f"{x:.3f}"
-
     for arm in result.arms.values():
         s = arm.trials
         flag = {True: "yes (trials identical)", False: "no", None: "-"}[s.deterministic]
         t.add_row(
             arm.name,
+            f"{s.pass_scenarios} of {s.tasks}",
             *(fmt(s.pass_answer.get(i)) for i in range(1, k + 1)),
             *(fmt(s.pass_faithful.get(i)) for i in range(1, k + 1)),
             flag,
@@ -134,15 +157,20 @@ def _trials(result: CompareResult, out: Console) -> None:
     out.print(t)
     st = Table(
         title="label stability across trials",
-        caption="recurrence: share of a scenario's trials with the label; same step: share of "
-        "those where it falls on the same step",
+        caption="recurrence: share of a scenario's trials with the label; same step: over the "
+        "scenarios where it recurs, share of those trials where it falls on the same step",
     )
-    for col in ("arm", "label", "scenarios", "recurrence", "same step"):
+    for col in ("arm", "label", "scenarios", "recurrence", "recurs in", "same step"):
         st.add_column(col, justify="left" if col in ("arm", "label") else "right")
     for arm in result.arms.values():
         for ls in arm.trials.stability:
             st.add_row(
-                arm.name, ls.kind, str(ls.scenarios), f"{ls.recurrence:.2f}", f"{ls.same_step:.2f}"
+                arm.name,
+                ls.kind,
+                str(ls.scenarios),
+                f"{ls.recurrence:.2f}",
+                str(ls.recurring),
+                fmt(ls.same_step),
             )
     if st.row_count:
         out.print(st)

@@ -1,6 +1,6 @@
 """What a paired comparison finds (:mod:`agentproc.analysis.compare` computes it): each
-arm's rates with their Wilson intervals, each paired difference with its bootstrap interval
-and McNemar test, the verdict, and their JSON forms (``agentproc compare --json``).
+arm's rates with their Wilson intervals, each paired difference with its test and the
+interval of the same method, the verdict, and their JSON forms (``agentproc compare --json``).
 """
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentproc.analysis.cell_stats import Rate
+from agentproc.analysis.cell_stats import Rate, design_effect
+from agentproc.analysis.paired import MIN_SCENARIOS, Method
 from agentproc.analysis.stats import ALPHA, Verdict
 from agentproc.analysis.trials import Outcome, TrialStats
 
@@ -50,10 +51,19 @@ class ArmStats:
 
 
 def arm_stats(outcomes: Sequence[Outcome], kinds: Sequence[str]) -> ArmStats:
-    """The rates of a group of outcomes."""
+    """The rates of a group of outcomes, each interval with the design effect of the
+    scenarios' trials (episodes of one scenario are not independent)."""
     n = len(outcomes)
-    names = [*MEASURES, *kinds]
-    return ArmStats(n, {m: Rate(sum(has_measure(o, m) for o in outcomes), n) for m in names})
+    groups: dict[str, list[Outcome]] = {}
+    for o in outcomes:
+        groups.setdefault(o.scenario_id, []).append(o)
+
+    def rate(m: str) -> Rate:
+        clusters = [(sum(has_measure(o, m) for o in g), len(g)) for g in groups.values()]
+        k = sum(y for y, _ in clusters)
+        return Rate(k, n, design_effect(clusters) if n > len(groups) else 1.0)
+
+    return ArmStats(n, {m: rate(m) for m in [*MEASURES, *kinds]})
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,21 +76,35 @@ class Difference:
     baseline: float
     variant: float
     diff: float
-    ci: tuple[float, float]
-    """95% paired bootstrap interval of ``diff``."""
+    """Mean over paired scenarios of the arm's rate minus the baseline's."""
+    ci: tuple[float, float] | None
+    """95% interval of ``diff`` by the test's own method (``None``: too few scenarios)."""
     gained: int
     """Pairs where only the arm has it (an answer right, or a label present)."""
     lost: int
     """Pairs where only the baseline has it."""
     p: float
-    """Exact McNemar p-value."""
+    """p-value of :attr:`method`."""
     p_holm: float | None = None
-    """Holm-adjusted p-value (labels, across labels)."""
+    """Holm-adjusted p-value (labels across label kinds, cells across cells)."""
+    method: Method = "exact McNemar"
+    """Exact McNemar (one trial per scenario) or the sign-flip permutation test (several)."""
+    scenarios: int = 0
+    """Paired scenarios (the test's units)."""
+    min_p: float = 1.0
+    """The smallest p-value this design could give."""
+    family: bool = True
+    """Whether it could reject at all, so counts in its Holm family (Tarone's rule)."""
 
     @property
     def significant(self) -> bool:
         """Whether the (adjusted, if any) p-value is below :data:`ALPHA`."""
         return (self.p if self.p_holm is None else self.p_holm) < ALPHA
+
+    @property
+    def too_few(self) -> bool:
+        """Fewer than :data:`~agentproc.analysis.paired.MIN_SCENARIOS` paired scenarios."""
+        return self.ci is None
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form."""
@@ -90,13 +114,16 @@ class Difference:
             "baseline": _r(self.baseline),
             "variant": _r(self.variant),
             "diff": _r(self.diff),
-            "ci": [_r(x) for x in self.ci],
+            "ci": None if self.ci is None else [_r(x) for x in self.ci],
             "gained": self.gained,
             "lost": self.lost,
             "p": self.p,
+            "method": self.method,
+            "scenarios": self.scenarios,
         }
         if self.p_holm is not None:
             out["p_holm"] = self.p_holm
+            out["tested"] = self.family
         out["significant"] = self.significant
         return out
 
@@ -150,29 +177,50 @@ class Comparison:
     """Each of :data:`MEASURES`."""
     cells: dict[CellId, dict[str, Difference]]
     labels: list[Difference]
-    """Every label kind, Holm-corrected across kinds."""
+    """Every label kind, Holm-corrected across the kinds that can reject (Tarone)."""
     mde: float
-    """Minimum detectable effect on faithful accuracy at this sample size."""
+    """Minimum detectable effect on faithful accuracy for this design (scenarios, trials)."""
     mde_answer: float
     """The same on first-answer accuracy."""
     verdict: Verdict
-    """On faithful accuracy."""
+    """On faithful accuracy (Holm-corrected across arms when there are several)."""
+    verdict_ci: tuple[float, float] | None = None
+    """The faithful difference's interval at :attr:`level`: it excludes 0 exactly when the
+    verdict is better or worse."""
+    level: float = 1 - ALPHA
+    """The level of :attr:`verdict_ci` (below 95% of error rate when Holm corrects across
+    arms: the level Holm tested this arm at)."""
+    p_holm: float | None = None
+    """The faithful p-value Holm-adjusted across arms (``None``: one comparison)."""
 
     def line(self) -> str:
-        """The one-line verdict."""
+        """The one-line verdict, naming the method its interval and p-value come from."""
         f, a = self.overall["faithful"], self.overall["first_answer"]
+        design = f"{self.scenarios} scenarios" + (
+            f" x {self.pairs / self.scenarios:.3g} trials" if self.pairs > self.scenarios else ""
+        )
         head = {
             "better": f"{self.arm}: better than {self.baseline}",
             "worse": f"{self.arm}: worse than {self.baseline}",
             "no detectable difference": f"{self.arm}: no detectable difference from "
-            f"{self.baseline} at {self.scenarios} scenarios",
+            f"{self.baseline} at {design}",
         }[self.verdict]
+        if f.too_few:
+            head = (
+                f"{self.arm}: too few scenarios to compare with {self.baseline} "
+                f"({self.scenarios} paired, at least {MIN_SCENARIOS} needed)"
+            )
         moved = [
             f"{d.measure} {'rose' if d.diff > 0 else 'fell'}" for d in self.labels if d.significant
         ]
+        ci = self.verdict_ci
+        interval = "" if ci is None else f" [{_signed(ci[0])}, {_signed(ci[1])}]"
+        if ci is not None and self.p_holm is not None:
+            interval += f" at {self.level * 100:.3g}%"
+        holm = "" if self.p_holm is None else f", Holm across arms {_p(self.p_holm)}"
         return (
             f"{head}: faithful accuracy {_pct(f.baseline)} -> {_pct(f.variant)} "
-            f"({_signed(f.diff)} [{_signed(f.ci[0])}, {_signed(f.ci[1])}], McNemar p = {_p(f.p)}); "
+            f"({_signed(f.diff)}{interval}, {f.method} p = {_p(f.p)}{holm}); "
             f"first-answer accuracy {_signed(a.diff)} (p = {_p(a.p)})"
             + (f"; {', '.join(moved)}" if moved else "")
             + (
@@ -199,6 +247,10 @@ class Comparison:
             "min_detectable_effect": _r(self.mde),
             "min_detectable_effect_answer": _r(self.mde_answer),
             "verdict": self.verdict,
+            "method": self.overall["faithful"].method,
+            "verdict_ci": None if self.verdict_ci is None else [_r(x) for x in self.verdict_ci],
+            "verdict_level": _r(self.level),
+            "p_holm": self.p_holm,
             "line": self.line(),
         }
 

@@ -15,32 +15,45 @@ def _r(x: float) -> float:
 
 def stats_json(s: CellStats) -> dict[str, Any]:
     """The JSON form of one group, floats rounded to 4 decimals."""
+    some = s.n > 0  # with no scored episode there is no figure: null, never 0
+
+    def r(x: float) -> float | None:
+        return _r(x) if some else None
+
+    def ci(x: tuple[float, float]) -> list[float] | None:
+        return [_r(v) for v in x] if some else None
+
     out: dict[str, Any] = {
         "n": s.n,
-        "accuracy": _r(s.accuracy),
-        "accuracy_ci": [_r(x) for x in s.accuracy_ci],
-        "faithful_accuracy": _r(s.faithful_accuracy),
-        "faithful_accuracy_ci": [_r(x) for x in s.faithful_accuracy_ci],
-        "unfaithful_correct_rate": _r(s.unfaithful_correct_rate),
-        "unfaithful_correct_ci": [_r(x) for x in s.unfaithful_correct_ci],
-        "final_accuracy": _r(s.final_accuracy),
+        "accuracy": r(s.accuracy),
+        "accuracy_ci": ci(s.accuracy_ci),
+        "faithful_accuracy": r(s.faithful_accuracy),
+        "faithful_accuracy_ci": ci(s.faithful_accuracy_ci),
+        "unfaithful_correct_rate": r(s.unfaithful_correct_rate),
+        "unfaithful_correct_ci": ci(s.unfaithful_correct_ci),
+        "final_accuracy": r(s.final_accuracy),
     }
+    if s.scenarios:
+        out["scenarios"] = s.scenarios
+        out["trials"] = _r(s.trials)
+    if s.design_effects:
+        out["design_effects"] = {k: _r(v) for k, v in s.design_effects.items()}
     for name in STUDY_RATES:
-        value, ci = s.rate(name)
-        out[name] = _r(value)
-        out[name.replace("_rate", "_ci")] = [_r(x) for x in ci]
+        value, interval = s.rate(name)
+        out[name] = r(value)
+        out[name.replace("_rate", "_ci")] = ci(interval)
     out.update(
         {
             "verdicts": s.verdicts,
             "label_counts": {k.value: v for k, v in s.label_counts.items()},
             "episodes_with_label": {k.value: v for k, v in s.episodes_with_label.items()},
-            "progress_rate": _r(s.progress_rate),
-            "prefix_rate": _r(s.prefix_rate),
+            "progress_rate": r(s.progress_rate),
+            "prefix_rate": r(s.prefix_rate),
             "wrong_argument_causes": s.wrong_argument_causes,
             "first_divergence": {
                 "episodes": s.diverged,
-                "rate": _r(_share(s.diverged, s.n)),
-                "rate_ci": [_r(x) for x in wilson(s.diverged, s.n)],
+                "rate": r(_share(s.diverged, s.n)),
+                "rate_ci": ci(wilson(s.diverged, s.n)),
                 "labels": s.divergence_labels,
                 "steps": {str(k): v for k, v in s.divergence_steps.items()},
                 "median_step": s.divergence_median_step,

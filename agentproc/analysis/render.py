@@ -38,19 +38,25 @@ SHORT: dict[LabelKind, str] = {
 """Column headers of the label kinds in rendered tables."""
 
 
-def _ci(value: float, ci: tuple[float, float]) -> str:
-    return f"{value:.3f} [{ci[0]:.2f}-{ci[1]:.2f}]"
+NONE = "\N{EN DASH}"
+"""A rate over no episodes: there is no figure."""
 
 
-def _ci_cell(value: float, ci: tuple[float, float]) -> str:
+def _ci(value: float, ci: tuple[float, float], n: int) -> str:
+    return f"{value:.3f} [{ci[0]:.2f}-{ci[1]:.2f}]" if n else NONE
+
+
+def _ci_cell(value: float, ci: tuple[float, float], n: int) -> str:
     """A rate over its interval, on two lines: tables of several agents stay narrow."""
-    return f"{value:.3f}\n[{ci[0]:.2f}-{ci[1]:.2f}]"
+    return f"{value:.3f}\n[{ci[0]:.2f}-{ci[1]:.2f}]" if n else NONE
 
 
 _RATES: dict[str, Callable[[CellStats], str]] = {
-    "first-answer acc": lambda s: _ci_cell(s.accuracy, s.accuracy_ci),
-    "faithful acc": lambda s: _ci_cell(s.faithful_accuracy, s.faithful_accuracy_ci),
-    "unfaithful-correct": lambda s: _ci_cell(s.unfaithful_correct_rate, s.unfaithful_correct_ci),
+    "first-answer acc": lambda s: _ci_cell(s.accuracy, s.accuracy_ci, s.n),
+    "faithful acc": lambda s: _ci_cell(s.faithful_accuracy, s.faithful_accuracy_ci, s.n),
+    "unfaithful-correct": lambda s: _ci_cell(
+        s.unfaithful_correct_rate, s.unfaithful_correct_ci, s.n
+    ),
 }
 """The rate columns of the rendered tables: header to cell text."""
 
@@ -296,10 +302,11 @@ def _headline(console: Console, name: str, a: AgentReport) -> None:
     console.print(
         Text.assemble(
             (name, "bold"),
-            f": n={s.n}, first-answer acc {_ci(s.accuracy, s.accuracy_ci)},"
-            f" faithful acc {_ci(s.faithful_accuracy, s.faithful_accuracy_ci)},"
-            f" unfaithful-correct gap {_ci(s.unfaithful_correct_rate, s.unfaithful_correct_ci)},"
-            f" errored {a.errored} of {runs} ({_ci(err_rate, wilson(a.errored, runs))})",
+            f": n={s.n}{_design(s)}, first-answer acc {_ci(s.accuracy, s.accuracy_ci, s.n)},"
+            f" faithful acc {_ci(s.faithful_accuracy, s.faithful_accuracy_ci, s.n)},"
+            " unfaithful-correct gap "
+            f"{_ci(s.unfaithful_correct_rate, s.unfaithful_correct_ci, s.n)},"
+            f" errored {a.errored} of {runs} ({_ci(err_rate, wilson(a.errored, runs), runs)})",
         )
     )
     if a.errored:
@@ -331,13 +338,25 @@ def _headline(console: Console, name: str, a: AgentReport) -> None:
     if s.diverged:
         console.print(
             f"  first divergence: {s.diverged} of {s.n} episodes left the procedure "
-            f"({_ci(s.diverged / s.n, wilson(s.diverged, s.n))}); first label "
+            f"({_ci(s.diverged / s.n, wilson(s.diverged, s.n), s.n)}); first label "
             f"{_counts(s.divergence_labels)}; median step {s.divergence_median_step}, on "
             f"average {100 * s.divergence_position:.0f}% of the way through",
             highlight=False,
         )
     else:
         console.print("  first divergence: none (every episode followed the procedure)")
+
+
+def _design(s: CellStats) -> str:
+    """Scenarios and trials, when a scenario has several (intervals then carry the design
+    effect)."""
+    if s.trials <= 1:
+        return ""
+    deff = s.design_effects.get("faithful", 1.0)
+    return (
+        f" ({s.scenarios} scenarios x {s.trials:.3g} trials; intervals on n / design effect, "
+        f"{deff:.2f} for faithful acc)"
+    )
 
 
 def _legend(console: Console, report: Report) -> None:

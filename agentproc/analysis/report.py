@@ -3,8 +3,15 @@
 Rendering is :mod:`agentproc.analysis.render`.
 
 Aggregation streams: each record is read once, added to a few counters and
-dropped, so memory grows with the number of groups (agents times grid cells),
+dropped, so memory grows with the number of groups (agents times grid cells) and
+of scenarios (four counters each, for the design effect of repeated trials),
 never with the number of episodes.
+
+With several trials per scenario the episodes of one scenario are not independent:
+each group's three headline intervals are Wilson's on the effective number of
+episodes, ``n`` over the design effect measured on the group's scenarios
+(:func:`~agentproc.analysis.cell_stats.design_effect`), and the group states its
+scenarios.
 
 Within an agent, episodes are grouped per cell, per knob of the grid (length N,
 look-back L, input range, op mix, numeric mode) and overall. The headline number
@@ -24,7 +31,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from agentproc.analysis.cell_stats import CellStats, ratio
+from agentproc.analysis.cell_stats import CellStats, design_effect, ratio
 from agentproc.errors import unknown_key
 from agentproc.labelling import VERDICTS, LabelKind
 from agentproc.runs import error_kind_of, is_error, record_mode
@@ -139,7 +146,17 @@ class _Tally:
             self.div_steps[where] = self.div_steps.get(where, 0) + 1
             self.div_position += min(where - 1, total) / (total or 1)
 
-    def stats(self) -> CellStats:
+    def stats(self, clusters: list[tuple[int, int, int, int]] | None = None) -> CellStats:
+        """The group's statistics; ``clusters``: (trials, first answers right, faithful,
+        unfaithful-correct) per scenario of the group, when the records name them."""
+        extra: dict[str, Any] = dict(self.verdicts)  # and scenarios, design effects if known
+        if clusters:
+            extra["scenarios"] = len(clusters)
+            if self.n > len(clusters):
+                extra["design_effects"] = {
+                    m: round(design_effect([(c[i], c[0]) for c in clusters]), 6)
+                    for i, m in enumerate(_CLUSTERED, 1)
+                }
         return CellStats(
             n=self.n,
             first_answer_correct=self.first_ok,
@@ -158,8 +175,12 @@ class _Tally:
             divergence_labels=dict(sorted(self.div_labels.items(), key=_label_order)),
             divergence_steps=dict(sorted(self.div_steps.items())),
             divergence_position=ratio(self.div_position, sum(self.div_labels.values())),
-            **self.verdicts,
+            **extra,
         )
+
+
+_CLUSTERED = ("first_answer", "faithful", "unfaithful_correct")
+"""The rates whose intervals carry the design effect, in a scenario's counter order."""
 
 
 def _cause_order(item: tuple[str, int]) -> tuple[int, str]:
@@ -258,6 +279,8 @@ class _AgentTally:
     by_sweep: defaultdict[str, defaultdict[tuple[Any, ...], _Tally]] = field(
         default_factory=lambda: defaultdict(lambda: defaultdict(_Tally))
     )
+    scenarios: dict[str, _Scenario] = field(default_factory=dict)
+    """Per scenario (when records name it): where it is grouped and its counters."""
 
     def add(self, rec: Mapping[str, Any]) -> None:
         if is_error(rec):  # type: ignore[arg-type]
@@ -272,24 +295,59 @@ class _AgentTally:
             self.by_knob[knob][value].add(ep)
         self.by_cell[key].add(ep)
         sweeps = params.get("sweeps")
-        for name in sweeps if isinstance(sweeps, list) else ():
+        names = tuple(str(n) for n in sweeps) if isinstance(sweeps, list) else ()
+        for name in names:
             self.by_sweep[str(name)][values].add(ep)
+        sid = rec.get("scenario_id")
+        if sid is not None:
+            sc = self.scenarios.setdefault(str(sid), _Scenario(key, values, names, [0, 0, 0, 0]))
+            sc.counts[0] += 1
+            sc.counts[1] += ep.first_ok
+            sc.counts[2] += ep.verdict == "faithful"
+            sc.counts[3] += ep.verdict == "unfaithful_correct"
+
+    def _clusters(self) -> dict[tuple[Any, ...], list[tuple[int, int, int, int]]]:
+        """Each group's scenario counters, keyed like :meth:`report`'s groups."""
+        out: dict[tuple[Any, ...], list[tuple[int, int, int, int]]] = defaultdict(list)
+        for sc in self.scenarios.values():
+            counts = (sc.counts[0], sc.counts[1], sc.counts[2], sc.counts[3])
+            out[("overall",)].append(counts)
+            out[("cell", sc.cell)].append(counts)
+            for knob, value in zip(KNOBS, sc.values, strict=True):
+                out[("knob", knob, value)].append(counts)
+            for name in sc.sweeps:
+                out[("sweep", name, sc.values)].append(counts)
+        return out
 
     def report(self, agent: str) -> AgentReport:
+        c = self._clusters()
         return AgentReport(
             agent,
-            self.overall.stats(),
+            self.overall.stats(c.get(("overall",))),
             {
-                k: {g: t[g].stats() for g in sorted(t, key=group_order)}
+                k: {g: t[g].stats(c.get(("knob", k, g))) for g in sorted(t, key=group_order)}
                 for k, t in self.by_knob.items()
             },
-            {k: self.by_cell[k].stats() for k in sorted(self.by_cell)},
+            {k: self.by_cell[k].stats(c.get(("cell", k))) for k in sorted(self.by_cell)},
             dict(sorted(self.errors.items())),
             {
-                name: {g: t[g].stats() for g in sorted(t, key=_tuple_order)}
+                name: {
+                    g: t[g].stats(c.get(("sweep", name, g))) for g in sorted(t, key=_tuple_order)
+                }
                 for name, t in self.by_sweep.items()
             },
         )
+
+
+@dataclass(slots=True)
+class _Scenario:
+    """One scenario's groups and counters: trials, first answers right, faithful,
+    unfaithful-correct."""
+
+    cell: CellKey
+    values: tuple[Any, ...]
+    sweeps: tuple[str, ...]
+    counts: list[int]
 
 
 def group_order(value: Any) -> tuple[int, float, float, str]:

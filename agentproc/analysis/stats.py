@@ -4,13 +4,18 @@ Pure Python and deterministic: the bootstrap takes a seed, everything else is ex
 
 - :func:`mcnemar`: the exact McNemar test (a two-sided binomial test on the
   discordant pairs).
-- :func:`holm`: Holm's step-down correction of a family of p-values.
 - :func:`bootstrap_ci`: a percentile interval of a mean paired difference,
-  resampling the paired units (scenarios) with replacement.
+  resampling the paired units (scenarios) with replacement. Kept in the public API;
+  ``compare`` no longer uses it (it undercovers at rare discordance, and as a method
+  apart from the test it could contradict the verdict).
 - :func:`pass_hat_k`: pass^k as tau-bench defines it, the chance that k trials
   drawn from a task's n all succeed, averaged over tasks.
-- :func:`min_detectable_effect`: the smallest difference a test at this sample
-  size would find four times in five.
+- :func:`min_detectable_effect`: the smallest difference a test of this design
+  (scenarios and trials) would find four times in five.
+
+The paired tests that give verdicts, and their intervals, are in
+:mod:`agentproc.analysis.paired`; corrections for many tests in
+:mod:`agentproc.analysis.multiplicity`.
 """
 
 from __future__ import annotations
@@ -19,8 +24,8 @@ import bisect
 import math
 import random
 from collections import Counter
-from collections.abc import Hashable, Iterable, Mapping, Sequence
-from typing import Literal, TypeVar
+from collections.abc import Iterable, Sequence
+from typing import Literal
 
 ALPHA = 0.05
 """Significance level of every test and verdict (two-sided)."""
@@ -30,8 +35,6 @@ Z_POWER = 0.8416212335729143
 """Standard normal quantile at the 80% power the minimum detectable effect assumes."""
 RESAMPLES = 2000
 """Bootstrap resamples of one interval."""
-
-K = TypeVar("K", bound=Hashable)
 
 Verdict = Literal["better", "worse", "no detectable difference"]
 """What a comparison concludes about a variant against the baseline."""
@@ -73,25 +76,6 @@ def mcnemar(b: int, c: int) -> float:
     1.0
     """
     return binomial_two_sided(b, b + c)
-
-
-def holm(pvalues: Mapping[K, float]) -> dict[K, float]:
-    """Holm-adjusted p-values (family-wise error controlled at any level).
-
-    The i-th smallest of m p-values is multiplied by ``m - i`` (0-based), and the
-    adjusted values are made non-decreasing in that order and capped at 1.
-
-    >>> holm({"a": 0.01, "b": 0.04, "c": 0.03})
-    {'a': 0.03, 'b': 0.06, 'c': 0.06}
-    """
-    ordered = sorted(pvalues, key=lambda key: pvalues[key])
-    m = len(ordered)
-    out: dict[K, float] = {}
-    running = 0.0
-    for i, key in enumerate(ordered):
-        running = max(running, min(1.0, (m - i) * pvalues[key]))
-        out[key] = running
-    return {key: out[key] for key in pvalues}
 
 
 def _quantile(sorted_values: Sequence[float], q: float) -> float:
@@ -213,29 +197,40 @@ def pass_hat_k(tasks: Iterable[tuple[int, int]], k: int) -> float | None:
     return math.fsum(values) / len(values) if values else None
 
 
-def min_detectable_effect(diffs: Sequence[float]) -> float:
-    """The smallest true difference a two-sided test at :data:`ALPHA` finds with 80% power.
+def min_detectable_effect(diffs: Sequence[float], trials: float = 1.0) -> float:
+    """The smallest true difference the scenario-level test at :data:`ALPHA` finds with 80%
+    power, for ``len(diffs)`` scenarios of ``trials`` paired trials each.
 
-    Normal approximation with the paired units' null variance, the mean square of
-    the differences (for one trial per scenario, the share of discordant pairs):
-    ``(z_a + z_p) * sqrt(mean(d^2) / n)``. With few discordant pairs the effect
-    itself is the discordance, which gives the floor ``(z_a + z_p)^2 / n``.
-    Capped at 1; 1 with no units.
+    Normal approximation with the scenarios' null variance, the mean square of the
+    per-scenario differences: ``(z_a + z_p) * sqrt(mean(d^2) / n)``. When the effect
+    is carried by rare gains, each trial gained with chance ``delta``, the mean
+    square is about ``delta / trials``, which gives the floor
+    ``(z_a + z_p)^2 / (n * trials)``. Capped at 1; 1 with fewer than six scenarios
+    (neither test can reject below six: two-sided ``2 / 2**5`` is above 5%) and
+    with none (nothing to divide by).
 
     >>> round(min_detectable_effect([0.0] * 100), 4)
     0.0785
+    >>> round(min_detectable_effect([0.0] * 60, trials=3), 4)
+    0.0436
+    >>> min_detectable_effect([])
+    1.0
     """
     n = len(diffs)
-    if n == 0:
+    if n < 6 or trials <= 0:
         return 1.0
     z = Z_ALPHA + Z_POWER
     spread = z * math.sqrt(math.fsum(d * d for d in diffs) / n / n)
-    return min(1.0, max(spread, z * z / n))
+    return min(1.0, max(spread, z * z / (n * trials)))
 
 
 def verdict(diff: float, p: float, alpha: float = ALPHA) -> Verdict:
-    """``better`` or ``worse`` when the paired test rejects at ``alpha``, else no detectable
-    difference (at this sample size)."""
+    """``better`` or ``worse`` when the paired test rejects at ``alpha`` (``p < alpha``:
+    at exactly ``alpha`` it does not), else no detectable difference (at this sample size).
+
+    >>> verdict(0.1, 0.05), verdict(-0.1, 0.0499)
+    ('no detectable difference', 'worse')
+    """
     if p < alpha and diff > 0:
         return "better"
     if p < alpha and diff < 0:

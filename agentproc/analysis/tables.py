@@ -195,9 +195,18 @@ def _cell_row(agent: str, cell: str, steps: int, lookback: int, s: CellStats) ->
     return row
 
 
+_CLUSTERED = {
+    "first_answer_correct": lambda s: s.accuracy_ci,
+    "faithful": lambda s: s.faithful_accuracy_ci,
+    "unfaithful_correct": lambda s: s.unfaithful_correct_ci,
+}
+"""The headline rates' intervals, which carry the design effect of repeated trials."""
+
+
 def _rate(s: CellStats, count: str) -> tuple[float, tuple[float, float]]:
     k = getattr(s, count)
-    return (k / s.n if s.n else 0.0), wilson(k, s.n)
+    ci = _CLUSTERED[count](s) if count in _CLUSTERED else wilson(k, s.n)
+    return (k / s.n if s.n else 0.0), ci
 
 
 def cell_rows(report: Report) -> Iterator[dict[str, Any]]:

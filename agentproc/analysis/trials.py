@@ -76,8 +76,11 @@ class LabelStability:
     """Scenarios with at least two trials where the label occurs in at least one."""
     recurrence: float
     """Mean share of a scenario's trials that carry the label (1.0: every time)."""
-    same_step: float
-    """Mean share of those trials in which it falls on the scenario's most frequent step."""
+    recurring: int
+    """Scenarios where the label occurs in at least two trials (where a step can repeat)."""
+    same_step: float | None
+    """Over the :attr:`recurring` scenarios: mean share of the trials carrying the label in
+    which it falls on the scenario's most frequent step (``None``: it never recurs)."""
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form."""
@@ -85,7 +88,8 @@ class LabelStability:
             "kind": self.kind,
             "scenarios": self.scenarios,
             "recurrence": round(self.recurrence, 4),
-            "same_step": round(self.same_step, 4),
+            "recurring": self.recurring,
+            "same_step": None if self.same_step is None else round(self.same_step, 4),
         }
 
 
@@ -97,6 +101,9 @@ class TrialStats:
     """The most trials any scenario has."""
     tasks: int
     """Scenarios."""
+    pass_scenarios: int
+    """The scenarios pass^k is over: those with :attr:`trials` scored trials (the same
+    for every k, so pass^k never rises with k)."""
     pass_answer: dict[int, float | None]
     """k -> pass^k of the first answer, for k = 1 .. :attr:`trials`."""
     pass_faithful: dict[int, float | None]
@@ -114,6 +121,7 @@ class TrialStats:
         return {
             "trials": self.trials,
             "tasks": self.tasks,
+            "pass_scenarios": self.pass_scenarios,
             "pass_answer": {str(k): r(v) for k, v in self.pass_answer.items()},
             "pass_faithful": {str(k): r(v) for k, v in self.pass_faithful.items()},
             "deterministic": self.deterministic,
@@ -133,13 +141,15 @@ def trial_stats(outcomes: Iterable[Outcome]) -> TrialStats:
     """pass^k, label stability and the determinism flag of one arm's outcomes."""
     groups = by_scenario(outcomes)
     trials = max((len(g) for g in groups.values()), default=0)
-    answer = [(sum(o.answer for o in g), len(g)) for g in groups.values()]
-    faithful = [(sum(o.faithful for o in g), len(g)) for g in groups.values()]
+    full = [g for g in groups.values() if len(g) >= trials]
+    answer = [(sum(o.answer for o in g), len(g)) for g in full]
+    faithful = [(sum(o.faithful for o in g), len(g)) for g in full]
     repeated = [g for g in groups.values() if len(g) > 1]
     deterministic = all(len({o.signature for o in g}) == 1 for g in repeated) if repeated else None
     return TrialStats(
         trials=trials,
         tasks=len(groups),
+        pass_scenarios=len(full),
         pass_answer={k: pass_hat_k(answer, k) for k in range(1, trials + 1)},
         pass_faithful={k: pass_hat_k(faithful, k) for k in range(1, trials + 1)},
         deterministic=deterministic,
@@ -148,21 +158,27 @@ def trial_stats(outcomes: Iterable[Outcome]) -> TrialStats:
 
 
 def _stability(groups: list[list[Outcome]]) -> list[LabelStability]:
-    seen: dict[str, list[tuple[float, float]]] = {}
+    seen: dict[str, list[tuple[float, float | None]]] = {}
     for group in groups:
         kinds = sorted({k for o in group for k in o.labels})
         for kind in kinds:
             carrying = [o for o in group if kind in o.labels]
-            steps = Counter(step for o in carrying for k, step in o.places if k == kind)
-            top = steps.most_common(1)[0][0]
-            same = sum((kind, top) in o.places for o in carrying) / len(carrying)
+            same = None
+            if len(carrying) > 1:  # one trial carrying it is on "the same step" trivially
+                steps = Counter(step for o in carrying for k, step in o.places if k == kind)
+                top = steps.most_common(1)[0][0]
+                same = sum((kind, top) in o.places for o in carrying) / len(carrying)
             seen.setdefault(kind, []).append((len(carrying) / len(group), same))
-    return [
-        LabelStability(
-            kind,
-            len(rows),
-            sum(r for r, _ in rows) / len(rows),
-            sum(s for _, s in rows) / len(rows),
+    out = []
+    for kind, rows in sorted(seen.items()):
+        recurring = [s for _, s in rows if s is not None]
+        out.append(
+            LabelStability(
+                kind,
+                len(rows),
+                sum(r for r, _ in rows) / len(rows),
+                len(recurring),
+                sum(recurring) / len(recurring) if recurring else None,
+            )
         )
-        for kind, rows in sorted(seen.items())
-    ]
+    return out

@@ -6,10 +6,15 @@ or with ``grid`` every combination of one prompt style, one rendering and one
 tool set. It ends in two findings:
 
 - the **ranking**: every variant's paired difference in faithful accuracy from the
-  default, most harmful first, McNemar p-values Holm-corrected across variants;
-- the **breaking point** of each variant: the longest length (and, apart, the
-  largest look-back) up to which faithful accuracy stays at or above a threshold
-  at every grid value, with the Wilson interval there.
+  default, most harmful first, with the comparison's verdict (Holm-corrected across
+  variants, so the ranking and the verdict lines below it agree);
+- the **breaking point** of each variant, by confidence and per value of the other
+  knob: along the lengths at each look-back (and apart along the look-backs at each
+  length), a value *holds* while the lower bound of faithful accuracy's 95% interval
+  is at or above the threshold, and the knob *breaks* at the first value whose upper
+  bound is below it; in between nothing is claimed. A difference between two
+  variants' breaking points is not claimed here: the paired per-cell differences of
+  ``compare`` carry their own intervals.
 """
 
 from __future__ import annotations
@@ -19,8 +24,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from agentproc.analysis.cell_stats import design_effect
 from agentproc.analysis.compare_result import CompareResult, Rate
-from agentproc.analysis.stats import Verdict, holm, verdict
+from agentproc.analysis.multiplicity import holm
+from agentproc.analysis.stats import Verdict
 from agentproc.analysis.trials import Outcome
 from agentproc.errors import ConfigError
 from agentproc.workflow.variant import (
@@ -106,11 +113,14 @@ class Ranked:
     baseline: float
     faithful: float
     diff: float
-    ci: tuple[float, float]
+    ci: tuple[float, float] | None
+    """95% interval of the comparison's method (``None``: too few scenarios)."""
     p: float
     p_holm: float
     verdict: Verdict
-    """From the Holm-adjusted p-value."""
+    """From the Holm-adjusted p-value (the comparison's own verdict)."""
+    method: str = "exact McNemar"
+    """The paired test (and interval) the comparison used."""
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form."""
@@ -120,10 +130,35 @@ class Ranked:
             "baseline": round(self.baseline, 4),
             "faithful_accuracy": round(self.faithful, 4),
             "diff": round(self.diff, 4),
-            "ci": [round(x, 4) for x in self.ci],
+            "ci": None if self.ci is None else [round(x, 4) for x in self.ci],
             "p": self.p,
             "p_holm": self.p_holm,
             "verdict": self.verdict,
+            "method": self.method,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Walk:
+    """One walk along a knob, the other knob held at one value."""
+
+    at: int
+    """The other knob's value (the look-back of a walk along lengths, and vice versa)."""
+    holds_to: int | None
+    """The largest value up to which every value's interval lies at or above the
+    threshold (``None``: not even the first)."""
+    rate: Rate | None
+    """Faithful accuracy at :attr:`holds_to`."""
+    breaks_at: int | None
+    """The first value whose interval lies below the threshold (``None``: none)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form."""
+        return {
+            "at": self.at,
+            "holds_to": self.holds_to,
+            "faithful_accuracy": None if self.rate is None else self.rate.to_json(),
+            "breaks_at": self.breaks_at,
         }
 
 
@@ -133,11 +168,14 @@ class Breaking:
 
     knob: Literal["length", "lookback"]
     holds_to: int | None
-    """The largest value up to which every grid value passes (``None``: not even the first)."""
+    """The largest value that holds at every value of the other knob (``None``: the
+    first value does not hold at some)."""
     rate: Rate | None
-    """Faithful accuracy at :attr:`holds_to`."""
+    """Faithful accuracy at :attr:`holds_to`, where it is least sure to hold."""
     breaks_at: int | None
-    """The first value that fails (``None``: none fails)."""
+    """The first value that breaks at some value of the other knob (``None``: none)."""
+    walks: tuple[Walk, ...] = ()
+    """One walk per value of the other knob."""
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form."""
@@ -145,24 +183,59 @@ class Breaking:
             "holds_to": self.holds_to,
             "faithful_accuracy": None if self.rate is None else self.rate.to_json(),
             "breaks_at": self.breaks_at,
+            "per": [w.to_json() for w in self.walks],
         }
+
+
+def _rate(outcomes: Sequence[Outcome]) -> Rate:
+    """Faithful accuracy with the design effect of the scenarios' trials."""
+    groups: dict[str, list[int]] = {}
+    for o in outcomes:
+        groups.setdefault(o.scenario_id, []).append(o.faithful)
+    clusters = [(sum(g), len(g)) for g in groups.values()]
+    k, n = sum(y for y, _ in clusters), len(outcomes)
+    return Rate(k, n, design_effect(clusters) if n > len(groups) else 1.0)
+
+
+def _walk(at: int, groups: dict[int, list[Outcome]], threshold: float) -> Walk:
+    holds: int | None = None
+    rate: Rate | None = None
+    holding = True
+    for value in sorted(groups):
+        r = _rate(groups[value])
+        lo, hi = r.ci
+        if hi < threshold:
+            return Walk(at, holds, rate, value)
+        if holding and lo >= threshold:
+            holds, rate = value, r
+        else:
+            holding = False
+    return Walk(at, holds, rate, None)
 
 
 def breaking_point(
     outcomes: Sequence[Outcome], knob: Literal["length", "lookback"], threshold: float
 ) -> Breaking:
-    """Walk the knob's values upwards while faithful accuracy stays >= ``threshold``."""
-    groups: dict[int, list[Outcome]] = {}
+    """Walk the knob's values upwards at each value of the other knob: a value holds while
+    faithful accuracy's 95% interval lies at or above ``threshold``; the knob breaks at the
+    first value whose interval lies below it."""
+    per: dict[int, dict[int, list[Outcome]]] = {}
     for o in outcomes:
-        groups.setdefault(o.steps if knob == "length" else o.lookback, []).append(o)
-    holds: int | None = None
-    rate: Rate | None = None
-    for value in sorted(groups):
-        r = Rate(sum(o.faithful for o in groups[value]), len(groups[value]))
-        if r.value < threshold:
-            return Breaking(knob, holds, rate, value)
-        holds, rate = value, r
-    return Breaking(knob, holds, rate, None)
+        value, other = (o.steps, o.lookback) if knob == "length" else (o.lookback, o.steps)
+        per.setdefault(other, {}).setdefault(value, []).append(o)
+    walks = tuple(_walk(at, per[at], threshold) for at in sorted(per))
+    if not walks:
+        return Breaking(knob, None, None, None)
+    holds = [w.holds_to for w in walks]
+    binding = None if None in holds else min(walks, key=lambda w: (w.holds_to, w.at))
+    breaks = [w.breaks_at for w in walks if w.breaks_at is not None]
+    return Breaking(
+        knob,
+        None if binding is None else binding.holds_to,
+        None if binding is None else binding.rate,
+        min(breaks) if breaks else None,
+        walks,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,7 +281,8 @@ def stress_result(
                 f.ci,
                 f.p,
                 adjusted[c.arm],
-                verdict(f.diff, adjusted[c.arm]),
+                c.verdict,
+                f.method,
             )
         )
     ranking.sort(key=lambda r: (r.diff, r.p, r.variant))

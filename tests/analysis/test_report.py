@@ -500,3 +500,49 @@ def test_ranges_sort_by_value_not_as_text() -> None:
     for rec, rng in zip(recs, ([10, 100], [1, 10], [0, 1]), strict=True):
         rec["params"]["range"] = rng
     assert list(aggregate(recs).agents["model:a"].by_knob["range"]) == ["0:1", "1:10", "10:100"]
+
+
+# -- trials and empty groups ----------------------------------------------------------
+
+
+def trial_records(scenarios: int, trials: int) -> list[Record]:
+    """Each scenario right on every trial or on none: the trials are copies."""
+    out = []
+    for i in range(scenarios):
+        for t in range(trials):
+            rec = record(verdict="faithful" if i % 2 else "wrong")
+            rec["scenario_id"], rec["trial"] = f"s{i}", t
+            out.append(rec)
+    return out
+
+
+def test_intervals_with_trials_are_on_the_effective_number_of_episodes() -> None:
+    s = aggregate(trial_records(10, 10)).agents["model:a"].overall
+    assert (s.n, s.scenarios, s.trials) == (100, 10, 10.0)
+    assert s.design_effects["faithful"] == pytest.approx(10.0)
+    assert s.faithful_accuracy_ci == pytest.approx(wilson(5, 10))  # not wilson(50, 100)
+    cell = next(iter(aggregate(trial_records(10, 10)).agents["model:a"].by_cell.values()))
+    assert cell.faithful_accuracy_ci == pytest.approx(wilson(5, 10))
+
+
+def test_one_trial_per_scenario_keeps_the_plain_wilson_interval() -> None:
+    s = aggregate(trial_records(20, 1)).agents["model:a"].overall
+    assert s.design_effects == {} and s.faithful_accuracy_ci == wilson(10, 20)
+
+
+def test_scenarios_and_trials_are_stated_in_the_report() -> None:
+    report = aggregate(trial_records(10, 3))
+    assert "(10 scenarios x 3 trials; intervals on n / design effect" in render(report)
+    data = report_json(report)["agents"]["model:a"]["overall"]
+    assert (data["scenarios"], data["trials"], data["design_effects"]["faithful"]) == (10, 3, 3.0)
+
+
+def test_no_scored_episode_shows_no_figure_not_zero() -> None:
+    rec = record()
+    rec["stop_reason"], rec["error"] = "error", {"kind": "endpoint", "message": "down"}
+    report = aggregate([rec])
+    text = render(report)
+    assert "first-answer acc \N{EN DASH}" in text and "0.000 [0.00-1.00]" not in text
+    overall = report_json(report)["agents"]["model:a"]["overall"]
+    assert overall["accuracy"] is None and overall["accuracy_ci"] is None
+    assert overall["faithful_accuracy"] is None

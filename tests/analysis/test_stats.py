@@ -11,7 +11,6 @@ import pytest
 from agentproc.analysis.stats import (
     binomial_two_sided,
     bootstrap_ci,
-    holm,
     mcnemar,
     min_detectable_effect,
     pass_hat_k,
@@ -54,20 +53,6 @@ def test_mcnemar_stays_exact_for_many_pairs():
     p = mcnemar(500, 600)
     assert 0.002 < p < 0.004
     assert math.isfinite(p)
-
-
-# -- Holm ---------------------------------------------------------------------
-
-
-def test_holm_multiplies_by_rank_and_keeps_order():
-    adjusted = holm({"a": 0.01, "b": 0.04, "c": 0.03, "d": 0.5})
-    assert adjusted == pytest.approx({"a": 0.04, "c": 0.09, "b": 0.09, "d": 0.5})
-
-
-def test_holm_caps_at_one_and_leaves_a_single_p_alone():
-    assert holm({"x": 0.7, "y": 0.6}) == {"x": 1.0, "y": 1.0}
-    assert holm({"x": 0.02}) == {"x": 0.02}
-    assert holm({}) == {}
 
 
 # -- pass^k -------------------------------------------------------------------
@@ -186,6 +171,45 @@ def test_minimum_detectable_effect_is_detected_about_80_percent_of_the_time():
         lost = sum(rng.random() < mde for _ in range(n))
         found += mcnemar(lost, 0) < 0.05
     assert 0.7 <= found / reps <= 0.95
+
+
+def test_verdict_at_exactly_alpha_is_no_detectable_difference():
+    assert verdict(0.1, 0.05) == "no detectable difference"
+    assert verdict(0.1, 0.05 - 1e-12) == "better"
+
+
+def test_minimum_detectable_effect_of_nothing_is_one_and_divides_by_nothing():
+    assert min_detectable_effect([]) == 1.0
+    assert min_detectable_effect([], trials=0) == 1.0
+    assert min_detectable_effect([0.0] * 5) == 1.0  # five scenarios: no test can reject
+
+
+def _power_exact(n: int, trials: int, effect: float) -> float:
+    """Exact power of the scenario-level test when the arm gains each trial with chance
+    ``effect`` and never loses: it rejects once six scenarios gained at least once
+    (2 / 2**6 < 0.05), so the power is P(Binomial(n, 1 - (1 - effect)**trials) >= 6)."""
+    q = 1 - (1 - effect) ** trials
+    return 1 - sum(math.comb(n, i) * q**i * (1 - q) ** (n - i) for i in range(6))
+
+
+@pytest.mark.parametrize(("n", "trials"), [(60, 1), (60, 3), (60, 10), (200, 3)])
+def test_minimum_detectable_effect_of_the_design_has_about_80_percent_exact_power(n, trials):
+    mde = min_detectable_effect([0.0] * n, trials=trials)
+    assert 0.7 <= _power_exact(n, trials, mde) <= 0.9
+
+
+def test_minimum_detectable_effect_with_trials_uses_the_trials_not_only_the_scenarios():
+    # 60 scenarios x 3 trials: not stuck at 2.80^2 / 60 = 13.1 points
+    assert min_detectable_effect([0.0] * 60, trials=3) == pytest.approx(2.8016**2 / 180, rel=1e-3)
+
+
+def test_bootstrap_interval_values_are_pinned_for_a_seeded_input():
+    rng = random.Random(4)
+    diffs = [rng.choice([1.0, 0.5, 0.0, -0.5, -1.0, 0.25, 0.0, 0.0]) for _ in range(40)]
+    assert bootstrap_ci(diffs, seed=3) == pytest.approx((-0.39375, 0.0375))
+    big = [rng.choice([1.0, 0.5, 0.0, -0.5, -1.0, 0.0, 0.0, 0.25]) for _ in range(3000)]
+    # many units, few distinct values other than 0 and 1: drawn through the value counts
+    assert bootstrap_ci(big, seed=2) == pytest.approx((0.00658125, 0.048333333))
 
 
 def test_verdict_needs_significance_and_reads_the_sign():

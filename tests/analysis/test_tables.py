@@ -88,3 +88,23 @@ def test_parquet_without_pyarrow_names_the_extra(tmp_path: Path, monkeypatch: py
     monkeypatch.setitem(sys.modules, "pyarrow", None)
     with pytest.raises(ConfigError, match=r"pip install 'agentproc\[parquet\]'"):
         write_tables(records(), [(tmp_path, "parquet")])
+
+
+def test_cell_rows_with_trials_carry_the_design_effect_in_their_intervals():
+    from agentproc.analysis.cell_stats import wilson
+    from agentproc.analysis.report import aggregate
+    from agentproc.analysis.tables import cell_rows
+
+    recs = []
+    for i, rec in enumerate(records()[:8]):
+        for t in range(5):  # five identical trials of each scenario
+            recs.append({**rec, "scenario_id": f"s{i}", "trial": t})
+    rows = list(cell_rows(aggregate(recs)))
+    for row in rows:
+        scenarios = row["n"] // 5
+        k = round(row["faithful_accuracy"] * scenarios)
+        low, high = wilson(k, scenarios)
+        assert (row["faithful_accuracy_low"], row["faithful_accuracy_high"]) == (
+            pytest.approx(low, abs=1e-6),
+            pytest.approx(high, abs=1e-6),
+        )

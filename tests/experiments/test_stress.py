@@ -76,15 +76,35 @@ def outcome(steps: int, lookback: int, faithful: bool, i: int) -> Outcome:
     )
 
 
-def test_breaking_point_is_the_last_value_before_the_first_that_fails():
-    rates = {5: 9, 15: 6, 25: 3, 35: 8}  # faithful of 10 at each length
-    outcomes = [outcome(n, 1, i < k, i) for n, k in rates.items() for i in range(10)]
+def test_a_length_holds_while_its_lower_bound_clears_the_threshold_and_breaks_below_the_upper():
+    rates = {5: 90, 15: 70, 25: 45, 35: 20, 45: 80}  # faithful of 100 at each length
+    outcomes = [outcome(n, 1, i < k, i) for n, k in rates.items() for i in range(100)]
     b = breaking_point(outcomes, "length", 0.5)
-    assert (b.holds_to, b.breaks_at) == (15, 25)  # 35 passing again does not count
-    assert b.rate is not None and (b.rate.k, b.rate.n) == (6, 10)
-    assert b.rate.ci[0] < 0.6 < b.rate.ci[1]
+    # 45 of 100 is [0.35, 0.55]: neither holds nor breaks; 20 of 100 breaks; 80 after it
+    # does not count
+    assert (b.holds_to, b.breaks_at) == (15, 35)
+    assert b.rate is not None and (b.rate.k, b.rate.n) == (70, 100)
+    assert b.rate.ci[0] >= 0.5
     assert breaking_point(outcomes, "length", 0.95).holds_to is None
-    assert breaking_point(outcomes, "length", 0.3).breaks_at is None
+    assert breaking_point(outcomes, "length", 0.1).breaks_at is None
+
+
+def test_a_point_estimate_above_the_threshold_does_not_hold_when_its_interval_reaches_below():
+    # 11 of 20 is 0.55 [0.34, 0.74]: the old rule said "holds to 15" on it
+    outcomes = [outcome(n, 1, i < (20 if n == 5 else 11), i) for n in (5, 15) for i in range(20)]
+    b = breaking_point(outcomes, "length", 0.5)
+    assert (b.holds_to, b.breaks_at) == (5, None)
+
+
+def test_breaking_points_are_found_per_lookback_not_pooled_over_them():
+    rates = {(5, 1): 95, (25, 1): 95, (5, 4): 95, (25, 4): 10}
+    outcomes = [outcome(n, lb, i < k, i) for (n, lb), k in rates.items() for i in range(100)]
+    b = breaking_point(outcomes, "length", 0.5)
+    walks = {w.at: (w.holds_to, w.breaks_at) for w in b.walks}
+    assert walks == {1: (25, None), 4: (5, 25)}
+    # pooled, 25 steps would be 0.525: the summary is the walk that breaks
+    assert (b.holds_to, b.breaks_at) == (5, 25)
+    assert {w["at"] for w in b.to_json()["per"]} == {1, 4}
 
 
 # -- end to end on a simulated agent whose skips depend on the rendering ------
@@ -129,7 +149,11 @@ def test_stress_ranks_prose_first_and_finds_it_worse(capsys, suite, tmp_path):
     }
     points = {p["variant"]: p for p in data["breaking_points"]}
     assert set(points) == {"default", "terse", "prose", "json"}
-    assert points["default"]["length"]["holds_to"] == 25
+    # ten scenarios a cell: 25 steps is not shown to hold, nor to break
+    assert (points["default"]["length"]["holds_to"], points["default"]["length"]["breaks_at"]) == (
+        5,
+        None,
+    )
     assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == [
         "default.jsonl",
         "json.jsonl",
@@ -154,7 +178,7 @@ def test_stress_renders_a_ranking_and_breaking_points(capsys, suite, tmp_path):
     )
     assert code == 0
     assert "variants ranked by their effect on faithful accuracy" in out
-    assert "breaking points: faithful accuracy >= 0.9" in out
+    assert "breaking points: a value holds while faithful accuracy's 95% interval is at" in out
     assert out.strip().splitlines()[-1].startswith("prose: worse than default")
 
 
@@ -238,3 +262,36 @@ def test_compare_suite_needs_out_and_never_replaces_a_run_file(capsys, suite, tm
     code, _, err = cli(capsys, *argv, "--out", tmp_path / "r")
     assert code == 2 and "prose.jsonl already exists" in err
     assert (tmp_path / "r" / "prose.jsonl").read_text() == "{}\n"
+
+
+def _record(sid: str, variant: str, correct: bool) -> dict[str, object]:
+    return {
+        "scenario_id": sid,
+        "agent": "sim:x",
+        "variant": variant,
+        "cell": "n5-L1",
+        "params": {"steps": 5, "lookback": 1},
+        "metrics": {"first_answer_correct": correct},
+        "verdict": "faithful" if correct else "wrong",
+        "labels": [],
+        "stop_reason": "answer",
+    }
+
+
+def test_stress_verdict_lines_agree_with_the_holm_corrected_ranking():
+    # terse loses 6 of 40 (raw p = 0.031); Holm over three variants makes it 0.094
+    from agentproc.analysis.compare import compare_records
+    from agentproc.experiments.stress import stress_result
+
+    records = [_record(f"s{i}", "default", True) for i in range(40)]
+    records += [_record(f"s{i}", "terse", i >= 6) for i in range(40)]
+    records += [_record(f"s{i}", v, True) for v in ("json", "prose") for i in range(40)]
+    compared = compare_records(records)
+    result = stress_result(compared, [load_variant(n) for n in ("terse", "json", "prose")], 0.5)
+    terse = next(r for r in result.ranking if r.variant == "terse")
+    assert terse.p == pytest.approx(0.03125) and terse.p_holm == pytest.approx(0.09375)
+    assert terse.verdict == "no detectable difference"
+    for c in compared.comparisons:
+        ranked = next(r for r in result.ranking if r.variant == c.arm)
+        assert c.verdict == ranked.verdict
+        assert c.line().startswith(f"{c.arm}: no detectable difference")

@@ -1,0 +1,108 @@
+"""Paired differences of one rate between two arms' episodes, the scenario as the unit.
+
+:func:`difference` tests one rate (exact McNemar with one trial per scenario, the
+sign-flip permutation test of per-scenario means with several; the interval of the
+same method, :mod:`agentproc.analysis.paired`); :func:`corrected` and
+:func:`cells_corrected` put a family of them through Holm over the hypotheses that can
+reject at all (Tarone's rule).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from agentproc.analysis.compare_result import CellId, Difference, has_measure
+from agentproc.analysis.multiplicity import tarone_holm
+from agentproc.analysis.paired import PairedTest, mcnemar_test, signflip_test
+from agentproc.analysis.stats import ALPHA
+from agentproc.analysis.trials import Outcome
+
+Pair = tuple[Outcome, Outcome]
+"""A baseline episode and the arm's episode of the same scenario and trial."""
+
+
+def paired_test(pairs: Sequence[Pair], measure: str, seed: int, alpha: float = ALPHA) -> PairedTest:
+    """The paired test of one rate, the scenario as the unit: exact McNemar when every
+    scenario has one paired trial, else the sign-flip test of per-scenario means."""
+    units = units_of(pairs, measure)
+    if all(k == 1 for _, _, k in units):
+        lost = sum(lo for _, lo, _ in units)
+        gained = sum(g for g, _, _ in units)
+        return mcnemar_test(lost, gained, len(units), alpha)
+    return signflip_test([(g - lo) / k for g, lo, k in units], alpha, seed=seed)
+
+
+def difference(pairs: Sequence[Pair], measure: str, seed: int) -> Difference:
+    """The paired difference of one rate over pairs (baseline, arm)."""
+    n = len(pairs)
+    base = sum(has_measure(b, measure) for b, _ in pairs)
+    var = sum(has_measure(v, measure) for _, v in pairs)
+    gained = sum(has_measure(v, measure) and not has_measure(b, measure) for b, v in pairs)
+    lost = sum(has_measure(b, measure) and not has_measure(v, measure) for b, v in pairs)
+    test = paired_test(pairs, measure, seed)
+    return Difference(
+        measure=measure,
+        n=n,
+        baseline=base / n if n else 0.0,
+        variant=var / n if n else 0.0,
+        diff=test.diff,
+        ci=test.ci,
+        gained=gained,
+        lost=lost,
+        p=test.p,
+        method=test.method,
+        scenarios=test.scenarios,
+        min_p=test.min_p,
+    )
+
+
+def units_of(pairs: Sequence[Pair], measure: str) -> list[tuple[int, int, int]]:
+    """Per paired scenario: trials only the arm has it, only the baseline, paired trials."""
+    rows: dict[str, list[int]] = {}
+    for b, v in pairs:
+        row = rows.setdefault(b.scenario_id, [0, 0, 0])
+        hb, hv = has_measure(b, measure), has_measure(v, measure)
+        row[0] += hv and not hb
+        row[1] += hb and not hv
+        row[2] += 1
+    return [(g, lo, k) for g, lo, k in rows.values()]
+
+
+def unit_diffs(pairs: Sequence[Pair], measure: str) -> list[float]:
+    """Per paired scenario: the arm's rate minus the baseline's, over its paired trials."""
+    return [(g - lo) / k for g, lo, k in units_of(pairs, measure)]
+
+
+def corrected(raw: Sequence[Difference], alpha: float = ALPHA) -> list[Difference]:
+    """Holm across the differences that can reject at all (Tarone's rule)."""
+    keys = {i: d for i, d in enumerate(raw)}
+    adjusted = tarone_holm(
+        {i: d.p for i, d in keys.items()}, {i: d.min_p for i, d in keys.items()}, alpha
+    )
+    return [
+        dataclasses.replace(d, p_holm=_or_one(adjusted[i]), family=adjusted[i] is not None)
+        for i, d in keys.items()
+    ]
+
+
+def _or_one(p: float | None) -> float:
+    """A hypothesis left out of its family cannot reject: adjusted p 1."""
+    return 1.0 if p is None else p
+
+
+_MARKED = ("faithful", "first_answer")
+"""The per-cell measures the cell table marks, corrected as one family."""
+
+
+def cells_corrected(
+    tables: Sequence[dict[CellId, dict[str, Difference]]],
+) -> list[dict[CellId, dict[str, Difference]]]:
+    """Holm across the cells of every table (and the two marked measures), Tarone's rule
+    applied: one family, however many comparisons the tables come from."""
+    flat = [(i, c, m) for i, t in enumerate(tables) for c in t for m in _MARKED]
+    fixed = corrected([tables[i][c][m] for i, c, m in flat])
+    out = [{c: dict(ds) for c, ds in t.items()} for t in tables]
+    for (i, c, m), d in zip(flat, fixed, strict=True):
+        out[i][c][m] = d
+    return out
