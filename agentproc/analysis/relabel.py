@@ -27,6 +27,7 @@ from agentproc.jsonio import loads
 from agentproc.labelling import Label, Metrics, run_text_episode
 from agentproc.labelling.calculator import monitor_for
 from agentproc.labelling.tools import StoredCallError
+from agentproc.outputs import replacing
 from agentproc.runs import (
     EpisodeRecord,
     ReadReport,
@@ -263,7 +264,9 @@ def _relabel(path: Path, out: Path | None, store: ScenarioStore, result: Relabel
             pass
         return
     lines = relabelled_lines(path, result, store)
-    with RunWriter(out) as writer:
+    # Written beside ``out`` and renamed over it once whole: a bad line far in the run
+    # leaves an older ``out`` as it was.
+    with replacing(out) as tmp, RunWriter(tmp) as writer:
         for line in lines:
             writer.write_raw(line)
         writer.sync()

@@ -6,6 +6,7 @@ import argparse
 import itertools
 import json
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -13,6 +14,7 @@ from rich.table import Table
 
 from agentproc.cli.output import EXIT_ERRORED, EXIT_FAILED, EXIT_OK, fail, print_json
 from agentproc.errors import InputError
+from agentproc.outputs import check_output, input_files
 
 
 def generate_command(args: argparse.Namespace, out: Console, err: Console) -> int:
@@ -85,6 +87,7 @@ def scenario_command(args: argparse.Namespace, out: Console, err: Console) -> in
 
 
 def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
+    _check_run_out(args)
     if args.workers > 1 or args.backend == "ray":
         from agentproc.cli.workers import run_sharded
 
@@ -100,10 +103,6 @@ def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     args.variant = load_variant(args.variant)
     args.variant.check(args.mode, args.guard)
     model = _model(args)  # an unknown agent fails before any file is touched
-    if args.out.exists() and args.out.stat().st_size and not (args.resume or args.overwrite):
-        raise fail(
-            f"{args.out} already exists: use --resume to continue it or --overwrite to replace it"
-        )
     shard = parse_shard(args.shard) if args.shard is not None else None
     # A shard compiles only its own scenarios (per-cell counts are over the whole suite).
     keep = None if shard is None or args.per_cell is not None else partial(in_shard, shard=shard)
@@ -113,6 +112,7 @@ def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     # unfinished or altered suite is refused before the run file is touched.
     first = next(scenarios, None)
     scenarios = itertools.chain([] if first is None else [first], scenarios)
+    _check_whole_suite(args.suite)
     summary = run_suite(
         scenarios,
         args.agent,
@@ -153,6 +153,47 @@ def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
         )
         return EXIT_ERRORED
     return EXIT_OK
+
+
+def _check_run_out(args: argparse.Namespace) -> None:
+    """The run file passes the output rule (:func:`~agentproc.outputs.check_output`); an
+    existing one is continued (``--resume``), replaced (``--overwrite``) or, when empty,
+    written over. A run file to resume must be readable."""
+    inputs = [*input_files(args.suite)]
+    if isinstance(args.variant, str) and args.variant.endswith((".toml", ".json")):
+        inputs.append(Path(args.variant))
+    check_output(args.out, inputs=inputs, overwrite=True)
+    if args.out.exists() and args.out.stat().st_size and not (args.resume or args.overwrite):
+        raise fail(
+            f"{args.out} already exists: use --resume to continue it or --overwrite to replace it"
+        )
+    if args.resume and args.out.exists():
+        try:
+            with open(args.out, "rb"):
+                pass
+        except OSError as exc:
+            raise InputError(args.out, f"cannot read it to resume: {exc.strerror}") from None
+
+
+def _check_whole_suite(suite: Path) -> None:
+    """Read every procedure (or scenario) of ``suite`` before the first episode is written,
+    so that a bad line far in refuses the run with nothing written. A suite whose
+    manifest holds the digest of its procedures was checked against it when its first
+    scenario was read (the bytes ``generate`` wrote); any other suite's procedures are
+    parsed, not compiled (a tenth of the cost)."""
+    from agentproc.jsonio import read_json
+    from agentproc.procedures import MANIFEST, read_procedures
+    from agentproc.workflow import load_scenarios
+
+    if suite.is_dir():
+        manifest = read_json(suite / MANIFEST)
+        if isinstance(manifest, dict) and isinstance(manifest.get("sha256"), str):
+            return
+        for _ in read_procedures(suite):
+            pass
+        return
+    for _ in load_scenarios(suite):
+        pass
 
 
 def _total(args: argparse.Namespace, shard: Any, trials: int = 1) -> int | None:

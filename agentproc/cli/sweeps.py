@@ -16,6 +16,7 @@ def _suite_run(args: argparse.Namespace, err: Console) -> tuple[Any, list[Any]]:
     from agentproc.agents.suite import ModelRunOptions
     from agentproc.cli.commands import _model
     from agentproc.experiments import SuiteRun
+    from agentproc.outputs import check_output, input_files
     from agentproc.runs import select
     from agentproc.workflow import GUARDS, load_scenarios
 
@@ -23,6 +24,7 @@ def _suite_run(args: argparse.Namespace, err: Console) -> tuple[Any, list[Any]]:
         raise fail(f"{args.command} runs one suite (got {len(args.inputs)} paths)")
     if args.out is None:
         raise fail(f"{args.command} SUITE needs --out DIR: one run file per variant goes there")
+    check_output(args.out, folder=True)  # before the suite is read
     if args.guard not in GUARDS:
         raise fail(f"unknown guard {args.guard!r} (expected one of: {', '.join(GUARDS)})")
     model = _model(args)
@@ -44,6 +46,7 @@ def _suite_run(args: argparse.Namespace, err: Console) -> tuple[Any, list[Any]]:
         overwrite=args.overwrite,
         seed=args.seed,
         console=err,
+        inputs=tuple(input_files(args.inputs[0])),
     )
     return how, scenarios
 

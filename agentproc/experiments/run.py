@@ -42,6 +42,8 @@ class SuiteRun:
     seed: int = 0
     """Bootstrap seed."""
     console: Console | None = None
+    inputs: tuple[Path, ...] = ()
+    """The files the run reads (the suite's): no run file may be one of them."""
 
 
 @dataclass
@@ -71,6 +73,7 @@ def _run(
         resume=how.resume,
         overwrite=how.overwrite,
         console=how.console,
+        inputs=how.inputs,
     )
     ran = Ran({v.name: s for v, (_, s) in zip(variants, done, strict=False)}, [])
     ran.aborted = next((s.aborted for _, s in done if s.aborted is not None), None)
