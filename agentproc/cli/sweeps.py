@@ -7,7 +7,7 @@ from typing import Any
 
 from rich.console import Console
 
-from agentproc.cli.output import EXIT_ERRORED, EXIT_OK, fail, print_json
+from agentproc.cli.output import EXIT_BAD_INPUT, EXIT_ERRORED, EXIT_OK, fail, print_json
 
 
 def _suite_run(args: argparse.Namespace, err: Console) -> tuple[Any, list[Any]]:
@@ -91,11 +91,26 @@ def compare_command(args: argparse.Namespace, out: Console, err: Console) -> int
         result, warnings = compare_files(args.inputs, baseline=args.baseline, seed=args.seed)
         for w in warnings:
             err.print(w, markup=False, highlight=False)
+    refused = _incomparable(result, err)
+    if refused is not None:
+        return refused
     if args.json:
         print_json(out, result.to_json())
     else:
         render_compare(result, out)
     return status
+
+
+def _incomparable(result: Any, err: Console) -> int | None:
+    """The exit status of a comparison that compares nothing, said in one line; ``None``
+    for one worth rendering."""
+    from agentproc.analysis.compare_check import incomparable
+
+    why = incomparable(result)
+    if why is None:
+        return None
+    err.print(f"agentproc: error: {why.message}", markup=False, highlight=False)
+    return EXIT_ERRORED if why.why == "errored" else EXIT_BAD_INPUT
 
 
 def stress_command(args: argparse.Namespace, out: Console, err: Console) -> int:
@@ -109,6 +124,9 @@ def stress_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     status = _after_runs(ran, err)
     if result is None:
         return status
+    refused = _incomparable(result.compare, err)
+    if refused is not None:
+        return refused
     if args.json:
         print_json(out, result.to_json())
     else:
