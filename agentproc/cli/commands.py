@@ -27,7 +27,12 @@ def generate_command(args: argparse.Namespace, out: Console, err: Console) -> in
     except ValidationError as exc:
         e = exc.errors()[0]
         where = ".".join(str(p) for p in e["loc"] if not isinstance(p, int))
-        raise fail(f"generate options: {where}: {e['msg']} (got {e.get('input')!r})") from None
+        if not where:  # a whole grid cell refused (a range whose low end is above its high)
+            where = "ranges" if "range" in e["msg"] else "blocks"
+        source = (
+            args.preset if args.preset and args.preset.endswith(".json") else "generate options"
+        )
+        raise fail(f"{source}: {where}: {e['msg']} (got {e.get('input')!r})") from None
     if args.out is None:
         args.out = default_folder(grid, args.preset)
     if not args.overwrite and holds_suite(args.out, grid):
@@ -111,6 +116,9 @@ def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     # The suite is read as the run goes; its first scenario is read now, so that an
     # unfinished or altered suite is refused before the run file is touched.
     first = next(scenarios, None)
+    if first is None and shard is None and args.per_cell is None:
+        where = args.suite / "procedures.jsonl" if args.suite.is_dir() else args.suite
+        raise InputError(where, "holds no scenario: nothing to run")
     scenarios = itertools.chain([] if first is None else [first], scenarios)
     _check_whole_suite(args.suite)
     summary = run_suite(

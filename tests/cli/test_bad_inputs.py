@@ -93,6 +93,10 @@ def scenario_with(base: Base, tmp: Path, change: Callable[[dict], None]) -> Path
     return write(tmp / "scenario.json", json.dumps(data))
 
 
+def metrics_with(base: Base, **changes: object) -> dict:
+    return {**base.record["metrics"], **changes}
+
+
 def first_line(base: Base) -> str:
     return (base.suite / "procedures.jsonl").read_text().splitlines()[0]
 
@@ -410,6 +414,87 @@ CASES: list[Case] = [
         lambda b, t: ["relabel", record_with(b, t, labels="x")],
         2,
         ["run.jsonl", "line 1"],
+    ),
+    # -- round 3: values in range, fields named
+    (
+        "a longest correct prefix beyond the procedure (report)",
+        lambda b, t: [
+            "report",
+            record_with(b, t, metrics=metrics_with(b, longest_correct_prefix=10**6)),
+        ],
+        2,
+        ["run.jsonl", "line 1: metrics.longest_correct_prefix", "1000000"],
+    ),
+    (
+        "a longest correct prefix beyond the procedure (replay)",
+        lambda b, t: [
+            "replay",
+            record_with(b, t, metrics=metrics_with(b, longest_correct_prefix=10**6)),
+        ],
+        2,
+        ["run.jsonl", "line 1: metrics.longest_correct_prefix"],
+    ),
+    (
+        "a progress rate above 1",
+        lambda b, t: ["report", record_with(b, t, metrics=metrics_with(b, progress_rate=2.5))],
+        2,
+        ["run.jsonl", "line 1: metrics.progress_rate", "2.5"],
+    ),
+    (
+        "a scenario whose tools are not function tools",
+        lambda b, t: [
+            "run",
+            scenario_with(b, t, lambda d: d.__setitem__("tools", [{"x": 1}])),
+            *SIM,
+            "--out",
+            t / "r",
+        ],
+        2,
+        ["scenario.json", "tools", "tools[0]", "function tool"],
+    ),
+    (
+        "a procedure index below 0",
+        lambda b, t: [
+            "run",
+            copy_suite(
+                b, t, (json.dumps({**json.loads(first_line(b)), "index": -1}) + "\n").encode()
+            ),
+            *SIM,
+            "--out",
+            t / "r",
+        ],
+        2,
+        ["procedures.jsonl", "line 1", "index"],
+    ),
+    (
+        "an empty procedures.jsonl",
+        lambda b, t: ["run", copy_suite(b, t, b""), *SIM, "--out", t / "r"],
+        2,
+        ["procedures.jsonl", "holds no scenario"],
+    ),
+    (
+        "a preset whose range runs backwards",
+        lambda b, t: [
+            "generate",
+            "--preset",
+            write(t / "p.json", '{"blocks": [{"steps": [3], "ranges": [[5, 1]]}]}'),
+            "--out",
+            t / "o",
+        ],
+        2,
+        ["p.json", "ranges", "range low 5.0 is above high 1.0"],
+    ),
+    (
+        "a bad line far into a scenarios file",
+        lambda b, t: [
+            "run",
+            write(t / "s.jsonl", (json.dumps(b.scenario) + "\n") * 3 + '{"id": 1}\n'),
+            *SIM,
+            "--out",
+            t / "r",
+        ],
+        2,
+        ["s.jsonl", "line 4"],
     ),
     # -- where output goes
     (
