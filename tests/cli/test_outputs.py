@@ -258,3 +258,8 @@ def test_generate_refuses_a_fifo(capsys, work: Path):
     os.mkfifo(work / "pipe")
     refused(capsys, work, "generate", "--steps", "3", "--count", "1", "--overwrite",
             "--out", work / "pipe")  # fmt: skip
+
+
+def test_report_html_and_csv_in_one_place_are_refused_before_either_is_written(capsys, work: Path):
+    refused(capsys, work, "report", work / "r.jsonl", "--html", work / "x", "--csv", work / "x",
+            says=("--html", "--csv"))  # fmt: skip
