@@ -40,6 +40,7 @@ from agentproc.runs import (
 )
 from agentproc.runs.layout import CALLS_AT, line_of, relabel_part_of
 from agentproc.runs.runfile import check_record
+from agentproc.runs.specs import resolve_spec
 from agentproc.workflow import CallRecord, Scenario, Workflow, build_workflow
 from agentproc.workflow.present import Presented, present
 from agentproc.workflow.variant import variant_from_json
@@ -106,7 +107,7 @@ class _Labeller:
                 scenario, output if isinstance(output, str) else ""
             )
             return labels, metrics
-        wf, presented, again = self._workflow(scenario, rec.get("variant_spec"), where)
+        wf, presented, again = self._workflow(scenario, resolve_spec(self.path, rec), where)
         monitor = monitor_for(wf, presented)
         calls = rec["calls"]
         if presented is None and type(calls) is list and calls and type(calls[0]) is list:

@@ -57,7 +57,7 @@ def _replay_run(args: argparse.Namespace, out: Console, err: Console) -> int:
         if args.episode is not None and rec["scenario_id"] != args.episode:
             continue
         scenario = scenario_of_record(args.run, lineno, rec, store)
-        result = replay_record(rec, scenario, f"{args.run}: line {lineno}")
+        result = replay_record(rec, scenario, f"{args.run}: line {lineno}", args.run)
         found += 1
         differ += bool(result.differences)
         if args.json:
