@@ -120,11 +120,13 @@ def redact(text: str, secrets: list[str] | None = None) -> str:
     >>> redact("GET http://ann:hunter2@127.0.0.1/v1")
     'GET http://[REDACTED]@127.0.0.1/v1'
     """
+    # The shapes first: a header or a URL's credentials go whole, before a short secret
+    # (whose base64 may begin a longer one's) is cut out of them.
+    for pattern, replacement in _TOKEN_PATTERNS:
+        text = pattern.sub(replacement, text)
     for value in _secrets() if secrets is None else secrets:
         if value in text:
             text = text.replace(value, REDACTED)
-    for pattern, replacement in _TOKEN_PATTERNS:
-        text = pattern.sub(replacement, text)
     return text
 
 
