@@ -20,6 +20,7 @@ LAYERS: dict[str, int] = {
     "resources": 0,
     "jsonio": 0,
     "lazy": 0,
+    "outputs": 0,
     "procedures": 1,
     "workflow": 2,
     "labelling": 3,

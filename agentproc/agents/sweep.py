@@ -17,6 +17,7 @@ from rich.console import Console
 
 from agentproc.agents.suite import ModelRunOptions, model_episodes, sim_episodes
 from agentproc.errors import ConfigError
+from agentproc.outputs import check_output
 from agentproc.runs import EpisodeFn, RunSummary, Workers, run_suite
 from agentproc.workflow import Scenario
 from agentproc.workflow.variant import Variant
@@ -28,18 +29,26 @@ def run_file(out: Path, variant: Variant) -> Path:
 
 
 def check_outputs(
-    out: Path, variants: Sequence[Variant], *, resume: bool, overwrite: bool
+    out: Path,
+    variants: Sequence[Variant],
+    *,
+    resume: bool,
+    overwrite: bool,
+    inputs: Sequence[Path] = (),
 ) -> list[Path]:
-    """The run files of ``variants`` under ``out``, refusing duplicates and files that
-    would be replaced silently (before anything runs)."""
+    """The run files of ``variants`` under ``out``, refusing duplicates, files that would
+    be replaced silently, and any that :func:`~agentproc.outputs.check_output` refuses
+    (one of ``inputs``, a special file, a path under a file), before anything runs."""
     names = [v.name for v in variants]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise ConfigError(f"--variants: two variants are named {', '.join(twice)}")
     paths = [run_file(out, v) for v in variants]
-    if out.exists() and not out.is_dir():
-        raise ConfigError(f"--out {out} is a file: it must be a folder for the run files")
+    check_output(out, folder=True)
     for path in paths:
+        # Run files are written as the run goes (a killed run is resumed), so they are
+        # checked, not renamed into place; an empty one is written over.
+        check_output(path, inputs=inputs, overwrite=True)
         if path.exists() and path.stat().st_size and not (resume or overwrite):
             raise ConfigError(
                 f"{path} already exists: use --resume to continue it or --overwrite to replace it"
@@ -79,6 +88,7 @@ def run_variants(
     resume: bool = False,
     overwrite: bool = False,
     console: Console | None = None,
+    inputs: Sequence[Path] = (),
     on_variant: Callable[[Variant, RunSummary], None] | None = None,
     workers: Workers | None = None,
 ) -> list[tuple[Path, RunSummary]]:
@@ -90,7 +100,7 @@ def run_variants(
         ConfigError: two variants with one name, or a run file that would be replaced
             without ``resume`` or ``overwrite``.
     """
-    paths = check_outputs(out, variants, resume=resume, overwrite=overwrite)
+    paths = check_outputs(out, variants, resume=resume, overwrite=overwrite, inputs=inputs)
     for variant in variants:  # a variant that cannot run so fails before anything runs
         variant.check(options.mode, options.guard)
     out.mkdir(parents=True, exist_ok=True)

@@ -24,6 +24,7 @@ from typing import Any
 from agentproc.errors import RunFileError, StoredCallError
 from agentproc.labelling import Label, Metrics, run_text_episode
 from agentproc.labelling.calculator import monitor_for
+from agentproc.outputs import replacing
 from agentproc.runs import (
     EpisodeRecord,
     ReadReport,
@@ -33,6 +34,7 @@ from agentproc.runs import (
     read_lines,
     record_mode,
 )
+from agentproc.runs.specs import resolve_spec
 from agentproc.workflow import Workflow, build_workflow
 from agentproc.workflow.present import Presented, present
 from agentproc.workflow.variant import variant_from_json
@@ -100,7 +102,7 @@ class _Labeller:
                 wf.scenario, output if isinstance(output, str) else ""
             )
             return labels, metrics
-        spec = rec.get("variant_spec")
+        spec = resolve_spec(self.path, rec)
         presented = None
         if spec is not None:
             wf, presented = self._variant(wf, spec, where)
@@ -178,7 +180,9 @@ def _relabel(path: Path, out: Path | None, store: ScenarioStore, result: Relabel
             pass
         return
     lines = relabelled_lines(path, result, store)
-    with RunWriter(out) as writer:
+    # Written beside ``out`` and renamed over it once whole: a bad line far in the run
+    # leaves an older ``out`` as it was.
+    with replacing(out) as tmp, RunWriter(tmp) as writer:
         for line in lines:
             writer.write_raw(line)
         writer.sync()

@@ -16,6 +16,7 @@ from agentproc.errors import InputError
 from agentproc.labelling import Label, Metrics, label_calls, run_text_episode
 from agentproc.labelling.calculator import monitor_for
 from agentproc.runs import EpisodeRecord, record_mode, text_of
+from agentproc.runs.specs import resolve_spec
 from agentproc.workflow import (
     GUARDS,
     CallRecord,
@@ -102,16 +103,20 @@ def replay_calls(
     return Replay(scenario, agent, wf, toolkit.calls, labels, metrics)
 
 
-def record_variant_of(rec: EpisodeRecord, where: str) -> Variant | None:
-    """The variant a stored episode ran under, rebuilt from its ``variant_spec``."""
-    spec = rec.get("variant_spec")
+def record_variant_of(rec: EpisodeRecord, where: str, run: Path | None = None) -> Variant | None:
+    """The variant a stored episode ran under, rebuilt from its ``variant_spec`` (or, by
+    its digest, from the line of ``run`` that holds it: :mod:`agentproc.runs.specs`)."""
+    spec = rec.get("variant_spec") if run is None else resolve_spec(run, rec)
     if spec is None:
         return None
     return variant_from_json(spec, f"{where}: variant_spec")
 
 
-def replay_record(rec: EpisodeRecord, scenario: Scenario, where: str) -> Replay:
-    """Replay one run-file episode and compare with what it recorded."""
+def replay_record(
+    rec: EpisodeRecord, scenario: Scenario, where: str, run: Path | None = None
+) -> Replay:
+    """Replay one run-file episode and compare with what it recorded (``run``: the file
+    it was read from, where a long variant spec it refers to is found)."""
     if record_mode(rec) == "text":
         return _replay_text(rec, scenario, where)
     guard = rec.get("guard", "observe")
@@ -122,7 +127,7 @@ def replay_record(rec: EpisodeRecord, scenario: Scenario, where: str) -> Replay:
         if not isinstance(c, dict) or not isinstance(c.get("name"), str):
             raise InputError(where, "each call needs a string name", f"calls[{i}].name")
         calls.append((c["name"], c.get("arguments", "")))
-    variant = record_variant_of(rec, where)
+    variant = record_variant_of(rec, where, run)
     if variant is not None:  # the recorded guard is the one the variant ran under
         variant = variant.model_copy(update={"guard": None})
     result = replay_calls(scenario, calls, guard, rec["agent"], variant)  # type: ignore[arg-type]

@@ -9,6 +9,7 @@ past) and ``cells`` (one row per agent and grid cell, with every rate and its
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -18,8 +19,8 @@ from typing import Any, Literal, Protocol
 from agentproc.analysis.cell_stats import STUDY_RATES, CellStats, wilson
 from agentproc.analysis.report import Report, agent_key, aggregate
 from agentproc.errors import ConfigError, OutputError
-from agentproc.jsonio import cannot_write
 from agentproc.labelling import LabelKind
+from agentproc.outputs import replacing
 from agentproc.runs import error_kind_of, is_error, record_mode
 
 Format = Literal["csv", "parquet"]
@@ -276,6 +277,21 @@ _SINKS: dict[Format, type[_CsvSink] | type[_ParquetSink]] = {
 }
 
 
+def table_files(folder: Path, fmt: Format) -> list[Path]:
+    """The files ``report --csv/--parquet DIR`` writes in ``DIR``."""
+    return [Path(folder) / f"{name}.{fmt}" for name in ("episodes", "cells")]
+
+
+def check_parquet() -> None:
+    """Refuse ``--parquet`` without pyarrow, before any table is written."""
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        raise ConfigError(
+            "--parquet needs pyarrow: install the parquet extra: pip install 'agentproc[parquet]'"
+        ) from None
+
+
 def write_tables(
     records: Iterable[Mapping[str, Any]],
     targets: Iterable[tuple[Path, Format]],
@@ -284,35 +300,40 @@ def write_tables(
     """Aggregate ``records`` while writing ``DIR/episodes.<fmt>``, then ``DIR/cells.<fmt>``,
     for each ``(DIR, fmt)`` of ``targets``; ``on_written`` is told of each file written.
 
+    Every table is written beside its place and renamed into it only once all are
+    whole (:func:`~agentproc.outputs.replacing`): a bad record, or a table that cannot
+    be written, leaves every older table as it was.
+
     Returns the report, as :func:`~agentproc.analysis.report.aggregate` would.
     """
     targets = list(dict.fromkeys((Path(d), f) for d, f in targets))
-    sinks: list[_Sink] = []
-    for folder, fmt in targets:
+    with contextlib.ExitStack() as stack:
+        sinks: list[_Sink] = []
+        cells_at: list[Path] = []
+        for folder, fmt in targets:
+            episodes, cells = table_files(folder, fmt)
+            sinks.append(_SINKS[fmt](stack.enter_context(replacing(episodes)), [*EPISODE_COLUMNS]))
+            cells_at.append(stack.enter_context(replacing(cells)))
+
+        def tee() -> Iterator[Mapping[str, Any]]:
+            for rec in records:
+                row = episode_row(rec)
+                for sink in sinks:
+                    sink.write(row)
+                yield rec
+
         try:
-            folder.mkdir(parents=True, exist_ok=True)
-            sinks.append(_SINKS[fmt](folder / f"episodes.{fmt}", list(EPISODE_COLUMNS)))
+            report = aggregate(tee())
+            for sink, tmp, (_, fmt) in zip(sinks, cells_at, targets, strict=True):
+                sink.close()
+                cells_sink = _SINKS[fmt](tmp, list(CELL_COLUMNS))
+                for row in cell_rows(report):
+                    cells_sink.write(row)
+                cells_sink.close()
         except OSError as exc:
-            raise cannot_write(folder, exc) from None
-
-    def tee() -> Iterator[Mapping[str, Any]]:
-        for rec in records:
-            row = episode_row(rec)
-            for sink in sinks:
-                sink.write(row)
-            yield rec
-
-    try:
-        report = aggregate(tee())
-        for sink, (folder, fmt) in zip(sinks, targets, strict=True):
-            sink.close()
-            cells = _SINKS[fmt](folder / f"cells.{fmt}", list(CELL_COLUMNS))
-            for row in cell_rows(report):
-                cells.write(row)
-            cells.close()
-            for name in ("episodes", "cells"):
-                if on_written is not None:
-                    on_written(folder / f"{name}.{fmt}")
-    except OSError as exc:
-        raise OutputError(targets[0][0], f"cannot write: {exc.strerror or exc}") from None
+            raise OutputError(targets[0][0], f"cannot write: {exc.strerror or exc}") from None
+    if on_written is not None:
+        for folder, fmt in targets:
+            for path in table_files(folder, fmt):
+                on_written(path)
     return report

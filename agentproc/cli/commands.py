@@ -6,6 +6,7 @@ import argparse
 import itertools
 import json
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -21,6 +22,7 @@ from agentproc.cli.output import (
     print_json,
 )
 from agentproc.errors import InputError, WorkerError
+from agentproc.outputs import check_output, input_files
 
 
 def generate_command(args: argparse.Namespace, out: Console, err: Console) -> int:
@@ -33,7 +35,12 @@ def generate_command(args: argparse.Namespace, out: Console, err: Console) -> in
     except ValidationError as exc:
         e = exc.errors()[0]
         where = ".".join(str(p) for p in e["loc"] if not isinstance(p, int))
-        raise fail(f"generate options: {where}: {e['msg']} (got {e.get('input')!r})") from None
+        if not where:  # a whole grid cell refused (a range whose low end is above its high)
+            where = "ranges" if "range" in e["msg"] else "blocks"
+        source = (
+            args.preset if args.preset and args.preset.endswith(".json") else "generate options"
+        )
+        raise fail(f"{source}: {where}: {e['msg']} (got {e.get('input')!r})") from None
     if args.out is None:
         args.out = default_folder(grid, args.preset)
     if not args.overwrite and holds_suite(args.out, grid):
@@ -96,15 +103,12 @@ def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     from agentproc.runs import Workers, in_shard, parse_shard, run_suite, select
     from agentproc.workflow import load_scenarios, per_cell
 
+    _check_run_out(args)
     workers = Workers(args.workers, args.backend, args.address)
     spec = agent_spec(args)
     # An unknown agent fails before any file is touched; over workers, each builds its own
     # model (an embedded one is not loaded in this process too).
     model = None if workers.parallel else spec.model()
-    if args.out.exists() and args.out.stat().st_size and not (args.resume or args.overwrite):
-        raise fail(
-            f"{args.out} already exists: use --resume to continue it or --overwrite to replace it"
-        )
     shard = parse_shard(args.shard) if args.shard is not None else None
     options = {
         "concurrency": spec.concurrency(),
@@ -124,7 +128,11 @@ def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     # The suite is read as the run goes; its first scenario is read now, so that an
     # unfinished or altered suite is refused before the run file is touched.
     first = next(scenarios, None)
+    if first is None and shard is None and args.per_cell is None:
+        where = args.suite / "procedures.jsonl" if args.suite.is_dir() else args.suite
+        raise InputError(where, "holds no scenario: nothing to run")
     scenarios = itertools.chain([] if first is None else [first], scenarios)
+    _check_whole_suite(args.suite)
     summary = run_suite(
         scenarios,
         args.agent,
@@ -206,6 +214,47 @@ def _said(summary: Any, wrote: str, out: Console, err: Console) -> int:
         )
         return EXIT_ERRORED
     return EXIT_OK
+
+
+def _check_run_out(args: argparse.Namespace) -> None:
+    """The run file passes the output rule (:func:`~agentproc.outputs.check_output`); an
+    existing one is continued (``--resume``), replaced (``--overwrite``) or, when empty,
+    written over. A run file to resume must be readable."""
+    inputs = [*input_files(args.suite)]
+    if isinstance(args.variant, str) and args.variant.endswith((".toml", ".json")):
+        inputs.append(Path(args.variant))
+    check_output(args.out, inputs=inputs, overwrite=True)
+    if args.out.exists() and args.out.stat().st_size and not (args.resume or args.overwrite):
+        raise fail(
+            f"{args.out} already exists: use --resume to continue it or --overwrite to replace it"
+        )
+    if args.resume and args.out.exists():
+        try:
+            with open(args.out, "rb"):
+                pass
+        except OSError as exc:
+            raise InputError(args.out, f"cannot read it to resume: {exc.strerror}") from None
+
+
+def _check_whole_suite(suite: Path) -> None:
+    """Read every procedure (or scenario) of ``suite`` before the first episode is written,
+    so that a bad line far in refuses the run with nothing written. A suite whose
+    manifest holds the digest of its procedures was checked against it when its first
+    scenario was read (the bytes ``generate`` wrote); any other suite's procedures are
+    parsed, not compiled (a tenth of the cost)."""
+    from agentproc.jsonio import read_json
+    from agentproc.procedures import MANIFEST, read_procedures
+    from agentproc.workflow import load_scenarios
+
+    if suite.is_dir():
+        manifest = read_json(suite / MANIFEST)
+        if isinstance(manifest, dict) and isinstance(manifest.get("sha256"), str):
+            return
+        for _ in read_procedures(suite):
+            pass
+        return
+    for _ in load_scenarios(suite):
+        pass
 
 
 def _total(args: argparse.Namespace, shard: Any, trials: int = 1) -> int | None:

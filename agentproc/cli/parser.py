@@ -262,6 +262,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="write a self-contained HTML report (figures, tables, episode drill-down)",
     )
     rep.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace an existing --html file or --csv/--parquet tables",
+    )
+    rep.add_argument(
         "--by",
         default="length,lookback",
         help="knobs to group by, in order: length, lookback, range, ops, mode "

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from agentproc.cli.output import EXIT_FAILED, EXIT_OK, fail, print_json
 from agentproc.errors import InputError
+from agentproc.outputs import check_output, input_files
 from agentproc.runs import (
     ReadReport,
     ScenarioStore,
@@ -56,7 +57,7 @@ def _replay_run(args: argparse.Namespace, out: Console, err: Console) -> int:
         if args.episode is not None and rec["scenario_id"] != args.episode:
             continue
         scenario = scenario_of_record(args.run, lineno, rec, store)
-        result = replay_record(rec, scenario, f"{args.run}: line {lineno}")
+        result = replay_record(rec, scenario, f"{args.run}: line {lineno}", args.run)
         found += 1
         differ += bool(result.differences)
         if args.json:
@@ -85,10 +86,8 @@ def relabel_command(args: argparse.Namespace, out: Console, err: Console) -> int
     from agentproc.analysis import relabel_run
 
     if args.out is not None:
-        if args.out.resolve() == args.run.resolve():
-            raise fail("relabel --out must be a new file, not the run file itself")
-        if args.out.exists() and not args.overwrite:
-            raise fail(f"{args.out} already exists: use --overwrite to replace it")
+        inputs = [args.run, *([] if args.suite is None else input_files(args.suite))]
+        check_output(args.out, inputs=inputs, overwrite=args.overwrite)
     result = relabel_run(args.run, args.out, args.suite)
     for w in result.warnings:
         err.print(w, markup=False, highlight=False)
@@ -114,9 +113,10 @@ def report_command(args: argparse.Namespace, out: Console, err: Console) -> int:
             raise fail(f"--by: unknown knob {knob!r} (expected one of: {', '.join(KNOBS)})")
     if not by:
         raise fail(f"--by needs at least one of: {', '.join(KNOBS)}")
+    _check_report_outputs(args)
     if args.html is not None:
         _html_report(args, out, err)
-        if not args.json:
+        if not args.json and args.csv is None and args.parquet is None:
             return EXIT_OK
     reports = [ReadReport() for _ in args.runs]
     records = (rec for _, _, rec in latest_records(args.runs, reports, view="head"))
@@ -146,6 +146,34 @@ def report_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     else:
         render_report(report, out, by)
     return EXIT_OK
+
+
+def _check_report_outputs(args: argparse.Namespace) -> None:
+    """Every file ``report`` writes passes the output rule, before any run is read."""
+    from agentproc.analysis.tables import Format, table_files
+
+    if args.html is not None:
+        check_output(args.html, inputs=args.runs, overwrite=args.overwrite, option="--html")
+    tables: list[tuple[str, Any, Format]] = [
+        ("--csv", args.csv, "csv"),
+        ("--parquet", args.parquet, "parquet"),
+    ]
+    for option, folder, fmt in tables:
+        if folder is None:
+            continue
+        check_output(folder, option=option, folder=True)
+        for path in table_files(folder, fmt):
+            check_output(path, inputs=args.runs, overwrite=args.overwrite, option=option)
+    given = {"--html": args.html, "--csv": args.csv, "--parquet": args.parquet}
+    named = [(o, p.resolve()) for o, p in given.items() if p is not None]
+    for a, pa in named:
+        for b, pb in named:
+            if a != b and (pa == pb or pa in pb.parents) and not {a, b} == {"--csv", "--parquet"}:
+                raise fail(f"{a} and {b} name the same place ({pa}): give each its own")
+    if args.parquet is not None:  # without pyarrow, before any table is written
+        from agentproc.analysis.tables import check_parquet
+
+        check_parquet()
 
 
 def _html_report(args: argparse.Namespace, out: Console, err: Console) -> None:

@@ -7,20 +7,24 @@ from typing import Any
 
 from rich.console import Console
 
-from agentproc.cli.output import EXIT_ERRORED, EXIT_OK, fail, print_json
+from agentproc.cli.output import EXIT_BAD_INPUT, EXIT_ERRORED, EXIT_OK, fail, print_json
 
 
 def _suite_run(args: argparse.Namespace, err: Console) -> tuple[Any, list[Any]]:
     """How to run the agent over the suite, and its scenarios (validated before running)."""
     from agentproc.cli.commands import agent_spec
     from agentproc.experiments import SuiteRun
+    from agentproc.outputs import check_output, input_files
     from agentproc.runs import Workers, select
-    from agentproc.workflow import load_scenarios
+    from agentproc.workflow import GUARDS, load_scenarios
 
     if len(args.inputs) != 1:
         raise fail(f"{args.command} runs one suite (got {len(args.inputs)} paths)")
     if args.out is None:
         raise fail(f"{args.command} SUITE needs --out DIR: one run file per variant goes there")
+    check_output(args.out, folder=True)  # before the suite is read
+    if args.guard not in GUARDS:
+        raise fail(f"unknown guard {args.guard!r} (expected one of: {', '.join(GUARDS)})")
     spec = agent_spec(args)
     model = spec.model()
     scenarios = list(select(load_scenarios(args.inputs[0]), None, args.limit))
@@ -35,6 +39,7 @@ def _suite_run(args: argparse.Namespace, err: Console) -> tuple[Any, list[Any]]:
         seed=args.seed,
         console=err,
         workers=Workers(args.workers, args.backend, args.address),
+        inputs=tuple(input_files(args.inputs[0])),
     )
     return how, scenarios
 
@@ -79,11 +84,26 @@ def compare_command(args: argparse.Namespace, out: Console, err: Console) -> int
         result, warnings = compare_files(args.inputs, baseline=args.baseline, seed=args.seed)
         for w in warnings:
             err.print(w, markup=False, highlight=False)
+    refused = _incomparable(result, err)
+    if refused is not None:
+        return refused
     if args.json:
         print_json(out, result.to_json())
     else:
         render_compare(result, out)
     return status
+
+
+def _incomparable(result: Any, err: Console) -> int | None:
+    """The exit status of a comparison that compares nothing, said in one line; ``None``
+    for one worth rendering."""
+    from agentproc.analysis.compare_check import incomparable
+
+    why = incomparable(result)
+    if why is None:
+        return None
+    err.print(f"agentproc: error: {why.message}", markup=False, highlight=False)
+    return EXIT_ERRORED if why.why == "errored" else EXIT_BAD_INPUT
 
 
 def stress_command(args: argparse.Namespace, out: Console, err: Console) -> int:
@@ -97,6 +117,9 @@ def stress_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     status = _after_runs(ran, err)
     if result is None:
         return status
+    refused = _incomparable(result.compare, err)
+    if refused is not None:
+        return refused
     if args.json:
         print_json(out, result.to_json())
     else:

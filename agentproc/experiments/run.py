@@ -44,6 +44,8 @@ class SuiteRun:
     console: Console | None = None
     workers: Workers = field(default_factory=Workers)
     """How many processes run each variant's suite, and where."""
+    inputs: tuple[Path, ...] = ()
+    """The files the run reads (the suite's): no run file may be one of them."""
 
 
 @dataclass
@@ -74,6 +76,7 @@ def _run(
         overwrite=how.overwrite,
         console=how.console,
         workers=how.workers,
+        inputs=how.inputs,
     )
     ran = Ran({v.name: s for v, (_, s) in zip(variants, done, strict=False)}, [])
     ran.aborted = next((s.aborted for _, s in done if s.aborted is not None), None)

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
 
 from agentproc.arith import Mode, Op
 from agentproc.errors import AgentprocError, InputError, OutputError, unknown_key
@@ -266,7 +266,8 @@ class _ProcedureLine(BaseModel):
     id: str
     cell: Cell
     seed: int
-    index: int
+    index: StrictInt = Field(ge=0)
+    """The procedure's place in its cell (``generate`` numbers them from 0)."""
     inputs: tuple[int, int]
     steps: list[tuple[Op, int, int, int]]
 

@@ -123,3 +123,21 @@ def check_record(path: Path, lineno: int, rec: dict[str, Any]) -> None:
                 f"line {lineno}: labels[{i}].kind",
             )
     _check_shapes(path, lineno, rec)
+    _check_bounds(path, lineno, rec["metrics"])
+
+
+def _check_bounds(path: Path, lineno: int, metrics: dict[str, Any]) -> None:
+    """Counts within the procedure's steps and rates within 0 to 1, as every report
+    figure assumes (a prefix of 10^6 calls in a procedure of 3 steps is no record of a run)."""
+    total = metrics["total_steps"]
+    bounds = {
+        "total_steps": (0, None),
+        "executed_steps": (0, total),
+        "longest_correct_prefix": (0, total + 1),  # the steps, then the finish call
+        "progress_rate": (0, 1),
+    }
+    for key, (low, high) in bounds.items():
+        v = metrics.get(key)
+        if v is not None and not (low <= v and (high is None or v <= high)):
+            within = f"from {low}" + ("" if high is None else f" to {high}")
+            raise RunFileError(path, f"{v!r} is not {within}", f"line {lineno}: metrics.{key}")

@@ -150,7 +150,12 @@ class EpisodeRecord(TypedDict):
     """The repetition of the scenario, 0-based (``0`` when absent)."""
     variant_spec: NotRequired[dict[str, Any]]
     """The variant's JSON (``schemas/variant.schema.json``), when it changes anything:
-    what replay and relabel rebuild its prompt, tools and names from."""
+    what replay and relabel rebuild its prompt, tools and names from. A long one (64 KiB
+    of JSON or more: a long prompt template) is stored once per file (per writer): the
+    later records of its variant hold ``variant_spec_sha256`` instead."""
+    variant_spec_sha256: NotRequired[str]
+    """SHA-256 of a long ``variant_spec`` (:mod:`agentproc.runs.specs`): set beside it in
+    the line that holds it whole, and alone in the later lines of its variant."""
     cell: str
     """The grid cell id."""
     params: dict[str, Any]
@@ -220,6 +225,7 @@ class RunLine(TypedDict):
     labels: list[LabelRecord]
     stop_reason: NotRequired[StopReason]
     variant_spec: NotRequired[dict[str, Any]]
+    variant_spec_sha256: NotRequired[str]
     usage: NotRequired[UsageRecord]
     error: NotRequired[ErrorRecord]
     calls: list[CompactCall]

@@ -19,10 +19,13 @@ DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 # Names of environment variables whose values are secrets: every *_API_KEY,
 # *_TOKEN and *_SECRET, plus any other variable a model was told to read its key from.
 _SECRET_NAME = re.compile(r"(API_KEY|_TOKEN|_SECRET)$")
-_key_envs: set[str] = {DEFAULT_KEY_ENV}
+_key_envs: set[str] = set()
+"""Variables a model was made to read its key from (:func:`secret_env`): known credentials."""
 _values: set[str] = set()
-_MIN_SECRET = 8
-"""Shorter values are not treated as secrets: replacing them would mangle ordinary text."""
+_MIN_GUESSED = 8
+"""A value found only by its variable's name (``*_TOKEN``: it may hold ``1`` or ``true``)
+is a secret from this length on; a credential the run was given (its key, a URL's user
+and password) is one whatever its length."""
 _TOKEN_PATTERNS = (
     # The value of any Authorization header, whatever its scheme (Bearer, Basic, a bare key).
     (
@@ -50,8 +53,9 @@ def secret_env(name: str) -> None:
 
 
 def secret_value(value: str) -> None:
-    """Treat ``value`` (a password, a token not kept in the environment) as a secret."""
-    if len(value) >= _MIN_SECRET:
+    """Treat ``value`` (a password, a token not kept in the environment) as a secret,
+    whatever its length."""
+    if value:
         _values.add(value)
 
 
@@ -63,31 +67,42 @@ def secret_url(url: str) -> None:
         return
     user = urllib.parse.unquote(parts.username or "")
     password = urllib.parse.unquote(parts.password or "")
-    pair = f"{user}:{password}"
     raw = (parts.netloc.rpartition("@")[0], parts.password or "", parts.username or "")
-    for value in (*raw, pair, password, user):
+    for value in (*raw, f"{user}:{password}", password, user):
         secret_value(value)
-    secret_value(base64.b64encode(pair.encode()).decode())
+
+
+def _encodings(value: str) -> set[str]:
+    """``value`` as an artefact may hold it: as is, JSON-escaped, percent-encoded and
+    base64-encoded (standard and URL-safe alphabets, with and without padding)."""
+    forms = {value, json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]}
+    forms |= {urllib.parse.quote(value, safe=""), urllib.parse.quote_plus(value)}
+    for encode in (base64.b64encode, base64.urlsafe_b64encode):
+        coded = encode(value.encode("utf-8")).decode()
+        forms |= {coded, coded.rstrip("=")}
+    return {f for f in forms if f}
 
 
 def _forms(value: str) -> set[str]:
-    """A secret and what of it a server may echo: the key without its vendor prefixes."""
-    forms = {value}
-    while (m := _PREFIX.match(value)) and len(value) - m.end() >= _MIN_SECRET:
+    """A secret in every encoding, and what of it a server may echo: the key without its
+    vendor prefixes."""
+    bare = {value}
+    while (m := _PREFIX.match(value)) and len(value) - m.end() >= _MIN_GUESSED:
         value = value[m.end() :]
-        forms.add(value)
-    return forms
+        bare.add(value)
+    return {form for b in bare for form in _encodings(b)}
 
 
 def _secrets() -> list[str]:
-    """The secret values to remove, longest first (one may contain another)."""
-    found = {
-        form
+    """The secret values to remove, in every form, longest first (one may contain another)."""
+    key = os.environ.get
+    known = {key(name) or "" for name in _key_envs} | _values
+    guessed = {
+        value
         for name, value in os.environ.items()
-        if (name in _key_envs or _SECRET_NAME.search(name)) and len(value) >= _MIN_SECRET
-        for form in _forms(value)
+        if (name == DEFAULT_KEY_ENV or _SECRET_NAME.search(name)) and len(value) >= _MIN_GUESSED
     }
-    found |= {form for value in _values for form in _forms(value)}
+    found = {form for value in (known | guessed) - {""} for form in _forms(value)}
     return sorted(found, key=len, reverse=True)
 
 
@@ -105,11 +120,13 @@ def redact(text: str, secrets: list[str] | None = None) -> str:
     >>> redact("GET http://ann:hunter2@127.0.0.1/v1")
     'GET http://[REDACTED]@127.0.0.1/v1'
     """
+    # The shapes first: a header or a URL's credentials go whole, before a short secret
+    # (whose base64 may begin a longer one's) is cut out of them.
+    for pattern, replacement in _TOKEN_PATTERNS:
+        text = pattern.sub(replacement, text)
     for value in _secrets() if secrets is None else secrets:
         if value in text:
             text = text.replace(value, REDACTED)
-    for pattern, replacement in _TOKEN_PATTERNS:
-        text = pattern.sub(replacement, text)
     return text
 
 
@@ -124,7 +141,7 @@ def needs_redaction(json_text: str) -> bool:
     """
     if _suspect(json_text):
         return True
-    return any(v in json_text or json.dumps(v)[1:-1] in json_text for v in _secrets())
+    return any(v in json_text for v in _secrets())  # the JSON-escaped forms among them
 
 
 def _suspect(text: str) -> bool:

@@ -19,6 +19,7 @@ from agentproc.errors import InputError, OutputError
 from agentproc.jsonio import cannot_write
 from agentproc.runs.layout import line_of
 from agentproc.runs.redact import needs_redaction, redact_values
+from agentproc.runs.specs import SharedSpecs
 
 if TYPE_CHECKING:
     from agentproc.runs.records import EpisodeRecord
@@ -42,6 +43,7 @@ class RunWriter:
     def __init__(self, path: Path, append: bool = False, sync_every: float = SYNC_EVERY) -> None:
         self.path = Path(path)
         self.sync_every = sync_every
+        self._specs = SharedSpecs()
         self._synced = time.monotonic()
         try:
             if self.path.parent != Path():
@@ -78,9 +80,10 @@ class RunWriter:
         reaches the file. A failed write (a full disk) raises
         :class:`~agentproc.errors.OutputError`; the lines written before it stay.
         """
-        line = line_of(cast(dict[str, Any], record))
+        rec = self._specs.share(cast(dict[str, Any], record))  # a long spec: once per file
+        line = line_of(rec)
         if needs_redaction(line):
-            line = line_of(redact_values(record))  # type: ignore[arg-type]
+            line = line_of(redact_values(rec))
         try:
             self._fh.write(line.encode("utf-8"))
             self._fh.flush()  # in the kernel now: a killed process loses nothing

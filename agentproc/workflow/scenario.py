@@ -9,7 +9,7 @@ import re
 from functools import cached_property
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from agentproc.arith import Mode, Op
 
@@ -175,6 +175,21 @@ class Scenario(BaseModel):
         return self.__dict__ == other.__dict__
 
     __hash__ = None  # type: ignore[assignment]
+
+    @field_validator("tools")
+    @classmethod
+    def _function_tools(cls, tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Each tool an OpenAI function tool with a name: what a model is offered."""
+        for i, tool in enumerate(tools):
+            fn = tool.get("function")
+            if tool.get("type") != "function" or not isinstance(fn, dict) or not fn.get("name"):
+                raise ValueError(
+                    f"tools[{i}]: expected an OpenAI function tool "
+                    '({"type": "function", "function": {"name": ..., ...}})'
+                )
+            if not isinstance(fn["name"], str):
+                raise ValueError(f"tools[{i}].function.name: expected a string")
+        return tools
 
     @model_validator(mode="after")
     def _well_formed(self) -> Scenario:

@@ -241,6 +241,8 @@ def read_variant(path: Path) -> Variant:
     except ValueError as exc:  # tomllib.TOMLDecodeError is one
         kind = "TOML" if path.suffix == ".toml" else "JSON"
         raise InputError(path, f"not valid {kind} ({exc})") from None
+    except RecursionError:  # tomllib recurses once per level, JSON's reader does not
+        raise InputError(path, "not valid TOML (nested too deeply)") from None
     if isinstance(data, dict):
         data.setdefault("name", path.stem)
         prompt = data.get("prompt")

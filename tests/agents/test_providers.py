@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import socket
 import subprocess
@@ -264,9 +265,15 @@ def test_redact_removes_token_shapes(text: str, expected: str) -> None:
     assert redact(text) == expected
 
 
-def test_redact_leaves_short_environment_values_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_redact_leaves_short_environment_values_alone_until_a_model_reads_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    redaction = importlib.import_module("agentproc.runs.redact")  # the package has redact()
+    monkeypatch.setattr(redaction, "_key_envs", set())
     monkeypatch.setenv("OPENAI_API_KEY", "S6")
     assert redact("S6 = 4.500") == "S6 = 4.500"
+    redaction.secret_env("OPENAI_API_KEY")  # now the run's key: a secret whatever its length
+    assert redact("S6 = 4.500") == "[REDACTED] = 4.500"
 
 
 # -- is_retryable ------------------------------------------------------------------

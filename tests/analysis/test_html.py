@@ -210,7 +210,7 @@ def test_bad_run_file_exits_2_naming_the_line_and_keeps_the_old_report(tmp_path:
     out.write_text("old report")
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps({**sim_records(("sim:oracle",), 1)[0], "verdict": "great"}) + "\n")
-    assert main(["report", str(bad), "--html", str(out)]) == 2
+    assert main(["report", str(bad), "--html", str(out), "--overwrite"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("agentproc: error: ") and "line 1: verdict" in err
     assert len(err.strip().splitlines()) == 1 and out.read_text() == "old report"

@@ -93,6 +93,10 @@ def scenario_with(base: Base, tmp: Path, change: Callable[[dict], None]) -> Path
     return write(tmp / "scenario.json", json.dumps(data))
 
 
+def metrics_with(base: Base, **changes: object) -> dict:
+    return {**base.record["metrics"], **changes}
+
+
 def first_line(base: Base) -> str:
     return (base.suite / "procedures.jsonl").read_text().splitlines()[0]
 
@@ -411,6 +415,87 @@ CASES: list[Case] = [
         2,
         ["run.jsonl", "line 1"],
     ),
+    # -- round 3: values in range, fields named
+    (
+        "a longest correct prefix beyond the procedure (report)",
+        lambda b, t: [
+            "report",
+            record_with(b, t, metrics=metrics_with(b, longest_correct_prefix=10**6)),
+        ],
+        2,
+        ["run.jsonl", "line 1: metrics.longest_correct_prefix", "1000000"],
+    ),
+    (
+        "a longest correct prefix beyond the procedure (replay)",
+        lambda b, t: [
+            "replay",
+            record_with(b, t, metrics=metrics_with(b, longest_correct_prefix=10**6)),
+        ],
+        2,
+        ["run.jsonl", "line 1: metrics.longest_correct_prefix"],
+    ),
+    (
+        "a progress rate above 1",
+        lambda b, t: ["report", record_with(b, t, metrics=metrics_with(b, progress_rate=2.5))],
+        2,
+        ["run.jsonl", "line 1: metrics.progress_rate", "2.5"],
+    ),
+    (
+        "a scenario whose tools are not function tools",
+        lambda b, t: [
+            "run",
+            scenario_with(b, t, lambda d: d.__setitem__("tools", [{"x": 1}])),
+            *SIM,
+            "--out",
+            t / "r",
+        ],
+        2,
+        ["scenario.json", "tools", "tools[0]", "function tool"],
+    ),
+    (
+        "a procedure index below 0",
+        lambda b, t: [
+            "run",
+            copy_suite(
+                b, t, (json.dumps({**json.loads(first_line(b)), "index": -1}) + "\n").encode()
+            ),
+            *SIM,
+            "--out",
+            t / "r",
+        ],
+        2,
+        ["procedures.jsonl", "line 1", "index"],
+    ),
+    (
+        "an empty procedures.jsonl",
+        lambda b, t: ["run", copy_suite(b, t, b""), *SIM, "--out", t / "r"],
+        2,
+        ["procedures.jsonl", "holds no scenario"],
+    ),
+    (
+        "a preset whose range runs backwards",
+        lambda b, t: [
+            "generate",
+            "--preset",
+            write(t / "p.json", '{"blocks": [{"steps": [3], "ranges": [[5, 1]]}]}'),
+            "--out",
+            t / "o",
+        ],
+        2,
+        ["p.json", "ranges", "range low 5.0 is above high 1.0"],
+    ),
+    (
+        "a bad line far into a scenarios file",
+        lambda b, t: [
+            "run",
+            write(t / "s.jsonl", (json.dumps(b.scenario) + "\n") * 3 + '{"id": 1}\n'),
+            *SIM,
+            "--out",
+            t / "r",
+        ],
+        2,
+        ["s.jsonl", "line 4"],
+    ),
     # -- where output goes
     (
         "generate --out is a file",
@@ -472,10 +557,10 @@ CASES: list[Case] = [
         ["folder"],
     ),
     (
-        "run --out on a full disk",
+        "run --out is a device",
         lambda b, t: ["run", b.suite, *SIM, "--overwrite", "--out", "/dev/full"],
-        1,
-        ["/dev/full", "No space left on device"],
+        2,
+        ["/dev/full", "--out", "special file"],
     ),
 ]
 
@@ -513,8 +598,10 @@ def test_bad_input_is_one_line_naming_it_and_changes_nothing(
     assert not list(tmp_path.glob(".*partial*"))
 
 
-def test_the_corpus_covers_both_failure_statuses():
-    assert {c[2] for c in CASES} == {1, 2}
+def test_the_corpus_covers_bad_input_and_a_full_disk_is_tested_apart():
+    # A full disk (exit 1) is tested in tests/cli/test_outputs.py: /dev/full, a device,
+    # is refused as an output before anything runs.
+    assert {c[2] for c in CASES} == {2}
     assert len(CASES) >= 35
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import importlib
 
 import pytest
 from hypothesis import given
@@ -17,6 +18,15 @@ from agentproc.runs.redact import (
     redact_values,
     secret_url,
 )
+
+
+@pytest.fixture(autouse=True)
+def no_secrets_from_other_tests(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Credentials other tests registered (``ann``, say) are redacted whatever their
+    length: each test here starts with none."""
+    module = importlib.import_module("agentproc.runs.redact")  # the package has redact()
+    monkeypatch.setattr(module, "_values", set())
+    monkeypatch.setattr(module, "_key_envs", set())
 
 
 def test_a_key_echoed_without_its_vendor_prefix_is_redacted(monkeypatch: pytest.MonkeyPatch):
@@ -45,6 +55,20 @@ def test_a_short_remainder_of_a_prefix_is_left_alone(monkeypatch: pytest.MonkeyP
 )
 def test_authorization_values_and_url_credentials_are_redacted(text: str, expected: str):
     assert redact(text) == expected
+
+
+def test_a_known_credential_of_any_length_is_redacted_in_every_form():
+    secret_url("http://ab:pw7char@127.0.0.1:9/v1")
+    b64 = base64.b64encode(b"pw7char").decode()
+    pair = base64.b64encode(b"ab:pw7char").decode()
+    forms = ["pw7char", b64, b64.rstrip("="), pair, "ab%3Apw7char", '"ab:pw7char"']
+    out = redact(" ".join(f"<{f}>" for f in forms))
+    assert out == " ".join(["<[REDACTED]>"] * 5 + ['<"[REDACTED]">']), out
+
+
+def test_a_short_value_guessed_from_a_variable_name_is_left_alone(monkeypatch):
+    monkeypatch.setenv("MY_SERVICE_TOKEN", "true")
+    assert redact("it is true") == "it is true"
 
 
 def test_url_credentials_are_secrets_in_every_form_a_client_sends():

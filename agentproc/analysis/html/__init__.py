@@ -7,9 +7,6 @@ episode and a drill-down into its procedure, calls and model turns.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,8 +15,8 @@ from agentproc.analysis.html.episodes import DETAIL_BUDGET, details, episode_row
 from agentproc.analysis.html.figures import figures
 from agentproc.analysis.html.page import render_page
 from agentproc.analysis.report import aggregate
-from agentproc.errors import InputError, OutputError
-from agentproc.jsonio import cannot_write
+from agentproc.errors import InputError
+from agentproc.outputs import replacing
 
 __all__ = ["HtmlReport", "html_report", "write_html_report"]
 
@@ -58,23 +55,6 @@ def write_html_report(paths: list[Path], out: Path, budget: int = DETAIL_BUDGET)
     if out.is_dir():
         raise InputError(out, "is a folder: give the path of the HTML file to write")
     result = html_report(paths, budget)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
-    except OSError as exc:
-        raise cannot_write(out, exc) from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(result.html)
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, out)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise OutputError(out, f"cannot write the report ({exc.strerror or exc})") from None
+    with replacing(out) as tmp:
+        tmp.write_text(result.html, encoding="utf-8")
     return result
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask

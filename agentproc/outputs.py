@@ -1,0 +1,132 @@
+"""The one rule for every file a command writes: never over an input, never over a
+special file, never over something that exists without ``--overwrite``, and never a
+partial file.
+
+:func:`check_output` refuses a target before anything runs; :func:`replacing` writes a
+file beside its target and renames it into place only once it is complete, so a
+failure leaves the old file byte-identical and no partial or empty file behind. Run
+files are the one exception to the renaming: they are written as the run goes, so
+that a killed run keeps its episodes for ``--resume``; they pass :func:`check_output`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from agentproc.errors import InputError, OutputError
+from agentproc.jsonio import cannot_write
+
+SUITE_FILES = ("procedures.jsonl", "suite.json")
+"""A suite folder's own files: no output is ever written over one."""
+
+
+def input_files(path: Path) -> list[Path]:
+    """The files an input path stands for: a suite folder's own files, or the file."""
+    path = Path(path)
+    if path.is_dir():
+        return [path / name for name in SUITE_FILES]
+    return [path]
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def check_output(
+    path: Path,
+    *,
+    inputs: Iterable[Path] = (),
+    overwrite: bool = False,
+    option: str = "--out",
+    folder: bool = False,
+) -> Path:
+    """Refuse ``path`` as an output, with one :class:`InputError` naming it and ``option``,
+    when it is one of ``inputs`` (the same file by any name: a hard link, a symlink),
+    a suite's own file, a special file (a FIFO, a device, a socket), lies under a file,
+    or exists (as a file, or as a folder for a file) without ``overwrite``. With
+    ``folder``, ``path`` is a folder to write files into: it may exist, as a folder.
+
+    >>> check_output(Path("/dev/null"))
+    Traceback (most recent call last):
+    ...
+    agentproc.errors.InputError: /dev/null: --out: is a special file (a FIFO, device or socket)
+    """
+    path = Path(path)
+    for parent in path.parents:  # the nearest existing folder must be a folder
+        if parent.exists() or parent.is_symlink():
+            if not parent.is_dir():
+                raise InputError(
+                    path, "cannot write: a part of the path is a file, not a folder", option
+                )
+            break
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return path
+    except OSError as exc:
+        raise InputError(path, f"cannot use it: {exc.strerror or exc}", option) from None
+    if stat.S_ISDIR(st.st_mode):
+        if folder:
+            return path
+        raise InputError(path, "is a folder, not a file to write", option)
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError(path, "is a special file (a FIFO, device or socket)", option)
+    if folder:
+        raise InputError(path, "is a file: it must be a folder", option)
+    same = (st.st_dev, st.st_ino)
+    for source in inputs:
+        if _identity(source) == same:
+            raise InputError(path, f"is the input {source}: the output must be a new file", option)
+    if path.name in SUITE_FILES and (path.parent / SUITE_FILES[1]).exists():
+        raise InputError(path, "is a suite's own file: write the output elsewhere", option)
+    if not overwrite:
+        raise InputError(path, "already exists: use --overwrite to replace it", option)
+    return path
+
+
+@contextlib.contextmanager
+def replacing(path: Path) -> Iterator[Path]:
+    """A temporary file beside ``path`` to write; renamed over ``path`` when the block
+    ends without an error, removed when it raises (``path`` is then left as it was).
+
+    The new file gets the permissions an ordinary new file would (the umask's), and a
+    symlink at ``path`` is replaced, never its target.
+    """
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise cannot_write(path, exc) from None
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        yield tmp
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except OSError as exc:
+        _remove(tmp)
+        raise OutputError(path, f"cannot write: {exc.strerror or exc}") from None
+    except BaseException:
+        _remove(tmp)
+        raise
+
+
+def _remove(tmp: Path) -> None:
+    with contextlib.suppress(OSError):
+        tmp.unlink()
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
