@@ -159,9 +159,10 @@ class CellStats(BaseModel):
     scenarios: int = 0
     """Distinct scenarios among the episodes (0: the records do not name them)."""
     design_effects: dict[str, float] = {}
-    """``first_answer``, ``faithful`` and ``unfaithful_correct`` -> the design effect of
-    the scenarios' trials (:func:`design_effect`); their intervals are Wilson's on
-    ``n / deff`` episodes. Absent: 1 (one trial per scenario)."""
+    """``first_answer``, ``faithful``, ``unfaithful_correct`` and each of
+    :data:`STUDY_RATES` and ``diverged`` -> the design effect of the scenarios' trials
+    (:func:`design_effect`); their intervals are Wilson's on ``n / deff`` episodes.
+    Absent: 1 (one trial per scenario)."""
 
     @property
     def trials(self) -> float:
@@ -213,6 +214,12 @@ class CellStats(BaseModel):
         return sum(self.divergence_labels.values())
 
     @property
+    def diverged_ci(self) -> tuple[float, float]:
+        """Wilson 95% interval of the share of episodes that :attr:`diverged` (on the
+        effective number)."""
+        return self._ci(self.diverged, "diverged")
+
+    @property
     def slips(self) -> int:
         """``wrong_argument`` labels that are new mistakes, not carried forward."""
         return sum(v for k, v in self.wrong_argument_causes.items() if k != "propagated")
@@ -233,9 +240,10 @@ class CellStats(BaseModel):
         return {v: getattr(self, v) for v in VERDICTS}
 
     def rate(self, name: str) -> tuple[float, tuple[float, float]]:
-        """One of :data:`STUDY_RATES` and its Wilson 95% interval."""
+        """One of :data:`STUDY_RATES` and its Wilson 95% interval (on the effective
+        number of episodes, as the headline rates)."""
         count = getattr(self, STUDY_RATES[name])
-        return ratio(count, self.n), wilson(count, self.n)
+        return ratio(count, self.n), self._ci(count, name)
 
 
 STUDY_RATES: dict[str, str] = {

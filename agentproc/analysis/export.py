@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentproc.analysis.cell_stats import STUDY_RATES, CellStats, wilson
+from agentproc.analysis.cell_stats import STUDY_RATES, CellStats
 from agentproc.analysis.report import KNOBS, Report
 
 
@@ -53,7 +53,7 @@ def stats_json(s: CellStats) -> dict[str, Any]:
             "first_divergence": {
                 "episodes": s.diverged,
                 "rate": r(_share(s.diverged, s.n)),
-                "rate_ci": ci(wilson(s.diverged, s.n)),
+                "rate_ci": ci(s.diverged_ci),
                 "labels": s.divergence_labels,
                 "steps": {str(k): v for k, v in s.divergence_steps.items()},
                 "median_step": s.divergence_median_step,

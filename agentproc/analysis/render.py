@@ -338,7 +338,7 @@ def _headline(console: Console, name: str, a: AgentReport) -> None:
     if s.diverged:
         console.print(
             f"  first divergence: {s.diverged} of {s.n} episodes left the procedure "
-            f"({_ci(s.diverged / s.n, wilson(s.diverged, s.n), s.n)}); first label "
+            f"({_ci(s.diverged / s.n, s.diverged_ci, s.n)}); first label "
             f"{_counts(s.divergence_labels)}; median step {s.divergence_median_step}, on "
             f"average {100 * s.divergence_position:.0f}% of the way through",
             highlight=False,

@@ -4,12 +4,12 @@ Rendering is :mod:`agentproc.analysis.render`.
 
 Aggregation streams: each record is read once, added to a few counters and
 dropped, so memory grows with the number of groups (agents times grid cells) and
-of scenarios (four counters each, for the design effect of repeated trials),
+of scenarios (a counter per measure each, for the design effect of repeated trials),
 never with the number of episodes.
 
 With several trials per scenario the episodes of one scenario are not independent:
-each group's three headline intervals are Wilson's on the effective number of
-episodes, ``n`` over the design effect measured on the group's scenarios
+each group's headline and study-measure intervals are Wilson's on the effective
+number of episodes, ``n`` over the design effect measured on the group's scenarios
 (:func:`~agentproc.analysis.cell_stats.design_effect`), and the group states its
 scenarios.
 
@@ -31,7 +31,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from agentproc.analysis.cell_stats import CellStats, design_effect, ratio
+from agentproc.analysis.cell_stats import STUDY_RATES, CellStats, design_effect, ratio
 from agentproc.errors import unknown_key
 from agentproc.labelling import VERDICTS, LabelKind
 from agentproc.runs import error_kind_of, is_error, record_mode
@@ -146,9 +146,10 @@ class _Tally:
             self.div_steps[where] = self.div_steps.get(where, 0) + 1
             self.div_position += min(where - 1, total) / (total or 1)
 
-    def stats(self, clusters: list[tuple[int, int, int, int]] | None = None) -> CellStats:
-        """The group's statistics; ``clusters``: (trials, first answers right, faithful,
-        unfaithful-correct) per scenario of the group, when the records name them."""
+    def stats(self, clusters: list[tuple[int, ...]] | None = None) -> CellStats:
+        """The group's statistics; ``clusters``: a scenario's trials, then its count of
+        each :data:`_CLUSTERED` measure, per scenario of the group, when the records name
+        them."""
         extra: dict[str, Any] = dict(self.verdicts)  # and scenarios, design effects if known
         if clusters:
             extra["scenarios"] = len(clusters)
@@ -179,8 +180,21 @@ class _Tally:
         )
 
 
-_CLUSTERED = ("first_answer", "faithful", "unfaithful_correct")
-"""The rates whose intervals carry the design effect, in a scenario's counter order."""
+_CLUSTERED = ("first_answer", "faithful", "unfaithful_correct", *STUDY_RATES, "diverged")
+"""The rates whose intervals carry the design effect, in a scenario's counter order
+(after its trials)."""
+_COUNTERS = 1 + len(_CLUSTERED)
+
+
+def _hits(ep: _Episode) -> tuple[bool, ...]:
+    """Whether an episode counts toward each :data:`_CLUSTERED` measure, in that order."""
+    missing = LabelKind.MISSING_ANSWER in ep.labels
+    premature = LabelKind.PREMATURE_FINISH in ep.labels
+    return (
+        *(ep.first_ok, ep.verdict == "faithful", ep.verdict == "unfaithful_correct"),
+        *(ep.exact, ep.under, ep.over, missing, premature, ep.corrected),
+        ep.divergence is not None,
+    )
 
 
 def _cause_order(item: tuple[str, int]) -> tuple[int, str]:
@@ -300,17 +314,17 @@ class _AgentTally:
             self.by_sweep[str(name)][values].add(ep)
         sid = rec.get("scenario_id")
         if sid is not None:
-            sc = self.scenarios.setdefault(str(sid), _Scenario(key, values, names, [0, 0, 0, 0]))
-            sc.counts[0] += 1
-            sc.counts[1] += ep.first_ok
-            sc.counts[2] += ep.verdict == "faithful"
-            sc.counts[3] += ep.verdict == "unfaithful_correct"
+            sc = self.scenarios.get(str(sid))
+            if sc is None:
+                sc = self.scenarios[str(sid)] = _Scenario(key, values, names, [0] * _COUNTERS)
+            for i, hit in enumerate((1, *_hits(ep))):
+                sc.counts[i] += hit
 
-    def _clusters(self) -> dict[tuple[Any, ...], list[tuple[int, int, int, int]]]:
+    def _clusters(self) -> dict[tuple[Any, ...], list[tuple[int, ...]]]:
         """Each group's scenario counters, keyed like :meth:`report`'s groups."""
-        out: dict[tuple[Any, ...], list[tuple[int, int, int, int]]] = defaultdict(list)
+        out: dict[tuple[Any, ...], list[tuple[int, ...]]] = defaultdict(list)
         for sc in self.scenarios.values():
-            counts = (sc.counts[0], sc.counts[1], sc.counts[2], sc.counts[3])
+            counts = tuple(sc.counts)
             out[("overall",)].append(counts)
             out[("cell", sc.cell)].append(counts)
             for knob, value in zip(KNOBS, sc.values, strict=True):
@@ -341,8 +355,7 @@ class _AgentTally:
 
 @dataclass(slots=True)
 class _Scenario:
-    """One scenario's groups and counters: trials, first answers right, faithful,
-    unfaithful-correct."""
+    """One scenario's groups and counters: trials, then each :data:`_CLUSTERED` measure."""
 
     cell: CellKey
     values: tuple[Any, ...]

@@ -525,6 +525,24 @@ def test_intervals_with_trials_are_on_the_effective_number_of_episodes() -> None
     assert cell.faithful_accuracy_ci == pytest.approx(wilson(5, 10))
 
 
+def test_study_measure_and_divergence_intervals_with_trials_carry_the_design_effect() -> None:
+    out = []
+    for i in range(10):
+        for t in range(10):  # trials are copies: half the scenarios finish early every time
+            rec = record(verdict="wrong", labels=("premature_finish",)) if i % 2 else record()
+            rec["scenario_id"], rec["trial"] = f"s{i}", t
+            out.append(rec)
+    report = aggregate(out)
+    s = report.agents["model:a"].overall
+    assert s.design_effects["premature_answer_rate"] == pytest.approx(10.0)
+    assert s.rate("premature_answer_rate") == (0.5, pytest.approx(wilson(5, 10)))
+    assert s.diverged_ci == pytest.approx(wilson(5, 10))  # not wilson(50, 100)
+    low, high = wilson(5, 10)
+    overall = report_json(report)["agents"]["model:a"]["overall"]
+    assert overall["premature_answer_ci"] == pytest.approx([low, high], abs=1e-4)
+    assert f"{100 * low:.0f}" in render(report).split("first divergence:")[1].split("\n")[0]
+
+
 def test_one_trial_per_scenario_keeps_the_plain_wilson_interval() -> None:
     s = aggregate(trial_records(20, 1)).agents["model:a"].overall
     assert s.design_effects == {} and s.faithful_accuracy_ci == wilson(10, 20)
