@@ -44,13 +44,13 @@ def _point(x: float, k: int, n: int, ci: tuple[float, float]) -> Point:
 
 
 def _by_pairs(fig: Figures, series: str, by: str, faithful: bool) -> list[Line]:
-    """Lines of accuracy: against length one per look-back (``by="lookback"``) or the reverse."""
+    """Lines of accuracy: against length one per look-back (``by="look-back"``) or the reverse."""
     lines: dict[int, list[Point]] = {}
     for (steps, lookback), t in sorted(fig.pairs.get(series, {}).items()):
         rate = t.faithful if faithful else t.accuracy
-        key, x = (lookback, steps) if by == "lookback" else (steps, lookback)
+        key, x = (lookback, steps) if by == "look-back" else (steps, lookback)
         lines.setdefault(key, []).append(Point(x, rate.value, *rate.ci, rate.n))
-    prefix = "L=" if by == "lookback" else "N="
+    prefix = "L=" if by == "look-back" else "N="
     out = [Line(f"{prefix}{k}", pts) for k, pts in sorted(lines.items())]
     # A grid that sweeps one knob at a single value of the other (the reference length
     # sweep at L=3) would add a one-point line per value: keep only real lines then.
@@ -64,59 +64,47 @@ def _rate_line(name: str, groups: dict[Any, CellStats], attr: str) -> Line:
         if not isinstance(key, int) or not s.n:
             continue
         if attr == "unfaithful_correct":
-            pts.append(Point(key, s.unfaithful_correct_rate, *s.unfaithful_correct_ci, s.n))
+            value, ci = s.unfaithful_correct_rate, s.unfaithful_correct_ci
         elif attr == "accuracy":
-            pts.append(Point(key, s.accuracy, *s.accuracy_ci, s.n))
+            value, ci = s.accuracy, s.accuracy_ci
         else:
             value, ci = s.rate(attr)
-            pts.append(Point(key, value, *ci, s.n))
+        pts.append(Point(key, value, *ci, s.n))
     return Line(name, pts)
+
+
+_LENGTH = "procedure length N"
+_PAIR_CHARTS = (  # (title, knob along x, lines by, faithful?)
+    ("First-answer accuracy by length", _LENGTH, "look-back", False),
+    ("Faithful accuracy by length", _LENGTH, "look-back", True),
+    ("First-answer accuracy by look-back", "look-back L", "length", False),
+    ("Faithful accuracy by look-back", "look-back L", "length", True),
+)
 
 
 def _series_figures(name: str, a: AgentReport, fig: Figures) -> str:
     charts = [
         line_chart(
-            "First-answer accuracy by length",
-            _by_pairs(fig, name, "lookback", False),
-            "procedure length N",
-            "first-answer accuracy",
-            "look-back",
-        ),
-        line_chart(
-            "Faithful accuracy by length",
-            _by_pairs(fig, name, "lookback", True),
-            "procedure length N",
-            "faithful accuracy",
-            "look-back",
-        ),
-        line_chart(
-            "First-answer accuracy by look-back",
-            _by_pairs(fig, name, "length", False),
-            "look-back L",
-            "first-answer accuracy",
-            "length",
-        ),
-        line_chart(
-            "Faithful accuracy by look-back",
-            _by_pairs(fig, name, "length", True),
-            "look-back L",
-            "faithful accuracy",
-            "length",
-        ),
+            title,
+            _by_pairs(fig, name, by, faithful),
+            x_label,
+            "faithful accuracy" if faithful else "first-answer accuracy",
+            by,
+        )
+        for title, x_label, by, faithful in _PAIR_CHARTS
+    ]
+    execution = ("exact-step", "under-execution", "over-execution")
+    charts += [
         line_chart(
             "Unfaithful-correct gap by length",
             [_rate_line(name, a.by_length, "unfaithful_correct")],
-            "procedure length N",
+            _LENGTH,
             "accuracy minus faithful accuracy",
         ),
         line_chart(
             "Execution by length",
-            [
-                _rate_line("exact-step", a.by_length, "exact_step_rate"),
-                _rate_line("under-execution", a.by_length, "under_execution_rate"),
-                _rate_line("over-execution", a.by_length, "over_execution_rate"),
-            ],
-            "procedure length N",
+            [_rate_line(k, a.by_length, f"{k.replace('-', '_')}_rate") for k in execution],
+            _LENGTH,
             "share of episodes",
         ),
         stacked_bars(
@@ -125,7 +113,7 @@ def _series_figures(name: str, a: AgentReport, fig: Figures) -> str:
                 str(n): {k.value: c for k, c in s.label_counts.items() if c}
                 for n, s in a.by_length.items()
             },
-            "procedure length N",
+            _LENGTH,
             [k.value for k in LabelKind],
         ),
         heat_map(
@@ -161,7 +149,7 @@ def _comparison(report: Report) -> str:
         line_chart(
             f"{title} by length",
             [_rate_line(n, report.agents[n].by_length, attr) for n in names],
-            "procedure length N",
+            _LENGTH,
             title.lower(),
             "series",
         )
