@@ -216,7 +216,7 @@ def stacked_bars(
     for b, key in enumerate(keys):
         total = sum(bars[key].values())
         x = LEFT + step * b + (step - bw) / 2
-        y = TOP + PH
+        y: float = TOP + PH
         for i, name in enumerate(names):
             count = bars[key].get(name, 0)
             if not count:
