@@ -11,7 +11,6 @@ page either escaped here or through ``textContent`` in the script.
 from __future__ import annotations
 
 import json
-from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ from agentproc.analysis.html.figures import BINS, Figures
 from agentproc.analysis.html.svg import (
     Line,
     Point,
+    esc,
     heat_map,
     line_chart,
     pattern_defs,
@@ -33,10 +33,6 @@ CSP = (
     "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
     "img-src data:; base-uri 'none'; form-action 'none'"
 )
-
-
-def _esc(text: object) -> str:
-    return escape(str(text), quote=True)
 
 
 def _point(x: float, k: int, n: int, ci: tuple[float, float]) -> Point:
@@ -133,10 +129,10 @@ def _series_figures(name: str, a: AgentReport, fig: Figures) -> str:
     head = (
         f"<p class='summary'>{o.n} scored episodes · first-answer accuracy {100 * o.accuracy:.1f}% "
         f"· faithful {100 * o.faithful_accuracy:.1f}% · unfaithful-correct "
-        f"{100 * o.unfaithful_correct_rate:.1f}%{_esc(errors)}</p>"
+        f"{100 * o.unfaithful_correct_rate:.1f}%{esc(errors)}</p>"
     )
     return (
-        f"<section class='series' aria-label='{_esc(name)}'><h3>{_esc(name)}</h3>{head}"
+        f"<section class='series' aria-label='{esc(name)}'><h3>{esc(name)}</h3>{head}"
         f"<div class='charts'>{''.join(charts)}</div></section>"
     )
 
@@ -191,7 +187,7 @@ def _pct_cell(value: float, ci: tuple[float, float]) -> str:
 
 def _cell_table(report: Report) -> str:
     head = "".join(
-        f"<th scope='col' aria-sort='none' data-type='{t}'><button type='button'>{_esc(c)}</button></th>"
+        f"<th scope='col' aria-sort='none' data-type='{t}'><button type='button'>{esc(c)}</button></th>"
         for c, t in _CELL_COLUMNS
     )
     rows = []
@@ -203,14 +199,14 @@ def _cell_table(report: Report) -> str:
                 for r in ("exact_step_rate", "under_execution_rate", "over_execution_rate")
             ]
             rows.append(
-                f"<tr><td>{_esc(name)}</td><td>{_esc(key.cell)}</td>"
+                f"<tr><td>{esc(name)}</td><td>{esc(key.cell)}</td>"
                 f"<td data-v='{key.steps}'>{key.steps}</td><td data-v='{key.lookback}'>{key.lookback}</td>"
                 f"<td data-v='{s.n}'>{s.n}</td>"
                 + _pct_cell(s.accuracy, s.accuracy_ci)
                 + _pct_cell(s.faithful_accuracy, s.faithful_accuracy_ci)
                 + _pct_cell(s.unfaithful_correct_rate, s.unfaithful_correct_ci)
                 + "".join(_pct_cell(v, ci) for v, ci in rates)
-                + f"<td>{_esc(f'{top[0].value} ({top[1]})' if top[0] is not None and top[1] else '—')}</td></tr>"
+                + f"<td>{esc(f'{top[0].value} ({top[1]})' if top[0] is not None and top[1] else '—')}</td></tr>"
             )
     return (
         "<section id='cells'><h2>Grid cells</h2><p class='hint'>Select a column heading to sort "
@@ -239,7 +235,7 @@ def _rest_hint(runs: list[str]) -> str:
     run = runs[0] if len(runs) == 1 else "RUN"
     return (
         " (the file keeps its size bounded; see any other episode with "
-        f"<code>agentproc replay {_esc(run)} --episode ID</code>)"
+        f"<code>agentproc replay {esc(run)} --episode ID</code>)"
     )
 
 
@@ -256,15 +252,15 @@ def render_page(
     js = (ASSETS / "report.js").read_text(encoding="utf-8")
     series = "".join(_series_figures(n, a, fig) for n, a in report.agents.items())
     n_episodes = len(rows["id"])
-    notes = "".join(f"<li>{_esc(w)}</li>" for w in warnings)
+    notes = "".join(f"<li>{esc(w)}</li>" for w in warnings)
     data = {"rows": rows, "details": details, "runs": runs, "study_rates": list(STUDY_RATES)}
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
         f"<meta http-equiv='Content-Security-Policy' content=\"{CSP}\">"
         "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-        f"<title>agentproc report: {_esc(', '.join(runs))}</title><style>{css}</style></head><body>"
+        f"<title>agentproc report: {esc(', '.join(runs))}</title><style>{css}</style></head><body>"
         f"{pattern_defs()}<header><h1>agentproc report</h1>"
-        f"<p>{_esc(', '.join(runs))} · {n_episodes} episodes · {report.episodes} scored"
+        f"<p>{esc(', '.join(runs))} · {n_episodes} episodes · {report.episodes} scored"
         f"{f' · {report.errored} errored (counted in no figure)' if report.errored else ''}"
         f" · drill-down embedded for {len(details)} of {n_episodes}"
         f"{_rest_hint(runs) if len(details) < n_episodes else ''}</p>"

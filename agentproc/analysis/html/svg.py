@@ -44,7 +44,7 @@ class Line:
     points: list[Point]
 
 
-def _esc(text: object) -> str:
+def esc(text: object) -> str:
     return escape(str(text), quote=True)
 
 
@@ -74,9 +74,9 @@ def _marker(kind: str, x: float, y: float, colour: str) -> str:
 
 def _frame(title: str, body: str, label: str, legend: str) -> str:
     return (
-        f'<figure class="chart"><svg role="img" aria-label="{_esc(label)}" viewBox="0 0 {W} {H}" '
+        f'<figure class="chart"><svg role="img" aria-label="{esc(label)}" viewBox="0 0 {W} {H}" '
         f'width="{W}" height="{H}" xmlns="http://www.w3.org/2000/svg">'
-        f'<text x="{LEFT}" y="16" class="title">{_esc(title)}</text>{body}</svg>'
+        f'<text x="{LEFT}" y="16" class="title">{esc(title)}</text>{body}</svg>'
         f"<figcaption>{legend}</figcaption></figure>"
     )
 
@@ -103,7 +103,7 @@ def _legend(names: list[str], kind: str = "line", shown: list[int] | None = None
                 f'<svg width="16" height="12" aria-hidden="true"><rect width="16" height="12" '
                 f'fill="{_fill(i)}" stroke="#333"/></svg>'
             )
-        items.append(f'<span class="key">{swatch} {_esc(name)}</span>')
+        items.append(f'<span class="key">{swatch} {esc(name)}</span>')
     return " ".join(items)
 
 
@@ -138,9 +138,9 @@ def _axes(xs: list[float], x_label: str, y_label: str) -> tuple[str, object, obj
     parts = [_grid()]
     parts += [_below(f"{sx(x):.1f}", str(H - BOTTOM + 14), f"{x:g}") for x in sorted(set(xs))]
     parts.append(
-        _below(str(LEFT + PW / 2), str(H - BOTTOM + 30), _esc(x_label), "axis")
+        _below(str(LEFT + PW / 2), str(H - BOTTOM + 30), esc(x_label), "axis")
         + f'<text x="12" y="{TOP + PH / 2}" class="axis" text-anchor="middle" '
-        f'transform="rotate(-90 12 {TOP + PH / 2})">{_esc(y_label)}</text>'
+        f'transform="rotate(-90 12 {TOP + PH / 2})">{esc(y_label)}</text>'
     )
     return "".join(parts), sx, sy
 
@@ -173,12 +173,12 @@ def line_chart(
                 f"{line.name}, {x_label} {p.x:g}: {_pct(p.y)} [{_pct(p.lo)}, {_pct(p.hi)}], n={p.n}"
             )
             body.append(
-                f'<g class="point"><title>{_esc(tip)}</title>'
+                f'<g class="point"><title>{esc(tip)}</title>'
                 f'<line x1="{x:.1f}" y1="{sy(p.lo):.1f}" x2="{x:.1f}" y2="{sy(p.hi):.1f}" '  # type: ignore[operator]
                 f'stroke="{colour}" stroke-width="1"/>{_marker(MARKERS[i % len(MARKERS)], x, y, colour)}</g>'
             )
     names = [line.name for line in lines]
-    head = f"<b>{_esc(legend_title)}</b> " if legend_title else ""
+    head = f"<b>{esc(legend_title)}</b> " if legend_title else ""
     label = f"{title}: {', '.join(names)}"
     return _frame(title, "".join(body), label, head + _legend(names))
 
@@ -227,12 +227,12 @@ def stacked_bars(
             tip = f"{x_label} {key}: {name} {count} of {total} labels ({_pct(count / total)})"
             body.append(
                 f'<rect x="{x:.1f}" y="{y:.1f}" width="{bw:.1f}" height="{h:.1f}" fill="{fill}" '
-                f'stroke="#fff" stroke-width=".5"><title>{_esc(tip)}</title></rect>'
+                f'stroke="#fff" stroke-width=".5"><title>{esc(tip)}</title></rect>'
             )
         if not total:
             body.append(_below(f"{x + bw / 2:.1f}", str(TOP + PH - 4), "none"))
-        body.append(_below(f"{x + bw / 2:.1f}", str(H - BOTTOM + 14), _esc(key)))
-    body.append(_below(str(LEFT + PW / 2), str(H - BOTTOM + 30), _esc(x_label), "axis"))
+        body.append(_below(f"{x + bw / 2:.1f}", str(H - BOTTOM + 14), esc(key)))
+    body.append(_below(str(LEFT + PW / 2), str(H - BOTTOM + 30), esc(x_label), "axis"))
     shown = [i for i, name in enumerate(names) if any(bar.get(name) for bar in bars.values())]
     return _frame(title, "".join(body), title, _legend(names, "bar", shown))
 
@@ -258,16 +258,16 @@ def heat_map(
             tip = f"look-back {key}, {columns[c]}: {count} of {n} episodes ({_pct(share)})"
             dark = share / peak > 0.55
             body.append(
-                f'<g><title>{_esc(tip)}</title><rect x="{x:.1f}" y="{y:.1f}" width="{cw - 1:.1f}" '
+                f'<g><title>{esc(tip)}</title><rect x="{x:.1f}" y="{y:.1f}" width="{cw - 1:.1f}" '
                 f'height="{ch - 1:.1f}" fill="#b2182b" fill-opacity="{0.06 + 0.94 * share / peak:.3f}"/>'
                 f'<text x="{x + cw / 2:.1f}" y="{y + ch / 2 + 3:.1f}" class="cell{" dark" if dark else ""}" '
                 f'text-anchor="middle">{100 * share:.0f}</text></g>'
             )
     y = TOP + len(keys) * ch + 12
     body += [
-        _below(f"{LEFT + c * cw + cw / 2:.1f}", f"{y:.1f}", _esc(n)) for c, n in enumerate(columns)
+        _below(f"{LEFT + c * cw + cw / 2:.1f}", f"{y:.1f}", esc(n)) for c, n in enumerate(columns)
     ]
     where = "first divergence: from this % of the procedure on (ans: at the answer)"
     body.append(_below(str(LEFT + PW / 2), f"{y + 16:.1f}", where, "axis"))
     legend = "Each cell: % of that look-back's scored episodes whose first divergence falls there; darker is more."
-    return _frame(title, "".join(body), title, _esc(legend))
+    return _frame(title, "".join(body), title, esc(legend))
