@@ -31,7 +31,7 @@ from agentproc.agents.conversation import RAW_KEY, Request, Turn
 from agentproc.agents.failures import MalformedResponse
 from agentproc.agents.transport import HttpEndpoint, SdkEndpoint, chat_url, request_headers
 
-SAMPLING = ("temperature", "max_tokens", "top_p", "seed", "presence_penalty")
+SAMPLING: tuple[str, ...] = ("temperature", "max_tokens", "top_p", "seed", "presence_penalty")
 SAMPLING += ("frequency_penalty", "reasoning_effort")
 """Model options sent when set, under their own names but ``max_tokens``, which
 ChatOpenAI sends as ``max_completion_tokens``."""
