@@ -31,16 +31,10 @@ from agentproc.agents.conversation import RAW_KEY, Request, Turn
 from agentproc.agents.failures import MalformedResponse
 from agentproc.agents.transport import HttpEndpoint, SdkEndpoint, chat_url, request_headers
 
-SAMPLING = {
-    "temperature": "temperature",
-    "max_tokens": "max_completion_tokens",
-    "top_p": "top_p",
-    "seed": "seed",
-    "presence_penalty": "presence_penalty",
-    "frequency_penalty": "frequency_penalty",
-    "reasoning_effort": "reasoning_effort",
-}
-"""Model option -> the request field ChatOpenAI sends it as (None: not sent)."""
+SAMPLING: tuple[str, ...] = ("temperature", "max_tokens", "top_p", "seed", "presence_penalty")
+SAMPLING += ("frequency_penalty", "reasoning_effort")
+"""Model options sent when set, under their own names but ``max_tokens``, which
+ChatOpenAI sends as ``max_completion_tokens``."""
 CHOICES = frozenset({"auto", "none", "required"})
 
 
@@ -110,10 +104,9 @@ class OpenAIChat(BaseChatModel):
     def fields(self, **bound: Any) -> dict[str, Any]:
         """The request body but its messages: what ``ChatOpenAI`` sends for the same options."""
         out: dict[str, Any] = {"model": self.model_name, "stream": False}
-        for option, field in SAMPLING.items():
-            value = getattr(self, option)
-            if value is not None:
-                out[field] = value
+        for option in SAMPLING:
+            if (value := getattr(self, option)) is not None:
+                out["max_completion_tokens" if option == "max_tokens" else option] = value
         if self.stop:
             out["stop"] = self.stop
         out.update(self.model_kwargs)
@@ -214,9 +207,8 @@ class CompletionsChat:
 
     def __init__(self, endpoint: Any, fixed: dict[str, Any], opening: list[dict[str, Any]]) -> None:
         self.endpoint = endpoint
-        fields = {k: v for k, v in fixed.items() if k != "messages"}
-        head = orjson.dumps(fields, default=_plain)[:-1]
-        self._prefix = head + (b',"messages":' if fields else b'"messages":')
+        fields = {k: v for k, v in fixed.items() if k != "messages"}  # never empty: model
+        self._prefix = orjson.dumps(fields, default=_plain)[:-1] + b',"messages":'
         self.history: list[dict[str, Any]] = [dict(m) for m in opening]
 
     async def next_turn(self) -> Turn:

@@ -113,8 +113,7 @@ class HttpEndpoint:
     def __init__(self, url: str, headers: dict[str, str], timeout: float | None) -> None:
         self.url = url
         self.headers = headers
-        self.timeout = timeout
-        self._timeout = aiohttp.ClientTimeout(total=timeout)
+        self.timeout = aiohttp.ClientTimeout(total=timeout)
         self._sessions: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
             weakref.WeakKeyDictionary()
         )
@@ -131,7 +130,7 @@ class HttpEndpoint:
         session, proxy = await self._session()
         try:
             async with session.post(
-                self.url, data=body, allow_redirects=False, proxy=proxy, timeout=self._timeout
+                self.url, data=body, allow_redirects=False, proxy=proxy
             ) as response:
                 status = response.status
                 if status in REDIRECTS:
@@ -155,7 +154,7 @@ class HttpEndpoint:
         loop = asyncio.get_running_loop()
         known = self._sessions.get(loop)
         if known is None:
-            session = _new_session(self.headers)
+            session = _new_session(self.headers, self.timeout)
             closer = self._close_at_shutdown(session, loop)
             await anext(closer)
             # The loop holds its async generators weakly: kept here while the loop lives.
@@ -187,10 +186,9 @@ class _FreshConnector(aiohttp.TCPConnector):
             conn.close()
 
 
-def _new_session(headers: dict[str, str]) -> aiohttp.ClientSession:
+def _new_session(headers: dict[str, str], timeout: aiohttp.ClientTimeout) -> aiohttp.ClientSession:
     # ssl.create_default_context() reads the system's store, or SSL_CERT_FILE/SSL_CERT_DIR.
     connector = _FreshConnector(limit=0, ssl=ssl.create_default_context())
-    timeout = aiohttp.ClientTimeout(total=None)  # the endpoint's own timeout applies
     return aiohttp.ClientSession(
         connector=connector,
         headers=headers,
@@ -290,17 +288,15 @@ def status_error(status: int, body: bytes, url: str) -> Exception:
 
     openai = _openai()
     message = f"Error code: {status}"
-    text = body.decode("utf-8", "replace").strip()
-    data: Any = text
+    detail: Any = body.decode("utf-8", "replace").strip()
     with contextlib.suppress(ValueError):
-        data = orjson.loads(text)
-        error = data.get("error", data) if isinstance(data, dict) else None
-        said = error.get("message") if isinstance(error, dict) else None
-        if isinstance(said, str) and said:
-            message += f" - {said}"
+        data = orjson.loads(detail)
+        detail = data.get("error", data) if isinstance(data, dict) else data
+    said = detail.get("message") if isinstance(detail, dict) else None
+    if isinstance(said, str) and said:
+        message += f" - {said}"
     response = httpx2.Response(status, content=body, request=_request(url))
     name = "InternalServerError" if status >= 500 else STATUS_ERRORS.get(status, "APIStatusError")
-    detail = data.get("error", data) if isinstance(data, dict) else data
     error_class: Any = getattr(openai, name)
     made: Exception = error_class(message, response=response, body=detail)
     return made

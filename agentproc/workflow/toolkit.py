@@ -208,22 +208,25 @@ class Toolkit:
             f"{SYMBOL[nxt.op]} {b}): call {tool}."
         )
 
-    def _invalid(self, rec: CallRecord, problem: str) -> None:
-        rec.refused = "invalid_arguments"
-        rec.result = f"Error: invalid arguments for {rec.name}: {problem}. Nothing was executed."
+    def _valid(
+        self, rec: CallRecord, params: tuple[str, ...], args: Any, problem: str | None
+    ) -> dict[str, Any] | None:
+        """``args`` if they fit ``params`` (the names shown); else the call is refused."""
+        if args is not None and problem is None:
+            problem = self._schema_problem(rec.name, params, args)
+        if args is None or problem is not None:
+            rec.refused = "invalid_arguments"
+            rec.result = f"Error: invalid arguments for {rec.name}: {problem or 'invalid'}. "
+            rec.result += "Nothing was executed."
+            return None
+        return args  # type: ignore[no-any-return]
 
     def _step(
         self, rec: CallRecord, spec: ScenarioStep, args: dict[str, Any] | None, problem: str | None
     ) -> None:
         wf, pres = self.workflow, self.presented
-        if args is not None and problem is None:
-            if pres is None:
-                problem = self._schema_problem(spec.name, spec.params, args)
-            else:
-                shown = tuple(pres.shown(p) for p in spec.params)
-                problem = self._schema_problem(rec.name, shown, args)
-        if args is None or problem is not None:
-            self._invalid(rec, problem or "invalid")
+        args = self._valid(rec, tuple(self._shown(p) for p in spec.params), args, problem)
+        if args is None:
             return
         if pres is not None:
             args = pres.canonical_args(spec, args)
@@ -274,10 +277,8 @@ class Toolkit:
     ) -> None:
         """A calculator tool: ``a op b``, for whatever step the agent means."""
         scale = self.workflow.scale
-        if args is not None and problem is None:
-            problem = self._schema_problem(rec.name, ("a", "b"), args)
-        if args is None or problem is not None:
-            self._invalid(rec, problem or "invalid")
+        args = self._valid(rec, ("a", "b"), args, problem)
+        if args is None:
             return
         rec.args = args
         value = apply_units(op, to_units(args["a"], scale), to_units(args["b"], scale), scale)
@@ -296,10 +297,8 @@ class Toolkit:
 
     def _finish(self, rec: CallRecord, args: dict[str, Any] | None, problem: str | None) -> None:
         wf = self.workflow
-        if args is not None and problem is None:
-            problem = self._schema_problem(wf.finish_tool, (wf.finish_argument,), args)
-        if args is None or problem is not None:
-            self._invalid(rec, problem or "invalid")
+        args = self._valid(rec, (wf.finish_argument,), args, problem)
+        if args is None:
             return
         rec.args = args
         if self.guard != "observe" and wf.n_steps not in self.runs:

@@ -17,10 +17,8 @@ import orjson
 from agentproc.analysis.html.collect import Collected
 from agentproc.analysis.report import agent_key
 from agentproc.analysis.timeline import describe
-from agentproc.arith import to_number
 from agentproc.errors import RunFileError
 from agentproc.labelling import Label, LabelKind
-from agentproc.procedures import Procedure, procedure_of_json
 from agentproc.runs import (
     EpisodeKey,
     ScenarioStore,
@@ -31,7 +29,6 @@ from agentproc.runs import (
     record_variant,
     scenario_of_record,
 )
-from agentproc.workflow import FINISH_ARGUMENT, FINISH_TOOL, step_tool_name
 
 KINDS: tuple[str, ...] = tuple(k.value for k in LabelKind)
 """Label kinds in taxonomy order; rows refer to them by position."""
@@ -52,32 +49,26 @@ def series_of(rec: dict[str, Any]) -> str:
     return agent_key(_renamed(rec))
 
 
-class _Index:
-    def __init__(self) -> None:
-        self.names: list[str] = []
-        self._at: dict[str, int] = {}
-
-    def __call__(self, name: str) -> int:
-        if name not in self._at:
-            self._at[name] = len(self.names)
-            self.names.append(name)
-        return self._at[name]
+def _index(names: dict[str, int], name: str) -> int:
+    """``name``'s position in ``names``, added at the end when new."""
+    return names.setdefault(name, len(names))
 
 
 def episode_rows(collected: Collected) -> dict[str, Any]:
     """Column arrays of the episode table, one entry per episode."""
-    series, cells = _Index(), _Index()
+    series: dict[str, int] = {}
+    cells: dict[str, int] = {}
+    runs: dict[str, int] = {}
     cols: dict[str, list[Any]] = {
         k: [] for k in ("id", "series", "cell", "steps", "lookback", "verdict", "div", "labels")
     }
     cols["error"], cols["run"] = [], []
-    runs = _Index()
     for key, rec in collected.records.items():
-        cols["run"].append(runs(str(collected.where[key].path)))
+        cols["run"].append(_index(runs, str(collected.where[key].path)))
         m = rec["metrics"]
         cols["id"].append(str(rec["scenario_id"]))
-        cols["series"].append(series(series_of(rec)))
-        cols["cell"].append(cells(str(rec["cell"])))
+        cols["series"].append(_index(series, series_of(rec)))
+        cols["cell"].append(_index(cells, str(rec["cell"])))
         cols["steps"].append(int(rec["params"]["steps"]))
         cols["lookback"].append(int(rec["params"]["lookback"]))
         errored = is_error(rec)  # type: ignore[arg-type]
@@ -86,7 +77,7 @@ def episode_rows(collected: Collected) -> dict[str, Any]:
         cols["error"].append(error_kind_of(rec) if errored else None)  # type: ignore[arg-type]
         div = m.get("first_divergence")
         cols["div"].append(
-            [div.get("call_index"), div.get("step"), KINDS.index(div["label"])]
+            [div.get("call_index"), div.get("step"), _KIND_AT[div["label"]]]
             if isinstance(div, dict) and div.get("label") in KINDS
             else None
         )
@@ -95,9 +86,9 @@ def episode_rows(collected: Collected) -> dict[str, Any]:
             counts[_KIND_AT[lab["kind"]]] += 1
         cols["labels"].append(_counts_text(counts))
     return {
-        "series_names": series.names,
-        "cell_names": cells.names,
-        "run_names": runs.names,
+        "series_names": list(series),
+        "cell_names": list(cells),
+        "run_names": list(runs),
         "kinds": KINDS,
         **cols,
     }
@@ -167,33 +158,8 @@ def scenario_view(
     (whole, as its compact procedure, or by reference to its suite)."""
     if isinstance(rec.get("scenario"), dict):
         return rec["scenario"]  # type: ignore[no-any-return]
-    if "procedure" in rec and "scenario_ref" not in rec:
-        # Read straight from the compact procedure: compiling a scenario (validated
-        # steps, the step graph) costs several times more and adds nothing shown.
-        at = f"line {where.lineno}: procedure"
-        return _procedure_view(procedure_of_json(where.path, at, rec["procedure"]))
     scenario = scenario_of_record(where.path, where.lineno, rec, store)  # type: ignore[arg-type]
     return scenario.model_dump(mode="json", include=_VIEW)
-
-
-def _procedure_view(p: Procedure) -> dict[str, Any]:
-    scale, values, live = p.scale, p.values, p.live
-    steps = []
-    for s in p.steps:
-        a, b = s.operands
-        call = {
-            "name": step_tool_name(s.step),
-            "arguments": {f"S{a}": to_number(values[a - 1], scale)}
-            | {f"S{b}": to_number(values[b - 1], scale)},
-        }
-        steps.append({"text": p.text(s), "live": live[s.step - 1], "expected_call": call})
-    return {
-        "inputs": {"S1": to_number(p.inputs[0], scale), "S2": to_number(p.inputs[1], scale)},
-        "steps": steps,
-        "answer": to_number(p.answer, scale),
-        "answer_variable": f"S{len(values)}",
-        "finish": {"tool": FINISH_TOOL, "argument": FINISH_ARGUMENT},
-    }
 
 
 def episode_detail(rec: dict[str, Any], scenario: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -220,7 +186,7 @@ def episode_detail(rec: dict[str, Any], scenario: dict[str, Any] | None = None) 
             str(c.get("name", "")),
             str(c.get("arguments", "")),
             str(c.get("result", "")),
-            [[KINDS.index(lab.kind.value), describe(lab)] for lab in by_call.get(i, [])],
+            [[_KIND_AT[lab.kind.value], describe(lab)] for lab in by_call.get(i, [])],
         ]
         for i, c in enumerate(rec["calls"])
         if isinstance(c, dict)
@@ -234,7 +200,7 @@ def episode_detail(rec: dict[str, Any], scenario: dict[str, Any] | None = None) 
         "finish": [finish.get("tool", "submit_answer"), finish.get("argument", "answer")],
         "calls": calls,
         "episode_labels": [
-            [KINDS.index(lab.kind.value), describe(lab)] for lab in labels if lab.call_index is None
+            [_KIND_AT[lab.kind.value], describe(lab)] for lab in labels if lab.call_index is None
         ],
         "turns": _turns(rec),
         "metrics": {
@@ -248,7 +214,7 @@ def episode_detail(rec: dict[str, Any], scenario: dict[str, Any] | None = None) 
     if isinstance(rec.get("output"), str):
         out["output"] = rec["output"]
         out["text_labels"] = [
-            [lab.call_index, KINDS.index(lab.kind.value), describe(lab)]
+            [lab.call_index, _KIND_AT[lab.kind.value], describe(lab)]
             for lab in labels
             if lab.call_index is not None
         ]

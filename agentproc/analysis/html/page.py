@@ -11,7 +11,6 @@ page either escaped here or through ``textContent`` in the script.
 from __future__ import annotations
 
 import json
-from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ from agentproc.analysis.html.figures import BINS, Figures
 from agentproc.analysis.html.svg import (
     Line,
     Point,
+    esc,
     heat_map,
     line_chart,
     pattern_defs,
@@ -35,22 +35,18 @@ CSP = (
 )
 
 
-def _esc(text: object) -> str:
-    return escape(str(text), quote=True)
-
-
 def _point(x: float, k: int, n: int, ci: tuple[float, float]) -> Point:
     return Point(x, k / n if n else 0.0, ci[0], ci[1], n)
 
 
 def _by_pairs(fig: Figures, series: str, by: str, faithful: bool) -> list[Line]:
-    """Lines of accuracy: against length one per look-back (``by="lookback"``) or the reverse."""
+    """Lines of accuracy: against length one per look-back (``by="look-back"``) or the reverse."""
     lines: dict[int, list[Point]] = {}
     for (steps, lookback), t in sorted(fig.pairs.get(series, {}).items()):
         rate = t.faithful if faithful else t.accuracy
-        key, x = (lookback, steps) if by == "lookback" else (steps, lookback)
+        key, x = (lookback, steps) if by == "look-back" else (steps, lookback)
         lines.setdefault(key, []).append(Point(x, rate.value, *rate.ci, rate.n))
-    prefix = "L=" if by == "lookback" else "N="
+    prefix = "L=" if by == "look-back" else "N="
     out = [Line(f"{prefix}{k}", pts) for k, pts in sorted(lines.items())]
     # A grid that sweeps one knob at a single value of the other (the reference length
     # sweep at L=3) would add a one-point line per value: keep only real lines then.
@@ -64,59 +60,47 @@ def _rate_line(name: str, groups: dict[Any, CellStats], attr: str) -> Line:
         if not isinstance(key, int) or not s.n:
             continue
         if attr == "unfaithful_correct":
-            pts.append(Point(key, s.unfaithful_correct_rate, *s.unfaithful_correct_ci, s.n))
+            value, ci = s.unfaithful_correct_rate, s.unfaithful_correct_ci
         elif attr == "accuracy":
-            pts.append(Point(key, s.accuracy, *s.accuracy_ci, s.n))
+            value, ci = s.accuracy, s.accuracy_ci
         else:
             value, ci = s.rate(attr)
-            pts.append(Point(key, value, *ci, s.n))
+        pts.append(Point(key, value, *ci, s.n))
     return Line(name, pts)
+
+
+_LENGTH = "procedure length N"
+_PAIR_CHARTS = (  # (title, knob along x, lines by, faithful?)
+    ("First-answer accuracy by length", _LENGTH, "look-back", False),
+    ("Faithful accuracy by length", _LENGTH, "look-back", True),
+    ("First-answer accuracy by look-back", "look-back L", "length", False),
+    ("Faithful accuracy by look-back", "look-back L", "length", True),
+)
 
 
 def _series_figures(name: str, a: AgentReport, fig: Figures) -> str:
     charts = [
         line_chart(
-            "First-answer accuracy by length",
-            _by_pairs(fig, name, "lookback", False),
-            "procedure length N",
-            "first-answer accuracy",
-            "look-back",
-        ),
-        line_chart(
-            "Faithful accuracy by length",
-            _by_pairs(fig, name, "lookback", True),
-            "procedure length N",
-            "faithful accuracy",
-            "look-back",
-        ),
-        line_chart(
-            "First-answer accuracy by look-back",
-            _by_pairs(fig, name, "length", False),
-            "look-back L",
-            "first-answer accuracy",
-            "length",
-        ),
-        line_chart(
-            "Faithful accuracy by look-back",
-            _by_pairs(fig, name, "length", True),
-            "look-back L",
-            "faithful accuracy",
-            "length",
-        ),
+            title,
+            _by_pairs(fig, name, by, faithful),
+            x_label,
+            "faithful accuracy" if faithful else "first-answer accuracy",
+            by,
+        )
+        for title, x_label, by, faithful in _PAIR_CHARTS
+    ]
+    execution = ("exact-step", "under-execution", "over-execution")
+    charts += [
         line_chart(
             "Unfaithful-correct gap by length",
             [_rate_line(name, a.by_length, "unfaithful_correct")],
-            "procedure length N",
+            _LENGTH,
             "accuracy minus faithful accuracy",
         ),
         line_chart(
             "Execution by length",
-            [
-                _rate_line("exact-step", a.by_length, "exact_step_rate"),
-                _rate_line("under-execution", a.by_length, "under_execution_rate"),
-                _rate_line("over-execution", a.by_length, "over_execution_rate"),
-            ],
-            "procedure length N",
+            [_rate_line(k, a.by_length, f"{k.replace('-', '_')}_rate") for k in execution],
+            _LENGTH,
             "share of episodes",
         ),
         stacked_bars(
@@ -125,7 +109,7 @@ def _series_figures(name: str, a: AgentReport, fig: Figures) -> str:
                 str(n): {k.value: c for k, c in s.label_counts.items() if c}
                 for n, s in a.by_length.items()
             },
-            "procedure length N",
+            _LENGTH,
             [k.value for k in LabelKind],
         ),
         heat_map(
@@ -145,10 +129,10 @@ def _series_figures(name: str, a: AgentReport, fig: Figures) -> str:
     head = (
         f"<p class='summary'>{o.n} scored episodes · first-answer accuracy {100 * o.accuracy:.1f}% "
         f"· faithful {100 * o.faithful_accuracy:.1f}% · unfaithful-correct "
-        f"{100 * o.unfaithful_correct_rate:.1f}%{_esc(errors)}</p>"
+        f"{100 * o.unfaithful_correct_rate:.1f}%{esc(errors)}</p>"
     )
     return (
-        f"<section class='series' aria-label='{_esc(name)}'><h3>{_esc(name)}</h3>{head}"
+        f"<section class='series' aria-label='{esc(name)}'><h3>{esc(name)}</h3>{head}"
         f"<div class='charts'>{''.join(charts)}</div></section>"
     )
 
@@ -161,7 +145,7 @@ def _comparison(report: Report) -> str:
         line_chart(
             f"{title} by length",
             [_rate_line(n, report.agents[n].by_length, attr) for n in names],
-            "procedure length N",
+            _LENGTH,
             title.lower(),
             "series",
         )
@@ -203,7 +187,7 @@ def _pct_cell(value: float, ci: tuple[float, float]) -> str:
 
 def _cell_table(report: Report) -> str:
     head = "".join(
-        f"<th scope='col' aria-sort='none' data-type='{t}'><button type='button'>{_esc(c)}</button></th>"
+        f"<th scope='col' aria-sort='none' data-type='{t}'><button type='button'>{esc(c)}</button></th>"
         for c, t in _CELL_COLUMNS
     )
     rows = []
@@ -215,14 +199,14 @@ def _cell_table(report: Report) -> str:
                 for r in ("exact_step_rate", "under_execution_rate", "over_execution_rate")
             ]
             rows.append(
-                f"<tr><td>{_esc(name)}</td><td>{_esc(key.cell)}</td>"
+                f"<tr><td>{esc(name)}</td><td>{esc(key.cell)}</td>"
                 f"<td data-v='{key.steps}'>{key.steps}</td><td data-v='{key.lookback}'>{key.lookback}</td>"
                 f"<td data-v='{s.n}'>{s.n}</td>"
                 + _pct_cell(s.accuracy, s.accuracy_ci)
                 + _pct_cell(s.faithful_accuracy, s.faithful_accuracy_ci)
                 + _pct_cell(s.unfaithful_correct_rate, s.unfaithful_correct_ci)
                 + "".join(_pct_cell(v, ci) for v, ci in rates)
-                + f"<td>{_esc(f'{top[0].value} ({top[1]})' if top[0] is not None and top[1] else '—')}</td></tr>"
+                + f"<td>{esc(f'{top[0].value} ({top[1]})' if top[0] is not None and top[1] else '—')}</td></tr>"
             )
     return (
         "<section id='cells'><h2>Grid cells</h2><p class='hint'>Select a column heading to sort "
@@ -251,7 +235,7 @@ def _rest_hint(runs: list[str]) -> str:
     run = runs[0] if len(runs) == 1 else "RUN"
     return (
         " (the file keeps its size bounded; see any other episode with "
-        f"<code>agentproc replay {_esc(run)} --episode ID</code>)"
+        f"<code>agentproc replay {esc(run)} --episode ID</code>)"
     )
 
 
@@ -268,15 +252,15 @@ def render_page(
     js = (ASSETS / "report.js").read_text(encoding="utf-8")
     series = "".join(_series_figures(n, a, fig) for n, a in report.agents.items())
     n_episodes = len(rows["id"])
-    notes = "".join(f"<li>{_esc(w)}</li>" for w in warnings)
+    notes = "".join(f"<li>{esc(w)}</li>" for w in warnings)
     data = {"rows": rows, "details": details, "runs": runs, "study_rates": list(STUDY_RATES)}
     return (
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
         f"<meta http-equiv='Content-Security-Policy' content=\"{CSP}\">"
         "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-        f"<title>agentproc report: {_esc(', '.join(runs))}</title><style>{css}</style></head><body>"
+        f"<title>agentproc report: {esc(', '.join(runs))}</title><style>{css}</style></head><body>"
         f"{pattern_defs()}<header><h1>agentproc report</h1>"
-        f"<p>{_esc(', '.join(runs))} · {n_episodes} episodes · {report.episodes} scored"
+        f"<p>{esc(', '.join(runs))} · {n_episodes} episodes · {report.episodes} scored"
         f"{f' · {report.errored} errored (counted in no figure)' if report.errored else ''}"
         f" · drill-down embedded for {len(details)} of {n_episodes}"
         f"{_rest_hint(runs) if len(details) < n_episodes else ''}</p>"

@@ -21,6 +21,8 @@ PATTERNS = ("solid", "hatch", "dots", "cross", "back", "vertical", "grid", "hori
 
 W, H = 460, 270
 LEFT, RIGHT, TOP, BOTTOM = 48, 12, 28, 58
+PW, PH = W - LEFT - RIGHT, H - TOP - BOTTOM
+"""The plotting area's width and height."""
 
 
 @dataclass(frozen=True)
@@ -42,7 +44,7 @@ class Line:
     points: list[Point]
 
 
-def _esc(text: object) -> str:
+def esc(text: object) -> str:
     return escape(str(text), quote=True)
 
 
@@ -72,9 +74,9 @@ def _marker(kind: str, x: float, y: float, colour: str) -> str:
 
 def _frame(title: str, body: str, label: str, legend: str) -> str:
     return (
-        f'<figure class="chart"><svg role="img" aria-label="{_esc(label)}" viewBox="0 0 {W} {H}" '
+        f'<figure class="chart"><svg role="img" aria-label="{esc(label)}" viewBox="0 0 {W} {H}" '
         f'width="{W}" height="{H}" xmlns="http://www.w3.org/2000/svg">'
-        f'<text x="{LEFT}" y="16" class="title">{_esc(title)}</text>{body}</svg>'
+        f'<text x="{LEFT}" y="16" class="title">{esc(title)}</text>{body}</svg>'
         f"<figcaption>{legend}</figcaption></figure>"
     )
 
@@ -101,40 +103,44 @@ def _legend(names: list[str], kind: str = "line", shown: list[int] | None = None
                 f'<svg width="16" height="12" aria-hidden="true"><rect width="16" height="12" '
                 f'fill="{_fill(i)}" stroke="#333"/></svg>'
             )
-        items.append(f'<span class="key">{swatch} {_esc(name)}</span>')
+        items.append(f'<span class="key">{swatch} {esc(name)}</span>')
     return " ".join(items)
 
 
-def _axes(
-    xs: list[float], x_label: str, y_label: str, y_max: float = 1.0
-) -> tuple[str, object, object]:
+def _grid() -> str:
+    """Horizontal grid lines and their ticks, 0% to 100%."""
+    parts = []
+    for t in range(6):
+        y = TOP + (1 - t / 5) * PH
+        parts.append(
+            f'<line x1="{LEFT}" y1="{y:.1f}" x2="{W - RIGHT}" y2="{y:.1f}" class="grid"/>'
+            f'<text x="{LEFT - 4}" y="{y + 3:.1f}" class="tick" text-anchor="end">{20 * t}%</text>'
+        )
+    return "".join(parts)
+
+
+def _below(x: str, y: str, text: str, kind: str = "tick") -> str:
+    """Text centred under the plot: a tick (``kind="tick"``) or an axis title (``"axis"``)."""
+    return f'<text x="{x}" y="{y}" class="{kind}" text-anchor="middle">{text}</text>'
+
+
+def _axes(xs: list[float], x_label: str, y_label: str) -> tuple[str, object, object]:
     x0, x1 = (min(xs), max(xs)) if xs else (0.0, 1.0)
     if x0 == x1:
         x0, x1 = x0 - 1, x1 + 1
-    pw, ph = W - LEFT - RIGHT, H - TOP - BOTTOM
 
     def sx(x: float) -> float:
-        return LEFT + (x - x0) / (x1 - x0) * pw
+        return LEFT + (x - x0) / (x1 - x0) * PW
 
     def sy(y: float) -> float:
-        return TOP + (1 - y / y_max) * ph
+        return TOP + (1 - y) * PH
 
-    parts = []
-    for t in range(6):
-        v = y_max * t / 5
-        y = sy(v)
-        parts.append(
-            f'<line x1="{LEFT}" y1="{y:.1f}" x2="{W - RIGHT}" y2="{y:.1f}" class="grid"/>'
-            f'<text x="{LEFT - 4}" y="{y + 3:.1f}" class="tick" text-anchor="end">{100 * v:.0f}%</text>'
-        )
-    for x in sorted(set(xs)):
-        parts.append(
-            f'<text x="{sx(x):.1f}" y="{H - BOTTOM + 14}" class="tick" text-anchor="middle">{x:g}</text>'
-        )
+    parts = [_grid()]
+    parts += [_below(f"{sx(x):.1f}", str(H - BOTTOM + 14), f"{x:g}") for x in sorted(set(xs))]
     parts.append(
-        f'<text x="{LEFT + pw / 2}" y="{H - BOTTOM + 30}" class="axis" text-anchor="middle">{_esc(x_label)}</text>'
-        f'<text x="12" y="{TOP + ph / 2}" class="axis" text-anchor="middle" '
-        f'transform="rotate(-90 12 {TOP + ph / 2})">{_esc(y_label)}</text>'
+        _below(str(LEFT + PW / 2), str(H - BOTTOM + 30), esc(x_label), "axis")
+        + f'<text x="12" y="{TOP + PH / 2}" class="axis" text-anchor="middle" '
+        f'transform="rotate(-90 12 {TOP + PH / 2})">{esc(y_label)}</text>'
     )
     return "".join(parts), sx, sy
 
@@ -167,12 +173,12 @@ def line_chart(
                 f"{line.name}, {x_label} {p.x:g}: {_pct(p.y)} [{_pct(p.lo)}, {_pct(p.hi)}], n={p.n}"
             )
             body.append(
-                f'<g class="point"><title>{_esc(tip)}</title>'
+                f'<g class="point"><title>{esc(tip)}</title>'
                 f'<line x1="{x:.1f}" y1="{sy(p.lo):.1f}" x2="{x:.1f}" y2="{sy(p.hi):.1f}" '  # type: ignore[operator]
                 f'stroke="{colour}" stroke-width="1"/>{_marker(MARKERS[i % len(MARKERS)], x, y, colour)}</g>'
             )
     names = [line.name for line in lines]
-    head = f"<b>{_esc(legend_title)}</b> " if legend_title else ""
+    head = f"<b>{esc(legend_title)}</b> " if legend_title else ""
     label = f"{title}: {', '.join(names)}"
     return _frame(title, "".join(body), label, head + _legend(names))
 
@@ -204,42 +210,29 @@ def stacked_bars(
 ) -> str:
     """One bar per key, stacked shares of each name (segments patterned and titled)."""
     keys = list(bars)
-    pw, ph = W - LEFT - RIGHT, H - TOP - BOTTOM
-    body = []
-    for t in range(6):
-        y = TOP + (1 - t / 5) * ph
-        body.append(
-            f'<line x1="{LEFT}" y1="{y:.1f}" x2="{W - RIGHT}" y2="{y:.1f}" class="grid"/>'
-            f'<text x="{LEFT - 4}" y="{y + 3:.1f}" class="tick" text-anchor="end">{20 * t}%</text>'
-        )
-    step = pw / max(len(keys), 1)
+    body = [_grid()]
+    step = PW / max(len(keys), 1)
     bw = min(36.0, step * 0.7)
     for b, key in enumerate(keys):
         total = sum(bars[key].values())
         x = LEFT + step * b + (step - bw) / 2
-        y = TOP + ph
+        y: float = TOP + PH
         for i, name in enumerate(names):
             count = bars[key].get(name, 0)
             if not count:
                 continue
-            h = ph * count / total
+            h = PH * count / total
             y -= h
             fill = _fill(i)
             tip = f"{x_label} {key}: {name} {count} of {total} labels ({_pct(count / total)})"
             body.append(
                 f'<rect x="{x:.1f}" y="{y:.1f}" width="{bw:.1f}" height="{h:.1f}" fill="{fill}" '
-                f'stroke="#fff" stroke-width=".5"><title>{_esc(tip)}</title></rect>'
+                f'stroke="#fff" stroke-width=".5"><title>{esc(tip)}</title></rect>'
             )
         if not total:
-            body.append(
-                f'<text x="{x + bw / 2:.1f}" y="{TOP + ph - 4}" class="tick" text-anchor="middle">none</text>'
-            )
-        body.append(
-            f'<text x="{x + bw / 2:.1f}" y="{H - BOTTOM + 14}" class="tick" text-anchor="middle">{_esc(key)}</text>'
-        )
-    body.append(
-        f'<text x="{LEFT + pw / 2}" y="{H - BOTTOM + 30}" class="axis" text-anchor="middle">{_esc(x_label)}</text>'
-    )
+            body.append(_below(f"{x + bw / 2:.1f}", str(TOP + PH - 4), "none"))
+        body.append(_below(f"{x + bw / 2:.1f}", str(H - BOTTOM + 14), esc(key)))
+    body.append(_below(str(LEFT + PW / 2), str(H - BOTTOM + 30), esc(x_label), "axis"))
     shown = [i for i, name in enumerate(names) if any(bar.get(name) for bar in bars.values())]
     return _frame(title, "".join(body), title, _legend(names, "bar", shown))
 
@@ -249,8 +242,8 @@ def heat_map(
 ) -> str:
     """Rows (look-backs) by columns (positions): the share of a row's episodes, written in each cell."""
     keys = sorted(rows)
-    cw = (W - LEFT - RIGHT) / max(len(columns), 1)
-    ch = min(24.0, (H - TOP - BOTTOM) / max(len(keys), 1))
+    cw = PW / max(len(columns), 1)
+    ch = min(24.0, PH / max(len(keys), 1))
     peak = max((c / max(totals.get(k, 1), 1) for k in keys for c in rows[k]), default=0) or 1
     body = []
     for r, key in enumerate(keys):
@@ -265,19 +258,16 @@ def heat_map(
             tip = f"look-back {key}, {columns[c]}: {count} of {n} episodes ({_pct(share)})"
             dark = share / peak > 0.55
             body.append(
-                f'<g><title>{_esc(tip)}</title><rect x="{x:.1f}" y="{y:.1f}" width="{cw - 1:.1f}" '
+                f'<g><title>{esc(tip)}</title><rect x="{x:.1f}" y="{y:.1f}" width="{cw - 1:.1f}" '
                 f'height="{ch - 1:.1f}" fill="#b2182b" fill-opacity="{0.06 + 0.94 * share / peak:.3f}"/>'
                 f'<text x="{x + cw / 2:.1f}" y="{y + ch / 2 + 3:.1f}" class="cell{" dark" if dark else ""}" '
                 f'text-anchor="middle">{100 * share:.0f}</text></g>'
             )
     y = TOP + len(keys) * ch + 12
-    for c, name in enumerate(columns):
-        body.append(
-            f'<text x="{LEFT + c * cw + cw / 2:.1f}" y="{y:.1f}" class="tick" text-anchor="middle">{_esc(name)}</text>'
-        )
-    body.append(
-        f'<text x="{LEFT + (W - LEFT - RIGHT) / 2}" y="{y + 16:.1f}" class="axis" text-anchor="middle">'
-        "first divergence: from this % of the procedure on (ans: at the answer)</text>"
-    )
+    body += [
+        _below(f"{LEFT + c * cw + cw / 2:.1f}", f"{y:.1f}", esc(n)) for c, n in enumerate(columns)
+    ]
+    where = "first divergence: from this % of the procedure on (ans: at the answer)"
+    body.append(_below(str(LEFT + PW / 2), f"{y + 16:.1f}", where, "axis"))
     legend = "Each cell: % of that look-back's scored episodes whose first divergence falls there; darker is more."
-    return _frame(title, "".join(body), title, _esc(legend))
+    return _frame(title, "".join(body), title, esc(legend))
