@@ -56,7 +56,7 @@ class CalculatorMonitor(Monitor):
     """
 
     def __init__(self, workflow: Workflow, presented: Presented) -> None:
-        super().__init__(workflow)
+        super().__init__(workflow, presented.names)
         self.presented = presented
         self._by_op: dict[Op, list[ScenarioStep]] = {op: [] for op in Op}
         for spec in workflow.steps:
@@ -165,4 +165,4 @@ def monitor_for(workflow: Workflow, presented: Presented | None = None) -> Monit
     """The monitor of an episode: calculator-aligned under a calculator variant."""
     if presented is not None and presented.calculator:
         return CalculatorMonitor(workflow, presented)
-    return Monitor(workflow)
+    return Monitor(workflow, presented.names if presented is not None else None)

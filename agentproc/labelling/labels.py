@@ -7,6 +7,7 @@ JSON forms declared in :mod:`agentproc.runs.records`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any, Literal, NamedTuple
 
@@ -104,6 +105,20 @@ class Label(NamedTuple):
             self.self_correction,
             self.breaks_dependency,
         )
+
+
+def shown_label(label: Label, names: Mapping[str, str]) -> Label:
+    """``label`` in the names the agent was shown: its ``argument`` and ``confused_with``
+    (canonical variables, ``S5``) looked up in ``names`` (canonical -> shown; a variable
+    it lacks keeps its name). Every label a variant's episode gets passes through here,
+    so labels, replay and HTML all speak the prompt's names."""
+    argument, confused = label.argument, label.confused_with
+    if argument is None and confused is None:
+        return label
+    return label._replace(
+        argument=names.get(argument, argument) if argument is not None else None,
+        confused_with=names.get(confused, confused) if confused is not None else None,
+    )
 
 
 _KIND_VALUES: dict[LabelKind, str] = {k: k.value for k in LabelKind}

@@ -10,14 +10,14 @@ variable, else the core's nearest-variable search on the argument's value
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from agentproc.arith import to_units
 from agentproc.errors import StoredCallError
 from agentproc.labelling.core import OTHER, PROPAGATED, LabelCore, confusion_cause
-from agentproc.labelling.labels import Label, LabelKind, Metrics
+from agentproc.labelling.labels import Label, LabelKind, Metrics, shown_label
 from agentproc.workflow import CallRecord, Workflow
 from agentproc.workflow.calls import UNREAD
 
@@ -33,9 +33,13 @@ class Monitor:
     >>> # monitor = Monitor(workflow); monitor.observe(record); monitor.finish()
     """
 
-    def __init__(self, workflow: Workflow) -> None:
+    def __init__(self, workflow: Workflow, names: Mapping[str, str] | None = None) -> None:
         self.wf = workflow
         self.core = LabelCore(workflow)
+        self.names = names if names and any(k != v for k, v in names.items()) else None
+        """Canonical variable -> the name the agent was shown (a variant's
+        :attr:`~agentproc.workflow.present.Presented.names`); ``None`` when every name is
+        its own. Labels name variables as shown (:func:`shown_label`)."""
         self._half_unit = workflow.scale > 1 and workflow.tolerance == 0.5
         """Whether :meth:`Workflow.close` is equality of the number read in units."""
 
@@ -123,9 +127,8 @@ class Monitor:
                 exact = wf.matcher(got)
                 if exact(correct[var]):
                     continue
-            self.core.labels.append(
-                wrong_argument(self.core, index, step, param, got, exact, read, var)
-            )
+            label = wrong_argument(self.core, index, step, param, got, exact, read, var)
+            self.core.add(label if self.names is None else shown_label(label, self.names))
 
     def finish(self) -> tuple[list[Label], Metrics]:
         """All labels, sorted by call, and the episode's metrics."""

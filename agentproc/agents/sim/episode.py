@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agentproc.agents.sim.faults import sim_agent
-from agentproc.labelling import Label
+from agentproc.labelling import Label, shown_label
 from agentproc.runs import Episode, EpisodeSession, StopReason, episode_seed
 from agentproc.workflow import CallRecord, Guard, Scenario
 from agentproc.workflow.variant import Variant
@@ -45,6 +45,8 @@ def run_sim_episode(
             request = policy.send(rec)
     except StopIteration as end:
         truth = end.value
+    if truth is not None and presented is not None:  # the truth, in the names it was shown
+        truth = [shown_label(lab, presented.names) for lab in truth]
     if stop != "budget":
         stop = "answer" if session.answered else "no_tool_call"
         session.say("Done.")
