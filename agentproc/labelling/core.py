@@ -26,13 +26,17 @@ and computes the metrics. The rules:
     A value that differs from the correct value of the variable it stands for.
     Its ``cause`` comes from one search over every value visible to the agent at
     that point (:meth:`LabelCore.confusion`): the inputs, every value it has
-    produced so far and the correct value of every variable. ``propagated``: its
-    own latest value of that variable (an upstream mistake carried forward);
+    produced so far for every variable (its earlier values as well as its latest)
+    and the correct value of every variable. ``propagated``: a value it produced for
+    that variable itself, its latest or an earlier one (a mistake carried forward);
     ``lookback_confusion``: the value of another variable defined before the step;
     ``stale_output``: the value of the step's own output variable or of a later
     one (its previous result fed back, say); ``confused_with`` names the variable.
     The nearest variable to the expected one wins; **at equal distance, the
-    earlier variable wins**. Else ``other``.
+    earlier variable wins** (and when several operands are searched, the nearest of
+    their winners). Else ``other``. A value equal to the right value cut to fewer
+    decimals is ``other`` with ``truncated``, never a confusion with a variable that
+    holds the same value.
 ``skipped_step``
     A step never executed (``live`` says whether it reaches the answer).
 ``premature_finish``
@@ -109,6 +113,11 @@ class LabelCore:
         self.labels: list[Label] = []
         self.produced: dict[int, int] = {}
         """Variable index -> the agent's latest value of it, in units."""
+        self.held: dict[int, set[int]] = {}
+        """Variable index -> every value the agent has produced for it, in units (the
+        latest included)."""
+        self.holders: dict[int, set[int]] = {}
+        """Unit value -> the variables the agent has ever produced it for."""
         self.last_value: dict[int, int] = {}
         """Step number -> the value its latest execution produced."""
         self.run_at: dict[int, int] = {}
@@ -155,6 +164,8 @@ class LabelCore:
         entry.executed = True
         self.last_value[step] = value
         self.produced[target] = value
+        self.held.setdefault(target, set()).add(value)
+        self.holders.setdefault(value, set()).add(target)
         self.last_executed = value
 
     def record_answer(
@@ -201,16 +212,27 @@ class LabelCore:
         entry.answered = True
         self.answers.append((entry.index, answer))
 
+    def own(self, var: int, matches: Callable[[int], bool]) -> bool:
+        """Whether a value the agent produced for ``var`` (its latest, or an earlier one it
+        has since replaced) explains what it gave: then a mistake of its own carried on."""
+        latest = self.produced.get(var)
+        if latest is not None and latest != self.wf.correct[var] and matches(latest):
+            return True
+        right = self.wf.correct[var]
+        return any(v != right and matches(v) for v in self.held.get(var, ()))
+
     def confusion(self, tests: Sequence[tuple[int, Callable[[int], bool]]]) -> int | None:
         """The variable whose value explains a wrong value, nearest first; ``None`` if none.
 
         Each test is ``(var, matches)``: the variable whose value was expected, and
         whether a candidate value (in units) explains what the agent gave. The
         candidates are every variable of the procedure but ``var``, each with its
-        correct value and the agent's own latest value of it. The nearest to
-        ``var`` wins; at equal distance, the earlier variable.
+        correct value and every value the agent has produced for it (its latest and
+        the earlier ones). The nearest to ``var`` wins; at equal distance, the earlier
+        variable; over several tests, the nearest of their winners (the earlier
+        variable on a tie).
         """
-        wf, produced = self.wf, self.produced
+        wf, produced, held = self.wf, self.produced, self.held
         end = wf.answer_index + 1
         best: tuple[int, int] | None = None
         for var, matches in tests:
@@ -219,19 +241,24 @@ class LabelCore:
                 if best is not None and key >= best:
                     break
                 own = produced.get(u)
-                if matches(wf.correct[u]) or (own is not None and matches(own)):
+                if (
+                    matches(wf.correct[u])
+                    or (own is not None and matches(own))
+                    or any(map(matches, held.get(u, ())))
+                ):
                     best = key
                     break
         return best[1] if best is not None else None
 
     def confusion_of(self, var: int, read: int) -> int | None:
         """:meth:`confusion` of a value read exactly (``read`` units): the variables
-        whose correct value or whose own latest value is ``read``, looked up rather
-        than searched; the same answer."""
+        whose correct value or any value the agent produced for them is ``read``, looked
+        up rather than searched; the same answer."""
         wf = self.wf
         found = set(wf.holding.get(read, ()))
         produced = self.produced  # the variables holding ``read``, found in C:
         found.update(compress(produced, map(eq, produced.values(), repeat(read))))
+        found.update(self.holders.get(read, ()))
         found.discard(var)
         end = wf.answer_index + 1
         candidates = [u for u in found if 1 <= u < end]
@@ -251,6 +278,9 @@ class LabelCore:
             if matches(values[k])
         }
         found.update(u for u, v in self.produced.items() if lo <= v <= hi and matches(v))
+        for v, held_by in self.holders.items():
+            if lo <= v <= hi and matches(v):
+                found.update(held_by)
         found.discard(var)
         end = wf.answer_index + 1
         candidates = [u for u in found if 1 <= u < end]

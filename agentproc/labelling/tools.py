@@ -150,8 +150,11 @@ def wrong_argument(
     Exact matches are searched first (``propagated``, then the nearest variable);
     then *shortened* ones: a number written with fewer decimals than the mode's
     that equals a candidate truncated or rounded to those decimals (``-4.0`` for
-    ``-4.002``), labelled with ``truncated: true``. A shortened copy of the right
-    value itself is an ``other`` slip, not a carried-forward mistake. ``exact`` is
+    ``-4.002``), labelled with ``truncated: true``. ``propagated`` is any value the
+    agent produced for the variable (its latest or an earlier one); the candidates of
+    the search are every value each other variable has held. A shortened copy of the
+    right value itself is an ``other`` slip, never a confusion with a variable that
+    holds the same value. ``exact`` is
     ``core.wf.matcher(got)``, when the caller has it; ``read`` is ``got`` in units when
     that matcher is equality with it (then ``exact`` need not be given, and the exact
     search is a look-up); ``var`` is ``param``'s variable index.
@@ -183,10 +186,13 @@ def wrong_argument(
     base: dict[str, Any] = {"argument": param, "expected": expected, "got": got}
     cuts = _shortener(got, wf.scale)
     shorten = cuts[0] if cuts is not None else None
+    right_cut = shorten is not None and shorten(right)
     for match, cut in ((exact, None), (shorten, True)):
         if match is None:
             continue
-        if cut and own is not None and own != right and match(own):
+        if cut and right_cut:  # the right value cut: a slip, whoever else holds that value
+            break
+        if var in core.held and core.own(var, match):  # a value of its own, maybe earlier
             return Label(K.WRONG_ARGUMENT, index, step, cause=PROPAGATED, truncated=cut, **base)
         if cut is None:
             best = (
@@ -205,8 +211,7 @@ def wrong_argument(
                 truncated=cut,
                 **base,
             )
-    cut = True if shorten is not None and shorten(right) else None
-    return Label(K.WRONG_ARGUMENT, index, step, cause=OTHER, truncated=cut, **base)
+    return Label(K.WRONG_ARGUMENT, index, step, cause=OTHER, truncated=right_cut or None, **base)
 
 
 def _shortener(got: Any, scale: int) -> tuple[Callable[[int], bool], int, int] | None:
