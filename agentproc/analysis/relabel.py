@@ -27,6 +27,7 @@ from agentproc.errors import RunFileError, StoredCallError
 from agentproc.jsonio import loads
 from agentproc.labelling import Label, Metrics, run_text_episode
 from agentproc.labelling.calculator import monitor_for
+from agentproc.labelling.order import OrderPolicy
 from agentproc.runs import (
     EpisodeRecord,
     ReadReport,
@@ -37,6 +38,7 @@ from agentproc.runs import (
     record_mode,
     run_lines,
 )
+from agentproc.runs.keys import record_order
 from agentproc.runs.layout import CALLS_AT, line_of, relabel_part_of
 from agentproc.runs.runfile import check_record
 from agentproc.workflow import Workflow, build_workflow
@@ -92,9 +94,13 @@ used out; the default variant's are the scenario store's."""
 class _Labeller:
     """Labels stored calls; indexes each scenario's workflow once."""
 
-    def __init__(self, path: Path | str, store: ScenarioStore) -> None:
+    def __init__(
+        self, path: Path | str, store: ScenarioStore, order: OrderPolicy | None = None
+    ) -> None:
         self.path = path
         self.store = store
+        self.order = order
+        """The order policy to label under (``None``: each episode's recorded one)."""
         self._presented: OrderedDict[tuple[int, str], tuple[Workflow, Presented]] = OrderedDict()
 
     def label(self, lineno: int | None, rec: dict[str, Any]) -> tuple[list[Label], Metrics]:
@@ -110,9 +116,10 @@ class _Labeller:
         presented = None
         if spec is not None:
             wf, presented = self._variant(wf, spec, where)
-        monitor = monitor_for(wf, presented)
+        policy, batches = record_order(rec, self.order, where)
+        monitor = monitor_for(wf, presented, policy)
         try:
-            monitor.observe_stored(rec["calls"], presented)
+            monitor.observe_stored(rec["calls"], presented, batches)
         except StoredCallError as exc:
             field = f"calls[{exc.index}]" + (f".{exc.field}" if exc.field else "")
             raise RunFileError(where, exc.reason, field) from None
@@ -134,7 +141,10 @@ class _Labeller:
 
 
 def label_record(
-    rec: EpisodeRecord, where: str = "run file", store: ScenarioStore | None = None
+    rec: EpisodeRecord,
+    where: str = "run file",
+    store: ScenarioStore | None = None,
+    order: OrderPolicy | None = None,
 ) -> tuple[list[Label], Metrics]:
     """Label the calls a stored episode recorded (either layout), without executing them.
 
@@ -142,17 +152,22 @@ def label_record(
     and values are trusted); :func:`~agentproc.analysis.replay.replay_record`
     re-executes instead.
     """
-    labeller = _Labeller(where, store or ScenarioStore())
+    labeller = _Labeller(where, store or ScenarioStore(), order)
     return labeller.label(None, rec)  # type: ignore[arg-type]
 
 
 def relabelled_lines(
-    path: Path, result: Relabelled, store: ScenarioStore | None = None, write: bool = True
+    path: Path,
+    result: Relabelled,
+    store: ScenarioStore | None = None,
+    write: bool = True,
+    order: OrderPolicy | None = None,
 ) -> Iterator[str]:
     """The lines of a run file labelled again (version-2 layout), one at a time; counts
-    go to ``result``. Without ``write``, nothing is yielded: only counted."""
+    go to ``result``. Without ``write``, nothing is yielded: only counted. ``order``: the
+    order policy to label under (``None``: each episode's own), written in the lines."""
     report = ReadReport()
-    labeller = _Labeller(Path(path), store or ScenarioStore())
+    labeller = _Labeller(Path(path), store or ScenarioStore(), order)
     for lineno, raw in run_lines(path):
         collector.now_and_then(lineno)
         part = relabel_part_of(raw, labels_text=True) if raw.endswith(b"\n") else None
@@ -178,9 +193,11 @@ def relabelled_lines(
         if not write:
             continue
         if part is not None:
-            yield _new_head(part, new, metrics) + raw[raw.find(CALLS_AT) :].decode()
+            yield _new_head(part, new, metrics, order) + raw[raw.find(CALLS_AT) :].decode()
         else:
-            yield line_of({**rec, "labels": new, "verdict": metrics["verdict"], "metrics": metrics})
+            policy = {"order": order} if order is not None else {}
+            new_rec = {**rec, "labels": new, "verdict": metrics["verdict"], "metrics": metrics}
+            yield line_of({**new_rec, **policy})
     result.warnings.extend(report.warnings)
 
 
@@ -204,38 +221,58 @@ def _recorded_labels(
     return recorded  # type: ignore[no-any-return]
 
 
-def _new_head(part: dict[str, Any], labels: list[dict[str, Any]], metrics: Metrics) -> str:
-    """The head of a version-2 line with new labels, verdict and metrics, without its
-    closing brace (the old line's calls and bulk follow)."""
+def _new_head(
+    part: dict[str, Any],
+    labels: list[dict[str, Any]],
+    metrics: Metrics,
+    order: OrderPolicy | None = None,
+) -> str:
+    """The head of a version-2 line with new labels, verdict and metrics (and the order
+    policy they were made under, when given), without its closing brace (the old line's
+    calls and bulk follow)."""
     head: dict[str, Any] = {}
     for key, value in part.items():
         if key == "calls":
             break
         head[key] = value
     head.update(labels=labels, verdict=metrics["verdict"], metrics=metrics)
+    if order is not None:
+        head["order"] = order
     return json.dumps(head, separators=(",", ":"))[:-1]
 
 
-def relabel_run(path: Path, out: Path | None = None, suite: Path | None = None) -> Relabelled:
+def relabel_run(
+    path: Path,
+    out: Path | None = None,
+    suite: Path | None = None,
+    order: OrderPolicy | None = None,
+) -> Relabelled:
     """Relabel every episode of ``path``; write the relabelled run to ``out`` if given.
 
-    ``suite`` is where to find the scenarios the run refers to, if not where it says.
+    ``suite`` is where to find the scenarios the run refers to, if not where it says;
+    ``order`` the order policy to label under (``None``: each episode's recorded one).
     """
     result = Relabelled()
     with collector.paused():
         # The scenarios and workflows kept while relabelling are freed when this call
         # returns, before the collector runs again: else its first collection would
         # scan them all.
-        _relabel(path, out, ScenarioStore(suite), result)
+        _relabel(path, out, ScenarioStore(suite), result, order)
     return result
 
 
-def _relabel(path: Path, out: Path | None, store: ScenarioStore, result: Relabelled) -> None:
+def _relabel(
+    path: Path,
+    out: Path | None,
+    store: ScenarioStore,
+    result: Relabelled,
+    order: OrderPolicy | None = None,
+) -> None:
     if out is None:
-        for _ in relabelled_lines(path, result, store, write=False):
+        for _ in relabelled_lines(path, result, store, write=False, order=order):
             pass
         return
-    lines = relabelled_lines(path, result, store)
+    lines = relabelled_lines(path, result, store, order=order)
     with RunWriter(out) as writer:
         for line in lines:
             writer.write_raw(line)

@@ -6,13 +6,16 @@ import argparse
 import itertools
 import json
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table
 
 from agentproc.cli.output import EXIT_ERRORED, EXIT_FAILED, EXIT_OK, fail, print_json
 from agentproc.errors import InputError
+
+if TYPE_CHECKING:
+    from agentproc.labelling.order import OrderPolicy
 
 
 def generate_command(args: argparse.Namespace, out: Console, err: Console) -> int:
@@ -197,12 +200,15 @@ def _episodes(args: argparse.Namespace, model: Any) -> Any:
     from agentproc.agents.suite import ModelRunOptions, model_episodes, sim_episodes
 
     variant = getattr(args, "variant", None)  # a loaded Variant (``run --variant``)
+    order: OrderPolicy = getattr(args, "order", "listed")
     if isinstance(model, LoadedFactory):
         return factory_episodes(
-            model, args.agent, guard=args.guard, budget=args.budget, variant=variant
+            model, args.agent, guard=args.guard, budget=args.budget, variant=variant, order=order
         )
     if model is None:
-        return sim_episodes(args.agent, seed=args.seed, guard=args.guard, variant=variant)
+        return sim_episodes(
+            args.agent, seed=args.seed, guard=args.guard, variant=variant, order=order
+        )
     options = ModelRunOptions(
         concurrency=args.concurrency,
         guard=args.guard,
@@ -212,6 +218,7 @@ def _episodes(args: argparse.Namespace, model: Any) -> Any:
         seed=args.seed,
         retry=RetryPolicy(attempts=args.retries + 1, timeout=args.timeout),
         variant=variant,
+        order=order,
     )
     return model_episodes(model, args.agent, options)
 
@@ -232,6 +239,7 @@ def selfcheck_command(args: argparse.Namespace, out: Console, err: Console) -> i
             seed=args.seed,
             on_episode=lambda: progress.advance(task),
             variant=None if variant.is_default else variant,
+            order=args.order,
         )
     if args.json:
         print_json(out, result.to_json())

@@ -16,12 +16,16 @@ and computes the metrics. The rules:
     A step executed again. ``self_correction`` is true when its previous
     execution produced a wrong value and this one produces the right one.
 ``reordered``
-    Among the first executions of steps, the fewest whose removal leaves the rest
-    in listed order. Ties are broken by labelling the earliest calls (the steps
-    that ran too early). ``breaks_dependency`` is true when, at the time it ran, a
-    step whose output it reads had not been executed. In ``enforce`` mode a call
-    refused for a missing dependency is labelled ``reordered`` with
-    ``refused: true`` and ``breaks_dependency: true``.
+    Under the ``listed`` order policy: among the first executions of steps, the
+    fewest whose removal leaves the rest in listed order. Ties are broken by
+    labelling the earliest calls (the steps that ran too early). ``breaks_dependency``
+    is true when, at the time it ran, a step whose output it reads had not been
+    executed. Under ``dependency``: exactly the first executions that ran before a
+    step they read, which ran later (a step whose operands have all been produced is
+    in order, whatever its position, alone or in a message with others; one that
+    reads a step never run follows a ``skipped_step``, as under ``listed``). In
+    ``enforce`` mode a call refused for a missing dependency is labelled
+    ``reordered`` with ``refused: true`` and ``breaks_dependency: true``.
 ``wrong_argument``
     A value that differs from the correct value of the variable it stands for.
     Its ``cause`` comes from one search over every value visible to the agent at
@@ -65,7 +69,7 @@ from itertools import compress, filterfalse, repeat
 from operator import eq, itemgetter, lt
 
 from agentproc.labelling.labels import Divergence, Label, LabelKind, Metrics, Verdict
-from agentproc.labelling.order import kept_in_order
+from agentproc.labelling.order import OrderPolicy, fewest_messages, kept_in_order, ran_too_early
 from agentproc.workflow import Workflow
 
 K = LabelKind
@@ -100,6 +104,8 @@ class Entry:
     """A step that produced a value."""
     answered: bool = False
     """An answer that was accepted."""
+    message: int = 0
+    """The agent's message it came in (counted from 1; 0 when no message was marked)."""
 
 
 class LabelCore:
@@ -108,8 +114,17 @@ class LabelCore:
     >>> # core = LabelCore(workflow); entry = core.begin(0, step=1); core.record_step(...)
     """
 
-    def __init__(self, workflow: Workflow) -> None:
+    def __init__(self, workflow: Workflow, order: OrderPolicy = "listed") -> None:
         self.wf = workflow
+        self.order: OrderPolicy = order
+        """The order policy calls are held to."""
+        self.message = 0
+        """The agent's messages with tool calls so far (:meth:`new_message`)."""
+        self.maximal = True
+        """Under ``dependency``: whether every message so far held every step that was
+        ready when it was sent (its inputs produced, itself not yet run)."""
+        self._ready: set[int] = set()
+        self._called: set[int] = set()
         self.labels: list[Label] = []
         self.produced: dict[int, int] = {}
         """Variable index -> the agent's latest value of it, in units."""
@@ -133,8 +148,10 @@ class LabelCore:
 
     def begin(self, index: int, step: int | None = None, finish: bool = False) -> Entry:
         """Start an entry; it counts for the first divergence unless :meth:`drop` ped."""
-        entry = Entry(index, step, finish)
+        entry = Entry(index, step, finish, message=self.message)
         self.calls += 1
+        if step is not None:
+            self._called.add(step)
         self.trace.append(entry)
         return entry
 
@@ -148,6 +165,26 @@ class LabelCore:
     def add(self, label: Label) -> None:
         """Record a label."""
         self.labels.append(label)
+
+    def new_message(self) -> None:
+        """The calls that follow came in a new message of the agent's (under ``dependency``,
+        batching is judged per message: see :meth:`_close_message`)."""
+        self._close_message()
+        self.message += 1
+        if self.order == "dependency":
+            done, deps = self.last_value, self.wf.depends_on
+            self._ready = {
+                s
+                for s in range(1, len(deps) + 1)
+                if s not in done and all(d in done for d in deps[s - 1])
+            }
+            self._called = set()
+
+    def _close_message(self) -> None:
+        """A message that left out a step that was ready when it was sent is not maximal
+        batching."""
+        if self.message and not self._ready <= self._called:
+            self.maximal = False
 
     # -- the rules ------------------------------------------------------------
 
@@ -307,6 +344,9 @@ class LabelCore:
 
     def _reordered(self) -> list[Label]:
         run_at = self.run_at
+        if self.order == "dependency":
+            early = ran_too_early(run_at, self.wf.depends_on)
+            return [Label(K.REORDERED, run_at[s], s, breaks_dependency=True) for s in early]
         steps = list(run_at)  # first runs, in the order they ran
         if all(map(lt, steps, steps[1:])):  # in listed order (compared without a loop)
             return []
@@ -343,8 +383,11 @@ class LabelCore:
                 map(correct.__getitem__, wf.targets),
             )
         )
-        prefix, divergence = self._divergence(labels)
-        return {
+        if self.order == "dependency":
+            prefix, divergence = self._dependency_divergence(labels)
+        else:
+            prefix, divergence = self._divergence(labels)
+        metrics: Metrics = {
             "verdict": verdict,
             "faithful": faithful,
             "first_answer": first,
@@ -359,6 +402,12 @@ class LabelCore:
             "longest_correct_prefix": prefix,
             "first_divergence": divergence,
         }
+        if self.order == "dependency":
+            self._close_message()
+            metrics["messages"] = self.message
+            metrics["fewest_messages"] = fewest_messages(wf.depends_on)
+            metrics["batching_maximal"] = self.maximal
+        return metrics
 
     def _divergence(self, labels: list[Label]) -> tuple[int, Divergence | None]:
         """Longest prefix of the reference trace matched, and where it was left.
@@ -397,6 +446,39 @@ class LabelCore:
             kind = K.SKIPPED_STEP.value if p < n else K.MISSING_ANSWER.value
             # Past the last entry: the episode ended before the procedure did.
             return p, {"call_index": self.calls, "step": p + 1 if p < n else None, "label": kind}
+        return n, None
+
+    def _dependency_divergence(self, labels: list[Label]) -> tuple[int, Divergence | None]:
+        """:meth:`_divergence` under the ``dependency`` policy: a clean first run of a
+        step whose inputs were all produced extends the prefix, in any order; ``step`` is
+        then the earliest listed step not yet run."""
+        n, deps = self.wf.n_steps, self.wf.depends_on
+        labelled = set(map(_CALL_INDEX, labels))
+        done: set[int] = set()
+        p = 0
+        for e in self.trace:
+            clean = e.index not in labelled
+            s = e.step
+            ready = s is not None and s not in done and all(d in done for d in deps[s - 1])
+            if p < n and ready and e.executed and clean:
+                done.add(s)  # type: ignore[arg-type]
+                p += 1
+                continue
+            if p == n and e.finish and e.answered and clean:
+                p += 1
+                continue
+            expected = next((k for k in range(1, n + 1) if k not in done), None)
+            if not clean:  # named by the call's first label
+                kind = next(lab for lab in labels if lab.call_index == e.index).kind.value
+            elif expected is not None and expected not in self.last_value:
+                kind = K.SKIPPED_STEP.value
+            else:
+                kind = K.REORDERED.value
+            return min(p, n), {"call_index": e.index, "step": expected, "label": kind}
+        if p <= n:
+            expected = next((k for k in range(1, n + 1) if k not in done), None)
+            kind = K.SKIPPED_STEP.value if p < n else K.MISSING_ANSWER.value
+            return p, {"call_index": self.calls, "step": expected, "label": kind}
         return n, None
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, NotRequired
 
 from pydantic import ConfigDict, with_config
 from typing_extensions import TypedDict
@@ -174,3 +174,11 @@ class Metrics(TypedDict):
     longest_correct_prefix: int
     """Reference calls matched in order before the first divergence."""
     first_divergence: Divergence | None
+    messages: NotRequired[int]
+    """Under the ``dependency`` order policy: the agent's messages that made tool calls."""
+    fewest_messages: NotRequired[int]
+    """Under ``dependency``: the fewest messages a faithful episode needs (the depth of the
+    step graph, plus one for the answer)."""
+    batching_maximal: NotRequired[bool]
+    """Under ``dependency``: every message held every step that was ready when it was sent
+    (its inputs produced, itself not yet run)."""

@@ -18,6 +18,7 @@ from agentproc.arith import to_units
 from agentproc.errors import StoredCallError
 from agentproc.labelling.core import OTHER, PROPAGATED, LabelCore, confusion_cause
 from agentproc.labelling.labels import Label, LabelKind, Metrics, shown_label
+from agentproc.labelling.order import OrderPolicy
 from agentproc.workflow import CallRecord, Workflow
 from agentproc.workflow.calls import UNREAD
 
@@ -33,9 +34,14 @@ class Monitor:
     >>> # monitor = Monitor(workflow); monitor.observe(record); monitor.finish()
     """
 
-    def __init__(self, workflow: Workflow, names: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        workflow: Workflow,
+        names: Mapping[str, str] | None = None,
+        order: OrderPolicy = "listed",
+    ) -> None:
         self.wf = workflow
-        self.core = LabelCore(workflow)
+        self.core = LabelCore(workflow, order)
         self.names = names if names and any(k != v for k, v in names.items()) else None
         """Canonical variable -> the name the agent was shown (a variant's
         :attr:`~agentproc.workflow.present.Presented.names`); ``None`` when every name is
@@ -47,6 +53,10 @@ class Monitor:
     def labels(self) -> list[Label]:
         """The per-call labels so far."""
         return self.core.labels
+
+    def message(self) -> None:
+        """The calls observed next came in one new message of the agent's."""
+        self.core.new_message()
 
     def observe(self, rec: CallRecord) -> list[Label]:
         """Label one executed call; returns the labels it received."""
@@ -88,13 +98,22 @@ class Monitor:
         elif finish:
             core.record_answer(entry, answer, refused=refused is not None)
 
-    def observe_stored(self, calls: Sequence[Any], presented: Presented | None = None) -> None:
+    def observe_stored(
+        self,
+        calls: Sequence[Any],
+        presented: Presented | None = None,
+        batches: Sequence[int] | None = None,
+    ) -> None:
         """:meth:`observe` each call of a stored trace, each read by
         :meth:`~agentproc.workflow.CallRecord.read` (under a variant, its arguments keyed
-        back to the canonical variables). A call that is not one raises
-        :class:`~agentproc.errors.StoredCallError` naming its index and field."""
+        back to the canonical variables). ``batches``: how many calls each of the agent's
+        messages held, in order (``None``: one call per message). A call that is not one
+        raises :class:`~agentproc.errors.StoredCallError` naming its index and field."""
         wf = self.wf
+        starts = message_starts(len(calls), batches)
         for i, c in enumerate(calls):
+            if i in starts:
+                self.core.new_message()
             rec = CallRecord.read(c, i, wf.scale, wf.finish_tool)
             try:
                 if presented is not None and rec.step is not None and rec.args is not None:
@@ -248,9 +267,30 @@ def _shortener(got: Any, scale: int) -> tuple[Callable[[int], bool], int, int] |
     return matches, units - step, units + step
 
 
-def label_calls(workflow: Workflow, calls: list[CallRecord]) -> tuple[list[Label], Metrics]:
-    """Label a whole recorded trace at once."""
-    monitor = Monitor(workflow)
-    for rec in calls:
+def message_starts(n: int, batches: Sequence[int] | None) -> set[int] | range:
+    """The indices of the calls that open a message, of ``n`` calls in messages of
+    ``batches`` calls each (``None``: one call per message; calls past them: one each)."""
+    if batches is None:
+        return range(n)
+    starts, at = set(), 0
+    for size in batches:
+        starts.add(at)
+        at += size
+    starts.update(range(at, n))
+    return starts
+
+
+def label_calls(
+    workflow: Workflow,
+    calls: list[CallRecord],
+    order: OrderPolicy = "listed",
+    batches: Sequence[int] | None = None,
+) -> tuple[list[Label], Metrics]:
+    """Label a whole recorded trace at once (``batches``: as :meth:`Monitor.observe_stored`)."""
+    monitor = Monitor(workflow, order=order)
+    starts = message_starts(len(calls), batches)
+    for i, rec in enumerate(calls):
+        if i in starts:
+            monitor.message()
         monitor.observe(rec)
     return monitor.finish()
