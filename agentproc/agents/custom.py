@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agentproc.agents.failures import episode_error, error_kind
+from agentproc.labelling.order import OrderPolicy
 from agentproc.runs import BudgetExhausted, Episode, EpisodeSession, StopReason, harness_error
 from agentproc.workflow import Guard, Scenario
 from agentproc.workflow.variant import Variant
@@ -60,12 +61,15 @@ async def arun_agent_episode(
     guard: Guard = "observe",
     budget: int | None = None,
     variant: Variant | None = None,
+    order: OrderPolicy = "listed",
 ) -> Episode:
     """Run your own agent, built by ``factory`` from the mock tools, on a scenario
-    (presented as ``variant`` says)."""
+    (presented as ``variant`` says; each tool call counts as a message of its own)."""
     from langchain_core.messages import convert_to_openai_messages
 
-    session = EpisodeSession(scenario, agent, guard=guard, budget=budget, variant=variant)
+    session = EpisodeSession(
+        scenario, agent, guard=guard, budget=budget, variant=variant, order=order
+    )
     runnable = factory(mock_tools(session))
     opening = list(session.messages)
     stop: StopReason = "answer"

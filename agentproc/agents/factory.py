@@ -17,6 +17,7 @@ from pathlib import Path
 
 from agentproc.agents.custom import AgentFactory, arun_agent_episode
 from agentproc.errors import ConfigError, InputError
+from agentproc.labelling.order import OrderPolicy
 from agentproc.runs import Episode, EpisodeFn
 from agentproc.workflow import Guard, Scenario
 from agentproc.workflow.variant import Variant
@@ -97,13 +98,20 @@ def factory_episodes(
     guard: Guard = "observe",
     budget: int | None = None,
     variant: Variant | None = None,
+    order: OrderPolicy = "listed",
 ) -> EpisodeFn:
     """Episodes of the agent a factory builds afresh for each scenario."""
 
     async def episode(scenario: Scenario, trial: int = 0) -> Episode:
         del trial  # the agent owns its randomness
         return await arun_agent_episode(
-            scenario, loaded.factory, agent, guard=guard, budget=budget, variant=variant
+            scenario,
+            loaded.factory,
+            agent,
+            guard=guard,
+            budget=budget,
+            variant=variant,
+            order=order,
         )
 
     return episode

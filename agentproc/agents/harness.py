@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from agentproc.agents.conversation import Conversation, conversation
 from agentproc.agents.failures import episode_error
 from agentproc.agents.retry import ModelCall, RetryPolicy, invoke_with_retry, usage_summary
+from agentproc.labelling.order import OrderPolicy
 from agentproc.runs import (
     BUDGET_EXHAUSTED,
     Episode,
@@ -80,6 +81,7 @@ async def _turn_node(state: _State, config: RunnableConfig) -> Any:
     if not turn.requests:
         return Command(update={"stop": "no_tool_call", "turns": turns}, goto=END)
     stop = None
+    session.message()  # the turn's calls came in one message; executed in call order
     for call_id, name, args in turn.requests:
         if session.exhausted:
             stop = "budget"
@@ -122,10 +124,13 @@ async def arun_model_episode(
     retry: RetryPolicy | None = None,
     seed: int = 0,
     variant: Variant | None = None,
+    order: OrderPolicy = "listed",
 ) -> Episode:
     """Run a LangChain chat model (anything with ``bind_tools`` and ``ainvoke``) on a scenario
     (presented as ``variant`` says)."""
-    session = EpisodeSession(scenario, agent, guard=guard, budget=budget, variant=variant)
+    session = EpisodeSession(
+        scenario, agent, guard=guard, budget=budget, variant=variant, order=order
+    )
     ep = _Episode(
         session=session,
         chat=conversation(model, session.tools, session.messages[:2]),

@@ -77,10 +77,12 @@ class AgentSpec:
         o = self.options
         if isinstance(model, LoadedFactory):
             return factory_episodes(
-                model, self.agent, guard=o.guard, budget=o.budget, variant=o.variant
+                model, self.agent, guard=o.guard, budget=o.budget, variant=o.variant, order=o.order
             )
         if model is None:
-            return sim_episodes(self.agent, seed=o.seed, guard=o.guard, variant=o.variant)
+            return sim_episodes(
+                self.agent, seed=o.seed, guard=o.guard, variant=o.variant, order=o.order
+            )
         return model_episodes(model, self.agent, o)
 
     def concurrency(self) -> int:

@@ -13,19 +13,25 @@ from typing import Any
 
 from agentproc.agents.retry import RetryPolicy
 from agentproc.agents.sim import run_sim_episode
+from agentproc.labelling.order import OrderPolicy
 from agentproc.runs import Episode, EpisodeFn, Mode, RunSummary, arun_suite, trial_seed
 from agentproc.workflow import Guard, Scenario
 from agentproc.workflow.variant import Variant
 
 
 def sim_episodes(
-    agent: str, *, seed: int = 0, guard: Guard = "observe", variant: Variant | None = None
+    agent: str,
+    *,
+    seed: int = 0,
+    guard: Guard = "observe",
+    variant: Variant | None = None,
+    order: OrderPolicy = "listed",
 ) -> EpisodeFn:
     """Episodes of a simulated agent (``sim:...``), presented as ``variant`` says."""
 
     async def episode(scenario: Scenario, trial: int = 0) -> Episode:
         return run_sim_episode(
-            scenario, agent, seed=seed, guard=guard, trial=trial, variant=variant
+            scenario, agent, seed=seed, guard=guard, trial=trial, variant=variant, order=order
         )
 
     return episode
@@ -45,6 +51,8 @@ class ModelRunOptions:
     retry: RetryPolicy = field(default_factory=lambda: RetryPolicy())
     variant: Variant | None = None
     """How the workflow is presented (``None``: today's)."""
+    order: OrderPolicy = "listed"
+    """The order policy the monitor holds the calls to."""
 
 
 def model_episodes(model: Any, agent: str, options: ModelRunOptions) -> EpisodeFn:
@@ -70,6 +78,7 @@ def model_episodes(model: Any, agent: str, options: ModelRunOptions) -> EpisodeF
             retry=options.retry,
             seed=seed,
             variant=options.variant,
+            order=options.order,
         )
 
     return episode

@@ -24,6 +24,7 @@ from typing import Any
 from agentproc.errors import RunFileError, StoredCallError
 from agentproc.labelling import Label, Metrics, run_text_episode
 from agentproc.labelling.calculator import monitor_for
+from agentproc.labelling.order import OrderPolicy
 from agentproc.outputs import replacing
 from agentproc.runs import (
     EpisodeRecord,
@@ -34,6 +35,7 @@ from agentproc.runs import (
     read_lines,
     record_mode,
 )
+from agentproc.runs.keys import record_order
 from agentproc.runs.specs import resolve_spec
 from agentproc.workflow import Workflow, build_workflow
 from agentproc.workflow.present import Presented, present
@@ -88,9 +90,13 @@ used out; the default variant's are the scenario store's."""
 class _Labeller:
     """Labels stored calls; indexes each scenario's workflow once."""
 
-    def __init__(self, path: Path | str, store: ScenarioStore) -> None:
+    def __init__(
+        self, path: Path | str, store: ScenarioStore, order: OrderPolicy | None = None
+    ) -> None:
         self.path = path
         self.store = store
+        self.order = order
+        """The order policy to label under (``None``: each episode's recorded one)."""
         self._presented: OrderedDict[tuple[int, str], tuple[Workflow, Presented]] = OrderedDict()
 
     def label(self, lineno: int | None, rec: dict[str, Any]) -> tuple[list[Label], Metrics]:
@@ -106,9 +112,10 @@ class _Labeller:
         presented = None
         if spec is not None:
             wf, presented = self._variant(wf, spec, where)
-        monitor = monitor_for(wf, presented)
+        policy, batches = record_order(rec, self.order, where)
+        monitor = monitor_for(wf, presented, policy)
         try:
-            monitor.observe_stored(rec["calls"], presented)
+            monitor.observe_stored(rec["calls"], presented, batches)
         except StoredCallError as exc:
             field = f"calls[{exc.index}]" + (f".{exc.field}" if exc.field else "")
             raise RunFileError(where, exc.reason, field) from None
@@ -130,7 +137,10 @@ class _Labeller:
 
 
 def label_record(
-    rec: EpisodeRecord, where: str = "run file", store: ScenarioStore | None = None
+    rec: EpisodeRecord,
+    where: str = "run file",
+    store: ScenarioStore | None = None,
+    order: OrderPolicy | None = None,
 ) -> tuple[list[Label], Metrics]:
     """Label the calls a stored episode recorded (either layout), without executing them.
 
@@ -138,17 +148,22 @@ def label_record(
     and values are trusted); :func:`~agentproc.analysis.replay.replay_record`
     re-executes instead.
     """
-    labeller = _Labeller(where, store or ScenarioStore())
+    labeller = _Labeller(where, store or ScenarioStore(), order)
     return labeller.label(None, rec)  # type: ignore[arg-type]
 
 
 def relabelled_lines(
-    path: Path, result: Relabelled, store: ScenarioStore | None = None, write: bool = True
+    path: Path,
+    result: Relabelled,
+    store: ScenarioStore | None = None,
+    write: bool = True,
+    order: OrderPolicy | None = None,
 ) -> Iterator[str]:
     """The lines of a run file labelled again (version-2 layout), one at a time; counts
-    go to ``result``. Without ``write``, nothing is yielded: only counted."""
+    go to ``result``. Without ``write``, nothing is yielded: only counted. ``order``: the
+    order policy to label under (``None``: each episode's own), written in the lines."""
     report = ReadReport()
-    labeller = _Labeller(Path(path), store or ScenarioStore())
+    labeller = _Labeller(Path(path), store or ScenarioStore(), order)
     for line in read_lines(path, report, "labelling"):
         collector.now_and_then(line.where.lineno)
         rec = line.rec
@@ -157,29 +172,42 @@ def relabelled_lines(
         rec["labels"] = line.recorded_labels(new)
         result.count(rec, new, metrics)
         if write:
-            yield line.relabelled(new, metrics)
+            policy = {"order": order} if order is not None else {}
+            yield line.relabelled(new, metrics, **policy)
 
 
-def relabel_run(path: Path, out: Path | None = None, suite: Path | None = None) -> Relabelled:
+def relabel_run(
+    path: Path,
+    out: Path | None = None,
+    suite: Path | None = None,
+    order: OrderPolicy | None = None,
+) -> Relabelled:
     """Relabel every episode of ``path``; write the relabelled run to ``out`` if given.
 
-    ``suite`` is where to find the scenarios the run refers to, if not where it says.
+    ``suite`` is where to find the scenarios the run refers to, if not where it says;
+    ``order`` the order policy to label under (``None``: each episode's recorded one).
     """
     result = Relabelled()
     with collector.paused():
         # The scenarios and workflows kept while relabelling are freed when this call
         # returns, before the collector runs again: else its first collection would
         # scan them all.
-        _relabel(path, out, ScenarioStore(suite), result)
+        _relabel(path, out, ScenarioStore(suite), result, order)
     return result
 
 
-def _relabel(path: Path, out: Path | None, store: ScenarioStore, result: Relabelled) -> None:
+def _relabel(
+    path: Path,
+    out: Path | None,
+    store: ScenarioStore,
+    result: Relabelled,
+    order: OrderPolicy | None = None,
+) -> None:
     if out is None:
-        for _ in relabelled_lines(path, result, store, write=False):
+        for _ in relabelled_lines(path, result, store, write=False, order=order):
             pass
         return
-    lines = relabelled_lines(path, result, store)
+    lines = relabelled_lines(path, result, store, order=order)
     # Written beside ``out`` and renamed over it once whole: a bad line far in the run
     # leaves an older ``out`` as it was.
     with replacing(out) as tmp, RunWriter(tmp) as writer:

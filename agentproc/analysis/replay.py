@@ -15,7 +15,10 @@ from typing import Any
 from agentproc.errors import InputError
 from agentproc.labelling import Label, Metrics, label_calls, run_text_episode
 from agentproc.labelling.calculator import monitor_for
+from agentproc.labelling.order import OrderPolicy
+from agentproc.labelling.tools import message_starts
 from agentproc.runs import EpisodeRecord, record_mode, text_of
+from agentproc.runs.keys import record_order
 from agentproc.runs.specs import resolve_spec
 from agentproc.workflow import (
     GUARDS,
@@ -82,22 +85,29 @@ def replay_calls(
     guard: Guard = "observe",
     agent: str = "replay",
     variant: Variant | None = None,
+    order: OrderPolicy = "listed",
+    batches: list[int] | None = None,
 ) -> Replay:
     """Execute ``(name, arguments)`` pairs on fresh mock tools and label them (presented
-    as ``variant`` says: names, tool set and faults; a slow tool answers at once)."""
+    as ``variant`` says: names, tool set and faults; a slow tool answers at once), under
+    the ``order`` policy, with the calls in messages of ``batches`` calls each (``None``:
+    one call per message)."""
     if variant is None or variant.is_default:
         wf = build_workflow(scenario)
         toolkit = Toolkit(wf, guard)
         for name, arguments in calls:
             toolkit.call(name, arguments)
-        labels, metrics = label_calls(wf, toolkit.calls)
+        labels, metrics = label_calls(wf, toolkit.calls, order, batches)
         return Replay(scenario, agent, wf, toolkit.calls, labels, metrics)
     faults = variant.faults.model_copy(update={"slow_seconds": 0.0})
     presented = present(scenario, variant.model_copy(update={"faults": faults}))
     wf = build_workflow(presented.scenario, variant)
     toolkit = Toolkit(wf, variant.with_guard(guard), presented)
-    monitor = monitor_for(wf, presented)
-    for name, arguments in calls:
+    monitor = monitor_for(wf, presented, order)
+    starts = message_starts(len(calls), batches)
+    for i, (name, arguments) in enumerate(calls):
+        if i in starts:
+            monitor.message()
         monitor.observe(toolkit.call(name, arguments))
     labels, metrics = monitor.finish()
     return Replay(scenario, agent, wf, toolkit.calls, labels, metrics)
@@ -113,10 +123,15 @@ def record_variant_of(rec: EpisodeRecord, where: str, run: Path | None = None) -
 
 
 def replay_record(
-    rec: EpisodeRecord, scenario: Scenario, where: str, run: Path | None = None
+    rec: EpisodeRecord,
+    scenario: Scenario,
+    where: str,
+    run: Path | None = None,
+    order: OrderPolicy | None = None,
 ) -> Replay:
     """Replay one run-file episode and compare with what it recorded (``run``: the file
-    it was read from, where a long variant spec it refers to is found)."""
+    it was read from, where a long variant spec it refers to is found; under ``order``,
+    else the episode's recorded order policy)."""
     if record_mode(rec) == "text":
         return _replay_text(rec, scenario, where)
     guard = rec.get("guard", "observe")
@@ -130,7 +145,16 @@ def replay_record(
     variant = record_variant_of(rec, where, run)
     if variant is not None:  # the recorded guard is the one the variant ran under
         variant = variant.model_copy(update={"guard": None})
-    result = replay_calls(scenario, calls, guard, rec["agent"], variant)  # type: ignore[arg-type]
+    policy, batches = record_order(rec, order, where)  # type: ignore[arg-type]
+    result = replay_calls(
+        scenario,
+        calls,
+        guard,  # type: ignore[arg-type]
+        rec["agent"],
+        variant,
+        policy,
+        batches,
+    )
     result.differences = _differences(rec, result)
     result.compared = True
     return result
@@ -221,11 +245,22 @@ def calls_from_messages(
 
 
 def replay_messages(
-    scenario: Scenario, messages: Any, path: Path, guard: Guard = "observe"
+    scenario: Scenario,
+    messages: Any,
+    path: Path,
+    guard: Guard = "observe",
+    order: OrderPolicy = "listed",
 ) -> Replay:
-    """Replay a trace given as an OpenAI chat-completions message list."""
+    """Replay a trace given as an OpenAI chat-completions message list (the tool calls of
+    one assistant message are one batch, under the ``dependency`` order policy)."""
     calls, results = calls_from_messages(messages, path)
-    replay = replay_calls(scenario, calls, guard, agent="messages")
+    listed = messages["messages"] if isinstance(messages, dict) else messages
+    batches = [
+        len(m.get("tool_calls") or [])
+        for m in listed
+        if m["role"] == "assistant" and m.get("tool_calls")
+    ]
+    replay = replay_calls(scenario, calls, guard, agent="messages", order=order, batches=batches)
     replay.compared = True
     for rec, seen in zip(replay.calls, results, strict=True):
         if seen is not None and seen != rec.result:

@@ -7,7 +7,7 @@ import itertools
 import json
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table
@@ -23,6 +23,9 @@ from agentproc.cli.output import (
 )
 from agentproc.errors import InputError, WorkerError
 from agentproc.outputs import check_output, input_files
+
+if TYPE_CHECKING:
+    from agentproc.labelling.order import OrderPolicy
 
 
 def generate_command(args: argparse.Namespace, out: Console, err: Console) -> int:
@@ -281,6 +284,7 @@ def agent_spec(args: argparse.Namespace) -> Any:
         raise fail("--concurrency must be at least 1")
     variant = load_variant(getattr(args, "variant", "default"))
     variant.check(args.mode, args.guard)
+    order: OrderPolicy = getattr(args, "order", "listed")
     options = ModelRunOptions(
         concurrency=args.concurrency,
         guard=args.guard,
@@ -290,6 +294,7 @@ def agent_spec(args: argparse.Namespace) -> Any:
         seed=args.seed,
         retry=RetryPolicy(attempts=args.retries + 1, timeout=args.timeout),
         variant=variant,
+        order=order,
     )
     return AgentSpec(args.agent, options, args.base_url, args.timeout, args.max_tokens)
 
@@ -310,6 +315,7 @@ def selfcheck_command(args: argparse.Namespace, out: Console, err: Console) -> i
             seed=args.seed,
             on_episode=lambda: progress.advance(task),
             variant=None if variant.is_default else variant,
+            order=args.order,
         )
     if args.json:
         print_json(out, result.to_json())

@@ -7,6 +7,7 @@ from typing import Any
 
 SIM_AGENTS = (
     "sim:oracle",
+    "sim:batched",
     "sim:decay",
     "sim:hallucinated_call",
     "sim:invalid_arguments",

@@ -186,6 +186,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     r.add_argument("--guard", default="observe", help="observe (default), enforce or feedback")
     r.add_argument(
+        "--order",
+        choices=["listed", "dependency"],
+        default="listed",
+        help="the order calls are held to: listed (default) or dependency (steps whose "
+        "inputs are available may come in any order, several in one message)",
+    )
+    r.add_argument(
         "--variant",
         default="default",
         help="how the workflow is presented: a shipped variant (agentproc variants) or a "
@@ -219,6 +226,11 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--messages", type=Path, help="an OpenAI chat-completions message list (JSON)")
     rp.add_argument("--guard", default="observe", help="guard mode for --messages")
     rp.add_argument(
+        "--order",
+        choices=["listed", "dependency"],
+        help="label under this order policy (default: as recorded; listed for --messages)",
+    )
+    rp.add_argument(
         "--suite", type=Path, help="where the suite the run refers to is now (if it moved)"
     )
     rp.add_argument(
@@ -233,6 +245,11 @@ def build_parser() -> argparse.ArgumentParser:
     rl.add_argument("run", type=Path, help="run file (JSON lines)")
     rl.add_argument("--out", type=Path, help="write the relabelled run here (default: only count)")
     rl.add_argument("--overwrite", action="store_true", help="replace an existing --out")
+    rl.add_argument(
+        "--order",
+        choices=["listed", "dependency"],
+        help="label under this order policy, written in --out (default: as recorded)",
+    )
     rl.add_argument(
         "--suite", type=Path, help="where the suite the run refers to is now (if it moved)"
     )
@@ -284,6 +301,12 @@ def build_parser() -> argparse.ArgumentParser:
     sc.add_argument("--seed", type=int, default=0, help="seed of the injected faults")
     sc.add_argument(
         "--variant", default="default", help="check under a variant (calculator: the aligner)"
+    )
+    sc.add_argument(
+        "--order",
+        choices=["listed", "dependency"],
+        default="listed",
+        help="the order policy the monitor holds the calls to",
     )
     sc.add_argument("--json", action="store_true", help="print the scores as JSON")
 

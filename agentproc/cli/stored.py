@@ -32,7 +32,9 @@ def replay_command(args: argparse.Namespace, out: Console, err: Console) -> int:
         if not (args.messages and args.scenario) or args.run:
             raise fail("replay takes either RUN.jsonl, or --scenario S.json with --messages M.json")
         scenario = load_scenario(args.scenario)
-        result = replay_messages(scenario, read_json(args.messages), args.messages, args.guard)
+        result = replay_messages(
+            scenario, read_json(args.messages), args.messages, args.guard, args.order or "listed"
+        )
         if args.json:
             print_json(out, result.to_json())
         else:
@@ -57,7 +59,7 @@ def _replay_run(args: argparse.Namespace, out: Console, err: Console) -> int:
         if args.episode is not None and rec["scenario_id"] != args.episode:
             continue
         scenario = scenario_of_record(args.run, lineno, rec, store)
-        result = replay_record(rec, scenario, f"{args.run}: line {lineno}", args.run)
+        result = replay_record(rec, scenario, f"{args.run}: line {lineno}", args.run, args.order)
         found += 1
         differ += bool(result.differences)
         if args.json:
@@ -88,7 +90,7 @@ def relabel_command(args: argparse.Namespace, out: Console, err: Console) -> int
     if args.out is not None:
         inputs = [args.run, *([] if args.suite is None else input_files(args.suite))]
         check_output(args.out, inputs=inputs, overwrite=args.overwrite)
-    result = relabel_run(args.run, args.out, args.suite)
+    result = relabel_run(args.run, args.out, args.suite, args.order)
     for w in result.warnings:
         err.print(w, markup=False, highlight=False)
     where = f"; wrote {args.out}" if args.out is not None else ""

@@ -8,6 +8,7 @@ from agentproc.labelling.labels import (
     LabelKind,
     Metrics,
     Verdict,
+    shown_label,
 )
 from agentproc.labelling.text import MISREAD, TextLabeller, label_text, run_text_episode
 from agentproc.labelling.text_parse import TextEntry, TextTrace, parse_text
@@ -30,4 +31,5 @@ __all__ = [
     "label_text",
     "parse_text",
     "run_text_episode",
+    "shown_label",
 ]

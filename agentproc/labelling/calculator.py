@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentproc.arith import Op
 from agentproc.labelling.labels import Label, LabelKind
+from agentproc.labelling.order import OrderPolicy
 from agentproc.labelling.tools import Monitor
 from agentproc.workflow import CallRecord, ScenarioStep, Workflow
 
@@ -55,8 +56,10 @@ class CalculatorMonitor(Monitor):
         presented: The presentation (to read the tool names the agent was shown).
     """
 
-    def __init__(self, workflow: Workflow, presented: Presented) -> None:
-        super().__init__(workflow)
+    def __init__(
+        self, workflow: Workflow, presented: Presented, order: OrderPolicy = "listed"
+    ) -> None:
+        super().__init__(workflow, presented.names, order)
         self.presented = presented
         self._by_op: dict[Op, list[ScenarioStep]] = {op: [] for op in Op}
         for spec in workflow.steps:
@@ -161,8 +164,11 @@ def distinguishable(workflow: Workflow) -> bool:
     return True
 
 
-def monitor_for(workflow: Workflow, presented: Presented | None = None) -> Monitor:
-    """The monitor of an episode: calculator-aligned under a calculator variant."""
+def monitor_for(
+    workflow: Workflow, presented: Presented | None = None, order: OrderPolicy = "listed"
+) -> Monitor:
+    """The monitor of an episode: calculator-aligned under a calculator variant; ``order``
+    is the order policy calls are held to."""
     if presented is not None and presented.calculator:
-        return CalculatorMonitor(workflow, presented)
-    return Monitor(workflow)
+        return CalculatorMonitor(workflow, presented, order)
+    return Monitor(workflow, presented.names if presented is not None else None, order)

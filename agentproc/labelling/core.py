@@ -16,23 +16,31 @@ and computes the metrics. The rules:
     A step executed again. ``self_correction`` is true when its previous
     execution produced a wrong value and this one produces the right one.
 ``reordered``
-    Among the first executions of steps, the fewest whose removal leaves the rest
-    in listed order. Ties are broken by labelling the earliest calls (the steps
-    that ran too early). ``breaks_dependency`` is true when, at the time it ran, a
-    step whose output it reads had not been executed. In ``enforce`` mode a call
-    refused for a missing dependency is labelled ``reordered`` with
-    ``refused: true`` and ``breaks_dependency: true``.
+    Under the ``listed`` order policy: among the first executions of steps, the
+    fewest whose removal leaves the rest in listed order. Ties are broken by
+    labelling the earliest calls (the steps that ran too early). ``breaks_dependency``
+    is true when, at the time it ran, a step whose output it reads had not been
+    executed. Under ``dependency``: exactly the first executions that ran before a
+    step they read, which ran later (a step whose operands have all been produced is
+    in order, whatever its position, alone or in a message with others; one that
+    reads a step never run follows a ``skipped_step``, as under ``listed``). In
+    ``enforce`` mode a call refused for a missing dependency is labelled
+    ``reordered`` with ``refused: true`` and ``breaks_dependency: true``.
 ``wrong_argument``
     A value that differs from the correct value of the variable it stands for.
     Its ``cause`` comes from one search over every value visible to the agent at
     that point (:meth:`LabelCore.confusion`): the inputs, every value it has
-    produced so far and the correct value of every variable. ``propagated``: its
-    own latest value of that variable (an upstream mistake carried forward);
+    produced so far for every variable (its earlier values as well as its latest)
+    and the correct value of every variable. ``propagated``: a value it produced for
+    that variable itself, its latest or an earlier one (a mistake carried forward);
     ``lookback_confusion``: the value of another variable defined before the step;
     ``stale_output``: the value of the step's own output variable or of a later
     one (its previous result fed back, say); ``confused_with`` names the variable.
     The nearest variable to the expected one wins; **at equal distance, the
-    earlier variable wins**. Else ``other``.
+    earlier variable wins** (and when several operands are searched, the nearest of
+    their winners). Else ``other``. A value equal to the right value cut to fewer
+    decimals is ``other`` with ``truncated``, never a confusion with a variable that
+    holds the same value.
 ``skipped_step``
     A step never executed (``live`` says whether it reaches the answer).
 ``premature_finish``
@@ -61,7 +69,7 @@ from itertools import compress, filterfalse, repeat
 from operator import eq, itemgetter, lt
 
 from agentproc.labelling.labels import Divergence, Label, LabelKind, Metrics, Verdict
-from agentproc.labelling.order import kept_in_order
+from agentproc.labelling.order import OrderPolicy, fewest_messages, kept_in_order, ran_too_early
 from agentproc.workflow import Workflow
 
 K = LabelKind
@@ -96,6 +104,8 @@ class Entry:
     """A step that produced a value."""
     answered: bool = False
     """An answer that was accepted."""
+    message: int = 0
+    """The agent's message it came in (counted from 1; 0 when no message was marked)."""
 
 
 class LabelCore:
@@ -104,11 +114,25 @@ class LabelCore:
     >>> # core = LabelCore(workflow); entry = core.begin(0, step=1); core.record_step(...)
     """
 
-    def __init__(self, workflow: Workflow) -> None:
+    def __init__(self, workflow: Workflow, order: OrderPolicy = "listed") -> None:
         self.wf = workflow
+        self.order: OrderPolicy = order
+        """The order policy calls are held to."""
+        self.message = 0
+        """The agent's messages with tool calls so far (:meth:`new_message`)."""
+        self.maximal = True
+        """Under ``dependency``: whether every message so far held every step that was
+        ready when it was sent (its inputs produced, itself not yet run)."""
+        self._ready: set[int] = set()
+        self._called: set[int] = set()
         self.labels: list[Label] = []
         self.produced: dict[int, int] = {}
         """Variable index -> the agent's latest value of it, in units."""
+        self.held: dict[int, set[int]] = {}
+        """Variable index -> every value the agent has produced for it, in units (the
+        latest included)."""
+        self.holders: dict[int, set[int]] = {}
+        """Unit value -> the variables the agent has ever produced it for."""
         self.last_value: dict[int, int] = {}
         """Step number -> the value its latest execution produced."""
         self.run_at: dict[int, int] = {}
@@ -124,8 +148,10 @@ class LabelCore:
 
     def begin(self, index: int, step: int | None = None, finish: bool = False) -> Entry:
         """Start an entry; it counts for the first divergence unless :meth:`drop` ped."""
-        entry = Entry(index, step, finish)
+        entry = Entry(index, step, finish, message=self.message)
         self.calls += 1
+        if step is not None:
+            self._called.add(step)
         self.trace.append(entry)
         return entry
 
@@ -139,6 +165,26 @@ class LabelCore:
     def add(self, label: Label) -> None:
         """Record a label."""
         self.labels.append(label)
+
+    def new_message(self) -> None:
+        """The calls that follow came in a new message of the agent's (under ``dependency``,
+        batching is judged per message: see :meth:`_close_message`)."""
+        self._close_message()
+        self.message += 1
+        if self.order == "dependency":
+            done, deps = self.last_value, self.wf.depends_on
+            self._ready = {
+                s
+                for s in range(1, len(deps) + 1)
+                if s not in done and all(d in done for d in deps[s - 1])
+            }
+            self._called = set()
+
+    def _close_message(self) -> None:
+        """A message that left out a step that was ready when it was sent is not maximal
+        batching."""
+        if self.message and not self._ready <= self._called:
+            self.maximal = False
 
     # -- the rules ------------------------------------------------------------
 
@@ -155,6 +201,8 @@ class LabelCore:
         entry.executed = True
         self.last_value[step] = value
         self.produced[target] = value
+        self.held.setdefault(target, set()).add(value)
+        self.holders.setdefault(value, set()).add(target)
         self.last_executed = value
 
     def record_answer(
@@ -201,16 +249,27 @@ class LabelCore:
         entry.answered = True
         self.answers.append((entry.index, answer))
 
+    def own(self, var: int, matches: Callable[[int], bool]) -> bool:
+        """Whether a value the agent produced for ``var`` (its latest, or an earlier one it
+        has since replaced) explains what it gave: then a mistake of its own carried on."""
+        latest = self.produced.get(var)
+        if latest is not None and latest != self.wf.correct[var] and matches(latest):
+            return True
+        right = self.wf.correct[var]
+        return any(v != right and matches(v) for v in self.held.get(var, ()))
+
     def confusion(self, tests: Sequence[tuple[int, Callable[[int], bool]]]) -> int | None:
         """The variable whose value explains a wrong value, nearest first; ``None`` if none.
 
         Each test is ``(var, matches)``: the variable whose value was expected, and
         whether a candidate value (in units) explains what the agent gave. The
         candidates are every variable of the procedure but ``var``, each with its
-        correct value and the agent's own latest value of it. The nearest to
-        ``var`` wins; at equal distance, the earlier variable.
+        correct value and every value the agent has produced for it (its latest and
+        the earlier ones). The nearest to ``var`` wins; at equal distance, the earlier
+        variable; over several tests, the nearest of their winners (the earlier
+        variable on a tie).
         """
-        wf, produced = self.wf, self.produced
+        wf, produced, held = self.wf, self.produced, self.held
         end = wf.answer_index + 1
         best: tuple[int, int] | None = None
         for var, matches in tests:
@@ -219,19 +278,24 @@ class LabelCore:
                 if best is not None and key >= best:
                     break
                 own = produced.get(u)
-                if matches(wf.correct[u]) or (own is not None and matches(own)):
+                if (
+                    matches(wf.correct[u])
+                    or (own is not None and matches(own))
+                    or any(map(matches, held.get(u, ())))
+                ):
                     best = key
                     break
         return best[1] if best is not None else None
 
     def confusion_of(self, var: int, read: int) -> int | None:
         """:meth:`confusion` of a value read exactly (``read`` units): the variables
-        whose correct value or whose own latest value is ``read``, looked up rather
-        than searched; the same answer."""
+        whose correct value or any value the agent produced for them is ``read``, looked
+        up rather than searched; the same answer."""
         wf = self.wf
         found = set(wf.holding.get(read, ()))
         produced = self.produced  # the variables holding ``read``, found in C:
         found.update(compress(produced, map(eq, produced.values(), repeat(read))))
+        found.update(self.holders.get(read, ()))
         found.discard(var)
         end = wf.answer_index + 1
         candidates = [u for u in found if 1 <= u < end]
@@ -251,6 +315,9 @@ class LabelCore:
             if matches(values[k])
         }
         found.update(u for u, v in self.produced.items() if lo <= v <= hi and matches(v))
+        for v, held_by in self.holders.items():
+            if lo <= v <= hi and matches(v):
+                found.update(held_by)
         found.discard(var)
         end = wf.answer_index + 1
         candidates = [u for u in found if 1 <= u < end]
@@ -277,6 +344,9 @@ class LabelCore:
 
     def _reordered(self) -> list[Label]:
         run_at = self.run_at
+        if self.order == "dependency":
+            early = ran_too_early(run_at, self.wf.depends_on)
+            return [Label(K.REORDERED, run_at[s], s, breaks_dependency=True) for s in early]
         steps = list(run_at)  # first runs, in the order they ran
         if all(map(lt, steps, steps[1:])):  # in listed order (compared without a loop)
             return []
@@ -313,8 +383,11 @@ class LabelCore:
                 map(correct.__getitem__, wf.targets),
             )
         )
-        prefix, divergence = self._divergence(labels)
-        return {
+        if self.order == "dependency":
+            prefix, divergence = self._dependency_divergence(labels)
+        else:
+            prefix, divergence = self._divergence(labels)
+        metrics: Metrics = {
             "verdict": verdict,
             "faithful": faithful,
             "first_answer": first,
@@ -329,6 +402,12 @@ class LabelCore:
             "longest_correct_prefix": prefix,
             "first_divergence": divergence,
         }
+        if self.order == "dependency":
+            self._close_message()
+            metrics["messages"] = self.message
+            metrics["fewest_messages"] = fewest_messages(wf.depends_on)
+            metrics["batching_maximal"] = self.maximal
+        return metrics
 
     def _divergence(self, labels: list[Label]) -> tuple[int, Divergence | None]:
         """Longest prefix of the reference trace matched, and where it was left.
@@ -367,6 +446,39 @@ class LabelCore:
             kind = K.SKIPPED_STEP.value if p < n else K.MISSING_ANSWER.value
             # Past the last entry: the episode ended before the procedure did.
             return p, {"call_index": self.calls, "step": p + 1 if p < n else None, "label": kind}
+        return n, None
+
+    def _dependency_divergence(self, labels: list[Label]) -> tuple[int, Divergence | None]:
+        """:meth:`_divergence` under the ``dependency`` policy: a clean first run of a
+        step whose inputs were all produced extends the prefix, in any order; ``step`` is
+        then the earliest listed step not yet run."""
+        n, deps = self.wf.n_steps, self.wf.depends_on
+        labelled = set(map(_CALL_INDEX, labels))
+        done: set[int] = set()
+        p = 0
+        for e in self.trace:
+            clean = e.index not in labelled
+            s = e.step
+            ready = s is not None and s not in done and all(d in done for d in deps[s - 1])
+            if p < n and ready and e.executed and clean:
+                done.add(s)  # type: ignore[arg-type]
+                p += 1
+                continue
+            if p == n and e.finish and e.answered and clean:
+                p += 1
+                continue
+            expected = next((k for k in range(1, n + 1) if k not in done), None)
+            if not clean:  # named by the call's first label
+                kind = next(lab for lab in labels if lab.call_index == e.index).kind.value
+            elif expected is not None and expected not in self.last_value:
+                kind = K.SKIPPED_STEP.value
+            else:
+                kind = K.REORDERED.value
+            return min(p, n), {"call_index": e.index, "step": expected, "label": kind}
+        if p <= n:
+            expected = next((k for k in range(1, n + 1) if k not in done), None)
+            kind = K.SKIPPED_STEP.value if p < n else K.MISSING_ANSWER.value
+            return p, {"call_index": self.calls, "step": expected, "label": kind}
         return n, None
 
 

@@ -7,8 +7,9 @@ JSON forms declared in :mod:`agentproc.runs.records`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, NotRequired
 
 from pydantic import ConfigDict, with_config
 from typing_extensions import TypedDict
@@ -106,6 +107,20 @@ class Label(NamedTuple):
         )
 
 
+def shown_label(label: Label, names: Mapping[str, str]) -> Label:
+    """``label`` in the names the agent was shown: its ``argument`` and ``confused_with``
+    (canonical variables, ``S5``) looked up in ``names`` (canonical -> shown; a variable
+    it lacks keeps its name). Every label a variant's episode gets passes through here,
+    so labels, replay and HTML all speak the prompt's names."""
+    argument, confused = label.argument, label.confused_with
+    if argument is None and confused is None:
+        return label
+    return label._replace(
+        argument=names.get(argument, argument) if argument is not None else None,
+        confused_with=names.get(confused, confused) if confused is not None else None,
+    )
+
+
 _KIND_VALUES: dict[LabelKind, str] = {k: k.value for k in LabelKind}
 """A kind's text, looked up (``.value`` is a descriptor call)."""
 _ATTRS = (
@@ -159,3 +174,11 @@ class Metrics(TypedDict):
     longest_correct_prefix: int
     """Reference calls matched in order before the first divergence."""
     first_divergence: Divergence | None
+    messages: NotRequired[int]
+    """Under the ``dependency`` order policy: the agent's messages that made tool calls."""
+    fewest_messages: NotRequired[int]
+    """Under ``dependency``: the fewest messages a faithful episode needs (the depth of the
+    step graph, plus one for the answer)."""
+    batching_maximal: NotRequired[bool]
+    """Under ``dependency``: every message held every step that was ready when it was sent
+    (its inputs produced, itself not yet run)."""

@@ -10,14 +10,15 @@ variable, else the core's nearest-variable search on the argument's value
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from agentproc.arith import to_units
 from agentproc.errors import StoredCallError
 from agentproc.labelling.core import OTHER, PROPAGATED, LabelCore, confusion_cause
-from agentproc.labelling.labels import Label, LabelKind, Metrics
+from agentproc.labelling.labels import Label, LabelKind, Metrics, shown_label
+from agentproc.labelling.order import OrderPolicy
 from agentproc.workflow import CallRecord, Workflow
 from agentproc.workflow.calls import UNREAD
 
@@ -33,9 +34,18 @@ class Monitor:
     >>> # monitor = Monitor(workflow); monitor.observe(record); monitor.finish()
     """
 
-    def __init__(self, workflow: Workflow) -> None:
+    def __init__(
+        self,
+        workflow: Workflow,
+        names: Mapping[str, str] | None = None,
+        order: OrderPolicy = "listed",
+    ) -> None:
         self.wf = workflow
-        self.core = LabelCore(workflow)
+        self.core = LabelCore(workflow, order)
+        self.names = names if names and any(k != v for k, v in names.items()) else None
+        """Canonical variable -> the name the agent was shown (a variant's
+        :attr:`~agentproc.workflow.present.Presented.names`); ``None`` when every name is
+        its own. Labels name variables as shown (:func:`shown_label`)."""
         self._half_unit = workflow.scale > 1 and workflow.tolerance == 0.5
         """Whether :meth:`Workflow.close` is equality of the number read in units."""
 
@@ -43,6 +53,10 @@ class Monitor:
     def labels(self) -> list[Label]:
         """The per-call labels so far."""
         return self.core.labels
+
+    def message(self) -> None:
+        """The calls observed next came in one new message of the agent's."""
+        self.core.new_message()
 
     def observe(self, rec: CallRecord) -> list[Label]:
         """Label one executed call; returns the labels it received."""
@@ -84,13 +98,22 @@ class Monitor:
         elif finish:
             core.record_answer(entry, answer, refused=refused is not None)
 
-    def observe_stored(self, calls: Sequence[Any], presented: Presented | None = None) -> None:
+    def observe_stored(
+        self,
+        calls: Sequence[Any],
+        presented: Presented | None = None,
+        batches: Sequence[int] | None = None,
+    ) -> None:
         """:meth:`observe` each call of a stored trace, each read by
         :meth:`~agentproc.workflow.CallRecord.read` (under a variant, its arguments keyed
-        back to the canonical variables). A call that is not one raises
-        :class:`~agentproc.errors.StoredCallError` naming its index and field."""
+        back to the canonical variables). ``batches``: how many calls each of the agent's
+        messages held, in order (``None``: one call per message). A call that is not one
+        raises :class:`~agentproc.errors.StoredCallError` naming its index and field."""
         wf = self.wf
+        starts = message_starts(len(calls), batches)
         for i, c in enumerate(calls):
+            if i in starts:
+                self.core.new_message()
             rec = CallRecord.read(c, i, wf.scale, wf.finish_tool)
             try:
                 if presented is not None and rec.step is not None and rec.args is not None:
@@ -123,9 +146,8 @@ class Monitor:
                 exact = wf.matcher(got)
                 if exact(correct[var]):
                     continue
-            self.core.labels.append(
-                wrong_argument(self.core, index, step, param, got, exact, read, var)
-            )
+            label = wrong_argument(self.core, index, step, param, got, exact, read, var)
+            self.core.add(label if self.names is None else shown_label(label, self.names))
 
     def finish(self) -> tuple[list[Label], Metrics]:
         """All labels, sorted by call, and the episode's metrics."""
@@ -147,8 +169,11 @@ def wrong_argument(
     Exact matches are searched first (``propagated``, then the nearest variable);
     then *shortened* ones: a number written with fewer decimals than the mode's
     that equals a candidate truncated or rounded to those decimals (``-4.0`` for
-    ``-4.002``), labelled with ``truncated: true``. A shortened copy of the right
-    value itself is an ``other`` slip, not a carried-forward mistake. ``exact`` is
+    ``-4.002``), labelled with ``truncated: true``. ``propagated`` is any value the
+    agent produced for the variable (its latest or an earlier one); the candidates of
+    the search are every value each other variable has held. A shortened copy of the
+    right value itself is an ``other`` slip, never a confusion with a variable that
+    holds the same value. ``exact`` is
     ``core.wf.matcher(got)``, when the caller has it; ``read`` is ``got`` in units when
     that matcher is equality with it (then ``exact`` need not be given, and the exact
     search is a look-up); ``var`` is ``param``'s variable index.
@@ -180,10 +205,13 @@ def wrong_argument(
     base: dict[str, Any] = {"argument": param, "expected": expected, "got": got}
     cuts = _shortener(got, wf.scale)
     shorten = cuts[0] if cuts is not None else None
+    right_cut = shorten is not None and shorten(right)
     for match, cut in ((exact, None), (shorten, True)):
         if match is None:
             continue
-        if cut and own is not None and own != right and match(own):
+        if cut and right_cut:  # the right value cut: a slip, whoever else holds that value
+            break
+        if var in core.held and core.own(var, match):  # a value of its own, maybe earlier
             return Label(K.WRONG_ARGUMENT, index, step, cause=PROPAGATED, truncated=cut, **base)
         if cut is None:
             best = (
@@ -202,8 +230,7 @@ def wrong_argument(
                 truncated=cut,
                 **base,
             )
-    cut = True if shorten is not None and shorten(right) else None
-    return Label(K.WRONG_ARGUMENT, index, step, cause=OTHER, truncated=cut, **base)
+    return Label(K.WRONG_ARGUMENT, index, step, cause=OTHER, truncated=right_cut or None, **base)
 
 
 def _shortener(got: Any, scale: int) -> tuple[Callable[[int], bool], int, int] | None:
@@ -240,9 +267,30 @@ def _shortener(got: Any, scale: int) -> tuple[Callable[[int], bool], int, int] |
     return matches, units - step, units + step
 
 
-def label_calls(workflow: Workflow, calls: list[CallRecord]) -> tuple[list[Label], Metrics]:
-    """Label a whole recorded trace at once."""
-    monitor = Monitor(workflow)
-    for rec in calls:
+def message_starts(n: int, batches: Sequence[int] | None) -> set[int] | range:
+    """The indices of the calls that open a message, of ``n`` calls in messages of
+    ``batches`` calls each (``None``: one call per message; calls past them: one each)."""
+    if batches is None:
+        return range(n)
+    starts, at = set(), 0
+    for size in batches:
+        starts.add(at)
+        at += size
+    starts.update(range(at, n))
+    return starts
+
+
+def label_calls(
+    workflow: Workflow,
+    calls: list[CallRecord],
+    order: OrderPolicy = "listed",
+    batches: Sequence[int] | None = None,
+) -> tuple[list[Label], Metrics]:
+    """Label a whole recorded trace at once (``batches``: as :meth:`Monitor.observe_stored`)."""
+    monitor = Monitor(workflow, order=order)
+    starts = message_starts(len(calls), batches)
+    for i, rec in enumerate(calls):
+        if i in starts:
+            monitor.message()
         monitor.observe(rec)
     return monitor.finish()

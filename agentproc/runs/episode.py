@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agentproc.labelling import Label, Metrics
+from agentproc.labelling.order import OrderPolicy
 from agentproc.workflow import CallRecord, Guard, Scenario
 
 Mode = Literal["tools", "text"]
@@ -69,3 +70,8 @@ class Episode:
     """For model agents: every failed attempt of a model call, redacted."""
     error: EpisodeError | None = None
     """Set when an infrastructure failure ended the episode (``stop_reason: "error"``)."""
+    order: OrderPolicy = "listed"
+    """The order policy the monitor held the calls to."""
+    batches: list[int] | None = None
+    """Under the ``dependency`` order policy: how many calls each of the agent's messages
+    held, in order."""

@@ -9,7 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from agentproc.errors import RunFileError
+
 if TYPE_CHECKING:
+    from agentproc.labelling.order import OrderPolicy
     from agentproc.runs.episode import Mode
 
 EpisodeKey = tuple[str, str, str, str, int]
@@ -43,3 +46,27 @@ def record_trial(rec: Mapping[str, Any]) -> int:
 def record_mode(rec: Mapping[str, Any]) -> Mode:
     """The mode of a stored episode (``tools`` for files written before it was stored)."""
     return rec.get("mode", "tools")
+
+
+def record_order(
+    rec: Mapping[str, Any], override: OrderPolicy | None = None, where: object = "run file"
+) -> tuple[OrderPolicy, list[int] | None]:
+    """The order policy to label a stored episode under (``override``, else its recorded
+    ``order``, ``listed`` for files written before it was stored) and, under
+    ``dependency``, its recorded ``batches`` (``None``: one call per message).
+
+    Raises:
+        RunFileError: an unknown policy, or batches that are not whole numbers of at least 1.
+    """
+    from agentproc.labelling.order import ORDER_POLICIES  # here: this module stays light
+
+    policy = override or rec.get("order", "listed")
+    if policy not in ORDER_POLICIES:
+        expected = ", ".join(ORDER_POLICIES)
+        raise RunFileError(where, f"unknown order policy {policy!r} (expected {expected})", "order")
+    batches = rec.get("batches")
+    if policy == "listed" or batches is None:
+        return policy, None
+    if not isinstance(batches, list) or not all(type(b) is int and b > 0 for b in batches):
+        raise RunFileError(where, "must be a list of whole numbers of at least 1", "batches")
+    return policy, batches

@@ -18,6 +18,7 @@ from pydantic import ConfigDict, TypeAdapter, with_config
 from typing_extensions import TypedDict
 
 from agentproc.labelling import Label, LabelKind, Metrics
+from agentproc.labelling.order import OrderPolicy
 from agentproc.runs.episode import Episode, ErrorKind, Mode, StopReason
 from agentproc.runs.layout import RUN_SCHEMA_VERSION
 from agentproc.workflow import Scenario
@@ -156,6 +157,12 @@ class EpisodeRecord(TypedDict):
     variant_spec_sha256: NotRequired[str]
     """SHA-256 of a long ``variant_spec`` (:mod:`agentproc.runs.specs`): set beside it in
     the line that holds it whole, and alone in the later lines of its variant."""
+    order: NotRequired[OrderPolicy]
+    """The order policy the monitor held the calls to: ``listed`` (when absent) or
+    ``dependency`` (a step whose inputs were all produced is in order, in any position)."""
+    batches: NotRequired[list[int]]
+    """Under ``dependency``: how many calls each of the agent's messages held, in order
+    (absent: one call per message)."""
     cell: str
     """The grid cell id."""
     params: dict[str, Any]
@@ -226,6 +233,8 @@ class RunLine(TypedDict):
     stop_reason: NotRequired[StopReason]
     variant_spec: NotRequired[dict[str, Any]]
     variant_spec_sha256: NotRequired[str]
+    order: NotRequired[OrderPolicy]
+    batches: NotRequired[list[int]]
     usage: NotRequired[UsageRecord]
     error: NotRequired[ErrorRecord]
     calls: list[CompactCall]
@@ -285,6 +294,10 @@ def episode_record(ep: Episode, self_contained: bool = False) -> EpisodeRecord:
     }
     if ep.variant_spec is not None:
         rec["variant_spec"] = ep.variant_spec
+    if ep.order != "listed":
+        rec["order"] = ep.order
+        if ep.batches is not None:
+            rec["batches"] = ep.batches
     if ep.injected is not None:
         rec["injected"] = [_label(lab) for lab in ep.injected]
     if ep.output is not None:

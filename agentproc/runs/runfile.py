@@ -107,11 +107,11 @@ class Line:
         check_record(path, lineno, {**self.rec, "labels": recorded})
         return recorded  # type: ignore[no-any-return]
 
-    def relabelled(self, labels: list[dict[str, Any]], metrics: Metrics) -> str:
-        """This line with new labels, verdict and metrics (version 2, newline included): a
-        new head followed by the old line's bytes from its calls on, or, for a line read
-        whole, the record written anew."""
-        new = {"labels": labels, "verdict": metrics["verdict"], "metrics": metrics}
+    def relabelled(self, labels: list[dict[str, Any]], metrics: Metrics, **fields: Any) -> str:
+        """This line with new labels, verdict and metrics, and any other head ``fields``
+        (version 2, newline included): a new head followed by the old line's bytes from its
+        calls on, or, for a line read whole, the record written anew."""
+        new = {"labels": labels, "verdict": metrics["verdict"], "metrics": metrics, **fields}
         if not self.cut:
             return line_of({**self.rec, **new})
         head: dict[str, Any] = {}

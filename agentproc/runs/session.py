@@ -22,6 +22,7 @@ from typing import Any
 
 from agentproc.labelling import Label, Monitor, run_text_episode
 from agentproc.labelling.calculator import monitor_for
+from agentproc.labelling.order import OrderPolicy
 from agentproc.runs.episode import Episode, EpisodeError, Mode, StopReason
 from agentproc.runs.redact import redact
 from agentproc.workflow import (
@@ -108,6 +109,7 @@ class EpisodeSession:
         budget: int | None = None,
         mode: Mode = "tools",
         variant: Variant | None = None,
+        order: OrderPolicy = "listed",
     ) -> None:
         self.scenario = scenario
         self.agent = agent
@@ -123,7 +125,12 @@ class EpisodeSession:
         shown = self.presented.scenario if self.presented is not None else scenario
         self.workflow = build_workflow(shown, variant if self.presented is not None else None)
         self.toolkit = Toolkit(self.workflow, guard, self.presented)
-        self.monitor: Monitor = monitor_for(self.workflow, self.presented)
+        self.order: OrderPolicy = order
+        self.monitor: Monitor = monitor_for(self.workflow, self.presented, order)
+        self.batches: list[int] = []
+        """How many calls each of the agent's messages held (:meth:`message`)."""
+        self._marked = False
+        """Whether the agent's messages are marked (else each call is one message)."""
         self.budget = budget if budget is not None else default_budget(self.workflow)
         self.messages: list[dict[str, Any]]
         if mode == "text":
@@ -170,10 +177,23 @@ class EpisodeSession:
         if self.exhausted:
             self.over_budget = True
             raise BudgetExhausted(f"call budget of {self.budget} exhausted")
+        if not self._marked or not self.batches or self.batches[-1] == 0:
+            if not self._marked:
+                self.batches.append(0)
+            self.monitor.message()
+        self.batches[-1] += 1
         rec = self.toolkit.call(name, raw_arguments)
         self.monitor.observe(rec)
         self.messages.extend(call_messages(rec, call_id))
         return rec
+
+    def message(self) -> None:
+        """The calls made next come in one new message of the agent's (several calls in one
+        message: a batch, which the ``dependency`` order policy judges). Without it, each
+        call is a message of its own."""
+        self._marked = True
+        if not self.batches or self.batches[-1]:
+            self.batches.append(0)
 
     def say(self, content: Any) -> None:
         """Log an assistant message with text and no tool call."""
@@ -225,6 +245,8 @@ class EpisodeSession:
             error=self.error,
             variant=self.variant.name if self.variant is not None else "default",
             variant_spec=self.presented.variant.spec() if self.presented is not None else None,
+            order=self.order,
+            batches=[b for b in self.batches if b] if self.order == "dependency" else None,
         )
 
 

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from agentproc.agents.sim.faults import sim_agent
-from agentproc.labelling import Label
+from agentproc.labelling import Label, LabelKind, shown_label
+from agentproc.labelling.order import OrderPolicy
 from agentproc.runs import Episode, EpisodeSession, StopReason, episode_seed
 from agentproc.workflow import CallRecord, Guard, Scenario
+from agentproc.workflow.present import Presented
 from agentproc.workflow.variant import Variant
+
+K = LabelKind
 
 
 def run_sim_episode(
@@ -18,14 +24,20 @@ def run_sim_episode(
     budget: int | None = None,
     trial: int = 0,
     variant: Variant | None = None,
+    order: OrderPolicy = "listed",
 ) -> Episode:
     """Run a simulated agent on a scenario and label what it did (``trial`` reseeds it).
 
     Under a ``variant`` the agent works on the presented workflow (steps in the listed
     order) and speaks the names it is shown: its calls are translated on the way out.
+    A policy that yields a list of calls sends them in one message (a batch) and is sent
+    back the list of their records, in call order; ``order`` is the order policy the
+    monitor holds the calls to.
     """
     factory = sim_agent(agent)
-    session = EpisodeSession(scenario, agent, guard=guard, budget=budget, variant=variant)
+    session = EpisodeSession(
+        scenario, agent, guard=guard, budget=budget, variant=variant, order=order
+    )
     presented = session.presented
     policy = factory(session.workflow, episode_seed(seed, scenario.id, agent, trial))
     truth: list[Label] | None = None
@@ -38,16 +50,31 @@ def run_sim_episode(
                 stop = "budget"
                 policy.close()
                 break
-            name, arguments = request
-            if presented is not None:
-                name, arguments = presented.outbound(name, arguments)
-            rec = session.call(name, arguments)
+            session.message()
+            if isinstance(request, list):  # one message of several calls
+                recs = []
+                for name, arguments in request:
+                    if session.exhausted:
+                        break
+                    recs.append(session.call(*_spoken(presented, name, arguments)))
+                request = policy.send(recs)
+                continue
+            rec = session.call(*_spoken(presented, *request))
             request = policy.send(rec)
     except StopIteration as end:
         truth = end.value
+    if truth is not None and presented is not None:  # the truth, in the names it was shown
+        truth = [shown_label(lab, presented.names) for lab in truth]
+    if truth is not None and order == "dependency":  # only a broken dependency is out of order
+        truth = [t for t in truth if t.kind is not K.REORDERED or t.breaks_dependency]
     if stop != "budget":
         stop = "answer" if session.answered else "no_tool_call"
         session.say("Done.")
     ep = session.finish(stop, injected=truth)
     ep.trial = trial
     return ep
+
+
+def _spoken(presented: Presented | None, name: str, arguments: Any) -> tuple[str, Any]:
+    """A call in canonical names as the agent speaks it (under a variant, translated)."""
+    return (name, arguments) if presented is None else presented.outbound(name, arguments)

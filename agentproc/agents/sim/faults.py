@@ -7,6 +7,8 @@ tool results, as a real agent does, so a wrong value it produces is carried into
 later arguments.
 
 - ``sim:oracle`` executes the reference trace.
+- ``sim:batched`` executes it in messages of every step whose inputs are available
+  (faithful under the ``dependency`` order policy).
 - ``sim:<label>`` injects one fault of that kind at a seeded random place. The
   truth includes what the fault causes downstream: ``wrong_argument`` with
   ``cause: propagated`` on every later argument that carries a wrong produced
@@ -251,8 +253,32 @@ def decay(wf: Workflow, rng: random.Random) -> Policy:
     return a.done()
 
 
+def batched(wf: Workflow, rng: random.Random) -> Generator[Any, Any, list[Label]]:
+    """Execute every step with the right values, each message holding every step whose
+    inputs are available (in a seeded order within it), then submit the answer: faithful
+    under the ``dependency`` order policy, with maximal batching. It yields a list of
+    requests per message and is sent back the list of their records."""
+    a = Agent(wf)
+    done: set[int] = set()
+    while len(done) < wf.n_steps:
+        ready = [s for s in wf.steps if s.step not in done and set(s.depends_on) <= done]
+        rng.shuffle(ready)
+        recs: list[CallRecord] = yield [(s.name, a.args(s)) for s in ready]
+        for spec, rec in zip(ready, recs, strict=False):
+            if rec.value is None:  # a transient fault: sent again in the next message
+                continue
+            a.last_run[spec.step] = a.last_value = a.belief[spec.target] = rec.value
+            a.produced.add(spec.target)
+            done.add(spec.step)
+        if len(recs) < len(ready):  # the budget ran out
+            return a.done()
+    yield from a.submit(a.own_answer())
+    return a.done()
+
+
 SIM_AGENTS: dict[str, Factory] = {
     "sim:oracle": oracle,
+    "sim:batched": batched,
     "sim:hallucinated_call": hallucinated_call,
     "sim:invalid_arguments": invalid_arguments,
     "sim:repeated_step": repeated_step,

@@ -17,6 +17,7 @@ from agentproc.agents.sim.episode import run_sim_episode
 from agentproc.agents.sim.faults import INJECTORS
 from agentproc.errors import ConfigError
 from agentproc.labelling import LabelKind
+from agentproc.labelling.order import OrderPolicy
 from agentproc.procedures import Cell, generate_procedure
 from agentproc.workflow import Scenario, build_workflow, scenario_of
 from agentproc.workflow.variant import Variant
@@ -124,9 +125,11 @@ def run_selfcheck(
     on_episode: Callable[[], None] | None = None,
     *,
     variant: Variant | None = None,
+    order: OrderPolicy = "listed",
 ) -> SelfCheck:
     """Run every injector on ``count`` procedures of every cell and score the monitor
-    (under ``variant``: the calculator variant proves the calculator aligner).
+    (under ``variant``: the calculator variant proves the calculator aligner; under the
+    ``order`` policy, the truth of a swap that breaks no dependency is no label).
 
     Raises:
         ConfigError: a variant whose guard refuses calls (the injected truth assumes none is).
@@ -143,7 +146,7 @@ def run_selfcheck(
             if scenario is None:
                 continue
             for agent in INJECTORS:
-                ep = run_sim_episode(scenario, agent, seed=seed, variant=variant)
+                ep = run_sim_episode(scenario, agent, seed=seed, variant=variant, order=order)
                 _score(result, ep.labels, ep.injected or [], f"{agent} on {scenario.id}")
                 result.episodes += 1
                 if on_episode is not None:
