@@ -67,6 +67,8 @@ class LocalPool:
     def __init__(self, job: SuiteJob, count: int) -> None:
         ctx: Any = multiprocessing.get_context(START)
         self.workers: list[tuple[Any, Connection]] = []
+        self.busy: set[int] = set()
+        """The workers running a span now (closing terminates them at once)."""
         try:
             for _ in range(count):
                 here, there = ctx.Pipe()
@@ -87,12 +89,10 @@ class LocalPool:
         def hand(i: int) -> None:
             if todo and not stopped:
                 k = todo.popleft()
-                try:
-                    self.workers[i][1].send(tasks[k])
-                except OSError:  # it has died: no span for it
-                    todo.appendleft(k)
-                else:
+                if self.give(i, tasks[k]):
                     busy[i] = k
+                else:  # it has died: no span for it
+                    todo.appendleft(k)
 
         for i in range(len(self.workers)):
             hand(i)
@@ -106,6 +106,7 @@ class LocalPool:
                     continue  # both its pipe and its end were ready
                 proc, conn = self.workers[i]
                 k = busy.pop(i)
+                self.busy.discard(i)
                 try:
                     if not conn.poll():  # only its end was ready
                         raise EOFError
@@ -122,9 +123,21 @@ class LocalPool:
             tick(finished, (not todo or stopped) and len(busy) < len(self.workers))
         return ends
 
+    def give(self, i: int, task: SpanTask) -> bool:
+        """Hand worker ``i`` a span; whether it took it (``False``: it has died)."""
+        try:
+            self.workers[i][1].send(task)
+        except OSError:
+            return False
+        self.busy.add(i)
+        return True
+
     def close(self) -> None:
-        """Stop every worker: an idle one is told to end, a busy one is terminated."""
-        for _, conn in self.workers:
+        """Stop every worker: a busy one is terminated, an idle one is told to end."""
+        for i, (proc, conn) in enumerate(self.workers):
+            if i in self.busy:
+                proc.terminate()
+                continue
             with contextlib.suppress(OSError):
                 conn.send(None)
         for proc, conn in self.workers:

@@ -163,7 +163,7 @@ def test_closing_the_pool_ends_every_worker_idle_or_busy(long_suite, tmp_path):
 
     pool = LocalPool(_job(long_suite[0]), 2)
     procs = [proc for proc, _ in pool.workers]
-    pool.workers[0][1].send(_tasks(tmp_path, ["1/1"])[0])  # busy with the whole suite
+    assert pool.give(0, _tasks(tmp_path, ["1/1"])[0])  # busy with the whole suite
     _wait_for_lines(tmp_path / "0.jsonl", 1)
     pool.close()
     assert [p.exitcode for p in procs] == [-signal.SIGTERM, 0]
