@@ -34,6 +34,7 @@ SHORT: dict[LabelKind, str] = {
     LabelKind.MISSING_ANSWER: "missing",
     LabelKind.WRONG_ANSWER: "wrong_ans",
     LabelKind.ANSWER_REVISED: "revised",
+    LabelKind.UNREADABLE: "unread",
 }
 """Column headers of the label kinds in rendered tables."""
 

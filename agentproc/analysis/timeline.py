@@ -37,9 +37,11 @@ LABEL_STYLE: dict[LabelKind, str] = {
     LabelKind.MISSING_ANSWER: "bright_red",
     LabelKind.WRONG_ANSWER: "bold red",
     LabelKind.ANSWER_REVISED: "blue",
+    LabelKind.UNREADABLE: "magenta",
 }
 """The colour of each label kind: invented calls magenta, order and repeats yellow,
-wrong values red, skips cyan, answers bright red, revisions blue."""
+wrong values red, skips cyan, answers bright red, revisions blue, unreadable
+numbers magenta."""
 
 ELLIPSIS = "…"
 GAP = "  "

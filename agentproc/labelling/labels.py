@@ -28,6 +28,13 @@ class LabelKind(StrEnum):
     MISSING_ANSWER = "missing_answer"
     WRONG_ANSWER = "wrong_answer"
     ANSWER_REVISED = "answer_revised"
+    UNREADABLE = "unreadable"
+    """Text mode: a step or answer line states its value in a form that cannot be read
+    exactly (``12,5``, ``4.318 / 1.204``); no number is guessed for it."""
+
+
+TEXT_ONLY: frozenset[LabelKind] = frozenset({LabelKind.UNREADABLE})
+"""Kinds only a text reply can have (tool calls carry their numbers as JSON)."""
 
 
 Verdict = Literal["faithful", "unfaithful_correct", "wrong", "no_answer"]

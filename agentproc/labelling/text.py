@@ -2,7 +2,7 @@ r"""Text mode: label the work and answer a model wrote, entry by entry, with the
 
 This is the reference study's own protocol, with no tools.
 :func:`~agentproc.workflow.prompts.text_prompt` asks for one line per step,
-``S7 = 12.500``, then ``Answer: <number>``;
+``S<k> = <the value of S<k>>``, then ``Answer: <the value of ...>``;
 :func:`~agentproc.labelling.text_parse.parse_text` reads a reply into a
 :class:`TextTrace` of step and answer entries in order of appearance;
 :func:`label_text` labels it with the labelling core, as tool mode does, and
@@ -23,6 +23,11 @@ How the rules read in text, where they differ from tool mode:
     Restating an input (``S1 = 2``) is allowed and ignored when it matches; a
     different value is labelled with ``cause: misread_input`` and no step, and
     later steps built on it count as ``propagated``.
+``unreadable``
+    A step or answer line whose value is written in a form that cannot be read
+    exactly (``12,5``, ``4.318 / 1.204``): no number is guessed. The step counts as
+    not written (``skipped_step`` if it never is); an unreadable answer is no answer
+    (``missing_answer`` if no other is read) but ends the work as an answer does.
 ``answer_revised``
     An answer line whose number differs from the previous answer's. A repeated
     answer with the same number (``Answer: 3`` then ``\boxed{3}``) is ignored:
@@ -65,12 +70,28 @@ class TextLabeller:
     def read(self, trace: TextTrace) -> tuple[list[Label], Metrics]:
         """Label every entry of a parsed reply; the labels and the episode's metrics."""
         for i, e in enumerate(trace.entries):
+            if e.unreadable:
+                self._unreadable(i, e)
+                continue
             x = exact_units(e.number, self.wf.scale)
             if e.kind == "answer":
                 self._answer(self.core.begin(i, finish=True), x, e.value)
             else:
                 self._step(i, e, x)
         return self.core.finish()
+
+    def _unreadable(self, index: int, e: TextEntry) -> None:
+        """A line whose value cannot be read: labelled, and no value is taken from it
+        (an answer ends the work as any answer does, but none is recorded)."""
+        core, var = self.core, e.var or 0
+        if e.kind == "answer":
+            entry = core.begin(index, finish=True)
+            core.add(Label(K.UNREADABLE, index))
+            core.record_answer(entry, None)
+            return
+        step = var - 2 if 3 <= var <= self.wf.answer_index else None
+        core.begin(index, step)
+        core.add(Label(K.UNREADABLE, index, step, argument=f"S{var}"))
 
     def _values(self, var: int, got: float | int) -> dict[str, Any]:
         expected = self.wf.to_number(self.wf.correct[var])

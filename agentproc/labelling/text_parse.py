@@ -1,8 +1,9 @@
 r"""Reading a text-mode reply: the step and answer lines, in order of appearance.
 
-The parser is tolerant of the ways models write (markdown, numbering,
-``S5 = S4 - S3 = 12.5``, ``S5: 12.5``, "the value of S5 is 12.5", thousands
-separators, unicode minus, ``\\boxed{}``, "the answer is ..."); when a reply
+The parser is tolerant of the ways models write (markdown and its tables, numbering,
+``S5 = S4 - S3 = 12.5``, ``S5: 12.5``, ``S_{5} = 12.5``, "the value of S5 is 12.5",
+unicode minus, ``\\boxed{}``, "the answer is ..."), and reads numbers in the forms
+:mod:`agentproc.labelling.text_numbers` lists or marks them unreadable; when a reply
 states no answer explicitly, its final statement of the answer variable's value
 (or a last line holding only a number) is read as an *implicit* answer.
 :mod:`agentproc.labelling.text` labels what it reads.
@@ -12,7 +13,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
+from fractions import Fraction
+from typing import Any, Literal
+
+from agentproc.labelling.text_numbers import (
+    UNREADABLE,
+    answer_in,
+    first_value,
+    number_of,
+    value_in,
+    without_asides,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,7 +32,9 @@ class TextEntry:
 
     kind: Literal["step", "answer"]
     number: str
-    """The number as written, without thousands separators: ``-1234.5``."""
+    """The number as written, without thousands separators, in a form
+    :class:`~fractions.Fraction` reads: ``-1234.5``, ``1.679607e6``, ``-84/125``
+    (empty when :attr:`unreadable`)."""
     line: int
     """1-based line number in the reply."""
     raw: str
@@ -32,11 +45,18 @@ class TextEntry:
     """For an answer, True when the reply did not state it explicitly: it is read
     from the final statement of the answer variable's value ("S12 = 3", "Final
     value: 3") or from a bare number on the last line."""
+    unreadable: bool = False
+    """The line states a value in a form that cannot be read exactly (``12,5``,
+    ``4.318 / 1.204``): no number is guessed."""
 
     @property
     def value(self) -> float | int:
-        """The number as JSON: an ``int`` when written without a decimal point."""
-        return float(self.number) if "." in self.number else int(self.number)
+        """The number as JSON: an ``int`` when it is whole and written without a
+        decimal point or fraction."""
+        exact = Fraction(self.number)
+        if exact.denominator == 1 and "." not in self.number and "/" not in self.number:
+            return int(exact)
+        return float(exact)
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,9 +67,20 @@ class TextTrace:
 
 
 _CLEAN = str.maketrans({"\u2212": "-", "\u2013": "-", "\u2248": "=", "$": None, "`": None})
+_SUBSCRIPT = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
+_LATEX_FORMS: tuple[tuple[re.Pattern[str], Any], ...] = (
+    (re.compile(r"\{,\}"), ","),  # -90{,}234{,}819.368
+    (re.compile(r"\\[,;:]"), "\u2009"),  # 1\,679\,607
+    (re.compile(r"\\!"), ""),
+    (re.compile(r"\\(?:times|cdot)\b"), "\u00d7"),
+    (re.compile(r"\^\{\s*([-+]?\d+)\s*\}"), r"^\1"),  # 10^{6}
+    (re.compile(r"(-?)\\[dt]?frac\{\s*(-?\d+)\s*\}\{\s*(\d+)\s*\}"), r"\1\2/\3"),
+    (re.compile(r"\\(?:text|mathrm|mathbf|textbf)\{([^{}]*)\}"), r"\1"),
+    (re.compile(r"\bS_\{?\s*(\d+)\s*\}?"), r"S\1"),  # S_3, S_{3}
+    (re.compile(r"\bS([₀-₉]+)"), lambda m: "S" + m.group(1).translate(_SUBSCRIPT)),
+)
+"""LaTeX and unicode spellings rewritten to the plain forms the patterns read."""
 _PREFIX = re.compile(r"^(?:\s*(?:[-*+\u2022>#]+|\d+[.)]|step\s*\d+\s*[:.)-]?))*\s*", re.I)
-_NUM = r"-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
-_NUMBER = re.compile(rf"(?<![\w.]){_NUM}")
 _STEP = re.compile(r"^s(\d+)\s*(?::?=|:)(.*)$", re.I)
 """``S7 = x``, ``S7 := x``, ``S7: x``."""
 _STEP_IS = re.compile(
@@ -59,15 +90,19 @@ _STEP_IS = re.compile(
 )
 """``S7 is x``, ``the value of S7 is x``."""
 _LEAD = re.compile(
-    rf"\s*(?:(?:therefore|thus|now|then|about|approximately|roughly|exactly|equal\s+to)\s+)*"
-    rf"({_NUM})(?![\d,])(?!\s*(?:more|less|times|greater|smaller|higher|lower|than)\b)",
+    r"\s*(?:(?:therefore|thus|now|then|about|approximately|roughly|exactly|equal\s+to)\s+)*",
     re.I,
 )
-"""The number right after "is" in ``S7 is x``: "S7 is S6 - S5", "S7 is 2 more than S6"
-are no steps."""
+_COMPARED = re.compile(r"\s*(?:more|less|times|greater|smaller|higher|lower|than)\b", re.I)
+"""After the number of ``S7 is x``: "S7 is 2 more than S6" is no step."""
 _SPLIT = re.compile(r"[;,]\s*(?=s\d+\s*(?::?=|:|is\b))", re.I)
 _BOXED = re.compile(r"\\boxed\{([^{}]*)\}")
-_ANSWER = re.compile(r"\banswer\b\s*(?:is\b|[:=])(.*)", re.I)
+_ANSWER = re.compile(
+    r"\banswer\b\s*(?:is\b|[:=])(.*)"
+    r"|\(\s*(?:the\s+)?(?:final\s+)?answer\s*\)\s*(?:is\b|[:=])(.*)",
+    re.I,
+)
+"""``Answer: x``, ``the answer is x``, ``The value of S10 (the answer) is x``."""
 _FINAL = re.compile(
     r"(?:\bfinal\s+(?:value|result)\b(?:\s+of\s+s\d+\b)?(?:\s*\([^()]*\))?\s*(?:is\b|[:=])"
     r"|\bthe\s+result\s+is\b)(.*)",
@@ -75,41 +110,53 @@ _FINAL = re.compile(
 )
 """``Final value: x``, ``final result is x``, ``the result is x``: an implicit answer."""
 _LATEX = re.compile(r"\\[()\[\]]")
-_ASIDE = re.compile(r"\([^()]*\)")
-MAX_NUMBER = 100
-"""A number longer than this many characters is not read (its line is ignored)."""
 
 
 def _clean(raw: str) -> str:
-    """A line with unicode minus, markdown emphasis and inline-code/maths marks undone."""
+    """A line with unicode minus, markdown emphasis, inline-code/maths marks and LaTeX
+    spellings undone; a markdown table row read as one statement."""
     line = raw.translate(_CLEAN).replace("**", "").replace("__", "")
-    return line.replace("\\approx", "=")
+    line = line.replace("\\approx", "=")
+    for pattern, plain in _LATEX_FORMS:
+        line = pattern.sub(plain, line)
+    return _row(line)
 
 
-def _capped(number: str | None) -> str | None:
-    number = number.replace(",", "") if number else None
-    return number if number and len(number) <= MAX_NUMBER else None
+_ROW_START = re.compile(r"^\s*(?:s\d+\b|(?:final\s+)?answer\b)", re.I)
 
 
-def _last_number(text: str) -> str | None:
-    """The last number after the final '=', parenthesised asides left out when possible."""
-    tail = text.rsplit("=", 1)[-1]
-    found = _NUMBER.findall(_ASIDE.sub(" ", tail)) or _NUMBER.findall(tail)
-    return _capped(found[-1] if found else None)
+def _row(line: str) -> str:
+    """A markdown table row as a statement: its cells from the first that names a
+    variable (or the answer) on, joined by ``=`` (``| 3 | S5 | S4 - S3 | 12.5 |`` reads
+    as ``S5 = S4 - S3 = 12.5``); any other line as it is."""
+    text = line.strip()
+    if not text.startswith("|"):
+        return line
+    cells = [c.strip() for c in text.strip("|").split("|")]
+    for i, cell in enumerate(cells):
+        if _ROW_START.match(cell):
+            return " = ".join(c for c in cells[i:] if c)
+    return ""
 
 
 def _steps(line: str) -> list[tuple[int, str]]:
-    """The (variable, number) of each step a cleaned line states, in order."""
+    """The (variable, number) of each step a cleaned line states, in order (the number
+    :data:`~agentproc.labelling.text_numbers.UNREADABLE` where it cannot be read)."""
     out = []
     for part in _SPLIT.split(line):
         part = _PREFIX.sub("", part, count=1)
         value: str | None = None
         if m := _STEP.match(part):
-            value = _last_number(m.group(2))
+            value = value_in(m.group(2))
         elif m := _STEP_IS.match(part):
             rest = m.group(2)
-            lead = _LEAD.match(rest)
-            value = _last_number(rest) if "=" in rest else _capped(lead.group(1) if lead else None)
+            if "=" in rest:
+                value = value_in(rest)
+            else:
+                value, end = first_value(rest[_LEAD.match(rest).end() :])  # type: ignore[union-attr]
+                lead = _LEAD.match(rest).end()  # type: ignore[union-attr]
+                if value is not None and _COMPARED.match(rest, lead + end):
+                    value = None
         if m and value is not None:
             out.append((int(m.group(1)), value))
     return out
@@ -121,19 +168,35 @@ def _bare(lines: list[str]) -> TextEntry | None:
         if not re.search(r"\w", raw):
             continue  # blank, a rule (---) or a fence (```)
         text = _LATEX.sub("", _clean(raw)).strip()
-        text = re.sub(r"\s*\([^()]*\)\s*\.?$", "", text).strip().removesuffix(".").strip()
-        value = _capped(text) if re.fullmatch(_NUM, text) else None
-        return TextEntry("answer", value, number, raw, implicit=True) if value else None
+        text = without_asides(text).strip().removesuffix(".").strip()
+        value = number_of(text)
+        return _entry("answer", value, number, raw, implicit=True) if value else None
     return None
+
+
+def _entry(
+    kind: Literal["step", "answer"],
+    value: str,
+    line: int,
+    raw: str,
+    var: int | None = None,
+    implicit: bool = False,
+) -> TextEntry:
+    if value == UNREADABLE:
+        return TextEntry(kind, "", line, raw, var, implicit, unreadable=True)
+    return TextEntry(kind, value, line, raw, var, implicit)
 
 
 def parse_text(text: str, answer_variable: int | None = None) -> TextTrace:
     r"""Read the step and answer lines of a reply; other lines are ignored.
 
-    An answer line (``Answer: 3``, ``The final answer is 3``, ``\boxed{3}``) is
-    never also read as a step line; a line may hold several steps
-    (``S3 = 5, S4 = 15``). Steps read as ``S7 = x``, ``S7 := x``, ``S7: x``,
-    ``S7 is x`` or "the value of S7 is x".
+    An answer line (``Answer: 3``, ``The final answer is 3``, ``\boxed{3}``,
+    ``The value of S10 (the answer) is 3``) is never also read as a step line; a
+    line may hold several steps (``S3 = 5, S4 = 15``). Steps read as ``S7 = x``,
+    ``S7 := x``, ``S7: x``, ``S7 is x`` or "the value of S7 is x", also spelled
+    ``S_7``, ``S_{7}`` or in a markdown table row. Numbers are read as
+    :mod:`~agentproc.labelling.text_numbers` says; one that cannot be read exactly
+    makes its entry ``unreadable``.
 
     When the reply states no answer explicitly, one implicit answer
     (``implicit=True``) is read, if any, from the first of:
@@ -158,20 +221,21 @@ def parse_text(text: str, answer_variable: int | None = None) -> TextTrace:
         line = _clean(raw)
         answer = _BOXED.search(line) or _ANSWER.search(line)
         if answer:
-            value = _last_number(answer.group(1))
+            said = next(g for g in answer.groups() if g is not None)
+            value = answer_in(said)
             if value is not None:
-                entries.append(TextEntry("answer", value, number, raw))
+                entries.append(_entry("answer", value, number, raw))
                 explicit = True
             continue
         steps = _steps(line)
         for var, value in steps:
-            entries.append(TextEntry("step", value, number, raw, var))
+            entries.append(_entry("step", value, number, raw, var))
             if var == answer_variable:
-                final = len(entries), TextEntry("answer", value, number, raw, implicit=True)
-        said = _FINAL.search(line) if not steps else None
-        value = _last_number(said.group(1)) if said else None
+                final = len(entries), _entry("answer", value, number, raw, implicit=True)
+        found = _FINAL.search(line) if not steps else None
+        value = value_in(found.group(1)) if found else None
         if value is not None:
-            final = len(entries), TextEntry("answer", value, number, raw, implicit=True)
+            final = len(entries), _entry("answer", value, number, raw, implicit=True)
     if not explicit:
         bare = None if final else _bare(lines)
         if final:

@@ -18,6 +18,18 @@ mistake) is replaced, and so is a result of zero (it would absorb every product
 after it) unless no other choice exists, by the first valid choice (same
 farthest operand) from a seeded position.
 
+Since procedure format 2 (:data:`FORMAT`) nothing erases an upstream mistake:
+
+* no step equals an earlier variable up to sign (``S6 = S5 * S3`` with
+  ``S5 = S2 / S3`` is ``S2``), checked symbolically as constants are;
+* the rounded answer changes when ``S1`` or ``S2`` changes by 1% (by one unit at
+  least: :func:`nudge`), checked by evaluating the procedure again in real
+  arithmetic, and is not exactly 0 or 1; a procedure that fails is drawn again;
+* a step whose effect on the rounded answer is masked numerically (to first order,
+  a 1% change of its value moves the answer by less than half a unit, as the
+  small term of ``S26 = S25 + S24`` does in ``S26 / S25``) is not *live*: skipping
+  it is skipping a dead step.
+
 >>> cell = Cell(steps=5, lookback=3)
 >>> p = generate_procedure(cell, seed=0, index=0)
 >>> len(p.steps), p.steps[0].output
@@ -26,6 +38,7 @@ farthest operand) from a seeded position.
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass
 from functools import cached_property
@@ -48,6 +61,12 @@ OP_MIXES: dict[str, tuple[Op, ...]] = {
 
 MAX_STEPS = 200
 MAX_LOOKBACK = 16
+FORMAT = 2
+"""Version of the procedures :func:`generate_procedure` draws: 2 adds the rules
+against identities, answers insensitive to the inputs and masked steps. A
+procedure read without a version is version 1."""
+NUDGE = 0.01
+"""The relative change of a value by which the answer's sensitivity is tested."""
 
 
 def parse_ops(mix: str) -> tuple[Op, ...]:
@@ -134,6 +153,8 @@ class Procedure:
     index: int
     steps: tuple[StepDef, ...]
     inputs: tuple[int, int]
+    format: int = FORMAT
+    """The procedure format it was generated under (1: before the rules of format 2)."""
 
     @property
     def scale(self) -> int:
@@ -152,14 +173,22 @@ class Procedure:
 
     @cached_property
     def live(self) -> tuple[bool, ...]:
-        """Per step: whether its output reaches the answer."""
+        """Per step: whether its output reaches the answer (from format 2: and is not
+        masked numerically, see the module docstring)."""
         needed = {len(self.values)}
         flags = [False] * len(self.steps)
         for s in reversed(self.steps):
             if s.target in needed:
                 flags[s.step - 1] = True
                 needed.update(s.operands)
+        if self.format >= 2:
+            flags = [f and not m for f, m in zip(flags, masked(self), strict=True)]
         return tuple(flags)
+
+    @property
+    def realised_lookback(self) -> int:
+        """The farthest any operand lies from the variable it defines (at most ``L``)."""
+        return max(max(s.distances) for s in self.steps)
 
     def text(self, step: StepDef) -> str:
         """The English rendering of a step, as an agent is shown it."""
@@ -169,6 +198,74 @@ class Procedure:
     def depends_on(self, step: StepDef) -> tuple[int, ...]:
         """The step numbers whose outputs this step reads (inputs are not steps)."""
         return tuple(sorted({i - 2 for i in step.operands if i > 2}))
+
+
+def nudge(value: float, scale: int) -> float:
+    """How much a value is changed to test what depends on it: :data:`NUDGE` of it,
+    and one unit (``1 / scale``) at least."""
+    return max(NUDGE * abs(value), 1 / scale)
+
+
+def _real(op: Op, a: float, b: float) -> float:
+    if op is Op.ADD:
+        return a + b
+    if op is Op.SUB:
+        return a - b
+    if op is Op.MUL:
+        return a * b
+    return a / b if b else math.inf
+
+
+def _answer_at(p: Procedure, inputs: tuple[float, float]) -> float:
+    """The answer in real arithmetic (no rounding) from other inputs."""
+    values = [*inputs]
+    for s in p.steps:
+        values.append(_real(s.op, values[s.operands[0] - 1], values[s.operands[1] - 1]))
+    return values[-1]
+
+
+def insensitive_input(p: Procedure) -> int | None:
+    """The input (1 or 2) whose change by :func:`nudge` leaves the rounded answer as it
+    is, or ``None``: the answer depends on both."""
+    scale = p.scale
+    x, y = (v / scale for v in p.inputs)
+    for var, moved in ((1, (x + nudge(x, scale), y)), (2, (x, y + nudge(y, scale)))):
+        answer = _answer_at(p, moved)
+        if math.isfinite(answer) and round(answer * scale) == p.answer:
+            return var
+    return None
+
+
+def masked(p: Procedure) -> tuple[bool, ...]:
+    """Per step: whether, to first order, changing its value by :func:`nudge` moves the
+    answer by less than half a unit (its effect is masked numerically). One backward
+    pass of derivatives of the answer with respect to every variable."""
+    scale = p.scale
+    values = [v / scale for v in p.values]
+    grad = [0.0] * len(values)
+    grad[-1] = 1.0
+    for s in reversed(p.steps):
+        g = grad[s.target - 1]
+        if not g:
+            continue
+        i, j = s.operands
+        a, b = values[i - 1], values[j - 1]
+        if s.op is Op.ADD:
+            da, db = g, g
+        elif s.op is Op.SUB:
+            da, db = g, -g
+        elif s.op is Op.MUL:
+            da, db = g * b, g * a
+        elif b:
+            da, db = g / b, -g * a / (b * b)
+        else:  # a procedure read from a file may divide by zero: nothing is masked there
+            da = db = math.inf
+        grad[i - 1] += da
+        grad[j - 1] += db
+    half = 0.5 / scale
+    return tuple(
+        abs(grad[s.target - 1]) * nudge(values[s.target - 1], scale) < half for s in p.steps
+    )
 
 
 _SELF_TRIVIAL = (Op.SUB, Op.DIV)
@@ -188,7 +285,9 @@ class _Fingerprint(NamedTuple):
 
     Equal values at both points mean the expression is (with overwhelming
     probability) a constant: it does not depend on the inputs, so a step that
-    produces it would erase every upstream mistake. Division is by modular
+    produces it would erase every upstream mistake. Equal to an earlier variable's
+    pair, or to its negation, the step is that variable up to sign and erases every
+    mistake made since. Division is by modular
     inverse, so ``(S3 * S4) / (S4 * S3)`` is caught as the constant 1.
     """
 
@@ -198,6 +297,11 @@ class _Fingerprint(NamedTuple):
     @property
     def constant(self) -> bool:
         return self.a == self.b
+
+    @property
+    def signed(self) -> tuple[tuple[int, int], tuple[int, int]]:
+        """This expression and its negation, as pairs: the identities it must not repeat."""
+        return (self.a, self.b), ((PRIME - self.a) % PRIME, (PRIME - self.b) % PRIME)
 
     def apply(self, op: Op, other: _Fingerprint) -> _Fingerprint | None:
         if op is Op.ADD:
@@ -271,9 +375,11 @@ def _try(
     prints: list[_Fingerprint],
     scale: int,
     integer: bool,
+    seen: set[tuple[int, int]],
 ) -> _Draw | None:
     """A step the generator may use, or ``None``: in bounds, exact where it must be,
-    and depending on its operands (no ``x - x``, ``x / x`` or constant expression)."""
+    and depending on its operands (no ``x - x``, ``x / x`` or constant expression, and
+    no expression ``seen`` already: an earlier variable up to sign)."""
     i, j = pair
     if i == j and op in _SELF_TRIVIAL:
         return None
@@ -281,11 +387,13 @@ def _try(
     if v is None:
         return None
     fp = prints[i - 1].apply(op, prints[j - 1])
-    if fp is None or fp.constant:
+    if fp is None or fp.constant or (fp.a, fp.b) in seen:
         return None
     return _Draw(op, pair, v, fp)
 
 
+_NONE_SEEN: set[tuple[int, int]] = set()
+"""No expression to avoid: the draws of a cell whose every strict draw got stuck."""
 ATTEMPTS = 20
 """Draws of a whole procedure before a cell is declared impossible."""
 
@@ -294,19 +402,37 @@ def generate_procedure(cell: Cell, seed: int, index: int) -> Procedure:
     """Generate one procedure; the same arguments give the same procedure anywhere.
 
     A procedure that gets stuck (a step with no valid choice left, e.g. a chain of
-    divisions whose every continuation is a constant) is drawn again from a seed
-    derived from the same arguments, up to :data:`ATTEMPTS` times.
+    divisions whose every continuation is a constant) or whose answer is insensitive
+    to an input (or exactly 0 or 1) is drawn again from a seed derived from the same
+    arguments, up to :data:`ATTEMPTS` times; then the first complete draw is kept even
+    if its answer is insensitive (a cell such as products on ``[0, 1]``, which collapse
+    to zero, has no other). A cell whose every draw gets stuck while avoiding earlier
+    variables up to sign (products and quotients of integers, which stay exact and
+    bounded only through such identities) is drawn again with identities allowed as
+    any other step.
     """
     stream = f"agentproc:{seed}:{cell.id}:{index}"
-    for attempt in range(ATTEMPTS - 1):
-        try:
-            return _draw_procedure(cell, seed, index, f"{stream}:{attempt}" if attempt else stream)
-        except GenerationError:
-            continue
-    return _draw_procedure(cell, seed, index, f"{stream}:{ATTEMPTS - 1}")
+    kept: Procedure | None = None
+    for strict in (True, False):
+        for attempt in range(ATTEMPTS):
+            name = f"{stream}:{attempt}" if attempt else stream
+            try:
+                p = _draw_procedure(cell, seed, index, name if strict else f"{name}:lax", strict)
+            except GenerationError:
+                if not strict and attempt == ATTEMPTS - 1 and kept is None:
+                    raise
+                continue
+            if p.answer not in (0, p.scale) and insensitive_input(p) is None:
+                return p
+            kept = kept or p
+        if kept is not None:
+            return kept
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
-def _draw_procedure(cell: Cell, seed: int, index: int, stream: str) -> Procedure:
+def _draw_procedure(
+    cell: Cell, seed: int, index: int, stream: str, strict: bool = True
+) -> Procedure:
     rng = random.Random(stream)
     scale = SCALE[cell.mode]
     integer = cell.mode == "integer"
@@ -316,6 +442,7 @@ def _draw_procedure(cell: Cell, seed: int, index: int, stream: str) -> Procedure
     draw = rng.random  # one uniform draw per choice keeps generation fast
     values = [lo + int(draw() * (hi - lo + 1)), lo + int(draw() * (hi - lo + 1))]
     prints = list(_INPUTS)
+    seen = {pair for fp in prints for pair in fp.signed} if strict else _NONE_SEEN
     steps: list[StepDef] = []
     n_ops = len(ops)
     for k in range(1, cell.steps + 1):
@@ -330,11 +457,13 @@ def _draw_procedure(cell: Cell, seed: int, index: int, stream: str) -> Procedure
         else:
             j = first
         pair = (first, j) if draw() < 0.5 else (j, first)
-        got = _try(op, pair, values, prints, scale, integer)
+        got = _try(op, pair, values, prints, scale, integer, seen)
         if got is None or got.value == 0:  # invalid, or zero, which absorbs every product
-            got = _fallback(draw(), ops, first, t, values, prints, scale, cell)
+            got = _fallback(draw(), ops, first, t, values, prints, scale, cell, seen)
         values.append(got.value)
         prints.append(got.fingerprint)
+        if strict:
+            seen.update(got.fingerprint.signed)
         steps.append(StepDef(k, got.op, got.pair, got.value))
     return Procedure(
         id=f"{cell.id}-{index:04d}",
@@ -355,11 +484,28 @@ def _fallback(
     prints: list[_Fingerprint],
     scale: int,
     cell: Cell,
+    seen: set[tuple[int, int]],
 ) -> _Draw:
     # The first draw was not usable: try every choice that still reads the
     # farthest variable, starting at a seeded place (u); pairs of two distinct
     # variables first, the farthest variable twice only if none works.
     # A window of one variable: add and mul read it twice, sub and div an input.
+    # Strict draws (``seen`` holds every earlier expression up to sign) get stuck here
+    # rather than repeat one: the procedure is drawn again.
+    return _choose(u, ops, first, t, values, prints, scale, cell, seen)
+
+
+def _choose(
+    u: float,
+    ops: tuple[Op, ...],
+    first: int,
+    t: int,
+    values: list[int],
+    prints: list[_Fingerprint],
+    scale: int,
+    cell: Cell,
+    seen: set[tuple[int, int]],
+) -> _Draw:
     one = t - first == 1
     others = [first, *_inputs_besides(first)] if one else list(range(first + 1, t))
     integer = cell.mode == "integer"
@@ -375,7 +521,7 @@ def _fallback(
             pair = (first, j) if rest % 2 == 0 else (j, first)
             if one and (j != first) != (op in _SELF_TRIVIAL):
                 continue  # one variable: add/mul read it twice, sub/div read an input
-            got = _try(op, pair, values, prints, scale, integer)
+            got = _try(op, pair, values, prints, scale, integer, seen)
             if got is None:
                 continue
             if got.value == 0:
@@ -387,6 +533,7 @@ def _fallback(
     raise GenerationError(
         f"cell {cell.id}: step {t - 2} cannot be generated: every choice divides by zero, "
         f"is inexact in integer mode, has a quotient that rounds to zero, exceeds the bound "
-        f"|value| <= {BOUND:.0e} or does not depend on the inputs; "
+        f"|value| <= {BOUND:.0e}, does not depend on the inputs or repeats an earlier "
+        "variable up to sign; "
         "try another op mix or a smaller range"
     )

@@ -16,6 +16,7 @@ import itertools
 import json
 import os
 import shutil
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,14 @@ from agentproc.errors import AgentprocError, InputError, OutputError, unknown_ke
 from agentproc.jsonio import cannot_write, invalid, json_lines, loads, read_json
 from agentproc.procedures.files import MANIFEST, PROCEDURES, check_complete, indexed_lines
 from agentproc.procedures.files import procedure_ids as ids_in
-from agentproc.procedures.generate import Cell, Procedure, StepDef, generate_procedure, problem_of
+from agentproc.procedures.generate import (
+    FORMAT,
+    Cell,
+    Procedure,
+    StepDef,
+    generate_procedure,
+    problem_of,
+)
 from agentproc.resources import folder
 
 
@@ -107,8 +115,9 @@ def preset(name: str) -> Grid:
 
 
 def procedure_record(p: Procedure) -> dict[str, Any]:
-    """The compact on-disk form of a procedure (values in units)."""
-    return {
+    """The compact on-disk form of a procedure (values in units); ``format`` is left out
+    for a version-1 procedure, so that one is written back exactly as it was read."""
+    record = {
         "id": p.id,
         "cell": p.cell.model_dump(mode="json"),
         "seed": p.seed,
@@ -116,6 +125,34 @@ def procedure_record(p: Procedure) -> dict[str, Any]:
         "inputs": list(p.inputs),
         "steps": [[s.op.value, s.operands[0], s.operands[1], s.value] for s in p.steps],
     }
+    if p.format != 1:
+        record["format"] = p.format
+    return record
+
+
+class OldFormatWarning(UserWarning):
+    """A suite of procedures generated under an earlier procedure format: it is read as
+    it was written (its steps' liveness as that format defined it)."""
+
+
+def check_format(folder_: Path) -> None:
+    """Warn about a suite of an older procedure format; refuse one of a newer format."""
+    manifest = read_json(Path(folder_) / MANIFEST)
+    version = manifest.get("format", 1) if isinstance(manifest, dict) else 1
+    if not isinstance(version, int) or version > FORMAT:
+        raise InputError(
+            Path(folder_) / MANIFEST,
+            f"procedure format {version!r} is not one this agentproc reads (1 to {FORMAT})",
+            "format",
+        )
+    if version < FORMAT:
+        warnings.warn(
+            f"{folder_}: procedures of format {version} (this agentproc generates format "
+            f"{FORMAT}); they are read as written, without the rules added since: "
+            "generate the suite again to use them",
+            OldFormatWarning,
+            stacklevel=3,
+        )
 
 
 BATCH = 1000
@@ -193,6 +230,7 @@ def write_suite(grid: Grid, out: Path, jobs: int | None = None) -> int:
                 digest.update(chunk.encode("utf-8"))
         # The manifest last: it marks a finished suite and says what it holds.
         manifest = {
+            "format": FORMAT,
             "grid": grid.model_dump(mode="json"),
             "procedures": len(cells) * grid.count,
             "sha256": digest.hexdigest(),
@@ -233,6 +271,9 @@ def holds_suite(out: Path, grid: Grid) -> bool:
     if not manifest.is_file() or not (Path(out) / PROCEDURES).is_file():
         return False
     try:
+        data = read_json(manifest)
+        if not isinstance(data, dict) or data.get("format", 1) != FORMAT:
+            return False
         if load_grid(manifest) != grid:
             return False
         check_complete(Path(out), Path(out) / PROCEDURES)
@@ -270,6 +311,7 @@ class _ProcedureLine(BaseModel):
     """The procedure's place in its cell (``generate`` numbers them from 0)."""
     inputs: tuple[int, int]
     steps: list[tuple[Op, int, int, int]]
+    format: int = 1
 
 
 def procedure_of_json(path: Path, where: str, data: Any) -> Procedure:
@@ -289,7 +331,13 @@ def procedure_of_json(path: Path, where: str, data: Any) -> Procedure:
         raise InputError(
             path, f"{len(steps)} steps for a cell of {line.cell.steps}", f"{where}: steps"
         )
-    procedure = Procedure(line.id, line.cell, line.seed, line.index, steps, line.inputs)
+    if not 1 <= line.format <= FORMAT:
+        raise InputError(
+            path, f"procedure format {line.format} is not 1 to {FORMAT}", f"{where}: format"
+        )
+    procedure = Procedure(
+        line.id, line.cell, line.seed, line.index, steps, line.inputs, line.format
+    )
     problem = problem_of(procedure)
     if problem is not None:
         raise InputError(path, problem[1], f"{where}: {problem[0]}")
@@ -305,6 +353,7 @@ def read_procedures(
     if not target.exists():
         raise InputError(folder_, f"not a suite folder: {PROCEDURES} is missing")
     check_complete(Path(folder_), target)
+    check_format(Path(folder_))
     if keep is None:
         for lineno, data in json_lines(target):
             yield procedure_of_json(target, f"line {lineno}", data)

@@ -39,7 +39,7 @@ class LabelRecord(TypedDict):
     cause: NotRequired[str]
     """``wrong_argument``/``wrong_answer``: why the value is wrong."""
     argument: NotRequired[str]
-    """``wrong_argument``: the argument (text mode: the variable written)."""
+    """``wrong_argument``, ``unreadable``: the argument (text mode: the variable written)."""
     expected: NotRequired[float | int]
     """The correct value."""
     got: NotRequired[float | int]

@@ -132,6 +132,7 @@ def compile_procedure(p: Procedure, *, with_tools: bool = True) -> Scenario:
                 "cell": cell.id,
                 "steps": cell.steps,
                 "lookback": cell.lookback,
+                "realised_lookback": p.realised_lookback if p.format >= 2 else None,
                 "range": cell.range,
                 "ops": cell.ops,
                 "mode": cell.mode,

@@ -55,9 +55,8 @@ def text_prompt(scenario: Scenario) -> str:
     """The instructions for a scenario in text mode: inputs, steps and the output format."""
     scale, inputs = SCALE[scenario.mode], scenario.inputs.items()
     shown = ", ".join(f"{k} = {render(to_units(v, scale), scale)}" for k, v in inputs)
-    decimal = scenario.mode == "decimal"
     rounding = "Every value is an integer (every division is exact)."
-    if decimal:
+    if scenario.mode == "decimal":
         rounding = "Round every value to 3 decimals (half away from zero); write all 3 decimals."
     return (
         "Execute the following procedure exactly, one step at a time, without tools.\n"
@@ -65,7 +64,7 @@ def text_prompt(scenario: Scenario) -> str:
         "Steps:\n" + "\n".join(f"{s.step}. {s.text}" for s in scenario.steps) + "\n"
         f"{rounding} Use the values you computed in earlier steps.\n"
         "Output format: one line per step, in order, with nothing else on the line, exactly like\n"
-        f"S7 = {'12.500' if decimal else '12'}\n"
+        "S<k> = <the value of S<k>>\n"
         "(the variable, '=', its value). After the last step, write one final line:\n"
         f"Answer: <the value of {scenario.answer_variable}>"
     )

@@ -127,6 +127,10 @@ class ScenarioParams(BaseModel):
     cell: str
     steps: int
     lookback: int
+    realised_lookback: int | None = Field(default=None, exclude_if=lambda v: v is None)
+    """The farthest any operand of the procedure lies from the variable it defines
+    (at most ``lookback``); absent for procedures of format 1, which did not keep
+    every operand within the look-back."""
     range: tuple[float, float]
     ops: str
     mode: Mode

@@ -7,6 +7,7 @@ import pytest
 from agentproc.agents.sim import INJECTORS, selfcheck
 from agentproc.agents.sim.selfcheck import run_selfcheck
 from agentproc.labelling import LabelKind, tools
+from agentproc.labelling.labels import TEXT_ONLY
 
 SMALL = {
     "steps": (1, 2, 5, 25, 95),
@@ -16,8 +17,14 @@ SMALL = {
 }
 
 
-def test_there_is_one_injector_per_label_kind():
-    assert sorted(a.removeprefix("sim:") for a in INJECTORS) == sorted(k.value for k in LabelKind)
+def test_there_is_one_injector_per_label_kind_a_tool_call_can_have():
+    tool_kinds = sorted(k.value for k in LabelKind if k not in TEXT_ONLY)
+    assert sorted(a.removeprefix("sim:") for a in INJECTORS) == tool_kinds
+
+
+def test_a_text_only_kind_is_scored_but_not_required_to_occur():
+    result = run_selfcheck(count=1, grid=SMALL)
+    assert result.scores["unreadable"].truth == 0 and result.perfect
 
 
 def test_every_label_has_precision_and_recall_one_on_single_fault_episodes():
@@ -25,7 +32,7 @@ def test_every_label_has_precision_and_recall_one_on_single_fault_episodes():
     assert result.episodes == 5 * 3 * 2 * 2 * 2 * len(INJECTORS)
     assert result.mismatches == []
     for kind, score in result.scores.items():
-        assert score.truth > 0, kind
+        assert score.truth > 0 or LabelKind(kind) in TEXT_ONLY, kind
         assert (score.precision, score.recall) == (1.0, 1.0), kind
     assert result.perfect
 

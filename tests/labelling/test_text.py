@@ -114,14 +114,22 @@ def test_text_prompt_lists_inputs_steps_and_names_the_output_format():
     prompt = text_prompt(TINY)
     assert "Inputs: S1 = 2.000, S2 = 3.000." in prompt
     assert "1. S3 = S1 + S2\n2. S4 = S3 * S2\n3. S5 = S4 - S2\n4. S6 = S4 / S3\n" in prompt
-    assert "one line per step, in order" in prompt and "\nS7 = 12.500\n" in prompt
+    assert "one line per step, in order" in prompt and "\nS<k> = <the value of S<k>>\n" in prompt
     assert "3 decimals" in prompt and prompt.endswith("Answer: <the value of S6>")
+
+
+def test_text_prompt_format_example_shows_placeholders_and_no_value():
+    """A value in the example (it was ``S7 = 12.500``) is copied by small models."""
+    for mode in ("decimal", "integer"):
+        scenario = scenario_of(generate_procedure(Cell(steps=5, mode=mode), seed=0, index=0))
+        example = text_prompt(scenario).split("exactly like\n", 1)[1].split("\n", 1)[0]
+        assert example == "S<k> = <the value of S<k>>"
 
 
 def test_text_prompt_in_integer_mode_asks_for_integers():
     scenario = scenario_of(generate_procedure(Cell(steps=5, mode="integer"), seed=0, index=0))
     prompt = text_prompt(scenario)
-    assert "\nS7 = 12\n" in prompt and "integer" in prompt and "decimals" not in prompt
+    assert "integer" in prompt and "decimals" not in prompt
 
 
 def test_text_messages_are_a_system_and_a_user_message():

@@ -11,7 +11,8 @@ from pydantic import ValidationError
 
 from agentproc.arith import BOUND, Op, apply_units
 from agentproc.errors import ConfigError, GenerationError
-from agentproc.procedures import Cell, Procedure, generate_procedure
+from agentproc.procedures import Cell, Procedure, StepDef, generate_procedure, parse_ops
+from agentproc.procedures.generate import _INPUTS, _try, masked
 from agentproc.workflow import compile_procedure
 
 RANGES = ((1.0, 10.0), (0.0, 1.0), (10.0, 100.0), (-10.0, 10.0), (-1.0, 1.0), (0.0, 0.0))
@@ -120,14 +121,33 @@ def test_one_operand_is_the_farthest_variable_the_window_allows(p):
         assert farthest in s.operands, s
 
 
+def no_distinct_pair_works(p: Procedure, step: StepDef) -> bool:
+    """Every choice of two distinct variables for ``step`` is invalid, zero or an
+    earlier variable up to sign."""
+    prints = list(_INPUTS)
+    for s in p.steps[: step.step - 1]:
+        prints.append(prints[s.operands[0] - 1].apply(s.op, prints[s.operands[1] - 1]))
+    seen = {pair for fp in prints for pair in fp.signed}
+    values, integer = list(p.values[: step.target - 1]), p.cell.mode == "integer"
+    first = min(window(p.cell, step.step))
+    for op in parse_ops(p.cell.ops):
+        for j in window(p.cell, step.step):
+            for pair in ((first, j), (j, first)) if j != first else ():
+                got = _try(op, pair, values, prints, p.scale, integer, seen)
+                if got is not None and got.value != 0:
+                    return False
+    return True
+
+
 @pytest.mark.parametrize("mode", ["decimal", "integer"])
 @pytest.mark.parametrize("lookback", [2, 3, 7])
 def test_with_a_window_of_several_variables_the_operands_are_distinct(lookback, mode):
+    """Unless every distinct pair is invalid or repeats an earlier variable up to sign."""
     for index in range(10):
         p = generate_procedure(Cell(steps=40, lookback=lookback, mode=mode), 0, index)
         for s in p.steps:
-            if len(window(p.cell, s.step)) > 1:
-                assert s.operands[0] != s.operands[1], (p.id, s)
+            if len(window(p.cell, s.step)) > 1 and s.operands[0] == s.operands[1]:
+                assert no_distinct_pair_works(p, s), (p.id, s)
 
 
 @PROPERTY
@@ -147,9 +167,19 @@ def test_with_a_window_of_one_variable_add_and_mul_read_it_twice_sub_and_div_an_
 
 @PROPERTY
 @given(procedures())
-def test_live_flags_equal_reachability_of_the_answer(p):
-    assert p.live == reachable_live(p)
+def test_live_flags_are_reachability_of_the_answer_less_the_masked_steps(p):
+    masked_steps = masked(p)
+    assert p.live == tuple(
+        r and not m for r, m in zip(reachable_live(p), masked_steps, strict=True)
+    )
     assert p.live[-1] is True
+
+
+@PROPERTY
+@given(procedures())
+def test_a_format_one_procedure_keeps_reachability_as_its_live_flags(p):
+    old = Procedure(p.id, p.cell, p.seed, p.index, p.steps, p.inputs, format=1)
+    assert old.live == reachable_live(p)
 
 
 @PROPERTY

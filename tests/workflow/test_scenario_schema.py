@@ -11,7 +11,8 @@ import pytest
 from jsonschema import Draft202012Validator
 from pydantic import BaseModel
 
-from agentproc.procedures import Cell, generate_procedure
+from agentproc.arith import Op
+from agentproc.procedures import Cell, Procedure, StepDef, generate_procedure
 from agentproc.resources import folder
 from agentproc.workflow import (
     SCHEMA_VERSION,
@@ -187,8 +188,12 @@ def test_pinned_scenario_validates_and_loads(path):
 
 
 @pytest.mark.parametrize("path", PINNED, ids=[p.name for p in PINNED])
-def test_pinned_scenario_regenerates_byte_identical_from_its_params(path):
-    params = json.loads(path.read_text(encoding="utf-8"))["params"]
+def test_pinned_scenario_compiles_byte_identical_from_its_format_one_procedure(path):
+    """The pinned scenarios were generated under procedure format 1: compiled again from
+    their own procedure, read as format 1, they are the same bytes (their live flags
+    included)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    params, scale = data["params"], 1000 if data["mode"] == "decimal" else 1
     cell = Cell(
         steps=params["steps"],
         lookback=params["lookback"],
@@ -197,10 +202,16 @@ def test_pinned_scenario_regenerates_byte_identical_from_its_params(path):
         mode=params["mode"],
     )
     assert cell.id == params["cell"]
-    text = json.dumps(
-        compile_procedure(generate_procedure(cell, params["seed"], params["index"])).model_dump(
-            mode="json"
-        ),
-        indent=2,
+    steps = tuple(
+        StepDef(
+            s["step"],
+            Op(s["op"]),
+            tuple(int(v[1:]) for v in s["operands"]),
+            round(s["value"] * scale),
+        )
+        for s in data["steps"]
     )
+    inputs = (round(data["inputs"]["S1"] * scale), round(data["inputs"]["S2"] * scale))
+    old = Procedure(data["id"], cell, params["seed"], params["index"], steps, inputs, format=1)
+    text = json.dumps(compile_procedure(old).model_dump(mode="json"), indent=2)
     assert (text + "\n").encode() == path.read_bytes()

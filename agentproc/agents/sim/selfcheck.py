@@ -17,6 +17,7 @@ from agentproc.agents.sim.episode import run_sim_episode
 from agentproc.agents.sim.faults import INJECTORS
 from agentproc.errors import ConfigError
 from agentproc.labelling import LabelKind
+from agentproc.labelling.labels import TEXT_ONLY
 from agentproc.labelling.order import OrderPolicy
 from agentproc.procedures import Cell, generate_procedure
 from agentproc.workflow import Scenario, build_workflow, scenario_of
@@ -24,6 +25,9 @@ from agentproc.workflow.variant import Variant
 
 CAUSES = ("propagated", "lookback_confusion", "stale_output", "other")
 """The ``wrong_argument`` causes a tool-mode episode can have; each is scored on its own."""
+
+_TEXT_ONLY = frozenset(k.value for k in TEXT_ONLY)
+"""Kinds no tool-mode injector can cause: they are scored, not required."""
 
 GRID: dict[str, tuple[Any, ...]] = {
     "steps": (1, 2, 3, 5, 10, 25, 50, 95),
@@ -71,9 +75,9 @@ class SelfCheck:
 
     @property
     def perfect(self) -> bool:
-        """True when every label kind occurred, and every kind and every
-        ``wrong_argument`` cause has precision and recall 1.0."""
-        kinds = all(s.truth > 0 for s in self.scores.values())
+        """True when every label kind a tool call can have occurred, and every kind and
+        every ``wrong_argument`` cause has precision and recall 1.0."""
+        kinds = all(s.truth > 0 for k, s in self.scores.items() if k not in _TEXT_ONLY)
         scores = (*self.scores.values(), *self.causes.values())
         return kinds and all(s.precision == 1.0 and s.recall == 1.0 for s in scores)
 

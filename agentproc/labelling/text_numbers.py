@@ -1,0 +1,189 @@
+r"""Numbers as people write them in a reply, read exactly or refused.
+
+A value is read from the text where a step or answer states it: its parenthesised
+asides are left out, then the last part after an ``=`` that holds a number is read,
+and in it the first number that stands alone (not an operand of ``+ - * / ^`` or of a
+multiplication or division sign: ``4.318 / 1.204`` is an unevaluated expression, not
+a value). A part whose every
+number is an operand is **unreadable**, and so is a number whose form is ambiguous:
+a value is never truncated to a wrong one.
+
+The forms read (:func:`number_of`):
+
+* thousands separators of one kind per number: ``,`` ``'`` ``_``, a space, a thin or
+  no-break space (``1 679 607``); every group after the first has three digits;
+* ``.`` as a thousands separator only where it appears twice or more
+  (``1.679.607``), then ``,`` is the decimal mark (``1.679.607,5``); with both ``,``
+  and ``.``, the last one is the decimal mark. A ``,`` alone is always a thousands
+  separator, so ``12,5`` (three digits do not follow) is unreadable;
+* scientific notation: ``1.679607e6``, ``1.679607 x 10^6`` (or with a multiplication
+  sign), ``1.679607 \times 10^{6}``, ``1.679607·10⁶``;
+* LaTeX grouping and fractions: ``-90{,}234{,}819.368``, ``\frac{-84}{125}``;
+* fractions of whole numbers: ``-84/125``.
+
+Standard-library regular expressions and :class:`fractions.Fraction` do it: no
+number-parsing library we know reads grouped numbers of every locale while refusing
+the ambiguous ones instead of guessing.
+"""
+
+from __future__ import annotations
+
+import re
+
+UNREADABLE = "unreadable"
+"""What :func:`value_in` and :func:`number_of` give for a number that cannot be read."""
+MAX_NUMBER = 100
+"""A number longer than this many characters is not read (no value: its line is ignored)."""
+MAX_EXPONENT = 30
+"""A power of ten beyond this is unreadable (no procedure value comes near it)."""
+
+_GROUP = ",.'_ \u2009\u202f\u00a0"
+"""Characters that may group digits."""
+_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
+_PHRASE = re.compile(
+    r"(?<![\w.^])([-+]?)(\d+(?:[,.'_ \u2009\u202f\u00a0]\d+)*)"
+    r"(?:(?:\s*[eE]([-+]?\d+))(?!\w|\.\d)"
+    r"|\s*[\u00d7*x·]\s*10\s*(?:\^\s*\{?\s*([-+]?\d+)\s*\}?|([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)))?"
+    r"(?:\s*/\s*(\d+(?:[,'_ \u2009\u202f\u00a0]\d+)*)(?!\d|\.\d))?"
+)
+"""A number phrase, loosely: sign, digits with grouping, then a power of ten or a
+denominator. :func:`_exact` decides whether it reads as one number."""
+_OPERATOR = r"[-+*/\u00d7\u00f7^]"
+_BEFORE = re.compile(rf"[\w)]\s*{_OPERATOR}\s*$")
+"""An operand and an operator right before a number: it is a right operand."""
+_AFTER = re.compile(rf"\s*{_OPERATOR}\s*[\w(]")
+"""An operator and an operand right after a number: it is a left operand."""
+_SIGNED_AFTER_OPERAND = re.compile(r"[\w)]\s+$")
+_ASIDE = re.compile(r"\([^()]*\)")
+
+
+def _grouped(digits: str, sep: str) -> str | None:
+    """Digits grouped by ``sep`` in threes (the first group of one to three), ungrouped."""
+    groups = digits.split(sep)
+    first, rest = groups[0], groups[1:]
+    if not 1 <= len(first) <= 3 or any(len(g) != 3 for g in rest):
+        return None
+    return "".join(groups)
+
+
+def _mantissa(text: str) -> str | None:
+    """The digits of a number with its grouping and decimal mark read, as ``1234.5``."""
+    marks = [c for c in text if not c.isdigit()]
+    if not marks:
+        return text
+    dots, commas = marks.count("."), marks.count(",")
+    decimal: str | None = None
+    if dots and commas:
+        decimal = "." if text.rfind(".") > text.rfind(",") else ","
+    elif dots == 1:
+        decimal = "."
+    whole, frac = text, ""
+    if decimal is not None:
+        if marks.count(decimal) != 1:
+            return None
+        whole, frac = text.split(decimal)
+    groups = {c for c in whole if not c.isdigit()}
+    if len(groups) > 1:
+        return None
+    if groups:
+        ungrouped = _grouped(whole, groups.pop())
+        if ungrouped is None:
+            return None
+        whole = ungrouped
+    return f"{whole}.{frac}" if frac else whole
+
+
+def _exact(m: re.Match[str]) -> str | None:
+    """The number a phrase states, in a form :class:`Fraction` reads, or ``None``."""
+    sign, digits, exp, power, sup, denominator = m.groups()
+    mantissa = _mantissa(digits)
+    if mantissa is None:
+        return None
+    exponent = exp or power or (sup.translate(_SUPERSCRIPT) if sup else None)
+    sign = "-" if sign == "-" else ""
+    if exponent is not None:
+        if abs(int(exponent)) > MAX_EXPONENT:
+            return None
+        return f"{sign}{mantissa}e{int(exponent)}"
+    if denominator is not None:
+        under = _mantissa(denominator)
+        if "." in mantissa or under is None or int(under) == 0:
+            return None
+        return f"{sign}{mantissa}/{under}"
+    return f"{sign}{mantissa}"
+
+
+def number_of(text: str) -> str | None:
+    """A text that is one number, read; :data:`UNREADABLE` for a number in a form that
+    cannot be read exactly, ``None`` when it is no number at all.
+
+    >>> number_of("1\u2009679\u2009607"), number_of("-84/125"), number_of("12,5")
+    ('1679607', '-84/125', 'unreadable')
+    """
+    m = _PHRASE.fullmatch(text.strip())
+    if m is None:
+        return None
+    return _capped(_exact(m))
+
+
+def _capped(number: str | None) -> str | None:
+    if number is None:
+        return UNREADABLE
+    return number if len(number) <= MAX_NUMBER else None
+
+
+def _standalone(text: str, m: re.Match[str]) -> bool:
+    """Whether a number is not an operand of an operation written around it."""
+    before = text[: m.start()]
+    if _BEFORE.search(before) or _AFTER.match(text, m.end()):
+        return False
+    return not (m.group(1) and _SIGNED_AFTER_OPERAND.search(before))
+
+
+def without_asides(text: str) -> str:
+    """A text with its parenthesised asides (nested ones too) left out."""
+    while True:
+        shorter = _ASIDE.sub(" ", text)
+        if shorter == text:
+            return text
+        text = shorter
+
+
+def value_in(text: str) -> str | None:
+    """The value a statement gives (what follows ``S7 =`` or ``Answer:``), as
+    :func:`number_of` reads it; ``None`` when it states no number.
+
+    >>> value_in("S7 / S8 = 4.318 / 1.204 = 3.586 (rounded)"), value_in("4.318 / 1.204")
+    ('3.586', 'unreadable')
+    """
+    parts = without_asides(text).split("=")
+    for part in reversed(parts):
+        found = list(_PHRASE.finditer(part))
+        if not found:
+            continue
+        for m in found:
+            if _standalone(part, m):
+                return _capped(_exact(m))
+        return UNREADABLE
+    return None
+
+
+def answer_in(text: str) -> str | None:
+    """The value an answer statement gives: a number it opens with wins over an
+    equation after it (``3.586, since S10 = 4.318 / 1.204``); else as :func:`value_in`."""
+    text = without_asides(text)
+    lead = _LEAD.match(text)
+    value, _ = first_value(text[lead.end() if lead else 0 :])
+    return value if value is not None else value_in(text)
+
+
+_LEAD = re.compile(r"\s*(?:(?:about|approximately|roughly|exactly)\s+)*", re.I)
+
+
+def first_value(text: str) -> tuple[str | None, int]:
+    """The number a text starts with (``12.5 units``) and where it ends; ``(None, 0)``
+    when it starts with none."""
+    m = _PHRASE.match(text)
+    if m is None or not _standalone(text, m):
+        return None, 0
+    return _capped(_exact(m)), m.end()
