@@ -12,15 +12,18 @@ from agentproc.cli.output import EXIT_ERRORED, EXIT_OK, fail, print_json
 
 def _suite_run(args: argparse.Namespace, err: Console) -> tuple[Any, list[Any]]:
     """How to run the agent over the suite, and its scenarios (validated before running)."""
-    from agentproc.cli.commands import agent_spec
+    from agentproc.cli.commands import agent_spec, worker_options
     from agentproc.experiments import SuiteRun
-    from agentproc.runs import Workers, select
+    from agentproc.runs import select
     from agentproc.workflow import load_scenarios
 
     if len(args.inputs) != 1:
         raise fail(f"{args.command} runs one suite (got {len(args.inputs)} paths)")
     if args.out is None:
         raise fail(f"{args.command} SUITE needs --out DIR: one run file per variant goes there")
+    if args.variants is not None and not args.variants:
+        raise fail("--variants names no variant (drop it to sweep every shipped one)")
+    workers = worker_options(args)
     spec = agent_spec(args)
     model = spec.model()
     scenarios = list(select(load_scenarios(args.inputs[0]), None, args.limit))
@@ -34,7 +37,7 @@ def _suite_run(args: argparse.Namespace, err: Console) -> tuple[Any, list[Any]]:
         overwrite=args.overwrite,
         seed=args.seed,
         console=err,
-        workers=Workers(args.workers, args.backend, args.address),
+        workers=workers,
     )
     return how, scenarios
 
