@@ -166,8 +166,9 @@ def _run_workers(
             "smaller suite"
         )
     from agentproc.runs.job import suite_order
+    from agentproc.runs.parallel import fit_workers
 
-    workers, capped = workers.fit(len(suite_order(args.suite)))
+    workers, capped = fit_workers(workers, args.out, len(suite_order(args.suite)), args.resume)
     if capped is not None:  # said here: the messages below name the workers that ran
         err.print(f"agentproc: {capped}", markup=False, highlight=False)
     n = workers.count

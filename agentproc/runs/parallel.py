@@ -125,7 +125,7 @@ def run_parallel(
         raise InputError(out, "is a folder, not a run file")
     order = job.order()  # a bad suite fails here, before any worker starts
     err = console or Console(stderr=True)
-    workers, capped = workers.fit(len(order))
+    workers, capped = fit_workers(workers, out, len(order), resume)
     if capped is not None:
         err.print(f"agentproc: {capped}", markup=False, highlight=False)
     n = workers.count
@@ -193,6 +193,16 @@ def run_parallel(
         finally:
             watch.merge.close()
     return _summary(written, watch.merge.latest.values())
+
+
+def fit_workers(
+    workers: Workers, out: Path, scenarios: int, resume: bool
+) -> tuple[Workers, str | None]:
+    """:meth:`Workers.fit`, except for a run resumed from the shards of as many workers as
+    asked for (cut on a machine with more CPUs): it goes on from them."""
+    if resume and shard_folder(out, workers.count).is_dir():
+        return workers, None
+    return workers.fit(scenarios)
 
 
 def _summary(written: int, latest: Collection[Any]) -> RunSummary:

@@ -207,3 +207,14 @@ def test_a_factory_that_raises_on_every_episode_stops_after_three(capsys, suite,
     assert "no agent today" in err
     if workers == "1":
         assert len(records(run)) == 3
+
+
+def test_a_run_resumed_from_the_shards_of_more_workers_than_cpus_goes_on_from_them(
+    capsys, suite, tmp_path
+):
+    run = tmp_path / "r.jsonl"
+    many = (os.cpu_count() or 1) + 1
+    (tmp_path / f"r.jsonl.shards-{many}").mkdir()  # cut where there were more CPUs
+    code, out, err = cli(capsys, "run", suite, *SIM, "--workers", many, "--resume", "--out", run)
+    assert code == 0 and "capped" not in err and f"({many} workers)" in out
+    assert len(records(run)) == 6
