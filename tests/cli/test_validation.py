@@ -218,3 +218,9 @@ def test_a_run_resumed_from_the_shards_of_more_workers_than_cpus_goes_on_from_th
     code, out, err = cli(capsys, "run", suite, *SIM, "--workers", many, "--resume", "--out", run)
     assert code == 0 and "capped" not in err and f"({many} workers)" in out
     assert len(records(run)) == 6
+
+
+def test_an_error_naming_the_agent_says_it_as_given(capsys, suite, tmp_path):
+    # ":x:" in "--agent nosuch:x: ..." is not turned into an emoji
+    code, _, err = cli(capsys, "run", suite, "--agent", "nosuch:x", "--out", tmp_path / "r")
+    assert code == 2 and "--agent nosuch:x: cannot import nosuch" in err
