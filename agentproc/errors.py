@@ -61,11 +61,13 @@ class OutputError(AgentprocError):
 
 class WorkerError(AgentprocError):
     """A span of a run over several workers failed: its worker died (killed, out of
-    memory) or its input was bad (``input_error``: exit 2, else 1). The shards are kept,
-    and ``resume`` goes on from them."""
+    memory), its input was bad (``input_error``: exit 2, else 1), or its first episodes all
+    failed, so it stopped (``errored``: exit 3). The shards are kept, and ``resume`` goes on
+    from them."""
 
-    def __init__(self, message: str, input_error: bool = False) -> None:
+    def __init__(self, message: str, input_error: bool = False, errored: bool = False) -> None:
         self.input_error = input_error
+        self.errored = errored
         super().__init__(message)
 
 

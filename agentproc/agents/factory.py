@@ -68,7 +68,7 @@ def load_factory(spec: str) -> LoadedFactory:
         sys.modules[module_name] = module
         try:
             loader_spec.loader.exec_module(module)
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:  # a module that exits at import ran nothing
             sys.modules.pop(module_name, None)
             raise ConfigError(
                 f"--agent {spec}: importing {path} failed: {_one_line(exc)}"
@@ -76,7 +76,7 @@ def load_factory(spec: str) -> LoadedFactory:
     else:
         try:
             module = importlib.import_module(where)
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:
             raise ConfigError(f"--agent {spec}: cannot import {where}: {_one_line(exc)}") from None
     factory = getattr(module, name, None)
     if factory is None:
@@ -87,6 +87,8 @@ def load_factory(spec: str) -> LoadedFactory:
 
 
 def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, SystemExit):
+        return f"it called sys.exit({exc.code!r}) at import"
     text = f"{type(exc).__name__}: {exc}"
     return text.splitlines()[0] if text.strip() else type(exc).__name__
 

@@ -56,6 +56,11 @@ class AgentSpec:
         from agentproc.agents.factory import is_factory_spec, load_factory
 
         if is_factory_spec(self.agent):
+            if self.options.mode == "text":
+                raise ConfigError(
+                    f"--mode text and --agent {self.agent}: a factory's agent works with "
+                    "tools (drop --mode text)"
+                )
             return load_factory(self.agent)
         from agentproc.agents.providers import make_chat_model
 
@@ -67,6 +72,16 @@ class AgentSpec:
         if self.max_tokens is not None:
             kw["max_tokens"] = self.max_tokens
         return make_chat_model(self.agent, base_url=self.base_url, timeout=self.timeout, **kw)
+
+    def check(self) -> None:
+        """Everything :meth:`model` checks (agent, factory, extra, key), without loading an
+        embedded model: over workers, each worker builds its own and this process none."""
+        if self.agent.partition(":")[0] == "local":
+            from agentproc.agents.local import check_installed
+
+            check_installed()
+            return
+        self.model()
 
     def episodes(self, model: Any = _BUILD) -> EpisodeFn:
         """The episode function of this agent (over ``model``, or one built now)."""

@@ -103,14 +103,16 @@ def scenario_command(args: argparse.Namespace, out: Console, err: Console) -> in
 
 
 def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
-    from agentproc.runs import Workers, in_shard, parse_shard, run_suite, select
+    from agentproc.runs import in_shard, parse_shard, run_suite, select
     from agentproc.workflow import load_scenarios, per_cell
 
     _check_run_out(args)
-    workers = Workers(args.workers, args.backend, args.address)
+    workers = worker_options(args)
     spec = agent_spec(args)
-    # An unknown agent fails before any file is touched; over workers, each builds its own
-    # model (an embedded one is not loaded in this process too).
+    # An unknown agent fails before any file is touched, for every backend; over workers,
+    # each builds its own model (an embedded one is not loaded in this process too).
+    if workers.parallel:
+        spec.check()
     model = None if workers.parallel else spec.model()
     shard = parse_shard(args.shard) if args.shard is not None else None
     options = {
@@ -174,6 +176,12 @@ def _run_workers(
             "--limit and --per-cell work on one process: drop --workers, or generate a "
             "smaller suite"
         )
+    from agentproc.runs.job import suite_order
+    from agentproc.runs.parallel import fit_workers
+
+    workers, capped = fit_workers(workers, args.out, len(suite_order(args.suite)), args.resume)
+    if capped is not None:  # said here: the messages below name the workers that ran
+        err.print(f"agentproc: {capped}", markup=False, highlight=False)
     n = workers.count
     try:
         summary = run_suite(
@@ -196,7 +204,7 @@ def _run_workers(
         return EXIT_INTERRUPTED
     except WorkerError as exc:
         err.print(f"agentproc: {exc}", markup=False, highlight=False)
-        return EXIT_BAD_INPUT if exc.input_error else EXIT_FAILED
+        return EXIT_BAD_INPUT if exc.input_error else EXIT_ERRORED if exc.errored else EXIT_FAILED
     return _said(summary, f"wrote {summary.written} episodes to {args.out} ({n} workers)", out, err)
 
 
@@ -268,6 +276,18 @@ def _total(args: argparse.Namespace, shard: Any, trials: int = 1) -> int | None:
     if size is None or shard is not None or args.per_cell is not None:
         return None
     return min(size, args.limit or size) * trials
+
+
+def worker_options(args: argparse.Namespace) -> Any:
+    """``--workers``, ``--backend`` and ``--address`` (an address only joins a Ray cluster);
+    a Ray cluster that does not answer within ``--timeout`` fails."""
+    from agentproc.runs import Workers
+
+    if args.address is not None and args.backend != "ray":
+        raise fail(
+            "--address and --backend processes: an address is a Ray cluster's (add --backend ray)"
+        )
+    return Workers(args.workers, args.backend, args.address, connect_timeout=args.timeout)
 
 
 def agent_spec(args: argparse.Namespace) -> Any:

@@ -25,8 +25,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``agentproc`` command."""
     _printable_streams()
     args = build_parser().parse_args(argv)
-    out = Console(soft_wrap=True)
-    err = Console(stderr=True, soft_wrap=True)
+    out = Console(soft_wrap=True, emoji=False)
+    err = Console(stderr=True, soft_wrap=True, emoji=False)
     try:
         return COMMANDS[args.command](args, out, err)
     except OutputError as exc:  # the input was fine; writing the output failed

@@ -12,10 +12,10 @@ from agentproc.cli.output import EXIT_BAD_INPUT, EXIT_ERRORED, EXIT_OK, fail, pr
 
 def _suite_run(args: argparse.Namespace, err: Console) -> tuple[Any, list[Any]]:
     """How to run the agent over the suite, and its scenarios (validated before running)."""
-    from agentproc.cli.commands import agent_spec
+    from agentproc.cli.commands import agent_spec, worker_options
     from agentproc.experiments import SuiteRun
     from agentproc.outputs import check_output, input_files
-    from agentproc.runs import Workers, select
+    from agentproc.runs import select
     from agentproc.workflow import GUARDS, load_scenarios
 
     if len(args.inputs) != 1:
@@ -25,6 +25,9 @@ def _suite_run(args: argparse.Namespace, err: Console) -> tuple[Any, list[Any]]:
     check_output(args.out, folder=True)  # before the suite is read
     if args.guard not in GUARDS:
         raise fail(f"unknown guard {args.guard!r} (expected one of: {', '.join(GUARDS)})")
+    if args.variants is not None and not args.variants:
+        raise fail("--variants names no variant (drop it to sweep every shipped one)")
+    workers = worker_options(args)
     spec = agent_spec(args)
     model = spec.model()
     scenarios = list(select(load_scenarios(args.inputs[0]), None, args.limit))
@@ -38,7 +41,7 @@ def _suite_run(args: argparse.Namespace, err: Console) -> tuple[Any, list[Any]]:
         overwrite=args.overwrite,
         seed=args.seed,
         console=err,
-        workers=Workers(args.workers, args.backend, args.address),
+        workers=workers,
         inputs=tuple(input_files(args.inputs[0])),
     )
     return how, scenarios

@@ -100,6 +100,11 @@ def preset_variants(names: Sequence[str] | None = None, *, grid: bool = False) -
     chosen = [v for v in chosen if not v.is_default]
     if not grid:
         return [DEFAULT_VARIANT, *chosen]
+    if names and len({axis_of(v) for v in chosen} & set(GRID_AXES)) < 2:  # the plain sweep
+        raise ConfigError(
+            f"--grid and --variants {','.join(names)}: the grid crosses variants of two axes "
+            f"or more ({', '.join(GRID_AXES)}); these lie on one (drop --grid or name more)"
+        )
     by_axis = {a: [DEFAULT_VARIANT, *(v for v in chosen if axis_of(v) == a)] for a in GRID_AXES}
     return [combine(parts) for parts in itertools.product(*by_axis.values())]
 

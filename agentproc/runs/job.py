@@ -3,8 +3,9 @@ each worker runs (:class:`SuiteJob`: spans of a suite, each into its own file)."
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -30,6 +31,26 @@ class Workers:
     backend: Backend = "processes"
     address: str | None = None
     """With ``ray``: the cluster to join (``None``: one started on this machine for the run)."""
+    connect_timeout: float = 120.0
+    """With ``ray`` and an ``address``: seconds the cluster has to answer."""
+
+    def fit(self, scenarios: int) -> tuple[Workers, str | None]:
+        """At most one worker per scenario and, for local processes, one per CPU (a
+        process more only shares a core); with why, when capped.
+
+        Examples:
+            >>> Workers(8, "ray").fit(3)[1]
+            '--workers 8 capped at 3 (the scenarios of the suite)'
+            >>> Workers(1000).fit(5000)[0].count == min(5000, os.cpu_count() or 1)
+            True
+        """
+        cap, why = max(1, scenarios), "the scenarios of the suite"
+        cpus = os.cpu_count() or 1
+        if self.backend == "processes" and cpus < cap:
+            cap, why = cpus, "the CPUs of this machine"
+        if self.count <= cap:
+            return self, None
+        return replace(self, count=cap), f"--workers {self.count} capped at {cap} ({why})"
 
     @property
     def parallel(self) -> bool:
@@ -73,21 +94,26 @@ class SuiteJob:
 
     def order(self) -> dict[str, int]:
         """Scenario id -> its position in the suite, read without compiling anything."""
-        if isinstance(self.suite, tuple):
-            ids: Iterator[str] = (s.id for s in self.suite)
-        elif self.suite.is_dir():
-            from agentproc.procedures.files import procedure_ids
-            from agentproc.procedures.suites import procedure_id
-
-            ids = procedure_ids(self.suite, procedure_id)
-        else:
-            from agentproc.workflow import load_scenarios
-
-            ids = (s.id for s in load_scenarios(self.suite))
-        return {sid: i for i, sid in enumerate(ids)}
+        return suite_order(self.suite)
 
     def spans(self, workers: int) -> list[Shard]:
         """Many spans when each worker keeps a core busy (one episode at a time); one per
         worker when a model server sets the pace with several episodes in flight (a small
         span would end with fewer in flight)."""
         return plan(workers, fine=self.options.get("concurrency", 1) == 1)
+
+
+def suite_order(suite: Path | tuple[Scenario, ...]) -> dict[str, int]:
+    """Scenario id -> its position in ``suite``, read without compiling anything."""
+    if isinstance(suite, tuple):
+        ids: Iterator[str] = (s.id for s in suite)
+    elif suite.is_dir():
+        from agentproc.procedures.files import procedure_ids
+        from agentproc.procedures.suites import procedure_id
+
+        ids = procedure_ids(suite, procedure_id)
+    else:
+        from agentproc.workflow import load_scenarios
+
+        ids = (s.id for s in load_scenarios(suite))
+    return {sid: i for i, sid in enumerate(ids)}

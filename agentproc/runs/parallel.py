@@ -121,16 +121,20 @@ def run_parallel(
         WorkerError: a span failed; the shards are kept (``resume`` goes on from them).
         KeyboardInterrupt: after every worker has stopped; the shards are kept.
     """
-    n = workers.count
     if out.is_dir():
         raise InputError(out, "is a folder, not a run file")
+    order = job.order()  # a bad suite fails here, before any worker starts
+    err = console or Console(stderr=True)
+    workers, capped = fit_workers(workers, out, len(order), resume)
+    if capped is not None:
+        err.print(f"agentproc: {capped}", markup=False, highlight=False)
+    n = workers.count
     stale = other_shard_folders(out, n)
     if stale and resume:
         raise ConfigError(
             f"{stale[0]} holds an unfinished run over other workers: resume it with "
             f"--workers {stale[0].name.rsplit('-', 1)[1]}"
         )
-    order = job.order()  # a bad suite fails here, before any worker starts
     folder = shard_folder(out, n)
     spans = job.spans(n)
     files = [shard_file(folder, s) for s in spans]
@@ -138,7 +142,6 @@ def run_parallel(
         SpanTask(s, f.absolute(), f.with_suffix(".log").absolute())
         for s, f in zip(spans, files, strict=True)
     ]
-    err = console or Console(stderr=True)
     # Local workers start now, before the lock is taken (none holds it).
     with (
         contextlib.closing(BACKENDS[workers.backend](job, workers)) as backend,
@@ -181,6 +184,7 @@ def run_parallel(
                 f"shard {shard_spec(spans[k])} "
                 f"{'was not run' if end is None else end.failure}; the shards are kept in {folder}",
                 input_error=end is not None and end.input_error,
+                errored=end is not None and end.errored,
             )
         if watch.merge is None:  # the merge so far stopped at a shard line that does not read
             watch.merge = ShardMerge(folder, files, order)
@@ -189,6 +193,16 @@ def run_parallel(
         finally:
             watch.merge.close()
     return _summary(written, watch.merge.latest.values())
+
+
+def fit_workers(
+    workers: Workers, out: Path, scenarios: int, resume: bool
+) -> tuple[Workers, str | None]:
+    """:meth:`Workers.fit`, except for a run resumed from the shards of as many workers as
+    asked for (cut on a machine with more CPUs): it goes on from them."""
+    if resume and shard_folder(out, workers.count).is_dir():
+        return workers, None
+    return workers.fit(scenarios)
 
 
 def _summary(written: int, latest: Collection[Any]) -> RunSummary:

@@ -18,12 +18,14 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import socket
 import sys
 from collections import deque
 from collections.abc import Callable, Collection
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from agentproc.errors import ConfigError
 from agentproc.runs.span import Built, SpanEnd, SpanTask, run_span
@@ -179,6 +181,28 @@ def token_mode(env: Any) -> None:
         env["RAY_AUTH_MODE"] = "token"
 
 
+def answers(address: str, wait: float) -> None:
+    """Raise unless something listens at a Ray ``address`` (``host:port``, ``ray://...``)
+    within ``wait`` seconds: ``ray.init`` waits for a cluster that is not there for minutes.
+    ``auto`` (a cluster found on this machine) is left to Ray."""
+    if address == "auto":
+        return
+    where = urlsplit(address if "://" in address else f"ray://{address}")
+    try:
+        host, port = where.hostname, where.port
+    except ValueError:
+        host, port = None, None
+    if not host or port is None:
+        raise ConfigError(f"--address {address!r}: expected host:port (or ray://host:port)")
+    try:
+        socket.create_connection((host, port), timeout=wait).close()
+    except OSError as exc:
+        reason = "no answer" if isinstance(exc, TimeoutError) else exc.strerror or str(exc)
+        raise ConfigError(
+            f"--address {address}: no Ray cluster answers there within {wait:g} s ({reason})"
+        ) from None
+
+
 def _ray_span(job: SuiteJob, task: SpanTask) -> SpanEnd:
     return run_span(job, task)
 
@@ -187,8 +211,10 @@ class RayTasks:
     """Each span a Ray task on a cluster (``address``; none: a cluster started on this
     machine for the run); ``count``: how many run at once. Nothing runs outside a call."""
 
-    def __init__(self, job: SuiteJob, count: int, address: str | None) -> None:
+    def __init__(self, job: SuiteJob, count: int, address: str | None, wait: float) -> None:
         self.ray = _ray()  # a missing extra is said before any file is written
+        if address is not None:
+            answers(address, wait)  # as is a cluster that does not answer
         self.job, self.count, self.address = job, count, address
 
     def __call__(self, tasks: list[SpanTask], tick: Tick) -> list[SpanEnd | None]:
@@ -227,7 +253,7 @@ class RayTasks:
 
 BACKENDS: dict[str, Callable[[SuiteJob, Workers], Any]] = {
     "processes": lambda job, w: LocalPool(job, w.count),
-    "ray": lambda job, w: RayTasks(job, w.count, w.address),
+    "ray": lambda job, w: RayTasks(job, w.count, w.address, w.connect_timeout),
 }
 """Backend name -> what runs the spans: called with them (in plan order) and a
 :data:`Tick`, it returns how each ended (``None``: not run, after another failed); then

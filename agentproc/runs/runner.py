@@ -52,8 +52,11 @@ def select(
 
 
 START_PROBE = 3
-"""A run whose first this-many episodes all fail at the endpoint stops there: a bad
-key, an unknown model or a server that is down would fail every episode."""
+"""A run whose first this-many episodes all fail (at the endpoint, or in the harness: a
+factory's agent that raises) stops there: a bad key, an unknown model, a server that is
+down or an agent that raises would fail every episode."""
+PROBED = frozenset({"endpoint", "harness"})
+"""The failures :data:`START_PROBE` counts (a context overflow is its scenario's length)."""
 
 
 @dataclass
@@ -148,8 +151,8 @@ async def arun_suite(
     With ``resume``, a torn last line is cut off and the episodes already in
     ``out`` whose last record is not an error are skipped (errored ones run again).
     An episode function that raises gives an episode with a ``harness`` error; if
-    the first :data:`START_PROBE` episodes all fail at the endpoint and none
-    succeeded, the run stops (``summary.aborted`` says why).
+    the first :data:`START_PROBE` episodes all fail at the endpoint or in the harness
+    and none succeeded, the run stops (``summary.aborted`` says why).
     """
     summary = RunSummary()
     stats = _LiveStats()
@@ -192,16 +195,18 @@ async def arun_suite(
                         correct=bool(ep.metrics["first_answer_correct"]),
                         error=ep.error is not None,
                     )
-                if ep.error is not None and ep.error.kind == "endpoint" and not summary.scored:
-                    failed.append(ep.error.message)
+                # An overflow is its scenario's length, not the agent's or its endpoint's.
+                if ep.error is not None and ep.error.kind in PROBED and not summary.scored:
+                    failed.append((ep.error.kind, ep.error.message))
             if len(failed) >= START_PROBE and summary.aborted is None:
+                kind, message = failed[0]
                 summary.aborted = (
-                    f"the endpoint failed on each of the first {len(failed)} episodes, so the "
-                    f"run stopped: {failed[0]}"
+                    f"the {kind} failed on each of the first {len(failed)} episodes, so the "
+                    f"run stopped: {message}"
                 )
 
         order: dict[asyncio.Task[Episode], int] = {}
-        failed: list[str] = []
+        failed: list[tuple[str, str]] = []
         try:
             for scenario, trial in _trials(scenarios, trials):
                 if summary.aborted is not None:

@@ -40,6 +40,8 @@ class SpanEnd:
     """What went wrong (``None``: it ran to its end)."""
     input_error: bool = False
     """The failure was the input's (a bad suite line, an unknown agent)."""
+    errored: bool = False
+    """The span's first episodes all failed, so it stopped (no other span is handed out)."""
 
 
 class Built:
@@ -86,11 +88,13 @@ def run_span(job: SuiteJob, task: SpanTask, built: Built | None = None) -> SpanE
                 console=Console(file=log, soft_wrap=True),
                 **job.options,
             )
-            asyncio.run(run)
+            summary = asyncio.run(run)
         except AgentprocError as exc:
             print(f"agentproc: error: {exc}", file=log)
             return SpanEnd(f"failed: {exc}", input_error=not isinstance(exc, OutputError))
         except Exception as exc:  # a bug: its traceback is in the log
             traceback.print_exc(file=log)
             return SpanEnd(f"failed: {type(exc).__name__}: {exc} (see {task.log})")
+    if summary.aborted is not None:
+        return SpanEnd(f"stopped: {summary.aborted}", errored=True)
     return SpanEnd()

@@ -20,6 +20,8 @@ FINISH_TOOL = "submit_answer"
 """The tool that ends a workflow (the one place it is named)."""
 FINISH_ARGUMENT = "answer"
 """The argument of :data:`FINISH_TOOL` that carries the answer."""
+CALCULATOR_TOOLS = frozenset(op.value for op in (Op.ADD, Op.SUB, Op.MUL, Op.DIV))
+"""The tool names of the calculator tool set (a variant's), which no finish tool may take."""
 
 
 _VARIABLE = re.compile(r"S[1-9][0-9]{0,5}")
@@ -217,7 +219,18 @@ class Scenario(BaseModel):
                             f"steps[{i}].operands[{j}]: {name!r} is not a variable defined "
                             f"before S{i + 3}"
                         )
+            for j, d in enumerate(st.depends_on):
+                if not 1 <= d < st.step:  # a later, own or missing step breaks the step graph
+                    raise ValueError(
+                        f"steps[{i}].depends_on[{j}]: {d} is not a step before step {st.step}"
+                    )
             defined.add(st.output)
         if self.answer_variable not in defined:
             raise ValueError(f"answer_variable: {self.answer_variable!r} is not a variable")
+        taken = {st.expected_call.name for st in self.steps} | CALCULATOR_TOOLS
+        if self.finish.tool in taken:  # the answer would never reach the finish tool
+            raise ValueError(
+                f"finish.tool: {self.finish.tool!r} is also a step or calculator tool "
+                "(the finish tool needs a name of its own)"
+            )
         return self
