@@ -109,9 +109,6 @@ def report_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     from agentproc.analysis.render import render_report
     from agentproc.analysis.report import KNOBS
 
-    asked = [o for o, v in (("--csv", args.csv), ("--parquet", args.parquet)) if v is not None]
-    if args.html is not None and asked and not args.json:
-        raise fail(f"--html and {asked[0]}: one output per report (run report once for each)")
     by = [k.strip() for k in args.by.split(",") if k.strip()]
     for knob in by:
         if knob not in KNOBS:

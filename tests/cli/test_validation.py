@@ -150,15 +150,6 @@ def test_stress_grid_over_variants_of_two_axes_is_accepted(capsys, suite, tmp_pa
     assert code == 0 and len(list((tmp_path / "D").glob("*.jsonl"))) == 4
 
 
-@pytest.mark.parametrize("table", ["--csv", "--parquet"])
-def test_report_html_with_tables_is_refused_naming_both(capsys, suite, tmp_path, table):
-    run = tmp_path / "r.jsonl"
-    assert cli(capsys, "run", suite, *SIM, "--limit", "1", "--out", run)[0] == 0
-    code, _, err = cli(capsys, "report", run, "--html", tmp_path / "x.html", table, tmp_path / "D")
-    assert code == 2 and f"--html and {table}" in err
-    assert left(tmp_path) == ["r.jsonl"]
-
-
 # --- bounded resources -------------------------------------------------------------------
 
 
