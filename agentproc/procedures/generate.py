@@ -459,7 +459,7 @@ def _draw_procedure(
         pair = (first, j) if draw() < 0.5 else (j, first)
         got = _try(op, pair, values, prints, scale, integer, seen)
         if got is None or got.value == 0:  # invalid, or zero, which absorbs every product
-            got = _fallback(draw(), ops, first, t, values, prints, scale, cell, seen)
+            got = _choose(draw(), ops, first, t, values, prints, scale, cell, seen)
         values.append(got.value)
         prints.append(got.fingerprint)
         if strict:
@@ -475,7 +475,7 @@ def _draw_procedure(
     )
 
 
-def _fallback(
+def _choose(
     u: float,
     ops: tuple[Op, ...],
     first: int,
@@ -492,20 +492,6 @@ def _fallback(
     # A window of one variable: add and mul read it twice, sub and div an input.
     # Strict draws (``seen`` holds every earlier expression up to sign) get stuck here
     # rather than repeat one: the procedure is drawn again.
-    return _choose(u, ops, first, t, values, prints, scale, cell, seen)
-
-
-def _choose(
-    u: float,
-    ops: tuple[Op, ...],
-    first: int,
-    t: int,
-    values: list[int],
-    prints: list[_Fingerprint],
-    scale: int,
-    cell: Cell,
-    seen: set[tuple[int, int]],
-) -> _Draw:
     one = t - first == 1
     others = [first, *_inputs_besides(first)] if one else list(range(first + 1, t))
     integer = cell.mode == "integer"
