@@ -25,6 +25,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from agentproc.errors import AgentprocError, ConfigError, InputError, WorkerError
+from agentproc.outputs import replacing
 from agentproc.runs.job import EpisodeFactory, Given, SuiteJob, Workers
 from agentproc.runs.pool import BACKENDS
 from agentproc.runs.records import error_kind_of
@@ -39,7 +40,7 @@ from agentproc.runs.shards import (
 )
 from agentproc.runs.span import SpanTask
 from agentproc.runs.split import shard_spec
-from agentproc.runs.writer import RunWriter
+from agentproc.runs.writer import RunWriter, held
 from agentproc.workflow import Scenario
 
 POLL = 0.5
@@ -254,4 +255,33 @@ def run_suite(
         scenarios = load_scenarios(scenarios)
     if isinstance(episode, EpisodeFactory):
         episode = episode.episodes()
-    return asyncio.run(arun_suite(scenarios, agent, episode, out, **options))
+    fn = episode
+
+    def run(path: Path) -> RunSummary:
+        return asyncio.run(arun_suite(scenarios, agent, fn, path, **options))
+
+    if options.get("resume") or not (out.is_file() and out.stat().st_size):
+        return run(out)
+    return _replacing_run(out, run)
+
+
+class _Stopped(Exception):
+    def __init__(self, summary: RunSummary) -> None:
+        self.summary = summary
+
+
+def _replacing_run(out: Path, run: Callable[[Path], RunSummary]) -> RunSummary:
+    """A run that replaces the earlier run file ``out``: written beside it, and put in its
+    place only once it has gone its whole way. A run that stops (its endpoint failed from
+    the start: ``summary.aborted``) or raises (Ctrl-C, a fault) leaves ``out``
+    byte-identical and nothing beside it."""
+    with held(out):  # no other process writes ``out`` meanwhile
+        try:
+            with replacing(out) as tmp:
+                summary = run(tmp)
+                if summary.aborted is not None:
+                    raise _Stopped(summary)
+        except _Stopped as stopped:
+            summary = stopped.summary
+            summary.aborted = f"{summary.aborted} ({out} is left as it was)"
+    return summary

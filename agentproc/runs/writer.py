@@ -12,6 +12,7 @@ import os
 import shutil
 import stat
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, cast
 
@@ -28,6 +29,33 @@ SYNC_EVERY = 1.0
 """Seconds between two disk syncs of a run file (every line is flushed at once)."""
 BUFFER = 1 << 20
 """Bytes of lines :meth:`RunWriter.write_raw` gathers before writing them out."""
+
+
+def _lock(path: Path, fd: int) -> None:
+    """Take the exclusive advisory lock of a run file on ``fd`` (closed if it is held)."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise InputError(
+            path, "another agentproc process is writing this run file; wait for it"
+        ) from None
+
+
+@contextlib.contextmanager
+def held(path: Path) -> Iterator[None]:
+    """Hold the lock of the run file ``path`` (which exists) without changing a byte of
+    it: a run that replaces it writes elsewhere meanwhile (see
+    :func:`~agentproc.runs.parallel.run_suite`)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError as exc:
+        raise InputError(path, f"cannot read it: {exc.strerror or exc}") from None
+    _lock(Path(path), fd)
+    try:
+        yield
+    finally:
+        os.close(fd)
 
 
 class RunWriter:
@@ -53,13 +81,7 @@ class RunWriter:
             raise InputError(self.path, "is a folder, not a run file") from None
         except OSError as exc:
             raise cannot_write(self.path, exc) from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            raise InputError(
-                self.path, "another agentproc process is writing this run file; wait for it"
-            ) from None
+        _lock(self.path, fd)
         if not append and stat.S_ISREG(os.fstat(fd).st_mode):
             os.ftruncate(fd, 0)
         # Bytes, with a buffer a merge's lines fill before each write to the kernel.

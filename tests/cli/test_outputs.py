@@ -263,3 +263,44 @@ def test_generate_refuses_a_fifo(capsys, work: Path):
 def test_report_html_and_csv_in_one_place_are_refused_before_either_is_written(capsys, work: Path):
     refused(capsys, work, "report", work / "r.jsonl", "--html", work / "x", "--csv", work / "x",
             says=("--html", "--csv"))  # fmt: skip
+
+
+# --- a run over an earlier run file ---------------------------------------------------------
+
+
+def test_a_run_over_an_earlier_one_that_stops_leaves_it_byte_identical(capsys, work, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-key")
+    before = tree(work)
+    code, _, err = cli(
+        capsys, "run", work / "suite", "--agent", "openai:m", "--base-url",
+        "http://127.0.0.1:9/v1", "--retries", "0", "--out", work / "r.jsonl", "--overwrite",
+    )  # fmt: skip
+    assert code == 3 and "the run stopped" in err and "is left as it was" in err, err
+    assert tree(work) == before  # the old lines, and nothing beside them
+
+
+def test_a_run_over_an_earlier_one_replaces_it_once_it_has_gone_its_whole_way(capsys, work):
+    old = (work / "r.jsonl").read_bytes()
+    code, out, _ = cli(
+        capsys, "run", work / "suite", "--agent", "sim:decay", "--out", work / "r.jsonl",
+        "--overwrite",
+    )  # fmt: skip
+    assert code == 0 and "wrote 12 episodes" in out
+    assert (work / "r.jsonl").read_bytes() != old
+    assert sorted(p.name for p in work.iterdir()) == ["r.jsonl", "suite"]
+
+
+def test_a_run_over_an_earlier_one_that_is_interrupted_leaves_it_byte_identical(
+    capsys, work, monkeypatch
+):
+    from agentproc.runs import parallel
+
+    async def interrupted(scenarios, agent, episode, out, **options):
+        Path(out).write_text("a line of the new run\n")  # written beside the run file
+        raise KeyboardInterrupt
+
+    before = tree(work)
+    monkeypatch.setattr(parallel, "arun_suite", interrupted)
+    code, _, _ = cli(capsys, "run", work / "suite", *SIM, "--out", work / "r.jsonl", "--overwrite")
+    assert code == 130
+    assert tree(work) == before

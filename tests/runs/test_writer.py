@@ -221,3 +221,20 @@ def test_replace_with_copies_where_the_file_cannot_be_renamed(tmp_path: Path, mo
     with RunWriter(run, append=True) as writer:
         writer.replace_with(new)
     assert run.read_bytes() == b'{"new": 1}\n' * 3 and run.stat().st_ino == inode
+
+
+def test_holding_a_run_file_another_writer_has_is_refused_and_changes_nothing(tmp_path: Path):
+    from agentproc.errors import InputError
+    from agentproc.runs.writer import held
+
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(b"an earlier line\n")
+    with (
+        RunWriter(path, append=True),
+        pytest.raises(InputError, match="another agentproc"),
+        held(path),
+    ):
+        pass
+    with held(path), pytest.raises(InputError, match="another agentproc"):
+        RunWriter(path)
+    assert path.read_bytes() == b"an earlier line\n"
