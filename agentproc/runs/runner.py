@@ -54,7 +54,9 @@ def select(
 START_PROBE = 3
 """A run whose first this-many episodes all fail (at the endpoint, or in the harness: a
 factory's agent that raises) stops there: a bad key, an unknown model, a server that is
-down or an agent that raises would fail every episode."""
+down or an agent that raises would fail every episode. So does a run whose harness fails
+on this many episodes in a row anywhere (an endpoint may fail for a while and recover; a
+harness that fails again and again does not)."""
 PROBED = frozenset({"endpoint", "harness"})
 """The failures :data:`START_PROBE` counts (a context overflow is its scenario's length)."""
 
@@ -198,15 +200,27 @@ async def arun_suite(
                 # An overflow is its scenario's length, not the agent's or its endpoint's.
                 if ep.error is not None and ep.error.kind in PROBED and not summary.scored:
                     failed.append((ep.error.kind, ep.error.message))
-            if len(failed) >= START_PROBE and summary.aborted is None:
+                # A harness that fails again and again (a factory's agent that raises) is
+                # no agent's doing, wherever in the run: another episode would fail too.
+                harness = ep.error is not None and ep.error.kind == "harness"
+                in_a_row[:] = [*in_a_row, ep.error.message] if harness else []  # type: ignore[union-attr]
+            if summary.aborted is not None:
+                return
+            if len(failed) >= START_PROBE:
                 kind, message = failed[0]
                 summary.aborted = (
                     f"the {kind} failed on each of the first {len(failed)} episodes, so the "
                     f"run stopped: {message}"
                 )
+            elif len(in_a_row) >= START_PROBE:
+                summary.aborted = (
+                    f"the harness failed on {len(in_a_row)} episodes in a row, so the run "
+                    f"stopped: {in_a_row[0]}"
+                )
 
         order: dict[asyncio.Task[Episode], int] = {}
         failed: list[tuple[str, str]] = []
+        in_a_row: list[str] = []  # the messages of the harness failures just before
         try:
             for scenario, trial in _trials(scenarios, trials):
                 if summary.aborted is not None:

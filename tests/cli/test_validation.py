@@ -200,6 +200,37 @@ def test_a_factory_that_raises_on_every_episode_stops_after_three(capsys, suite,
         assert len(records(run)) == 3
 
 
+BREAKS = """N = [0]
+
+
+class Quiet:
+    async def ainvoke(self, inputs, config=None):
+        return {}
+
+
+def build(tools):
+    N[0] += 1
+    if N[0] > 1:
+        raise ValueError('broken after the first')
+    return Quiet()
+"""
+
+
+def test_a_harness_that_fails_three_times_in_a_row_stops_the_run_after_a_scored_episode(
+    capsys, suite, tmp_path
+):
+    (tmp_path / "breaks.py").write_text(BREAKS)
+    run = tmp_path / "r.jsonl"
+    code, _, err = cli(
+        capsys, "run", suite, "--agent", f"{tmp_path / 'breaks.py'}:build", "--out", run
+    )
+    assert code == 3
+    assert "the harness failed on 3 episodes in a row, so the run stopped" in err
+    assert "broken after the first" in err
+    kinds = [(r.get("error") or {}).get("kind") for r in records(run)]
+    assert kinds == [None, "harness", "harness", "harness"]  # one scored, then three failed
+
+
 def test_a_run_resumed_from_the_shards_of_more_workers_than_cpus_goes_on_from_them(
     capsys, suite, tmp_path
 ):
