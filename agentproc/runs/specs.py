@@ -4,7 +4,9 @@ The first record of a variant whose ``variant_spec`` is :data:`LONG_SPEC` charac
 more holds it whole; every later record the same writer writes holds only its digest,
 ``variant_spec_sha256`` (the first holds both). A system or user message as long is
 stored so too: whole with ``content_sha256`` the first time, then ``content`` null
-beside the digest. Readers get them back with :func:`resolve_spec` and
+beside the digest; a message that is a prompt the spec holds (a template without
+placeholders) refers to the spec's copy from the first record on, so the text is in the
+file once. Readers get them back with :func:`resolve_spec` and
 :func:`resolve_messages`, which find the line that holds them (once per file: what is
 found is kept by digest). A resumed or merged file holds each again once per writer.
 """
@@ -45,7 +47,11 @@ class SharedSpecs:
         if spec is not None and len(json.dumps(spec)) >= LONG_SPEC:
             digest = spec_sha256(spec)
             rec = {**rec, REF: digest}
-            if not self._first(digest):
+            if self._first(digest):
+                # A prompt the spec holds whole is not written again in the messages: they
+                # refer to it (unless a secret in it would be redacted out of the spec).
+                self._written.update(map(_sha256, filter(_unredacted, _long_texts(spec))))
+            else:
                 del rec["variant_spec"]
         messages = rec.get("messages")
         if isinstance(messages, list) and any(map(_long_prompt, messages)):
@@ -61,10 +67,28 @@ class SharedSpecs:
     def _message(self, m: Any) -> Any:
         if not _long_prompt(m):
             return m
-        digest = hashlib.sha256(m["content"].encode("utf-8", "surrogatepass")).hexdigest()
+        digest = _sha256(m["content"])
         if self._first(digest):
             return {**m, CONTENT_REF: digest}
         return {**m, "content": None, CONTENT_REF: digest}
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _long_texts(value: Any) -> list[str]:
+    """The strings of a spec long enough to be stored once (its prompt templates)."""
+    if isinstance(value, str):
+        return [value] if len(value) >= LONG_SPEC else []
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else []
+    return [text for item in items for text in _long_texts(item)]
+
+
+def _unredacted(text: str) -> bool:
+    from agentproc.runs.redact import redact
+
+    return redact(text) == text
 
 
 def _long_prompt(m: Any) -> bool:
@@ -76,8 +100,9 @@ def _long_prompt(m: Any) -> bool:
     )
 
 
-_found: dict[str, dict[str, Any]] = {}
-"""Digest -> a long spec found in a run file (they are few: one per variant)."""
+_found: dict[str, Any] = {}
+"""Digest -> a long spec or prompt text found in a run file (they are few: one per
+variant)."""
 
 
 def resolve_spec(path: Path | str, rec: Any) -> Any:
@@ -131,6 +156,7 @@ def _scan(path: Path) -> None:
         digest = rec.get(REF)
         if isinstance(digest, str) and isinstance(rec.get("variant_spec"), dict):
             _found[digest] = rec["variant_spec"]
+            _found.update((_sha256(text), text) for text in _long_texts(rec["variant_spec"]))
         messages = rec.get("messages")
         for m in messages if isinstance(messages, list) else []:
             ok = isinstance(m, dict) and isinstance(m.get(CONTENT_REF), str)

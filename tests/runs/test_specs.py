@@ -39,9 +39,10 @@ def test_a_long_template_is_stored_once_per_run_file(long_run: Path):
     assert len(lines) == 4
     assert "variant_spec" in lines[0] and all("variant_spec" not in r for r in lines[1:])
     assert len({r[REF] for r in lines}) == 1
-    # The template twice per file (the spec, and the first record's system message),
-    # whatever the number of records: not twice per record.
-    assert run.stat().st_size < 2.2 * TEMPLATE
+    # The template once per file (in the spec; every system message refers to it),
+    # whatever the number of records.
+    assert TEMPLATE < run.stat().st_size < 1.1 * TEMPLATE
+    assert all(r["bulk"]["messages"][0]["content"] is None for r in lines)
 
 
 def test_the_prompt_messages_are_given_back_whole(long_run: Path):
@@ -73,3 +74,17 @@ def test_a_digest_no_line_holds_is_bad_input(capsys, long_run: Path, tmp_path, m
     (tmp_path / "cut.jsonl").write_text("".join(lines[1:]))  # the line with the spec is gone
     code, _, err = cli(capsys, "replay", tmp_path / "cut.jsonl")
     assert code == 2 and "cut.jsonl" in err and REF in err and "Traceback" not in err
+
+
+def test_a_message_that_is_the_specs_prompt_refers_to_it_unless_redaction_would_change_it():
+    from agentproc.runs.specs import CONTENT_REF, SharedSpecs
+
+    plain = "Follow the procedure. " + "x" * specs.LONG_SPEC
+    secret = plain + " sk-abcdefghijklmnopqrstuvwxyz"
+    for text, kept in ((plain, False), (secret, True)):
+        messages = [{"role": "system", "content": text}, {"role": "user", "content": "S1 = 2"}]
+        rec = {"variant_spec": {"prompt": {"system": text}}, "messages": messages}
+        first = SharedSpecs().share(rec)
+        assert first["variant_spec"] == rec["variant_spec"]
+        message = first["messages"][0]
+        assert (message["content"] == text) is kept and isinstance(message[CONTENT_REF], str)
