@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
@@ -43,9 +43,16 @@ def cells(draw: st.DrawFn, mode: str | None = None) -> Cell:
 @st.composite
 def procedures(draw: st.DrawFn, mode: str | None = None) -> Procedure:
     cell = draw(cells(mode))
-    return generate_procedure(
-        cell, seed=draw(st.integers(0, 2**32)), index=draw(st.integers(0, 9999))
-    )
+    try:
+        return generate_procedure(
+            cell, seed=draw(st.integers(0, 2**32)), index=draw(st.integers(0, 9999))
+        )
+    except GenerationError:
+        # A long run of mul+div in a window of one variable can leave no valid step (values
+        # shrink to zero); the generator refuses it naming the cell (tested apart), and the
+        # properties below are about the procedures it makes.
+        assume(False)
+        raise
 
 
 def window(cell: Cell, step: int) -> range:
