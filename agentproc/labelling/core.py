@@ -435,18 +435,23 @@ class LabelCore:
                 # the call (a made-up argument for the step it skipped, say).
                 skipped = expected not in self.last_value
                 kind = (K.SKIPPED_STEP if skipped else K.REORDERED).value
-            elif not clean:  # named by the call's first label
-                kind = next(lab for lab in labels if lab.call_index == e.index).kind.value
-            elif expected is not None and expected not in self.last_value:
-                kind = K.SKIPPED_STEP.value
             else:
-                kind = K.REORDERED.value
+                kind = self._departure(e.index, clean, expected, labels)
             return min(p, n), {"call_index": e.index, "step": expected, "label": kind}
         if p <= n:
             kind = K.SKIPPED_STEP.value if p < n else K.MISSING_ANSWER.value
             # Past the last entry: the episode ended before the procedure did.
             return p, {"call_index": self.calls, "step": p + 1 if p < n else None, "label": kind}
         return n, None
+
+    def _departure(self, index: int, clean: bool, expected: int | None, labels: list[Label]) -> str:
+        """The label naming a departure at call ``index``: its own first label, else a
+        skipped step (the expected one never ran) or a reordering."""
+        if not clean:
+            return next(lab for lab in labels if lab.call_index == index).kind.value
+        if expected is not None and expected not in self.last_value:
+            return K.SKIPPED_STEP.value
+        return K.REORDERED.value
 
     def _dependency_divergence(self, labels: list[Label]) -> tuple[int, Divergence | None]:
         """:meth:`_divergence` under the ``dependency`` policy: a clean first run of a
@@ -468,12 +473,7 @@ class LabelCore:
                 p += 1
                 continue
             expected = next((k for k in range(1, n + 1) if k not in done), None)
-            if not clean:  # named by the call's first label
-                kind = next(lab for lab in labels if lab.call_index == e.index).kind.value
-            elif expected is not None and expected not in self.last_value:
-                kind = K.SKIPPED_STEP.value
-            else:
-                kind = K.REORDERED.value
+            kind = self._departure(e.index, clean, expected, labels)
             return min(p, n), {"call_index": e.index, "step": expected, "label": kind}
         if p <= n:
             expected = next((k for k in range(1, n + 1) if k not in done), None)
