@@ -75,3 +75,11 @@ def cli(capsys: Any, *argv: object) -> tuple[int, str, str]:
 def records(path: Any) -> list[dict[str, Any]]:
     """The records of a run file as readers get them (calls as objects, bulk at the top)."""
     return [dict(rec) for _, rec in read_run(path)]
+
+
+def last_paragraph(text: str) -> str:
+    """The last printed line, unwrapped: a line wrapped to the console's width goes on in
+    indented lines, joined back here with single spaces."""
+    lines = text.rstrip().splitlines()
+    start = max(i for i, line in enumerate(lines) if not line.startswith(" "))
+    return " ".join(line.strip() for line in lines[start:])

@@ -134,7 +134,7 @@ def _across_arms(
     out = []
     for i, c in enumerate(comparisons):
         n = len(c.labels)
-        pairs = _pairs(arms[c.baseline], arms[c.arm])
+        pairs = paired_episodes(arms[c.baseline], arms[c.arm])
         test = paired_test(pairs, "faithful", seed, levels[c.arm])
         out.append(
             dataclasses.replace(
@@ -175,7 +175,7 @@ def _arm(
     )
 
 
-def _pairs(base: Arm, arm: Arm) -> list[Pair]:
+def paired_episodes(base: Arm, arm: Arm) -> list[Pair]:
     """The arm's episodes paired with the baseline's by scenario and trial (each
     scenario once when both arms are deterministic)."""
     index = {(o.scenario_id, o.trial): o for o in base.outcomes}
@@ -192,7 +192,7 @@ def compare_arms(base: Arm, arm: Arm, kinds: Sequence[str], *, seed: int = 0) ->
     index = {(o.scenario_id, o.trial) for o in base.outcomes}
     matched = sum((o.scenario_id, o.trial) in index for o in arm.outcomes)
     unpaired = len(base.outcomes) + len(arm.outcomes) - 2 * matched
-    pairs = _pairs(base, arm)
+    pairs = paired_episodes(base, arm)
     overall = {m: difference(pairs, m, seed) for m in MEASURES}
     by_cell: dict[CellId, list[Pair]] = {}
     for b, v in pairs:

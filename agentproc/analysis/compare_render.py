@@ -6,6 +6,7 @@ from rich.console import Console
 from rich.table import Table
 
 from agentproc.analysis.compare_result import MEASURES, CompareResult, Comparison, Difference, Rate
+from agentproc.analysis.fit import print_table, print_wrapped
 from agentproc.analysis.render import NONE
 
 TITLES = {
@@ -54,12 +55,12 @@ def render_compare(result: CompareResult, out: Console) -> None:
             *(_rate(rates[m]) for m in MEASURES),
             str(sum(arm.errored.values())),
         )
-    out.print(arms)
+    print_table(out, arms)
     for c in result.comparisons:
         _comparison(c, out)
     _trials(result, out)
     for c in result.comparisons:
-        out.print(c.line(), markup=False, highlight=False)
+        print_wrapped(out, c.line())
 
 
 def _trials_run(result: CompareResult) -> bool:
@@ -88,7 +89,7 @@ def _comparison(c: Comparison, out: Console) -> None:
             str(d.gained),
             _p(d),
         )
-    out.print(t)
+    print_table(out, t)
     if len(c.cells) < 2:
         return
     cells = Table(
@@ -102,9 +103,9 @@ def _comparison(c: Comparison, out: Console) -> None:
         f"faithful {c.baseline}",
         f"faithful {c.arm}",
         "faithful difference",
-        "p",
+        "faithful p",
         "answer difference",
-        "p ",
+        "answer p",
     ):
         cells.add_column(col, justify="right")
     for (steps, lookback, _), ds in c.cells.items():
@@ -120,7 +121,7 @@ def _comparison(c: Comparison, out: Console) -> None:
             _diff(a),
             _p(a),
         )
-    out.print(cells)
+    print_table(out, cells, keys=2)
 
 
 def fmt(x: float | None) -> str:
@@ -154,7 +155,7 @@ def _trials(result: CompareResult, out: Console) -> None:
             *(fmt(s.pass_faithful.get(i)) for i in range(1, k + 1)),
             flag,
         )
-    out.print(t)
+    print_table(out, t)
     st = Table(
         title="label stability across trials",
         caption="recurrence: share of a scenario's trials with the label; same step: over the "
@@ -173,4 +174,4 @@ def _trials(result: CompareResult, out: Console) -> None:
                 fmt(ls.same_step),
             )
     if st.row_count:
-        out.print(st)
+        print_table(out, st, keys=2)

@@ -9,16 +9,17 @@ is one table per knob of ``--by``. Every table has one column group per agent.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from rich.console import Console
-from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
 from agentproc.analysis.cell_stats import CellStats, wilson
+from agentproc.analysis.fit import natural_width, print_wrapped, stack
 from agentproc.analysis.report import DEFAULT_BY, KNOBS, AgentReport, Report, group_order
 from agentproc.errors import unknown_key
 from agentproc.labelling import LabelKind
@@ -230,7 +231,7 @@ def _table(g: _Grouping, agents: list[str], columns: dict[str, list[Column]]) ->
 
 
 def _width(console: Console, table: Table) -> int:
-    return Measurement.get(console, console.options.update_width(1 << 16), table).maximum
+    return natural_width(console, table)
 
 
 def _fitting(
@@ -263,6 +264,34 @@ def _print_tables(console: Console, title: str, tables: list[Table]) -> None:
         console.print(t)
 
 
+def _split(
+    console: Console,
+    title: str,
+    g: _Grouping,
+    agents: list[str],
+    columns: Callable[[AgentReport], list[Column]],
+    report: Report,
+) -> None:
+    """For a console too narrow for one agent's table: the agent's columns split over as
+    many tables as it takes, or, where even one column does not fit, each row a block of
+    ``header: value`` lines (nothing is dropped or cut)."""
+    for name in agents:
+        cols = columns(report.agents[name])
+        chunks: list[list[Column]] = [[]]
+        for col in cols:
+            wider = _table(g, [name], {name: [*chunks[-1], col]})
+            if chunks[-1] and _width(console, wider) > console.width:
+                chunks.append([])
+            chunks[-1].append(col)
+        tables = [_table(g, [name], {name: chunk}) for chunk in chunks]
+        if all(_width(console, t) <= console.width for t in tables):
+            _print_tables(console, title, tables)
+            continue
+        print_wrapped(console, f"{title}: {name}")
+        alone = dataclasses.replace(g, named=False)
+        stack(console, _table(alone, [name], {name: cols}), keys=len(g.headers))
+
+
 def _render_grouping(console: Console, report: Report, g: _Grouping, agents: list[str]) -> None:
     """Every agent in one table with its label columns if that fits; else rates and
     labels in tables of their own, agents side by side as far as they fit."""
@@ -271,24 +300,38 @@ def _render_grouping(console: Console, report: Report, g: _Grouping, agents: lis
     if _width(console, table) <= console.width:
         _print_tables(console, g.title, [table])
         return
-    rates = _fitting(console, g, agents, lambda a: _rate_columns(a, False), report) or [
-        _table(g, [n], {n: _rate_columns(report.agents[n], False)}) for n in agents
-    ]
-    _print_tables(console, g.title, rates)
+    _fitting_or_stacked(console, g.title, g, agents, lambda a: _rate_columns(a, False), report)
     labelled = [n for n in agents if _kinds(report.agents[n])]
     if labelled:
-        labels = _fitting(console, g, labelled, _label_columns, report) or [
-            _table(g, [n], {n: _label_columns(report.agents[n])}) for n in labelled
-        ]
-        _print_tables(console, f"{g.title}: labels", labels)
+        _fitting_or_stacked(console, f"{g.title}: labels", g, labelled, _label_columns, report)
+
+
+def _fitting_or_stacked(
+    console: Console,
+    title: str,
+    g: _Grouping,
+    agents: list[str],
+    columns: Callable[[AgentReport], list[Column]],
+    report: Report,
+) -> None:
+    tables = _fitting(console, g, agents, columns, report)
+    if tables is None:
+        _split(console, title, g, agents, columns, report)
+    else:
+        _print_tables(console, title, tables)
 
 
 def _render_study(console: Console, report: Report, g: _Grouping, agents: list[str]) -> None:
+    """With intervals if they fit; else without (they are in --json); else split or
+    stacked, with intervals."""
     title = f"execution measures {g.title}"
     tables = _fitting(console, g, agents, _study_columns(True), report)
-    if tables is None:  # intervals: see --json
-        tables = _fitting(console, g, agents, _study_columns(False), report) or []
-    _print_tables(console, title, tables)
+    if tables is None:
+        tables = _fitting(console, g, agents, _study_columns(False), report)
+    if tables is None:
+        _split(console, title, g, agents, _study_columns(True), report)
+    else:
+        _print_tables(console, title, tables)
 
 
 def _counts(items: dict[str, int]) -> str:
@@ -300,7 +343,8 @@ def _headline(console: Console, name: str, a: AgentReport) -> None:
     s = a.overall
     runs = s.n + a.errored
     err_rate = a.errored / runs if runs else 0.0
-    console.print(
+    print_wrapped(
+        console,
         Text.assemble(
             (name, "bold"),
             f": n={s.n}{_design(s)}, first-answer acc {_ci(s.accuracy, s.accuracy_ci, s.n)},"
@@ -308,44 +352,45 @@ def _headline(console: Console, name: str, a: AgentReport) -> None:
             " unfaithful-correct gap "
             f"{_ci(s.unfaithful_correct_rate, s.unfaithful_correct_ci, s.n)},"
             f" errored {a.errored} of {runs} ({_ci(err_rate, wilson(a.errored, runs), runs)})",
-        )
+        ),
     )
     if a.errored:
-        console.print(
+        print_wrapped(
+            console,
             Text(
                 f"warning: {a.errored} episodes of {name} could not be run "
                 f"({_counts(a.errors)}) and count in no figure; run again with --resume "
                 "to retry them",
                 style="yellow",
-            )
+            ),
         )
     if not s.n:
         return
-    console.print(
+    print_wrapped(
+        console,
         f"  verdicts: {', '.join(f'{k} {v}' for k, v in s.verdicts.items())}; final-answer acc "
         f"{s.final_accuracy:.3f}, mean progress {s.progress_rate:.3f}, mean correct prefix "
         f"{s.prefix_rate:.3f}",
-        highlight=False,
     )
     wrong = s.label_counts[LabelKind.WRONG_ARGUMENT]
     if wrong:
         carried = s.wrong_argument_causes.get("propagated", 0)
         new = {k: v for k, v in s.wrong_argument_causes.items() if k != "propagated"}
-        console.print(
+        print_wrapped(
+            console,
             f"  wrong_argument {wrong}: {carried} carried forward (propagated) from "
             f"{s.slips} new mistakes" + (f" ({_counts(new)})" if new else ""),
-            highlight=False,
         )
     if s.diverged:
-        console.print(
+        print_wrapped(
+            console,
             f"  first divergence: {s.diverged} of {s.n} episodes left the procedure "
             f"({_ci(s.diverged / s.n, s.diverged_ci, s.n)}); first label "
             f"{_counts(s.divergence_labels)}; median step {s.divergence_median_step}, on "
             f"average {100 * s.divergence_position:.0f}% of the way through",
-            highlight=False,
         )
     else:
-        console.print("  first divergence: none (every episode followed the procedure)")
+        print_wrapped(console, "  first divergence: none (every episode followed the procedure)")
 
 
 def _design(s: CellStats) -> str:
@@ -369,7 +414,7 @@ def _legend(console: Console, report: Report) -> None:
     for key in used:
         if key not in seen:
             seen.add(key)
-            console.print(f"  {key}: {LEGEND[key]}", markup=False, highlight=False)
+            print_wrapped(console, f"  {key}: {LEGEND[key]}")
 
 
 def render_report(report: Report, console: Console, by: Sequence[str] = DEFAULT_BY) -> None:

@@ -16,6 +16,7 @@ from rich.cells import cell_len, get_character_cell_size
 from rich.console import Console
 from rich.text import Text
 
+from agentproc.analysis.fit import print_wrapped
 from agentproc.analysis.replay import Replay
 from agentproc.labelling import Divergence, Label, LabelKind
 
@@ -246,8 +247,8 @@ def render_timeline(replay: Replay, console: Console) -> None:
             console.print(line, soft_wrap=True)
             line = Text(indent + "↳ ")
             line.append_text(labels)
-            if len(line) > width:  # narrower than any label: wrap it, lose nothing
-                console.print(line)
+            if len(line) > width:  # longer than the width: wrap it, lose nothing
+                print_wrapped(console, line)
                 continue
         line.rstrip()
         console.print(line, soft_wrap=True)
@@ -282,7 +283,7 @@ def _summary(replay: Replay, console: Console, width: int) -> None:
         )
     if episode:
         skipped = f" (skipped steps: {steps})" if steps else ""
-        console.print(Text("episode: " + ", ".join(sorted(set(episode))) + skipped), soft_wrap=True)
+        print_wrapped(console, "episode: " + ", ".join(sorted(set(episode))) + skipped)
     if replay.differences:
         console.print(
             Text(f"{len(replay.differences)} difference(s) from the recording:", style="red")

@@ -48,6 +48,7 @@ def replay_command(args: argparse.Namespace, out: Console, err: Console) -> int:
 
 def _replay_run(args: argparse.Namespace, out: Console, err: Console) -> int:
     from agentproc.analysis import replay_record
+    from agentproc.analysis.fit import print_table
     from agentproc.analysis.timeline import render_timeline
 
     report = ReadReport()
@@ -79,7 +80,7 @@ def _replay_run(args: argparse.Namespace, out: Console, err: Console) -> int:
     if args.episode is not None and not found:
         raise InputError(args.run, f"no episode with scenario id {args.episode!r}", "scenario_id")
     if not args.json and args.episode is None:
-        out.print(summary)
+        print_table(out, summary)
         out.print(f"{found} episodes replayed; {differ} differ from the recording", highlight=False)
     return EXIT_FAILED if differ else EXIT_OK
 

@@ -127,6 +127,4 @@ def stress_command(args: argparse.Namespace, out: Console, err: Console) -> int:
         print_json(out, result.to_json())
     else:
         render_stress(result, out)
-        for c in result.compare.comparisons:
-            out.print(c.line(), markup=False, highlight=False)
     return status

@@ -5,6 +5,8 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from agentproc.analysis.fit import print_table, print_wrapped
+from agentproc.experiments.ranking import Effect, Ranked
 from agentproc.experiments.stress import Breaking, StressResult, Walk
 
 
@@ -22,34 +24,45 @@ def _point(b: Breaking, other: str) -> str:
     return "\n".join(f"{other} {w.at}: {_walk(w)}" for w in b.walks) or "-"
 
 
-def render_stress(result: StressResult, out: Console) -> None:
-    """Print the ranking of the variants (most harmful first) and each breaking point."""
-    base = result.compare.baseline
-    methods = sorted({r.method for r in result.ranking}) or ["exact McNemar"]
-    t = Table(
-        title=f"variants ranked by their effect on faithful accuracy (vs {base})",
-        caption="difference = variant - default over scenarios, 95% interval of the test's "
-        f"own method ({', '.join(methods)}); p Holm-corrected across variants, verdict from it",
+def _effect(e: Effect) -> str:
+    diff = (
+        f"{e.diff:+.3f} (too few scenarios)"
+        if e.ci is None
+        else f"{e.diff:+.3f} [{e.ci[0]:+.3f}, {e.ci[1]:+.3f}]"
     )
-    for col in ("rank", "variant", "axis", base, "variant ", "difference", "p (Holm)", "verdict"):
+    return f"{e.baseline:.3f} -> {e.variant:.3f}\n{diff}\np {e.p_holm:.3g}"
+
+
+def _verdict(r: Ranked) -> str:
+    if not r.flagged:
+        return r.verdict
+    return f"{r.verdict}\ncollapse: {', '.join(SHORT[m] for m in r.flagged)}"
+
+
+SHORT = {"faithful": "faithful", "first_answer": "first-answer"}
+"""How the ranked measures are headed in the table."""
+
+
+def render_stress(result: StressResult, out: Console) -> None:
+    """Print the ranking of the variants (most harmful first), each breaking point, then
+    one verdict line per variant on both measures."""
+    base = result.compare.baseline
+    methods = sorted({r.faithful.method for r in result.ranking}) or ["exact McNemar"]
+    t = Table(
+        title=f"variants ranked by their effect on faithful and first-answer accuracy "
+        f"(vs {base}), most harmful first",
+        caption=f"{base} -> variant; difference = variant - {base} over scenarios, with its "
+        f"interval by the test's own method ({', '.join(methods)}) at the level Holm tested "
+        "it at; p Holm-corrected across both measures of every variant, verdict from it; "
+        "collapse: a measure the variant significantly lowers",
+    )
+    for col in ("rank", "variant", "axis", "faithful acc", "first-answer acc", "verdict"):
         t.add_column(col, justify="left" if col in ("variant", "axis", "verdict") else "right")
     for i, r in enumerate(result.ranking, 1):
-        diff = (
-            f"{r.diff:+.3f} (too few scenarios)"
-            if r.ci is None
-            else f"{r.diff:+.3f} [{r.ci[0]:+.3f}, {r.ci[1]:+.3f}]"
-        )
         t.add_row(
-            str(i),
-            r.variant,
-            r.axis,
-            f"{r.baseline:.3f}",
-            f"{r.faithful:.3f}",
-            diff,
-            f"{r.p_holm:.3g}",
-            r.verdict,
+            str(i), r.variant, r.axis, _effect(r.faithful), _effect(r.first_answer), _verdict(r)
         )
-    out.print(t)
+    print_table(out, t, keys=2)
     b = Table(
         title=f"breaking points: a value holds while faithful accuracy's 95% interval is at or "
         f"above {result.threshold:g}, breaks once it is below",
@@ -59,4 +72,6 @@ def render_stress(result: StressResult, out: Console) -> None:
         b.add_column(col)
     for name, (by_length, by_lookback) in result.breaking.items():
         b.add_row(name, _point(by_length, "L"), _point(by_lookback, "N"))
-    out.print(b)
+    print_table(out, b)
+    for r in result.ranking:
+        print_wrapped(out, r.line(base))

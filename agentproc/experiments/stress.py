@@ -5,9 +5,10 @@ styles, renderings, tool-set perturbations, guard modes) on the same small suite
 or with ``grid`` every combination of one prompt style, one rendering and one
 tool set. It ends in two findings:
 
-- the **ranking**: every variant's paired difference in faithful accuracy from the
-  default, most harmful first, with the comparison's verdict (Holm-corrected across
-  variants, so the ranking and the verdict lines below it agree);
+- the **ranking**: every variant's paired differences in faithful and first-answer
+  accuracy from the default, most harmful first, flagged where either collapses
+  (:mod:`agentproc.experiments.ranking`: Holm-corrected across both measures of every
+  variant, each interval at the level Holm tested it at, so intervals and verdicts agree);
 - the **breaking point** of each variant, by confidence and per value of the other
   knob: along the lengths at each look-back (and apart along the look-backs at each
   length), a value *holds* while the lower bound of faithful accuracy's 95% interval
@@ -26,10 +27,9 @@ from typing import Any, Literal
 
 from agentproc.analysis.cell_stats import design_effect
 from agentproc.analysis.compare_result import CompareResult, Rate
-from agentproc.analysis.multiplicity import holm
-from agentproc.analysis.stats import Verdict
 from agentproc.analysis.trials import Outcome
 from agentproc.errors import ConfigError
+from agentproc.experiments.ranking import Ranked, rank_variants
 from agentproc.workflow.variant import (
     DEFAULT_VARIANT,
     Variant,
@@ -107,40 +107,6 @@ def preset_variants(names: Sequence[str] | None = None, *, grid: bool = False) -
         )
     by_axis = {a: [DEFAULT_VARIANT, *(v for v in chosen if axis_of(v) == a)] for a in GRID_AXES}
     return [combine(parts) for parts in itertools.product(*by_axis.values())]
-
-
-@dataclass(frozen=True, slots=True)
-class Ranked:
-    """One variant's effect on faithful accuracy against the default."""
-
-    variant: str
-    axis: Axis
-    baseline: float
-    faithful: float
-    diff: float
-    ci: tuple[float, float] | None
-    """95% interval of the comparison's method (``None``: too few scenarios)."""
-    p: float
-    p_holm: float
-    verdict: Verdict
-    """From the Holm-adjusted p-value (the comparison's own verdict)."""
-    method: str = "exact McNemar"
-    """The paired test (and interval) the comparison used."""
-
-    def to_json(self) -> dict[str, Any]:
-        """The JSON form."""
-        return {
-            "variant": self.variant,
-            "axis": self.axis,
-            "baseline": round(self.baseline, 4),
-            "faithful_accuracy": round(self.faithful, 4),
-            "diff": round(self.diff, 4),
-            "ci": None if self.ci is None else [round(x, 4) for x in self.ci],
-            "p": self.p,
-            "p_holm": self.p_holm,
-            "verdict": self.verdict,
-            "method": self.method,
-        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,26 +237,7 @@ def stress_result(
     result: CompareResult, variants: Sequence[Variant], threshold: float
 ) -> StressResult:
     """Rank the variants of a comparison against the default and find their breaking points."""
-    axes = {v.name: axis_of(v) for v in variants}
-    adjusted = holm({c.arm: c.overall["faithful"].p for c in result.comparisons})
-    ranking = []
-    for c in result.comparisons:
-        f = c.overall["faithful"]
-        ranking.append(
-            Ranked(
-                c.arm,
-                axes.get(c.arm, "mixed"),
-                f.baseline,
-                f.variant,
-                f.diff,
-                f.ci,
-                f.p,
-                adjusted[c.arm],
-                c.verdict,
-                f.method,
-            )
-        )
-    ranking.sort(key=lambda r: (r.diff, r.p, r.variant))
+    ranking = rank_variants(result, {v.name: axis_of(v) for v in variants})
     breaking = {
         name: (
             breaking_point(arm.outcomes, "length", threshold),

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import last_paragraph
 
 from agentproc.cli import main
 from agentproc.labelling import LabelKind
@@ -36,7 +37,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def test_a_skipping_agent_is_worse_than_the_oracle_and_skipped_step_rose(capsys, runs):
     code, out, _ = cli(capsys, "compare", runs["sim:oracle"], runs["sim:skipped_step"])
     assert code == 0
-    last = out.strip().splitlines()[-1]
+    last = last_paragraph(out)
     assert last.startswith(
         "sim:skipped_step: worse than sim:oracle: faithful accuracy 100.0% -> 0.0%"
     )

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import last_paragraph
 
 from agentproc.analysis.trials import Outcome
 from agentproc.cli import main
@@ -177,9 +178,9 @@ def test_stress_renders_a_ranking_and_breaking_points(capsys, suite, tmp_path):
         "0.9",
     )
     assert code == 0
-    assert "variants ranked by their effect on faithful accuracy" in out
+    assert "variants ranked by their effect on faithful and first-answer accuracy" in out
     assert "breaking points: a value holds while faithful accuracy's 95% interval is at" in out
-    assert out.strip().splitlines()[-1].startswith("prose: worse than default")
+    assert last_paragraph(out).startswith("prose: worse than default")
 
 
 def test_compare_a_suite_under_two_variants(capsys, suite, tmp_path):
@@ -229,10 +230,8 @@ def test_a_prompt_the_simulated_agent_ignores_makes_no_detectable_difference(
         tmp_path / "runs",
     )
     assert code == 0
-    assert (
-        out.strip()
-        .splitlines()[-1]
-        .startswith("terse: no detectable difference from default at 40 scenarios")
+    assert last_paragraph(out).startswith(
+        "terse: no detectable difference from default at 40 scenarios"
     )
 
 
@@ -264,7 +263,8 @@ def test_compare_suite_needs_out_and_never_replaces_a_run_file(capsys, suite, tm
     assert (tmp_path / "r" / "prose.jsonl").read_text() == "{}\n"
 
 
-def _record(sid: str, variant: str, correct: bool) -> dict[str, object]:
+def _record(sid: str, variant: str, correct: bool, faithful: bool = True) -> dict[str, object]:
+    verdict = ("faithful" if faithful else "unfaithful_correct") if correct else "wrong"
     return {
         "scenario_id": sid,
         "agent": "sim:x",
@@ -272,14 +272,15 @@ def _record(sid: str, variant: str, correct: bool) -> dict[str, object]:
         "cell": "n5-L1",
         "params": {"steps": 5, "lookback": 1},
         "metrics": {"first_answer_correct": correct},
-        "verdict": "faithful" if correct else "wrong",
-        "labels": [],
+        "verdict": verdict,
+        "labels": [] if verdict != "unfaithful_correct" else [{"kind": "skipped_step"}],
         "stop_reason": "answer",
     }
 
 
-def test_stress_verdict_lines_agree_with_the_holm_corrected_ranking():
-    # terse loses 6 of 40 (raw p = 0.031); Holm over three variants makes it 0.094
+def test_stress_verdicts_agree_with_the_holm_corrected_ranking_on_both_measures():
+    # terse loses 6 of 40 on both measures (raw p = 0.031); Holm over two measures of
+    # three variants makes it 6 x 0.031 = 0.19
     from agentproc.analysis.compare import compare_records
     from agentproc.experiments.stress import stress_result
 
@@ -288,10 +289,56 @@ def test_stress_verdict_lines_agree_with_the_holm_corrected_ranking():
     records += [_record(f"s{i}", v, True) for v in ("json", "prose") for i in range(40)]
     compared = compare_records(records)
     result = stress_result(compared, [load_variant(n) for n in ("terse", "json", "prose")], 0.5)
-    terse = next(r for r in result.ranking if r.variant == "terse")
-    assert terse.p == pytest.approx(0.03125) and terse.p_holm == pytest.approx(0.09375)
-    assert terse.verdict == "no detectable difference"
-    for c in compared.comparisons:
-        ranked = next(r for r in result.ranking if r.variant == c.arm)
-        assert c.verdict == ranked.verdict
-        assert c.line().startswith(f"{c.arm}: no detectable difference")
+    terse = result.ranking[0]
+    assert terse.variant == "terse"
+    for e in (terse.faithful, terse.first_answer):
+        assert e.p == pytest.approx(0.03125) and e.p_holm == pytest.approx(0.1875)
+        assert e.verdict == "no detectable difference" and e.ci is not None
+        assert e.ci[0] < 0 < e.ci[1] and e.level == pytest.approx(1 - 0.05 / 6)
+    assert terse.verdict == "no detectable difference" and terse.flagged == []
+    assert terse.line("default").startswith("terse: no detectable difference from default")
+
+
+def test_stress_flags_a_first_answer_collapse_when_faithful_accuracy_is_zero_in_both_arms():
+    # nobody is faithful; "prose" wrecks 26 of 30 right answers
+    from agentproc.analysis.compare import compare_records
+    from agentproc.experiments.stress import stress_result
+
+    records = [_record(f"s{i}", "default", True, faithful=False) for i in range(30)]
+    records += [_record(f"s{i}", "prose", i >= 26, faithful=False) for i in range(30)]
+    records += [_record(f"s{i}", "terse", True, faithful=False) for i in range(30)]
+    compared = compare_records(records)
+    result = stress_result(compared, [load_variant(n) for n in ("prose", "terse")], 0.5)
+    prose, terse = result.ranking
+    assert prose.variant == "prose" and terse.variant == "terse"
+    assert (prose.faithful.baseline, prose.faithful.variant, prose.faithful.diff) == (0, 0, 0)
+    assert prose.faithful.verdict == "no detectable difference"
+    answer = prose.first_answer
+    assert answer.diff == pytest.approx(-26 / 30) and answer.verdict == "worse"
+    assert answer.p_holm < 1e-6 and answer.ci is not None and answer.ci[1] < 0
+    assert prose.verdict == "worse" and prose.flagged == ["first_answer"]
+    assert prose.line("default").startswith(
+        "prose: worse than default (collapse in first-answer accuracy): faithful accuracy "
+        "0.0% -> 0.0%"
+    )
+    data = result.to_json()["ranking"][0]
+    assert (data["verdict"], data["flagged"]) == ("worse", ["first_answer"])
+    assert data["first_answer"]["verdict"] == "worse" and data["faithful"]["diff"] == 0
+
+
+def test_every_ranked_interval_excludes_zero_exactly_when_its_verdict_is_not_null():
+    from agentproc.analysis.compare import compare_records
+    from agentproc.experiments.stress import stress_result
+
+    records = [_record(f"s{i}", "default", True, faithful=i % 3 > 0) for i in range(40)]
+    for v, cut in (("terse", 4), ("json", 9), ("prose", 14)):
+        records += [_record(f"s{i}", v, i >= cut, faithful=i % 2 > 0) for i in range(40)]
+    compared = compare_records(records)
+    result = stress_result(compared, [load_variant(n) for n in ("terse", "json", "prose")], 0.5)
+    verdicts = set()
+    for r in result.ranking:
+        for e in (r.faithful, r.first_answer):
+            assert e.ci is not None
+            verdicts.add(e.verdict)
+            assert (e.ci[0] > 0 or e.ci[1] < 0) == (e.verdict != "no detectable difference")
+    assert verdicts == {"worse", "no detectable difference"}

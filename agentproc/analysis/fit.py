@@ -1,0 +1,107 @@
+"""Terminal output that keeps within the console's width and never cuts a value.
+
+A rich table wider than its console shrinks its columns: cells wrap onto three lines,
+headers and ids are cut with an ellipsis. :func:`print_table` prints a table as it is
+when its natural width fits, and otherwise *stacked*: one block per row, its key
+columns on the block's first line and a ``header: value`` line for each other cell,
+so no value is cut, wrapped inside or dropped. :func:`print_wrapped` wraps prose
+within the width with a hanging indent, whatever the console's ``soft_wrap``.
+
+The width is the console's: the terminal's, or ``COLUMNS`` (rich reads it).
+"""
+
+from __future__ import annotations
+
+from rich.console import Console, RenderableType
+from rich.measure import Measurement
+from rich.table import Table
+from rich.text import Text
+
+INDENT = 2
+"""How far a stacked cell, or the continuation of a wrapped line, is indented."""
+
+
+def natural_width(console: Console, table: Table) -> int:
+    """The width ``table`` takes when nothing in it wraps or is cut."""
+    return Measurement.get(console, console.options.update_width(1 << 16), table).maximum
+
+
+def fits(console: Console, table: Table) -> bool:
+    """Whether ``table`` prints whole within the console's width."""
+    return natural_width(console, table) <= console.width
+
+
+def print_wrapped(
+    console: Console, text: str | Text, indent: int = INDENT, style: str = ""
+) -> None:
+    """Print ``text`` within the console's width; each line after the first is indented
+    by ``indent`` more than the text's own leading spaces."""
+    t = Text(text, style=style) if isinstance(text, str) else text
+    lead = len(t.plain) - len(t.plain.lstrip(" "))
+    width = max(console.width, lead + indent + 8)
+    for line in _hanging(console, t, width, lead + indent):
+        console.print(line, soft_wrap=True, crop=False)
+
+
+def _hanging(console: Console, t: Text, width: int, indent: int) -> list[Text]:
+    lines = t.wrap(console, width, overflow="fold")
+    if len(lines) <= 1:
+        return [line.rstrip() or line for line in lines] or [Text("")]
+    first = lines[0]
+    first.rstrip()
+    rest = t[len(first.plain) :]
+    rest = rest[len(rest.plain) - len(rest.plain.lstrip()) :]
+    out = [first]
+    for line in rest.wrap(console, width - indent, overflow="fold"):
+        line.rstrip()
+        out.append(Text(" " * indent) + line)
+    return out
+
+
+def _plain(cell: RenderableType) -> str:
+    """A cell on one line: an interval (``[...]``) follows its value, other lines are
+    joined by ``; ``."""
+    text = cell.plain if isinstance(cell, Text) else str(cell)
+    out = ""
+    for part in (p.strip() for p in text.splitlines()):
+        if part:
+            out += ("" if not out else " " if part.startswith("[") else "; ") + part
+    return out
+
+
+def _header(column_header: RenderableType) -> str:
+    text = column_header.plain if isinstance(column_header, Text) else str(column_header)
+    return " ".join(text.split())
+
+
+def print_table(console: Console, table: Table, keys: int = 1) -> None:
+    """Print ``table``'s title, the table (or, when it is too wide, its rows stacked with
+    the first ``keys`` columns heading each block), then its caption, wrapped."""
+    title, caption = table.title, table.caption
+    table.title = table.caption = None
+    if title is not None:
+        print_wrapped(console, _plain(title))
+    if fits(console, table):
+        console.print(table)
+    else:
+        stack(console, table, keys)
+    table.title, table.caption = title, caption
+    if caption is not None:
+        print_wrapped(console, _plain(caption))
+
+
+def _pair(header: str, value: str) -> str:
+    return f"{header}: {value}" if header else value
+
+
+def stack(console: Console, table: Table, keys: int = 1) -> None:
+    """Print each row of ``table`` as a block of ``header: value`` lines."""
+    headers = [_header(c.header) for c in table.columns]
+    columns = [[_plain(cell) for cell in c.cells] for c in table.columns]
+    for row in range(table.row_count):
+        values = [col[row] for col in columns]
+        head = ", ".join(_pair(h, v) for h, v in zip(headers[:keys], values[:keys], strict=True))
+        print_wrapped(console, head)
+        for h, v in zip(headers[keys:], values[keys:], strict=True):
+            if v:
+                print_wrapped(console, " " * INDENT + _pair(h, v))
