@@ -38,6 +38,15 @@ def _p(d: Difference) -> str:
     return f"{text} *" if d.significant else text
 
 
+def _two_lines(text: str) -> str:
+    """A figure over its interval or note, so that the column is as narrow as either."""
+    for sep in (" [", " ("):
+        if sep in text:
+            head, tail = text.split(sep, 1)
+            return f"{head}\n{sep.strip()}{tail}"
+    return text
+
+
 def render_compare(result: CompareResult, out: Console) -> None:
     """Print the arms, each comparison (overall, labels, cells), trials, then the verdicts."""
     arms = Table(
@@ -75,7 +84,7 @@ def _comparison(c: Comparison, out: Console) -> None:
         f"method ({c.overall['faithful'].method}); labels Holm-corrected across the kinds "
         "that can reject; * significant at 0.05",
     )
-    for col in ("measure", c.baseline, c.arm, "difference", "only baseline", "only arm", "p"):
+    for col in ("measure", c.baseline, c.arm, "difference", "only\nbaseline", "only\narm", "p"):
         t.add_column(col, justify="left" if col == "measure" else "right")
     rows = [c.overall[m] for m in MEASURES]
     rows += [d for d in c.labels if d.gained or d.lost or d.baseline or d.variant]
@@ -84,10 +93,10 @@ def _comparison(c: Comparison, out: Console) -> None:
             TITLES.get(d.measure, d.measure),
             f"{d.baseline:.3f}",
             f"{d.variant:.3f}",
-            _diff(d),
+            _two_lines(_diff(d)),
             str(d.lost),
             str(d.gained),
-            _p(d),
+            _two_lines(_p(d)),
         )
     print_table(out, t)
     if len(c.cells) < 2:
@@ -100,12 +109,12 @@ def _comparison(c: Comparison, out: Console) -> None:
         "N",
         "L",
         "pairs",
-        f"faithful {c.baseline}",
-        f"faithful {c.arm}",
-        "faithful difference",
-        "faithful p",
-        "answer difference",
-        "answer p",
+        f"faithful\n{c.baseline}",
+        f"faithful\n{c.arm}",
+        "faithful\ndifference",
+        "faithful\np",
+        "answer\ndifference",
+        "answer\np",
     ):
         cells.add_column(col, justify="right")
     for (steps, lookback, _), ds in c.cells.items():
@@ -116,10 +125,10 @@ def _comparison(c: Comparison, out: Console) -> None:
             str(f.n),
             f"{f.baseline:.3f}",
             f"{f.variant:.3f}",
-            _diff(f),
-            _p(f),
-            _diff(a),
-            _p(a),
+            _two_lines(_diff(f)),
+            _two_lines(_p(f)),
+            _two_lines(_diff(a)),
+            _two_lines(_p(a)),
         )
     print_table(out, cells, keys=2)
 

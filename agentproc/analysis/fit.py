@@ -59,13 +59,13 @@ def _hanging(console: Console, t: Text, width: int, indent: int) -> list[Text]:
 
 
 def _plain(cell: RenderableType) -> str:
-    """A cell on one line: an interval (``[...]``) follows its value, other lines are
-    joined by ``; ``."""
+    """A cell on one line: an interval or a note (``[...]``, ``(...)``) follows its value,
+    other lines are joined by ``; ``."""
     text = cell.plain if isinstance(cell, Text) else str(cell)
     out = ""
     for part in (p.strip() for p in text.splitlines()):
         if part:
-            out += ("" if not out else " " if part.startswith("[") else "; ") + part
+            out += ("" if not out else " " if part.startswith(("[", "(")) else "; ") + part
     return out
 
 

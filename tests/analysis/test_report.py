@@ -564,3 +564,27 @@ def test_no_scored_episode_shows_no_figure_not_zero() -> None:
     overall = report_json(report)["agents"]["model:a"]["overall"]
     assert overall["accuracy"] is None and overall["accuracy_ci"] is None
     assert overall["faithful_accuracy"] is None
+
+
+def _long_named() -> list[Record]:
+    records = golden_records()
+    for r in records:
+        r["agent"] = "my_agents/react.py:make_agent" if r["agent"] == "model:a" else "sim:decay"
+    return records
+
+
+@pytest.mark.parametrize("width", [80, 60])
+def test_execution_measures_are_split_never_dropped_when_one_agent_is_too_wide(width: int) -> None:
+    text = render(aggregate(_long_named()), width=width)
+    assert all(len(line) <= width for line in text.splitlines())
+    study = text.split("execution measures by length")[1:]
+    assert study and "self-corr" in "".join(study).split("legend")[0]
+    assert "my_agents/react.py:make_agent" in "".join(study)
+
+
+def test_a_table_not_even_one_column_of_which_fits_is_stacked_whole() -> None:
+    text = render(aggregate(_long_named()), width=36)
+    assert all(len(line) <= 36 for line in text.splitlines()) and "…" not in text
+    title = "execution measures by length:\n  my_agents/react.py:make_agent\n"
+    block = text.split(title)[1]
+    assert block.splitlines()[:3] == ["N: 5", "  n: 20", "  exact-step: 75% [53-89]"]

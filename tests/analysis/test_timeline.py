@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 from helpers import ORACLE, step, submit, tiny_scenario
+from rich.cells import cell_len
 from rich.console import Console
 
 from agentproc.agents.sim import run_sim_episode
@@ -257,3 +258,14 @@ def test_each_label_kind_has_its_colour_and_the_divergence_is_marked():
         at = out.index(kind)
         styles[kind] = out[out.rindex("\x1b[", 0, at) : at]
     assert len(set(styles.values())) == 3
+
+
+def test_label_lines_wrap_within_the_width_on_the_command_lines_soft_wrap_console():
+    # the command line's console soft-wraps (leaves long lines to the terminal): label
+    # lines must still keep within its width, every label whole
+    console = Console(file=io.StringIO(), width=60, soft_wrap=True, color_system=None)
+    render_timeline(replay_calls(tiny_scenario(), MIXED), console)
+    text = console.file.getvalue()  # type: ignore[attr-defined]
+    assert [line for line in text.splitlines() if cell_len(line) > 60] == []
+    flat = " ".join(text.split())
+    assert "wrong_argument(S3=3, expected 5.0, lookback_confusion, as S2)" in flat
