@@ -46,7 +46,9 @@ def print_wrapped(
 def _hanging(console: Console, t: Text, width: int, indent: int) -> list[Text]:
     lines = t.wrap(console, width, overflow="fold")
     if len(lines) <= 1:
-        return [line.rstrip() or line for line in lines] or [Text("")]
+        for line in lines:
+            line.rstrip()
+        return list(lines) or [Text("")]
     first = lines[0]
     first.rstrip()
     rest = t[len(first.plain) :]
