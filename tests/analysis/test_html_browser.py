@@ -127,7 +127,7 @@ def test_filtering_by_verdict_label_and_cell(page: Page):
 
 def test_the_drill_down_shows_procedure_calls_and_the_first_divergence(page: Page):
     page.select_option("#filter-series", label="sim:skipped_step")
-    page.locator("#episode-table tbody tr button.open").first.press("Enter")
+    page.locator("#episode-table tbody tr a.open").first.press("Enter")
     drill = page.locator("#drill")
     assert drill.is_visible()
     assert page.evaluate("document.activeElement.id") == "drill-title"
@@ -143,7 +143,7 @@ def test_injected_markup_in_a_model_output_stays_inert_text(page: Page, tmp_path
     rows = visible_rows(page)
     assert [r[0] for r in rows] == [HOSTILE_ID]
     assert rows[0][1] == "model<i>x</i>"
-    page.locator("#episode-table tbody tr button.open").first.click()
+    page.locator("#episode-table tbody tr a.open").first.click()
     drill = page.locator("#drill")
     assert HOSTILE in drill.inner_text()  # shown as the text the model wrote
     assert drill.locator("script, img, i, b").count() == 0
@@ -170,8 +170,8 @@ def test_an_episode_beyond_the_budget_names_its_replay_command(browser: Any, tmp
     pg.goto(out.as_uri())
     pg.wait_for_selector("#episode-table tbody tr")
     messages = []
-    for i in range(pg.locator("#episode-table tbody tr button.open").count()):
-        button = pg.locator("#episode-table tbody tr button.open").nth(i)
+    for i in range(pg.locator("#episode-table tbody tr a.open").count()):
+        button = pg.locator("#episode-table tbody tr a.open").nth(i)
         episode = button.text_content()
         button.click()
         text = pg.locator("#drill").inner_text()
@@ -203,7 +203,7 @@ def test_a_drill_down_whose_suite_moved_shows_calls_and_says_why(browser: Any, t
     errors: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
     pg.goto((tmp_path / "r.html").as_uri())
-    pg.locator("#episode-table tbody tr button.open").first.click()
+    pg.locator("#episode-table tbody tr a.open").first.click()
     text = pg.locator("#drill").inner_text()
     pg.close()
     assert out.detailed == 1 and errors == []
