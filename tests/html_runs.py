@@ -55,6 +55,26 @@ def hostile_record() -> dict[str, Any]:
     return rec
 
 
+def scripted_record(calls: list[tuple[str, Any]], agent: str = "scripted") -> dict[str, Any]:
+    """An episode of :func:`helpers.tiny_scenario` whose agent made exactly ``calls``,
+    labelled by the monitor."""
+    from helpers import run, tiny_scenario
+
+    from agentproc.workflow import build_workflow
+
+    scenario = tiny_scenario()
+    scale = build_workflow(scenario).scale
+    rec = json.loads(json.dumps(episode_record(run_sim_episode(scenario, "sim:oracle"))))
+    labels, metrics, records = run(calls, scenario)
+    rec["agent"] = agent
+    rec["calls"] = [r.to_json(scale) for r in records]
+    rec["labels"] = [lab.to_json() for lab in labels]
+    rec["metrics"] = json.loads(json.dumps(metrics))
+    rec["verdict"] = metrics["verdict"]
+    rec["messages"] = []
+    return rec
+
+
 def write_run(path: Path, records: list[dict[str, Any]]) -> Path:
     """Write records as a run file, each line laid out as the runner writes it (version 2)."""
     path.write_text("".join(line_of(r) for r in records))

@@ -252,7 +252,8 @@ def _aligned(
     tool = str(finish.get("tool", "submit_answer"))
     if steps:
         expected = [str(s[2]) for s in steps]
-        answer = f'{tool}({{"{finish.get("argument", "answer")}":{scenario.get("answer")}}})'
+        argument = str(finish.get("argument", "answer"))
+        answer = _call_text({"name": tool, "arguments": {argument: scenario.get("answer")}})
     else:
         known = [c["step"] for c in calls if isinstance(c.get("step"), int)]
         total = rec["metrics"].get("total_steps")

@@ -100,6 +100,7 @@
     page = Math.min(page, pages - 1);
     const rows = shown.slice(page * PAGE, (page + 1) * PAGE).map((i) => {
       const open = el("a", { class: "open", href: `#${R.anchor[i]}`, "data-episode": String(i), text: R.id[i] });
+      open.addEventListener("click", (e) => { e.preventDefault(); location.hash = R.anchor[i]; drill(i); });
       const verdict = VERDICTS[R.verdict[i]] + (R.error[i] ? ` (${R.error[i]})` : "");
       return el("tr", { "data-index": String(i) },
         el("td", {}, open),
@@ -203,7 +204,7 @@
   const AT = new Map(R.anchor.map((a, i) => [a, i]));
   function follow() {
     const i = AT.get(decodeURIComponent(location.hash.slice(1)));
-    if (i !== undefined) drill(i);
+    if (i !== undefined && !document.getElementById(R.anchor[i])) drill(i);
   }
   window.addEventListener("hashchange", follow);
   apply();
