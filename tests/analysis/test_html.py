@@ -274,7 +274,9 @@ def test_the_call_table_lines_calls_up_by_step_past_a_reordering_a_skip_and_an_e
 
 
 def test_a_first_divergence_at_a_skipped_step_marks_that_steps_row(tmp_path: Path):
-    run = write_run(tmp_path / "run.jsonl", [scripted_record([step(1), step(3), step(4), submit()])])
+    run = write_run(
+        tmp_path / "run.jsonl", [scripted_record([step(1), step(3), step(4), submit()])]
+    )
     detail = page_data(html_report([run]).html)["details"]["0"]
     assert detail["rows"][detail["mark"]][:3] == ["2", detail["steps"][1][2], None]
 

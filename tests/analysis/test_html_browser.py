@@ -4,11 +4,21 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
-from html_runs import HOSTILE, HOSTILE_ID, hostile_record, sim_records, write_run
+from helpers import step, submit
+from html_runs import (
+    AGENTS,
+    HOSTILE,
+    HOSTILE_ID,
+    hostile_record,
+    scripted_record,
+    sim_records,
+    write_run,
+)
 
 from agentproc.analysis.html import write_html_report
 
@@ -49,7 +59,15 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture
 def page(browser: Any, report: Path) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    with opened(browser, report) as pg:
+        yield pg
+
+
+@contextmanager
+def opened(browser: Any, report: Path, height: int = 1000, at: str = "") -> Iterator[Page]:
+    """``report`` opened at 1400 x ``height`` (at the anchor ``at``), every request but
+    the file refused."""
+    context = browser.new_context(viewport={"width": 1400, "height": height})
     pg = context.new_page()
     pg.requests = []  # type: ignore[attr-defined]
     pg.errors = []  # type: ignore[attr-defined]
@@ -63,7 +81,7 @@ def page(browser: Any, report: Path) -> Iterator[Page]:
             route.continue_()
 
     pg.route("**/*", refuse)
-    pg.goto(report.as_uri())
+    pg.goto(report.as_uri() + at)
     pg.wait_for_selector("#episode-table tbody tr")
     yield pg
     context.close()
@@ -209,3 +227,100 @@ def test_a_drill_down_whose_suite_moved_shows_calls_and_says_why(browser: Any, t
     assert out.detailed == 1 and errors == []
     assert "The procedure is not at hand" in text and "--suite" in text
     assert pg.is_closed() and "step_1" in text
+
+
+def test_the_summary_and_the_runs_side_by_side_are_on_the_first_screen(browser: Any, report: Path):
+    with opened(browser, report, height=900) as pg:
+        check_first_screen(pg)
+
+
+def check_first_screen(pg: Page) -> None:
+    table = pg.locator("#summary-table").bounding_box()
+    assert table is not None and pg.locator("#summary-table").is_visible()
+    assert table["y"] >= 0 and table["y"] + table["height"] <= 900
+    assert table["x"] >= 0 and table["x"] + table["width"] <= 1400  # no sideways scroll
+    rows = pg.eval_on_selector_all(
+        "#summary-table tbody tr", "rows => rows.map(r => r.cells[0].textContent)"
+    )
+    assert rows == ["model<i>x</i>", *sorted(a for a in AGENTS)]
+    side = pg.locator("#compare").bounding_box()
+    each = pg.locator("#figures").bounding_box()
+    assert side is not None and each is not None
+    assert table["y"] + table["height"] <= side["y"] < 900 <= each["y"]
+    assert pg.requests == [] and pg.errors == []  # type: ignore[attr-defined]
+
+
+ALIGNED = [step(2), step(1), step(4), ("finish", {"x": 1}), submit()]
+"""Step 2 before step 1 (reordered), step 3 never run (skipped), an invented tool."""
+
+
+@pytest.fixture(scope="module")
+def aligned(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("aligned")
+    records = [scripted_record(ALIGNED), scripted_record([step(1), step(3), step(4), submit()])]
+    records[1]["scenario_id"] = "skips-step-2"
+    out = folder / "report.html"
+    write_html_report([write_run(folder / "run.jsonl", records)], out)
+    return out
+
+
+def call_table(pg: Page) -> list[list[str]]:
+    return pg.eval_on_selector_all(
+        "#drill .timeline tbody tr",
+        "rows => rows.map(r => Array.from(r.cells).slice(0, 4).map(c => c.textContent))",
+    )
+
+
+def test_the_drill_down_lines_calls_up_by_step_past_a_reordering_a_skip_and_an_extra_call(
+    browser: Any, aligned: Path
+):
+    with opened(browser, aligned) as pg:
+        pg.locator("#episode-table tbody tr a.open").first.click()
+        check_aligned(pg)
+
+
+def check_aligned(pg: Page) -> None:
+    rows = call_table(pg)
+    assert [r[0] for r in rows] == ["1", "2 (first divergence)", "3", "4", "", "answer"]
+    assert [(r[2], r[3]) for r in rows] == [
+        ("1", "step_1"),
+        ("0", "step_2"),  # reordered: called first, on step 2's row
+        ("", ""),  # step 3: no call
+        ("2", "step_4"),
+        ("3", "finish"),  # invented: a row of its own
+        ("4", "submit_answer"),
+    ]
+    assert [r[1].split("(")[0] for r in rows] == [
+        "step_1",
+        "step_2",
+        "step_3",
+        "step_4",
+        "",
+        "submit_answer",
+    ]
+    marked = pg.locator("#drill tr.divergence")
+    assert marked.count() == 1 and "reordered" in marked.inner_text()
+    assert "skipped_step" in pg.locator("#drill .timeline tbody tr").nth(2).inner_text()
+    assert pg.errors == []  # type: ignore[attr-defined]
+
+
+def test_an_episode_opens_by_its_anchor_from_the_address_and_from_the_summary(
+    browser: Any, aligned: Path
+):
+    with opened(browser, aligned) as pg:
+        anchors = pg.evaluate("JSON.parse(document.getElementById('data').textContent).rows.anchor")
+    with opened(browser, aligned, at=f"#{anchors[1]}") as pg:
+        pg.wait_for_selector(f"#drill article#{anchors[1]}")
+        assert "Episode skips-step-2" in pg.locator("#drill-title").inner_text()
+        assert pg.locator("#drill tr.divergence td").first.inner_text().startswith("2")
+    with opened(browser, aligned) as pg:
+        link = pg.locator("#summary-table a.example")
+        target = link.get_attribute("href")
+        assert target in (f"#{anchors[0]}", f"#{anchors[1]}")
+        link.click()
+        pg.wait_for_selector(f"#drill article{target}")
+        assert pg.evaluate("location.hash") == target
+        pg.locator("#episode-table tbody tr a.open").nth(1).click()
+        assert pg.evaluate("location.hash") == f"#{anchors[1]}"
+        assert pg.locator(f"#drill article#{anchors[1]}").count() == 1
+        assert pg.errors == []  # type: ignore[attr-defined]

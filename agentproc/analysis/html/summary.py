@@ -48,7 +48,7 @@ def series_id(position: int) -> str:
 
 def _rate(k: int, n: int, ci: tuple[float, float]) -> str:
     if not n:
-        return "<td data-v='-1'>–</td>"
+        return "<td data-v='-1'>\N{EN DASH}</td>"
     value = k / n
     return (
         f"<td data-v='{value:.6f}'>{100 * value:.1f}%<br>"
