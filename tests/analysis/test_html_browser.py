@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,14 +17,18 @@ from html_runs import (
     HOSTILE,
     HOSTILE_ID,
     hostile_record,
+    oracle_calls,
     scripted_record,
     sim_records,
     write_run,
 )
 
 from agentproc.analysis.html import write_html_report
+from agentproc.procedures import Cell, generate_procedure
+from agentproc.workflow import scenario_of
 
 CHROMIUM = Path("/usr/bin/chromium")
+RECORDED = Path(__file__).parents[2] / "scenarios" / "recorded" / "local-smollm2.jsonl"
 ARGS = [
     "--headless",
     "--no-sandbox",
@@ -173,10 +179,37 @@ def test_injected_markup_in_a_model_output_stays_inert_text(page: Page, tmp_path
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_a_screenshot_of_the_whole_report(page: Page, tmp_path: Path):
-    shot = tmp_path / "report.png"
-    page.screenshot(path=str(shot), full_page=True)
-    assert shot.stat().st_size > 20_000
+SHOTS = Path(__file__).parents[2] / "docs"
+UPDATE_SHOTS = os.environ.get("AGENTPROC_UPDATE_SCREENSHOTS") == "1"
+"""Set to write the README's screenshots, ``docs/report.png`` and ``docs/report-episode.png``."""
+SHOWN = ("sim:oracle", "sim:decay", "sim:reordered", "sim:skipped_step", "sim:hallucinated_call")
+
+
+def test_the_readme_screenshots_first_screen_and_drill_down(
+    browser: Any, aligned: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """The first screen of a run of the embedded model beside simulated agents, and the
+    drill-down of an episode with a reordering, a skipped step and an invented call."""
+    folder = SHOTS if UPDATE_SHOTS else tmp_path
+    monkeypatch.chdir(tmp_path)  # the page names its run files as given: short names
+    shutil.copy(RECORDED, "local-smollm2.jsonl")
+    write_run(Path("sim.jsonl"), sim_records(SHOWN, per_cell=3))
+    out = tmp_path / "report.html"
+    write_html_report([Path("local-smollm2.jsonl"), Path("sim.jsonl")], out)
+    with opened(browser, out, height=900) as pg:
+        pg.screenshot(path=str(folder / "report.png"))
+        assert pg.locator("#summary-table tbody tr").count() == len(SHOWN) + 1
+    scenario = scenario_of(generate_procedure(Cell(steps=6, lookback=2), 0, 1))
+    o = oracle_calls(scenario)  # step 3 before step 2, an invented tool, step 5 never run
+    calls = [o[0], o[2], o[1], o[3], ("finish", {"x": 1}), o[5], o[6]]
+    write_run(Path("one.jsonl"), [scripted_record(calls, scenario=scenario)])
+    write_html_report([Path("one.jsonl")], tmp_path / "one.html")
+    with opened(browser, tmp_path / "one.html") as pg:
+        pg.locator("#episode-table tbody tr a.open").first.click()
+        pg.locator("#drill").screenshot(path=str(folder / "report-episode.png"))
+    for name in ("report.png", "report-episode.png"):
+        assert (folder / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert (folder / name).stat().st_size > 20_000
 
 
 def test_an_episode_beyond_the_budget_names_its_replay_command(browser: Any, tmp_path: Path):
@@ -202,7 +235,6 @@ def test_an_episode_beyond_the_budget_names_its_replay_command(browser: Any, tmp
 
 
 def test_a_drill_down_whose_suite_moved_shows_calls_and_says_why(browser: Any, tmp_path: Path):
-    import shutil
 
     from agentproc.agents.sim import run_sim_episode
     from agentproc.procedures import preset, write_suite
