@@ -11,7 +11,7 @@ from agentproc.agents.sim import run_sim_episode
 from agentproc.procedures import Cell, generate_procedure
 from agentproc.runs import episode_record
 from agentproc.runs.layout import line_of
-from agentproc.workflow import scenario_of
+from agentproc.workflow import Scenario, build_workflow, scenario_of
 
 AGENTS = ("sim:oracle", "sim:skipped_step", "sim:wrong_argument", "sim:premature_finish")
 HOSTILE = (
@@ -53,6 +53,32 @@ def hostile_record() -> dict[str, Any]:
         {"latency_s": 0.5, "attempts": 1, "input_tokens": 12, "output_tokens": 34, "error": None}
     ]
     return rec
+
+
+def scripted_record(
+    calls: list[tuple[str, Any]], agent: str = "scripted", scenario: Scenario | None = None
+) -> dict[str, Any]:
+    """An episode of ``scenario`` (:func:`helpers.tiny_scenario` by default) whose agent
+    made exactly ``calls``, labelled by the monitor."""
+    from helpers import run, tiny_scenario
+
+    scenario = scenario or tiny_scenario()
+    scale = build_workflow(scenario).scale
+    rec = json.loads(json.dumps(episode_record(run_sim_episode(scenario, "sim:oracle"))))
+    labels, metrics, records = run(calls, scenario)
+    rec["agent"] = agent
+    rec["calls"] = [r.to_json(scale) for r in records]
+    rec["labels"] = [lab.to_json() for lab in labels]
+    rec["metrics"] = json.loads(json.dumps(metrics))
+    rec["verdict"] = metrics["verdict"]
+    rec["messages"] = []
+    return rec
+
+
+def oracle_calls(scenario: Scenario) -> list[tuple[str, Any]]:
+    """The calls ``sim:oracle`` makes on ``scenario``, as (tool, arguments)."""
+    rec = episode_record(run_sim_episode(scenario, "sim:oracle"))
+    return [(c["name"], json.loads(c["arguments"])) for c in rec["calls"]]  # type: ignore[index]
 
 
 def write_run(path: Path, records: list[dict[str, Any]]) -> Path:

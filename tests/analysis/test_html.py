@@ -8,10 +8,12 @@ import shutil
 from pathlib import Path
 
 import pytest
+from helpers import step, submit
 from html_runs import (
     HOSTILE,
     HOSTILE_ID,
     hostile_record,
+    scripted_record,
     sim_records,
     write_plain_run,
     write_run,
@@ -250,3 +252,37 @@ def test_the_procedure_read_straight_shows_what_its_compiled_scenario_shows(tmp_
         assert [(s["text"], s["live"], s["expected_call"]) for s in view["steps"]] == [
             (s["text"], s["live"], s["expected_call"]) for s in compiled["steps"]
         ]
+
+
+def test_the_call_table_lines_calls_up_by_step_past_a_reordering_a_skip_and_an_extra_call(
+    tmp_path: Path,
+):
+    calls = [step(2), step(1), step(4), ("finish", {"x": 1}), submit()]  # step 3 never runs
+    run = write_run(tmp_path / "run.jsonl", [scripted_record(calls)])
+    detail = page_data(html_report([run]).html)["details"]["0"]
+    assert [r[:3] for r in detail["rows"]] == [
+        ["1", detail["steps"][0][2], 1],
+        ["2", detail["steps"][1][2], 0],  # reordered: on its own step's row
+        ["3", detail["steps"][2][2], None],  # skipped: no call
+        ["4", detail["steps"][3][2], 2],
+        ["", "", 3],  # invented: no expected call
+        ["answer", 'submit_answer({"answer":3.0})', 4],
+    ]
+    assert [chip[1] for chip in detail["rows"][2][3]] == ["skipped_step"]
+    assert detail["episode_labels"] == []  # the skip is on its step's row, not repeated
+    assert detail["mark"] == 1  # the first divergence: the reordered call, on step 2's row
+
+
+def test_a_first_divergence_at_a_skipped_step_marks_that_steps_row(tmp_path: Path):
+    run = write_run(
+        tmp_path / "run.jsonl", [scripted_record([step(1), step(3), step(4), submit()])]
+    )
+    detail = page_data(html_report([run]).html)["details"]["0"]
+    assert detail["rows"][detail["mark"]][:3] == ["2", detail["steps"][1][2], None]
+
+
+def test_every_episode_has_an_anchor_unique_and_the_same_in_every_report_of_the_file(run: Path):
+    first = page_data(html_report([run]).html)["rows"]["anchor"]
+    again = page_data(html_report([run]).html)["rows"]["anchor"]
+    assert first == again and len(set(first)) == len(first)
+    assert all(re.fullmatch(r"ep-[0-9a-f]{12}", a) for a in first)

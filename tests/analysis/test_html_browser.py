@@ -3,16 +3,32 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
-from html_runs import HOSTILE, HOSTILE_ID, hostile_record, sim_records, write_run
+from helpers import step, submit
+from html_runs import (
+    AGENTS,
+    HOSTILE,
+    HOSTILE_ID,
+    hostile_record,
+    oracle_calls,
+    scripted_record,
+    sim_records,
+    write_run,
+)
 
 from agentproc.analysis.html import write_html_report
+from agentproc.procedures import Cell, generate_procedure
+from agentproc.workflow import scenario_of
 
 CHROMIUM = Path("/usr/bin/chromium")
+RECORDED = Path(__file__).parents[2] / "scenarios" / "recorded" / "local-smollm2.jsonl"
 ARGS = [
     "--headless",
     "--no-sandbox",
@@ -49,7 +65,15 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture
 def page(browser: Any, report: Path) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    with opened(browser, report) as pg:
+        yield pg
+
+
+@contextmanager
+def opened(browser: Any, report: Path, height: int = 1000, at: str = "") -> Iterator[Page]:
+    """``report`` opened at 1400 x ``height`` (at the anchor ``at``), every request but
+    the file refused."""
+    context = browser.new_context(viewport={"width": 1400, "height": height})
     pg = context.new_page()
     pg.requests = []  # type: ignore[attr-defined]
     pg.errors = []  # type: ignore[attr-defined]
@@ -63,7 +87,7 @@ def page(browser: Any, report: Path) -> Iterator[Page]:
             route.continue_()
 
     pg.route("**/*", refuse)
-    pg.goto(report.as_uri())
+    pg.goto(report.as_uri() + at)
     pg.wait_for_selector("#episode-table tbody tr")
     yield pg
     context.close()
@@ -127,7 +151,7 @@ def test_filtering_by_verdict_label_and_cell(page: Page):
 
 def test_the_drill_down_shows_procedure_calls_and_the_first_divergence(page: Page):
     page.select_option("#filter-series", label="sim:skipped_step")
-    page.locator("#episode-table tbody tr button.open").first.press("Enter")
+    page.locator("#episode-table tbody tr a.open").first.press("Enter")
     drill = page.locator("#drill")
     assert drill.is_visible()
     assert page.evaluate("document.activeElement.id") == "drill-title"
@@ -143,7 +167,7 @@ def test_injected_markup_in_a_model_output_stays_inert_text(page: Page, tmp_path
     rows = visible_rows(page)
     assert [r[0] for r in rows] == [HOSTILE_ID]
     assert rows[0][1] == "model<i>x</i>"
-    page.locator("#episode-table tbody tr button.open").first.click()
+    page.locator("#episode-table tbody tr a.open").first.click()
     drill = page.locator("#drill")
     assert HOSTILE in drill.inner_text()  # shown as the text the model wrote
     assert drill.locator("script, img, i, b").count() == 0
@@ -155,10 +179,37 @@ def test_injected_markup_in_a_model_output_stays_inert_text(page: Page, tmp_path
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_a_screenshot_of_the_whole_report(page: Page, tmp_path: Path):
-    shot = tmp_path / "report.png"
-    page.screenshot(path=str(shot), full_page=True)
-    assert shot.stat().st_size > 20_000
+SHOTS = Path(__file__).parents[2] / "docs"
+UPDATE_SHOTS = os.environ.get("AGENTPROC_UPDATE_SCREENSHOTS") == "1"
+"""Set to write the README's screenshots, ``docs/report.png`` and ``docs/report-episode.png``."""
+SHOWN = ("sim:oracle", "sim:decay", "sim:reordered", "sim:skipped_step", "sim:hallucinated_call")
+
+
+def test_the_readme_screenshots_first_screen_and_drill_down(
+    browser: Any, aligned: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """The first screen of a run of the embedded model beside simulated agents, and the
+    drill-down of an episode with a reordering, a skipped step and an invented call."""
+    folder = SHOTS if UPDATE_SHOTS else tmp_path
+    monkeypatch.chdir(tmp_path)  # the page names its run files as given: short names
+    shutil.copy(RECORDED, "local-smollm2.jsonl")
+    write_run(Path("sim.jsonl"), sim_records(SHOWN, per_cell=3))
+    out = tmp_path / "report.html"
+    write_html_report([Path("local-smollm2.jsonl"), Path("sim.jsonl")], out)
+    with opened(browser, out, height=900) as pg:
+        pg.screenshot(path=str(folder / "report.png"))
+        assert pg.locator("#summary-table tbody tr").count() == len(SHOWN) + 1
+    scenario = scenario_of(generate_procedure(Cell(steps=6, lookback=2), 0, 1))
+    o = oracle_calls(scenario)  # step 3 before step 2, an invented tool, step 5 never run
+    calls = [o[0], o[2], o[1], o[3], ("finish", {"x": 1}), o[5], o[6]]
+    write_run(Path("one.jsonl"), [scripted_record(calls, scenario=scenario)])
+    write_html_report([Path("one.jsonl")], tmp_path / "one.html")
+    with opened(browser, tmp_path / "one.html") as pg:
+        pg.locator("#episode-table tbody tr a.open").first.click()
+        pg.locator("#drill").screenshot(path=str(folder / "report-episode.png"))
+    for name in ("report.png", "report-episode.png"):
+        assert (folder / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert (folder / name).stat().st_size > 20_000
 
 
 def test_an_episode_beyond_the_budget_names_its_replay_command(browser: Any, tmp_path: Path):
@@ -170,8 +221,8 @@ def test_an_episode_beyond_the_budget_names_its_replay_command(browser: Any, tmp
     pg.goto(out.as_uri())
     pg.wait_for_selector("#episode-table tbody tr")
     messages = []
-    for i in range(pg.locator("#episode-table tbody tr button.open").count()):
-        button = pg.locator("#episode-table tbody tr button.open").nth(i)
+    for i in range(pg.locator("#episode-table tbody tr a.open").count()):
+        button = pg.locator("#episode-table tbody tr a.open").nth(i)
         episode = button.text_content()
         button.click()
         text = pg.locator("#drill").inner_text()
@@ -184,7 +235,6 @@ def test_an_episode_beyond_the_budget_names_its_replay_command(browser: Any, tmp
 
 
 def test_a_drill_down_whose_suite_moved_shows_calls_and_says_why(browser: Any, tmp_path: Path):
-    import shutil
 
     from agentproc.agents.sim import run_sim_episode
     from agentproc.procedures import preset, write_suite
@@ -203,9 +253,106 @@ def test_a_drill_down_whose_suite_moved_shows_calls_and_says_why(browser: Any, t
     errors: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
     pg.goto((tmp_path / "r.html").as_uri())
-    pg.locator("#episode-table tbody tr button.open").first.click()
+    pg.locator("#episode-table tbody tr a.open").first.click()
     text = pg.locator("#drill").inner_text()
     pg.close()
     assert out.detailed == 1 and errors == []
     assert "The procedure is not at hand" in text and "--suite" in text
     assert pg.is_closed() and "step_1" in text
+
+
+def test_the_summary_and_the_runs_side_by_side_are_on_the_first_screen(browser: Any, report: Path):
+    with opened(browser, report, height=900) as pg:
+        check_first_screen(pg)
+
+
+def check_first_screen(pg: Page) -> None:
+    table = pg.locator("#summary-table").bounding_box()
+    assert table is not None and pg.locator("#summary-table").is_visible()
+    assert table["y"] >= 0 and table["y"] + table["height"] <= 900
+    assert table["x"] >= 0 and table["x"] + table["width"] <= 1400  # no sideways scroll
+    rows = pg.eval_on_selector_all(
+        "#summary-table tbody tr", "rows => rows.map(r => r.cells[0].textContent)"
+    )
+    assert rows == ["model<i>x</i>", *sorted(a for a in AGENTS)]
+    side = pg.locator("#compare").bounding_box()
+    each = pg.locator("#figures").bounding_box()
+    assert side is not None and each is not None
+    assert table["y"] + table["height"] <= side["y"] < 900 <= each["y"]
+    assert pg.requests == [] and pg.errors == []  # type: ignore[attr-defined]
+
+
+ALIGNED = [step(2), step(1), step(4), ("finish", {"x": 1}), submit()]
+"""Step 2 before step 1 (reordered), step 3 never run (skipped), an invented tool."""
+
+
+@pytest.fixture(scope="module")
+def aligned(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("aligned")
+    records = [scripted_record(ALIGNED), scripted_record([step(1), step(3), step(4), submit()])]
+    records[1]["scenario_id"] = "skips-step-2"
+    out = folder / "report.html"
+    write_html_report([write_run(folder / "run.jsonl", records)], out)
+    return out
+
+
+def call_table(pg: Page) -> list[list[str]]:
+    return pg.eval_on_selector_all(
+        "#drill .timeline tbody tr",
+        "rows => rows.map(r => Array.from(r.cells).slice(0, 4).map(c => c.textContent))",
+    )
+
+
+def test_the_drill_down_lines_calls_up_by_step_past_a_reordering_a_skip_and_an_extra_call(
+    browser: Any, aligned: Path
+):
+    with opened(browser, aligned) as pg:
+        pg.locator("#episode-table tbody tr a.open").first.click()
+        check_aligned(pg)
+
+
+def check_aligned(pg: Page) -> None:
+    rows = call_table(pg)
+    assert [r[0] for r in rows] == ["1", "2 (first divergence)", "3", "4", "", "answer"]
+    assert [(r[2], r[3]) for r in rows] == [
+        ("1", "step_1"),
+        ("0", "step_2"),  # reordered: called first, on step 2's row
+        ("", ""),  # step 3: no call
+        ("2", "step_4"),
+        ("3", "finish"),  # invented: a row of its own
+        ("4", "submit_answer"),
+    ]
+    assert [r[1].split("(")[0] for r in rows] == [
+        "step_1",
+        "step_2",
+        "step_3",
+        "step_4",
+        "",
+        "submit_answer",
+    ]
+    marked = pg.locator("#drill tr.divergence")
+    assert marked.count() == 1 and "reordered" in marked.inner_text()
+    assert "skipped_step" in pg.locator("#drill .timeline tbody tr").nth(2).inner_text()
+    assert pg.errors == []  # type: ignore[attr-defined]
+
+
+def test_an_episode_opens_by_its_anchor_from_the_address_and_from_the_summary(
+    browser: Any, aligned: Path
+):
+    with opened(browser, aligned) as pg:
+        anchors = pg.evaluate("JSON.parse(document.getElementById('data').textContent).rows.anchor")
+    with opened(browser, aligned, at=f"#{anchors[1]}") as pg:
+        pg.wait_for_selector(f"#drill article#{anchors[1]}")
+        assert "Episode skips-step-2" in pg.locator("#drill-title").inner_text()
+        assert pg.locator("#drill tr.divergence td").first.inner_text().startswith("2")
+    with opened(browser, aligned) as pg:
+        link = pg.locator("#summary-table a.example")
+        target = link.get_attribute("href")
+        assert target in (f"#{anchors[0]}", f"#{anchors[1]}")
+        link.click()
+        pg.wait_for_selector(f"#drill article{target}")
+        assert pg.evaluate("location.hash") == target
+        pg.locator("#episode-table tbody tr a.open").nth(1).click()
+        assert pg.evaluate("location.hash") == f"#{anchors[1]}"
+        assert pg.locator(f"#drill article#{anchors[1]}").count() == 1
+        assert pg.errors == []  # type: ignore[attr-defined]

@@ -1,8 +1,11 @@
 """The self-contained HTML report (``agentproc report RUN.jsonl... --html OUT.html``).
 
-One file that opens offline: the study's curves as inline SVG with 95% interval
-bands, a sortable table of grid cells, a filterable, paginated table of every
-episode and a drill-down into its procedure, calls and model turns.
+One file that opens offline: first a summary of the agents' headline rates with
+their intervals (:mod:`~agentproc.analysis.html.summary`) and the agents side by side,
+then the study's curves per agent as inline SVG with 95% interval bands, a sortable
+table of grid cells, a filterable, paginated table of every episode and a drill-down
+into its procedure, calls lined up by step (:mod:`~agentproc.analysis.html.align`)
+and model turns, each episode at its own anchor.
 """
 
 from __future__ import annotations

@@ -8,12 +8,14 @@ as many episodes as :data:`DETAIL_BUDGET` allows, taken round-robin over
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable
 from typing import Any
 
 import orjson
 
+from agentproc.analysis.html.align import align
 from agentproc.analysis.html.collect import Collected
 from agentproc.analysis.report import agent_key
 from agentproc.analysis.timeline import describe
@@ -44,6 +46,16 @@ def _renamed(rec: dict[str, Any]) -> dict[str, Any]:
     return rec if variant == "default" else {**rec, "agent": f"{rec['agent']} / {variant}"}
 
 
+def anchor(key: EpisodeKey) -> str:
+    """The id of an episode's section in the page: the same for the same episode in
+    every report (a digest of its scenario, agent, mode, variant and trial).
+
+    >>> anchor(("n3-L1-0000", "sim:oracle", "tools", "default", 0))
+    'ep-962b84062ff2'
+    """
+    return "ep-" + hashlib.blake2b(json.dumps(list(key)).encode(), digest_size=6).hexdigest()
+
+
 def series_of(rec: dict[str, Any]) -> str:
     """The line an episode belongs to: its agent and variant (``[text]`` in text mode)."""
     return agent_key(_renamed(rec))
@@ -62,9 +74,10 @@ def episode_rows(collected: Collected) -> dict[str, Any]:
     cols: dict[str, list[Any]] = {
         k: [] for k in ("id", "series", "cell", "steps", "lookback", "verdict", "div", "labels")
     }
-    cols["error"], cols["run"] = [], []
+    cols["error"], cols["run"], cols["anchor"] = [], [], []
     for key, rec in collected.records.items():
         cols["run"].append(_index(runs, str(collected.where[key].path)))
+        cols["anchor"].append(anchor(key))
         m = rec["metrics"]
         cols["id"].append(str(rec["scenario_id"]))
         cols["series"].append(_index(series, series_of(rec)))
@@ -181,26 +194,27 @@ def episode_detail(rec: dict[str, Any], scenario: dict[str, Any] | None = None) 
         for s in scenario.get("steps", [])
         if isinstance(s, dict)
     ]
+    recorded = [c for c in rec["calls"] if isinstance(c, dict)]
     calls = [
         [
             str(c.get("name", "")),
             str(c.get("arguments", "")),
             str(c.get("result", "")),
-            [[_KIND_AT[lab.kind.value], describe(lab)] for lab in by_call.get(i, [])],
+            [_chip(lab) for lab in by_call.get(i, [])],
         ]
-        for i, c in enumerate(rec["calls"])
-        if isinstance(c, dict)
+        for i, c in enumerate(recorded)
     ]
-    finish = scenario.get("finish") or {}
+    rows, placed = _aligned(rec, scenario, steps, recorded, labels)
     out: dict[str, Any] = {
         "inputs": scenario.get("inputs", {}),
         "steps": steps,
         "answer": scenario.get("answer"),
         "answer_variable": scenario.get("answer_variable"),
-        "finish": [finish.get("tool", "submit_answer"), finish.get("argument", "answer")],
         "calls": calls,
+        "rows": rows,
+        "mark": _marked(rec, rows),
         "episode_labels": [
-            [_KIND_AT[lab.kind.value], describe(lab)] for lab in labels if lab.call_index is None
+            _chip(lab) for lab in labels if lab.call_index is None and lab not in placed
         ],
         "turns": _turns(rec),
         "metrics": {
@@ -222,6 +236,63 @@ def episode_detail(rec: dict[str, Any], scenario: dict[str, Any] | None = None) 
     if isinstance(error, dict):
         out["error"] = f"{error.get('kind')}: {error.get('message')}"
     return out
+
+
+def _aligned(
+    rec: dict[str, Any],
+    scenario: dict[str, Any],
+    steps: list[list[Any]],
+    calls: list[dict[str, Any]],
+    labels: list[Label],
+) -> tuple[list[list[Any]], list[Label]]:
+    """The call table's rows, ``[step, expected call, call index, labels of a step no
+    call ran]`` (:func:`~agentproc.analysis.html.align.align`), and the labels placed
+    in them. Without the procedure the steps are numbered but their calls unknown."""
+    finish = scenario.get("finish") or {}
+    tool = str(finish.get("tool", "submit_answer"))
+    if steps:
+        expected = [str(s[2]) for s in steps]
+        argument = str(finish.get("argument", "answer"))
+        answer = _call_text({"name": tool, "arguments": {argument: scenario.get("answer")}})
+    else:
+        known = [c["step"] for c in calls if isinstance(c.get("step"), int)]
+        total = rec["metrics"].get("total_steps")
+        expected = [""] * max([total if isinstance(total, int) else 0, *known])
+        answer = ""
+    n = len(expected)
+
+    def slot(c: dict[str, Any]) -> int | None:
+        step = c.get("step")
+        if isinstance(step, int) and 1 <= step <= n:
+            return step
+        return n + 1 if c.get("name") == tool else None
+
+    unrun = {lab.step: lab for lab in labels if lab.call_index is None and lab.step is not None}
+    rows: list[list[Any]] = []
+    placed: list[Label] = []
+    for r in align(expected, answer, [slot(c) for c in calls]):
+        lab = unrun.get(int(r.step)) if r.call is None and r.step.isdigit() else None
+        rows.append([r.step, r.expected, r.call, [] if lab is None else [_chip(lab)]])
+        placed += [] if lab is None else [lab]
+    return rows, placed
+
+
+def _chip(lab: Label) -> list[Any]:
+    return [_KIND_AT[lab.kind.value], describe(lab)]
+
+
+def _marked(rec: dict[str, Any], rows: list[list[Any]]) -> int | None:
+    """The row of the first divergence: a skipped step's own row, else its call's."""
+    div = rec["metrics"].get("first_divergence")
+    if not isinstance(div, dict):
+        return None
+    for k, (step, _, call, _) in enumerate(rows):
+        if div.get("label") == "skipped_step" and call is None and step == str(div.get("step")):
+            return k
+    for k, row in enumerate(rows):
+        if row[2] is not None and row[2] == div.get("call_index"):
+            return k
+    return None
 
 
 def _call_text(call: Any) -> str:

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentproc.analysis.cell_stats import Rate
-from agentproc.analysis.html.episodes import series_of
-from agentproc.runs import is_error
+from agentproc.analysis.html.episodes import anchor, series_of
+from agentproc.runs import episode_key, is_error
 
 BINS = 10
 """Divergence positions are shown in tenths of the procedure; one more column is the answer."""
@@ -36,6 +36,16 @@ class Figures:
     """Series -> look-back -> episodes per position bin (the last bin: at the answer)."""
     scored_at: dict[str, dict[int, int]] = field(default_factory=dict)
     """Series -> look-back -> scored episodes."""
+    first: dict[str, dict[tuple[str, int | None], Example]] = field(default_factory=dict)
+    """Series -> (label, step) of a first divergence -> how many episodes, and the first."""
+
+
+@dataclass(slots=True)
+class Example:
+    """Episodes that share a first divergence: how many, and the anchor of the first."""
+
+    count: int
+    anchor: str
 
 
 def position_bin(step: int | None, steps: int) -> int:
@@ -69,4 +79,10 @@ def figures(records: Iterable[dict[str, Any]]) -> Figures:
             row = out.divergence.setdefault(name, {}).setdefault(lookback, [0] * (BINS + 1))
             step = div.get("step") if isinstance(div.get("step"), int) else None
             row[position_bin(step, steps)] += 1
+            where = (str(div.get("label")), step)
+            seen = out.first.setdefault(name, {}).get(where)
+            if seen is None:
+                out.first[name][where] = Example(1, anchor(episode_key(rec)))
+            else:
+                seen.count += 1
     return out

@@ -16,6 +16,7 @@ from typing import Any
 
 from agentproc.analysis.cell_stats import STUDY_RATES, CellStats
 from agentproc.analysis.html.figures import BINS, Figures
+from agentproc.analysis.html.summary import series_id, summary_section
 from agentproc.analysis.html.svg import (
     Line,
     Point,
@@ -78,7 +79,7 @@ _PAIR_CHARTS = (  # (title, knob along x, lines by, faithful?)
 )
 
 
-def _series_figures(name: str, a: AgentReport, fig: Figures) -> str:
+def _series_figures(position: int, name: str, a: AgentReport, fig: Figures) -> str:
     charts = [
         line_chart(
             title,
@@ -132,7 +133,8 @@ def _series_figures(name: str, a: AgentReport, fig: Figures) -> str:
         f"{100 * o.unfaithful_correct_rate:.1f}%{esc(errors)}</p>"
     )
     return (
-        f"<section class='series' aria-label='{esc(name)}'><h3>{esc(name)}</h3>{head}"
+        f"<section class='series' id='{series_id(position)}' aria-label='{esc(name)}'>"
+        f"<h3>{esc(name)}</h3>{head}"
         f"<div class='charts'>{''.join(charts)}</div></section>"
     )
 
@@ -250,7 +252,9 @@ def render_page(
     """The whole report as one HTML document."""
     css = (ASSETS / "report.css").read_text(encoding="utf-8")
     js = (ASSETS / "report.js").read_text(encoding="utf-8")
-    series = "".join(_series_figures(n, a, fig) for n, a in report.agents.items())
+    series = "".join(
+        _series_figures(i, n, a, fig) for i, (n, a) in enumerate(report.agents.items())
+    )
     n_episodes = len(rows["id"])
     notes = "".join(f"<li>{esc(w)}</li>" for w in warnings)
     data = {"rows": rows, "details": details, "runs": runs, "study_rates": list(STUDY_RATES)}
@@ -265,11 +269,14 @@ def render_page(
         f" · drill-down embedded for {len(details)} of {n_episodes}"
         f"{_rest_hint(runs) if len(details) < n_episodes else ''}</p>"
         f"{f'<ul class=warnings>{notes}</ul>' if notes else ''}"
-        "<nav><a href='#figures'>Figures</a> <a href='#cells'>Grid cells</a> "
+        "<nav><a href='#summary'>At a glance</a> "
+        f"{'<a href=#compare>Side by side</a> ' if len(report.agents) > 1 else ''}"
+        "<a href='#figures'>Per agent</a> <a href='#cells'>Grid cells</a> "
         "<a href='#episodes'>Episodes</a></nav></header><main>"
-        f"<section id='figures'><h2>Figures</h2><p class='hint'>Bands and bars: 95% Wilson intervals. "
-        f"Hover a point for its value and count.</p>{series}</section>"
-        f"{_comparison(report)}{_cell_table(report)}"
+        f"{summary_section(report, fig)}{_comparison(report)}"
+        f"<section id='figures'><h2>Per agent</h2><p class='hint'>Bands and bars: 95% Wilson "
+        f"intervals. Hover a point for its value and count.</p>{series}</section>"
+        f"{_cell_table(report)}"
         "<section id='episodes'><h2>Episodes</h2><div id='filters' class='filters'></div>"
         "<p id='count' aria-live='polite'></p><div class='scroll'><table id='episode-table'>"
         "<thead><tr><th scope='col'>episode</th><th scope='col'>series</th><th scope='col'>cell</th>"

@@ -99,8 +99,8 @@
     const pages = Math.max(1, Math.ceil(shown.length / PAGE));
     page = Math.min(page, pages - 1);
     const rows = shown.slice(page * PAGE, (page + 1) * PAGE).map((i) => {
-      const open = el("button", { type: "button", class: "open", "data-episode": String(i), text: R.id[i] });
-      open.addEventListener("click", () => drill(i));
+      const open = el("a", { class: "open", href: `#${R.anchor[i]}`, "data-episode": String(i), text: R.id[i] });
+      open.addEventListener("click", (e) => { e.preventDefault(); location.hash = R.anchor[i]; drill(i); });
       const verdict = VERDICTS[R.verdict[i]] + (R.error[i] ? ` (${R.error[i]})` : "");
       return el("tr", { "data-index": String(i) },
         el("td", {}, open),
@@ -126,22 +126,31 @@
   function labelChips(list) {
     return list.map(([k, text]) => el("span", { class: `lab k${k}`, text }));
   }
-  function expectedAt(d, i) {
-    if (d.unavailable) return "—";
-    if (i < d.steps.length) return d.steps[i][2];
-    if (i === d.steps.length) return `${d.finish[0]}({"${d.finish[1]}":${d.answer}})`;
-    return "—";
-  }
   function table(headers, rows, cls) {
     return el("div", { class: "scroll" }, el("table", { class: cls || "" },
       el("thead", {}, el("tr", {}, ...headers.map((h) => el("th", { scope: "col", text: h })))),
       el("tbody", {}, ...rows)));
   }
+  // A row of the call table: a step's expected call beside the call that ran it
+  // (empty when none did), or a further call of a step, or a call that runs no step.
+  function callRow(d, [step, expected, c, chips], marked) {
+    const call = c === null ? ["", "", "", []] : d.calls[c];
+    const kind = c === null ? "unrun" : expected === "" ? "extra" : "";
+    return el("tr", { class: `${kind}${marked ? " divergence" : ""}`, "data-call": c === null ? "" : String(c) },
+      el("td", { text: step + (marked ? " (first divergence)" : "") }),
+      el("td", { class: "mono", text: expected }),
+      el("td", { text: c === null ? "" : String(c) }),
+      el("td", { class: "mono", text: call[0] }),
+      el("td", { class: "mono", text: call[1] }),
+      el("td", { class: "mono", text: call[2] }),
+      el("td", {}, ...labelChips(call[3].concat(chips))));
+  }
   function drill(i) {
     const d = DETAILS[String(i)];
     const verdict = VERDICTS[R.verdict[i]];
     const parts = [
-      el("h2", { id: "drill-title", tabindex: "-1", text: `Episode ${R.id[i]}` }),
+      el("h2", { id: "drill-title", tabindex: "-1" }, `Episode ${R.id[i]} `,
+        el("a", { href: `#${R.anchor[i]}`, class: "permalink", title: "link to this episode", text: "#" })),
       el("p", {}, `${R.series_names[R.series[i]]} · ${R.cell_names[R.cell[i]]} · `,
         el("span", { class: `verdict v-${verdict}`, text: verdict }),
         ` · first divergence: ${divergenceText(i)}`),
@@ -165,18 +174,10 @@
       parts.push(el("p", { text: `first answer ${m.first_answer ?? "none"}, final answer ${m.final_answer ?? "none"}; ` +
         `steps executed ${m.executed_steps}/${m.total_steps}; stop: ${d.stop}` }));
       if (d.error) parts.push(el("p", { class: "warnings", text: `infrastructure failure, not scored: ${d.error}` }));
-      const div = R.div[i];
       if (d.calls.length) {
         parts.push(el("h3", { text: "Calls" }));
-        const rows = d.calls.map(([name, args, result, labels], c) => el("tr",
-          { class: div && div[0] === c ? "divergence" : "", "data-call": String(c) },
-          el("td", { text: String(c) + (div && div[0] === c ? " (first divergence)" : "") }),
-          el("td", { class: "mono", text: expectedAt(d, c) }),
-          el("td", { class: "mono", text: name }),
-          el("td", { class: "mono", text: args }),
-          el("td", { class: "mono", text: result }),
-          el("td", {}, ...labelChips(labels))));
-        parts.push(table(["#", "expected call", "actual call", "arguments", "result", "labels"], rows, "timeline"));
+        parts.push(table(["step", "expected call", "#", "actual call", "arguments", "result", "labels"],
+          d.rows.map((row, k) => callRow(d, row, k === d.mark)), "timeline"));
       }
       if (typeof d.output === "string") {
         parts.push(el("h3", { text: "Model output (text mode)" }), el("pre", { text: d.output }));
@@ -194,10 +195,18 @@
         parts.push(table(["turn", "what the model wrote", "tool calls", "tokens", "latency"], rows, "turns"));
       }
     }
-    drillBox.replaceChildren(...parts);
+    drillBox.replaceChildren(el("article", { id: R.anchor[i], class: "episode" }, ...parts));
     drillBox.hidden = false;
     document.getElementById("drill-title").focus();
   }
 
+  // -- each episode by its anchor (#ep-...): a link opens its drill-down -------------
+  const AT = new Map(R.anchor.map((a, i) => [a, i]));
+  function follow() {
+    const i = AT.get(decodeURIComponent(location.hash.slice(1)));
+    if (i !== undefined && !document.getElementById(R.anchor[i])) drill(i);
+  }
+  window.addEventListener("hashchange", follow);
   apply();
+  follow();
 })();

@@ -1,0 +1,115 @@
+"""The report's first screen: one row per agent (or arm) with its headline rates.
+
+The rates and their 95% intervals are the text report's headline
+(:func:`~agentproc.analysis.render.render_report`): first-answer accuracy, faithful
+accuracy, the unfaithful-correct gap, the share that left the procedure and the
+share errored, each interval Wilson's on the effective number of episodes (the
+design effect of repeated trials included). Beside them the verdict counts and the
+worst first divergence: the label and step where most episodes first left the
+procedure, linked to the first such episode.
+"""
+
+# ruff: noqa: E501 (markup strings read better whole than split mid-attribute)
+
+from __future__ import annotations
+
+from agentproc.analysis.cell_stats import wilson
+from agentproc.analysis.html.figures import Example, Figures
+from agentproc.analysis.html.svg import esc
+from agentproc.analysis.report import AgentReport, Report
+from agentproc.labelling import VERDICTS, LabelKind
+
+_ORDER = [k.value for k in LabelKind]
+
+
+def worst(first: dict[tuple[str, int | None], Example]) -> tuple[str, int | None, Example] | None:
+    """The first divergence most episodes share; ties go to the earlier step (the answer
+    last), then to the label first in the taxonomy.
+
+    >>> worst({("skipped_step", 6): Example(2, "a"), ("reordered", 1): Example(2, "b")})[:2]
+    ('reordered', 1)
+    """
+
+    def rank(item: tuple[tuple[str, int | None], Example]) -> tuple[int, float, int]:
+        (label, step), ex = item
+        where = float("inf") if step is None else step
+        return (-ex.count, where, _ORDER.index(label) if label in _ORDER else len(_ORDER))
+
+    if not first:
+        return None
+    (label, step), ex = min(first.items(), key=rank)
+    return label, step, ex
+
+
+def series_id(position: int) -> str:
+    """The id of an agent's section of figures (by its place in the report)."""
+    return f"series-{position}"
+
+
+def _rate(k: int, n: int, ci: tuple[float, float]) -> str:
+    if not n:
+        return "<td data-v='-1'>\N{EN DASH}</td>"
+    value = k / n
+    return (
+        f"<td data-v='{value:.6f}'>{100 * value:.1f}%<br>"
+        f"<span class='ci'>[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]</span></td>"
+    )
+
+
+def _divergence(found: tuple[str, int | None, Example] | None, n: int) -> str:
+    if found is None:
+        return "<td data-v='0'>none</td>"
+    label, step, ex = found
+    where = "the answer" if step is None else f"step {step}"
+    return (
+        f"<td data-v='{ex.count}' class='worst'><span class='lab k{_ORDER.index(label) if label in _ORDER else 0}'>"
+        f"{esc(label)}</span> at {where}<br>{ex.count} of {n} episodes · "
+        f"<a href='#{ex.anchor}' class='example'>see one</a></td>"
+    )
+
+
+def _row(position: int, name: str, a: AgentReport, fig: Figures) -> str:
+    s = a.overall
+    runs = s.n + a.errored
+    verdicts = "".join(f"<td data-v='{s.verdicts[v]}'>{s.verdicts[v]}</td>" for v in VERDICTS)
+    return (
+        f"<tr><th scope='row'><a href='#{series_id(position)}'>{esc(name)}</a></th>"
+        f"<td data-v='{s.n}'>{s.n}</td>"
+        + _rate(s.first_answer_correct, s.n, s.accuracy_ci)
+        + _rate(s.faithful, s.n, s.faithful_accuracy_ci)
+        + _rate(s.unfaithful_correct, s.n, s.unfaithful_correct_ci)
+        + _rate(s.diverged, s.n, s.diverged_ci)
+        + _rate(a.errored, runs, wilson(a.errored, runs))
+        + verdicts
+        + _divergence(worst(fig.first.get(name, {})), s.n)
+        + "</tr>"
+    )
+
+
+_HEADERS = (
+    ("agent", "text"),
+    ("n", "num"),
+    ("first-answer acc", "num"),
+    ("faithful acc", "num"),
+    ("unfaithful-correct gap", "num"),
+    ("left the procedure", "num"),
+    ("errored", "num"),
+    *((f"<span class='verdict v-{v}'>{v.replace('_', ' ')}</span>", "num") for v in VERDICTS),
+    ("worst first divergence", "num"),
+)
+
+
+def summary_section(report: Report, fig: Figures) -> str:
+    """The at-a-glance table: a row per agent, sortable by any column."""
+    head = "".join(
+        f"<th scope='col' aria-sort='none' data-type='{t}'><button type='button'>{c}</button></th>"
+        for c, t in _HEADERS
+    )
+    rows = "".join(_row(i, name, a, fig) for i, (name, a) in enumerate(report.agents.items()))
+    return (
+        "<section id='summary'><h2>At a glance</h2><div class='scroll'>"
+        f"<table id='summary-table' class='sortable'><thead><tr>{head}</tr></thead>"
+        f"<tbody>{rows}</tbody></table></div><p class='hint'>Rates of scored episodes with "
+        "their 95% Wilson interval (as the text report gives them); errored: of every episode "
+        "run. Worst first divergence: where most episodes first left the procedure.</p></section>"
+    )
