@@ -15,6 +15,7 @@ import shutil
 import signal
 import subprocess
 import textwrap
+import time
 from pathlib import Path
 from typing import Any
 
@@ -124,6 +125,9 @@ def _run_session(script: str, cwd: Path, timeout: float) -> subprocess.Completed
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGTERM)
+            for _ in range(100):  # until its ports are free for the next session
+                time.sleep(0.1)
+                os.killpg(proc.pid, 0)
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
