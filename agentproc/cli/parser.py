@@ -16,6 +16,7 @@ from typing import NoReturn
 
 from agentproc.cli.examples import SIM_AGENTS, examples
 from agentproc.cli.output import EXIT_BAD_INPUT
+from agentproc.cli.serve_demo import add_serve_demo_parser
 
 
 def _ints(text: str) -> list[int]:
@@ -312,6 +313,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     va = sub.add_parser("variants", help="list the shipped variants and what each changes")
     va.add_argument("--json", action="store_true", help="print them as JSON")
+    add_serve_demo_parser(sub)
     return p
 
 

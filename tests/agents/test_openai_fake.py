@@ -88,7 +88,7 @@ def test_error_statuses_arrive_as_openai_errors(status: int, error: type[Excepti
     with ScriptedServer([{"status": status}]) as srv, pytest.raises(error) as info:
         _ask(_client(srv))
     assert info.value.status_code == status  # type: ignore[attr-defined]
-    assert info.value.body["message"] == f"fake server error {status}"  # type: ignore[attr-defined]
+    assert info.value.body["message"] == f"server error {status}"  # type: ignore[attr-defined]
 
 
 def test_delay_past_the_client_timeout_raises_api_timeout_error() -> None:
