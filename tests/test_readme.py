@@ -156,7 +156,7 @@ def test_every_readme_command_runs_verbatim_in_a_copy_of_the_repository(tmp_path
     repo = _copy(tmp_path)
     done = _run_session(session(ROOT / "README.md"), repo, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
-    out = done.stdout
+    out = " ".join(done.stdout.split())  # report lines wrap within the width
     assert "sim:decay: n=60" in out and "local: n=2" in out  # the set-up's two agents
     assert "openai:demo: n=20" in out and "first label skipped_step" in out  # walkthrough 1
     assert (repo / "runs" / "demo.html").stat().st_size > 0
