@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
+from agentproc.cli.check import add_check_parser
 from agentproc.cli.examples import SIM_AGENTS, examples
 from agentproc.cli.output import EXIT_BAD_INPUT
 
@@ -291,6 +292,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     _compare_parsers(sub)
+    add_check_parser(sub)
 
     sc = sub.add_parser(
         "selfcheck", help="prove the monitor against injected faults", **examples("selfcheck")
