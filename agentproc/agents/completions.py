@@ -101,6 +101,13 @@ class OpenAIChat(BaseChatModel):
     def _llm_type(self) -> str:
         return "openai-chat-completions"
 
+    def cache_identity(self) -> dict[str, Any]:
+        """What decides this model's replies, for the response cache: the request's fixed
+        fields and the server (no key, header, organisation or query)."""
+        from agentproc.agents.cache import public_url
+
+        return {"kind": "openai", "server": public_url(self.base_url), **self.fields()}
+
     def fields(self, **bound: Any) -> dict[str, Any]:
         """The request body but its messages: what ``ChatOpenAI`` sends for the same options."""
         out: dict[str, Any] = {"model": self.model_name, "stream": False}
@@ -220,6 +227,17 @@ class CompletionsChat:
     def tool_result(self, call_id: str, text: str) -> None:
         self.history.append({"role": "tool", "tool_call_id": call_id, "content": text})
 
+    def take(self, turn: Turn) -> None:
+        message = turn.message
+        if message is None:  # stored by another kind of conversation
+            message = {"role": "assistant", "content": turn.content or None}
+            if turn.requests:
+                message["tool_calls"] = [
+                    {"id": i, "type": "function", "function": {"name": n, "arguments": as_text(a)}}
+                    for i, n, a in turn.requests
+                ]
+        self.history.append(message)
+
 
 def reply_of(data: dict[str, Any]) -> tuple[dict[str, Any], Turn]:
     """The assistant message of a chat completion, as it goes back into the history,
@@ -252,7 +270,7 @@ def reply_of(data: dict[str, Any]) -> tuple[dict[str, Any], Turn]:
         "input_tokens": _count(usage.get("prompt_tokens")),
         "output_tokens": _count(usage.get("completion_tokens")),
     }
-    return back, Turn(content if content is not None else "", requests, tokens)
+    return back, Turn(content if content is not None else "", requests, tokens, message=back)
 
 
 def _count(value: Any) -> int:

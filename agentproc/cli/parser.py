@@ -86,6 +86,10 @@ def _url(text: str) -> str:
     return text
 
 
+CACHE_DEFAULT = Path("\0default")
+"""``--cache`` without a folder: the user's cache folder (looked up when the run starts)."""
+
+
 def _words(text: str) -> list[str]:
     return [x.strip() for x in text.split(",") if x.strip()]
 
@@ -213,6 +217,22 @@ def build_parser() -> argparse.ArgumentParser:
         "--shard", help="run only shard i of n, e.g. 1/4 (or shards i to j: i-j/n, e.g. 1-2/8)"
     )
     r.add_argument("--resume", action="store_true", help="skip episodes already in --out")
+    r.add_argument(
+        "--cache",
+        type=Path,
+        nargs="?",
+        const=CACHE_DEFAULT,
+        metavar="DIR",
+        help="serve model replies to requests made before from a response cache in DIR "
+        "(default: $XDG_CACHE_HOME/agentproc or ~/.cache/agentproc); keyed on the exact "
+        "request and the trial, never on a key",
+    )
+    r.add_argument(
+        "--cache-mode",
+        choices=["read", "write", "readwrite", "off"],
+        help="read: serve hits, store nothing; write: store replies, serve none; readwrite "
+        "(the default with --cache); off",
+    )
     _worker_options(r)
     r.add_argument("--overwrite", action="store_true", help="replace an existing --out")
 
