@@ -235,3 +235,19 @@ def test_report_counts_the_cache_hits(capsys, suite, server, tmp_path):
     import json
 
     assert json.loads(out)["agents"]["openai:fake"]["cache"] == {"model_calls": n, "cache_hits": 0}
+
+
+def test_text_mode_goes_through_the_same_cache(capsys, suite, server, tmp_path):
+    cache = tmp_path / "cache"
+    run(capsys, suite, server, tmp_path / "a.jsonl", "--cache", cache, "--mode", "text")
+    n = len(server.completions)
+    run(capsys, suite, server, tmp_path / "b.jsonl", "--cache", cache, "--mode", "text")
+    assert n == 2 and len(server.completions) == n
+    assert labels(tmp_path / "b.jsonl") == labels(tmp_path / "a.jsonl")
+    assert hits(tmp_path / "b.jsonl") == [True, True]
+
+
+def test_cache_mode_alone_uses_the_user_cache_folder(capsys, suite, server, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    code, _, _ = run(capsys, suite, server, tmp_path / "a.jsonl", "--cache-mode", "readwrite")
+    assert code == 0 and (tmp_path / "xdg" / "agentproc" / CACHE_FILE).exists()
