@@ -29,6 +29,8 @@ LAYERS: dict[str, int] = {
     "analysis": 5,
     "experiments": 6,
     "cli": 7,
+    "testing": 8,
+    "pytest_plugin": 9,
 }
 """Top-level module or folder -> its place in the pipeline; imports only go down
 (or stay within one folder; the base modules of place 0 may use each other).

@@ -22,12 +22,11 @@ from typing import Any, Self
 import orjson
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, convert_to_openai_messages
-from langchain_core.messages.tool import invalid_tool_call, tool_call
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, model_validator
 
-from agentproc.agents.conversation import RAW_KEY, Request, Turn
+from agentproc.agents.conversation import RAW_KEY, Request, Turn, tool_calls_of
 from agentproc.agents.failures import MalformedResponse
 from agentproc.agents.transport import HttpEndpoint, SdkEndpoint, chat_url, request_headers
 
@@ -101,6 +100,13 @@ class OpenAIChat(BaseChatModel):
     def _llm_type(self) -> str:
         return "openai-chat-completions"
 
+    def cache_identity(self) -> dict[str, Any]:
+        """What decides this model's replies, for the response cache: the request's fixed
+        fields and the server (no key, header, organisation or query)."""
+        from agentproc.agents.cache import public_url
+
+        return {"kind": "openai", "server": public_url(self.base_url), **self.fields()}
+
     def fields(self, **bound: Any) -> dict[str, Any]:
         """The request body but its messages: what ``ChatOpenAI`` sends for the same options."""
         out: dict[str, Any] = {"model": self.model_name, "stream": False}
@@ -167,23 +173,12 @@ def ai_message(data: dict[str, Any]) -> AIMessage:
     kept under :data:`RAW_KEY`; arguments that are not a JSON object make an invalid
     tool call."""
     _, turn = reply_of(data)
-    calls, invalid = [], []
-    for call_id, name, text in turn.requests:
-        try:
-            args = json.loads(text)
-            error = None if isinstance(args, dict) else "the arguments are not a JSON object"
-        except (ValueError, RecursionError) as exc:
-            error = f"the arguments are not valid JSON: {type(exc).__name__}"
-        if error is None:
-            calls.append(tool_call(name=name, args=args, id=call_id))
-        else:
-            invalid.append(invalid_tool_call(name=name, args=text, id=call_id, error=error))
+    calls = tool_calls_of(turn.requests)
     tokens = turn.usage_metadata
     usage = {**tokens, "total_tokens": tokens["input_tokens"] + tokens["output_tokens"]}
     return AIMessage(
         content=turn.content,
-        tool_calls=calls,
-        invalid_tool_calls=invalid,
+        **calls,
         additional_kwargs={RAW_KEY: turn.requests},
         usage_metadata=usage,  # type: ignore[arg-type]
         response_metadata={"model_name": data.get("model"), "id": data.get("id")},
@@ -220,6 +215,17 @@ class CompletionsChat:
     def tool_result(self, call_id: str, text: str) -> None:
         self.history.append({"role": "tool", "tool_call_id": call_id, "content": text})
 
+    def take(self, turn: Turn) -> None:
+        message = turn.message
+        if message is None:  # stored by another kind of conversation
+            message = {"role": "assistant", "content": turn.content or None}
+            if turn.requests:
+                message["tool_calls"] = [
+                    {"id": i, "type": "function", "function": {"name": n, "arguments": as_text(a)}}
+                    for i, n, a in turn.requests
+                ]
+        self.history.append(message)
+
 
 def reply_of(data: dict[str, Any]) -> tuple[dict[str, Any], Turn]:
     """The assistant message of a chat completion, as it goes back into the history,
@@ -252,7 +258,7 @@ def reply_of(data: dict[str, Any]) -> tuple[dict[str, Any], Turn]:
         "input_tokens": _count(usage.get("prompt_tokens")),
         "output_tokens": _count(usage.get("completion_tokens")),
     }
-    return back, Turn(content if content is not None else "", requests, tokens)
+    return back, Turn(content if content is not None else "", requests, tokens, message=back)
 
 
 def _count(value: Any) -> int:

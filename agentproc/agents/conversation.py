@@ -35,6 +35,10 @@ class Turn:
     """Its tool calls, in the order sent."""
     usage_metadata: dict[str, int] = field(default_factory=dict)
     """``input_tokens`` and ``output_tokens``, where the server counted them."""
+    message: dict[str, Any] | None = None
+    """The assistant message as it goes back into a JSON history (``openai:`` models)."""
+    cache_hit: bool | None = None
+    """Served by the response cache (``None``: no cache in use)."""
 
 
 class Conversation(Protocol):
@@ -44,6 +48,10 @@ class Conversation(Protocol):
 
     def tool_result(self, call_id: str, text: str) -> None:
         """Add the result of one tool call to the history."""
+        ...
+
+    def take(self, turn: Turn) -> None:
+        """Add a reply the model gave before (a cache hit) to the history, as its own."""
         ...
 
 
@@ -86,6 +94,11 @@ class LangChainChat:
         usage = getattr(reply, "usage_metadata", None) or {}
         return Turn(reply.content, _requests(reply), dict(usage))
 
+    def take(self, turn: Turn) -> None:
+        from langchain_core.messages import AIMessage
+
+        self.history.append(AIMessage(content=turn.content, **tool_calls_of(turn.requests)))
+
     def tool_result(self, call_id: str, text: str) -> None:
         from langchain_core.messages import ToolMessage
 
@@ -110,3 +123,29 @@ def _requests(reply: Any) -> list[Request]:
         args = tc.get("args")
         out.append((call_id, tc.get("name") or "", args if args is not None else ""))
     return out
+
+
+def tool_calls_of(requests: list[Request]) -> dict[str, list[Any]]:
+    """LangChain's ``tool_calls`` and ``invalid_tool_calls`` of requests: raw argument
+    text that is not a JSON object makes an invalid tool call."""
+    import json
+
+    from langchain_core.messages.tool import invalid_tool_call, tool_call
+
+    calls, invalid = [], []
+    for call_id, name, given in requests:
+        error = None
+        args = given
+        if isinstance(given, str):
+            try:
+                args = json.loads(given)
+            except (ValueError, RecursionError) as exc:
+                error = f"the arguments are not valid JSON: {type(exc).__name__}"
+        if error is None and not isinstance(args, dict):
+            error = "the arguments are not a JSON object"
+        if error is None:
+            calls.append(tool_call(name=name, args=args, id=call_id))
+        else:
+            text = given if isinstance(given, str) else json.dumps(given)
+            invalid.append(invalid_tool_call(name=name, args=text, id=call_id, error=error))
+    return {"tool_calls": calls, "invalid_tool_calls": invalid}

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any, TypedDict
 
+from agentproc.agents.cache import CacheUse, cached
 from agentproc.agents.conversation import Conversation, conversation
 from agentproc.agents.failures import episode_error
 from agentproc.agents.retry import ModelCall, RetryPolicy, invoke_with_retry, usage_summary
@@ -125,15 +126,22 @@ async def arun_model_episode(
     seed: int = 0,
     variant: Variant | None = None,
     order: OrderPolicy = "listed",
+    cache: CacheUse | None = None,
 ) -> Episode:
     """Run a LangChain chat model (anything with ``bind_tools`` and ``ainvoke``) on a scenario
-    (presented as ``variant`` says)."""
+    (presented as ``variant`` says; its replies through the response cache ``cache``)."""
     session = EpisodeSession(
         scenario, agent, guard=guard, budget=budget, variant=variant, order=order
     )
     ep = _Episode(
         session=session,
-        chat=conversation(model, session.tools, session.messages[:2]),
+        chat=cached(
+            conversation(model, session.tools, session.messages[:2]),
+            model,
+            session.tools,
+            session.messages[:2],
+            cache,
+        ),
         continue_after_answer=continue_after_answer,
         retry=retry or RetryPolicy(),
         rng=retry_seed(seed, scenario.id),
@@ -150,7 +158,7 @@ async def arun_model_episode(
         stop = "error"
     return session.finish(
         stop,
-        model_calls=[vars(c) for c in ep.model_calls],
+        model_calls=[c.record() for c in ep.model_calls],
         usage=usage_summary(ep.model_calls),
         errors=ep.errors,
     )

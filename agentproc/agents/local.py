@@ -284,6 +284,16 @@ class LocalChatModel(BaseChatModel):
             "runtime": self.runtime,
         }
 
+    def cache_identity(self) -> dict[str, Any]:
+        """What decides this model's replies, for the response cache."""
+        return {
+            "kind": "local",
+            "model": str(self.model or "smollm2"),
+            "describe_tools": self.describe_tools,
+            "tool_choice": self.tool_choice,
+            **self._identifying_params,
+        }
+
     def bind_tools(
         self,
         tools: Sequence[dict[str, Any] | type | Callable[..., Any] | BaseTool],

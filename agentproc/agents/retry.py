@@ -46,6 +46,15 @@ class ModelCall:
     input_tokens: int = 0
     output_tokens: int = 0
     error: str | None = None
+    cache_hit: bool | None = None
+    """Served by the response cache (``None``: no cache in use, and not recorded)."""
+
+    def record(self) -> dict[str, Any]:
+        """The run file's model-call record (``cache_hit`` only when a cache is in use)."""
+        out = vars(self).copy()
+        if self.cache_hit is None:
+            del out["cache_hit"]
+        return out
 
 
 async def invoke_with_retry(
@@ -88,6 +97,7 @@ async def invoke_with_retry(
                 attempt,
                 usage.get("input_tokens", 0),
                 usage.get("output_tokens", 0),
+                cache_hit=getattr(reply, "cache_hit", None),
             )
         )
         return reply
@@ -97,10 +107,14 @@ async def invoke_with_retry(
 
 
 def usage_summary(calls: list[ModelCall]) -> dict[str, Any]:
-    """Token and time totals of an episode's model calls."""
-    return {
+    """Token and time totals of an episode's model calls; replies served by the response
+    cache count in ``cache_hits`` and not in ``model_seconds`` (a hit is no model's time)."""
+    out: dict[str, Any] = {
         "input_tokens": sum(c.input_tokens for c in calls),
         "output_tokens": sum(c.output_tokens for c in calls),
-        "model_seconds": round(sum(c.latency_s for c in calls), 6),
+        "model_seconds": round(sum(c.latency_s for c in calls if not c.cache_hit), 6),
         "model_calls": len(calls),
     }
+    if any(c.cache_hit is not None for c in calls):
+        out["cache_hits"] = sum(bool(c.cache_hit) for c in calls)
+    return out

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentproc.agents.cache import CacheConfig, CacheUse
 from agentproc.agents.retry import RetryPolicy
 from agentproc.agents.sim import run_sim_episode
 from agentproc.labelling.order import OrderPolicy
@@ -53,6 +54,8 @@ class ModelRunOptions:
     """How the workflow is presented (``None``: today's)."""
     order: OrderPolicy = "listed"
     """The order policy the monitor holds the calls to."""
+    cache: CacheConfig | None = None
+    """The response cache (``None``: none)."""
 
 
 def model_episodes(model: Any, agent: str, options: ModelRunOptions) -> EpisodeFn:
@@ -60,11 +63,18 @@ def model_episodes(model: Any, agent: str, options: ModelRunOptions) -> EpisodeF
 
     async def episode(scenario: Scenario, trial: int = 0) -> Episode:
         seed = trial_seed(options.seed, trial)
+        cache = None if options.cache is None else CacheUse(options.cache, trial, options.seed)
         if options.mode == "text":
             from agentproc.agents.text import arun_text_episode
 
             return await arun_text_episode(
-                scenario, model, agent, retry=options.retry, seed=seed, variant=options.variant
+                scenario,
+                model,
+                agent,
+                retry=options.retry,
+                seed=seed,
+                variant=options.variant,
+                cache=cache,
             )
         from agentproc.agents.harness import arun_model_episode
 
@@ -79,6 +89,7 @@ def model_episodes(model: Any, agent: str, options: ModelRunOptions) -> EpisodeF
             seed=seed,
             variant=options.variant,
             order=options.order,
+            cache=cache,
         )
 
     return episode

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentproc.agents.cache import CacheUse, cached
 from agentproc.agents.conversation import conversation
 from agentproc.agents.failures import episode_error
 from agentproc.agents.retry import ModelCall, RetryPolicy, invoke_with_retry, usage_summary
@@ -26,11 +27,13 @@ async def arun_text_episode(
     retry: RetryPolicy | None = None,
     seed: int = 0,
     variant: Variant | None = None,
+    cache: CacheUse | None = None,
 ) -> Episode:
     """Ask a chat model for the whole procedure in text and label its reply (``variant``
     may only be one that changes nothing: text mode has no tools to vary)."""
     session = EpisodeSession(scenario, agent, mode="text", variant=variant)
-    chat = conversation(model, None, session.messages[:2])
+    opening = session.messages[:2]
+    chat = cached(conversation(model, None, opening), model, None, opening, cache)
     calls: list[ModelCall] = []
     errors: list[str] = []
     stop: StopReason = "answer"
@@ -43,7 +46,7 @@ async def arun_text_episode(
         stop = "error"
         session.fail(episode_error(exc, calls[-1].attempts if calls else 1))
     episode = session.finish(
-        stop, model_calls=[vars(c) for c in calls], usage=usage_summary(calls), errors=errors
+        stop, model_calls=[c.record() for c in calls], usage=usage_summary(calls), errors=errors
     )
     if stop != "error" and episode.metrics["answers"] == 0:
         episode.stop_reason = "no_answer"

@@ -107,7 +107,9 @@ def compare_records(
             f"compare needs episodes of at least two variants or agents (found: {found})"
         )
     kinds = _kinds(o for group in outcomes.values() for o in group)
-    arms = {names[k]: _arm(names[k], k, group, errored[k], kinds) for k, group in outcomes.items()}
+    arms = {
+        names[k]: build_arm(names[k], k, group, errored[k], kinds) for k, group in outcomes.items()
+    }
     base = baseline if baseline is not None else next(iter(arms))
     if base not in arms:
         raise ConfigError(f"--baseline: no arm named {base!r} (arms: {', '.join(arms)})")
@@ -156,9 +158,10 @@ def _kinds(outcomes: Iterable[Outcome]) -> list[str]:
     return known + extra
 
 
-def _arm(
+def build_arm(
     name: str, key: ArmKey, outcomes: list[Outcome], errored: dict[str, int], kinds: list[str]
 ) -> Arm:
+    """One arm: its episodes' rates overall and per grid cell, and its trial measures."""
     cells: dict[CellId, list[Outcome]] = {}
     for o in outcomes:
         cells.setdefault((o.steps, o.lookback, o.cell), []).append(o)

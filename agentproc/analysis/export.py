@@ -80,6 +80,11 @@ def report_json(report: Report) -> dict[str, Any]:
             name: {
                 "overall": stats_json(a.overall),
                 "errors": {"total": a.errored, "by_kind": a.errors},
+                **(
+                    {}
+                    if a.cache is None
+                    else {"cache": {"model_calls": a.cache[0], "cache_hits": a.cache[1]}}
+                ),
                 **{
                     f"by_{knob}": [
                         {_JSON_KEYS.get(knob, knob): k, **stats_json(s)} for k, s in groups.items()

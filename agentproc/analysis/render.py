@@ -364,6 +364,13 @@ def _headline(console: Console, name: str, a: AgentReport) -> None:
                 style="yellow",
             ),
         )
+    if a.cache is not None:
+        calls, hits = a.cache
+        console.print(
+            f"  response cache: {hits} of {calls} model calls answered from the cache "
+            "(left out of model time)",
+            highlight=False,
+        )
     if not s.n:
         return
     print_wrapped(

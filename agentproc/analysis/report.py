@@ -248,6 +248,9 @@ class AgentReport:
     """Sweep name (a named block of the suite's grid, from ``params.sweeps``) -> the
     values of every knob (:data:`KNOBS` order) -> statistics; sweeps in the order
     the run first met them, groups in ascending order."""
+    cache: tuple[int, int] | None = None
+    """With ``run --cache``: model calls of the episodes run with the cache, and those the
+    response cache answered (``None``: no episode used it)."""
 
     @property
     def by_length(self) -> dict[int, CellStats]:
@@ -295,8 +298,13 @@ class _AgentTally:
     )
     scenarios: dict[str, _Scenario] = field(default_factory=dict)
     """Per scenario (when records name it): where it is grouped and its counters."""
+    cache: tuple[int, int] | None = None
 
     def add(self, rec: Mapping[str, Any]) -> None:
+        usage = rec.get("usage")
+        if isinstance(usage, dict) and isinstance(usage.get("cache_hits"), int):
+            calls, hits = self.cache or (0, 0)
+            self.cache = (calls + int(usage.get("model_calls") or 0), hits + usage["cache_hits"])
         if is_error(rec):  # type: ignore[arg-type]
             kind = error_kind_of(rec)  # type: ignore[arg-type]
             self.errors[kind] = self.errors.get(kind, 0) + 1
@@ -350,6 +358,7 @@ class _AgentTally:
                 }
                 for name, t in self.by_sweep.items()
             },
+            self.cache,
         )
 
 

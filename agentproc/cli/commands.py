@@ -315,8 +315,29 @@ def agent_spec(args: argparse.Namespace) -> Any:
         retry=RetryPolicy(attempts=args.retries + 1, timeout=args.timeout),
         variant=variant,
         order=order,
+        cache=cache_config(args),
     )
     return AgentSpec(args.agent, options, args.base_url, args.timeout, args.max_tokens)
+
+
+def cache_config(args: argparse.Namespace) -> Any:
+    """The response cache ``--cache`` and ``--cache-mode`` ask for (``None``: none)."""
+    folder, mode = getattr(args, "cache", None), getattr(args, "cache_mode", None)
+    if (folder is None and mode is None) or mode == "off":
+        return None
+    from agentproc.agents.cache import CacheConfig, default_cache_dir
+    from agentproc.agents.factory import is_factory_spec
+    from agentproc.cli.parser import CACHE_DEFAULT
+
+    if args.agent.startswith("sim:") or is_factory_spec(args.agent):
+        raise fail(
+            f"--cache keeps the replies of a model agent (local, openai:MODEL); "
+            f"{args.agent} is not one"
+        )
+    if folder is None or folder == CACHE_DEFAULT:
+        folder = default_cache_dir()
+    check_output(folder, folder=True, option="--cache")
+    return CacheConfig(folder, mode or "readwrite")
 
 
 def selfcheck_command(args: argparse.Namespace, out: Console, err: Console) -> int:

@@ -73,6 +73,7 @@ COMMANDS: dict[str, Command] = (
     | {name: _lazy(name, "agentproc.cli.stored") for name in ("replay", "relabel", "report")}
     | {name: _lazy(name, "agentproc.cli.sweeps") for name in ("compare", "stress")}
     | {"serve-demo": _lazy("serve_demo", "agentproc.cli.serve_demo")}
+    | {"check": _lazy("check", "agentproc.cli.check")}
 )
 """Command name -> the function that runs it."""
 

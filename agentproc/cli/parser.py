@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
+from agentproc.cli.check import add_check_parser
 from agentproc.cli.examples import SIM_AGENTS, examples
 from agentproc.cli.output import EXIT_BAD_INPUT
 from agentproc.cli.serve_demo import add_serve_demo_parser
@@ -84,6 +85,10 @@ def _url(text: str) -> str:
         )
     del port
     return text
+
+
+CACHE_DEFAULT = Path("\0default")
+"""``--cache`` without a folder: the user's cache folder (looked up when the run starts)."""
 
 
 def _words(text: str) -> list[str]:
@@ -213,6 +218,22 @@ def build_parser() -> argparse.ArgumentParser:
         "--shard", help="run only shard i of n, e.g. 1/4 (or shards i to j: i-j/n, e.g. 1-2/8)"
     )
     r.add_argument("--resume", action="store_true", help="skip episodes already in --out")
+    r.add_argument(
+        "--cache",
+        type=Path,
+        nargs="?",
+        const=CACHE_DEFAULT,
+        metavar="DIR",
+        help="serve model replies to requests made before from a response cache in DIR "
+        "(default: $XDG_CACHE_HOME/agentproc or ~/.cache/agentproc); keyed on the exact "
+        "request and the trial, never on a key",
+    )
+    r.add_argument(
+        "--cache-mode",
+        choices=["read", "write", "readwrite", "off"],
+        help="read: serve hits, store nothing; write: store replies, serve none; readwrite "
+        "(the default with --cache); off",
+    )
     _worker_options(r)
     r.add_argument("--overwrite", action="store_true", help="replace an existing --out")
 
@@ -292,6 +313,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     _compare_parsers(sub)
+    add_check_parser(sub)
 
     sc = sub.add_parser(
         "selfcheck", help="prove the monitor against injected faults", **examples("selfcheck")

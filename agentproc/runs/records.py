@@ -97,6 +97,8 @@ class ModelCallRecord(TypedDict):
     output_tokens: int
     error: str | None
     """The last error (redacted) when every attempt failed."""
+    cache_hit: NotRequired[bool]
+    """With ``run --cache``: the reply came from the response cache (no model was asked)."""
 
 
 @with_config(_CONFIG)
@@ -106,7 +108,10 @@ class UsageRecord(TypedDict):
     input_tokens: int
     output_tokens: int
     model_seconds: float
+    """Seconds of the model calls the model answered (cache hits left out)."""
     model_calls: int
+    cache_hits: NotRequired[int]
+    """With ``run --cache``: model calls the response cache answered."""
 
 
 @with_config(_CONFIG)

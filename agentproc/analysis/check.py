@@ -1,0 +1,309 @@
+"""A gate for CI: does a run meet its thresholds, and does it not regress against a baseline?
+
+:func:`check_files` reads a run (and a baseline run of the same scenarios) and holds it
+to a list of :class:`Condition`, each passed or failed with one line that says why:
+
+- ``errored``: no episode errored. An episode the endpoint or the harness could not
+  run counts in no figure, so a run with errors has not shown that it passes;
+- ``min_faithful`` (with a threshold): faithful accuracy over the scored episodes is
+  at least the threshold; a failure names the first divergences of the unfaithful ones;
+- ``label:KIND`` (one per forbidden label kind): no episode carries the label;
+- ``regression`` (with a baseline): faithful accuracy did not drop. The rule, the
+  one ``compare`` uses for its verdict: episodes are paired with the baseline's by
+  scenario and trial, the paired difference is tested with the scenario as the unit
+  (exact McNemar with one trial per scenario, the sign-flip permutation test with
+  several: :mod:`agentproc.analysis.paired`), and the condition fails only when the
+  drop is larger than ``max_drop`` points **and** the test rejects at 5% (``p < 0.05``).
+  Noise alone does not fail a build; a large but unproven drop does not either. A
+  failure names the first divergences that are new against the baseline ("new
+  skipped_step at step 4 in 7 scenarios").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentproc.analysis.compare import build_arm, compare_arms
+from agentproc.analysis.compare_result import Comparison
+from agentproc.analysis.stats import ALPHA
+from agentproc.analysis.trials import Outcome, outcome_of
+from agentproc.errors import ConfigError, InputError, unknown_key
+from agentproc.labelling import LabelKind
+from agentproc.runs import (
+    ReadReport,
+    error_kind_of,
+    is_error,
+    latest_records,
+    record_mode,
+    record_trial,
+    record_variant,
+)
+
+SHOWN = 5
+"""Scenarios named per divergence in a failure line (the rest are counted)."""
+GROUPS = 3
+"""Kinds of divergence named per failure line (the rest are counted)."""
+
+Place = tuple[str, str] | None
+"""A divergence or a label: its kind and where (``step 4``, ``the answer``, or ``""``);
+``None`` for an episode that never left the procedure."""
+
+
+@dataclass(frozen=True, slots=True)
+class Condition:
+    """One thing the run is held to, and whether it holds."""
+
+    name: str
+    """``errored``, ``min_faithful``, ``label:KIND`` or ``regression``."""
+    passed: bool
+    message: str
+    """One line: what was measured, and on failure which scenarios and divergences."""
+    scenarios: tuple[str, ...] = ()
+    """The scenarios a failure concerns."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form."""
+        return {
+            "name": self.name,
+            "passed": self.passed,
+            "message": self.message,
+            "scenarios": list(self.scenarios),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class _Run:
+    """One run file's single arm: scored outcomes, first divergences, errored episodes."""
+
+    path: Path
+    key: tuple[str, str, str]
+    outcomes: list[Outcome]
+    places: dict[tuple[str, int], Place]
+    errored: dict[tuple[str, int], str]
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    """Every condition of one check, and the figures they read."""
+
+    conditions: list[Condition]
+    episodes: int
+    """Scored episodes."""
+    faithful: float
+    """Faithful accuracy over the scored episodes."""
+    errored: int
+    comparison: Comparison | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        """Every condition holds."""
+        return all(c.passed for c in self.conditions)
+
+    @property
+    def failed(self) -> list[Condition]:
+        """The conditions that do not hold."""
+        return [c for c in self.conditions if not c.passed]
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form (``agentproc check --json``)."""
+        c = self.comparison
+        return {
+            "passed": self.passed,
+            "episodes": self.episodes,
+            "errored": self.errored,
+            "faithful": round(self.faithful, 4),
+            "conditions": [x.to_json() for x in self.conditions],
+            "regression": None if c is None else c.overall["faithful"].to_json(),
+        }
+
+
+def _read(path: Path, warnings: list[str]) -> _Run:
+    report = ReadReport()
+    keys: set[tuple[str, str, str]] = set()
+    outcomes: list[Outcome] = []
+    places: dict[tuple[str, int], Place] = {}
+    errored: dict[tuple[str, int], str] = {}
+    for _, _, rec in latest_records([path], [report]):
+        r: Mapping[str, Any] = rec
+        keys.add((str(r["agent"]), record_mode(rec), record_variant(rec)))
+        episode = (str(r["scenario_id"]), record_trial(rec))
+        if is_error(rec):
+            errored[episode] = error_kind_of(rec)
+            continue
+        outcomes.append(outcome_of(r))
+        div = (r.get("metrics") or {}).get("first_divergence")
+        places[episode] = (str(div["label"]), _at(div.get("step"), "the answer")) if div else None
+    warnings.extend(f"{path}: {w}" for w in report.warnings)
+    if not keys:
+        raise InputError(path, "holds no episode: nothing to check")
+    if len(keys) > 1:
+        arms = ", ".join(sorted("/".join(k) for k in keys))
+        raise InputError(
+            path,
+            f"holds episodes of several agents or variants ({arms}): check takes the run of one",
+        )
+    return _Run(path, keys.pop(), outcomes, places, errored)
+
+
+def check_files(
+    run: Path,
+    baseline: Path | None = None,
+    *,
+    min_faithful: float | None = None,
+    max_drop: float = 5.0,
+    labels: Sequence[str] = (),
+    seed: int = 0,
+) -> CheckResult:
+    """Hold the run in ``run`` to its conditions (the module docstring says which).
+
+    Raises:
+        ConfigError: a label kind that does not exist, a threshold out of range, or a
+            run and baseline that share no scenario.
+        InputError: a run file that is missing, invalid, empty or holds several agents.
+    """
+    known = [k.value for k in LabelKind]
+    for kind in labels:
+        if kind not in known:
+            raise unknown_key("label", kind, known)
+    if min_faithful is not None and not 0.0 <= min_faithful <= 1.0:
+        raise ConfigError(f"--min-faithful is a fraction from 0 to 1 (not {min_faithful:g})")
+    if max_drop < 0:
+        raise ConfigError(f"--max-drop is a number of points, at least 0 (not {max_drop:g})")
+    warnings: list[str] = []
+    now = _read(run, warnings)
+    n = len(now.outcomes)
+    faithful = sum(o.faithful for o in now.outcomes) / n if n else 0.0
+    conditions = [_errored(now)]
+    if min_faithful is not None:
+        conditions.append(_min_faithful(now, faithful, min_faithful))
+    conditions += [_forbidden(now, kind) for kind in labels]
+    comparison = None
+    if baseline is not None:
+        before = _read(baseline, warnings)
+        comparison = _compare(before, now, seed)
+        conditions.append(_regression(before, now, comparison, max_drop))
+    return CheckResult(conditions, n, faithful, len(now.errored), comparison, warnings)
+
+
+def _names(ids: Iterable[str]) -> str:
+    ids = sorted(set(ids))
+    shown = ", ".join(ids[:SHOWN])
+    return shown + (f", and {len(ids) - SHOWN} more" if len(ids) > SHOWN else "")
+
+
+def _at(step: int | None, otherwise: str = "") -> str:
+    return otherwise if step is None else f"step {step}"
+
+
+def _place(place: Place) -> str:
+    if place is None:
+        return "no divergence (a wrong or missing answer)"
+    label, where = place
+    return f"{label} at {where}" if where else label
+
+
+def _grouped(places: Iterable[tuple[str, Place]], prefix: str = "") -> str:
+    """``skipped_step at step 4 in 7 scenarios (a, b, ...)``, most frequent first."""
+    groups: dict[Place, set[str]] = {}
+    for sid, place in places:
+        groups.setdefault(place, set()).add(sid)
+    ranked = sorted(groups.items(), key=lambda kv: (-len(kv[1]), _place(kv[0])))
+    parts = [
+        f"{prefix}{_place(p)} in {len(ids)} scenario{'s' * (len(ids) != 1)} ({_names(ids)})"
+        for p, ids in ranked[:GROUPS]
+    ]
+    if len(ranked) > GROUPS:
+        parts.append(f"{len(ranked) - GROUPS} other divergences")
+    return "; ".join(parts)
+
+
+def _errored(run: _Run) -> Condition:
+    if not run.errored:
+        return Condition("errored", True, "no episode errored")
+    kinds: dict[str, int] = {}
+    for kind in run.errored.values():
+        kinds[kind] = kinds.get(kind, 0) + 1
+    which = ", ".join(f"{k} {v}" for k, v in sorted(kinds.items()))
+    ids = [sid for sid, _ in run.errored]
+    return Condition(
+        "errored",
+        False,
+        f"{len(run.errored)} episodes errored ({which}) in {len(set(ids))} scenarios "
+        f"({_names(ids)}): errors are not passes; --resume runs them again",
+        tuple(sorted(set(ids))),
+    )
+
+
+def _min_faithful(run: _Run, faithful: float, least: float) -> Condition:
+    n = len(run.outcomes)
+    k = sum(o.faithful for o in run.outcomes)
+    said = f"faithful accuracy {faithful:.1%} ({k} of {n} episodes)"
+    if n and faithful >= least:
+        return Condition("min_faithful", True, f"{said}, at least {least:.1%}")
+    bad = [
+        (o.scenario_id, run.places[(o.scenario_id, o.trial)])
+        for o in run.outcomes
+        if not o.faithful
+    ]
+    return Condition(
+        "min_faithful",
+        False,
+        f"{said} is below --min-faithful {least:.1%}: " + (_grouped(bad) or "no scored episode"),
+        tuple(sorted({sid for sid, _ in bad})),
+    )
+
+
+def _forbidden(run: _Run, kind: str) -> Condition:
+    hits = [o for o in run.outcomes if kind in o.labels]
+    if not hits:
+        return Condition(f"label:{kind}", True, f"no episode carries {kind}")
+    steps = [(o.scenario_id, (kind, _at(step))) for o in hits for k, step in o.places if k == kind]
+    return Condition(
+        f"label:{kind}",
+        False,
+        f"{kind} (forbidden by --labels) in {len(hits)} episodes: {_grouped(steps)}",
+        tuple(sorted({o.scenario_id for o in hits})),
+    )
+
+
+def _compare(before: _Run, now: _Run, seed: int) -> Comparison:
+    known = [k.value for k in LabelKind]
+    base = build_arm("baseline", before.key, before.outcomes, {}, known)
+    arm = build_arm("run", now.key, now.outcomes, {}, known)
+    comparison = compare_arms(base, arm, known, seed=seed)
+    if comparison.pairs == 0:
+        raise ConfigError(
+            f"{now.path} and the baseline {before.path} share no scored episode "
+            "(scenario and trial): nothing to compare"
+        )
+    return comparison
+
+
+def _regression(before: _Run, now: _Run, c: Comparison, max_drop: float) -> Condition:
+    f = c.overall["faithful"]
+    drop = -100.0 * f.diff
+    said = (
+        f"faithful accuracy {f.baseline:.1%} -> {f.variant:.1%} against the baseline "
+        f"({-drop:+.1f} points, p={f.p:.3g}, {f.method} over {f.scenarios} scenarios)"
+    )
+    if drop <= max_drop or f.p >= ALPHA:
+        why = "within --max-drop" if drop <= max_drop else "not significant at 5%"
+        return Condition("regression", True, f"{said}: {why}")
+    new = [
+        (sid, place)
+        for (sid, trial), place in now.places.items()
+        if (sid, trial) in before.places
+        and place != before.places[(sid, trial)]
+        and place is not None
+    ]
+    return Condition(
+        "regression",
+        False,
+        f"{said}: more than --max-drop {max_drop:g} points and significant: "
+        + (_grouped(new, "new ") or "no new divergence (answers changed)"),
+        tuple(sorted({sid for sid, _ in new})),
+    )

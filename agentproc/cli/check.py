@@ -1,0 +1,142 @@
+"""``agentproc check``: gate a build on a run (thresholds, and no regression against a
+baseline); one line per condition, JSON, JUnit XML."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from agentproc.cli.output import EXIT_FAILED, EXIT_OK, print_json
+
+EPILOG = """\
+conditions (each one line; a failed one names its scenarios and first divergences):
+  errored       no episode errored (errors count in no figure: they are not passes)
+  min_faithful  with --min-faithful F: faithful accuracy is at least F (0 to 1)
+  label:KIND    with --labels: no episode carries KIND
+  regression    with --baseline: fails only when faithful accuracy dropped by more than
+                --max-drop points AND the drop is significant (p < 0.05) by the paired
+                test compare uses: episodes paired with the baseline's by scenario and
+                trial, the scenario as the unit (exact McNemar with one trial per
+                scenario, the sign-flip permutation test with several)
+
+exit status: 0 every condition holds, 1 a condition failed, 2 bad input
+
+examples:
+  agentproc check runs/today.jsonl --min-faithful 0.9 --labels hallucinated_call
+  agentproc check runs/today.jsonl --baseline runs/golden.jsonl --max-drop 5 --junit check.xml
+"""
+
+
+def _fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a fraction from 0 to 1, not {text!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a fraction from 0 to 1 (not {text})")
+    return value
+
+
+def _points(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of points, not {text!r}") from None
+    if not 0.0 <= value <= 100.0:
+        raise argparse.ArgumentTypeError(f"expected points from 0 to 100 (not {text})")
+    return value
+
+
+def add_check_parser(sub: Any) -> None:
+    """The ``check`` command's options."""
+    p = sub.add_parser(
+        "check",
+        help="gate a build: thresholds, and no regression against a baseline run",
+        description="Exit 0 when the run meets its thresholds and does not regress against "
+        "the baseline, 1 otherwise (2: bad input).",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("run", type=Path, help="run file (JSON lines) to check")
+    p.add_argument("--baseline", type=Path, help="a run of the same scenarios to compare with")
+    p.add_argument(
+        "--min-faithful", type=_fraction, metavar="F", help="least faithful accuracy (0 to 1)"
+    )
+    p.add_argument(
+        "--max-drop",
+        type=_points,
+        default=5.0,
+        metavar="POINTS",
+        help="with --baseline: the largest drop of faithful accuracy, in points, that passes "
+        "even when significant (default 5)",
+    )
+    p.add_argument(
+        "--labels",
+        type=lambda t: [x.strip() for x in t.split(",") if x.strip()],
+        default=[],
+        metavar="KIND,...",
+        help="label kinds no episode may carry, e.g. skipped_step,hallucinated_call",
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of the sign-flip test")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--junit", type=Path, metavar="FILE", help="also write JUnit XML here")
+
+
+def check_command(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from agentproc.analysis.check import check_files
+    from agentproc.outputs import check_output
+
+    inputs = [args.run] + ([args.baseline] if args.baseline is not None else [])
+    if args.junit is not None:
+        check_output(args.junit, inputs=inputs, overwrite=True, option="--junit")
+    result = check_files(
+        args.run,
+        args.baseline,
+        min_faithful=args.min_faithful,
+        max_drop=args.max_drop,
+        labels=args.labels,
+        seed=args.seed,
+    )
+    for w in result.warnings:
+        err.print(w, markup=False, highlight=False)
+    if args.junit is not None:
+        write_junit(result, args.junit)
+    if args.json:
+        print_json(out, result.to_json())
+    else:
+        for c in result.conditions:
+            line = f"{'ok  ' if c.passed else 'FAIL'} {c.name}: {c.message}"
+            out.print(line, markup=False, highlight=False)
+        failed, total = len(result.failed), len(result.conditions)
+        verdict = f"check failed: {failed} of {total}" if failed else f"check passed: {total}"
+        out.print(f"{verdict} conditions", markup=False, highlight=False)
+    return EXIT_OK if result.passed else EXIT_FAILED
+
+
+def write_junit(result: Any, path: Path) -> None:
+    """JUnit XML: one test suite, one test case per condition, a failure for each failed one."""
+    import xml.etree.ElementTree as ET
+
+    from agentproc.outputs import replacing
+
+    suite = ET.Element(
+        "testsuite",
+        name="agentproc check",
+        tests=str(len(result.conditions)),
+        failures=str(len(result.failed)),
+        errors="0",
+    )
+    for c in result.conditions:
+        case = ET.SubElement(suite, "testcase", classname="agentproc.check", name=c.name)
+        if not c.passed:
+            failure = ET.SubElement(case, "failure", message=c.message, type="check")
+            failure.text = c.message
+        else:
+            ET.SubElement(case, "system-out").text = c.message
+    root = ET.Element("testsuites")
+    root.append(suite)
+    with replacing(path) as tmp:
+        ET.ElementTree(root).write(tmp, encoding="utf-8", xml_declaration=True)
