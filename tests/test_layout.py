@@ -28,6 +28,7 @@ LAYERS: dict[str, int] = {
     "agents": 5,
     "analysis": 5,
     "experiments": 6,
+    "integrations": 6,
     "cli": 7,
 }
 """Top-level module or folder -> its place in the pipeline; imports only go down

@@ -72,6 +72,7 @@ COMMANDS: dict[str, Command] = (
     {name: _lazy(name) for name in ("generate", "scenario", "run", "selfcheck", "variants")}
     | {name: _lazy(name, "agentproc.cli.stored") for name in ("replay", "relabel", "report")}
     | {name: _lazy(name, "agentproc.cli.sweeps") for name in ("compare", "stress")}
+    | {"serve-mcp": _lazy("serve_mcp", "agentproc.cli.serve_mcp")}
 )
 """Command name -> the function that runs it."""
 

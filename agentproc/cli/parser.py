@@ -16,6 +16,7 @@ from typing import NoReturn
 
 from agentproc.cli.examples import SIM_AGENTS, examples
 from agentproc.cli.output import EXIT_BAD_INPUT
+from agentproc.cli.serve_mcp import add_serve_mcp_parser
 
 
 def _ints(text: str) -> list[int]:
@@ -291,6 +292,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     _compare_parsers(sub)
+    add_serve_mcp_parser(sub)
 
     sc = sub.add_parser(
         "selfcheck", help="prove the monitor against injected faults", **examples("selfcheck")
