@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from agentproc.cli.examples import SIM_AGENTS, examples
+from agentproc.cli.export import add_export_parser
 from agentproc.cli.import_traces import add_import_traces_parser
 from agentproc.cli.output import EXIT_BAD_INPUT
 from agentproc.cli.serve_mcp import add_serve_mcp_parser
@@ -296,6 +297,7 @@ def build_parser() -> argparse.ArgumentParser:
     _compare_parsers(sub)
     add_serve_mcp_parser(sub)
     add_import_traces_parser(sub)
+    add_export_parser(sub)
 
     sc = sub.add_parser(
         "selfcheck", help="prove the monitor against injected faults", **examples("selfcheck")
