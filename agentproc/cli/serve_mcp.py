@@ -55,12 +55,11 @@ def serve_mcp_command(args: argparse.Namespace, out: Console, err: Console) -> i
     """Serve until the client leaves (stdio) or the server is interrupted (http)."""
     import anyio
 
-    run = _served_run(args)
     try:
         from agentproc.integrations import mcp_server
     except ImportError:
-        run.close()
         raise ConfigError(EXTRA_MISSING) from None
+    run = _served_run(args)
     err.print(
         f"agentproc: serving {args.suite} over {args.transport}"
         + (f" on http://127.0.0.1:{args.port}/mcp" if args.transport == "http" else ""),

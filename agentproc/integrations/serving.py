@@ -134,7 +134,8 @@ class ServedRun:
             self._write(self.session)
         self._open()
         if self.session is None:
-            return f"The run is complete: {self.written} episodes written."
+            plural = "" if self.written == 1 else "s"
+            return f"The run is complete: {self.written} episode{plural} written."
         return (
             f"Scenario {self.scenario_id} is open; the tools have changed. "
             f"Its procedure follows.\n\n{self.prompt}"

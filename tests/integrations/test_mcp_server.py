@@ -172,3 +172,4 @@ def test_without_the_extra_it_says_which_to_install(tmp_path: Path, capsys, monk
     code, _, err = cli(capsys, "serve-mcp", suite, "--out", tmp_path / "r.jsonl")
     assert code == 2
     assert "pip install 'agentproc[mcp]'" in err
+    assert not (tmp_path / "r.jsonl").exists()  # refused before the run file is made
