@@ -4,6 +4,7 @@ and write what it did as a run file."""
 from __future__ import annotations
 
 import argparse
+import importlib
 import itertools
 from collections.abc import Iterator
 from pathlib import Path
@@ -56,7 +57,7 @@ def serve_mcp_command(args: argparse.Namespace, out: Console, err: Console) -> i
     import anyio
 
     try:
-        from agentproc.integrations import mcp_server
+        mcp_server = importlib.import_module("agentproc.integrations.mcp_server")
     except ImportError:
         raise ConfigError(EXTRA_MISSING) from None
     run = _served_run(args)
