@@ -149,7 +149,6 @@ async def serve_stdio(run: ServedRun) -> None:
 
 def http_app(run: ServedRun) -> Any:
     """The Starlette app serving ``run`` over streamable HTTP at ``/mcp``."""
-    from mcp.server.fastmcp.server import StreamableHTTPASGIApp
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
     from mcp.server.transport_security import TransportSecuritySettings
     from starlette.applications import Starlette
@@ -170,7 +169,11 @@ def http_app(run: ServedRun) -> Any:
         async with manager.run():
             yield
 
-    routes = [Route("/mcp", endpoint=StreamableHTTPASGIApp(manager))]
+    class Endpoint:  # an ASGI app: Starlette routes to it without a redirect to /mcp/
+        async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+            await manager.handle_request(scope, receive, send)
+
+    routes = [Route("/mcp", endpoint=Endpoint())]
     return Starlette(routes=routes, lifespan=lifespan)
 
 
