@@ -28,6 +28,7 @@ LAYERS: dict[str, int] = {
     "agents": 5,
     "analysis": 5,
     "experiments": 6,
+    "integrations": 6,
     "cli": 7,
     "testing": 8,
     "pytest_plugin": 9,
@@ -36,7 +37,7 @@ LAYERS: dict[str, int] = {
 (or stay within one folder; the base modules of place 0 may use each other).
 ``agents`` and ``analysis`` share a place and never import each other;
 ``experiments`` runs agents and analyses what they did."""
-FACADES = {"agentproc", "agentproc.__main__"}
+FACADES = {"agentproc", "agentproc.__main__", "agentproc.inspect", "agentproc._inspect_registry"}
 """The package's front doors, which may import anything."""
 
 

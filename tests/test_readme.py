@@ -135,9 +135,12 @@ def _run_session(script: str, cwd: Path, timeout: float) -> subprocess.Completed
 
 
 def session(path: Path) -> str:
+    """The commands of ``path``'s blocks up to its Integrations part (which needs MCP
+    clients and Inspect: tests/integrations/test_readme_integrations.py runs it)."""
+    text = path.read_text(encoding="utf-8").split("\n## Integrations\n")[0]
     lines = [
         line
-        for block in command_blocks(path)
+        for block in (m[1] for m in COMMANDS.finditer(text))
         for line in block.splitlines()
         if not line.startswith(SET_UP)
     ]

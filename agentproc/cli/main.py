@@ -74,6 +74,9 @@ COMMANDS: dict[str, Command] = (
     | {name: _lazy(name, "agentproc.cli.sweeps") for name in ("compare", "stress")}
     | {"serve-demo": _lazy("serve_demo", "agentproc.cli.serve_demo")}
     | {"check": _lazy("check", "agentproc.cli.check")}
+    | {"serve-mcp": _lazy("serve_mcp", "agentproc.cli.serve_mcp")}
+    | {"import-traces": _lazy("import_traces", "agentproc.cli.import_traces")}
+    | {"export": _lazy("export", "agentproc.cli.export")}
 )
 """Command name -> the function that runs it."""
 

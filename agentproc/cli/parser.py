@@ -16,8 +16,11 @@ from typing import NoReturn
 
 from agentproc.cli.check import add_check_parser
 from agentproc.cli.examples import SIM_AGENTS, examples
+from agentproc.cli.export import add_export_parser
+from agentproc.cli.import_traces import add_import_traces_parser
 from agentproc.cli.output import EXIT_BAD_INPUT
 from agentproc.cli.serve_demo import add_serve_demo_parser
+from agentproc.cli.serve_mcp import add_serve_mcp_parser
 
 
 def _ints(text: str) -> list[int]:
@@ -246,6 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--episode", help="scenario id of the episode to show")
     rp.add_argument("--scenario", type=Path, help="a scenario file, with --messages")
     rp.add_argument("--messages", type=Path, help="an OpenAI chat-completions message list (JSON)")
+    rp.add_argument("--otel", type=Path, help="OpenTelemetry GenAI traces (OTLP JSON)")
     rp.add_argument("--guard", default="observe", help="guard mode for --messages")
     rp.add_argument(
         "--order",
@@ -314,6 +318,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     _compare_parsers(sub)
     add_check_parser(sub)
+    add_serve_mcp_parser(sub)
+    add_import_traces_parser(sub)
+    add_export_parser(sub)
 
     sc = sub.add_parser(
         "selfcheck", help="prove the monitor against injected faults", **examples("selfcheck")

@@ -28,6 +28,8 @@ def replay_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     from agentproc.jsonio import read_json
     from agentproc.workflow import load_scenario
 
+    if args.otel:
+        return _replay_otel(args, out)
     if args.messages or args.scenario:
         if not (args.messages and args.scenario) or args.run:
             raise fail("replay takes either RUN.jsonl, or --scenario S.json with --messages M.json")
@@ -44,6 +46,29 @@ def replay_command(args: argparse.Namespace, out: Console, err: Console) -> int:
         raise fail("replay needs a run file, or --scenario and --messages")
     with collector.paused():  # what the replay kept is freed on return, before it resumes
         return _replay_run(args, out, err)
+
+
+def _replay_otel(args: argparse.Namespace, out: Console) -> int:
+    """``replay --scenario S.json --otel TRACE.json``: every trace, replayed and shown."""
+    from agentproc.analysis.timeline import render_timeline
+    from agentproc.integrations.imported import replay_traces
+    from agentproc.integrations.otel_traces import read_traces
+    from agentproc.workflow import load_scenario
+
+    if not args.scenario or args.run or args.messages:
+        raise fail(
+            "replay --otel TRACE.json takes --scenario S.json (and no run file or --messages)"
+        )
+    scenario = load_scenario(args.scenario)
+    results = replay_traces(
+        scenario, read_traces(args.otel), args.otel, args.guard, args.order or "listed"
+    )
+    for result in results:
+        if args.json:
+            print_json(out, result.to_json())
+        else:
+            render_timeline(result, out)
+    return EXIT_FAILED if any(r.differences for r in results) else EXIT_OK
 
 
 def _replay_run(args: argparse.Namespace, out: Console, err: Console) -> int:

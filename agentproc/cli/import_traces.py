@@ -1,0 +1,47 @@
+"""``agentproc import-traces``: label the tool calls of OpenTelemetry GenAI traces and
+write them as a run file (one episode per trace)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from agentproc.cli.output import EXIT_OK
+
+
+def add_import_traces_parser(sub: Any) -> None:
+    """The ``import-traces`` command's options."""
+    p = sub.add_parser(
+        "import-traces",
+        help="label the tool calls of OpenTelemetry GenAI traces (OTLP JSON) as a run file",
+    )
+    p.add_argument("file", type=Path, help="OTLP JSON traces (gen_ai.* tool spans)")
+    p.add_argument("--scenario", type=Path, required=True, help="the scenario the agent ran")
+    p.add_argument("--out", type=Path, required=True, help="run file (JSON lines) to write")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing --out")
+    p.add_argument("--guard", default="observe", help="observe (default), enforce or feedback")
+    p.add_argument("--order", choices=["listed", "dependency"], default="listed")
+
+
+def import_traces_command(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from agentproc.cli.output import fail
+    from agentproc.integrations.imported import import_traces
+    from agentproc.integrations.otel_traces import read_traces
+    from agentproc.outputs import check_output
+    from agentproc.workflow import GUARDS, load_scenario
+
+    if args.guard not in GUARDS:
+        raise fail(f"unknown guard {args.guard!r}; expected one of: {', '.join(GUARDS)}")
+    check_output(args.out, inputs=[args.file, args.scenario], overwrite=args.overwrite)
+    scenario = load_scenario(args.scenario)
+    traces = read_traces(args.file)
+    done = import_traces(scenario, traces, args.out, args.file, args.guard, args.order)
+    for item in done:
+        for d in item.differences:
+            err.print(f"agentproc: trace {item.trace.trace_id}: {d}", markup=False, highlight=False)
+    verdicts = ", ".join(item.episode.metrics["verdict"] for item in done)
+    out.print(f"wrote {len(done)} episodes to {args.out} (verdicts: {verdicts})", highlight=False)
+    return EXIT_OK

@@ -1,0 +1,125 @@
+"""``agentproc serve-mcp``: serve a suite's scenarios to an MCP client, one at a time,
+and write what it did as a run file."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import itertools
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from agentproc.cli.output import EXIT_OK, fail
+from agentproc.errors import ConfigError, InputError
+
+PORT = 8000
+"""The HTTP transport's default port."""
+EXTRA_MISSING = (
+    "serve-mcp needs the MCP extra: pip install 'agentproc[mcp]' (the mcp package is not installed)"
+)
+
+
+def add_serve_mcp_parser(sub: Any) -> None:
+    """The ``serve-mcp`` command's options."""
+    p = sub.add_parser(
+        "serve-mcp",
+        help="serve a suite's scenarios as MCP tools, one at a time, and write a run file",
+        description="Serve a suite's scenarios to an MCP client one at a time: the open "
+        "scenario's tools, its procedure as the prompt 'procedure' and the resource "
+        "agentproc://procedure, and a tool next_scenario that finishes the episode and opens "
+        "the next. Every call is labelled as in 'run'; each episode is written to --out.",
+    )
+    p.add_argument("suite", type=Path, help="a suite folder, a scenario .json or a .jsonl")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--scenario", dest="scenario_id", help="serve only this scenario id")
+    which.add_argument(
+        "--per-cell", type=int, metavar="K", help="serve the first K scenarios of each cell"
+    )
+    p.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    p.add_argument("--port", type=int, help=f"http: port on 127.0.0.1 (default {PORT})")
+    p.add_argument("--out", type=Path, required=True, help="run file (JSON lines) to write")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing --out")
+    p.add_argument("--name", help="the agent's name (default: the MCP client's name)")
+    p.add_argument("--guard", default="observe", help="observe (default), enforce or feedback")
+    p.add_argument("--variant", default="default", help="a shipped variant or a variant file")
+    p.add_argument("--order", choices=["listed", "dependency"], default="listed")
+    p.add_argument("--budget", type=int, help="tool calls per episode (default as in run)")
+    p.add_argument(
+        "--self-contained", action="store_true", help="store each scenario in the run file"
+    )
+
+
+def serve_mcp_command(args: argparse.Namespace, out: Console, err: Console) -> int:
+    """Serve until the client leaves (stdio) or the server is interrupted (http)."""
+    import anyio
+
+    try:
+        mcp_server = importlib.import_module("agentproc.integrations.mcp_server")
+    except ImportError:
+        raise ConfigError(EXTRA_MISSING) from None
+    run = _served_run(args)
+    err.print(
+        f"agentproc: serving {args.suite} over {args.transport}"
+        + (f" on http://127.0.0.1:{args.port}/mcp" if args.transport == "http" else ""),
+        markup=False,
+        highlight=False,
+    )
+    try:
+        if args.transport == "http":
+            anyio.run(mcp_server.serve_http, run, args.port)
+        else:
+            anyio.run(mcp_server.serve_stdio, run)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        run.close()
+    err.print(
+        f"agentproc: wrote {run.written} episodes to {args.out}", markup=False, highlight=False
+    )
+    return EXIT_OK
+
+
+def _served_run(args: argparse.Namespace) -> Any:
+    from agentproc.integrations.serving import ServedRun
+    from agentproc.outputs import check_output, input_files
+    from agentproc.workflow import GUARDS
+    from agentproc.workflow.variant import load_variant
+
+    if args.guard not in GUARDS:
+        raise fail(f"unknown guard {args.guard!r}; expected one of: {', '.join(GUARDS)}")
+    for flag, value in (("--per-cell", args.per_cell), ("--budget", args.budget)):
+        if value is not None and value < 1:
+            raise fail(f"{flag} must be at least 1 (got {value})")
+    if args.port is not None and args.transport != "http":
+        raise fail("--port goes with --transport http")
+    args.port = PORT if args.port is None else args.port
+    check_output(args.out, inputs=input_files(args.suite), overwrite=args.overwrite)
+    variant = load_variant(args.variant)
+    guard = variant.check("tools", args.guard)
+    scenarios = _scenarios(args)
+    return ServedRun(
+        scenarios,
+        args.out,
+        name=args.name,
+        guard=guard,
+        variant=variant,
+        order=args.order,
+        budget=args.budget,
+        self_contained=args.self_contained,
+    )
+
+
+def _scenarios(args: argparse.Namespace) -> Iterator[Any]:
+    from agentproc.workflow import load_scenarios, per_cell
+
+    keep = None if args.scenario_id is None else args.scenario_id.__eq__
+    scenarios = per_cell(load_scenarios(args.suite, keep), args.per_cell)
+    first = next(scenarios, None)  # a bad suite or an unknown id is said before serving
+    if first is None:
+        what = f"no scenario with id {args.scenario_id!r}" if args.scenario_id else "no scenario"
+        where = args.suite / "procedures.jsonl" if args.suite.is_dir() else args.suite
+        raise InputError(where, f"holds {what}: nothing to serve", "id")
+    return itertools.chain([first], scenarios)

@@ -1,0 +1,170 @@
+"""An Inspect AI task over a suite (extra ``[inspect]``): samples are scenarios, tools are
+the scenario's step tools (stateful per sample), the scorer is the monitor.
+
+The tools execute on an :class:`~agentproc.runs.EpisodeSession` of their sample, so the
+model is told what ``run`` would tell it. Inspect refuses some calls before a tool runs
+(a tool it does not offer, arguments that fail the schema or are not JSON), so the scorer
+does not read the tools' session: it labels the model's calls as the transcript holds
+them, in order, on a fresh session (the calls of one assistant message being one batch),
+which is what ``replay`` does with the same calls. The score's value is the verdict; its
+metadata holds the labels and the metrics (``first_divergence`` among them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
+from inspect_ai.scorer import Score, Scorer, Target, metric, scorer
+from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
+from inspect_ai.tool import ToolDef, ToolParams
+
+from agentproc.runs import BUDGET_EXHAUSTED, BudgetExhausted, EpisodeSession
+from agentproc.workflow import GUARDS, Scenario, load_scenarios, per_cell
+from agentproc.workflow.variant import load_variant
+
+
+@task
+def agentproc_task(
+    suite: str,
+    variant: str = "default",
+    mode: str = "tools",
+    guard: str = "observe",
+    order: str = "listed",
+    per_cell_k: int | None = None,
+    limit: int | None = None,
+) -> Task:
+    """A suite's scenarios as an Inspect task.
+
+    Args:
+        suite: A suite folder, a scenario ``.json`` or a ``.jsonl`` of scenarios.
+        variant: A shipped variant or a variant file (tools mode).
+        mode: ``tools`` (the compiled workflow) or ``text`` (the procedure in the prompt).
+        guard: ``observe``, ``enforce`` or ``feedback``.
+        order: ``listed`` or ``dependency``.
+        per_cell_k: Only the first K scenarios of each grid cell.
+        limit: At most this many scenarios.
+
+    Example: ``inspect eval agentproc/agentproc_task -T suite=suites/quick``.
+    """
+    from agentproc.errors import ConfigError
+
+    if mode not in ("tools", "text"):
+        raise ConfigError(f"unknown mode {mode!r}; expected one of: tools, text")
+    if order not in ("listed", "dependency"):
+        raise ConfigError(f"unknown order {order!r}; expected one of: listed, dependency")
+    if guard not in GUARDS:
+        raise ConfigError(f"unknown guard {guard!r}; expected one of: {', '.join(GUARDS)}")
+    chosen = load_variant(variant)
+    scenarios: dict[str, Scenario] = {}
+    for s in per_cell(load_scenarios(Path(suite)), per_cell_k):
+        if limit is not None and len(scenarios) >= limit:
+            break
+        scenarios[s.id] = s
+
+    def open_session(scenario: Scenario) -> EpisodeSession:
+        return EpisodeSession(
+            scenario,
+            "inspect",
+            guard=guard,  # type: ignore[arg-type]
+            variant=chosen,
+            mode=mode,  # type: ignore[arg-type]
+            order=order,  # type: ignore[arg-type]
+        )
+
+    samples = [_sample(s, open_session(s)) for s in scenarios.values()]
+    return Task(
+        dataset=MemoryDataset(samples, name=Path(suite).name),
+        solver=[_tools(scenarios, open_session), generate()] if mode == "tools" else [generate()],
+        scorer=monitor(scenarios, open_session),
+    )
+
+
+def _sample(scenario: Scenario, session: EpisodeSession) -> Sample:
+    messages: list[Any] = []
+    for m in session.messages:
+        cls = ChatMessageSystem if m["role"] == "system" else ChatMessageUser
+        messages.append(cls(content=m["content"]))
+    return Sample(id=scenario.id, input=messages, target=str(scenario.answer))
+
+
+@solver
+def _tools(
+    scenarios: dict[str, Scenario], open_session: Callable[[Scenario], EpisodeSession]
+) -> Solver:
+    """Give the sample its scenario's tools, on a session of its own."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        session = open_session(scenarios[str(state.sample_id)])
+        state.tools = [_tool(session, t["function"]) for t in session.tools]
+        return state
+
+    return solve
+
+
+def _tool(session: EpisodeSession, fn: dict[str, Any]) -> ToolDef:
+    name = fn["name"]
+
+    async def execute(**arguments: Any) -> str:
+        try:
+            return session.call(name, arguments).result
+        except BudgetExhausted:
+            return BUDGET_EXHAUSTED
+
+    return ToolDef(
+        execute,
+        name=name,
+        description=fn.get("description") or name,
+        parameters=ToolParams.model_validate(fn["parameters"]),
+    )
+
+
+@metric
+def faithful_rate() -> Any:
+    """The share of samples whose verdict is ``faithful``."""
+
+    def compute(scores: list[Any]) -> float:
+        return sum(s.score.value == "faithful" for s in scores) / max(1, len(scores))
+
+    return compute
+
+
+@scorer(metrics=[faithful_rate()])
+def monitor(
+    scenarios: dict[str, Scenario], open_session: Callable[[Scenario], EpisodeSession]
+) -> Scorer:
+    """The monitor's verdict on the model's calls (tools) or reply (text)."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        session = open_session(scenarios[str(state.sample_id)])
+        if session.mode == "text":
+            session.read_text(state.output.completion)
+        else:
+            label_transcript(session, state.messages)
+        ep = session.finish("answer" if session.answered else "no_tool_call")
+        return Score(
+            value=ep.metrics["verdict"],
+            answer=None if ep.metrics["final_answer"] is None else str(ep.metrics["final_answer"]),
+            metadata={"labels": [lab.to_json() for lab in ep.labels], "metrics": ep.metrics},
+        )
+
+    return score
+
+
+def label_transcript(session: EpisodeSession, messages: list[Any]) -> None:
+    """Every tool call of the assistant's messages, in order, through ``session`` (one
+    message: one batch). A call whose arguments Inspect could not parse is given its parse
+    error as arguments: not JSON, so it is labelled ``invalid_arguments``."""
+    for msg in messages:
+        if not isinstance(msg, ChatMessageAssistant) or not msg.tool_calls:
+            continue
+        session.message()
+        for call in msg.tool_calls:
+            if session.exhausted:
+                return
+            raw = call.arguments if call.parse_error is None else call.parse_error
+            session.call(call.function, raw, call.id)

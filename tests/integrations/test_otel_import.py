@@ -1,0 +1,162 @@
+"""``import-traces`` and ``replay --otel``: OpenTelemetry GenAI traces, made here with the
+OpenTelemetry SDK, labelled as ``replay`` labels the same calls."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import ORACLE, cli, records, tiny_scenario
+from mcp_script import SKIPPED_AND_HALLUCINATED
+
+from agentproc.analysis import replay_calls
+
+pytest.importorskip("opentelemetry.sdk")
+from otel_traces import (
+    chat_message_traces,
+    spans_without_tools,
+    tool_span_traces,
+)
+
+
+def as_text(calls: list[tuple[str, Any]]) -> list[tuple[str, str]]:
+    return [(n, a if isinstance(a, str) else json.dumps(a)) for n, a in calls]
+
+
+def replayed(calls: list[tuple[str, Any]], **kw: Any) -> list[dict[str, Any]]:
+    return [lab.to_json() for lab in replay_calls(tiny_scenario(), as_text(calls), **kw).labels]
+
+
+@pytest.fixture
+def scenario_file(tmp_path: Path) -> Path:
+    path = tmp_path / "tiny.json"
+    path.write_text(json.dumps(tiny_scenario().model_dump(mode="json")), encoding="utf-8")
+    return path
+
+
+def write(tmp_path: Path, data: Any, name: str = "trace.json") -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+MALFORMED = [("step_1", '{"S1": 2, "S2":'), ("step_1", {"S1": 2, "S2": 3})]
+"""A call whose arguments are cut off, then the call done right."""
+
+
+def test_import_traces_writes_one_episode_per_trace_with_replays_labels(
+    tmp_path: Path, scenario_file: Path, capsys
+):
+    episodes = [ORACLE, SKIPPED_AND_HALLUCINATED, MALFORMED]
+    trace = write(tmp_path, tool_span_traces(tiny_scenario(), episodes))
+    run = tmp_path / "run.jsonl"
+    code, out, err = cli(capsys, "import-traces", trace, "--scenario", scenario_file, "--out", run)
+    assert code == 0, err
+    assert "wrote 3 episodes" in out and "faithful" in out
+    eps = records(run)
+    assert [e["labels"] for e in eps] == [replayed(calls) for calls in episodes]
+    assert [e["agent"] for e in eps] == ["my-agent"] * 3  # gen_ai.agent.name
+    assert [e["trial"] for e in eps] == [0, 1, 2]  # one agent's traces: its trials
+    assert "invalid_arguments" in {lab["kind"] for lab in eps[2]["labels"]}
+    assert cli(capsys, "replay", run)[0] == 0  # the run file replays without a difference
+
+
+def test_replay_otel_prints_the_labels_replay_gives(tmp_path: Path, scenario_file: Path, capsys):
+    trace = write(tmp_path, tool_span_traces(tiny_scenario(), [SKIPPED_AND_HALLUCINATED]))
+    code, out, _ = cli(capsys, "replay", "--scenario", scenario_file, "--otel", trace, "--json")
+    assert code == 0
+    got = json.loads(out)
+    assert got["labels"] == replayed(SKIPPED_AND_HALLUCINATED)
+    assert got["agent"] == "my-agent" and got["differences"] == []
+
+
+def test_replay_otel_says_where_recorded_tool_results_differ(
+    tmp_path: Path, scenario_file: Path, capsys
+):
+    data = tool_span_traces(tiny_scenario(), [ORACLE])
+    span = data["resourceSpans"][0]["scopeSpans"][0]["spans"][0]
+    for attr in span["attributes"]:
+        if attr["key"] == "gen_ai.tool.call.result":
+            attr["value"] = {"stringValue": "S3 = 6"}
+    code, out, _ = cli(
+        capsys, "replay", "--scenario", scenario_file, "--otel", write(tmp_path, data)
+    )
+    assert code == 1
+    assert "tool result was 'S3 = 6'" in out
+
+
+def test_tool_calls_in_chat_messages_are_read_when_there_are_no_tool_spans(
+    tmp_path: Path, scenario_file: Path, capsys
+):
+    turns = [[ORACLE[0]], [ORACLE[1], ORACLE[2]], [ORACLE[3]], [ORACLE[4]]]
+    trace = write(tmp_path, chat_message_traces(tiny_scenario(), turns))
+    argv = ["--scenario", scenario_file, "--otel", trace, "--json", "--order", "dependency"]
+    code, out, _ = cli(capsys, "replay", *argv)
+    assert code == 0
+    calls = [c for turn in turns for c in turn]
+    assert json.loads(out)["labels"] == replayed(calls, order="dependency", batches=[1, 2, 1, 1])
+    assert json.loads(out)["verdict"] == "faithful"
+
+
+@pytest.mark.parametrize(
+    ("data", "said"),
+    [
+        (spans_without_tools, "holds no tool call"),
+        (lambda: [1, 2], "not OTLP JSON"),
+        (
+            lambda: tool_span_traces(tiny_scenario(), [[("lookup_order", {"id": 7})]]),
+            "calls none of scenario 'tiny''s tools (it calls lookup_order)",
+        ),
+        (
+            lambda: {
+                "resourceSpans": [
+                    {
+                        "scopeSpans": [
+                            {
+                                "spans": [
+                                    {
+                                        "attributes": [
+                                            {
+                                                "key": "gen_ai.operation.name",
+                                                "value": {"stringValue": "execute_tool"},
+                                            },
+                                            {
+                                                "key": "gen_ai.tool.name",
+                                                "value": {"stringValue": "step_1"},
+                                            },
+                                        ]
+                                    }
+                                ]
+                            }
+                        ]
+                    }
+                ]
+            },
+            "resourceSpans[0].scopeSpans[0].spans[0].attributes: tool span 'step_1' has no "
+            "gen_ai.tool.call.arguments",
+        ),
+        (lambda: {"resourceSpans": {"x": 1}}, "resourceSpans: expected a list"),
+    ],
+)
+@pytest.mark.parametrize("command", ["import-traces", "replay"])
+def test_a_trace_that_cannot_be_labelled_is_one_error(
+    tmp_path: Path, scenario_file: Path, capsys, data: Any, said: str, command: str
+):
+    trace = write(tmp_path, data())
+    run = tmp_path / "run.jsonl"
+    if command == "replay":
+        argv = ["replay", "--scenario", scenario_file, "--otel", trace]
+    else:
+        argv = ["import-traces", trace, "--scenario", scenario_file, "--out", run]
+    code, _out, err = cli(capsys, *argv)
+    assert code == 2
+    assert said in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+    assert not run.exists()
+
+
+def test_replay_otel_needs_a_scenario(tmp_path: Path, capsys):
+    code, _, err = cli(capsys, "replay", "--otel", tmp_path / "t.json")
+    assert code == 2 and "takes --scenario S.json" in err
