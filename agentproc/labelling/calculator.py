@@ -34,7 +34,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from agentproc.arith import Op
+from agentproc.arith import Op, to_units
+from agentproc.labelling.core import OTHER
 from agentproc.labelling.labels import Label, LabelKind
 from agentproc.labelling.order import OrderPolicy
 from agentproc.labelling.tools import Monitor
@@ -85,7 +86,28 @@ class CalculatorMonitor(Monitor):
             core.add(Label(K.HALLUCINATED_CALL, rec.index))
             return core.labels[start:]
         spec, args = aligned
+        if spec.constant is not None:  # the constant is no argument of the step: its own check
+            self._constant(rec.index, spec, rec.args.get("b"))
         return super().observe(replace(rec, step=spec.step, args=args))
+
+    def _constant(self, index: int, spec: ScenarioStep, got: Any) -> None:
+        """A step's constant passed as another number: a ``wrong_argument`` whose
+        ``argument`` is the constant as written (no variable stands for it)."""
+        scale = self.wf.scale
+        if _is_number(got) and self.wf.close(got, to_units(spec.constant, scale)):  # type: ignore[arg-type]
+            return
+        text = spec.terms()[1]
+        self.core.add(
+            Label(
+                K.WRONG_ARGUMENT,
+                index,
+                spec.step,
+                cause=OTHER,
+                argument=text,
+                expected=spec.constant,
+                got=got,
+            )
+        )
 
     def expected_step(self) -> int | None:
         """The earliest listed step not yet executed."""
@@ -112,22 +134,46 @@ class CalculatorMonitor(Monitor):
         """Whether ``value`` is the correct value of ``var``."""
         return _is_number(value) and self.wf.close(value, self.wf.correct[int(var[1:])])
 
+    def _sides(self, spec: ScenarioStep) -> tuple[Any, Any, Any, Any]:
+        """The left and right operand's ``explains`` and ``is_correct`` tests (a constant
+        is explained, and correct, by its own value only)."""
+        left = spec.operands[0]
+        if spec.constant is None:
+            right = spec.operands[-1]
+            return (
+                lambda v: self.explains(left, v),
+                lambda v: self.explains(right, v),
+                lambda v: self.is_correct(left, v),
+                lambda v: self.is_correct(right, v),
+            )
+        units = to_units(spec.constant, self.wf.scale)
+
+        def constant(v: Any) -> bool:
+            return _is_number(v) and self.wf.close(v, units)
+
+        return (
+            lambda v: self.explains(left, v),
+            constant,
+            lambda v: self.is_correct(left, v),
+            constant,
+        )
+
     def align(self, op: Op, a: Any, b: Any) -> tuple[ScenarioStep, dict[str, Any]] | None:
         """The step ``op(a, b)`` computes and its arguments by operand; ``None`` if none."""
         done = self.core.last_value
         expected = self.expected_step()
         best: tuple[tuple[int, bool, int, bool, int], ScenarioStep, dict[str, Any]] | None = None
         for spec in self._by_op[op]:
-            left, right = spec.operands
+            left, right, left_ok, right_ok = self._sides(spec)
             x, y = a, b
-            score = self.explains(left, x) + self.explains(right, y)
+            score = left(x) + right(y)
             if op in _COMMUTATIVE:  # swapped only when that explains strictly more
-                swapped = self.explains(left, y) + self.explains(right, x)
+                swapped = left(y) + right(x)
                 if swapped > score:
                     x, y, score = b, a, swapped
             if not score:
                 continue
-            exact = self.is_correct(left, x) + self.is_correct(right, y)
+            exact = left_ok(x) + right_ok(y)
             key = (-score, spec.step != expected, -exact, spec.step in done, spec.step)
             if best is None or key < best[0]:
                 best = (key, spec, _arguments(spec, x, y, self.explains))
@@ -135,8 +181,11 @@ class CalculatorMonitor(Monitor):
 
 
 def _arguments(spec: ScenarioStep, x: Any, y: Any, explains: Any) -> dict[str, Any]:
-    """The step's arguments by operand; one operand read twice keeps the value that is off."""
-    left, right = spec.operands
+    """The step's arguments by operand; one operand read twice keeps the value that is off
+    (beside a constant, the left alone: the constant is checked apart)."""
+    left, right = spec.operands[0], spec.operands[-1]
+    if spec.constant is not None:
+        return {left: x}
     if left != right:
         return {left: x, right: y}
     return {left: y if explains(left, x) else x}
@@ -155,7 +204,7 @@ def distinguishable(workflow: Workflow) -> bool:
     seen: set[tuple[Op, int, int]] = set()
     correct = workflow.correct
     for spec in workflow.steps:
-        a, b = (correct[v] for v in spec.operand_vars)
+        a, b = spec.arguments(correct.__getitem__, workflow.scale)
         if spec.op in _COMMUTATIVE:
             a, b = min(a, b), max(a, b)
         if (spec.op, a, b) in seen:

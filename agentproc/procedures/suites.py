@@ -123,11 +123,19 @@ def procedure_record(p: Procedure) -> dict[str, Any]:
         "seed": p.seed,
         "index": p.index,
         "inputs": list(p.inputs),
-        "steps": [[s.op.value, s.operands[0], s.operands[1], s.value] for s in p.steps],
+        "steps": [_step_record(s) for s in p.steps],
     }
     if p.format != 1:
         record["format"] = p.format
     return record
+
+
+def _step_record(s: StepDef) -> list[Any]:
+    """``[op, left, right, value]``; with a constant (format 3), ``[op, left, 0, value,
+    constant]``: the right variable 0 marks the constant, in units, as the fifth item."""
+    if s.constant is not None:
+        return [s.op.value, s.operands[0], 0, s.value, s.constant]
+    return [s.op.value, s.operands[0], s.operands[-1], s.value]
 
 
 class OldFormatWarning(UserWarning):
@@ -310,7 +318,8 @@ class _ProcedureLine(BaseModel):
     index: StrictInt = Field(ge=0)
     """The procedure's place in its cell (``generate`` numbers them from 0)."""
     inputs: tuple[int, int]
-    steps: list[tuple[Op, int, int, int]]
+    steps: list[tuple[Op, int, int, int] | tuple[Op, int, int, int, int]]
+    """``[op, left, right, value]``, or ``[op, left, 0, value, constant]`` (format 3)."""
     format: int = 1
 
 
@@ -321,11 +330,22 @@ def procedure_of_json(path: Path, where: str, data: Any) -> Procedure:
         line = _ProcedureLine.model_validate(data)
     except ValidationError as exc:
         raise invalid(path, exc, where) from None
-    steps = tuple(StepDef(k, op, (i, j), v) for k, (op, i, j, v) in enumerate(line.steps, start=1))
+    steps = tuple(_step_of(k, row) for k, row in enumerate(line.steps, start=1))
     for s in steps:
-        if not (1 <= s.operands[0] < s.target and 1 <= s.operands[1] < s.target):
+        if not all(1 <= i < s.target for i in s.operands):
             raise InputError(
                 path, f"step {s.step} reads a variable it cannot see", f"{where}: steps"
+            )
+        if s.constant is not None and len(s.operands) != 1:
+            raise InputError(
+                path, f"step {s.step} has a constant and a right variable (give 0)", f"{where}: steps"
+            )
+        if s.constant is not None and line.format < 3:
+            raise InputError(
+                path,
+                f"step {s.step} has a constant operand, which procedure format {line.format} "
+                "has not (format 3 on)",
+                f"{where}: steps",
             )
     if len(steps) != line.cell.steps:
         raise InputError(
@@ -342,6 +362,14 @@ def procedure_of_json(path: Path, where: str, data: Any) -> Procedure:
     if problem is not None:
         raise InputError(path, problem[1], f"{where}: {problem[0]}")
     return procedure
+
+
+def _step_of(k: int, row: tuple[Any, ...]) -> StepDef:
+    """A step from its compact row (see :func:`_step_record`)."""
+    op, i, j, value, *constant = row
+    if constant:
+        return StepDef(k, op, (i,) if j == 0 else (i, j), value, constant[0])
+    return StepDef(k, op, (i, j), value)
 
 
 def read_procedures(
