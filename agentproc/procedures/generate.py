@@ -11,8 +11,8 @@ variable for ``add``/``mul``, while ``sub``/``div`` (which would give 0 or 1 of
 a variable with itself) take as their second operand a *constant*, a number drawn
 from the input range and written in the step (``S9 = S8 - 4.217``; since format 3:
 format 2 read an input there, at any distance). At ``L = 1`` the first step reads
-``S2`` alone, so ``S1`` is read by no step. A draw that divides by zero, is an inexact division in integer
-mode, has a quotient that rounds to zero, exceeds the bound ``|value| <= 1e12``,
+``S2`` alone, so ``S1`` is read by no step. A draw that divides by zero, is an inexact
+division in integer mode, has a quotient that rounds to zero, exceeds the bound ``|value| <= 1e12``,
 or does not depend on the inputs (``x - x``, ``x / x``, or any expression that
 is a constant, such as ``(S3 * S4) / (S4 * S3)``: it would hide every upstream
 mistake) is replaced, and so is a result of zero (it would absorb every product
