@@ -95,3 +95,12 @@ def test_every_label_and_cause_scores_one_under_a_variant_at_look_back_one(varia
     for order in ("listed", "dependency"):
         result = run_selfcheck(count=2, grid=small, variant=load_variant(variant), order=order)
         assert result.mismatches == [] and result.perfect, (variant, order)
+
+
+def test_an_injected_invalid_call_hit_by_a_transient_tool_fault_is_sent_again():
+    from agentproc.workflow.variant import load_variant
+
+    result = run_selfcheck(
+        count=2, grid={**SMALL, "steps": (1, 2)}, variant=load_variant("flaky-tools")
+    )
+    assert result.mismatches == [] and result.perfect

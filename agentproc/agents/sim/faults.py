@@ -94,7 +94,10 @@ def invalid_arguments(wf: Workflow, rng: random.Random) -> Policy:
     bad = _BAD_ARGUMENTS[pick(rng, len(_BAD_ARGUMENTS))]
     for spec in wf.steps:
         if spec.step - 1 == where:
-            rec = yield (spec.name, bad(a.args(spec)))
+            call = (spec.name, bad(a.args(spec)))
+            rec = yield call
+            while rec.refused == "transient":  # a tool fault: the same call is tried again
+                rec = yield call
             a.truth.append(Label(K.INVALID_ARGUMENTS, rec.index, spec.step))
         yield from a.step(spec)
     if where == wf.n_steps:
