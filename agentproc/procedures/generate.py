@@ -267,7 +267,8 @@ def insensitive_input(p: Procedure) -> int | None:
         if var not in reads:
             continue
         answer = _answer_at(p, moved)
-        if math.isfinite(answer) and round(answer * scale) == p.answer:
+        # Finite once scaled: a huge real answer times the scale overflows to infinity.
+        if math.isfinite(answer * scale) and round(answer * scale) == p.answer:
             return var
     return None
 

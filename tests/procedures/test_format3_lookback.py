@@ -71,3 +71,17 @@ def test_a_format_two_suite_loads_with_a_warning_and_its_old_meaning(tmp_path: P
     with pytest.warns(OldFormatWarning, match="format 2"):
         (p,) = read_procedures(folder)
     assert p.format == 2 and p.steps[1].operands == (3, 1)
+
+
+def test_an_answer_too_large_to_scale_is_not_taken_as_insensitive_nor_raises():
+    from agentproc.arith import Op
+    from agentproc.procedures import Procedure, StepDef
+    from agentproc.procedures.generate import insensitive_input
+
+    # S2 = 1e6 squared and multiplied up to an answer of 1e306: finite, but not once
+    # nudged and scaled to units (the values in units do not matter here).
+    pairs = [(2, 2), (3, 3), (4, 4), (5, 5), (6, 6), (7, 6), (8, 3), (9, 2)]
+    steps = tuple(StepDef(k, Op.MUL, pair, 1) for k, pair in enumerate(pairs, start=1))
+    cell = Cell(steps=8, lookback=7, range=(1.0, 1e6))
+    p = Procedure("big", cell, 0, 0, steps, (1000, 10**9))
+    assert insensitive_input(p) is None
