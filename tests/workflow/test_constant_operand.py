@@ -108,3 +108,24 @@ def test_text_mode_explains_a_wrong_value_by_the_variable_operand_only():
         "other",
         None,
     )
+
+
+def test_a_stored_run_at_look_back_one_replays_and_relabels_unchanged(tmp_path):
+    from agentproc.agents.sim import run_sim_episode
+    from agentproc.analysis import relabel_run, replay_record
+    from agentproc.procedures import Cell, generate_procedure
+    from agentproc.runs import RunWriter, episode_record, read_run, scenario_of_record
+    from agentproc.workflow import scenario_of
+
+    path = tmp_path / "run.jsonl"
+    agents = ("sim:oracle", "sim:wrong_argument", "sim:decay", "sim:reordered")
+    with RunWriter(path) as w:
+        for i, agent in enumerate(agents):
+            p = generate_procedure(Cell(steps=8, lookback=1, ops="sub+div"), 0, i)
+            assert all(s.constant is not None for s in p.steps)
+            w.write(episode_record(run_sim_episode(scenario_of(p), agent)))
+    for n, rec in read_run(path):
+        r = replay_record(rec, scenario_of_record(path, n, rec), str(path))
+        assert r.compared and r.differences == [], rec["agent"]
+    result = relabel_run(path)
+    assert (result.episodes, result.changed_episodes) == (4, 0)
