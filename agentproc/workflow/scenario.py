@@ -156,9 +156,9 @@ class ScenarioParams(BaseModel):
     steps: int
     lookback: int
     realised_lookback: int | None = Field(default=None, exclude_if=lambda v: v is None)
-    """The farthest any operand of the procedure lies from the variable it defines
-    (at most ``lookback``); absent for procedures of format 1, which did not keep
-    every operand within the look-back."""
+    """The farthest any operand variable of the procedure lies from the variable it
+    defines: at most ``lookback`` from procedure format 3 (format 2 read an input at any
+    distance at look-back 1); absent for procedures of format 1."""
     range: tuple[float, float]
     ops: str
     mode: Mode
