@@ -388,9 +388,10 @@ def problem_of(p: Procedure) -> tuple[str, str] | None:
     for s in p.steps:
         a, b = s.terms(values)
         if _apply(s.op, a, b, scale, integer) != s.value:
+            right = f"S{s.operands[-1]}" if s.constant is None else render(s.constant, scale)
             return f"steps[{s.step - 1}]", (
                 f"step {s.step}: S{s.target} = {s.value / scale:g} is not "
-                f"{p.text(s).partition(' = ')[2]}"
+                f"S{s.operands[0]} {s.op.value} {right}"
             )
         if p.format >= 3 and max(s.distances) > p.cell.lookback:
             return f"steps[{s.step - 1}]", (

@@ -85,3 +85,9 @@ def test_an_answer_too_large_to_scale_is_not_taken_as_insensitive_nor_raises():
     cell = Cell(steps=8, lookback=7, range=(1.0, 1e6))
     p = Procedure("big", cell, 0, 0, steps, (1000, 10**9))
     assert insensitive_input(p) is None
+
+
+def test_a_constant_step_with_a_wrong_value_is_refused_naming_the_constant():
+    steps = [["mul", 2, 2, 9000], ["sub", 3, 0, 6000, 4000], ["add", 4, 4, 12000]]
+    with pytest.raises(InputError, match=r"steps\[1\].*S4 = 6 is not S3 sub 4\.000"):
+        procedure_of_json(Path("f"), "line 1", line(steps, 3))
