@@ -31,7 +31,9 @@ procedure has twins).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from agentproc.arith import Op, to_units
@@ -87,27 +89,15 @@ class CalculatorMonitor(Monitor):
             return core.labels[start:]
         spec, args = aligned
         if spec.constant is not None:  # the constant is no argument of the step: its own check
-            self._constant(rec.index, spec, rec.args.get("b"))
+            self._constant(rec.index, spec, spec.constant, rec.args.get("b"))
         return super().observe(replace(rec, step=spec.step, args=args))
 
-    def _constant(self, index: int, spec: ScenarioStep, got: Any) -> None:
+    def _constant(self, index: int, spec: ScenarioStep, constant: float | int, got: Any) -> None:
         """A step's constant passed as another number: a ``wrong_argument`` whose
         ``argument`` is the constant as written (no variable stands for it)."""
-        scale = self.wf.scale
-        if _is_number(got) and self.wf.close(got, to_units(spec.constant, scale)):  # type: ignore[arg-type]
-            return
-        text = spec.terms()[1]
-        self.core.add(
-            Label(
-                K.WRONG_ARGUMENT,
-                index,
-                spec.step,
-                cause=OTHER,
-                argument=text,
-                expected=spec.constant,
-                got=got,
-            )
-        )
+        if not self.is_constant(constant, got):
+            label = Label(K.WRONG_ARGUMENT, index, spec.step, cause=OTHER, got=got)
+            self.core.add(label._replace(argument=spec.terms()[1], expected=constant))
 
     def expected_step(self) -> int | None:
         """The earliest listed step not yet executed."""
@@ -134,29 +124,20 @@ class CalculatorMonitor(Monitor):
         """Whether ``value`` is the correct value of ``var``."""
         return _is_number(value) and self.wf.close(value, self.wf.correct[int(var[1:])])
 
-    def _sides(self, spec: ScenarioStep) -> tuple[Any, Any, Any, Any]:
+    def is_constant(self, constant: float | int, value: Any) -> bool:
+        """Whether ``value`` is a step's constant."""
+        return _is_number(value) and self.wf.close(value, to_units(constant, self.wf.scale))
+
+    def _sides(self, spec: ScenarioStep) -> tuple[Callable[[Any], bool], ...]:
         """The left and right operand's ``explains`` and ``is_correct`` tests (a constant
         is explained, and correct, by its own value only)."""
         left = spec.operands[0]
         if spec.constant is None:
             right = spec.operands[-1]
-            return (
-                lambda v: self.explains(left, v),
-                lambda v: self.explains(right, v),
-                lambda v: self.is_correct(left, v),
-                lambda v: self.is_correct(right, v),
-            )
-        units = to_units(spec.constant, self.wf.scale)
-
-        def constant(v: Any) -> bool:
-            return _is_number(v) and self.wf.close(v, units)
-
-        return (
-            lambda v: self.explains(left, v),
-            constant,
-            lambda v: self.is_correct(left, v),
-            constant,
-        )
+            explains, correct = partial(self.explains, right), partial(self.is_correct, right)
+        else:
+            explains = correct = partial(self.is_constant, spec.constant)
+        return partial(self.explains, left), explains, partial(self.is_correct, left), correct
 
     def align(self, op: Op, a: Any, b: Any) -> tuple[ScenarioStep, dict[str, Any]] | None:
         """The step ``op(a, b)`` computes and its arguments by operand; ``None`` if none."""
