@@ -83,3 +83,16 @@ def last_paragraph(text: str) -> str:
     lines = text.rstrip().splitlines()
     start = max(i for i, line in enumerate(lines) if not line.startswith(" "))
     return " ".join(line.strip() for line in lines[start:])
+
+
+def constant_scenario() -> Scenario:
+    """Look-back 1 with constants: S1 = 2, S2 = 3; S3 = S2 * S2 = 9; S4 = S3 - 4 = 5;
+    S5 = S4 / 2.5 = 2; S6 = S5 + S5 = 4 (the answer)."""
+    steps = (
+        StepDef(1, Op.MUL, (2, 2), 9000),
+        StepDef(2, Op.SUB, (3,), 5000, 4000),
+        StepDef(3, Op.DIV, (4,), 2000, 2500),
+        StepDef(4, Op.ADD, (5, 5), 4000),
+    )
+    cell = Cell(steps=4, lookback=1)
+    return scenario_of(Procedure("constants", cell, 0, 0, steps, (2000, 3000)))

@@ -31,7 +31,9 @@ if TYPE_CHECKING:
 def generate_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     from pydantic import ValidationError
 
+    from agentproc.jsonio import read_json
     from agentproc.procedures import default_folder, holds_suite, write_suite
+    from agentproc.procedures.suites import distance_summary
 
     try:
         grid = _grid(args)
@@ -57,6 +59,13 @@ def generate_command(args: argparse.Namespace, out: Console, err: Console) -> in
         raise fail(f"{args.out} already holds another suite: use --overwrite to replace it")
     n = write_suite(grid, args.out)
     out.print(f"wrote {n} procedures in {len(grid.cells())} cells to {args.out}", highlight=False)
+    for row in distance_summary(read_json(args.out / "suite.json")):
+        shares = ", ".join(f"{d}: {share:.1%}" for d, share in row["shares"].items())
+        out.print(
+            f"look-back {row['lookback']}: realised distance at most {row['realised']}; "
+            f"steps by distance {shares}",
+            highlight=False,
+        )
     return EXIT_OK
 
 

@@ -31,10 +31,13 @@ procedure has twins).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from agentproc.arith import Op
+from agentproc.arith import Op, to_units
+from agentproc.labelling.core import OTHER
 from agentproc.labelling.labels import Label, LabelKind
 from agentproc.labelling.order import OrderPolicy
 from agentproc.labelling.tools import Monitor
@@ -85,7 +88,16 @@ class CalculatorMonitor(Monitor):
             core.add(Label(K.HALLUCINATED_CALL, rec.index))
             return core.labels[start:]
         spec, args = aligned
+        if spec.constant is not None:  # the constant is no argument of the step: its own check
+            self._constant(rec.index, spec, spec.constant, rec.args.get("b"))
         return super().observe(replace(rec, step=spec.step, args=args))
+
+    def _constant(self, index: int, spec: ScenarioStep, constant: float | int, got: Any) -> None:
+        """A step's constant passed as another number: a ``wrong_argument`` whose
+        ``argument`` is the constant as written (no variable stands for it)."""
+        if not self.is_constant(constant, got):
+            label = Label(K.WRONG_ARGUMENT, index, spec.step, cause=OTHER, got=got)
+            self.core.add(label._replace(argument=spec.terms()[1], expected=constant))
 
     def expected_step(self) -> int | None:
         """The earliest listed step not yet executed."""
@@ -112,22 +124,37 @@ class CalculatorMonitor(Monitor):
         """Whether ``value`` is the correct value of ``var``."""
         return _is_number(value) and self.wf.close(value, self.wf.correct[int(var[1:])])
 
+    def is_constant(self, constant: float | int, value: Any) -> bool:
+        """Whether ``value`` is a step's constant."""
+        return _is_number(value) and self.wf.close(value, to_units(constant, self.wf.scale))
+
+    def _sides(self, spec: ScenarioStep) -> tuple[Callable[[Any], bool], ...]:
+        """The left and right operand's ``explains`` and ``is_correct`` tests (a constant
+        is explained, and correct, by its own value only)."""
+        left = spec.operands[0]
+        if spec.constant is None:
+            right = spec.operands[-1]
+            explains, correct = partial(self.explains, right), partial(self.is_correct, right)
+        else:
+            explains = correct = partial(self.is_constant, spec.constant)
+        return partial(self.explains, left), explains, partial(self.is_correct, left), correct
+
     def align(self, op: Op, a: Any, b: Any) -> tuple[ScenarioStep, dict[str, Any]] | None:
         """The step ``op(a, b)`` computes and its arguments by operand; ``None`` if none."""
         done = self.core.last_value
         expected = self.expected_step()
         best: tuple[tuple[int, bool, int, bool, int], ScenarioStep, dict[str, Any]] | None = None
         for spec in self._by_op[op]:
-            left, right = spec.operands
+            left, right, left_ok, right_ok = self._sides(spec)
             x, y = a, b
-            score = self.explains(left, x) + self.explains(right, y)
+            score = left(x) + right(y)
             if op in _COMMUTATIVE:  # swapped only when that explains strictly more
-                swapped = self.explains(left, y) + self.explains(right, x)
+                swapped = left(y) + right(x)
                 if swapped > score:
                     x, y, score = b, a, swapped
             if not score:
                 continue
-            exact = self.is_correct(left, x) + self.is_correct(right, y)
+            exact = left_ok(x) + right_ok(y)
             key = (-score, spec.step != expected, -exact, spec.step in done, spec.step)
             if best is None or key < best[0]:
                 best = (key, spec, _arguments(spec, x, y, self.explains))
@@ -135,8 +162,11 @@ class CalculatorMonitor(Monitor):
 
 
 def _arguments(spec: ScenarioStep, x: Any, y: Any, explains: Any) -> dict[str, Any]:
-    """The step's arguments by operand; one operand read twice keeps the value that is off."""
-    left, right = spec.operands
+    """The step's arguments by operand; one operand read twice keeps the value that is off
+    (beside a constant, the left alone: the constant is checked apart)."""
+    left, right = spec.operands[0], spec.operands[-1]
+    if spec.constant is not None:
+        return {left: x}
     if left != right:
         return {left: x, right: y}
     return {left: y if explains(left, x) else x}
@@ -155,7 +185,7 @@ def distinguishable(workflow: Workflow) -> bool:
     seen: set[tuple[Op, int, int]] = set()
     correct = workflow.correct
     for spec in workflow.steps:
-        a, b = (correct[v] for v in spec.operand_vars)
+        a, b = spec.arguments(correct.__getitem__, workflow.scale)
         if spec.op in _COMMUTATIVE:
             a, b = min(a, b), max(a, b)
         if (spec.op, a, b) in seen:

@@ -65,11 +65,19 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from itertools import compress, filterfalse, repeat
 from operator import eq, itemgetter, lt
 
 from agentproc.labelling.labels import Divergence, Label, LabelKind, Metrics, Verdict
-from agentproc.labelling.order import OrderPolicy, fewest_messages, kept_in_order, ran_too_early
+from agentproc.labelling.order import (
+    Batching,
+    OrderPolicy,
+    dependency_divergence,
+    fewest_messages,
+    kept_in_order,
+    ran_too_early,
+)
 from agentproc.workflow import Workflow
 
 K = LabelKind
@@ -118,13 +126,9 @@ class LabelCore:
         self.wf = workflow
         self.order: OrderPolicy = order
         """The order policy calls are held to."""
-        self.message = 0
-        """The agent's messages with tool calls so far (:meth:`new_message`)."""
-        self.maximal = True
-        """Under ``dependency``: whether every message so far held every step that was
-        ready when it was sent (its inputs produced, itself not yet run)."""
-        self._ready: set[int] = set()
-        self._called: set[int] = set()
+        self.batching = Batching(workflow.depends_on)
+        """The agent's messages with tool calls so far, and under ``dependency`` whether
+        each held every step that was ready when it was sent."""
         self.labels: list[Label] = []
         self.produced: dict[int, int] = {}
         """Variable index -> the agent's latest value of it, in units."""
@@ -148,10 +152,10 @@ class LabelCore:
 
     def begin(self, index: int, step: int | None = None, finish: bool = False) -> Entry:
         """Start an entry; it counts for the first divergence unless :meth:`drop` ped."""
-        entry = Entry(index, step, finish, message=self.message)
+        entry = Entry(index, step, finish, message=self.batching.messages)
         self.calls += 1
         if step is not None:
-            self._called.add(step)
+            self.batching.called.add(step)
         self.trace.append(entry)
         return entry
 
@@ -168,23 +172,8 @@ class LabelCore:
 
     def new_message(self) -> None:
         """The calls that follow came in a new message of the agent's (under ``dependency``,
-        batching is judged per message: see :meth:`_close_message`)."""
-        self._close_message()
-        self.message += 1
-        if self.order == "dependency":
-            done, deps = self.last_value, self.wf.depends_on
-            self._ready = {
-                s
-                for s in range(1, len(deps) + 1)
-                if s not in done and all(d in done for d in deps[s - 1])
-            }
-            self._called = set()
-
-    def _close_message(self) -> None:
-        """A message that left out a step that was ready when it was sent is not maximal
-        batching."""
-        if self.message and not self._ready <= self._called:
-            self.maximal = False
+        batching is judged per message: see :class:`~agentproc.labelling.order.Batching`)."""
+        self.batching.new_message(self.last_value if self.order == "dependency" else None)
 
     # -- the rules ------------------------------------------------------------
 
@@ -384,7 +373,14 @@ class LabelCore:
             )
         )
         if self.order == "dependency":
-            prefix, divergence = self._dependency_divergence(labels)
+            labelled = set(map(_CALL_INDEX, labels))
+            prefix, divergence = dependency_divergence(
+                self.trace,
+                labelled,
+                wf.depends_on,
+                self.calls,
+                partial(self._departure, labels=labels),
+            )
         else:
             prefix, divergence = self._divergence(labels)
         metrics: Metrics = {
@@ -403,10 +399,10 @@ class LabelCore:
             "first_divergence": divergence,
         }
         if self.order == "dependency":
-            self._close_message()
-            metrics["messages"] = self.message
+            self.batching.close()
+            metrics["messages"] = self.batching.messages
             metrics["fewest_messages"] = fewest_messages(wf.depends_on)
-            metrics["batching_maximal"] = self.maximal
+            metrics["batching_maximal"] = self.batching.maximal
         return metrics
 
     def _divergence(self, labels: list[Label]) -> tuple[int, Divergence | None]:
@@ -452,34 +448,6 @@ class LabelCore:
         if expected is not None and expected not in self.last_value:
             return K.SKIPPED_STEP.value
         return K.REORDERED.value
-
-    def _dependency_divergence(self, labels: list[Label]) -> tuple[int, Divergence | None]:
-        """:meth:`_divergence` under the ``dependency`` policy: a clean first run of a
-        step whose inputs were all produced extends the prefix, in any order; ``step`` is
-        then the earliest listed step not yet run."""
-        n, deps = self.wf.n_steps, self.wf.depends_on
-        labelled = set(map(_CALL_INDEX, labels))
-        done: set[int] = set()
-        p = 0
-        for e in self.trace:
-            clean = e.index not in labelled
-            s = e.step
-            ready = s is not None and s not in done and all(d in done for d in deps[s - 1])
-            if p < n and ready and e.executed and clean:
-                done.add(s)  # type: ignore[arg-type]
-                p += 1
-                continue
-            if p == n and e.finish and e.answered and clean:
-                p += 1
-                continue
-            expected = next((k for k in range(1, n + 1) if k not in done), None)
-            kind = self._departure(e.index, clean, expected, labels)
-            return min(p, n), {"call_index": e.index, "step": expected, "label": kind}
-        if p <= n:
-            expected = next((k for k in range(1, n + 1) if k not in done), None)
-            kind = K.SKIPPED_STEP.value if p < n else K.MISSING_ANSWER.value
-            return p, {"call_index": self.calls, "step": expected, "label": kind}
-        return n, None
 
 
 def confusion_cause(u: int, target: int) -> str:

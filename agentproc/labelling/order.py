@@ -10,8 +10,11 @@ steps whose inputs are all available may then come in any order, several in one 
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Mapping, Sequence
-from typing import Literal
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from agentproc.labelling.labels import Divergence, LabelKind
 
 OrderPolicy = Literal["listed", "dependency"]
 """What order the monitor holds calls to: the listed order of the steps, or only their
@@ -71,3 +74,88 @@ def fewest_messages(depends_on: Sequence[tuple[int, ...]]) -> int:
     for deps in depends_on:
         depth.append(1 + max((depth[d - 1] for d in deps), default=0))
     return max(depth, default=0) + 1
+
+
+@dataclass(slots=True)
+class Batching:
+    """The agent's messages of tool calls, and under ``dependency`` whether each held every
+    step that was ready when it was sent (its inputs produced, itself not yet run): the
+    ``batching_maximal`` metric. The labelling core owns one and tells it what happened."""
+
+    depends_on: Sequence[tuple[int, ...]]
+    messages: int = 0
+    """The agent's messages with tool calls so far."""
+    maximal: bool = True
+    """Whether every message so far held every step ready when it was sent."""
+    ready: set[int] = field(default_factory=set)
+    """The steps ready when the current message was sent."""
+    called: set[int] = field(default_factory=set)
+    """The steps the current message has called."""
+
+    def new_message(self, done: Collection[int] | None) -> None:
+        """A new message begins; ``done``: the steps run so far (``None`` under ``listed``,
+        where batching is not judged)."""
+        self.close()
+        self.messages += 1
+        if done is not None:
+            deps = self.depends_on
+            self.ready = {
+                s
+                for s in range(1, len(deps) + 1)
+                if s not in done and all(d in done for d in deps[s - 1])
+            }
+            self.called = set()
+
+    def close(self) -> None:
+        """A message that left out a step that was ready when it was sent is not maximal."""
+        if self.messages and not self.ready <= self.called:
+            self.maximal = False
+
+
+class Traced(Protocol):
+    """An entry of the labelling core's trace, as the divergence reads it."""
+
+    index: int
+    step: int | None
+    finish: bool
+    executed: bool
+    answered: bool
+
+
+Departure = Callable[[int, bool, "int | None"], str]
+"""``(call index, clean, expected step) -> label``: the label naming a departure."""
+
+
+def dependency_divergence(
+    trace: Iterable[Traced],
+    labelled: Collection[int],
+    depends_on: Sequence[tuple[int, ...]],
+    calls: int,
+    departure: Departure,
+) -> tuple[int, Divergence | None]:
+    """The longest correct prefix and the first divergence under the ``dependency``
+    policy: a clean first run of a step whose inputs were all produced extends the prefix,
+    in any order; ``step`` is then the earliest listed step not yet run. ``labelled``: the
+    calls with a label; ``calls``: the entries seen."""
+    n = len(depends_on)
+    done: set[int] = set()
+    p = 0
+    for e in trace:
+        clean = e.index not in labelled
+        s = e.step
+        ready = s is not None and s not in done and all(d in done for d in depends_on[s - 1])
+        if p < n and ready and e.executed and clean:
+            done.add(s)  # type: ignore[arg-type]
+            p += 1
+            continue
+        if p == n and e.finish and e.answered and clean:
+            p += 1
+            continue
+        expected = next((k for k in range(1, n + 1) if k not in done), None)
+        kind = departure(e.index, clean, expected)
+        return min(p, n), {"call_index": e.index, "step": expected, "label": kind}
+    if p <= n:
+        expected = next((k for k in range(1, n + 1) if k not in done), None)
+        kind = LabelKind.SKIPPED_STEP.value if p < n else LabelKind.MISSING_ANSWER.value
+        return p, {"call_index": calls, "step": expected, "label": kind}
+    return n, None

@@ -125,7 +125,8 @@ class TextLabeller:
         wf, core = self.wf, self.core
         scale = wf.scale
         base = self._values(spec.target, got)
-        own = [core.produced.get(v, wf.correct[v]) for v in spec.operand_vars]
+        # A constant is written in the step: only the variables can be read wrong.
+        own = list(spec.arguments(lambda v: core.produced.get(v, wf.correct[v]), scale))
         units = round_units(x)
         mine = apply_units(spec.op, own[0], own[1], scale)
         if mine is not None and units == mine:

@@ -2,16 +2,17 @@
 
 A procedure has two inputs, ``S1 = x`` and ``S2 = y``, then ``N`` steps; step
 ``k`` defines ``S(k+2) = Si op Sj`` from the ``L`` variables just before it
-(the look-back window). One operand is always the farthest variable the window
+(the look-back window): every variable operand lies at distance ``L`` or less.
+One operand is always the farthest variable the window
 allows, so look-back difficulty is built in rather than left to chance; the
 other operand is a different variable of the window, drawn uniformly. With a
-window of one variable (``L = 1``, or the first step) both operands are that
+window of one variable (``L = 1``) both operands are that
 variable for ``add``/``mul``, while ``sub``/``div`` (which would give 0 or 1 of
-a variable with itself) read an input (``S1`` or ``S2``, the other one on the
-first step) as the second operand: the inputs stay in view all along, and
-without them a chain of additions and products of one variable grows out of
-bounds within a few dozen steps. A draw that divides by zero, is an inexact division in integer
-mode, has a quotient that rounds to zero, exceeds the bound ``|value| <= 1e12``,
+a variable with itself) take as their second operand a *constant*, a number drawn
+from the input range and written in the step (``S9 = S8 - 4.217``; since format 3:
+format 2 read an input there, at any distance). At ``L = 1`` the first step reads
+``S2`` alone, so ``S1`` is read by no step. A draw that divides by zero, is an inexact
+division in integer mode, has a quotient that rounds to zero, exceeds the bound ``|value| <= 1e12``,
 or does not depend on the inputs (``x - x``, ``x / x``, or any expression that
 is a constant, such as ``(S3 * S4) / (S4 * S3)``: it would hide every upstream
 mistake) is replaced, and so is a result of zero (it would absorb every product
@@ -40,13 +41,14 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from agentproc.arith import BOUND, SCALE, SYMBOL, Mode, Op
+from agentproc.arith import BOUND, SCALE, SYMBOL, Mode, Op, render
 from agentproc.arith import div_round as _round_div
 from agentproc.errors import ConfigError, GenerationError
 
@@ -61,10 +63,11 @@ OP_MIXES: dict[str, tuple[Op, ...]] = {
 
 MAX_STEPS = 200
 MAX_LOOKBACK = 16
-FORMAT = 2
+FORMAT = 3
 """Version of the procedures :func:`generate_procedure` draws: 2 adds the rules
-against identities, answers insensitive to the inputs and masked steps. A
-procedure read without a version is version 1."""
+against identities, answers insensitive to the inputs and masked steps; 3 keeps every
+variable operand within the look-back (a one-variable window's ``sub``/``div`` takes a
+constant, not an input). A procedure read without a version is version 1."""
 NUDGE = 0.01
 """The relative change of a value by which the answer's sensitivity is tested."""
 
@@ -123,14 +126,18 @@ class Cell(BaseModel):
 
 
 class StepDef(NamedTuple):
-    """One step: ``S(step+2) = S(operands[0]) op S(operands[1])``."""
+    """One step: ``S(step+2) = S(operands[0]) op S(operands[1])``, or with a
+    :attr:`constant`, ``S(step+2) = S(operands[0]) op constant``."""
 
     step: int
     op: Op
-    operands: tuple[int, int]
-    """Variable indices (1-based: 1 is S1)."""
+    operands: tuple[int, ...]
+    """Variable indices (1-based: 1 is S1): left and right, or the left alone when the
+    right operand is the :attr:`constant`."""
     value: int
     """The correct value, in units."""
+    constant: int | None = None
+    """The right operand when it is a number written in the step (in units), else ``None``."""
 
     @property
     def target(self) -> int:
@@ -138,9 +145,16 @@ class StepDef(NamedTuple):
         return self.step + 2
 
     @property
-    def distances(self) -> tuple[int, int]:
-        """How far back each operand lies from the variable being defined."""
-        return (self.target - self.operands[0], self.target - self.operands[1])
+    def distances(self) -> tuple[int, ...]:
+        """How far back each variable operand lies from the variable being defined."""
+        return tuple(self.target - i for i in self.operands)
+
+    def terms(self, values: list[int] | tuple[int, ...]) -> tuple[int, int]:
+        """Left and right operand values in units (``values[0]`` is S1)."""
+        left = values[self.operands[0] - 1]
+        if self.constant is not None:
+            return left, self.constant
+        return left, values[self.operands[1] - 1]
 
 
 @dataclass(frozen=True)
@@ -187,12 +201,22 @@ class Procedure:
 
     @property
     def realised_lookback(self) -> int:
-        """The farthest any operand lies from the variable it defines (at most ``L``)."""
+        """The farthest any variable operand lies from the variable it defines (at most
+        ``L`` from format 3)."""
         return max(max(s.distances) for s in self.steps)
+
+    def distance_shares(self) -> dict[int, int]:
+        """Realised distance -> how many steps have it as their farthest variable operand."""
+        counts: dict[int, int] = {}
+        for s in self.steps:
+            d = max(s.distances)
+            counts[d] = counts.get(d, 0) + 1
+        return dict(sorted(counts.items()))
 
     def text(self, step: StepDef) -> str:
         """The English rendering of a step, as an agent is shown it."""
-        a, b = (f"S{i}" for i in step.operands)
+        a = f"S{step.operands[0]}"
+        b = f"S{step.operands[-1]}" if step.constant is None else render(step.constant, self.scale)
         return f"S{step.target} = {a} {SYMBOL[step.op]} {b}"
 
     def depends_on(self, step: StepDef) -> tuple[int, ...]:
@@ -219,19 +243,32 @@ def _real(op: Op, a: float, b: float) -> float:
 def _answer_at(p: Procedure, inputs: tuple[float, float]) -> float:
     """The answer in real arithmetic (no rounding) from other inputs."""
     values = [*inputs]
+    scale = p.scale
     for s in p.steps:
-        values.append(_real(s.op, values[s.operands[0] - 1], values[s.operands[1] - 1]))
+        a = values[s.operands[0] - 1]
+        b = values[s.operands[-1] - 1] if s.constant is None else s.constant / scale
+        values.append(_real(s.op, a, b))
     return values[-1]
 
 
+def read_inputs(p: Procedure) -> tuple[int, ...]:
+    """The inputs (1, 2) some step reads: both, but ``S2`` alone at look-back 1 from
+    format 3 (the first step's window holds ``S2`` alone)."""
+    return tuple(v for v in (1, 2) if any(v in s.operands for s in p.steps))
+
+
 def insensitive_input(p: Procedure) -> int | None:
-    """The input (1 or 2) whose change by :func:`nudge` leaves the rounded answer as it
-    is, or ``None``: the answer depends on both."""
+    """The input (1 or 2, of those some step reads) whose change by :func:`nudge` leaves
+    the rounded answer as it is, or ``None``: the answer depends on every input read."""
     scale = p.scale
     x, y = (v / scale for v in p.inputs)
+    reads = read_inputs(p)
     for var, moved in ((1, (x + nudge(x, scale), y)), (2, (x, y + nudge(y, scale)))):
+        if var not in reads:
+            continue
         answer = _answer_at(p, moved)
-        if math.isfinite(answer) and round(answer * scale) == p.answer:
+        # Finite once scaled: a huge real answer times the scale overflows to infinity.
+        if math.isfinite(answer * scale) and round(answer * scale) == p.answer:
             return var
     return None
 
@@ -248,8 +285,9 @@ def masked(p: Procedure) -> tuple[bool, ...]:
         g = grad[s.target - 1]
         if not g:
             continue
-        i, j = s.operands
-        a, b = values[i - 1], values[j - 1]
+        i, j = s.operands[0], s.operands[-1]
+        a = values[i - 1]
+        b = values[j - 1] if s.constant is None else s.constant / scale
         if s.op is Op.ADD:
             da, db = g, g
         elif s.op is Op.SUB:
@@ -261,7 +299,8 @@ def masked(p: Procedure) -> tuple[bool, ...]:
         else:  # a procedure read from a file may divide by zero: nothing is masked there
             da = db = math.inf
         grad[i - 1] += da
-        grad[j - 1] += db
+        if s.constant is None:
+            grad[j - 1] += db
     half = 0.5 / scale
     return tuple(
         abs(grad[s.target - 1]) * nudge(values[s.target - 1], scale) < half for s in p.steps
@@ -338,7 +377,8 @@ def _apply(op: Op, a: int, b: int, scale: int, integer: bool) -> int | None:
 
 def problem_of(p: Procedure) -> tuple[str, str] | None:
     """``(field, what is wrong)`` with a procedure read from a file (inputs outside its
-    cell's range, a step whose value is not what its operation gives), or ``None``."""
+    cell's range, a step whose value is not what its operation gives, a variable operand
+    beyond the look-back from format 3), or ``None``."""
     scale, integer = p.scale, p.cell.mode == "integer"
     lo, hi = (round(v * scale) for v in p.cell.range)
     for name, x in zip(("S1", "S2"), p.inputs, strict=True):
@@ -346,11 +386,17 @@ def problem_of(p: Procedure) -> tuple[str, str] | None:
             return "inputs", f"{name} = {x / scale:g} is outside the range {p.cell.range}"
     values = list(p.inputs)
     for s in p.steps:
-        a, b = values[s.operands[0] - 1], values[s.operands[1] - 1]
+        a, b = s.terms(values)
         if _apply(s.op, a, b, scale, integer) != s.value:
+            right = f"S{s.operands[-1]}" if s.constant is None else render(s.constant, scale)
             return f"steps[{s.step - 1}]", (
                 f"step {s.step}: S{s.target} = {s.value / scale:g} is not "
-                f"S{s.operands[0]} {s.op.value} S{s.operands[1]}"
+                f"S{s.operands[0]} {s.op.value} {right}"
+            )
+        if p.format >= 3 and max(s.distances) > p.cell.lookback:
+            return f"steps[{s.step - 1}]", (
+                f"step {s.step} reads a variable {max(s.distances)} back, beyond the "
+                f"look-back {p.cell.lookback}"
             )
         values.append(s.value)
     return None
@@ -358,38 +404,49 @@ def problem_of(p: Procedure) -> tuple[str, str] | None:
 
 class _Draw(NamedTuple):
     op: Op
-    pair: tuple[int, int]
+    pair: tuple[int, ...]
+    """The variable operands (the left alone with a :attr:`constant`)."""
     value: int
     fingerprint: _Fingerprint
+    constant: int | None = None
 
 
-def _inputs_besides(var: int) -> list[int]:
-    """The inputs a one-variable window's ``sub``/``div`` may read (never the variable itself)."""
-    return [i for i in (1, 2) if i != var]
+def _constant_print(units: int, scale: int) -> _Fingerprint:
+    """The fingerprint of a constant (``units / scale``): the same at both points."""
+    c = units * pow(scale, PRIME - 2, PRIME) % PRIME
+    return _Fingerprint(c, c)
 
 
 def _try(
     op: Op,
-    pair: tuple[int, int],
+    pair: tuple[int, ...],
     values: list[int],
     prints: list[_Fingerprint],
     scale: int,
     integer: bool,
     seen: set[tuple[int, int]],
+    constant: int | None = None,
 ) -> _Draw | None:
     """A step the generator may use, or ``None``: in bounds, exact where it must be,
-    and depending on its operands (no ``x - x``, ``x / x`` or constant expression, and
-    no expression ``seen`` already: an earlier variable up to sign)."""
-    i, j = pair
-    if i == j and op in _SELF_TRIVIAL:
+    and depending on its operands (no ``x - x``, ``x / x``, ``x - 0`` or constant
+    expression, and no expression ``seen`` already: an earlier variable up to sign).
+    With a ``constant``, ``pair`` holds the left operand alone."""
+    i, j = pair[0], pair[-1]
+    if constant is None:
+        if i == j and op in _SELF_TRIVIAL:
+            return None
+        b, right = values[j - 1], prints[j - 1]
+    elif constant == 0:  # x - 0 and x / 0: no step
         return None
-    v = _apply(op, values[i - 1], values[j - 1], scale, integer)
+    else:
+        b, right = constant, _constant_print(constant, scale)
+    v = _apply(op, values[i - 1], b, scale, integer)
     if v is None:
         return None
-    fp = prints[i - 1].apply(op, prints[j - 1])
+    fp = prints[i - 1].apply(op, right)
     if fp is None or fp.constant or (fp.a, fp.b) in seen:
         return None
-    return _Draw(op, pair, v, fp)
+    return _Draw(op, pair, v, fp, constant)
 
 
 _NONE_SEEN: set[tuple[int, int]] = set()
@@ -447,24 +504,24 @@ def _draw_procedure(
     n_ops = len(ops)
     for k in range(1, cell.steps + 1):
         t = k + 2
-        first = t - lookback if t > lookback else 1
+        first = max(t - lookback, 1)
         op = ops[int(draw() * n_ops)]
+        constant: int | None = None
         if t - first > 1:  # a second, distinct operand from the rest of the window
             j = first + 1 + int(draw() * (t - first - 1))
+            pair: tuple[int, ...] = (first, j) if draw() < 0.5 else (j, first)
         elif op in _SELF_TRIVIAL:  # a window of one variable: x - x, x / x would be trivial
-            inputs = _inputs_besides(first)
-            j = inputs[int(draw() * len(inputs))]
+            constant, pair = lo + int(draw() * (hi - lo + 1)), (first,)
         else:
-            j = first
-        pair = (first, j) if draw() < 0.5 else (j, first)
-        got = _try(op, pair, values, prints, scale, integer, seen)
+            pair = (first, first)
+        got = _try(op, pair, values, prints, scale, integer, seen, constant)
         if got is None or got.value == 0:  # invalid, or zero, which absorbs every product
-            got = _choose(draw(), ops, first, t, values, prints, scale, cell, seen)
+            got = _choose(draw, ops, first, t, values, prints, scale, cell, seen)
         values.append(got.value)
         prints.append(got.fingerprint)
         if strict:
             seen.update(got.fingerprint.signed)
-        steps.append(StepDef(k, got.op, got.pair, got.value))
+        steps.append(StepDef(k, got.op, got.pair, got.value, got.constant))
     return Procedure(
         id=f"{cell.id}-{index:04d}",
         cell=cell,
@@ -475,8 +532,22 @@ def _draw_procedure(
     )
 
 
+CONSTANTS = 64
+"""Constants a one-variable window's ``sub``/``div`` tries before it gives up: every
+value of a range that holds no more, else that many seeded draws from it."""
+
+
+def _constants(draw: Callable[[], float], lo: int, hi: int) -> list[int]:
+    """The constants to try, from a seeded place: all of a small range, else draws."""
+    size = hi - lo + 1
+    if size <= CONSTANTS:
+        start = int(draw() * size)
+        return [lo + (start + n) % size for n in range(size)]
+    return [lo + int(draw() * size) for _ in range(CONSTANTS)]
+
+
 def _choose(
-    u: float,
+    draw: Callable[[], float],
     ops: tuple[Op, ...],
     first: int,
     t: int,
@@ -487,33 +558,21 @@ def _choose(
     seen: set[tuple[int, int]],
 ) -> _Draw:
     # The first draw was not usable: try every choice that still reads the
-    # farthest variable, starting at a seeded place (u); pairs of two distinct
+    # farthest variable, starting at a seeded place; pairs of two distinct
     # variables first, the farthest variable twice only if none works.
-    # A window of one variable: add and mul read it twice, sub and div an input.
+    # A window of one variable: add and mul read it twice, sub and div a constant.
     # Strict draws (``seen`` holds every earlier expression up to sign) get stuck here
     # rather than repeat one: the procedure is drawn again.
-    one = t - first == 1
-    others = [first, *_inputs_besides(first)] if one else list(range(first + 1, t))
     integer = cell.mode == "integer"
     zero: _Draw | None = None
-    for seconds in (others, [first] if others != [first] else []):
-        width = len(seconds)
-        total = len(ops) * width * 2
-        start = int(u * total)
-        for n in range(start, start + total):
-            c = n % total
-            op, rest = ops[c // (2 * width)], c % (2 * width)
-            j = seconds[rest // 2]
-            pair = (first, j) if rest % 2 == 0 else (j, first)
-            if one and (j != first) != (op in _SELF_TRIVIAL):
-                continue  # one variable: add/mul read it twice, sub/div read an input
-            got = _try(op, pair, values, prints, scale, integer, seen)
-            if got is None:
-                continue
-            if got.value == 0:
-                zero = zero or got  # a last resort: zero absorbs the chain
-                continue
-            return got
+    for got in _choices(draw, ops, first, t, cell):
+        found = _try(got.op, got.pair, values, prints, scale, integer, seen, got.constant)
+        if found is None:
+            continue
+        if found.value == 0:
+            zero = zero or found  # a last resort: zero absorbs the chain
+            continue
+        return found
     if zero is not None:
         return zero
     raise GenerationError(
@@ -523,3 +582,36 @@ def _choose(
         "variable up to sign; "
         "try another op mix or a smaller range"
     )
+
+
+_NO_PRINT = _Fingerprint(0, 0)
+
+
+def _choices(
+    draw: Callable[[], float], ops: tuple[Op, ...], first: int, t: int, cell: Cell
+) -> Iterator[_Draw]:
+    """The candidate steps of :func:`_choose`, in the order they are tried (their value
+    and fingerprint not yet computed)."""
+    u = draw()
+    if t - first == 1:  # one variable: add/mul read it twice, sub/div a constant
+        scale = SCALE[cell.mode]
+        lo, hi = (round(v * scale) for v in cell.range)
+        constants = _constants(draw, lo, hi)
+        start = int(u * len(ops))
+        for n in range(start, start + len(ops)):
+            op = ops[n % len(ops)]
+            if op not in _SELF_TRIVIAL:
+                yield _Draw(op, (first, first), 0, _NO_PRINT)
+                continue
+            for c in constants:
+                yield _Draw(op, (first,), 0, _NO_PRINT, c)
+        return
+    for seconds in (list(range(first + 1, t)), [first]):
+        width = len(seconds)
+        total = len(ops) * width * 2
+        start = int(u * total)
+        for n in range(start, start + total):
+            c = n % total
+            op, rest = ops[c // (2 * width)], c % (2 * width)
+            j = seconds[rest // 2]
+            yield _Draw(op, (first, j) if rest % 2 == 0 else (j, first), 0, _NO_PRINT)

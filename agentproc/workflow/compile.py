@@ -64,7 +64,7 @@ def make_tools(
     total = len(steps)
     tools = []
     for s in steps:
-        a, b = s.operands
+        a, b = s.terms()
         spec = _fill(
             step_t,
             {
@@ -104,16 +104,15 @@ def compile_procedure(p: Procedure, *, with_tools: bool = True) -> Scenario:
     values = p.values
     steps = []
     for s in p.steps:
-        left, right = s.operands
-        a, b = f"S{left}", f"S{right}"
-        args = {a: to_number(values[left - 1], scale)}
-        args[b] = to_number(values[right - 1], scale)
+        args = {f"S{i}": to_number(values[i - 1], scale) for i in s.operands}
+        constant = {} if s.constant is None else {"constant": to_number(s.constant, scale)}
         steps.append(
             {
                 "step": s.step,
                 "output": f"S{s.target}",
                 "op": s.op,
-                "operands": [a, b],
+                "operands": [f"S{i}" for i in s.operands],
+                **constant,
                 "distances": list(s.distances),
                 "value": to_number(s.value, scale),
                 "depends_on": list(p.depends_on(s)),

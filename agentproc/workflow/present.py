@@ -98,8 +98,12 @@ class Presented:
             return self.tool_names[tool], arguments
         if self.calculator:
             out: dict[str, Any] = {}
+            left, right = spec.operands[0], spec.operands[-1]
+            if spec.constant is not None:  # the constant is written in the step: pass it
+                out[CALCULATOR_ARGS[1]] = spec.constant
+                right = ""
             for key, value in arguments.items():
-                roles = [r for r, v in zip(CALCULATOR_ARGS, spec.operands, strict=True) if v == key]
+                roles = [r for r, v in zip(CALCULATOR_ARGS, (left, right), strict=True) if v == key]
                 for role in roles or [key]:
                     out[role] = value
             ordered = {r: out[r] for r in CALCULATOR_ARGS if r in out}
@@ -169,17 +173,19 @@ def _shuffled(scenario: Scenario, rng: random.Random) -> tuple[Scenario, dict[st
     for k, s in enumerate(order, 1):
         operands = [rename[v] for v in s.operands]
         target = k + 2
+        a, b = s.terms(rename.__getitem__)
         new_steps.append(
             ScenarioStep(
                 step=k,
                 output=f"S{target}",
                 op=s.op,
                 operands=operands,
+                constant=s.constant,
                 distances=[target - int(v[1:]) for v in operands],
                 value=s.value,
                 depends_on=sorted(position[d] for d in s.depends_on),
                 live=s.live,
-                text=f"S{target} = {operands[0]} {SYMBOL[s.op]} {operands[1]}",
+                text=f"S{target} = {a} {SYMBOL[s.op]} {b}",
                 expected_call=ExpectedCall(
                     name=step_tool_name(k),
                     arguments={rename[v]: x for v, x in s.expected_call.arguments.items()},
@@ -248,7 +254,7 @@ def _tools(
     else:
         total = len(scenario.steps)
         for s in scenario.steps:
-            a, b = (names[v] for v in s.operands)
+            a, b = s.terms(names.__getitem__)
             spec = _fill(
                 step_t,
                 {

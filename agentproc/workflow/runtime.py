@@ -137,7 +137,7 @@ def build_workflow(scenario: Scenario, variant: Variant | None = None) -> Workfl
         scale,
         scenario.tolerance * scale,
         correct,
-        [tuple(map(var_index, s.operands)) for s in scenario.steps],  # type: ignore[misc]
+        [tuple(map(var_index, s.operands)) for s in scenario.steps],
         [tuple(s.depends_on) for s in scenario.steps],
         [s.live for s in scenario.steps],
         scenario.finish,
@@ -171,7 +171,7 @@ def _indexed(
     scale: int,
     tolerance: float,
     correct: list[int],
-    operands: Sequence[tuple[int, int]],
+    operands: Sequence[tuple[int, ...]],
     depends_on: Sequence[tuple[int, ...]],
     live: Sequence[bool],
     finish: FinishSpec,
@@ -193,9 +193,7 @@ def _indexed(
         correct=tuple(correct),
         finish_tool=finish.tool,
         finish_argument=finish.argument,
-        param_vars=tuple(
-            ((f"S{a}", a),) if a == b else ((f"S{a}", a), (f"S{b}", b)) for a, b in operands
-        ),
+        param_vars=tuple(tuple((f"S{v}", v) for v in dict.fromkeys(vs)) for vs in operands),
         depends_on=tuple(depends_on),
         live=tuple(live),
         variant=variant,

@@ -6,12 +6,13 @@ unknown fields; ``schemas/scenario.schema.json`` documents the same shape.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import cached_property
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
-from agentproc.arith import Mode, Op
+from agentproc.arith import Mode, Op, to_units
 
 SCHEMA_VERSION = 1
 """Version of the scenario and run-file formats."""
@@ -34,9 +35,13 @@ def var_index(name: str) -> int:
 
 
 def param_vars_of(operands: list[str]) -> tuple[tuple[str, int], ...]:
-    """:attr:`ScenarioStep.param_vars` from the operands (one per distinct operand)."""
-    a, b = operands
-    return ((a, int(a[1:])),) if a == b else ((a, int(a[1:])), (b, int(b[1:])))
+    """:attr:`ScenarioStep.param_vars` from the operands (one per distinct variable)."""
+    return tuple((v, int(v[1:])) for v in dict.fromkeys(operands))
+
+
+def constant_text(constant: float | int) -> str:
+    """A constant operand as a step writes it: ``4.217`` (3 decimals) or ``4``."""
+    return f"{constant:.3f}" if isinstance(constant, float) else str(constant)
 
 
 def step_tool_name(step: int) -> str:
@@ -64,10 +69,15 @@ class ScenarioStep(BaseModel):
     """The variable this step defines, e.g. ``S9``."""
     op: Op
     """The operation."""
-    operands: list[str] = Field(min_length=2, max_length=2)
-    """Left and right operand variables."""
-    distances: list[int] = Field(min_length=2, max_length=2)
-    """How far back each operand lies."""
+    operands: list[str] = Field(min_length=1, max_length=2)
+    """Left and right operand variables; the left alone when the right operand is the
+    :attr:`constant`."""
+    constant: float | int | None = Field(default=None, exclude_if=lambda v: v is None)
+    """The right operand when it is a number written in the step, not a variable
+    (``S9 = S8 - 4.217``: look-back 1's ``sub`` and ``div``, from procedure format 3);
+    the step's tool takes only the variable. Absent otherwise."""
+    distances: list[int] = Field(min_length=1, max_length=2)
+    """How far back each operand variable lies."""
     value: float | int
     """The correct value of ``output``."""
     depends_on: list[int]
@@ -92,9 +102,25 @@ class ScenarioStep(BaseModel):
         return var_index(self.output)
 
     @cached_property
-    def operand_vars(self) -> tuple[int, int]:
-        """Left and right operand variable indices."""
-        return (var_index(self.operands[0]), var_index(self.operands[1]))
+    def operand_vars(self) -> tuple[int, ...]:
+        """The operand variable indices: left and right, or the left alone beside a
+        :attr:`constant`."""
+        return tuple(var_index(v) for v in self.operands)
+
+    def terms(self, name: Callable[[str], str] = str) -> tuple[str, str]:
+        """Left and right operands as the step writes them: each variable as ``name``
+        gives it, the constant as its number."""
+        if self.constant is not None:
+            return name(self.operands[0]), constant_text(self.constant)
+        return name(self.operands[0]), name(self.operands[-1])
+
+    def arguments(self, value_of: Callable[[int], int], scale: int) -> tuple[int, int]:
+        """Left and right operand values in units: each variable's as ``value_of`` gives
+        it (by variable index), the constant's own."""
+        left = value_of(self.operand_vars[0])
+        if self.constant is not None:
+            return left, to_units(self.constant, scale)
+        return left, value_of(self.operand_vars[-1])
 
     @cached_property
     def params(self) -> tuple[str, ...]:
@@ -130,9 +156,9 @@ class ScenarioParams(BaseModel):
     steps: int
     lookback: int
     realised_lookback: int | None = Field(default=None, exclude_if=lambda v: v is None)
-    """The farthest any operand of the procedure lies from the variable it defines
-    (at most ``lookback``); absent for procedures of format 1, which did not keep
-    every operand within the look-back."""
+    """The farthest any operand variable of the procedure lies from the variable it
+    defines: at most ``lookback`` from procedure format 3 (format 2 read an input at any
+    distance at look-back 1); absent for procedures of format 1."""
     range: tuple[float, float]
     ops: str
     mode: Mode
@@ -211,8 +237,13 @@ class Scenario(BaseModel):
                     f"steps[{i}]: expected step {i + 1} defining S{i + 3} "
                     f"(not step {st.step} defining {st.output})"
                 )
-            a, b = st.operands
-            if a not in defined or b not in defined:  # a set look-up: the common case
+            if (len(st.operands) == 1) != (st.constant is not None):
+                raise ValueError(
+                    f"steps[{i}]: expected two operand variables, or one and a constant"
+                )
+            if len(st.distances) != len(st.operands):
+                raise ValueError(f"steps[{i}].distances: expected one per operand variable")
+            if not all(a in defined for a in st.operands):  # a set look-up: the common case
                 for j, name in enumerate(st.operands):
                     if not _VARIABLE.fullmatch(name) or not 1 <= int(name[1:]) < i + 3:
                         raise ValueError(

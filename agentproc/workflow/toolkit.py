@@ -201,7 +201,7 @@ class Toolkit:
         nxt = next((s for s in wf.steps if s.step not in self.runs), None)
         if nxt is None:
             return f" The workflow expects {wf.finish_tool} next."
-        a, b = (self._shown(v) for v in nxt.operands)
+        a, b = nxt.terms(self._shown)
         tool = nxt.name if self.presented is None else self.presented.tool_names[nxt.name]
         return (
             f" The next step is step {nxt.step} ({self._shown(nxt.output)} = {a} "
@@ -244,12 +244,12 @@ class Toolkit:
                 return
         scale = wf.scale
         supplied = {p: to_units(args[p], scale) for p in spec.params}
-        a, b = (supplied[name] for name in spec.operands)
+        a, b = spec.arguments(lambda v: supplied[f"S{v}"], scale)
         value = apply_units(spec.op, a, b, scale)
         if value is None:
             rec.refused = "division_by_zero"
             rec.result = (
-                f"Error: step {spec.step} divides by zero ({self._shown(spec.operands[1])} = 0). "
+                f"Error: step {spec.step} divides by zero ({spec.terms(self._shown)[1]} = 0). "
                 "Nothing was executed."
             )
             return

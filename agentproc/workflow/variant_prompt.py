@@ -28,7 +28,7 @@ def _prose(scenario: Scenario, names: dict[str, str]) -> str:
     parts = []
     last = len(scenario.steps)
     for s in scenario.steps:
-        a, b = (names[v] for v in s.operands)
+        a, b = s.terms(names.__getitem__)
         lead = "First" if s.step == 1 else "Finally" if s.step == last else "Then"
         parts.append(f"{lead}, compute {names[s.output]} as {a} {_WORD[s.op]} {b} (step {s.step}).")
     return " ".join(parts)
@@ -37,7 +37,7 @@ def _prose(scenario: Scenario, names: dict[str, str]) -> str:
 def _pseudocode(scenario: Scenario, names: dict[str, str]) -> str:
     lines = [f"procedure({names['S1']}, {names['S2']}):"]
     for s in scenario.steps:
-        a, b = (names[v] for v in s.operands)
+        a, b = s.terms(names.__getitem__)
         lines.append(f"    {names[s.output]} <- {a} {SYMBOL[s.op]} {b}    # step {s.step}")
     lines.append(f"    return {names[scenario.answer_variable]}")
     return "\n".join(lines)
@@ -50,7 +50,7 @@ def _json(scenario: Scenario, names: dict[str, str]) -> str:
             "output": names[s.output],
             "op": s.op.value,
             "left": names[s.operands[0]],
-            "right": names[s.operands[1]],
+            "right": names[s.operands[-1]] if s.constant is None else s.constant,
         }
         for s in scenario.steps
     ]
@@ -61,7 +61,7 @@ _RENDERINGS = {"numbered": _numbered, "prose": _prose, "pseudocode": _pseudocode
 
 
 def _expression(s: ScenarioStep, names: dict[str, str]) -> str:
-    a, b = (names[v] for v in s.operands)
+    a, b = s.terms(names.__getitem__)
     return f"{names[s.output]} = {a} {SYMBOL[s.op]} {b}"
 
 

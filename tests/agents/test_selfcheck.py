@@ -72,3 +72,35 @@ def test_every_wrong_argument_cause_is_injected_and_found():
     for cause, score in result.causes.items():
         assert score.truth > 0, cause
         assert (score.precision, score.recall) == (1.0, 1.0), cause
+
+
+def test_every_label_and_cause_scores_one_under_the_dependency_order_policy():
+    result = run_selfcheck(count=2, grid=SMALL, order="dependency")
+    assert result.mismatches == []
+    for kind, score in result.scores.items():
+        assert score.truth > 0 or LabelKind(kind) in TEXT_ONLY, kind
+        assert (score.precision, score.recall) == (1.0, 1.0), kind
+    for cause, score in result.causes.items():
+        assert score.truth > 0 and (score.precision, score.recall) == (1.0, 1.0), cause
+    assert result.perfect
+
+
+@pytest.mark.parametrize("variant", ["calculator", "shuffled", "random-names", "prose"])
+def test_every_label_and_cause_scores_one_under_a_variant_at_look_back_one(variant: str):
+    """Look-back 1 steps with a constant operand, under the variants that rename, reorder,
+    re-render or re-align them."""
+    from agentproc.workflow.variant import load_variant
+
+    small = {**SMALL, "lookback": (1,), "steps": (5, 25)}
+    for order in ("listed", "dependency"):
+        result = run_selfcheck(count=2, grid=small, variant=load_variant(variant), order=order)
+        assert result.mismatches == [] and result.perfect, (variant, order)
+
+
+def test_an_injected_invalid_call_hit_by_a_transient_tool_fault_is_sent_again():
+    from agentproc.workflow.variant import load_variant
+
+    result = run_selfcheck(
+        count=2, grid={**SMALL, "steps": (1, 2)}, variant=load_variant("flaky-tools")
+    )
+    assert result.mismatches == [] and result.perfect

@@ -57,7 +57,10 @@ def test_generate_writes_a_grid_of_cells(capsys, tmp_path: Path):
         "--out",
         tmp_path / "g",
     )
-    assert code == 0 and out.strip() == f"wrote 18 procedures in 6 cells to {tmp_path / 'g'}"
+    lines = out.strip().splitlines()
+    assert code == 0 and lines[0] == f"wrote 18 procedures in 6 cells to {tmp_path / 'g'}"
+    assert lines[1] == "look-back 1: realised distance at most 1; steps by distance 1: 100.0%"
+    assert lines[2].startswith("look-back 7: realised distance at most ")
     grid = json.loads((tmp_path / "g" / "suite.json").read_text())["grid"]
     assert grid["seed"] == 4 and grid["count"] == 3
     assert len((tmp_path / "g" / "procedures.jsonl").read_text().splitlines()) == 18

@@ -20,10 +20,13 @@ from agentproc.procedures.generate import (
     FORMAT,
     MAX_LOOKBACK,
     PRIME,
+    _constant_print,
     insensitive_input,
     masked,
 )
 from agentproc.procedures.suites import (
+    Block,
+    Grid,
     OldFormatWarning,
     holds_suite,
     procedure_record,
@@ -48,7 +51,10 @@ def identities(p: Procedure) -> list[int]:
     """Steps whose expression equals an earlier variable's up to sign."""
     prints, out = list(_INPUTS), []
     for s in p.steps:
-        fp = prints[s.operands[0] - 1].apply(s.op, prints[s.operands[1] - 1])
+        right = prints[s.operands[-1] - 1]
+        if s.constant is not None:
+            right = _constant_print(s.constant, p.scale)
+        fp = prints[s.operands[0] - 1].apply(s.op, right)
         assert fp is not None
         earlier = {(f.a, f.b) for f in prints}
         if (fp.a, fp.b) in earlier or ((PRIME - fp.a) % PRIME, (PRIME - fp.b) % PRIME) in earlier:
@@ -127,9 +133,13 @@ def test_cell_refuses_a_lookback_or_range_beyond_its_limits(bad):
 # -- the format version --------------------------------------------------------------
 
 
+OLD_GRID = Grid(blocks=[Block(steps=[5, 25], lookback=[2, 7])], count=2)
+"""A grid whose procedures format 1 could hold (no look-back 1: no constant operand)."""
+
+
 def old_suite(tmp_path: Path) -> Path:
     """A suite written under format 1: no format in its manifest or its lines."""
-    grid = preset("quick").model_copy(update={"count": 2})
+    grid = OLD_GRID
     folder = tmp_path / "old"
     write_suite(grid, folder, jobs=1)
     manifest = json.loads((folder / "suite.json").read_text())
@@ -147,8 +157,8 @@ def old_suite(tmp_path: Path) -> Path:
 def test_a_new_suite_records_the_procedure_format(tmp_path: Path):
     grid = preset("quick").model_copy(update={"count": 1})
     write_suite(grid, tmp_path / "s", jobs=1)
-    assert json.loads((tmp_path / "s" / "suite.json").read_text())["format"] == FORMAT == 2
-    assert all(p.format == 2 for p in read_procedures(tmp_path / "s"))
+    assert json.loads((tmp_path / "s" / "suite.json").read_text())["format"] == FORMAT == 3
+    assert all(p.format == 3 for p in read_procedures(tmp_path / "s"))
 
 
 def test_an_old_suite_loads_with_a_warning_and_keeps_its_format(tmp_path: Path):
@@ -157,7 +167,7 @@ def test_an_old_suite_loads_with_a_warning_and_keeps_its_format(tmp_path: Path):
         procedures = list(read_procedures(folder))
     assert procedures and all(p.format == 1 for p in procedures)
     assert all("format" not in procedure_record(p) for p in procedures)
-    assert not holds_suite(folder, preset("quick").model_copy(update={"count": 2}))
+    assert not holds_suite(folder, OLD_GRID)
 
 
 def test_a_suite_of_a_newer_format_is_refused_naming_the_field(tmp_path: Path):

@@ -111,13 +111,28 @@ def test_different_indices_give_different_procedures():
 
 @PROPERTY
 @given(procedures())
-def test_every_operand_lies_within_the_lookback_window(p):
+def test_every_variable_operand_lies_within_the_lookback_window(p):
     for s in p.steps:
-        inside = [v for v in s.operands if v in window(p.cell, s.step)]
-        if len(window(p.cell, s.step)) == 1 and s.op in (Op.SUB, Op.DIV):
-            assert len(inside) == 1 and set(s.operands) - set(inside) <= {1, 2}, s
-        else:
-            assert inside == list(s.operands), s
+        assert all(v in window(p.cell, s.step) for v in s.operands), s
+        assert max(s.distances) <= p.cell.lookback, s
+
+
+@pytest.mark.parametrize("mode", ["decimal", "integer"])
+def test_at_look_back_one_every_variable_operand_is_at_distance_one(mode):
+    for index in range(20):
+        p = generate_procedure(Cell(steps=60, lookback=1, mode=mode), 0, index)
+        assert p.realised_lookback == 1
+        assert all(s.distances in ((1,), (1, 1)) for s in p.steps), p.id
+        assert p.distance_shares() == {1: 60}
+
+
+@pytest.mark.parametrize("lookback", range(2, 8))
+def test_from_look_back_two_to_seven_no_operand_is_farther_than_the_look_back(lookback):
+    for index in range(20):
+        p = generate_procedure(Cell(steps=40, lookback=lookback), 0, index)
+        assert all(max(s.distances) <= lookback for s in p.steps), p.id
+        assert p.realised_lookback <= lookback
+        assert sum(p.distance_shares().values()) == 40
 
 
 @PROPERTY
@@ -133,6 +148,7 @@ def no_distinct_pair_works(p: Procedure, step: StepDef) -> bool:
     earlier variable up to sign."""
     prints = list(_INPUTS)
     for s in p.steps[: step.step - 1]:
+        assert s.constant is None  # a window of several variables: no constant
         prints.append(prints[s.operands[0] - 1].apply(s.op, prints[s.operands[1] - 1]))
     seen = {pair for fp in prints for pair in fp.signed}
     values, integer = list(p.values[: step.target - 1]), p.cell.mode == "integer"
@@ -159,14 +175,26 @@ def test_with_a_window_of_several_variables_the_operands_are_distinct(lookback, 
 
 @PROPERTY
 @given(procedures())
-def test_with_a_window_of_one_variable_add_and_mul_read_it_twice_sub_and_div_an_input(p):
+def test_with_a_window_of_one_variable_add_and_mul_read_it_twice_sub_and_div_a_constant(p):
+    scale = p.scale
+    lo, hi = (round(v * scale) for v in p.cell.range)
     for s in p.steps:
         if len(window(p.cell, s.step)) == 1:
             if s.op in (Op.ADD, Op.MUL):
-                assert s.operands == (s.target - 1, s.target - 1)
+                assert s.operands == (s.target - 1, s.target - 1) and s.constant is None
             else:
-                assert s.target - 1 in s.operands
-                assert set(s.operands) - {s.target - 1} <= {1, 2} - {s.target - 1}
+                assert s.operands == (s.target - 1,)
+                assert s.constant is not None and s.constant != 0
+                assert lo <= s.constant <= hi
+        else:
+            assert s.constant is None and len(s.operands) == 2
+
+
+def test_a_constant_is_written_in_the_step_text():
+    p = generate_procedure(Cell(steps=30, lookback=1, ops="sub"), 0, 0)
+    s = p.steps[0]
+    assert s.constant is not None
+    assert p.text(s) == f"S3 = S2 - {s.constant // 1000}.{s.constant % 1000:03d}"
 
 
 # --- values ------------------------------------------------------------------------------
@@ -194,7 +222,7 @@ def test_a_format_one_procedure_keeps_reachability_as_its_live_flags(p):
 def test_every_value_is_its_operation_applied_to_its_operands(p):
     values = p.values
     for s in p.steps:
-        a, b = (values[i - 1] for i in s.operands)
+        a, b = s.terms(values)
         assert s.value == apply_units(s.op, a, b, p.scale)
 
 
@@ -204,7 +232,7 @@ def test_no_division_by_zero_and_every_value_within_bound(p):
     values = p.values
     for s in p.steps:
         if s.op is Op.DIV:
-            assert values[s.operands[1] - 1] != 0
+            assert s.terms(values)[1] != 0
     assert all(abs(v) <= BOUND * p.scale for v in values)
 
 
@@ -221,7 +249,7 @@ def test_integer_mode_values_are_integers_and_divisions_exact(p):
     values = p.values
     for s in p.steps:
         if s.op is Op.DIV:
-            a, b = (values[i - 1] for i in s.operands)
+            a, b = s.terms(values)
             assert a % b == 0
     scenario = compile_procedure(p).model_dump(mode="json")
     numbers = [*scenario["inputs"].values(), scenario["answer"]]

@@ -90,9 +90,27 @@ def test_depends_on_lists_the_steps_that_define_the_operands(procedure):
 def test_step_text_and_output_render_the_definition(procedure):
     symbols = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
     for s in record(procedure)["steps"]:
-        a, b = s["operands"]
+        a, b = s["operands"] if "constant" not in s else [*s["operands"], s["constant"]]
+        if isinstance(b, float):
+            b = f"{b:.3f}"
         assert s["output"] == f"S{s['step'] + 2}"
         assert s["text"] == f"{s['output']} = {a} {symbols[s['op']]} {b}"
+
+
+def test_a_constant_operand_is_written_in_the_step_and_is_no_tool_argument():
+    p = generate_procedure(Cell(steps=6, lookback=1, ops="sub"), 0, 0)
+    scenario = compile_procedure(p)
+    first = scenario.steps[0]
+    c = p.steps[0].constant
+    assert c is not None and first.constant == c / 1000
+    assert first.operands == ["S2"] and first.distances == [1]
+    assert first.text == f"S3 = S2 - {c / 1000:.3f}"
+    assert f"1. S3 = S2 - {c / 1000:.3f}" in scenario.prompt
+    tool = tools_by_name(scenario.model_dump(mode="json"))["step_1"]
+    assert tool["parameters"]["required"] == ["S2"]
+    assert list(tool["parameters"]["properties"]) == ["S2"]
+    assert f"S2 - {c / 1000:.3f}" in tool["description"]
+    assert first.expected_call.arguments == {"S2": p.inputs[1] / 1000}
 
 
 def test_tolerance_is_half_a_unit_of_the_mode(procedure):

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from jsonschema import Draft202012Validator
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from agentproc.arith import Op
 from agentproc.procedures import Cell, Procedure, StepDef, generate_procedure
@@ -215,3 +215,21 @@ def test_pinned_scenario_compiles_byte_identical_from_its_format_one_procedure(p
     old = Procedure(data["id"], cell, params["seed"], params["index"], steps, inputs, format=1)
     text = json.dumps(compile_procedure(old).model_dump(mode="json"), indent=2)
     assert (text + "\n").encode() == path.read_bytes()
+
+
+def test_a_step_with_a_constant_operand_fits_the_schema_and_needs_its_constant():
+    s = compiled(Cell(steps=6, lookback=1, ops="sub"))
+    assert all("constant" in st and len(st["operands"]) == 1 for st in s["steps"])
+    assert errors(s) == []
+    del s["steps"][0]["constant"]
+    assert errors(s) != []
+    with pytest.raises(ValidationError, match="one and a constant"):
+        Scenario.model_validate(s)
+
+
+def test_a_step_of_two_variables_with_a_constant_is_refused():
+    s = compiled()
+    s["steps"][0]["constant"] = 4.0
+    assert errors(s) != []
+    with pytest.raises(ValidationError, match="one and a constant"):
+        Scenario.model_validate(s)

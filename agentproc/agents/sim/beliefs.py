@@ -145,7 +145,7 @@ def twins(wf: Workflow) -> dict[int, set[int]]:
     (one computation to a calculator)."""
     by: dict[tuple[Op, int, int], set[int]] = {}
     for spec in wf.steps:
-        a, b = (wf.correct[v] for v in spec.operand_vars)
+        a, b = spec.arguments(wf.correct.__getitem__, wf.scale)
         if spec.op in (Op.ADD, Op.MUL):
             a, b = min(a, b), max(a, b)
         by.setdefault((spec.op, a, b), set()).add(spec.step)
@@ -234,17 +234,21 @@ def _computes_another(a: Agent, spec: ScenarioStep, param: str, value: int) -> b
     wf = a.wf
     if not calculator(wf):
         return False
-    x, y = (value if v == param else a.value_of(var_index(v)) for v in spec.operands)
+    x, y = spec.arguments(lambda v: value if f"S{v}" == param else a.value_of(v), wf.scale)
     result = apply_units(spec.op, x, y, wf.scale)
     if result is not None and result in set(wf.correct[1:]) | set(a.belief.values()):
         return True  # its result would pass for another variable's value downstream
     for other in wf.steps:
         if other.step == spec.step or other.op is not spec.op:
             continue
-        left, right = (var_index(v) for v in other.operands)
+        left = var_index(other.operands[0])
         pairs = [(x, y), (y, x)] if other.op in (Op.ADD, Op.MUL) else [(x, y)]
         for p, q in pairs:
-            if _holds(a, left, p) and _holds(a, right, q):
+            if other.constant is None:
+                right_holds = _holds(a, var_index(other.operands[-1]), q)
+            else:
+                right_holds = q == other.arguments(wf.correct.__getitem__, wf.scale)[1]
+            if _holds(a, left, p) and right_holds:
                 return True
     return False
 

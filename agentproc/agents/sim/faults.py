@@ -94,7 +94,10 @@ def invalid_arguments(wf: Workflow, rng: random.Random) -> Policy:
     bad = _BAD_ARGUMENTS[pick(rng, len(_BAD_ARGUMENTS))]
     for spec in wf.steps:
         if spec.step - 1 == where:
-            rec = yield (spec.name, bad(a.args(spec)))
+            call = (spec.name, bad(a.args(spec)))
+            rec = yield call
+            while rec.refused == "transient":  # a tool fault: the same call is tried again
+                rec = yield call
             a.truth.append(Label(K.INVALID_ARGUMENTS, rec.index, spec.step))
         yield from a.step(spec)
     if where == wf.n_steps:
@@ -230,8 +233,8 @@ def decay(wf: Workflow, rng: random.Random) -> Policy:
     prose = wf.variant is not None and wf.variant.rendering == "prose"
     extra = random.Random(repr(rng.getstate())) if prose else None
     for spec in wf.steps:
-        # The farthest operand within the window: an input a one-variable window's
-        # sub/div reads is in view all along (the prompt states it).
+        # The farthest operand within the window (a procedure of format 2 read an input
+        # there, at any distance: it is in view all along, the prompt states it).
         d = min(spec.target - min(spec.operand_vars), wf.scenario.params.lookback)
         p = (DECAY["base"] + DECAY["growth"] * (spec.step - 1)) * (1 + DECAY["lookback"] * (d - 1))
         u = rng.random()

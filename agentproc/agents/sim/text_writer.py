@@ -48,10 +48,10 @@ def _num(units: int, scale: int, style: str) -> str:
 def _swaps(wf: Workflow, spec: ScenarioStep, held: dict[int, int]) -> dict[int, set[int]]:
     """Values of the step with one operand replaced, and the variables whose values give it."""
     out: dict[int, set[int]] = {}
-    for pos, var in enumerate(spec.operand_vars):
+    for pos, var in enumerate(spec.operand_vars):  # a constant is never read wrong
         for u in range(1, wf.answer_index + 1):  # every variable the labeller searches
             for value in (wf.correct[u], held[u]) if u != var else ():
-                args = [held[v] for v in spec.operand_vars]
+                args = list(spec.arguments(held.__getitem__, wf.scale))
                 args[pos] = value
                 r = apply_units(spec.op, args[0], args[1], wf.scale)
                 if r is not None:
@@ -74,7 +74,7 @@ def _confused(wf: Workflow, spec: ScenarioStep, held: dict[int, int], right: int
     swaps, pos = _swaps(wf, spec, held), spec.operand_vars.index(min(spec.operand_vars))
     var = spec.operand_vars[pos]
     for u in sorted(range(1, spec.target), key=lambda u: (abs(u - var), u)):
-        args = [held[v] for v in spec.operand_vars]
+        args = list(spec.arguments(held.__getitem__, wf.scale))
         args[pos] = wf.correct[u]
         r = apply_units(spec.op, args[0], args[1], wf.scale) if u != var else None
         if r is not None and r not in (right, 0) and swaps[r] == {u}:
@@ -111,8 +111,8 @@ def write_text(
         if faults.get("skip") == k:
             continue
         spec = wf.steps[k - 1]
-        (a, b), sym = spec.operand_vars, SYMBOL[spec.op]
-        right = apply_units(spec.op, held[a], held[b], scale)
+        (a, b), sym = spec.arguments(held.__getitem__, scale), SYMBOL[spec.op]
+        right = apply_units(spec.op, a, b, scale)
         if right is None or abs(right) > BOUND * scale:  # a carried error gone wild: recover
             right = wf.correct[spec.target]
         values = [right] * (2 if faults.get("repeat") == k else 1)
@@ -120,7 +120,8 @@ def write_text(
             values = [_slip(wf, spec, held, right)] + ([right] if faults.get("retry") == k else [])
         elif faults.get("confuse") == k:
             values = [_confused(wf, spec, held, right)]
-        expr = f"S{a} {sym} S{b} = {show(held[a])} {sym} {show(held[b])}"
+        left, right_term = spec.terms()
+        expr = f"{left} {sym} {right_term} = {show(a)} {sym} {show(b)}"
         unstated = faults.get("answer") == "none" and spec.target == wf.answer_index
         for value in values:
             held[spec.target] = last = value
