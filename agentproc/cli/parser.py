@@ -89,6 +89,14 @@ def _words(text: str) -> list[str]:
     return [x.strip() for x in text.split(",") if x.strip()]
 
 
+AGENT_HELP = (
+    "local (the embedded model, default); openai:MODEL; your own agent as "
+    "module.path:factory or path/to/file.py:factory (the factory gets the mock tools as "
+    "LangChain tools and returns a runnable); or a simulated agent: " + ", ".join(SIM_AGENTS)
+)
+"""The agent kinds, as ``--help`` lists them for every command that runs episodes."""
+
+
 class _Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line (naming the option) and exit 2."""
 
@@ -141,9 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument(
         "--agent",
         default="local",
-        help="local (the embedded model, default); openai:MODEL; your own agent as "
-        "module.path:factory or path/to/file.py:factory (the factory gets the mock tools as "
-        "LangChain tools and returns a runnable); or a simulated agent: " + ", ".join(SIM_AGENTS),
+        help=AGENT_HELP,
     )
     r.add_argument(
         "--base-url",
@@ -365,9 +371,7 @@ def _compare_parsers(sub: argparse._SubParsersAction[_Parser]) -> None:
         help="every combination of one prompt style, one rendering and one tool set",
     )
     for q in (cp, st):
-        q.add_argument(
-            "--agent", default="local", help="with a suite: local, openai:MODEL or sim:..."
-        )
+        q.add_argument("--agent", default="local", help="with a suite: " + AGENT_HELP)
         q.add_argument("--base-url", type=_url, help="OpenAI-compatible server for openai:MODEL")
         q.add_argument("--out", type=Path, help="with a suite: folder for one run file per variant")
         q.add_argument("--trials", type=_count(1), default=1, help="runs of each scenario")

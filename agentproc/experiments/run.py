@@ -11,12 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 
 from agentproc.agents.suite import ModelRunOptions
-from agentproc.agents.sweep import run_variants
+from agentproc.agents.sweep import Agent, run_variants
 from agentproc.analysis.compare import compare_files
 from agentproc.analysis.compare_result import CompareResult
 from agentproc.errors import ConfigError
@@ -30,12 +29,10 @@ from agentproc.workflow.variant import Variant, load_variant
 class SuiteRun:
     """How the agent is run under each variant."""
 
-    agent: str
-    model: Any
-    """The chat model, or ``None`` for a simulated agent."""
+    agent: Agent
+    """The agent, built as ``run`` builds it (any kind: simulated, model or factory)."""
     out: Path
     """Folder of the run files, one per variant."""
-    options: ModelRunOptions = field(default_factory=ModelRunOptions)
     trials: int = 1
     resume: bool = False
     overwrite: bool = False
@@ -67,10 +64,8 @@ def _run(
     done = run_variants(
         scenarios,
         how.agent,
-        how.model,
         variants,
         how.out,
-        how.options,
         trials=how.trials,
         resume=how.resume,
         overwrite=how.overwrite,
@@ -126,7 +121,7 @@ def stress_suite(
         raise ConfigError(f"--threshold must lie between 0 and 1 (not {threshold:g})")
     chosen = preset_variants(variants, grid=grid)
     if not variants:  # the preset keeps what can run with this guard (the calculator: observe)
-        chosen = [v for v in chosen if _runs_under(v, how.options)]
+        chosen = [v for v in chosen if _runs_under(v, how.agent.options)]
     if len(chosen) < 2:
         raise ConfigError("stress needs at least one variant besides the default")
     paths, ran = _run(scenarios, chosen, how)
