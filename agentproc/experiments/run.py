@@ -20,6 +20,7 @@ from agentproc.analysis.compare import compare_files
 from agentproc.analysis.compare_result import CompareResult
 from agentproc.errors import ConfigError
 from agentproc.experiments.stress import StressResult, preset_variants, stress_result
+from agentproc.experiments.wording import prompt_blind_note
 from agentproc.runs import RunSummary, Workers
 from agentproc.workflow import Scenario
 from agentproc.workflow.variant import Variant, load_variant
@@ -78,6 +79,11 @@ def _run(
     return [p for p, _ in done], ran
 
 
+def _blind(how: SuiteRun, variants: Sequence[Variant], baseline: str) -> list[str]:
+    note = prompt_blind_note(how.agent.agent, variants, baseline)
+    return [] if note is None else [note]
+
+
 def _runs_under(variant: Variant, options: ModelRunOptions) -> bool:
     try:
         variant.check(options.mode, options.guard)
@@ -103,7 +109,7 @@ def compare_suite(
         return None, ran
     base = baseline if baseline is not None else loaded[0].name
     result, warnings = compare_files(paths, baseline=base, seed=how.seed)
-    ran.warnings += warnings
+    ran.warnings += _blind(how, loaded, base) + warnings
     return result, ran
 
 
@@ -128,5 +134,5 @@ def stress_suite(
     if ran.aborted is not None:
         return None, ran
     result, warnings = compare_files(paths, baseline=chosen[0].name, seed=how.seed)
-    ran.warnings += warnings
+    ran.warnings += _blind(how, chosen, chosen[0].name) + warnings
     return stress_result(result, chosen, threshold), ran
