@@ -85,6 +85,29 @@ def _url(text: str) -> str:
     return text
 
 
+def _label(text: str) -> str:
+    """An argparse type: a name to show, one line of at most 64 characters."""
+    if not text.strip() or len(text) > 64 or not text.isprintable():
+        raise argparse.ArgumentTypeError(
+            f"expected a name of 1 to 64 printable characters, not {text!r}"
+        )
+    return text
+
+
+def _price(text: str) -> tuple[float, float]:
+    """An argparse type: ``IN,OUT``, two finite prices of at least 0."""
+    parts = text.split(",")
+    try:
+        prices = tuple(float(p) for p in parts)
+    except ValueError:
+        prices = ()
+    if len(prices) != 2 or not all(math.isfinite(p) and p >= 0 for p in prices):
+        raise argparse.ArgumentTypeError(
+            f"expected IN,OUT: USD per million input and output tokens, e.g. 3,15 (not {text!r})"
+        )
+    return prices[0], prices[1]
+
+
 def _words(text: str) -> list[str]:
     return [x.strip() for x in text.split(",") if x.strip()]
 
@@ -177,6 +200,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     r.add_argument("--max-tokens", type=_count(1), help="cap on tokens per model reply")
     r.add_argument("--out", type=Path, required=True, help="run file (JSON lines) to write")
+    r.add_argument(
+        "--name",
+        type=_label,
+        metavar="LABEL",
+        help="the agent's name in report, compare and the HTML report (default: the --agent "
+        "value); two runs of one endpoint, e.g. model v1 and v2 served under one name",
+    )
     r.add_argument(
         "--self-contained",
         action="store_true",
@@ -288,6 +318,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--overwrite",
         action="store_true",
         help="replace an existing --html file or --csv/--parquet tables",
+    )
+    rep.add_argument(
+        "--price",
+        type=_price,
+        metavar="IN,OUT",
+        help="USD per million input and output tokens: each agent's token cost, e.g. 3,15",
     )
     rep.add_argument(
         "--by",
