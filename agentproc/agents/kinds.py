@@ -44,7 +44,7 @@ def agent_kind(agent: str) -> AgentKind:
         return "factory"
     if provider == "local":
         return "local"
-    if provider == "openai" and ":" in agent:
+    if provider == "openai":  # without a model, the provider's own error says so
         return "openai"
     raise unknown_agent(agent)
 

@@ -41,6 +41,12 @@ def test_the_name_is_stored_after_the_agent_in_every_record(capsys, suite, tmp_p
     assert line.index('"agent":') < line.index('"name":') < line.index('"mode":')
 
 
+def test_a_named_run_over_workers_names_every_record(capsys, suite, tmp_path):
+    run(capsys, suite, tmp_path / "a.jsonl", "--name", "v1", "--workers", "2")
+    recs = records(tmp_path / "a.jsonl")
+    assert len(recs) == 8 and {r["name"] for r in recs} == {"v1"}
+
+
 def test_a_run_without_a_name_stores_none(capsys, suite, tmp_path):
     run(capsys, suite, tmp_path / "a.jsonl")
     assert all("name" not in r for r in records(tmp_path / "a.jsonl"))
