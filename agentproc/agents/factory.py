@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import re
 import sys
 from dataclasses import dataclass
@@ -74,6 +75,7 @@ def load_factory(spec: str) -> LoadedFactory:
                 f"--agent {spec}: importing {path} failed: {_one_line(exc)}"
             ) from None
     else:
+        _current_folder_importable()
         try:
             module = importlib.import_module(where)
         except (Exception, SystemExit) as exc:
@@ -84,6 +86,15 @@ def load_factory(spec: str) -> LoadedFactory:
     if not callable(factory):
         raise ConfigError(f"--agent {spec}: {name!r} is not callable (expected a factory)")
     return LoadedFactory(spec, factory)
+
+
+def _current_folder_importable() -> None:
+    """Put the current folder on the import path, as ``python -m`` does: a module of the
+    project (``my_agents.react:make_agent``) is found from the folder the command runs in
+    (the ``agentproc`` script's own folder is on the path instead)."""
+    cwd = os.getcwd()
+    if cwd not in sys.path and "" not in sys.path:
+        sys.path.insert(0, cwd)
 
 
 def _one_line(exc: BaseException) -> str:

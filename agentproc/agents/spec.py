@@ -21,7 +21,8 @@ _BUILD = object()
 
 @dataclass(frozen=True)
 class AgentSpec:
-    """An agent (``sim:...``, ``openai:MODEL``, ``local``, ``module:factory``) and how it runs.
+    """An agent (``sim:...``, ``openai:MODEL``, ``local``, ``module:factory``) and how it runs:
+    the one way every command (``run``, ``compare``, ``stress``) builds its episodes.
 
     Examples:
         >>> AgentSpec("sim:decay").model() is None
@@ -44,18 +45,18 @@ class AgentSpec:
     def model(self) -> Any:
         """The chat model (a loaded factory for ``module:factory``; ``None`` for a simulated
         agent); an unknown agent or a missing extra raises here, before any file is touched."""
-        if self.simulated:
-            from agentproc.agents.sim import sim_agent
+        from agentproc.agents.kinds import agent_kind
 
-            sim_agent(self.agent)
+        kind = agent_kind(self.agent)
+        if kind == "sim":
             if self.options.mode == "text":
                 raise ConfigError(
                     "simulated agents work with tools; --mode text needs a model agent"
                 )
             return None
-        from agentproc.agents.factory import is_factory_spec, load_factory
+        if kind == "factory":
+            from agentproc.agents.factory import load_factory
 
-        if is_factory_spec(self.agent):
             if self.options.mode == "text":
                 raise ConfigError(
                     f"--mode text and --agent {self.agent}: a factory's agent works with "
@@ -64,7 +65,7 @@ class AgentSpec:
             return load_factory(self.agent)
         from agentproc.agents.providers import make_chat_model
 
-        if self.agent.partition(":")[0] == "local":
+        if kind == "local":
             from agentproc.agents.local import check_installed
 
             check_installed()  # one line naming the extra, before any file is written
@@ -76,12 +77,18 @@ class AgentSpec:
     def check(self) -> None:
         """Everything :meth:`model` checks (agent, factory, extra, key), without loading an
         embedded model: over workers, each worker builds its own and this process none."""
-        if self.agent.partition(":")[0] == "local":
+        from agentproc.agents.kinds import agent_kind
+
+        if agent_kind(self.agent) == "local":
             from agentproc.agents.local import check_installed
 
             check_installed()
             return
         self.model()
+
+    def built(self) -> BuiltAgent:
+        """This agent with its model built now, once for every run that reuses it."""
+        return BuiltAgent(self, self.model())
 
     def episodes(self, model: Any = _BUILD) -> EpisodeFn:
         """The episode function of this agent (over ``model``, or one built now)."""
@@ -108,3 +115,36 @@ class AgentSpec:
     def under(self, variant: Any) -> AgentSpec:
         """The same agent, presented as ``variant`` says."""
         return dataclasses.replace(self, options=dataclasses.replace(self.options, variant=variant))
+
+
+@dataclass(frozen=True)
+class BuiltAgent:
+    """An agent whose model is built already: every run in this process (each variant of
+    ``compare`` and ``stress``) reuses it, so an embedded model loads once. Like
+    :class:`AgentSpec`, an :class:`~agentproc.runs.job.EpisodeFactory`."""
+
+    spec: AgentSpec
+    model: Any
+    """What :meth:`AgentSpec.model` built."""
+
+    @property
+    def agent(self) -> str:
+        """The ``--agent`` value."""
+        return self.spec.agent
+
+    @property
+    def options(self) -> ModelRunOptions:
+        """How it runs."""
+        return self.spec.options
+
+    def episodes(self) -> EpisodeFn:
+        """The episode function of the agent over its model."""
+        return self.spec.episodes(self.model)
+
+    def concurrency(self) -> int:
+        """Episodes in flight (:meth:`AgentSpec.concurrency`)."""
+        return self.spec.concurrency()
+
+    def under(self, variant: Any) -> BuiltAgent:
+        """The same agent and model, presented as ``variant`` says."""
+        return BuiltAgent(self.spec.under(variant), self.model)

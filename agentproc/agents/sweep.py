@@ -7,18 +7,15 @@ seeds, so their episodes pair up scenario by scenario.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 
-from agentproc.agents.suite import ModelRunOptions, model_episodes, sim_episodes
+from agentproc.agents.spec import AgentSpec, BuiltAgent
 from agentproc.errors import ConfigError
 from agentproc.outputs import check_output
-from agentproc.runs import EpisodeFn, RunSummary, Workers, run_suite
+from agentproc.runs import RunSummary, Workers, run_suite
 from agentproc.workflow import Scenario
 from agentproc.workflow.variant import Variant
 
@@ -56,33 +53,15 @@ def check_outputs(
     return paths
 
 
-def episodes_for(agent: str, model: Any, options: ModelRunOptions, variant: Variant) -> EpisodeFn:
-    """The episode function of an agent under a variant (``model`` ``None``: simulated)."""
-    if model is None:
-        return sim_episodes(agent, seed=options.seed, guard=options.guard, variant=variant)
-    return model_episodes(model, agent, dataclasses.replace(options, variant=variant))
-
-
-@dataclass(frozen=True)
-class VariantEpisodes:
-    """:func:`episodes_for`, built where the episodes run (a worker of ``--workers``)."""
-
-    agent: str
-    model: Any
-    options: ModelRunOptions
-    variant: Variant
-
-    def episodes(self) -> EpisodeFn:
-        return episodes_for(self.agent, self.model, self.options, self.variant)
+Agent = AgentSpec | BuiltAgent
+"""An agent as a sweep runs it: a spec its workers build from, or one built already."""
 
 
 def run_variants(
     scenarios: Sequence[Scenario],
-    agent: str,
-    model: Any,
+    agent: Agent,
     variants: Sequence[Variant],
     out: Path,
-    options: ModelRunOptions,
     *,
     trials: int = 1,
     resume: bool = False,
@@ -93,14 +72,16 @@ def run_variants(
     workers: Workers | None = None,
 ) -> list[tuple[Path, RunSummary]]:
     """Run ``agent`` over ``scenarios`` under each variant: each run file and what its run
-    did, in order (each over ``workers``, when given). A run that stops because the
-    endpoint failed ends the sweep there.
+    did, in order (each over ``workers``, when given). The episodes are built as ``run``
+    builds them (:meth:`AgentSpec.episodes`), whatever the kind of agent. A run that stops
+    because the endpoint failed ends the sweep there.
 
     Raises:
         ConfigError: two variants with one name, or a run file that would be replaced
             without ``resume`` or ``overwrite``.
     """
     paths = check_outputs(out, variants, resume=resume, overwrite=overwrite, inputs=inputs)
+    options = agent.options
     for variant in variants:  # a variant that cannot run so fails before anything runs
         variant.check(options.mode, options.guard)
     out.mkdir(parents=True, exist_ok=True)
@@ -108,12 +89,12 @@ def run_variants(
     for variant, path in zip(variants, paths, strict=True):
         summary = run_suite(
             scenarios,
-            agent,
-            VariantEpisodes(agent, model, options, variant),
+            agent.agent,
+            agent.under(variant),
             path,
             workers=workers or Workers(),
             overwrite=overwrite,
-            concurrency=options.concurrency if model is not None else 1,
+            concurrency=agent.concurrency(),
             resume=resume,
             total=len(scenarios) * trials,
             console=console,

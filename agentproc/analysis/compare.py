@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +57,8 @@ from agentproc.runs import (
     error_kind_of,
     is_error,
     latest_records,
+    read_run,
+    record_agent,
     record_mode,
     record_variant,
 )
@@ -92,7 +95,7 @@ def compare_records(
     outcomes: dict[ArmKey, list[Outcome]] = {}
     errored: dict[ArmKey, dict[str, int]] = {}
     for rec in records:
-        key = (str(rec["agent"]), record_mode(rec), record_variant(rec))  # type: ignore[arg-type]
+        key = (record_agent(rec), record_mode(rec), record_variant(rec))  # type: ignore[arg-type]
         outcomes.setdefault(key, [])
         errored.setdefault(key, {})
         if is_error(rec):  # type: ignore[arg-type]
@@ -238,9 +241,62 @@ def _first_trials(pairs: list[Pair]) -> list[Pair]:
 def compare_files(
     paths: Sequence[Path], *, baseline: str | None = None, seed: int = 0
 ) -> tuple[CompareResult, list[str]]:
-    """Compare the arms found in run files; also the files' warnings."""
+    """Compare the arms found in run files; also the files' warnings.
+
+    Files whose episodes are all of one arm, the same in each (two runs of one endpoint,
+    model v1 and v2 served under one name, neither named with ``run --name``), are
+    compared file by file: each file an arm named by its file name. Otherwise the files'
+    episodes are pooled and the arms are their agents and variants (shards of a run merge).
+    """
     reports = [ReadReport() for _ in paths]
-    result = compare_records(
-        (rec for _, _, rec in latest_records(list(paths), reports)), baseline=baseline, seed=seed
-    )
-    return result, [w for r in reports for w in r.warnings]
+    names = _file_arms(paths)
+    if names is None:
+        records: Iterable[Mapping[str, Any]] = (
+            rec for _, _, rec in latest_records(list(paths), reports)
+        )
+        warnings: list[str] = []
+    else:
+        records = (
+            {**rec, "name": name}
+            for path, report, name in zip(paths, reports, names.names, strict=True)
+            for _, _, rec in latest_records([path], [report])
+        )
+        warnings = [
+            f"every file holds episodes of one agent and variant ({names.shared}): compared "
+            f"file by file, as arms {', '.join(names.names)}"
+        ]
+    result = compare_records(records, baseline=baseline, seed=seed)
+    return result, warnings + [w for r in reports for w in r.warnings]
+
+
+def _one_arm(path: Path) -> ArmKey | None:
+    """The arm every episode of a file belongs to, or ``None`` when they are of several."""
+    keys = {
+        (record_agent(rec), record_mode(rec), record_variant(rec))  # type: ignore[arg-type]
+        for _, rec in read_run(path, ReadReport(), view="head")
+    }
+    return keys.pop() if len(keys) == 1 else None
+
+
+@dataclass(frozen=True)
+class _FileArms:
+    shared: str
+    """The agent and variant every file holds."""
+    names: list[str]
+    """Each file's arm name."""
+
+
+def _file_arms(paths: Sequence[Path]) -> _FileArms | None:
+    """Each file's arm name when the files are compared file by file (see
+    :func:`compare_files`): their names without ``.jsonl``, or the paths as given when
+    two share a name; ``None`` when the files are pooled."""
+    if len(paths) < 2 or len({p.resolve() for p in paths}) < len(paths):
+        return None
+    arms = {_one_arm(p) for p in paths}
+    (arm,) = arms if len(arms) == 1 else (None,)
+    if arm is None:
+        return None
+    stems = [p.name.removesuffix(".jsonl") for p in paths]
+    names = stems if len(set(stems)) == len(stems) else [str(p) for p in paths]
+    shown = f"{arm[0]} [text]" if arm[1] == "text" else arm[0]
+    return _FileArms(f"{shown}, {arm[2]}", names)

@@ -7,6 +7,7 @@ from typing import Any
 
 from agentproc.analysis.cell_stats import STUDY_RATES, CellStats
 from agentproc.analysis.report import KNOBS, Report
+from agentproc.analysis.tokens import Price, tokens_json
 
 
 def _r(x: float) -> float:
@@ -71,8 +72,9 @@ def _share(k: int, n: int) -> float:
 _JSON_KEYS = {"length": "steps", "lookback": "lookback", "range": "range", "ops": "ops"}
 
 
-def report_json(report: Report) -> dict[str, Any]:
-    """The report as JSON-ready data (``agentproc report --json``)."""
+def report_json(report: Report, price: Price | None = None) -> dict[str, Any]:
+    """The report as JSON-ready data (``agentproc report --json``); an agent's ``tokens``
+    is ``null`` when its episodes recorded no usage, and holds ``cost_usd`` with a price."""
     return {
         "episodes": report.episodes,
         "errored": report.errored,
@@ -85,6 +87,7 @@ def report_json(report: Report) -> dict[str, Any]:
                     if a.cache is None
                     else {"cache": {"model_calls": a.cache[0], "cache_hits": a.cache[1]}}
                 ),
+                "tokens": tokens_json(a.tokens, price),
                 **{
                     f"by_{knob}": [
                         {_JSON_KEYS.get(knob, knob): k, **stats_json(s)} for k, s in groups.items()

@@ -21,6 +21,7 @@ from rich.text import Text
 from agentproc.analysis.cell_stats import CellStats, wilson
 from agentproc.analysis.fit import natural_width, print_wrapped, stack
 from agentproc.analysis.report import DEFAULT_BY, KNOBS, AgentReport, Report, group_order
+from agentproc.analysis.tokens import Price, tokens_text
 from agentproc.errors import unknown_key
 from agentproc.labelling import LabelKind
 
@@ -338,8 +339,9 @@ def _counts(items: dict[str, int]) -> str:
     return ", ".join(f"{k} {v}" for k, v in items.items() if v)
 
 
-def _headline(console: Console, name: str, a: AgentReport) -> None:
-    """One line of headline figures, then verdicts, causes and the first divergence."""
+def _headline(console: Console, name: str, a: AgentReport, price: Price | None = None) -> None:
+    """One line of headline figures, then verdicts, causes, the first divergence and the
+    tokens (costed at ``price``)."""
     s = a.overall
     runs = s.n + a.errored
     err_rate = a.errored / runs if runs else 0.0
@@ -371,6 +373,7 @@ def _headline(console: Console, name: str, a: AgentReport) -> None:
             "(left out of model time)",
             highlight=False,
         )
+    console.print(f"  {tokens_text(a.tokens, price)}", markup=False, highlight=False)
     if not s.n:
         return
     print_wrapped(
@@ -424,12 +427,15 @@ def _legend(console: Console, report: Report) -> None:
             print_wrapped(console, f"  {key}: {LEGEND[key]}")
 
 
-def render_report(report: Report, console: Console, by: Sequence[str] = DEFAULT_BY) -> None:
+def render_report(
+    report: Report, console: Console, by: Sequence[str] = DEFAULT_BY, price: Price | None = None
+) -> None:
     """Print a headline per agent, tables with the agents side by side, and a legend.
 
     The headline gives first-answer accuracy, faithful accuracy, the
     unfaithful-correct gap and the errored episodes, each with its 95% Wilson
-    interval; then the verdict counts, ``wrong_argument`` split into mistakes
+    interval; then its token totals (and their cost at ``price``, USD per million input
+    and output tokens), the verdict counts, ``wrong_argument`` split into mistakes
     carried forward and new ones by cause, and where episodes first left the
     procedure. Tables: one group per sweep of the suite's design when the
     episodes name two or more (keyed by the knobs varying in the sweep), else one
@@ -445,7 +451,7 @@ def render_report(report: Report, console: Console, by: Sequence[str] = DEFAULT_
         console.print("no episodes")
         return
     for name, a in report.agents.items():
-        _headline(console, name, a)
+        _headline(console, name, a, price)
     agents = [name for name, a in report.agents.items() if a.overall.n]
     if not agents:
         return

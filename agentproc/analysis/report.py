@@ -32,9 +32,10 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from agentproc.analysis.cell_stats import STUDY_RATES, CellStats, design_effect, ratio
+from agentproc.analysis.tokens import Tokens, TokenTally
 from agentproc.errors import unknown_key
 from agentproc.labelling import VERDICTS, LabelKind
-from agentproc.runs import error_kind_of, is_error, record_mode
+from agentproc.runs import error_kind_of, is_error, record_agent, record_mode
 
 _KINDS: dict[str, LabelKind] = {k.value: k for k in LabelKind}
 
@@ -251,6 +252,8 @@ class AgentReport:
     cache: tuple[int, int] | None = None
     """With ``run --cache``: model calls of the episodes run with the cache, and those the
     response cache answered (``None``: no episode used it)."""
+    tokens: Tokens | None = None
+    """Token totals of its model calls (``None``: no episode recorded usage)."""
 
     @property
     def by_length(self) -> dict[int, CellStats]:
@@ -299,8 +302,10 @@ class _AgentTally:
     scenarios: dict[str, _Scenario] = field(default_factory=dict)
     """Per scenario (when records name it): where it is grouped and its counters."""
     cache: tuple[int, int] | None = None
+    tokens: TokenTally = field(default_factory=TokenTally)
 
     def add(self, rec: Mapping[str, Any]) -> None:
+        self.tokens.add(rec)  # an errored episode's tokens were spent too
         usage = rec.get("usage")
         if isinstance(usage, dict) and isinstance(usage.get("cache_hits"), int):
             calls, hits = self.cache or (0, 0)
@@ -359,6 +364,7 @@ class _AgentTally:
                 for name, t in self.by_sweep.items()
             },
             self.cache,
+            self.tokens.tokens(),
         )
 
 
@@ -388,9 +394,10 @@ def _tuple_order(values: tuple[Any, ...]) -> tuple[tuple[int, float, float, str]
 
 
 def agent_key(rec: Mapping[str, Any]) -> str:
-    """The group an episode is reported under: its agent, marked ``[text]`` in text mode,
-    so that one model's tool-mode and text-mode results are never pooled."""
-    agent = str(rec["agent"])
+    """The group an episode is reported under: its agent (or the name its run was given,
+    ``run --name``), marked ``[text]`` in text mode, so that one model's tool-mode and
+    text-mode results are never pooled."""
+    agent = record_agent(rec)
     return f"{agent} [text]" if record_mode(rec) == "text" else agent  # type: ignore[arg-type]
 
 

@@ -132,6 +132,7 @@ def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
         "trials": args.trials,
         "variant": spec.options.variant.name,  # type: ignore[union-attr]
         "self_contained": args.self_contained,
+        "name": args.name,
     }
     if workers.parallel:
         return _run_workers(args, spec, workers, options, out, err)

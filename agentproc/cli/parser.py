@@ -94,8 +94,39 @@ CACHE_DEFAULT = Path("\0default")
 """``--cache`` without a folder: the user's cache folder (looked up when the run starts)."""
 
 
+def _label(text: str) -> str:
+    """An argparse type: a name to show, one line of at most 64 characters."""
+    if not text.strip() or len(text) > 64 or not text.isprintable():
+        raise argparse.ArgumentTypeError(
+            f"expected a name of 1 to 64 printable characters, not {text!r}"
+        )
+    return text
+
+
+def _price(text: str) -> tuple[float, float]:
+    """An argparse type: ``IN,OUT``, two finite prices of at least 0."""
+    parts = text.split(",")
+    try:
+        prices = tuple(float(p) for p in parts)
+    except ValueError:
+        prices = ()
+    if len(prices) != 2 or not all(math.isfinite(p) and p >= 0 for p in prices):
+        raise argparse.ArgumentTypeError(
+            f"expected IN,OUT: USD per million input and output tokens, e.g. 3,15 (not {text!r})"
+        )
+    return prices[0], prices[1]
+
+
 def _words(text: str) -> list[str]:
     return [x.strip() for x in text.split(",") if x.strip()]
+
+
+AGENT_HELP = (
+    "local (the embedded model, default); openai:MODEL; your own agent as "
+    "module.path:factory or path/to/file.py:factory (the factory gets the mock tools as "
+    "LangChain tools and returns a runnable); or a simulated agent: " + ", ".join(SIM_AGENTS)
+)
+"""The agent kinds, as ``--help`` lists them for every command that runs episodes."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -150,9 +181,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument(
         "--agent",
         default="local",
-        help="local (the embedded model, default); openai:MODEL; your own agent as "
-        "module.path:factory or path/to/file.py:factory (the factory gets the mock tools as "
-        "LangChain tools and returns a runnable); or a simulated agent: " + ", ".join(SIM_AGENTS),
+        help=AGENT_HELP,
     )
     r.add_argument(
         "--base-url",
@@ -180,6 +209,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     r.add_argument("--max-tokens", type=_count(1), help="cap on tokens per model reply")
     r.add_argument("--out", type=Path, required=True, help="run file (JSON lines) to write")
+    r.add_argument(
+        "--name",
+        type=_label,
+        metavar="LABEL",
+        help="the agent's name in report, compare and the HTML report (default: the --agent "
+        "value); two runs of one endpoint, e.g. model v1 and v2 served under one name",
+    )
     r.add_argument(
         "--self-contained",
         action="store_true",
@@ -310,6 +346,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="replace an existing --html file or --csv/--parquet tables",
     )
     rep.add_argument(
+        "--price",
+        type=_price,
+        metavar="IN,OUT",
+        help="USD per million input and output tokens: each agent's token cost, e.g. 3,15",
+    )
+    rep.add_argument(
         "--by",
         default="length,lookback",
         help="knobs to group by, in order: length, lookback, range, ops, mode "
@@ -396,9 +438,7 @@ def _compare_parsers(sub: argparse._SubParsersAction[_Parser]) -> None:
         help="every combination of one prompt style, one rendering and one tool set",
     )
     for q in (cp, st):
-        q.add_argument(
-            "--agent", default="local", help="with a suite: local, openai:MODEL or sim:..."
-        )
+        q.add_argument("--agent", default="local", help="with a suite: " + AGENT_HELP)
         q.add_argument("--base-url", type=_url, help="OpenAI-compatible server for openai:MODEL")
         q.add_argument("--out", type=Path, help="with a suite: folder for one run file per variant")
         q.add_argument("--trials", type=_count(1), default=1, help="runs of each scenario")

@@ -170,9 +170,9 @@ def report_command(args: argparse.Namespace, out: Console, err: Console) -> int:
             highlight=False,
         )
     if args.json:
-        print_json(out, report_json(report))
+        print_json(out, report_json(report, args.price))
     else:
-        render_report(report, out, by)
+        render_report(report, out, by, args.price)
     return EXIT_OK
 
 
@@ -208,7 +208,7 @@ def _html_report(args: argparse.Namespace, out: Console, err: Console) -> None:
     from agentproc.analysis.html import write_html_report
 
     with collector.paused():
-        result = write_html_report(args.runs, args.html)
+        result = write_html_report(args.runs, args.html, price=args.price)
     for w in result.warnings:
         err.print(w, markup=False, highlight=False)
     (err if args.json else out).print(

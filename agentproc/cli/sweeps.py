@@ -29,13 +29,14 @@ def _suite_run(args: argparse.Namespace, err: Console) -> tuple[Any, list[Any]]:
         raise fail("--variants names no variant (drop it to sweep every shipped one)")
     workers = worker_options(args)
     spec = agent_spec(args)
-    model = spec.model()
+    # As ``run`` does: over workers each builds its own model (checked here first).
+    if workers.parallel:
+        spec.check()
+    agent = spec if workers.parallel else spec.built()
     scenarios = list(select(load_scenarios(args.inputs[0]), None, args.limit))
     how = SuiteRun(
-        agent=args.agent,
-        model=model,
+        agent=agent,
         out=args.out,
-        options=spec.options,
         trials=args.trials,
         resume=args.resume,
         overwrite=args.overwrite,

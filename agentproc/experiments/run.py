@@ -11,16 +11,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 
 from agentproc.agents.suite import ModelRunOptions
-from agentproc.agents.sweep import run_variants
+from agentproc.agents.sweep import Agent, run_variants
 from agentproc.analysis.compare import compare_files
 from agentproc.analysis.compare_result import CompareResult
 from agentproc.errors import ConfigError
 from agentproc.experiments.stress import StressResult, preset_variants, stress_result
+from agentproc.experiments.wording import prompt_blind_note
 from agentproc.runs import RunSummary, Workers
 from agentproc.workflow import Scenario
 from agentproc.workflow.variant import Variant, load_variant
@@ -30,12 +30,10 @@ from agentproc.workflow.variant import Variant, load_variant
 class SuiteRun:
     """How the agent is run under each variant."""
 
-    agent: str
-    model: Any
-    """The chat model, or ``None`` for a simulated agent."""
+    agent: Agent
+    """The agent, built as ``run`` builds it (any kind: simulated, model or factory)."""
     out: Path
     """Folder of the run files, one per variant."""
-    options: ModelRunOptions = field(default_factory=ModelRunOptions)
     trials: int = 1
     resume: bool = False
     overwrite: bool = False
@@ -67,10 +65,8 @@ def _run(
     done = run_variants(
         scenarios,
         how.agent,
-        how.model,
         variants,
         how.out,
-        how.options,
         trials=how.trials,
         resume=how.resume,
         overwrite=how.overwrite,
@@ -81,6 +77,11 @@ def _run(
     ran = Ran({v.name: s for v, (_, s) in zip(variants, done, strict=False)}, [])
     ran.aborted = next((s.aborted for _, s in done if s.aborted is not None), None)
     return [p for p, _ in done], ran
+
+
+def _blind(how: SuiteRun, variants: Sequence[Variant], baseline: str) -> list[str]:
+    note = prompt_blind_note(how.agent.agent, variants, baseline)
+    return [] if note is None else [note]
 
 
 def _runs_under(variant: Variant, options: ModelRunOptions) -> bool:
@@ -108,7 +109,7 @@ def compare_suite(
         return None, ran
     base = baseline if baseline is not None else loaded[0].name
     result, warnings = compare_files(paths, baseline=base, seed=how.seed)
-    ran.warnings += warnings
+    ran.warnings += _blind(how, loaded, base) + warnings
     return result, ran
 
 
@@ -126,12 +127,12 @@ def stress_suite(
         raise ConfigError(f"--threshold must lie between 0 and 1 (not {threshold:g})")
     chosen = preset_variants(variants, grid=grid)
     if not variants:  # the preset keeps what can run with this guard (the calculator: observe)
-        chosen = [v for v in chosen if _runs_under(v, how.options)]
+        chosen = [v for v in chosen if _runs_under(v, how.agent.options)]
     if len(chosen) < 2:
         raise ConfigError("stress needs at least one variant besides the default")
     paths, ran = _run(scenarios, chosen, how)
     if ran.aborted is not None:
         return None, ran
     result, warnings = compare_files(paths, baseline=chosen[0].name, seed=how.seed)
-    ran.warnings += warnings
+    ran.warnings += _blind(how, chosen, chosen[0].name) + warnings
     return stress_result(result, chosen, threshold), ran

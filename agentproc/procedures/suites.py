@@ -303,6 +303,18 @@ SUITES = Path("suites")
 """Where ``generate`` writes a suite when no folder is given."""
 
 
+def missing_suite(path: Path) -> InputError:
+    """The error of a suite folder that does not exist, naming the command that makes it
+    (a shipped preset's own, when the folder is named after one).
+
+    >>> str(missing_suite(Path("suites/quick")))
+    'suites/quick: no such file; make it with: agentproc generate --preset quick --out suites/quick'
+    """
+    name = path.name if path.name in presets() else "quick"
+    command = f"agentproc generate --preset {name} --out {path}"
+    return InputError(path, f"no such file; make it with: {command}")
+
+
 def default_folder(grid: Grid, preset_name: str | None = None) -> Path:
     """``suites/NAME`` for a shipped preset used as it is, else ``suites/NAME-DIGEST``
     (the digest of the grid): the same arguments always name the same folder."""

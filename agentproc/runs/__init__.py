@@ -11,7 +11,14 @@ from agentproc.runs.episode import (
     StopReason,
 )
 from agentproc.runs.job import EpisodeFactory, Workers
-from agentproc.runs.keys import EpisodeKey, episode_key, record_mode, record_trial, record_variant
+from agentproc.runs.keys import (
+    EpisodeKey,
+    episode_key,
+    record_agent,
+    record_mode,
+    record_trial,
+    record_variant,
+)
 from agentproc.runs.parallel import run_suite
 from agentproc.runs.records import (
     CallJSON,
@@ -101,6 +108,7 @@ __all__ = [
     "read_at",
     "read_lines",
     "read_run",
+    "record_agent",
     "record_mode",
     "record_trial",
     "record_variant",

@@ -54,6 +54,7 @@ def _is_number(v: object) -> bool:
 _SHAPES: dict[tuple[str, ...], tuple[Any, str]] = {
     ("scenario_id",): (lambda v: isinstance(v, str), "a string"),
     ("agent",): (lambda v: isinstance(v, str), "a string"),
+    ("name",): (lambda v: isinstance(v, str), "a string"),
     ("cell",): (lambda v: isinstance(v, str), "a string"),
     ("mode",): (lambda v: v in MODES, f"one of: {', '.join(MODES)}"),
     ("guard",): (lambda v: isinstance(v, str), "a string"),

@@ -90,7 +90,7 @@ class SuiteJob:
     factory: EpisodeFactory
     options: dict[str, Any]
     """:func:`~agentproc.runs.arun_suite`'s options: ``concurrency``, ``mode``, ``trials``,
-    ``variant``, ``self_contained``."""
+    ``variant``, ``self_contained``, ``name``."""
 
     def order(self) -> dict[str, int]:
         """Scenario id -> its position in the suite, read without compiling anything."""

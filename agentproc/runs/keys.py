@@ -16,19 +16,31 @@ if TYPE_CHECKING:
     from agentproc.runs.episode import Mode
 
 EpisodeKey = tuple[str, str, str, str, int]
-"""Scenario id, agent, mode, variant and trial."""
+"""Scenario id, agent (or the run's name), mode, variant and trial."""
 
 
 def episode_key(rec: Mapping[str, Any]) -> EpisodeKey:
-    """What identifies an episode across files and re-runs: scenario, agent, mode, variant
+    """What identifies an episode across files and re-runs: scenario, agent (the name of a
+    named run: two runs of one endpoint under two names are two agents), mode, variant
     and trial."""
     return (
         str(rec["scenario_id"]),
-        str(rec["agent"]),
+        record_agent(rec),
         record_mode(rec),
         record_variant(rec),
         record_trial(rec),
     )
+
+
+def record_agent(rec: Mapping[str, Any]) -> str:
+    """The agent a stored episode is shown and grouped as: the name its run was given
+    (``run --name``), else its agent spec (files written before names were stored).
+
+    >>> record_agent({"agent": "openai:m", "name": "v2"}), record_agent({"agent": "sim:decay"})
+    ('v2', 'sim:decay')
+    """
+    name = rec.get("name")
+    return name if isinstance(name, str) and name else str(rec["agent"])
 
 
 def record_variant(rec: Mapping[str, Any]) -> str:

@@ -146,6 +146,9 @@ class EpisodeRecord(TypedDict):
     scenario_id: str
     agent: str
     """The agent spec, e.g. ``sim:decay`` or ``openai:MODEL``."""
+    name: NotRequired[str]
+    """The name the run was given (``run --name``): the agent's name in report, compare
+    and the HTML report, and what tells two runs of one agent spec apart."""
     mode: NotRequired[Mode]
     """``tools`` or ``text``; files written before it existed hold tool-mode episodes."""
     guard: NotRequired[str]
@@ -226,6 +229,8 @@ class RunLine(TypedDict):
     """``2``."""
     scenario_id: str
     agent: str
+    name: NotRequired[str]
+    """The name the run was given (``run --name``)."""
     mode: Mode
     guard: NotRequired[str]
     variant: NotRequired[str]
@@ -270,7 +275,9 @@ def _scenario_fields(scenario: Scenario, self_contained: bool) -> dict[str, Any]
     return {"scenario_ref": {"suite": scenario._suite, "sha256": procedure_digest(procedure)}}
 
 
-def episode_record(ep: Episode, self_contained: bool = False) -> EpisodeRecord:
+def episode_record(
+    ep: Episode, self_contained: bool = False, name: str | None = None
+) -> EpisodeRecord:
     """The run-file form of an episode.
 
     A scenario read from a suite is referred to by the suite and its procedure's digest
@@ -283,6 +290,7 @@ def episode_record(ep: Episode, self_contained: bool = False) -> EpisodeRecord:
         "schema_version": RUN_SCHEMA_VERSION,
         "scenario_id": scenario.id,
         "agent": ep.agent,
+        **({"name": name} if name else {}),  # type: ignore[typeddict-item]
         "mode": ep.mode,
         "guard": ep.guard,
         "variant": ep.variant,

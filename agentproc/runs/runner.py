@@ -143,12 +143,14 @@ async def arun_suite(
     trials: int = 1,
     variant: str = "default",
     self_contained: bool = False,
+    name: str | None = None,
 ) -> RunSummary:
     """Run ``episode`` over scenarios, ``concurrency`` at a time, appending each to ``out``.
 
     Each scenario runs ``trials`` times (trial 0 to ``trials - 1``), under the
     variant named ``variant`` (which keys the episodes for ``resume``). Records refer to
-    a suite's scenarios unless ``self_contained`` (:func:`episode_record`).
+    a suite's scenarios unless ``self_contained`` (:func:`episode_record`). A ``name``
+    (``run --name``) is stored in every record and keys its episodes in place of the agent.
 
     With ``resume``, a torn last line is cut off and the episodes already in
     ``out`` whose last record is not an error are skipped (errored ones run again).
@@ -187,7 +189,7 @@ async def arun_suite(
             for t in sorted(done_tasks, key=order.__getitem__):
                 ep = t.result()
                 del order[t]  # a finished task holds its episode: let both go
-                writer.write(episode_record(ep, self_contained))
+                writer.write(episode_record(ep, self_contained, name))
                 summary.add(ep)
                 stats.add(ep)
                 progress.update(task, advance=1, **stats.fields())
@@ -225,7 +227,7 @@ async def arun_suite(
             for scenario, trial in _trials(scenarios, trials):
                 if summary.aborted is not None:
                     break
-                if (scenario.id, agent, mode, variant, trial) in done:
+                if (scenario.id, name or agent, mode, variant, trial) in done:
                     summary.skipped += 1
                     progress.advance(task)
                     if log is not None:

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from agentproc.errors import AgentprocError
 from agentproc.jsonio import invalid, json_lines, read_json
-from agentproc.procedures import MANIFEST, Procedure, load_grid, read_procedures
+from agentproc.procedures import MANIFEST, Procedure, load_grid, missing_suite, read_procedures
 from agentproc.workflow.compile import compile_procedure, complete
 from agentproc.workflow.scenario import Scenario
 
@@ -32,6 +32,8 @@ def load_scenarios(path: Path, keep: Callable[[str], bool] | None = None) -> Ite
     then passed over before they are compiled (a shard compiles only its own).
     """
     path = Path(path)
+    if not path.exists() and path.suffix not in (".json", ".jsonl"):
+        raise missing_suite(path)
     if path.is_dir():
         procedures = read_procedures(path, keep)
         first = next(procedures, None)  # checks the suite is complete before its design is read

@@ -290,6 +290,7 @@ def test_json_report_shape() -> None:
     assert list(agent) == [
         "overall",
         "errors",
+        "tokens",
         "by_length",
         "by_lookback",
         "by_range",

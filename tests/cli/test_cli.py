@@ -403,7 +403,7 @@ def test_replay_and_the_html_report_read_the_run_with_the_collector_paused(
         analysis, "replay_record", lambda *a: seen.append(gc.isenabled()) or replay_record(*a)
     )
     monkeypatch.setattr(
-        html, "write_html_report", lambda *a: seen.append(gc.isenabled()) or build(*a)
+        html, "write_html_report", lambda *a, **k: seen.append(gc.isenabled()) or build(*a, **k)
     )
     argv = [command[0], run, *(["--html", tmp_path / "r.html"] if command[1:] else [])]
     assert gc.isenabled()

@@ -18,6 +18,7 @@ from agentproc.analysis.html.episodes import DETAIL_BUDGET, details, episode_row
 from agentproc.analysis.html.figures import figures
 from agentproc.analysis.html.page import render_page
 from agentproc.analysis.report import aggregate
+from agentproc.analysis.tokens import Price
 from agentproc.errors import InputError
 from agentproc.outputs import replacing
 
@@ -35,20 +36,25 @@ class HtmlReport:
     warnings: list[str] = field(default_factory=list)
 
 
-def html_report(paths: list[Path], budget: int = DETAIL_BUDGET) -> HtmlReport:
-    """Read run files (the last record of each episode counts) and render the report."""
+def html_report(
+    paths: list[Path], budget: int = DETAIL_BUDGET, price: Price | None = None
+) -> HtmlReport:
+    """Read run files (the last record of each episode counts) and render the report
+    (each agent's tokens costed at ``price``, when given)."""
     collected = collect([Path(p) for p in paths])
     records = list(collected.records.values())
     report = aggregate(scored(records))
     rows = episode_rows(collected)
     drill = details(collected, budget)
     html = render_page(
-        report, figures(records), rows, drill, [str(p) for p in paths], collected.warnings
+        report, figures(records), rows, drill, [str(p) for p in paths], collected.warnings, price
     )
     return HtmlReport(html, len(records), len(drill), collected.warnings)
 
 
-def write_html_report(paths: list[Path], out: Path, budget: int = DETAIL_BUDGET) -> HtmlReport:
+def write_html_report(
+    paths: list[Path], out: Path, budget: int = DETAIL_BUDGET, price: Price | None = None
+) -> HtmlReport:
     """Render the report and write it to ``out`` whole (a temporary file renamed into place).
 
     A folder, or a path under a file, is bad input; a write that fails midway (a full
@@ -57,7 +63,7 @@ def write_html_report(paths: list[Path], out: Path, budget: int = DETAIL_BUDGET)
     out = Path(out)
     if out.is_dir():
         raise InputError(out, "is a folder: give the path of the HTML file to write")
-    result = html_report(paths, budget)
+    result = html_report(paths, budget, price)
     with replacing(out) as tmp:
         tmp.write_text(result.html, encoding="utf-8")
     return result

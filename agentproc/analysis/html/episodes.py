@@ -28,6 +28,7 @@ from agentproc.runs import (
     error_kind_of,
     is_error,
     read_at,
+    record_agent,
     record_variant,
     scenario_of_record,
 )
@@ -43,7 +44,7 @@ DETAIL_BUDGET = 8_000_000
 
 def _renamed(rec: dict[str, Any]) -> dict[str, Any]:
     variant = record_variant(rec)  # type: ignore[arg-type]
-    return rec if variant == "default" else {**rec, "agent": f"{rec['agent']} / {variant}"}
+    return rec if variant == "default" else {**rec, "name": f"{record_agent(rec)} / {variant}"}
 
 
 def anchor(key: EpisodeKey) -> str:

@@ -27,6 +27,7 @@ from agentproc.analysis.html.svg import (
     stacked_bars,
 )
 from agentproc.analysis.report import AgentReport, Report
+from agentproc.analysis.tokens import Price, tokens_text
 from agentproc.labelling import LabelKind
 
 ASSETS = Path(__file__).parent
@@ -79,7 +80,9 @@ _PAIR_CHARTS = (  # (title, knob along x, lines by, faithful?)
 )
 
 
-def _series_figures(position: int, name: str, a: AgentReport, fig: Figures) -> str:
+def _series_figures(
+    position: int, name: str, a: AgentReport, fig: Figures, price: Price | None = None
+) -> str:
     charts = [
         line_chart(
             title,
@@ -131,6 +134,7 @@ def _series_figures(position: int, name: str, a: AgentReport, fig: Figures) -> s
         f"<p class='summary'>{o.n} scored episodes · first-answer accuracy {100 * o.accuracy:.1f}% "
         f"· faithful {100 * o.faithful_accuracy:.1f}% · unfaithful-correct "
         f"{100 * o.unfaithful_correct_rate:.1f}%{esc(errors)}</p>"
+        f"<p class='tokens'>{esc(tokens_text(a.tokens, price))}</p>"
     )
     return (
         f"<section class='series' id='{series_id(position)}' aria-label='{esc(name)}'>"
@@ -248,12 +252,13 @@ def render_page(
     details: dict[str, Any],
     runs: list[str],
     warnings: list[str],
+    price: Price | None = None,
 ) -> str:
-    """The whole report as one HTML document."""
+    """The whole report as one HTML document (tokens costed at ``price``, when given)."""
     css = (ASSETS / "report.css").read_text(encoding="utf-8")
     js = (ASSETS / "report.js").read_text(encoding="utf-8")
     series = "".join(
-        _series_figures(i, n, a, fig) for i, (n, a) in enumerate(report.agents.items())
+        _series_figures(i, n, a, fig, price) for i, (n, a) in enumerate(report.agents.items())
     )
     n_episodes = len(rows["id"])
     notes = "".join(f"<li>{esc(w)}</li>" for w in warnings)
