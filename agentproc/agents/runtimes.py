@@ -1,21 +1,15 @@
-"""The engines that can run the local model, and how one is chosen.
+"""The engine that runs the local model, and what it is asked and answers.
 
-Two engines run a GGUF file in process, behind the same two functions
-(``load(path, n_ctx, n_threads)`` and ``complete(rt, turns, schema, sampling)``):
-
-- ``xllamacpp`` (the ``local`` extra): llama.cpp's own server, linked into the
-  process and installed from a wheel; replies are constrained by llguidance;
-- ``llama-cpp`` (the ``llama-cpp`` extra): llama-cpp-python, which pip builds
-  from source, with our own decoding loop under a GBNF grammar.
-
-``auto`` takes the first of them that is installed, in that order. Under greedy
-decoding both give the same calls on the same conversation
-(``benchmarks/bench_runtime.py`` compares them episode by episode).
+One engine runs a GGUF file in process: ``xllamacpp`` (the ``local`` extra),
+llama.cpp's own server linked into the process and installed from a wheel, with
+replies constrained by llguidance (:mod:`agentproc.agents.xllama_runtime`:
+``load(path, n_ctx, n_threads)`` and ``complete(rt, turns, schema, sampling)``).
+The ``llama-cpp`` engine (llama-cpp-python, which pip compiles from source) was
+dropped: naming it is an error that names xllamacpp instead.
 """
 
 from __future__ import annotations
 
-import importlib
 import importlib.util
 import os
 from dataclasses import dataclass
@@ -29,11 +23,10 @@ RuntimeName = Literal["auto", "xllamacpp", "llama-cpp"]
 
 INSTALL_HINT = "install the local extra: pip install 'agentproc[local]'"
 
-_MODULES: dict[str, tuple[str, str]] = {
-    "xllamacpp": ("xllamacpp", "agentproc.agents.xllama_runtime"),
-    "llama-cpp": ("llama_cpp", "agentproc.agents.llama_runtime"),
-}
-"""Engine -> (the package it needs, the module that drives it), in ``auto`` order."""
+DROPPED = (
+    "the llama-cpp runtime (llama-cpp-python) is no longer supported: the local model "
+    "runs on xllamacpp (runtime 'xllamacpp' or 'auto'); " + INSTALL_HINT
+)
 
 
 def default_threads() -> int:
@@ -73,24 +66,18 @@ class Completion:
 
 
 def engine(name: str) -> ModuleType:
-    """The module that drives engine ``name`` (``auto`` for the first installed).
+    """The module that drives engine ``name`` (``auto`` and ``xllamacpp`` are the same).
 
     Raises:
-        ConfigError: the name is unknown, or its package (any, for ``auto``) is
-            not installed.
+        ConfigError: the name is unknown or ``llama-cpp`` (dropped: the message names
+            xllamacpp), or xllamacpp is not installed.
     """
     if name not in get_args(RuntimeName):
         raise unknown_key("local runtime", name, list(get_args(RuntimeName)))
-    if name == "auto":
-        for package, module in _MODULES.values():
-            if importlib.util.find_spec(package) is not None:
-                return importlib.import_module(module)
+    if name == "llama-cpp":
+        raise ConfigError(DROPPED)
+    if importlib.util.find_spec("xllamacpp") is None:
         raise ConfigError(f"the local model needs xllamacpp; {INSTALL_HINT}")
-    package, module = _MODULES[name]
-    if importlib.util.find_spec(package) is None:
-        extra = "local" if name == "xllamacpp" else name
-        raise ConfigError(
-            f"the {name} runtime needs the {package} package; "
-            f"install the {extra} extra: pip install 'agentproc[{extra}]'"
-        )
-    return importlib.import_module(module)
+    from agentproc.agents import xllama_runtime
+
+    return xllama_runtime

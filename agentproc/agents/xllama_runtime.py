@@ -3,8 +3,7 @@
 The server is loaded once per process and asked for chat completions directly
 (no HTTP round trip); it renders the turns with the model's chat template and
 decodes under an llguidance grammar built from the reply schema. The grammar
-allows one optional space between JSON tokens, as the GBNF grammar of the
-llama-cpp runtime does, so both engines write the same replies.
+allows one optional space between JSON tokens.
 
 Determinism. The server keeps the last conversation in its key-value cache and
 evaluates only what follows the longest matching prefix. An entry computed for a
@@ -139,7 +138,7 @@ def complete(rt: _Runtime, turns: Turns, schema_json: str, sampling: Sampling) -
         "seed": sampling.seed,
         "cache_prompt": True,
     }
-    # Only top-k and temperature, as the llama-cpp runtime samples; at temperature 0
+    # Only top-k and temperature; at temperature 0
     # the most likely token that the grammar allows.
     request["samplers"] = ["top_k"] if sampling.temperature <= 0 else ["top_k", "temperature"]
     with rt.lock:

@@ -25,38 +25,30 @@ def installed(monkeypatch: pytest.MonkeyPatch, *present: str) -> None:
     monkeypatch.setattr(runtimes.importlib.util, "find_spec", find_spec)
 
 
-@pytest.mark.parametrize(
-    ("present", "expected"),
-    [
-        (("xllamacpp", "llama_cpp"), "xllamacpp"),
-        (("xllamacpp",), "xllamacpp"),
-        (("llama_cpp",), "llama-cpp"),
-    ],
-)
-def test_auto_takes_xllamacpp_first_then_llama_cpp(
-    monkeypatch: pytest.MonkeyPatch, present: tuple[str, ...], expected: str
+@pytest.mark.parametrize("name", ["auto", "xllamacpp"])
+def test_auto_and_xllamacpp_are_the_xllamacpp_engine(
+    monkeypatch: pytest.MonkeyPatch, name: str
 ) -> None:
-    installed(monkeypatch, *present)
-    module = runtimes.engine("auto")
+    installed(monkeypatch, "xllamacpp")
+    module = runtimes.engine(name)
     assert isinstance(module, ModuleType)
-    engine_name = module.NAME
-    assert engine_name == expected
+    assert module.NAME == "xllamacpp"
     assert callable(module.load) and callable(module.complete)
 
 
-def test_auto_without_any_engine_names_the_local_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("name", ["auto", "xllamacpp"])
+def test_a_missing_engine_names_the_local_extra(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
     installed(monkeypatch)
     with pytest.raises(ConfigError, match=r"needs xllamacpp; .*pip install 'agentproc\[local\]'"):
-        runtimes.engine("auto")
-
-
-@pytest.mark.parametrize(("name", "extra"), [("xllamacpp", "local"), ("llama-cpp", "llama-cpp")])
-def test_a_named_engine_that_is_missing_names_its_extra(
-    monkeypatch: pytest.MonkeyPatch, name: str, extra: str
-) -> None:
-    installed(monkeypatch)
-    with pytest.raises(ConfigError, match=rf"pip install 'agentproc\[{extra}\]'"):
         runtimes.engine(name)
+
+
+def test_the_dropped_llama_cpp_engine_names_its_replacement(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    installed(monkeypatch, "xllamacpp", "llama_cpp")  # even with llama-cpp-python installed
+    with pytest.raises(ConfigError, match=r"no longer supported.*xllamacpp.*agentproc\[local\]"):
+        runtimes.engine("llama-cpp")
 
 
 def test_an_unknown_engine_lists_the_valid_names() -> None:
