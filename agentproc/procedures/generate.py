@@ -221,7 +221,12 @@ class Procedure:
 
     def depends_on(self, step: StepDef) -> tuple[int, ...]:
         """The step numbers whose outputs this step reads (inputs are not steps)."""
-        return tuple(sorted({i - 2 for i in step.operands if i > 2}))
+        i, j = step.operands
+        if i > j:
+            i, j = j, i
+        if i == j:
+            return (i - 2,) if i > 2 else ()
+        return (i - 2, j - 2) if i > 2 else (j - 2,) if j > 2 else ()
 
 
 def nudge(value: float, scale: int) -> float:

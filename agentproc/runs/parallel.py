@@ -5,10 +5,10 @@ The suite is cut into deterministic spans of shards (by scenario id;
 (:mod:`agentproc.runs.shards`) with ``resume``, taken by the next free worker: one of N
 local processes (``processes``) or a Ray task on a cluster (``ray``), so the workers end
 together however their speeds differ (:mod:`agentproc.runs.pool`). The parent holds the
-run file's lock throughout, shows one progress bar for all spans, merges the files as far
-as they go once a worker is left with nothing to do, and puts the merge in the run file
-when every span is done. A span that fails (its worker killed, a fault of its input) stops
-the handing out; the shards stay, and ``resume`` goes on from them.
+run file's lock throughout, shows one progress bar for all spans, and when every span is
+done merges the files and puts the merge in the run file. A span that fails (its worker
+killed, a fault of its input) stops the handing out; the shards stay, and ``resume`` goes
+on from them.
 """
 
 from __future__ import annotations
@@ -24,14 +24,14 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from agentproc.errors import AgentprocError, ConfigError, InputError, WorkerError
+from agentproc.errors import ConfigError, InputError, WorkerError
 from agentproc.outputs import replacing
 from agentproc.runs.job import EpisodeFactory, Given, SuiteJob, Workers
 from agentproc.runs.pool import BACKENDS
 from agentproc.runs.records import error_kind_of
 from agentproc.runs.runner import EpisodeFn, RunSummary, arun_suite
 from agentproc.runs.shards import (
-    ShardMerge,
+    merge_shards,
     other_shard_folders,
     shard_file,
     shard_folder,
@@ -77,34 +77,17 @@ class Done:
 
 class Watch:
     """The parent's part while the spans run (a :data:`~agentproc.runs.pool.Tick`): the
-    progress bar, every :data:`POLL` seconds when there is one, and the merge so far, once
-    a worker has nothing left to do and its core is free (before that, merging would take
-    time from the workers)."""
+    progress bar, every :data:`POLL` seconds."""
 
-    def __init__(self, merge: ShardMerge | None, progress: Callable[[], None] | None) -> None:
-        self.merge = merge
+    def __init__(self, progress: Callable[[], None]) -> None:
         self.progress = progress
         self.shown = -POLL
 
-    def __call__(self, finished: Collection[int], free: bool) -> None:
+    def __call__(self) -> None:
         now = time.monotonic()
-        if self.progress is not None and now - self.shown >= POLL:
+        if now - self.shown >= POLL:
             self.progress()
             self.shown = now
-        if free and finished and self.merge is not None:
-            before = self.merge.written
-            try:
-                self.merge.advance(finished)
-                if self.merge.written > before:
-                    self.merge.push()
-            except AgentprocError:  # a shard line that does not read: the final merge says so
-                self.stop()
-
-    def stop(self) -> None:
-        """Leave the merge so far unused (the final merge starts again)."""
-        if self.merge is not None:
-            self.merge.close()
-            self.merge = None
 
 
 def run_parallel(
@@ -166,20 +149,12 @@ def run_parallel(
         )
         task = bar.add_task("run", total=len(order) * job.options.get("trials", 1))
         done = Done(folder)
-        watch = Watch(
-            ShardMerge(folder, files, order),
-            (lambda: bar.update(task, completed=done())) if err.is_terminal else None,
-        )
-        try:
-            with bar:
-                ends = backend(tasks, watch)
-        except BaseException:
-            watch.stop()
-            raise
+        watch = Watch(lambda: bar.update(task, completed=done()) if err.is_terminal else None)
+        with bar:
+            ends = backend(tasks, watch)
         failed = [k for k, e in enumerate(ends) if e is not None and e.failure is not None]
         failed = failed or [k for k, e in enumerate(ends) if e is None]  # a worker ended early
-        if failed:
-            watch.stop()  # the run file stays as it was
+        if failed:  # the run file stays as it was
             k, end = failed[0], ends[failed[0]]
             raise WorkerError(
                 f"shard {shard_spec(spans[k])} "
@@ -187,13 +162,9 @@ def run_parallel(
                 input_error=end is not None and end.input_error,
                 errored=end is not None and end.errored,
             )
-        if watch.merge is None:  # the merge so far stopped at a shard line that does not read
-            watch.merge = ShardMerge(folder, files, order)
-        try:
-            written = watch.merge.install(writer)
-        finally:
-            watch.merge.close()
-    return _summary(written, watch.merge.latest.values())
+        latest: dict[Any, Any] = {}
+        written = merge_shards(folder, spans, writer, order, latest)
+    return _summary(written, latest.values())
 
 
 def fit_workers(

@@ -21,7 +21,7 @@ import os
 import socket
 import sys
 from collections import deque
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,9 +33,8 @@ from agentproc.runs.span import Built, SpanEnd, SpanTask, run_span
 if TYPE_CHECKING:
     from agentproc.runs.job import SuiteJob, Workers
 
-Tick = Callable[[Collection[int], bool], None]
-"""Called while the spans run, with those (numbered from 0, in plan order) whose run has
-ended for good and whether a worker has nothing left to do."""
+Tick = Callable[[], None]
+"""Called while the spans run, at least every :data:`WAKE` seconds."""
 WAKE = 0.05
 """Seconds between two looks at the workers when none has anything to say."""
 START = "fork" if sys.platform == "linux" else "spawn"
@@ -121,8 +120,7 @@ class LocalPool:
                 ends[k] = end
                 stopped = stopped or end.failure is not None
                 hand(i)
-            finished = {k for k, e in enumerate(ends) if e is not None}
-            tick(finished, (not todo or stopped) and len(busy) < len(self.workers))
+            tick()
         return ends
 
     def give(self, i: int, task: SpanTask) -> bool:
@@ -234,8 +232,7 @@ class RayTasks:
             pending = list(refs)
             while pending:
                 _, pending = ray.wait(pending, num_returns=1, timeout=0.5)  # back as one ends
-                ended = {k for k, ref in enumerate(refs) if ref not in pending}
-                tick(ended, len(pending) < self.count)
+                tick()
             ends: list[SpanEnd | None] = []
             for ref in refs:
                 try:

@@ -208,31 +208,17 @@ def test_render_chat_lists_tools_in_the_system_turn(scenario: Scenario) -> None:
     assert "submit_answer(answer: number)\n" in system
 
 
-def test_check_installed_names_the_extra_of_a_missing_engine(
+def test_check_installed_names_the_local_extra_of_a_missing_engine(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     real = importlib.util.find_spec
     monkeypatch.setattr(
-        importlib.util, "find_spec", lambda name: None if name == "llama_cpp" else real(name)
+        importlib.util, "find_spec", lambda name: None if name == "xllamacpp" else real(name)
     )
-    with pytest.raises(ConfigError, match=r"pip install 'agentproc\[llama-cpp\]'"):
+    with pytest.raises(ConfigError, match=r"pip install 'agentproc\[local\]'"):
+        local.check_installed()
+
+
+def test_the_llama_cpp_runtime_is_refused_naming_xllamacpp() -> None:
+    with pytest.raises(ConfigError, match="xllamacpp"):
         local.check_installed("llama-cpp")
-
-
-@pytest.mark.skipif(
-    importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("xllamacpp") is None,
-    reason="needs both engines (the local and llama-cpp extras)",
-)
-def test_both_engines_give_the_same_greedy_call(
-    scenario: Scenario, opening: list[BaseMessage], first_reply: AIMessage
-) -> None:
-    replies = {
-        name: LocalChatModel(runtime=name).bind_tools(scenario.tools).invoke(opening)
-        for name in ("xllamacpp", "llama-cpp")
-    }
-    assert replies["xllamacpp"].tool_calls == replies["llama-cpp"].tool_calls
-    assert replies["xllamacpp"].tool_calls == first_reply.tool_calls  # auto is xllamacpp
-    usage = {name: r.usage_metadata for name, r in replies.items()}
-    assert usage["xllamacpp"] and usage["llama-cpp"]
-    for key in ("input_tokens", "output_tokens"):  # one chat template, text tokens only
-        assert usage["xllamacpp"][key] == usage["llama-cpp"][key]

@@ -10,7 +10,7 @@ from langchain_core.exceptions import ContextOverflowError
 
 from agentproc.agents import xllama_runtime as xr
 from agentproc.agents.local import check_installed, model_path, reply_schema
-from agentproc.agents.runtimes import Sampling
+from agentproc.agents.xllama_runtime import Sampling
 from agentproc.errors import ConfigError
 
 try:

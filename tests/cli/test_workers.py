@@ -99,26 +99,19 @@ def test_progress_counts_the_shard_files_as_they_grow(tmp_path):
     assert done() == 2
 
 
-def test_the_merge_goes_on_only_once_a_worker_has_ended(tmp_path):
-    from agentproc.runs.parallel import Watch
-    from agentproc.runs.shards import MERGING, ShardMerge
+def test_the_progress_bar_is_shown_every_poll_seconds(monkeypatch):
+    from agentproc.runs import parallel
 
-    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
-    line = b'{"scenario_id": "s%d", "agent": "sim:a"}\n'
-    a.write_bytes(line % 0 + line % 2)
-    b.write_bytes(line % 1 + line % 3)
-    shown: list[int] = []
-    watch = Watch(
-        ShardMerge(tmp_path, [a, b], {f"s{i}": i for i in range(4)}), lambda: shown.append(1)
-    )
-    watch(set(), False)
-    watch({1}, False)  # shard 2 ended, but a worker runs the next: no core is free
-    assert watch.merge is not None and watch.merge.written == 0 and shown == [1]
-    watch({1}, True)  # a worker has nothing left: the merge goes as far as shard 1 has written
-    assert watch.merge.written == 3 and shown == [1]  # the bar is shown every POLL seconds
-    watch({0, 1}, True)
-    watch.merge.out.flush()
-    assert (tmp_path / MERGING).read_bytes() == b"".join(line % i for i in range(4))
+    clock = [100.0]
+    monkeypatch.setattr(parallel.time, "monotonic", lambda: clock[0])
+    shown: list[float] = []
+    watch = parallel.Watch(lambda: shown.append(clock[0]))
+    watch()
+    clock[0] += parallel.POLL / 2
+    watch()
+    clock[0] += parallel.POLL / 2
+    watch()
+    assert shown == [100.0, 100.0 + parallel.POLL]
 
 
 def _job(suite: Path, agent: str = "sim:decay", **options):
@@ -145,17 +138,14 @@ def test_each_worker_takes_the_next_span_as_it_finishes_one_in_the_same_process(
     from agentproc.runs.span import SpanEnd
 
     specs = ["1-2/8", "3-4/8", "5/8", "6/8", "7/8", "8/8"]
-    seen: list[tuple[set[int], bool]] = []
+    ticks: list[int] = []
     with contextlib.closing(LocalPool(_job(suite), 2)) as pool:
-        ends = pool(
-            _tasks(tmp_path, specs), lambda finished, free: seen.append((set(finished), free))
-        )
+        ends = pool(_tasks(tmp_path, specs), lambda: ticks.append(1))
     assert ends == [SpanEnd()] * len(specs)
     pids = {(tmp_path / f"{k}.pid").read_text() for k in range(len(specs))}
     assert len(pids) == 2 and str(os.getpid()) not in pids  # two processes ran the six spans
     assert sum((tmp_path / f"{k}.jsonl").read_bytes().count(b"\n") for k in range(6)) == 30
-    assert seen[-1] == (set(range(6)), True)
-    assert not any(free for finished, free in seen if len(finished) < 4)  # spans still to hand out
+    assert ticks  # the parent's part (the progress bar) ran while the spans did
 
 
 def test_closing_the_pool_ends_every_worker_idle_or_busy(long_suite, tmp_path):
@@ -175,7 +165,7 @@ def test_a_worker_whose_agent_cannot_be_built_fails_its_span_and_says_why_in_its
     from agentproc.runs.pool import LocalPool
 
     with contextlib.closing(LocalPool(_job(suite, agent="sim:nope"), 1)) as pool:
-        (end,) = pool(_tasks(tmp_path, ["1/2"]), lambda finished, free: None)
+        (end,) = pool(_tasks(tmp_path, ["1/2"]), lambda: None)
     assert end.failure is not None and "sim:nope" in end.failure and end.input_error
     assert "sim:nope" in (tmp_path / "0.log").read_text()
     assert not (tmp_path / "0.jsonl").exists()
@@ -205,7 +195,7 @@ def test_after_a_span_fails_no_other_is_handed_out(tmp_path):
     from agentproc.runs.pool import LocalPool
 
     with contextlib.closing(LocalPool(_job(tmp_path / "nope"), 1)) as pool:
-        ends = pool(_tasks(tmp_path, ["1/4", "2/4", "3/4", "4/4"]), lambda finished, free: None)
+        ends = pool(_tasks(tmp_path, ["1/4", "2/4", "3/4", "4/4"]), lambda: None)
     assert ends[0] is not None and "nope" in str(ends[0].failure) and ends[1:] == [None] * 3
     assert "nope" in (tmp_path / "0.log").read_text()
     assert not (tmp_path / "1.log").exists()

@@ -1,6 +1,5 @@
-"""Merging shard files: the merge made while workers still write gives, line for line,
-what merging the complete files gives; a line being written is never taken; the run file
-is not touched until the merge is installed."""
+"""Merging shard files: in suite order, each file's lines in file order; a torn tail is
+never taken; the run file is not touched unless the whole merge is written."""
 
 from __future__ import annotations
 
@@ -15,8 +14,6 @@ from hypothesis import strategies as st
 from agentproc.errors import InputError
 from agentproc.runs import RunWriter
 from agentproc.runs.shards import (
-    MERGING,
-    ShardMerge,
     merge_shards,
     plan,
     shard_file,
@@ -65,42 +62,20 @@ shard_st = st.lists(st.one_of(line_st, st.just(b"\n")), max_size=12).map(b"".joi
 @settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(
-    shards=st.lists(st.tuples(shard_st, st.booleans()), min_size=1, max_size=4),
-    cuts=st.lists(st.integers(0, 150), max_size=30),
-    ends=st.lists(st.integers(0, 3), max_size=30),
-)
-def test_the_merge_made_as_files_grow_is_the_merge_of_the_complete_files(
-    tmp_path_factory, shards, cuts, ends
-):
-    """Shards written a piece at a time (mid-line too, torn tails left by a killed worker,
-    lines out of suite order, an episode twice), merged at every step, with workers
-    ending in any order: the result is the merge of the complete files."""
-    folder = tmp_path_factory.mktemp("shards")
+@given(shards=st.lists(st.tuples(shard_st, st.booleans()), min_size=1, max_size=4))
+def test_the_merge_is_the_suite_ordered_merge_of_the_complete_lines(tmp_path_factory, shards):
+    """Shards with torn tails left by a killed worker, lines out of suite order, an
+    episode twice: the run file holds the complete lines merged by (suite position, trial,
+    line number), and the latest record of each episode is told."""
+    folder = tmp_path_factory.mktemp("run.jsonl.shards")
+    spans = plan(len(shards), fine=False)
     contents = [data + (b'{"scenario_id": "s1", "ag' if torn else b"") for data, torn in shards]
-    paths = files(folder, len(contents))
-    written = [0] * len(contents)
-    merge = ShardMerge(folder, paths, ORDER)
-    finished: set[int] = set()
-    for step, cut in enumerate(cuts):
-        k = step % len(contents)
-        if k in finished:
-            continue
-        upto = min(len(contents[k]), written[k] + cut)
-        with open(paths[k], "ab") as fh:
-            fh.write(contents[k][written[k] : upto])
-        written[k] = upto
-        ended = ends[step] if step < len(ends) else len(contents)
-        if ended < len(contents) and written[ended] == len(contents[ended]):
-            finished.add(ended)  # a worker ends once its whole file is written
-        merge.advance(finished)
-    for k, data in enumerate(contents):  # every worker ends
-        with open(paths[k], "ab") as fh:
-            fh.write(data[written[k] :])
-    assert merge.advance(range(len(contents)))
+    for path, data in zip(shard_files(folder, spans), contents, strict=True):
+        path.write_bytes(data)
     run = folder.parent / f"{folder.name}.jsonl"
+    latest: dict = {}
     with RunWriter(run) as writer:
-        n = merge.install(writer)
+        n = merge_shards(folder, spans, writer, ORDER, latest)
     expected = reference(contents)
     assert run.read_bytes() == expected
     assert n == expected.count(b"\n")
@@ -108,52 +83,7 @@ def test_the_merge_made_as_files_grow_is_the_merge_of_the_complete_files(
     for raw in expected.splitlines():
         rec = json.loads(raw)
         last[(rec["scenario_id"], rec["trial"])] = rec["verdict"]
-    assert {(k[0], k[4]): r["verdict"] for k, r in merge.latest.items()} == last
-    assert not folder.exists()
-
-
-def test_a_shard_still_running_holds_back_whatever_its_next_line_could_precede(tmp_path):
-    a, b = files(tmp_path, 2)
-    a.write_bytes(rec_line("s0") + rec_line("s2") + rec_line("s4"))
-    b.write_bytes(rec_line("s1"))
-    merge = ShardMerge(tmp_path, [a, b], ORDER)
-    assert merge.advance({0}) is False  # b's next line, not written yet, may go before s2
-
-    def merged() -> bytes:
-        merge.out.flush()
-        return (tmp_path / MERGING).read_bytes()
-
-    assert merged() == rec_line("s0") + rec_line("s1")
-    with open(b, "ab") as fh:
-        fh.write(rec_line("s3") + b'{"scenario_id": "s5"')  # s5 is being written
-    assert merge.advance({0}) is False
-    assert merged() == b"".join(rec_line(s) for s in ["s0", "s1", "s2", "s3"])
-    with open(b, "ab") as fh:
-        fh.write(b', "agent": "sim:a", "trial": 0, "verdict": "wrong"}\n')
-    assert merge.advance({0, 1}) is True
-    assert merged() == b"".join(rec_line(s) for s in ["s0", "s1", "s2", "s3", "s4"]) + (
-        rec_line("s5", verdict="wrong")
-    )
-    assert merge.written == 6
-    assert merge.latest[("s5", "sim:a", "tools", "default", 0)]["verdict"] == "wrong"
-
-
-def test_the_run_file_is_untouched_until_the_merge_is_installed(tmp_path):
-    run = tmp_path / "run.jsonl"
-    run.write_bytes(rec_line("s0") + rec_line("s1"))
-    folder = tmp_path / "run.jsonl.shards-2"
-    folder.mkdir()
-    a, b, *_ = shard_files(folder, plan(2))  # the files of a run over two workers
-    a.write_bytes(rec_line("s0") + rec_line("s2"))
-    b.write_bytes(rec_line("s1"))
-    with RunWriter(run, append=True) as writer:
-        merge = ShardMerge(folder, [a, b], ORDER)
-        merge.advance({0})
-        merge.close()  # a worker failed: the run stops here
-        assert run.read_bytes() == rec_line("s0") + rec_line("s1")
-        assert a.exists() and b.exists()
-        assert merge_shards(folder, plan(2), writer, ORDER) == 3
-    assert run.read_bytes() == rec_line("s0") + rec_line("s1") + rec_line("s2")
+    assert {(k[0], k[4]): r["verdict"] for k, r in latest.items()} == last
     assert not folder.exists()
 
 
@@ -165,14 +95,20 @@ def test_the_run_file_is_untouched_until_the_merge_is_installed(tmp_path):
         (b"[1, 2]\n", "not an episode record"),
     ],
 )
-def test_a_shard_line_that_does_not_read_names_its_file_and_line(tmp_path, line, says):
-    a, b = files(tmp_path, 2)
+def test_a_shard_line_that_does_not_read_names_its_file_and_line_and_leaves_the_run_file(
+    tmp_path, line, says
+):
+    run = tmp_path / "run.jsonl"
+    run.write_bytes(rec_line("s0"))
+    folder = tmp_path / "run.jsonl.shards-2"
+    folder.mkdir()
+    a, b = shard_files(folder, plan(2, fine=False))
     a.write_bytes(rec_line("s0") + line)
-    b.write_bytes(b"")
-    merge = ShardMerge(tmp_path, [a, b], ORDER)
-    with pytest.raises(InputError) as err:
-        merge.advance({0, 1})
+    b.write_bytes(rec_line("s1"))
+    with RunWriter(run, append=True) as writer, pytest.raises(InputError) as err:
+        merge_shards(folder, plan(2, fine=False), writer, ORDER)
     assert str(a) in str(err.value) and "line 2" in str(err.value) and says in str(err.value)
+    assert run.read_bytes() == rec_line("s0") and a.exists() and b.exists()
 
 
 @pytest.mark.parametrize("workers", [1, 2, 3, 4, 8, 16])
