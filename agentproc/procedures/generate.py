@@ -221,7 +221,7 @@ class Procedure:
 
     def depends_on(self, step: StepDef) -> tuple[int, ...]:
         """The step numbers whose outputs this step reads (inputs are not steps)."""
-        i, j = step.operands
+        i, j = step.operands[0], step.operands[-1]  # one operand beside a constant
         if i > j:
             i, j = j, i
         if i == j:
