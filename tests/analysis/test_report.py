@@ -457,7 +457,7 @@ def test_each_sweep_gets_tables_keyed_by_the_knobs_varying_in_it() -> None:
     assert "by length" not in lines  # pooled tables are replaced by the sweeps'
     lookback = text[text.index("sweep lookback: by length and look-back") :].split("└")[0]
     header = [line for line in lookback.splitlines() if "┃" in line][1]
-    assert header.split("┃")[1:4] == ["  N ", " L ", " n "]
+    assert header.split("┃")[1:5] == ["  N ", " L ", " dist ", " n "]
     rows = [line.split("│")[1:3] for line in lookback.splitlines() if line.startswith("│")]
     keys = [(n.strip(), lb.strip()) for n, lb in rows if n.strip()]
     assert keys == [("5", "1"), ("5", "3"), ("5", "7"), ("10", "1"), ("10", "7")]
