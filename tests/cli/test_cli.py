@@ -427,6 +427,7 @@ def test_report_shows_the_realised_look_back_beside_each_look_back(
     assert {r["lookback"]: r["realised"]["max"] for r in rows} == realised
     assert all(1 <= r["realised"]["mean"] <= r["realised"]["max"] for r in rows)
     code, out, _ = cli(capsys, "report", run, "--by", "lookback")
+    assert code == 0
     table = out[out.index("by look-back") :].split("└")[0]
     cells = [line.split("│")[1:3] for line in table.splitlines() if line.startswith("│")]
     shown = [(lb.strip(), dist.strip()) for lb, dist in cells if lb.strip()]
@@ -444,6 +445,7 @@ def test_report_of_a_run_file_without_the_realised_look_back_shows_a_dash(
     assert old != text
     run.write_text(old)
     code, out, _ = cli(capsys, "report", run, "--by", "lookback")
+    assert code == 0
     table = out[out.index("by look-back") :].split("└")[0]
     cells = [line.split("│")[1:3] for line in table.splitlines() if line.startswith("│")]
     assert [(lb.strip(), d.strip()) for lb, d in cells if lb.strip()] == [
