@@ -156,6 +156,10 @@ class CellStats(BaseModel):
     divergence_position: float = 0.0
     """Mean position of the first divergence through the procedure, ``(step - 1) / N``,
     over the episodes that left it."""
+    realised_lookbacks: dict[int, int] = {}
+    """Episodes per realised look-back of their procedure (the farthest any operand
+    variable lies from the variable it defines, ``params.realised_lookback``); episodes
+    of run files written before it was recorded are in no count."""
     scenarios: int = 0
     """Distinct scenarios among the episodes (0: the records do not name them)."""
     design_effects: dict[str, float] = {}
@@ -233,6 +237,18 @@ class CellStats(BaseModel):
             if seen >= half and self.diverged:
                 return step
         return None
+
+    @property
+    def realised_max(self) -> int | None:
+        """The farthest realised look-back of the group's procedures (``None``: no
+        episode records it)."""
+        return max(self.realised_lookbacks, default=None)
+
+    @property
+    def realised_mean(self) -> float | None:
+        """The mean realised look-back over the episodes that record it."""
+        n = sum(self.realised_lookbacks.values())
+        return sum(d * k for d, k in self.realised_lookbacks.items()) / n if n else None
 
     @property
     def verdicts(self) -> dict[str, int]:

@@ -65,6 +65,15 @@ def stats_json(s: CellStats) -> dict[str, Any]:
     return out
 
 
+def realised_json(s: CellStats) -> dict[str, Any] | None:
+    """The realised look-back of a group's procedures beside its ``L``: the farthest and
+    the mean over its episodes; ``null`` when none records it (older run files)."""
+    top, mean = s.realised_max, s.realised_mean
+    if top is None or mean is None:
+        return None
+    return {"max": top, "mean": _r(mean)}
+
+
 def _share(k: int, n: int) -> float:
     return k / n if n else 0.0
 
@@ -90,12 +99,23 @@ def report_json(report: Report, price: Price | None = None) -> dict[str, Any]:
                 "tokens": tokens_json(a.tokens, price),
                 **{
                     f"by_{knob}": [
-                        {_JSON_KEYS.get(knob, knob): k, **stats_json(s)} for k, s in groups.items()
+                        {
+                            _JSON_KEYS.get(knob, knob): k,
+                            **({"realised": realised_json(s)} if knob == "lookback" else {}),
+                            **stats_json(s),
+                        }
+                        for k, s in groups.items()
                     ]
                     for knob, groups in a.by_knob.items()
                 },
                 "by_cell": [
-                    {"cell": k.cell, "steps": k.steps, "lookback": k.lookback, **stats_json(s)}
+                    {
+                        "cell": k.cell,
+                        "steps": k.steps,
+                        "lookback": k.lookback,
+                        "realised": realised_json(s),
+                        **stats_json(s),
+                    }
                     for k, s in a.by_cell.items()
                 ],
                 "by_sweep": {
@@ -105,6 +125,7 @@ def report_json(report: Report, price: Price | None = None) -> dict[str, Any]:
                                 _JSON_KEYS.get(knob, knob): v
                                 for knob, v in zip(KNOBS, k, strict=True)
                             },
+                            "realised": realised_json(s),
                             **stats_json(s),
                         }
                         for k, s in groups.items()

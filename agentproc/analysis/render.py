@@ -41,6 +41,10 @@ SHORT: dict[LabelKind, str] = {
 """Column headers of the label kinds in rendered tables."""
 
 
+REALISED = "dist"
+"""Header of the realised look-back beside ``L`` (four letters: two agents' look-back
+tables still fit 120 columns side by side)."""
+
 NONE = "\N{EN DASH}"
 """A rate over no episodes: there is no figure."""
 
@@ -90,6 +94,8 @@ _KNOB_TITLES: dict[str, tuple[str, str]] = {
 """Knob -> (name in titles, key column header)."""
 
 LEGEND: dict[str, str] = {
+    REALISED: "the realised look-back: the farthest any operand variable of the row's "
+    "procedures lies from the variable it defines (-: the run file does not record it)",
     "n": "scored episodes (an episode an infrastructure failure ended is in no figure)",
     "first-answer acc": "share of episodes whose first answer is right (the study's headline)",
     "faithful acc": "share whose first answer is right and that carry no label at all",
@@ -121,6 +127,24 @@ class _Grouping:
     """Whether the last row is each agent's ``all`` (every scored episode)."""
     named: bool
     """Whether column groups are headed by their agent's name (several agents)."""
+
+    @property
+    def realised(self) -> bool:
+        """Whether the look-back is a key: then a :data:`REALISED` column follows the keys."""
+        return "L" in self.headers
+
+    @property
+    def keys(self) -> int:
+        """Columns before the agents' column groups."""
+        return len(self.headers) + self.realised
+
+
+def _realised(g: _Grouping, key: Key, agents: list[str]) -> str:
+    """The farthest realised look-back of a row's episodes, any agent ("-": no episode
+    records it, as in older run files)."""
+    found = [s.realised_max for name in agents if (s := g.stats[name].get(key)) is not None]
+    known = [d for d in found if d is not None]
+    return str(max(known)) if known else "-"
 
 
 def _knob_grouping(report: Report, knob: str) -> _Grouping:
@@ -215,7 +239,7 @@ def _study_columns(intervals: bool) -> Callable[[AgentReport], list[Column]]:
 def _table(g: _Grouping, agents: list[str], columns: dict[str, list[Column]]) -> Table:
     """One row per key; one column group per agent, headed by the agent's name."""
     table = Table()
-    for h in g.headers:
+    for h in [*g.headers, REALISED] if g.realised else g.headers:
         table.add_column(h, justify="right", no_wrap=True)
     for name in agents:
         for i, (header, _) in enumerate(columns[name]):
@@ -224,6 +248,8 @@ def _table(g: _Grouping, agents: list[str], columns: dict[str, list[Column]]) ->
             table.add_column(f"{top}\n{text}" if g.named else text, justify="right", no_wrap=True)
     for r, key in enumerate(g.rows):
         cells = [str(v) for v in key]
+        if g.realised:
+            cells.append(_realised(g, key, agents))
         for name in agents:
             s = g.stats[name].get(key)
             cells += [fn(s) if s is not None else "-" for _, fn in columns[name]]
@@ -290,7 +316,7 @@ def _split(
             continue
         print_wrapped(console, f"{title}: {name}")
         alone = dataclasses.replace(g, named=False)
-        stack(console, _table(alone, [name], {name: cols}), keys=len(g.headers))
+        stack(console, _table(alone, [name], {name: cols}), keys=g.keys)
 
 
 def _render_grouping(console: Console, report: Report, g: _Grouping, agents: list[str]) -> None:
@@ -415,8 +441,9 @@ def _design(s: CellStats) -> str:
     )
 
 
-def _legend(console: Console, report: Report) -> None:
-    used = ["n", "first-answer acc", "faithful acc", "unfaithful-correct", "[a-b]"]
+def _legend(console: Console, report: Report, realised: bool) -> None:
+    used = [REALISED] if realised else []
+    used += ["n", "first-answer acc", "faithful acc", "unfaithful-correct", "[a-b]"]
     used += [SHORT[k] for k in LabelKind if any(k in _kinds(a) for a in report.agents.values())]
     used += list(_STUDY)
     console.print(Text("legend"))
@@ -459,4 +486,4 @@ def render_report(
     for g in groupings:
         _render_grouping(console, report, g, agents)
     _render_study(console, report, groupings[0], agents)
-    _legend(console, report)
+    _legend(console, report, any(g.realised for g in groupings))

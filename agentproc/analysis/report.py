@@ -60,6 +60,9 @@ class _Episode(NamedTuple):
     causes: dict[str, int]
     divergence: tuple[str, int | None, int] | None
     """(label, step, total steps) of the first divergence."""
+    realised: int | None
+    """The procedure's realised look-back (``params.realised_lookback``); ``None`` in
+    records written before it was recorded."""
 
 
 def _episode(rec: Mapping[str, Any]) -> _Episode:
@@ -84,6 +87,7 @@ def _episode(rec: Mapping[str, Any]) -> _Episode:
     if isinstance(div, Mapping) and div.get("label") is not None:
         step = div.get("step")
         divergence = (str(div["label"]), step if isinstance(step, int) else None, total)
+    realised = rec["params"].get("realised_lookback")
     distinct = int(m.get("executed_steps", total - labels.get(LabelKind.SKIPPED_STEP, 0)))
     runs = distinct + labels.get(LabelKind.REPEATED_STEP, 0)
     invented = labels.get(LabelKind.HALLUCINATED_CALL, 0)
@@ -100,6 +104,7 @@ def _episode(rec: Mapping[str, Any]) -> _Episode:
         corrected=corrected,
         causes=causes,
         divergence=divergence,
+        realised=None if realised is None else int(realised),
     )
 
 
@@ -123,6 +128,7 @@ class _Tally:
     div_labels: dict[str, int] = field(default_factory=dict)
     div_steps: dict[int, int] = field(default_factory=dict)
     div_position: float = 0.0
+    realised: dict[int, int] = field(default_factory=dict)
 
     def add(self, ep: _Episode) -> None:
         self.n += 1
@@ -146,6 +152,8 @@ class _Tally:
             where = total + 1 if step is None else step  # no step: past the last one
             self.div_steps[where] = self.div_steps.get(where, 0) + 1
             self.div_position += min(where - 1, total) / (total or 1)
+        if ep.realised is not None:
+            self.realised[ep.realised] = self.realised.get(ep.realised, 0) + 1
 
     def stats(self, clusters: list[tuple[int, ...]] | None = None) -> CellStats:
         """The group's statistics; ``clusters``: a scenario's trials, then its count of
@@ -177,6 +185,7 @@ class _Tally:
             divergence_labels=dict(sorted(self.div_labels.items(), key=_label_order)),
             divergence_steps=dict(sorted(self.div_steps.items())),
             divergence_position=ratio(self.div_position, sum(self.div_labels.values())),
+            realised_lookbacks=dict(sorted(self.realised.items())),
             **extra,
         )
 

@@ -286,3 +286,26 @@ def test_every_episode_has_an_anchor_unique_and_the_same_in_every_report_of_the_
     again = page_data(html_report([run]).html)["rows"]["anchor"]
     assert first == again and len(set(first)) == len(first)
     assert all(re.fullmatch(r"ep-[0-9a-f]{12}", a) for a in first)
+
+
+def test_the_cell_table_shows_each_cells_realised_look_back_or_a_dash(tmp_path: Path):
+    recs = sim_records(("sim:oracle",), 2)
+    old = json.loads(json.dumps(recs[0]))
+    old["agent"] = "sim:old"
+    del old["params"]["realised_lookback"]
+    html = html_report([write_run(tmp_path / "r.jsonl", [*recs, old])]).html
+    table = re.search(r"<table id='cell-table'.*?</table>", html, re.S)
+    assert table is not None
+    heads = re.findall(r"<button type='button'>(.*?)</button>", table.group(0))
+    assert heads[3:5] == ["L", "dist"]
+    shown = {}
+    for agent, rest in re.findall(r"<tr><td>(.*?)</td>(.*?)</tr>", table.group(0), re.S):
+        cell, _, _, dist = re.findall(r">([^<]*)</td>", rest)[:4]
+        shown[agent, cell] = dist
+    expected: dict[tuple[str, str], str] = {}
+    for r in recs:
+        d = r["params"]["realised_lookback"]
+        at = ("sim:oracle", r["cell"])
+        expected[at] = str(max(d, int(expected.get(at, "0"))))
+    assert {"1", "3"} == set(expected.values())  # L=1 reads at 1, L=3 at 3
+    assert shown == {**expected, ("sim:old", old["cell"]): "—"}

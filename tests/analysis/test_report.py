@@ -457,7 +457,7 @@ def test_each_sweep_gets_tables_keyed_by_the_knobs_varying_in_it() -> None:
     assert "by length" not in lines  # pooled tables are replaced by the sweeps'
     lookback = text[text.index("sweep lookback: by length and look-back") :].split("└")[0]
     header = [line for line in lookback.splitlines() if "┃" in line][1]
-    assert header.split("┃")[1:4] == ["  N ", " L ", " n "]
+    assert header.split("┃")[1:5] == ["  N ", " L ", " dist ", " n "]
     rows = [line.split("│")[1:3] for line in lookback.splitlines() if line.startswith("│")]
     keys = [(n.strip(), lb.strip()) for n, lb in rows if n.strip()]
     assert keys == [("5", "1"), ("5", "3"), ("5", "7"), ("10", "1"), ("10", "7")]
@@ -589,3 +589,76 @@ def test_a_table_not_even_one_column_of_which_fits_is_stacked_whole() -> None:
     title = "execution measures by length:\n  my_agents/react.py:make_agent\n"
     block = text.split(title)[1]
     assert block.splitlines()[:3] == ["N: 5", "  n: 20", "  exact-step: 75% [53-89]"]
+
+
+def realised(rec: Record, distance: int) -> Record:
+    rec["params"]["realised_lookback"] = distance
+    return rec
+
+
+def test_each_look_back_group_carries_the_farthest_and_mean_realised_distance() -> None:
+    recs = [realised(record(lookback=1), 1), realised(record(lookback=1), 1)]
+    recs += [realised(record(lookback=3), d) for d in (2, 3, 3)]
+    a = aggregate(recs).agents["model:a"]
+    assert (a.by_lookback[1].realised_max, a.by_lookback[1].realised_mean) == (1, 1.0)
+    assert a.by_lookback[3].realised_lookbacks == {2: 1, 3: 2}
+    data = report_json(aggregate(recs))["agents"]["model:a"]
+    assert [r["realised"] for r in data["by_lookback"]] == [
+        {"max": 1, "mean": 1.0},
+        {"max": 3, "mean": 2.6667},
+    ]
+    assert [r["realised"]["max"] for r in data["by_cell"]] == [1, 3]
+    assert "realised" not in data["overall"] and "realised" not in data["by_length"][0]
+
+
+def test_a_look_back_table_shows_the_realised_distance_beside_l() -> None:
+    recs = [realised(record(lookback=1), 1), realised(record(lookback=3), 2)]
+    recs.append(realised(record(agent="model:b", lookback=3), 3))
+    text = render(aggregate(recs))
+    table = text[text.index("by look-back") :].split("└")[0]
+    header = [line for line in table.splitlines() if "┃" in line][-1]
+    assert [c.strip() for c in header.split("┃")[1:3]] == ["L", "dist"]
+    rows = [line.split("│")[1:3] for line in table.splitlines() if line.startswith("│")]
+    # the row's farthest over every agent in the table
+    assert [(lb.strip(), d.strip()) for lb, d in rows if lb.strip()] == [
+        ("1", "1"),
+        ("3", "3"),
+        ("all", "3"),
+    ]
+    assert "dist: the realised look-back" in text
+    length = text[text.index("by length") :].split("└")[0]
+    assert "dist" not in length  # only where results are broken down by look-back
+
+
+def test_records_without_the_realised_distance_show_a_dash_not_a_failure() -> None:
+    recs = [record(lookback=1), record(lookback=3)]  # written before it was recorded
+    text = render(aggregate(recs))
+    table = text[text.index("by look-back") :].split("└")[0]
+    rows = [line.split("│")[1:3] for line in table.splitlines() if line.startswith("│")]
+    assert [(lb.strip(), d.strip()) for lb, d in rows if lb.strip()] == [
+        ("1", "-"),
+        ("3", "-"),
+        ("all", "-"),
+    ]
+    data = report_json(aggregate(recs))["agents"]["model:a"]
+    assert [r["realised"] for r in (*data["by_lookback"], *data["by_cell"])] == [None] * 4
+
+
+def test_sweep_rows_carry_the_realised_distance() -> None:
+    recs = [realised(r, r["params"]["lookback"]) for r in sweep_records()]
+    data = report_json(aggregate(recs))["agents"]["model:a"]["by_sweep"]["lookback"]
+    assert [(r["lookback"], r["realised"]["max"]) for r in data] == [
+        (1, 1),
+        (3, 3),
+        (7, 7),
+        (1, 1),
+        (7, 7),
+    ]
+    text = render(aggregate(recs), width=160)
+    sweep = text[text.index("sweep lookback") :].split("└")[0]
+    rows = [line.split("│")[1:4] for line in sweep.splitlines() if line.startswith("│")]
+    assert [(lb.strip(), d.strip()) for _, lb, d in rows if lb.strip()][:3] == [
+        ("1", "1"),
+        ("3", "3"),
+        ("7", "7"),
+    ]

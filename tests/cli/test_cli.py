@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 from helpers import records
 
 from agentproc.cli import main
+from agentproc.procedures.suites import distance_summary
 from agentproc.runs.layout import line_of
 
 
@@ -410,3 +412,47 @@ def test_replay_and_the_html_report_read_the_run_with_the_collector_paused(
     code, _, _ = cli(capsys, *argv)
     assert code == 0 and seen and not any(seen)  # paused while reading
     assert gc.isenabled()  # and resumed after
+
+
+def test_report_shows_the_realised_look_back_beside_each_look_back(
+    capsys, suite: Path, tmp_path: Path
+):
+    run = tmp_path / "run.jsonl"
+    assert cli(capsys, "run", suite, "--agent", "sim:oracle", "--out", run)[0] == 0
+    manifest = json.loads((suite / "suite.json").read_text())
+    realised = {r["lookback"]: r["realised"] for r in distance_summary(manifest)}
+    assert realised[1] == 1 and 1 < realised[3] <= 3
+    code, out, _ = cli(capsys, "report", run, "--json")
+    rows = json.loads(out)["agents"]["sim:oracle"]["by_lookback"]
+    assert {r["lookback"]: r["realised"]["max"] for r in rows} == realised
+    assert all(1 <= r["realised"]["mean"] <= r["realised"]["max"] for r in rows)
+    code, out, _ = cli(capsys, "report", run, "--by", "lookback")
+    assert code == 0
+    table = out[out.index("by look-back") :].split("└")[0]
+    cells = [line.split("│")[1:3] for line in table.splitlines() if line.startswith("│")]
+    shown = [(lb.strip(), dist.strip()) for lb, dist in cells if lb.strip()]
+    assert shown == [("1", "1"), ("3", str(realised[3])), ("all", str(realised[3]))]
+    assert "dist: the realised look-back" in out
+
+
+def test_report_of_a_run_file_without_the_realised_look_back_shows_a_dash(
+    capsys, suite: Path, tmp_path: Path
+):
+    run = tmp_path / "run.jsonl"
+    assert cli(capsys, "run", suite, "--agent", "sim:oracle", "--out", run)[0] == 0
+    text = run.read_text()
+    old = re.sub(r'"realised_lookback":\d+,', "", text)
+    assert old != text
+    run.write_text(old)
+    code, out, _ = cli(capsys, "report", run, "--by", "lookback")
+    assert code == 0
+    table = out[out.index("by look-back") :].split("└")[0]
+    cells = [line.split("│")[1:3] for line in table.splitlines() if line.startswith("│")]
+    assert [(lb.strip(), d.strip()) for lb, d in cells if lb.strip()] == [
+        ("1", "-"),
+        ("3", "-"),
+        ("all", "-"),
+    ]
+    code, out, _ = cli(capsys, "report", run, "--json")
+    rows = json.loads(out)["agents"]["sim:oracle"]["by_lookback"]
+    assert code == 0 and [r["realised"] for r in rows] == [None, None]

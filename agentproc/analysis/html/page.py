@@ -173,6 +173,7 @@ _CELL_COLUMNS = (
     ("cell", "text"),
     ("N", "num"),
     ("L", "num"),
+    ("dist", "num"),
     ("n", "num"),
     ("accuracy", "num"),
     ("faithful", "num"),
@@ -191,6 +192,14 @@ def _pct_cell(value: float, ci: tuple[float, float]) -> str:
     )
 
 
+def _dist_cell(realised: int | None) -> str:
+    """The farthest realised look-back of a cell (``—`` when its run file does not record
+    it; sorted below every distance)."""
+    if realised is None:
+        return "<td data-v='-1'>—</td>"
+    return f"<td data-v='{realised}'>{realised}</td>"
+
+
 def _cell_table(report: Report) -> str:
     head = "".join(
         f"<th scope='col' aria-sort='none' data-type='{t}'><button type='button'>{esc(c)}</button></th>"
@@ -207,7 +216,8 @@ def _cell_table(report: Report) -> str:
             rows.append(
                 f"<tr><td>{esc(name)}</td><td>{esc(key.cell)}</td>"
                 f"<td data-v='{key.steps}'>{key.steps}</td><td data-v='{key.lookback}'>{key.lookback}</td>"
-                f"<td data-v='{s.n}'>{s.n}</td>"
+                + _dist_cell(s.realised_max)
+                + f"<td data-v='{s.n}'>{s.n}</td>"
                 + _pct_cell(s.accuracy, s.accuracy_ci)
                 + _pct_cell(s.faithful_accuracy, s.faithful_accuracy_ci)
                 + _pct_cell(s.unfaithful_correct_rate, s.unfaithful_correct_ci)
@@ -216,7 +226,8 @@ def _cell_table(report: Report) -> str:
             )
     return (
         "<section id='cells'><h2>Grid cells</h2><p class='hint'>Select a column heading to sort "
-        "(again to reverse). Percentages with their 95% Wilson interval.</p>"
+        "(again to reverse). Percentages with their 95% Wilson interval; dist: the realised "
+        "look-back, the farthest any operand variable lies from the variable it defines.</p>"
         f"<div class='scroll'><table id='cell-table' class='sortable'><thead><tr>{head}</tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table></div></section>"
     )
