@@ -138,11 +138,15 @@ def test_report_gives_each_agent_s_tokens_and_their_cost(capsys, tmp_path, suite
     code, out, _ = cli(capsys, "report", RECORDED, tmp_path / "a.jsonl", "--price", "3,15")
     assert code == 0
     lines = out.splitlines()
-    local = lines[lines.index(next(x for x in lines if x.startswith("local:"))) + 1]
-    assert local == (
+
+    def token_line(agent: str) -> str:  # the headline may wrap: the first line after it
+        start = next(i for i, x in enumerate(lines) if x.startswith(f"{agent}:"))
+        return next(x for x in lines[start + 1 :] if x.startswith(("  tokens:", "  no token")))
+
+    assert token_line("local") == (
         "  tokens: 61,708 in, 1,681 out over 4 episodes; cost $0.2103 at $3/$15 per million in/out"
     )
-    sim = lines[lines.index(next(x for x in lines if x.startswith("sim:decay:"))) + 1]
+    sim = token_line("sim:decay")
     assert sim == "  no token counts"
     code, out, _ = cli(
         capsys, "report", RECORDED, tmp_path / "a.jsonl", "--json", "--price", "3,15"
