@@ -76,6 +76,8 @@ class RunSummary:
     aborted: str | None = None
     """Why the run stopped early: the endpoint failed on every one of the first episodes."""
     scored: int = 0
+    workers: int = 1
+    """Processes (or Ray tasks) the run was cut over, after capping."""
 
     def add(self, ep: Episode) -> None:
         """Count one written episode."""
