@@ -168,7 +168,7 @@ class Comparison:
     arm: str
     baseline: str
     scenarios: int
-    """Paired scenarios (the bootstrap's units)."""
+    """Paired scenarios (the paired tests' units)."""
     pairs: int
     """Paired episodes (scenario and trial)."""
     unpaired: int
