@@ -84,25 +84,21 @@ def _fill(i: int) -> str:
     return f"url(#p-{PATTERNS[(i + i // len(PALETTE)) % len(PATTERNS)]}-{i % len(PALETTE)})"
 
 
-def _legend(names: list[str], kind: str = "line", shown: list[int] | None = None) -> str:
-    items = []
-    for i, name in enumerate(names):
-        if shown is not None and i not in shown:
-            continue
-        colour = PALETTE[i % len(PALETTE)]
-        if kind == "line":
-            swatch = (
-                f'<svg width="34" height="12" aria-hidden="true"><line x1="1" y1="6" x2="33" y2="6" '
-                f'stroke="{colour}" stroke-width="2" stroke-dasharray="{DASHES[i % len(DASHES)]}"/>'
-                f"{_marker(i, 17, 6)}</svg>"
-            )
-        else:
-            swatch = (
-                f'<svg width="16" height="12" aria-hidden="true"><rect width="16" height="12" '
-                f'fill="{_fill(i)}" stroke="#333"/></svg>'
-            )
-        items.append(f'<span class="key">{swatch} {esc(name)}</span>')
-    return " ".join(items)
+def _legend(keys: list[tuple[int, str]], swatch: Callable[[int], str]) -> str:
+    """The keys ``(series index, name)``, each after its swatch."""
+    return " ".join(f'<span class="key">{swatch(i)} {esc(name)}</span>' for i, name in keys)
+
+
+def _line_swatch(i: int) -> str:
+    return (
+        f'<svg width="34" height="12" aria-hidden="true"><line x1="1" y1="6" x2="33" y2="6" '
+        f'stroke="{PALETTE[i % len(PALETTE)]}" stroke-width="2" stroke-dasharray="{DASHES[i % len(DASHES)]}"/>'
+        f"{_marker(i, 17, 6)}</svg>"
+    )
+
+
+def _bar_swatch(i: int) -> str:
+    return f'<svg width="16" height="12" aria-hidden="true"><rect width="16" height="12" fill="{_fill(i)}" stroke="#333"/></svg>'
 
 
 def _grid() -> str:
@@ -112,14 +108,14 @@ def _grid() -> str:
         y = TOP + (1 - t / 5) * PH
         parts.append(
             f'<line x1="{LEFT}" y1="{y:.1f}" x2="{W - RIGHT}" y2="{y:.1f}" class="grid"/>'
-            f'<text x="{LEFT - 4}" y="{y + 3:.1f}" class="tick" text-anchor="end">{20 * t}%</text>'
+            + _text(LEFT - 4, y + 3, f"{20 * t}%", anchor="end")
         )
     return "".join(parts)
 
 
-def _below(x: str, y: str, text: str, kind: str = "tick") -> str:
-    """Text centred under the plot: a tick (``kind="tick"``) or an axis title (``"axis"``)."""
-    return f'<text x="{x}" y="{y}" class="{kind}" text-anchor="middle">{text}</text>'
+def _text(x: float, y: float, text: str, kind: str = "tick", anchor: str = "middle") -> str:
+    """A text (already escaped) of class ``kind``: a tick, an axis title, a cell."""
+    return f'<text x="{x:.1f}" y="{y:.1f}" class="{kind}" text-anchor="{anchor}">{text}</text>'
 
 
 def _axes(
@@ -136,9 +132,9 @@ def _axes(
         return TOP + (1 - y) * PH
 
     parts = [_grid()]
-    parts += [_below(f"{sx(x):.1f}", str(H - BOTTOM + 14), f"{x:g}") for x in sorted(set(xs))]
+    parts += [_text(sx(x), H - BOTTOM + 14, f"{x:g}") for x in sorted(set(xs))]
     parts.append(
-        _below(str(LEFT + PW / 2), str(H - BOTTOM + 30), esc(x_label), "axis")
+        _text(LEFT + PW / 2, H - BOTTOM + 30, esc(x_label), "axis")
         + f'<text x="12" y="{TOP + PH / 2}" class="axis" text-anchor="middle" '
         f'transform="rotate(-90 12 {TOP + PH / 2})">{esc(y_label)}</text>'
     )
@@ -180,7 +176,7 @@ def line_chart(
     names = [line.name for line in lines]
     head = f"<b>{esc(legend_title)}</b> " if legend_title else ""
     label = f"{title}: {', '.join(names)}"
-    return _frame(title, "".join(body), label, head + _legend(names))
+    return _frame(title, "".join(body), label, head + _legend([*enumerate(names)], _line_swatch))
 
 
 def pattern_defs() -> str:
@@ -232,11 +228,11 @@ def stacked_bars(
                 f'stroke="#fff" stroke-width=".5"><title>{esc(tip)}</title></rect>'
             )
         if not total:
-            body.append(_below(f"{x + bw / 2:.1f}", str(TOP + PH - 4), "none"))
-        body.append(_below(f"{x + bw / 2:.1f}", str(H - BOTTOM + 14), esc(key)))
-    body.append(_below(str(LEFT + PW / 2), str(H - BOTTOM + 30), esc(x_label), "axis"))
-    shown = [i for i, name in enumerate(names) if any(bar.get(name) for bar in bars.values())]
-    return _frame(title, "".join(body), title, _legend(names, "bar", shown))
+            body.append(_text(x + bw / 2, TOP + PH - 4, "none"))
+        body.append(_text(x + bw / 2, H - BOTTOM + 14, esc(key)))
+    body.append(_text(LEFT + PW / 2, H - BOTTOM + 30, esc(x_label), "axis"))
+    shown = [(i, name) for i, name in enumerate(names) if any(b.get(name) for b in bars.values())]
+    return _frame(title, "".join(body), title, _legend(shown, _bar_swatch))
 
 
 def heat_map(
@@ -250,9 +246,7 @@ def heat_map(
     body = []
     for r, key in enumerate(keys):
         y = TOP + r * ch
-        body.append(
-            f'<text x="{LEFT - 4}" y="{y + ch / 2 + 3:.1f}" class="tick" text-anchor="end">L={key}</text>'
-        )
+        body.append(_text(LEFT - 4, y + ch / 2 + 3, f"L={key}", anchor="end"))
         n = max(totals.get(key, 0), 1)
         for c, count in enumerate(rows[key]):
             share = count / n
@@ -262,14 +256,12 @@ def heat_map(
             body.append(
                 f'<g><title>{esc(tip)}</title><rect x="{x:.1f}" y="{y:.1f}" width="{cw - 1:.1f}" '
                 f'height="{ch - 1:.1f}" fill="#b2182b" fill-opacity="{0.06 + 0.94 * share / peak:.3f}"/>'
-                f'<text x="{x + cw / 2:.1f}" y="{y + ch / 2 + 3:.1f}" class="cell{" dark" if dark else ""}" '
-                f'text-anchor="middle">{100 * share:.0f}</text></g>'
+                + _text(x + cw / 2, y + ch / 2 + 3, f"{100 * share:.0f}", f"cell{' dark' * dark}")
+                + "</g>"
             )
     y = TOP + len(keys) * ch + 12
-    body += [
-        _below(f"{LEFT + c * cw + cw / 2:.1f}", f"{y:.1f}", esc(n)) for c, n in enumerate(columns)
-    ]
+    body += [_text(LEFT + c * cw + cw / 2, y, esc(n)) for c, n in enumerate(columns)]
     where = "first divergence: from this % of the procedure on (ans: at the answer)"
-    body.append(_below(str(LEFT + PW / 2), f"{y + 16:.1f}", where, "axis"))
+    body.append(_text(LEFT + PW / 2, y + 16, where, "axis"))
     legend = "Each cell: % of that look-back's scored episodes whose first divergence falls there; darker is more."
     return _frame(title, "".join(body), title, esc(legend))
