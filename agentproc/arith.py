@@ -71,11 +71,6 @@ def apply_units(op: Op, a: int, b: int, scale: int) -> int | None:
     return div_round(a * scale, b)
 
 
-def exact_division(a: int, b: int, scale: int) -> bool:
-    """True when ``a / b`` needs no rounding (integer mode keeps divisions exact)."""
-    return b != 0 and (a * scale) % b == 0
-
-
 def to_units(x: float | int, scale: int) -> int:
     """Round a number an agent supplied to whole units, half away from zero.
 

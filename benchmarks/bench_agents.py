@@ -38,7 +38,8 @@ from pydantic import Field  # noqa: E402
 from agentproc import Cell, generate_procedure, scenario_of  # noqa: E402
 from agentproc.agents.harness import arun_model_episode  # noqa: E402
 from agentproc.agents.providers import make_chat_model  # noqa: E402
-from agentproc.agents.suite import ModelRunOptions, arun_model_suite  # noqa: E402
+from agentproc.agents.suite import ModelRunOptions, model_episodes  # noqa: E402
+from agentproc.runs import arun_suite  # noqa: E402
 from tests.fakes.openai_server import oracle_reply  # noqa: E402
 
 
@@ -135,9 +136,8 @@ def bench_concurrency_runner(episodes: int = 64) -> None:
 
 async def _suite(model: Any, concurrency: int, scenarios: list[Any], out: Path) -> float:
     start = time.perf_counter()
-    summary = await arun_model_suite(
-        scenarios, "openai:fake", model, out, ModelRunOptions(concurrency=concurrency)
-    )
+    episodes = model_episodes(model, "openai:fake", ModelRunOptions(concurrency=concurrency))
+    summary = await arun_suite(scenarios, "openai:fake", episodes, out, concurrency=concurrency)
     took = time.perf_counter() - start
     if summary.verdicts != {"faithful": len(scenarios)}:
         print(f"  (concurrency {concurrency}: verdicts {summary.verdicts}; see {out})")

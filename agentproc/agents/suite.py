@@ -6,16 +6,14 @@ episode; these bind a simulated agent, or a chat model with its run options, int
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from agentproc.agents.cache import CacheConfig, CacheUse
 from agentproc.agents.retry import RetryPolicy
 from agentproc.agents.sim import run_sim_episode
 from agentproc.labelling.order import OrderPolicy
-from agentproc.runs import Episode, EpisodeFn, Mode, RunSummary, arun_suite, trial_seed
+from agentproc.runs import Episode, EpisodeFn, Mode, trial_seed
 from agentproc.workflow import Guard, Scenario
 from agentproc.workflow.variant import Variant
 
@@ -93,22 +91,3 @@ def model_episodes(model: Any, agent: str, options: ModelRunOptions) -> EpisodeF
         )
 
     return episode
-
-
-async def arun_model_suite(
-    scenarios: Iterable[Scenario],
-    agent: str,
-    model: Any,
-    out: Path,
-    options: ModelRunOptions,
-    **kw: Any,
-) -> RunSummary:
-    """Run a chat model over scenarios, ``options.concurrency`` episodes at a time."""
-    return await arun_suite(
-        scenarios,
-        agent,
-        model_episodes(model, agent, options),
-        out,
-        concurrency=options.concurrency,
-        **kw,
-    )

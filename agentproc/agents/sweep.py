@@ -7,7 +7,7 @@ seeds, so their episodes pair up scenario by scenario.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from rich.console import Console
@@ -68,7 +68,6 @@ def run_variants(
     overwrite: bool = False,
     console: Console | None = None,
     inputs: Sequence[Path] = (),
-    on_variant: Callable[[Variant, RunSummary], None] | None = None,
     workers: Workers | None = None,
 ) -> list[tuple[Path, RunSummary]]:
     """Run ``agent`` over ``scenarios`` under each variant: each run file and what its run
@@ -103,8 +102,6 @@ def run_variants(
             variant=variant.name,
         )
         done.append((path, summary))
-        if on_variant is not None:
-            on_variant(variant, summary)
         if summary.aborted is not None:
             break
     return done

@@ -13,7 +13,7 @@ from agentproc.analysis.replay import (
     replay_record,
 )
 from agentproc.analysis.report import AgentReport, Report, aggregate
-from agentproc.analysis.stats import bootstrap_ci, mcnemar, pass_hat_k
+from agentproc.analysis.stats import mcnemar, pass_hat_k
 
 __all__ = [
     "AgentReport",
@@ -23,7 +23,6 @@ __all__ = [
     "Replay",
     "Report",
     "aggregate",
-    "bootstrap_ci",
     "compare_files",
     "compare_records",
     "holm",

@@ -168,7 +168,7 @@ class Comparison:
     arm: str
     baseline: str
     scenarios: int
-    """Paired scenarios (the bootstrap's units)."""
+    """Paired scenarios (the paired tests' units)."""
     pairs: int
     """Paired episodes (scenario and trial)."""
     unpaired: int
@@ -214,14 +214,14 @@ class Comparison:
             f"{d.measure} {'rose' if d.diff > 0 else 'fell'}" for d in self.labels if d.significant
         ]
         ci = self.verdict_ci
-        interval = "" if ci is None else f" [{_signed(ci[0])}, {_signed(ci[1])}]"
+        interval = "" if ci is None else f" [{signed(ci[0])}, {signed(ci[1])}]"
         if ci is not None and self.p_holm is not None:
             interval += f" at {self.level * 100:.3g}%"
-        holm = "" if self.p_holm is None else f", Holm across arms {_p(self.p_holm)}"
+        holm = "" if self.p_holm is None else f", Holm across arms {p_text(self.p_holm)}"
         return (
             f"{head}: faithful accuracy {_pct(f.baseline)} -> {_pct(f.variant)} "
-            f"({_signed(f.diff)}{interval}, {f.method} p = {_p(f.p)}{holm}); "
-            f"first-answer accuracy {_signed(a.diff)} (p = {_p(a.p)})"
+            f"({signed(f.diff)}{interval}, {f.method} p = {p_text(f.p)}{holm}); "
+            f"first-answer accuracy {signed(a.diff)} (p = {p_text(a.p)})"
             + (f"; {', '.join(moved)}" if moved else "")
             + (
                 f"; minimum detectable effect {self.mde * 100:.1f} points"
@@ -259,11 +259,13 @@ def _pct(x: float) -> str:
     return f"{x * 100:.1f}%"
 
 
-def _signed(x: float) -> str:
+def signed(x: float) -> str:
+    """A difference of shares in points, signed: ``+4.2``."""
     return f"{x * 100:+.1f}"
 
 
-def _p(p: float) -> str:
+def p_text(p: float) -> str:
+    """A p-value in three figures, small ones in scientific notation."""
     return f"{p:.3g}" if p >= 0.001 else f"{p:.1e}"
 
 

@@ -1,13 +1,9 @@
 """Paired statistics for comparing two ways of running the same scenarios.
 
-Pure Python and deterministic: the bootstrap takes a seed, everything else is exact.
+Pure Python, exact and deterministic.
 
 - :func:`mcnemar`: the exact McNemar test (a two-sided binomial test on the
   discordant pairs).
-- :func:`bootstrap_ci`: a percentile interval of a mean paired difference,
-  resampling the paired units (scenarios) with replacement. Kept in the public API;
-  ``compare`` no longer uses it (it undercovers at rare discordance, and as a method
-  apart from the test it could contradict the verdict).
 - :func:`pass_hat_k`: pass^k as tau-bench defines it, the chance that k trials
   drawn from a task's n all succeed, averaged over tasks.
 - :func:`min_detectable_effect`: the smallest difference a test of this design
@@ -20,10 +16,7 @@ The paired tests that give verdicts, and their intervals, are in
 
 from __future__ import annotations
 
-import bisect
 import math
-import random
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
@@ -34,7 +27,7 @@ Z_ALPHA = 1.959963984540054
 Z_POWER = 0.8416212335729143
 """Standard normal quantile at the 80% power the minimum detectable effect assumes."""
 RESAMPLES = 2000
-"""Bootstrap resamples of one interval."""
+"""Random sign vectors of one sign-flip test of many scenarios."""
 
 Verdict = Literal["better", "worse", "no detectable difference"]
 """What a comparison concludes about a variant against the baseline."""
@@ -76,104 +69,6 @@ def mcnemar(b: int, c: int) -> float:
     1.0
     """
     return binomial_two_sided(b, b + c)
-
-
-def _quantile(sorted_values: Sequence[float], q: float) -> float:
-    """Linear interpolation between order statistics (numpy's default)."""
-    pos = q * (len(sorted_values) - 1)
-    lo = math.floor(pos)
-    hi = min(lo + 1, len(sorted_values) - 1)
-    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
-
-
-def bootstrap_ci(
-    diffs: Sequence[float],
-    *,
-    seed: int = 0,
-    resamples: int = RESAMPLES,
-    level: float = 1 - ALPHA,
-) -> tuple[float, float]:
-    """Percentile bootstrap interval of the mean of paired differences.
-
-    Each difference is one paired unit (a scenario: the variant's outcome minus
-    the baseline's, averaged over its trials); units are resampled with
-    replacement, so trials of one scenario stay together. Same inputs and seed,
-    same interval. With no units nothing is known: (-1, 1).
-
-    >>> bootstrap_ci([1.0, 1.0, 1.0])
-    (1.0, 1.0)
-    """
-    n = len(diffs)
-    if n == 0:
-        return -1.0, 1.0
-    if min(diffs) == max(diffs):
-        return float(diffs[0]), float(diffs[0])
-    rng = random.Random(f"agentproc-bootstrap:{seed}")
-    counts = Counter(diffs)
-    if n <= _DIRECT or len(counts) > _MAX_DISTINCT:
-        values = list(diffs)
-        means = [math.fsum(rng.choices(values, k=n)) / n for _ in range(resamples)]
-    else:
-        means = _resampled_means(counts, n, rng, resamples)
-    means.sort()
-    tail = (1 - level) / 2
-    return _quantile(means, tail), _quantile(means, 1 - tail)
-
-
-_DIRECT = 200
-"""Up to this many units a resample draws the units themselves."""
-_MAX_DISTINCT = 12
-"""Above this many distinct differences, too."""
-
-
-def _resampled_means(
-    counts: Counter[float], n: int, rng: random.Random, resamples: int
-) -> list[float]:
-    """Resample means drawn through the counts of each distinct value.
-
-    Resampling n units with replacement gives each distinct value a multinomial
-    count; it is drawn as a chain of binomials (each value's count given the
-    units left), each by inverting a cached table of its distribution. Same
-    distribution as drawing the units, at a cost independent of n per resample.
-    """
-    values = sorted(counts)
-    weights = [counts[v] for v in values]
-    after = [sum(weights[j:]) for j in range(len(values))]
-    tables: dict[tuple[int, int], tuple[int, list[float]]] = {}
-    out = []
-    for _ in range(resamples):
-        left, total = n, 0.0
-        for j, v in enumerate(values[:-1]):
-            if left == 0:
-                break
-            key = (j, left)
-            if key not in tables:
-                tables[key] = _binomial_cdf(left, weights[j] / after[j])
-            low, cdf = tables[key]
-            k = low + min(bisect.bisect_left(cdf, rng.random() * cdf[-1]), len(cdf) - 1)
-            total += k * v
-            left -= k
-        total += left * values[-1]
-        out.append(total / n)
-    return out
-
-
-def _binomial_cdf(n: int, p: float) -> tuple[int, list[float]]:
-    """The cumulative distribution of Binomial(n, p) over the counts that matter (12
-    standard deviations either side of the mean): the first count and the table."""
-    if p <= 0.0:
-        return 0, [1.0]
-    if p >= 1.0:
-        return n, [1.0]
-    sd = math.sqrt(n * p * (1 - p))
-    low = max(0, math.floor(n * p - 12 * sd - 1))
-    high = min(n, math.ceil(n * p + 12 * sd + 1))
-    lp, lq, lgn = math.log(p), math.log1p(-p), math.lgamma(n + 1)
-    cdf, acc = [], 0.0
-    for k in range(low, high + 1):
-        acc += math.exp(lgn - math.lgamma(k + 1) - math.lgamma(n - k + 1) + k * lp + (n - k) * lq)
-        cdf.append(acc)
-    return low, cdf
 
 
 def pass_hat_k(tasks: Iterable[tuple[int, int]], k: int) -> float | None:

@@ -16,7 +16,6 @@ from agentproc.cli.output import (
     EXIT_BAD_INPUT,
     EXIT_ERRORED,
     EXIT_FAILED,
-    EXIT_INTERRUPTED,
     EXIT_OK,
     fail,
     print_json,
@@ -177,7 +176,6 @@ def _run_workers(
 ) -> int:
     """``run`` over ``--workers`` (or on Ray): one library call, its failures said."""
     from agentproc.runs import run_suite
-    from agentproc.runs.shards import shard_folder
 
     if args.shard is not None:
         raise fail("--shard and --workers/--backend ray: choose one (the workers are the shards)")
@@ -186,13 +184,6 @@ def _run_workers(
             "--limit and --per-cell work on one process: drop --workers, or generate a "
             "smaller suite"
         )
-    from agentproc.runs.job import suite_order
-    from agentproc.runs.parallel import fit_workers
-
-    workers, capped = fit_workers(workers, args.out, len(suite_order(args.suite)), args.resume)
-    if capped is not None:  # said here: the messages below name the workers that ran
-        err.print(f"agentproc: {capped}", markup=False, highlight=False)
-    n = workers.count
     try:
         summary = run_suite(
             args.suite,
@@ -203,19 +194,15 @@ def _run_workers(
             overwrite=args.overwrite,
             **options,
         )
-    except KeyboardInterrupt:
-        folder = shard_folder(args.out, n)
-        err.print(
-            f"agentproc: interrupted; the shards are kept in {folder}: --resume --workers {n} "
-            "goes on",
-            markup=False,
-            highlight=False,
-        )
-        return EXIT_INTERRUPTED
     except WorkerError as exc:
         err.print(f"agentproc: {exc}", markup=False, highlight=False)
         return EXIT_BAD_INPUT if exc.input_error else EXIT_ERRORED if exc.errored else EXIT_FAILED
-    return _said(summary, f"wrote {summary.written} episodes to {args.out} ({n} workers)", out, err)
+    return _said(
+        summary,
+        f"wrote {summary.written} episodes to {args.out} ({summary.workers} workers)",
+        out,
+        err,
+    )
 
 
 def _said(summary: Any, wrote: str, out: Console, err: Console) -> int:

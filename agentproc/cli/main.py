@@ -35,8 +35,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AgentprocError as exc:
         err.print(f"agentproc: error: {_one_line(exc)}", markup=False, highlight=False)
         return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
-        err.print("agentproc: interrupted", markup=False)
+    except KeyboardInterrupt as exc:  # its message, if any, says what is kept
+        err.print(f"agentproc: interrupted{f'; {exc}' if str(exc) else ''}", markup=False)
         return EXIT_INTERRUPTED
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from agentproc.analysis.compare import paired_episodes
-from agentproc.analysis.compare_result import CompareResult
+from agentproc.analysis.compare_result import CompareResult, p_text, signed
 from agentproc.analysis.differences import paired_test
 from agentproc.analysis.multiplicity import holm, holm_levels
 from agentproc.analysis.paired import Method
@@ -144,20 +144,12 @@ class Ranked:
 
 
 def _effect_text(e: Effect) -> str:
-    interval = "" if e.ci is None else f" [{_signed(e.ci[0])}, {_signed(e.ci[1])}]"
+    interval = "" if e.ci is None else f" [{signed(e.ci[0])}, {signed(e.ci[1])}]"
     return (
         f"{NAMES[e.measure]} {e.baseline * 100:.1f}% -> {e.variant * 100:.1f}% "
-        f"({_signed(e.diff)}{interval} at {e.level * 100:.3g}%, {e.method} p = {_p(e.p)}, "
-        f"Holm {_p(e.p_holm)}: {e.verdict})"
+        f"({signed(e.diff)}{interval} at {e.level * 100:.3g}%, {e.method} p = {p_text(e.p)}, "
+        f"Holm {p_text(e.p_holm)}: {e.verdict})"
     )
-
-
-def _signed(x: float) -> str:
-    return f"{x * 100:+.1f}"
-
-
-def _p(p: float) -> str:
-    return f"{p:.3g}" if p >= 0.001 else f"{p:.1e}"
 
 
 def rank_variants(result: CompareResult, axes: Mapping[str, str]) -> list[Ranked]:

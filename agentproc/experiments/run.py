@@ -38,7 +38,7 @@ class SuiteRun:
     resume: bool = False
     overwrite: bool = False
     seed: int = 0
-    """Bootstrap seed."""
+    """Seed of the sign-flip tests."""
     console: Console | None = None
     workers: Workers = field(default_factory=Workers)
     """How many processes run each variant's suite, and where."""

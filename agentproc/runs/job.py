@@ -94,26 +94,22 @@ class SuiteJob:
 
     def order(self) -> dict[str, int]:
         """Scenario id -> its position in the suite, read without compiling anything."""
-        return suite_order(self.suite)
+        suite = self.suite
+        if isinstance(suite, tuple):
+            ids: Iterator[str] = (s.id for s in suite)
+        elif suite.is_dir():
+            from agentproc.procedures.files import procedure_ids
+            from agentproc.procedures.suites import procedure_id
+
+            ids = procedure_ids(suite, procedure_id)
+        else:
+            from agentproc.workflow import load_scenarios
+
+            ids = (s.id for s in load_scenarios(suite))
+        return {sid: i for i, sid in enumerate(ids)}
 
     def spans(self, workers: int) -> list[Shard]:
         """Many spans when each worker keeps a core busy (one episode at a time); one per
         worker when a model server sets the pace with several episodes in flight (a small
         span would end with fewer in flight)."""
         return plan(workers, fine=self.options.get("concurrency", 1) == 1)
-
-
-def suite_order(suite: Path | tuple[Scenario, ...]) -> dict[str, int]:
-    """Scenario id -> its position in ``suite``, read without compiling anything."""
-    if isinstance(suite, tuple):
-        ids: Iterator[str] = (s.id for s in suite)
-    elif suite.is_dir():
-        from agentproc.procedures.files import procedure_ids
-        from agentproc.procedures.suites import procedure_id
-
-        ids = procedure_ids(suite, procedure_id)
-    else:
-        from agentproc.workflow import load_scenarios
-
-        ids = (s.id for s in load_scenarios(suite))
-    return {sid: i for i, sid in enumerate(ids)}

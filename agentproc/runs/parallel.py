@@ -103,15 +103,17 @@ def run_parallel(
 
     Raises:
         WorkerError: a span failed; the shards are kept (``resume`` goes on from them).
-        KeyboardInterrupt: after every worker has stopped; the shards are kept.
+        KeyboardInterrupt: after every worker has stopped; the shards are kept (its message
+            says where, and how to go on).
     """
     if out.is_dir():
         raise InputError(out, "is a folder, not a run file")
     order = job.order()  # a bad suite fails here, before any worker starts
     err = console or Console(stderr=True)
-    workers, capped = fit_workers(workers, out, len(order), resume)
-    if capped is not None:
-        err.print(f"agentproc: {capped}", markup=False, highlight=False)
+    if not (resume and shard_folder(out, workers.count).is_dir()):  # else: go on from them
+        workers, capped = workers.fit(len(order))
+        if capped is not None:
+            err.print(f"agentproc: {capped}", markup=False, highlight=False)
     n = workers.count
     stale = other_shard_folders(out, n)
     if stale and resume:
@@ -126,60 +128,56 @@ def run_parallel(
         SpanTask(s, f.absolute(), f.with_suffix(".log").absolute())
         for s, f in zip(spans, files, strict=True)
     ]
-    # Local workers start now, before the lock is taken (none holds it).
-    with (
-        contextlib.closing(BACKENDS[workers.backend](job, workers)) as backend,
-        RunWriter(out, append=True) as writer,  # the lock: one writer per run file
-    ):
-        if overwrite and not resume:
-            for old in [folder, *stale]:
-                shutil.rmtree(old, ignore_errors=True)
-        if resume and not folder.exists() and out.stat().st_size:
-            split_run([out], folder, spans)
-        if resume and (strays := sorted(set(folder.glob("shard-*-of-*.jsonl")) - set(files))):
-            take_up(folder, strays, spans, order)  # shards cut otherwise (an older layout)
-        folder.mkdir(parents=True, exist_ok=True)
-        bar = Progress(
-            TextColumn(f"[bold]{job.agent}, {n} workers"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=err,
-            disable=not err.is_terminal,
-        )
-        task = bar.add_task("run", total=len(order) * job.options.get("trials", 1))
-        done = Done(folder)
-        watch = Watch(lambda: bar.update(task, completed=done()) if err.is_terminal else None)
-        with bar:
-            ends = backend(tasks, watch)
-        failed = [k for k, e in enumerate(ends) if e is not None and e.failure is not None]
-        failed = failed or [k for k, e in enumerate(ends) if e is None]  # a worker ended early
-        if failed:  # the run file stays as it was
-            k, end = failed[0], ends[failed[0]]
-            raise WorkerError(
-                f"shard {shard_spec(spans[k])} "
-                f"{'was not run' if end is None else end.failure}; the shards are kept in {folder}",
-                input_error=end is not None and end.input_error,
-                errored=end is not None and end.errored,
+    try:
+        # Local workers start now, before the lock is taken (none holds it).
+        with (
+            contextlib.closing(BACKENDS[workers.backend](job, workers)) as backend,
+            RunWriter(out, append=True) as writer,  # the lock: one writer per run file
+        ):
+            if overwrite and not resume:
+                for old in [folder, *stale]:
+                    shutil.rmtree(old, ignore_errors=True)
+            if resume and not folder.exists() and out.stat().st_size:
+                split_run([out], folder, spans)
+            if resume and (strays := sorted(set(folder.glob("shard-*-of-*.jsonl")) - set(files))):
+                take_up(folder, strays, spans, order)  # shards cut otherwise (an older layout)
+            folder.mkdir(parents=True, exist_ok=True)
+            bar = Progress(
+                TextColumn(f"[bold]{job.agent}, {n} workers"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=err,
+                disable=not err.is_terminal,
             )
-        latest: dict[Any, Any] = {}
-        written = merge_shards(folder, spans, writer, order, latest)
-    return _summary(written, latest.values())
+            task = bar.add_task("run", total=len(order) * job.options.get("trials", 1))
+            done = Done(folder)
+            watch = Watch(lambda: bar.update(task, completed=done()) if err.is_terminal else None)
+            with bar:
+                ends = backend(tasks, watch)
+            failed = [k for k, e in enumerate(ends) if e is not None and e.failure is not None]
+            failed = failed or [k for k, e in enumerate(ends) if e is None]  # a worker ended early
+            if failed:  # the run file stays as it was
+                k, end = failed[0], ends[failed[0]]
+                raise WorkerError(
+                    f"shard {shard_spec(spans[k])} "
+                    f"{'was not run' if end is None else end.failure}; "
+                    f"the shards are kept in {folder}",
+                    input_error=end is not None and end.input_error,
+                    errored=end is not None and end.errored,
+                )
+            latest: dict[Any, Any] = {}
+            written = merge_shards(folder, spans, writer, order, latest)
+    except KeyboardInterrupt:  # said by the caller, after every worker has stopped
+        raise KeyboardInterrupt(
+            f"the shards are kept in {folder}: --resume --workers {n} goes on"
+        ) from None
+    return _summary(written, latest.values(), n)
 
 
-def fit_workers(
-    workers: Workers, out: Path, scenarios: int, resume: bool
-) -> tuple[Workers, str | None]:
-    """:meth:`Workers.fit`, except for a run resumed from the shards of as many workers as
-    asked for (cut on a machine with more CPUs): it goes on from them."""
-    if resume and shard_folder(out, workers.count).is_dir():
-        return workers, None
-    return workers.fit(scenarios)
-
-
-def _summary(written: int, latest: Collection[Any]) -> RunSummary:
+def _summary(written: int, latest: Collection[Any], workers: int) -> RunSummary:
     """What a merged run holds: each episode counted once, as its last record reads."""
-    summary = RunSummary(written=written)
+    summary = RunSummary(written=written, workers=workers)
     for rec in latest:
         if rec.get("stop_reason") == "error":
             kind = error_kind_of(rec)

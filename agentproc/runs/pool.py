@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from agentproc.errors import ConfigError
-from agentproc.runs.span import Built, SpanEnd, SpanTask, run_span
+from agentproc.runs.span import SpanEnd, SpanTask, run_span
 
 if TYPE_CHECKING:
     from agentproc.runs.job import SuiteJob, Workers
@@ -50,12 +50,12 @@ MAX_RETRIES = 3
 def _serve(job: SuiteJob, conn: Connection, parents: Connection) -> None:
     """A worker: runs the spans read from ``conn`` until ``None`` (or the parent's end)."""
     parents.close()  # the parent's end: once the parent (and later workers) are gone, EOF
-    built = Built(job)
+    episode = None
     try:
-        with contextlib.suppress(Exception):
-            built.get()  # built while the parent prepares; a fault is the first span's
+        with contextlib.suppress(Exception):  # a fault is each span's, built again there
+            episode = job.factory.episodes()  # built while the parent prepares
         while (task := conn.recv()) is not None:
-            conn.send(run_span(job, task, built))
+            conn.send(run_span(job, task, episode))
     except EOFError:  # the parent has gone
         pass
     except KeyboardInterrupt:  # Ctrl-C reached the parent too, which says so
@@ -68,8 +68,8 @@ class LocalPool:
     def __init__(self, job: SuiteJob, count: int) -> None:
         ctx: Any = multiprocessing.get_context(START)
         self.workers: list[tuple[Any, Connection]] = []
-        self.busy: set[int] = set()
-        """The workers running a span now (closing terminates them at once)."""
+        self.busy: dict[int, int] = {}
+        """Worker -> the span it runs now (closing terminates a busy worker at once)."""
         try:
             for _ in range(count):
                 here, there = ctx.Pipe()
@@ -84,15 +84,13 @@ class LocalPool:
     def __call__(self, tasks: list[SpanTask], tick: Tick) -> list[SpanEnd | None]:
         ends: list[SpanEnd | None] = [None] * len(tasks)
         todo = deque(range(len(tasks)))
-        busy: dict[int, int] = {}  # worker -> the span it runs
+        busy = self.busy
         stopped = False
 
         def hand(i: int) -> None:
             if todo and not stopped:
                 k = todo.popleft()
-                if self.give(i, tasks[k]):
-                    busy[i] = k
-                else:  # it has died: no span for it
+                if not self.give(i, tasks[k], k):  # it has died: no span for it
                     todo.appendleft(k)
 
         for i in range(len(self.workers)):
@@ -107,7 +105,6 @@ class LocalPool:
                     continue  # both its pipe and its end were ready
                 proc, conn = self.workers[i]
                 k = busy.pop(i)
-                self.busy.discard(i)
                 try:
                     if not conn.poll():  # only its end was ready
                         raise EOFError
@@ -123,13 +120,13 @@ class LocalPool:
             tick()
         return ends
 
-    def give(self, i: int, task: SpanTask) -> bool:
-        """Hand worker ``i`` a span; whether it took it (``False``: it has died)."""
+    def give(self, i: int, task: SpanTask, k: int = 0) -> bool:
+        """Hand worker ``i`` span ``k``; whether it took it (``False``: it has died)."""
         try:
             self.workers[i][1].send(task)
         except OSError:
             return False
-        self.busy.add(i)
+        self.busy[i] = k
         return True
 
     def close(self) -> None:

@@ -1,4 +1,5 @@
-"""Progress of a run as log lines, for a stderr that is not a terminal.
+"""Progress of a run: the figures of its progress bar, and log lines for a stderr that
+is not a terminal.
 
 A progress bar redraws itself in place, which a CI log or a ``nohup`` file
 cannot show; there, a line every few seconds (done/total, accuracy, errors,
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 
 from rich.console import Console
 
@@ -22,7 +24,9 @@ def _duration(seconds: float) -> str:
 
 
 class ProgressLog:
-    """Prints ``agent: done/total, acc, errors, ETA`` at most every ``every`` seconds."""
+    """Counts a run's episodes for its progress bar (:meth:`fields`) and prints
+    ``agent: done/total, acc, errors, ETA`` at most every ``every`` seconds (never with
+    ``every=math.inf``: the bar shows them)."""
 
     def __init__(
         self,
@@ -35,18 +39,28 @@ class ProgressLog:
         self.console, self.agent, self.total, self.clock = console, agent, total, clock
         self.every = LOG_EVERY if every is None else every
         self.start = self.last = clock()
-        self.done = self.ran = self.correct = self.errors = 0
+        self.done = self.ran = self.correct = self.errors = self.tokens = 0
 
-    def add(self, *, ran: bool, correct: bool = False, error: bool = False) -> None:
+    def add(
+        self, *, ran: bool, correct: bool = False, error: bool = False, tokens: int = 0
+    ) -> None:
         """Count one episode (``ran`` False: skipped by resume) and log if it is time."""
         self.done += 1
         self.ran += ran
         self.correct += correct and not error
         self.errors += error
+        self.tokens += tokens
         now = self.clock()
         if now - self.last >= self.every:
             self.last = now
             self.console.print(self.line(now), markup=False, highlight=False)
+
+    def fields(self) -> dict[str, Any]:
+        """The progress bar's figures: accuracy, output tokens per second, errors."""
+        scored = self.ran - self.errors
+        tps = self.tokens / max(self.clock() - self.start, 1e-9)
+        acc = f"{self.correct / scored:.3f}" if scored else "-"
+        return {"acc": acc, "tps": f"{tps:.0f}", "errors": self.errors}
 
     def line(self, now: float | None = None) -> str:
         """The progress line as of ``now``."""

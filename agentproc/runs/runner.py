@@ -11,11 +11,11 @@ and ``resume`` picks up where the file ends.
 from __future__ import annotations
 
 import asyncio
-import time
+import math
 from collections.abc import Awaitable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -76,6 +76,8 @@ class RunSummary:
     aborted: str | None = None
     """Why the run stopped early: the endpoint failed on every one of the first episodes."""
     scored: int = 0
+    workers: int = 1
+    """Processes (or Ray tasks) the run was cut over, after capping."""
 
     def add(self, ep: Episode) -> None:
         """Count one written episode."""
@@ -91,28 +93,6 @@ class RunSummary:
     def errored(self) -> int:
         """Episodes an infrastructure failure ended."""
         return sum(self.errors.values())
-
-
-class _LiveStats:
-    """Running accuracy, throughput and errors for the progress line."""
-
-    def __init__(self) -> None:
-        self.n = self.correct = self.tokens = self.errors = 0
-        self.start = time.perf_counter()
-
-    def add(self, ep: Episode) -> None:
-        self.n += 1
-        self.correct += bool(ep.metrics["first_answer_correct"]) and ep.error is None
-        self.tokens += (ep.usage or {}).get("output_tokens", 0)
-        self.errors += ep.stop_reason == "error"
-
-    def fields(self) -> dict[str, Any]:
-        elapsed = max(time.perf_counter() - self.start, 1e-9)
-        return {
-            "acc": f"{self.correct / self.n:.3f}",
-            "tps": f"{self.tokens / elapsed:.0f}",
-            "errors": self.errors,
-        }
 
 
 def _progress(console: Console) -> Progress:
@@ -159,10 +139,9 @@ async def arun_suite(
     and none succeeded, the run stops (``summary.aborted`` says why).
     """
     summary = RunSummary()
-    stats = _LiveStats()
     console = console or Console(stderr=True)
     progress = _progress(console)
-    log = None if console.is_terminal else ProgressLog(console, agent, total)
+    log = ProgressLog(console, agent, total, math.inf if console.is_terminal else None)
     gate = asyncio.Semaphore(max(1, concurrency))
 
     async def one(scenario: Scenario, trial: int) -> Episode:
@@ -191,14 +170,13 @@ async def arun_suite(
                 del order[t]  # a finished task holds its episode: let both go
                 writer.write(episode_record(ep, self_contained, name))
                 summary.add(ep)
-                stats.add(ep)
-                progress.update(task, advance=1, **stats.fields())
-                if log is not None:
-                    log.add(
-                        ran=True,
-                        correct=bool(ep.metrics["first_answer_correct"]),
-                        error=ep.error is not None,
-                    )
+                log.add(
+                    ran=True,
+                    correct=bool(ep.metrics["first_answer_correct"]),
+                    error=ep.error is not None,
+                    tokens=(ep.usage or {}).get("output_tokens", 0),
+                )
+                progress.update(task, advance=1, **log.fields())
                 # An overflow is its scenario's length, not the agent's or its endpoint's.
                 if ep.error is not None and ep.error.kind in PROBED and not summary.scored:
                     failed.append((ep.error.kind, ep.error.message))
@@ -230,8 +208,7 @@ async def arun_suite(
                 if (scenario.id, name or agent, mode, variant, trial) in done:
                     summary.skipped += 1
                     progress.advance(task)
-                    if log is not None:
-                        log.add(ran=False)
+                    log.add(ran=False)
                     continue
                 await gate.acquire()
                 started = asyncio.create_task(one(scenario, trial))

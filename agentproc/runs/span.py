@@ -44,22 +44,10 @@ class SpanEnd:
     """The span's first episodes all failed, so it stopped (no other span is handed out)."""
 
 
-class Built:
-    """The episode function of a job, built once in a worker, at its first span."""
-
-    def __init__(self, job: SuiteJob) -> None:
-        self.job = job
-        self.fn: EpisodeFn | None = None
-
-    def get(self) -> EpisodeFn:
-        if self.fn is None:
-            self.fn = self.job.factory.episodes()
-        return self.fn
-
-
-def run_span(job: SuiteJob, task: SpanTask, built: Built | None = None) -> SpanEnd:
-    """Run one span of ``job`` in this process. Faults become the span's :class:`SpanEnd`
-    (and a line in its log); an interruption is raised."""
+def run_span(job: SuiteJob, task: SpanTask, episode: EpisodeFn | None = None) -> SpanEnd:
+    """Run one span of ``job`` in this process, with ``episode`` (``None``: built from the
+    job's factory now). Faults become the span's :class:`SpanEnd` (and a line in its log);
+    an interruption is raised."""
     import asyncio
 
     from agentproc.runs.runner import arun_suite, select
@@ -72,7 +60,7 @@ def run_span(job: SuiteJob, task: SpanTask, built: Built | None = None) -> SpanE
         contextlib.redirect_stderr(log),
     ):
         try:
-            episode = (built or Built(job)).get()
+            episode = episode or job.factory.episodes()
             if isinstance(job.suite, Path):
                 from agentproc.workflow import load_scenarios
 

@@ -26,8 +26,9 @@ from agentproc.agents.failures import MalformedResponse, error_kind
 from agentproc.agents.harness import arun_model_episode
 from agentproc.agents.providers import is_retryable, make_chat_model
 from agentproc.agents.retry import RetryPolicy
-from agentproc.agents.suite import ModelRunOptions, arun_model_suite
+from agentproc.agents.suite import ModelRunOptions, model_episodes
 from agentproc.agents.transport import SdkEndpoint
+from agentproc.runs import arun_suite
 from agentproc.workflow import Scenario
 from tests.fakes import ScriptedServer
 
@@ -279,7 +280,10 @@ def test_a_second_asyncio_run_of_a_suite_reuses_the_model(
         model = _model(srv)
         for run in ("first", "second"):
             out = tmp_path / f"{run}.jsonl"
-            summary = asyncio.run(arun_model_suite(scenarios, "openai:oracle", model, out, options))
+            episodes = model_episodes(model, "openai:oracle", options)
+            summary = asyncio.run(
+                arun_suite(scenarios, "openai:oracle", episodes, out, concurrency=3)
+            )
             assert summary.errors == {}, run
             assert summary.verdicts == {"faithful": 3}, run
             assert [json.loads(line)["stop_reason"] for line in out.read_text().splitlines()] == [

@@ -10,7 +10,6 @@ import pytest
 
 from agentproc.analysis.stats import (
     binomial_two_sided,
-    bootstrap_ci,
     mcnemar,
     min_detectable_effect,
     pass_hat_k,
@@ -83,31 +82,6 @@ def test_pass_hat_k_leaves_out_tasks_with_too_few_trials():
         pass_hat_k([(1, 1)], 0)
 
 
-# -- bootstrap ----------------------------------------------------------------
-
-
-def test_bootstrap_is_deterministic_for_a_seed_and_changes_with_it():
-    diffs = [1.0] * 10 + [0.0] * 25 + [-1.0] * 5
-    assert bootstrap_ci(diffs, seed=3) == bootstrap_ci(diffs, seed=3)
-    assert bootstrap_ci(diffs, seed=3) != bootstrap_ci(diffs, seed=4)
-
-
-def test_bootstrap_interval_brackets_the_mean_with_about_normal_width():
-    diffs = [1.0] * 10 + [0.0] * 25 + [-1.0] * 5
-    lo, hi = bootstrap_ci(diffs)
-    mean = sum(diffs) / len(diffs)
-    sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / len(diffs))
-    half = 1.96 * sd / math.sqrt(len(diffs))
-    assert lo < mean < hi
-    assert lo == pytest.approx(mean - half, abs=0.03)
-    assert hi == pytest.approx(mean + half, abs=0.03)
-
-
-def test_bootstrap_of_constant_differences_is_that_constant_and_of_nothing_everything():
-    assert bootstrap_ci([0.5, 0.5]) == (0.5, 0.5)
-    assert bootstrap_ci([]) == (-1.0, 1.0)
-
-
 # -- error rates over synthetic paired outcomes ---------------------------------
 
 
@@ -127,18 +101,6 @@ def test_no_difference_is_found_about_five_percent_of_the_time():
     rejected = sum(mcnemar(*_paired(rng, 120, 0.5, 0.5)) < 0.05 for _ in range(reps))
     # the exact test is slightly conservative: a little under the nominal 5%
     assert 0.025 <= rejected / reps <= 0.06
-
-
-def test_bootstrap_interval_covers_a_zero_difference_about_95_percent_of_the_time():
-    rng = random.Random(7)
-    reps = 300
-    covered = 0
-    for _ in range(reps):
-        b, c = _paired(rng, 100, 0.6, 0.6)
-        diffs = [1.0] * c + [-1.0] * b + [0.0] * (100 - b - c)
-        lo, hi = bootstrap_ci(diffs, resamples=400, seed=rng.randrange(10**6))
-        covered += lo <= 0 <= hi
-    assert 0.91 <= covered / reps <= 0.98
 
 
 def test_a_known_difference_is_detected():
@@ -203,33 +165,8 @@ def test_minimum_detectable_effect_with_trials_uses_the_trials_not_only_the_scen
     assert min_detectable_effect([0.0] * 60, trials=3) == pytest.approx(2.8016**2 / 180, rel=1e-3)
 
 
-def test_bootstrap_interval_values_are_pinned_for_a_seeded_input():
-    rng = random.Random(4)
-    diffs = [rng.choice([1.0, 0.5, 0.0, -0.5, -1.0, 0.25, 0.0, 0.0]) for _ in range(40)]
-    assert bootstrap_ci(diffs, seed=3) == pytest.approx((-0.39375, 0.0375))
-    big = [rng.choice([1.0, 0.5, 0.0, -0.5, -1.0, 0.0, 0.0, 0.25]) for _ in range(3000)]
-    # many units, few distinct values other than 0 and 1: drawn through the value counts
-    assert bootstrap_ci(big, seed=2) == pytest.approx((0.00658125, 0.048333333))
-
-
 def test_verdict_needs_significance_and_reads_the_sign():
     assert verdict(0.1, 0.01) == "better"
     assert verdict(-0.1, 0.01) == "worse"
     assert verdict(0.3, 0.2) == "no detectable difference"
     assert verdict(0.0, 0.01) == "no detectable difference"
-
-
-@pytest.mark.parametrize(
-    "values", [[1.0, 0.0, -1.0], [1.0, 0.5, 0.0, -0.5, -1.0]], ids=["one trial", "two trials"]
-)
-def test_bootstrap_of_many_units_has_the_width_of_the_mean_s_sampling_distribution(values):
-    # above a few hundred units the resample is drawn through value counts: same distribution
-    rng = random.Random(3)
-    diffs = [rng.choice([*values, 0.0, 0.0]) for _ in range(5000)]
-    lo, hi = bootstrap_ci(diffs, seed=1)
-    mean = sum(diffs) / len(diffs)
-    sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / len(diffs))
-    half = 1.959964 * sd / math.sqrt(len(diffs))
-    assert lo == pytest.approx(mean - half, abs=0.15 * half)
-    assert hi == pytest.approx(mean + half, abs=0.15 * half)
-    assert bootstrap_ci(diffs, seed=1) == (lo, hi)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import math
 
 from rich.console import Console
 
@@ -60,3 +61,16 @@ def test_unknown_total_shows_a_question_mark():
     log = ProgressLog(con, "a", total=None, every=0, clock=Clock())
     log.add(ran=True, correct=True)
     assert log.line() == "a: 1/? episodes, acc 1.000, errors 0, elapsed 0:00:00, ETA ?"
+
+
+def test_the_bar_figures_are_accuracy_of_scored_episodes_tokens_per_second_and_errors():
+    con, buf = console()
+    clock = Clock()
+    log = ProgressLog(con, "a", total=4, every=math.inf, clock=clock)
+    assert log.fields() == {"acc": "-", "tps": "0", "errors": 0}
+    clock.now += 2
+    log.add(ran=True, correct=True, tokens=30)
+    log.add(ran=True, error=True)
+    log.add(ran=True, correct=False, tokens=10)
+    assert log.fields() == {"acc": "0.500", "tps": "20", "errors": 1}
+    assert buf.getvalue() == ""  # the bar shows them: no log line

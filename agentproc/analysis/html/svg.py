@@ -10,13 +10,13 @@ its value, interval and count. All text is escaped.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from html import escape
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2")
 """Series colours (Tableau 10, colour-blind friendlier than a rainbow)."""
 DASHES = ("", "6 3", "2 3", "8 3 2 3", "1 2", "10 4")
-MARKERS = ("circle", "square", "triangle", "diamond", "cross", "star")
 PATTERNS = ("solid", "hatch", "dots", "cross", "back", "vertical", "grid", "horizontal")
 
 W, H = 460, 270
@@ -52,24 +52,22 @@ def _pct(v: float) -> str:
     return f"{100 * v:.1f}%"
 
 
-def _marker(kind: str, x: float, y: float, colour: str) -> str:
-    r = 3.5
-    if kind == "circle":
-        return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r}" fill="{colour}"/>'
-    if kind == "square":
-        return f'<rect x="{x - r:.1f}" y="{y - r:.1f}" width="{2 * r}" height="{2 * r}" fill="{colour}"/>'
-    if kind == "triangle":
-        pts = f"{x:.1f},{y - r - 1:.1f} {x - r - 1:.1f},{y + r:.1f} {x + r + 1:.1f},{y + r:.1f}"
-        return f'<polygon points="{pts}" fill="{colour}"/>'
-    if kind == "diamond":
-        pts = f"{x:.1f},{y - r - 1:.1f} {x + r + 1:.1f},{y:.1f} {x:.1f},{y + r + 1:.1f} {x - r - 1:.1f},{y:.1f}"
-        return f'<polygon points="{pts}" fill="{colour}"/>'
-    if kind == "cross":
-        return (
-            f'<path d="M{x - r:.1f},{y - r:.1f}L{x + r:.1f},{y + r:.1f}M{x - r:.1f},{y + r:.1f}'
-            f'L{x + r:.1f},{y - r:.1f}" stroke="{colour}" stroke-width="2"/>'
-        )
-    return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r}" fill="white" stroke="{colour}" stroke-width="2"/>'
+_MARKS = {
+    "circle": '<circle r="3.5" fill="currentColor"/>',
+    "square": '<rect x="-3.5" y="-3.5" width="7" height="7" fill="currentColor"/>',
+    "triangle": '<path d="M0,-4.5L-4.5,3.5L4.5,3.5Z" fill="currentColor"/>',
+    "diamond": '<path d="M0,-4.5L4.5,0L0,4.5L-4.5,0Z" fill="currentColor"/>',
+    "cross": '<path d="M-3.5,-3.5L3.5,3.5M-3.5,3.5L3.5,-3.5" stroke="currentColor" stroke-width="2"/>',
+    "star": '<circle r="3.5" fill="white" stroke="currentColor" stroke-width="2"/>',
+}
+"""Marker shapes, drawn once in :func:`pattern_defs` and placed with ``<use>``."""
+MARKERS = tuple(_MARKS)
+
+
+def _marker(i: int, x: float, y: float) -> str:
+    """Series ``i``'s marker at (``x``, ``y``), in its colour."""
+    mark = MARKERS[i % len(MARKERS)]
+    return f'<use href="#m-{mark}" x="{x:.1f}" y="{y:.1f}" color="{PALETTE[i % len(PALETTE)]}"/>'
 
 
 def _frame(title: str, body: str, label: str, legend: str) -> str:
@@ -86,25 +84,21 @@ def _fill(i: int) -> str:
     return f"url(#p-{PATTERNS[(i + i // len(PALETTE)) % len(PATTERNS)]}-{i % len(PALETTE)})"
 
 
-def _legend(names: list[str], kind: str = "line", shown: list[int] | None = None) -> str:
-    items = []
-    for i, name in enumerate(names):
-        if shown is not None and i not in shown:
-            continue
-        colour = PALETTE[i % len(PALETTE)]
-        if kind == "line":
-            swatch = (
-                f'<svg width="34" height="12" aria-hidden="true"><line x1="1" y1="6" x2="33" y2="6" '
-                f'stroke="{colour}" stroke-width="2" stroke-dasharray="{DASHES[i % len(DASHES)]}"/>'
-                f"{_marker(MARKERS[i % len(MARKERS)], 17, 6, colour)}</svg>"
-            )
-        else:
-            swatch = (
-                f'<svg width="16" height="12" aria-hidden="true"><rect width="16" height="12" '
-                f'fill="{_fill(i)}" stroke="#333"/></svg>'
-            )
-        items.append(f'<span class="key">{swatch} {esc(name)}</span>')
-    return " ".join(items)
+def _legend(keys: list[tuple[int, str]], swatch: Callable[[int], str]) -> str:
+    """The keys ``(series index, name)``, each after its swatch."""
+    return " ".join(f'<span class="key">{swatch(i)} {esc(name)}</span>' for i, name in keys)
+
+
+def _line_swatch(i: int) -> str:
+    return (
+        f'<svg width="34" height="12" aria-hidden="true"><line x1="1" y1="6" x2="33" y2="6" '
+        f'stroke="{PALETTE[i % len(PALETTE)]}" stroke-width="2" stroke-dasharray="{DASHES[i % len(DASHES)]}"/>'
+        f"{_marker(i, 17, 6)}</svg>"
+    )
+
+
+def _bar_swatch(i: int) -> str:
+    return f'<svg width="16" height="12" aria-hidden="true"><rect width="16" height="12" fill="{_fill(i)}" stroke="#333"/></svg>'
 
 
 def _grid() -> str:
@@ -114,17 +108,19 @@ def _grid() -> str:
         y = TOP + (1 - t / 5) * PH
         parts.append(
             f'<line x1="{LEFT}" y1="{y:.1f}" x2="{W - RIGHT}" y2="{y:.1f}" class="grid"/>'
-            f'<text x="{LEFT - 4}" y="{y + 3:.1f}" class="tick" text-anchor="end">{20 * t}%</text>'
+            + _text(LEFT - 4, y + 3, f"{20 * t}%", anchor="end")
         )
     return "".join(parts)
 
 
-def _below(x: str, y: str, text: str, kind: str = "tick") -> str:
-    """Text centred under the plot: a tick (``kind="tick"``) or an axis title (``"axis"``)."""
-    return f'<text x="{x}" y="{y}" class="{kind}" text-anchor="middle">{text}</text>'
+def _text(x: float, y: float, text: str, kind: str = "tick", anchor: str = "middle") -> str:
+    """A text (already escaped) of class ``kind``: a tick, an axis title, a cell."""
+    return f'<text x="{x:.1f}" y="{y:.1f}" class="{kind}" text-anchor="{anchor}">{text}</text>'
 
 
-def _axes(xs: list[float], x_label: str, y_label: str) -> tuple[str, object, object]:
+def _axes(
+    xs: list[float], x_label: str, y_label: str
+) -> tuple[str, Callable[[float], float], Callable[[float], float]]:
     x0, x1 = (min(xs), max(xs)) if xs else (0.0, 1.0)
     if x0 == x1:
         x0, x1 = x0 - 1, x1 + 1
@@ -136,9 +132,9 @@ def _axes(xs: list[float], x_label: str, y_label: str) -> tuple[str, object, obj
         return TOP + (1 - y) * PH
 
     parts = [_grid()]
-    parts += [_below(f"{sx(x):.1f}", str(H - BOTTOM + 14), f"{x:g}") for x in sorted(set(xs))]
+    parts += [_text(sx(x), H - BOTTOM + 14, f"{x:g}") for x in sorted(set(xs))]
     parts.append(
-        _below(str(LEFT + PW / 2), str(H - BOTTOM + 30), esc(x_label), "axis")
+        _text(LEFT + PW / 2, H - BOTTOM + 30, esc(x_label), "axis")
         + f'<text x="12" y="{TOP + PH / 2}" class="axis" text-anchor="middle" '
         f'transform="rotate(-90 12 {TOP + PH / 2})">{esc(y_label)}</text>'
     )
@@ -157,34 +153,35 @@ def line_chart(
         pts = sorted(line.points, key=lambda p: p.x)
         if not pts:
             continue
-        upper = " ".join(f"{sx(p.x):.1f},{sy(p.hi):.1f}" for p in pts)  # type: ignore[operator]
-        lower = " ".join(f"{sx(p.x):.1f},{sy(p.lo):.1f}" for p in reversed(pts))  # type: ignore[operator]
+        upper = " ".join(f"{sx(p.x):.1f},{sy(p.hi):.1f}" for p in pts)
+        lower = " ".join(f"{sx(p.x):.1f},{sy(p.lo):.1f}" for p in reversed(pts))
         body.append(
             f'<polygon points="{upper} {lower}" fill="{colour}" fill-opacity="0.12" class="band"/>'
         )
-        path = " ".join(f"{sx(p.x):.1f},{sy(p.y):.1f}" for p in pts)  # type: ignore[operator]
+        path = " ".join(f"{sx(p.x):.1f},{sy(p.y):.1f}" for p in pts)
         body.append(
             f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2" '
             f'stroke-dasharray="{DASHES[i % len(DASHES)]}" class="series"/>'
         )
         for p in pts:
-            x, y = sx(p.x), sy(p.y)  # type: ignore[operator]
+            x, y = sx(p.x), sy(p.y)
             tip = (
                 f"{line.name}, {x_label} {p.x:g}: {_pct(p.y)} [{_pct(p.lo)}, {_pct(p.hi)}], n={p.n}"
             )
             body.append(
                 f'<g class="point"><title>{esc(tip)}</title>'
-                f'<line x1="{x:.1f}" y1="{sy(p.lo):.1f}" x2="{x:.1f}" y2="{sy(p.hi):.1f}" '  # type: ignore[operator]
-                f'stroke="{colour}" stroke-width="1"/>{_marker(MARKERS[i % len(MARKERS)], x, y, colour)}</g>'
+                f'<line x1="{x:.1f}" y1="{sy(p.lo):.1f}" x2="{x:.1f}" y2="{sy(p.hi):.1f}" '
+                f'stroke="{colour}" stroke-width="1"/>{_marker(i, x, y)}</g>'
             )
     names = [line.name for line in lines]
     head = f"<b>{esc(legend_title)}</b> " if legend_title else ""
     label = f"{title}: {', '.join(names)}"
-    return _frame(title, "".join(body), label, head + _legend(names))
+    return _frame(title, "".join(body), label, head + _legend([*enumerate(names)], _line_swatch))
 
 
 def pattern_defs() -> str:
-    """The fill patterns of stacked bars: one per pattern and colour, shared by every chart."""
+    """The fill patterns of stacked bars (one per pattern and colour) and the series' markers,
+    shared by every chart."""
     shapes = {
         "solid": "",
         "hatch": '<path d="M0,8L8,0" stroke="#000" stroke-opacity=".55" stroke-width="1.2"/>',
@@ -202,6 +199,7 @@ def pattern_defs() -> str:
                 f'<pattern id="p-{shape}-{c}" width="8" height="8" patternUnits="userSpaceOnUse">'
                 f'<rect width="8" height="8" fill="{colour}"/>{shapes[PATTERNS[p]]}</pattern>'
             )
+    out += [f'<g id="m-{name}">{mark}</g>' for name, mark in _MARKS.items()]
     return f'<svg width="0" height="0" aria-hidden="true" style="position:absolute"><defs>{"".join(out)}</defs></svg>'
 
 
@@ -230,11 +228,11 @@ def stacked_bars(
                 f'stroke="#fff" stroke-width=".5"><title>{esc(tip)}</title></rect>'
             )
         if not total:
-            body.append(_below(f"{x + bw / 2:.1f}", str(TOP + PH - 4), "none"))
-        body.append(_below(f"{x + bw / 2:.1f}", str(H - BOTTOM + 14), esc(key)))
-    body.append(_below(str(LEFT + PW / 2), str(H - BOTTOM + 30), esc(x_label), "axis"))
-    shown = [i for i, name in enumerate(names) if any(bar.get(name) for bar in bars.values())]
-    return _frame(title, "".join(body), title, _legend(names, "bar", shown))
+            body.append(_text(x + bw / 2, TOP + PH - 4, "none"))
+        body.append(_text(x + bw / 2, H - BOTTOM + 14, esc(key)))
+    body.append(_text(LEFT + PW / 2, H - BOTTOM + 30, esc(x_label), "axis"))
+    shown = [(i, name) for i, name in enumerate(names) if any(b.get(name) for b in bars.values())]
+    return _frame(title, "".join(body), title, _legend(shown, _bar_swatch))
 
 
 def heat_map(
@@ -248,9 +246,7 @@ def heat_map(
     body = []
     for r, key in enumerate(keys):
         y = TOP + r * ch
-        body.append(
-            f'<text x="{LEFT - 4}" y="{y + ch / 2 + 3:.1f}" class="tick" text-anchor="end">L={key}</text>'
-        )
+        body.append(_text(LEFT - 4, y + ch / 2 + 3, f"L={key}", anchor="end"))
         n = max(totals.get(key, 0), 1)
         for c, count in enumerate(rows[key]):
             share = count / n
@@ -260,14 +256,12 @@ def heat_map(
             body.append(
                 f'<g><title>{esc(tip)}</title><rect x="{x:.1f}" y="{y:.1f}" width="{cw - 1:.1f}" '
                 f'height="{ch - 1:.1f}" fill="#b2182b" fill-opacity="{0.06 + 0.94 * share / peak:.3f}"/>'
-                f'<text x="{x + cw / 2:.1f}" y="{y + ch / 2 + 3:.1f}" class="cell{" dark" if dark else ""}" '
-                f'text-anchor="middle">{100 * share:.0f}</text></g>'
+                + _text(x + cw / 2, y + ch / 2 + 3, f"{100 * share:.0f}", f"cell{' dark' * dark}")
+                + "</g>"
             )
     y = TOP + len(keys) * ch + 12
-    body += [
-        _below(f"{LEFT + c * cw + cw / 2:.1f}", f"{y:.1f}", esc(n)) for c, n in enumerate(columns)
-    ]
+    body += [_text(LEFT + c * cw + cw / 2, y, esc(n)) for c, n in enumerate(columns)]
     where = "first divergence: from this % of the procedure on (ans: at the answer)"
-    body.append(_below(str(LEFT + PW / 2), f"{y + 16:.1f}", where, "axis"))
+    body.append(_text(LEFT + PW / 2, y + 16, where, "axis"))
     legend = "Each cell: % of that look-back's scored episodes whose first divergence falls there; darker is more."
     return _frame(title, "".join(body), title, esc(legend))
