@@ -449,7 +449,12 @@ def _compare_parsers(sub: argparse._SubParsersAction[_Parser]) -> None:
         q.add_argument("--budget", type=_count(1), help="tool calls per episode")
         q.add_argument("--max-tokens", type=_count(1), help="cap on tokens per model reply")
         q.add_argument("--guard", default="observe", help="observe (default), enforce or feedback")
-        q.add_argument("--seed", type=int, default=0, help="agent seed, and the seed of the permutation test's random sign vectors (used past 12 scenarios)")
+        q.add_argument(
+            "--seed",
+            type=int,
+            default=0,
+            help="agent seed, and the seed of the sign-flip test's random sign vectors",
+        )
         q.add_argument("--resume", action="store_true", help="keep finished episodes in --out")
         q.add_argument("--overwrite", action="store_true", help="replace run files in --out")
         q.add_argument("--json", action="store_true", help="print the result as JSON")
