@@ -149,6 +149,11 @@ class StepDef(NamedTuple):
         """How far back each variable operand lies from the variable being defined."""
         return tuple(self.target - i for i in self.operands)
 
+    @property
+    def farthest(self) -> int:
+        """The largest of :attr:`distances`: how far back its farthest operand lies."""
+        return self.target - min(self.operands)
+
     def terms(self, values: list[int] | tuple[int, ...]) -> tuple[int, int]:
         """Left and right operand values in units (``values[0]`` is S1)."""
         left = values[self.operands[0] - 1]
@@ -203,13 +208,13 @@ class Procedure:
     def realised_lookback(self) -> int:
         """The farthest any variable operand lies from the variable it defines (at most
         ``L`` from format 3)."""
-        return max(max(s.distances) for s in self.steps)
+        return max(s.farthest for s in self.steps)
 
     def distance_shares(self) -> dict[int, int]:
         """Realised distance -> how many steps have it as their farthest variable operand."""
         counts: dict[int, int] = {}
         for s in self.steps:
-            d = max(s.distances)
+            d = s.farthest
             counts[d] = counts.get(d, 0) + 1
         return dict(sorted(counts.items()))
 
@@ -221,7 +226,7 @@ class Procedure:
 
     def depends_on(self, step: StepDef) -> tuple[int, ...]:
         """The step numbers whose outputs this step reads (inputs are not steps)."""
-        i, j = step.operands
+        i, j = step.operands[0], step.operands[-1]  # the left alone beside a constant
         if i > j:
             i, j = j, i
         if i == j:
@@ -381,29 +386,46 @@ def _apply(op: Op, a: int, b: int, scale: int, integer: bool) -> int | None:
 
 
 def problem_of(p: Procedure) -> tuple[str, str] | None:
-    """``(field, what is wrong)`` with a procedure read from a file (inputs outside its
-    cell's range, a step whose value is not what its operation gives, a variable operand
-    beyond the look-back from format 3), or ``None``."""
+    """``(field, what is wrong)`` with a procedure read from a file, or ``None``: inputs
+    outside its cell's range, a step reading a variable it cannot see, a constant beside
+    a right variable or before format 3, a step whose value is not what its operation
+    gives, a variable operand beyond the look-back from format 3. One pass over the steps
+    (relabelling checks every distinct procedure of a run)."""
     scale, integer = p.scale, p.cell.mode == "integer"
     lo, hi = (round(v * scale) for v in p.cell.range)
     for name, x in zip(("S1", "S2"), p.inputs, strict=True):
         if not lo <= x <= hi:
             return "inputs", f"{name} = {x / scale:g} is outside the range {p.cell.range}"
+    lookback = p.cell.lookback if p.format >= 3 else None  # held to it from format 3
     values = list(p.inputs)
     for s in p.steps:
-        a, b = s.terms(values)
-        if _apply(s.op, a, b, scale, integer) != s.value:
-            right = f"S{s.operands[-1]}" if s.constant is None else render(s.constant, scale)
-            return f"steps[{s.step - 1}]", (
-                f"step {s.step}: S{s.target} = {s.value / scale:g} is not "
-                f"S{s.operands[0]} {s.op.value} {right}"
+        step, op, operands, value, constant = s
+        target, first = step + 2, min(operands)
+        if first < 1 or max(operands) >= target:
+            return "steps", f"step {step} reads a variable it cannot see"
+        if constant is None:
+            b = values[operands[-1] - 1]
+        elif len(operands) != 1:
+            return "steps", f"step {step} has a constant and a right variable (give 0)"
+        elif p.format < 3:
+            return "steps", (
+                f"step {step} has a constant operand, which procedure format {p.format} "
+                "has not (format 3 on)"
             )
-        if p.format >= 3 and max(s.distances) > p.cell.lookback:
-            return f"steps[{s.step - 1}]", (
-                f"step {s.step} reads a variable {max(s.distances)} back, beyond the "
-                f"look-back {p.cell.lookback}"
+        else:
+            b = constant
+        if _apply(op, values[operands[0] - 1], b, scale, integer) != value:
+            right = f"S{operands[-1]}" if constant is None else render(constant, scale)
+            return f"steps[{step - 1}]", (
+                f"step {step}: S{target} = {value / scale:g} is not "
+                f"S{operands[0]} {op.value} {right}"
             )
-        values.append(s.value)
+        if lookback is not None and target - first > lookback:  # :attr:`StepDef.farthest`
+            return f"steps[{step - 1}]", (
+                f"step {step} reads a variable {target - first} back, beyond the "
+                f"look-back {lookback}"
+            )
+        values.append(value)
     return None
 
 
