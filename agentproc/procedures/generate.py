@@ -194,15 +194,10 @@ class Procedure:
     def live(self) -> tuple[bool, ...]:
         """Per step: whether its output reaches the answer (from format 2: and is not
         masked numerically, see the module docstring)."""
-        needed = {len(self.values)}
-        flags = [False] * len(self.steps)
-        for s in reversed(self.steps):
-            if s.target in needed:
-                flags[s.step - 1] = True
-                needed.update(s.operands)
-        if self.format >= 2:
-            flags = [f and not m for f, m in zip(flags, masked(self), strict=True)]
-        return tuple(flags)
+        reached, masked_ = _backward(self)
+        if self.format < 2:
+            return reached
+        return tuple(r and not m for r, m in zip(reached, masked_, strict=True))
 
     @property
     def realised_lookback(self) -> int:
@@ -285,35 +280,48 @@ def insensitive_input(p: Procedure) -> int | None:
 
 def masked(p: Procedure) -> tuple[bool, ...]:
     """Per step: whether, to first order, changing its value by :func:`nudge` moves the
-    answer by less than half a unit (its effect is masked numerically). One backward
-    pass of derivatives of the answer with respect to every variable."""
+    answer by less than half a unit (its effect is masked numerically)."""
+    return _backward(p)[1]
+
+
+def _backward(p: Procedure) -> tuple[tuple[bool, ...], tuple[bool, ...]]:
+    """Per step: whether its output reaches the answer, and whether it is :func:`masked`.
+    One backward pass from the answer: which variables it reads, and the derivative of
+    the answer with respect to every variable."""
     scale = p.scale
     values = [v / scale for v in p.values]
     grad = [0.0] * len(values)
     grad[-1] = 1.0
-    for s in reversed(p.steps):
-        g = grad[s.target - 1]
+    needed = [False] * len(values)
+    needed[-1] = True
+    for step, op, operands, _, constant in reversed(p.steps):
+        if not needed[step + 1]:  # its target, S(step + 2)
+            continue
+        i, j = operands[0], operands[-1]
+        needed[i - 1] = needed[j - 1] = True
+        g = grad[step + 1]
         if not g:
             continue
-        i, j = s.operands[0], s.operands[-1]
         a = values[i - 1]
-        b = values[j - 1] if s.constant is None else s.constant / scale
-        if s.op is Op.ADD:
+        b = values[j - 1] if constant is None else constant / scale
+        if op is Op.ADD:
             da, db = g, g
-        elif s.op is Op.SUB:
+        elif op is Op.SUB:
             da, db = g, -g
-        elif s.op is Op.MUL:
+        elif op is Op.MUL:
             da, db = g * b, g * a
         elif b:
             da, db = g / b, -g * a / (b * b)
         else:  # a procedure read from a file may divide by zero: nothing is masked there
             da = db = math.inf
         grad[i - 1] += da
-        if s.constant is None:
+        if constant is None:
             grad[j - 1] += db
     half = 0.5 / scale
-    return tuple(
-        abs(grad[s.target - 1]) * nudge(values[s.target - 1], scale) < half for s in p.steps
+    steps = range(2, len(values))
+    return (
+        tuple(needed[2:]),
+        tuple(abs(grad[k]) * nudge(values[k], scale) < half for k in steps),
     )
 
 
