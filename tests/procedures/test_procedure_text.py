@@ -34,9 +34,7 @@ def _text(rec: dict[str, Any]) -> bytes:
 )
 def test_a_procedure_text_reads_as_its_parsed_json(cell: dict[str, Any]):
     rec = _record(**cell)
-    assert procedure_of_text(WHERE, "line 1", _text(rec)) == procedure_of_json(
-        WHERE, "line 1", rec
-    )
+    assert procedure_of_text(WHERE, "line 1", _text(rec)) == procedure_of_json(WHERE, "line 1", rec)
 
 
 def _error(read: Any) -> tuple[str, str]:
