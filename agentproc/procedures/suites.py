@@ -392,7 +392,7 @@ def procedure_of_text(path: Path, where: str, text: bytes) -> Procedure:
     holding a number :func:`~agentproc.jsonio.loads` refuses (``NaN``, ``Infinity``),
     takes that way instead, so the result and every error are the same; its errors are
     ``ValueError`` for text that is not JSON, as ``loads`` raises."""
-    if b"N" not in text and b"I" not in text:  # no NaN or Infinity outside a string
+    if b"N" not in text and b"I" not in text:  # else maybe NaN or Infinity: the slow way
         try:
             return _checked(path, where, _ProcedureLine.model_validate_json(text))
         except ValidationError:
