@@ -48,6 +48,7 @@ class Monitor:
         its own. Labels name variables as shown (:func:`shown_label`)."""
         self._half_unit = workflow.scale > 1 and workflow.tolerance == 0.5
         """Whether :meth:`Workflow.close` is equality of the number read in units."""
+        self._n_steps = workflow.n_steps
 
     @property
     def labels(self) -> list[Label]:
@@ -79,7 +80,7 @@ class Monitor:
         core = self.core
         entry = core.begin(index, step, finish)
         if step is not None and refused not in UNREAD:  # a step it ran: the common case
-            if not 0 < step <= self.wf.n_steps:
+            if not 0 < step <= self._n_steps:
                 raise IndexError(f"no step {step}")
             self._arguments(index, args or {}, step, self.wf.param_vars[step - 1])
             if refused == "dependency":

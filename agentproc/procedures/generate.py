@@ -43,7 +43,7 @@ import math
 import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -221,12 +221,19 @@ class Procedure:
 
     def depends_on(self, step: StepDef) -> tuple[int, ...]:
         """The step numbers whose outputs this step reads (inputs are not steps)."""
-        i, j = step.operands[0], step.operands[-1]  # the left alone beside a constant
-        if i > j:
-            i, j = j, i
-        if i == j:
-            return (i - 2,) if i > 2 else ()
-        return (i - 2, j - 2) if i > 2 else (j - 2,) if j > 2 else ()
+        return depends_of(step.operands)
+
+
+@lru_cache(maxsize=8192)
+def depends_of(operands: tuple[int, ...]) -> tuple[int, ...]:
+    """:meth:`Procedure.depends_on` of a step reading these variables (the left alone
+    beside a constant); kept per operand pair: every procedure reuses the same few."""
+    i, j = operands[0], operands[-1]
+    if i > j:
+        i, j = j, i
+    if i == j:
+        return (i - 2,) if i > 2 else ()
+    return (i - 2, j - 2) if i > 2 else (j - 2,) if j > 2 else ()
 
 
 def nudge(value: float, scale: int) -> float:

@@ -17,6 +17,7 @@ from typing import Any
 
 from agentproc.arith import SCALE, close, from_number, matcher, to_number
 from agentproc.procedures import Procedure
+from agentproc.procedures.generate import depends_of
 from agentproc.workflow.compile import compile_procedure
 from agentproc.workflow.scenario import FinishSpec, Scenario, ScenarioStep, var_index
 from agentproc.workflow.variant import Variant
@@ -170,13 +171,14 @@ def procedure_workflow(
     :func:`~agentproc.workflow.compile.compile_procedure` without tools) is made only
     when asked for."""
     scale = procedure.scale
+    operands = [s.operands for s in procedure.steps]
     return _indexed(
         make_scenario or (lambda: compile_procedure(procedure, with_tools=False)),
         scale,
         (0.5 / scale if scale > 1 else 0) * scale,  # as the compiled scenario's tolerance
         [0, *procedure.values],
-        [s.operands for s in procedure.steps],
-        [procedure.depends_on(s) for s in procedure.steps],
+        operands,
+        list(map(depends_of, operands)),
         lambda: procedure.live,
         FinishSpec(),
         None,
