@@ -320,8 +320,10 @@ class LabelCore:
         labels.sort(key=_label_order)
         # Then the findings of no call, in their order: skipped steps by step, then
         # the missing answer.
-        live, skipped = self.wf.live, _SKIPPED
-        for step in filterfalse(self.last_value.__contains__, range(1, len(live) + 1)):
+        n, skipped = self.wf.n_steps, _SKIPPED
+        # Liveness is read only when a step was skipped (it is made when first asked for).
+        live = self.wf.live if len(self.last_value) < n else ()
+        for step in filterfalse(self.last_value.__contains__, range(1, n + 1)):
             key = (step, live[step - 1])
             found = skipped.get(key)
             if found is None:

@@ -20,7 +20,7 @@ from agentproc.labelling.core import OTHER, PROPAGATED, LabelCore, confusion_cau
 from agentproc.labelling.labels import Label, LabelKind, Metrics, shown_label
 from agentproc.labelling.order import OrderPolicy
 from agentproc.workflow import CallRecord, Workflow
-from agentproc.workflow.calls import UNREAD
+from agentproc.workflow.calls import UNREAD, read_stored
 
 if TYPE_CHECKING:
     from agentproc.workflow.present import Presented
@@ -48,6 +48,7 @@ class Monitor:
         its own. Labels name variables as shown (:func:`shown_label`)."""
         self._half_unit = workflow.scale > 1 and workflow.tolerance == 0.5
         """Whether :meth:`Workflow.close` is equality of the number read in units."""
+        self._n_steps = workflow.n_steps
 
     @property
     def labels(self) -> list[Label]:
@@ -61,9 +62,7 @@ class Monitor:
     def observe(self, rec: CallRecord) -> list[Label]:
         """Label one executed call; returns the labels it received."""
         start = len(self.core.labels)
-        self.observe_parts(
-            rec.index, rec.step, rec.finish, rec.refused, rec.args, rec.value, rec.answer
-        )
+        self.observe_parts(rec.index, *rec.observed)
         return self.core.labels[start:]
 
     def observe_parts(
@@ -81,7 +80,7 @@ class Monitor:
         core = self.core
         entry = core.begin(index, step, finish)
         if step is not None and refused not in UNREAD:  # a step it ran: the common case
-            if not 0 < step <= self.wf.n_steps:
+            if not 0 < step <= self._n_steps:
                 raise IndexError(f"no step {step}")
             self._arguments(index, args or {}, step, self.wf.param_vars[step - 1])
             if refused == "dependency":
@@ -105,20 +104,31 @@ class Monitor:
         batches: Sequence[int] | None = None,
     ) -> None:
         """:meth:`observe` each call of a stored trace, each read by
-        :meth:`~agentproc.workflow.CallRecord.read` (under a variant, its arguments keyed
+        :func:`~agentproc.workflow.calls.read_stored` (under a variant, its arguments keyed
         back to the canonical variables). ``batches``: how many calls each of the agent's
         messages held, in order (``None``: one call per message). A call that is not one
         raises :class:`~agentproc.errors.StoredCallError` naming its index and field."""
         wf = self.wf
+        scale, finish_tool = wf.scale, wf.finish_tool
+        # Read to its parts and labelled from them, no record made (a run's every call
+        # passes here); a subclass that labels whole records (the calculator's) gets each.
+        parts = type(self).observe is Monitor.observe
         starts = message_starts(len(calls), batches)
         for i, c in enumerate(calls):
             if i in starts:
                 self.core.new_message()
-            rec = CallRecord.read(c, i, wf.scale, wf.finish_tool)
+            rec = None if parts else CallRecord.read(c, i, scale, finish_tool)
+            step, finish, refused, args, value, answer = (
+                read_stored(c, i, scale, finish_tool) if rec is None else rec.observed
+            )
             try:
-                if presented is not None and rec.step is not None and rec.args is not None:
-                    rec.args = presented.canonical_args(wf.steps[rec.step - 1], rec.args)
-                self.observe(rec)
+                if presented is not None and step is not None and args is not None:
+                    args = presented.canonical_args(wf.steps[step - 1], args)
+                if rec is None:
+                    self.observe_parts(i, step, finish, refused, args, value, answer)
+                else:
+                    rec.args = args
+                    self.observe(rec)
             except (KeyError, TypeError, AttributeError, IndexError):
                 # A step it has not, arguments it lacks, a value that is no number.
                 raise StoredCallError(i, None, "not a recorded call") from None

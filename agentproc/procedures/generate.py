@@ -43,7 +43,7 @@ import math
 import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -149,6 +149,11 @@ class StepDef(NamedTuple):
         """How far back each variable operand lies from the variable being defined."""
         return tuple(self.target - i for i in self.operands)
 
+    @property
+    def farthest(self) -> int:
+        """The largest of :attr:`distances`: how far back its farthest operand lies."""
+        return self.target - min(self.operands)
+
     def terms(self, values: list[int] | tuple[int, ...]) -> tuple[int, int]:
         """Left and right operand values in units (``values[0]`` is S1)."""
         left = values[self.operands[0] - 1]
@@ -189,27 +194,22 @@ class Procedure:
     def live(self) -> tuple[bool, ...]:
         """Per step: whether its output reaches the answer (from format 2: and is not
         masked numerically, see the module docstring)."""
-        needed = {len(self.values)}
-        flags = [False] * len(self.steps)
-        for s in reversed(self.steps):
-            if s.target in needed:
-                flags[s.step - 1] = True
-                needed.update(s.operands)
-        if self.format >= 2:
-            flags = [f and not m for f, m in zip(flags, masked(self), strict=True)]
-        return tuple(flags)
+        reached, masked_ = _backward(self)
+        if self.format < 2:
+            return reached
+        return tuple(r and not m for r, m in zip(reached, masked_, strict=True))
 
     @property
     def realised_lookback(self) -> int:
         """The farthest any variable operand lies from the variable it defines (at most
         ``L`` from format 3)."""
-        return max(max(s.distances) for s in self.steps)
+        return max(s.farthest for s in self.steps)
 
     def distance_shares(self) -> dict[int, int]:
         """Realised distance -> how many steps have it as their farthest variable operand."""
         counts: dict[int, int] = {}
         for s in self.steps:
-            d = max(s.distances)
+            d = s.farthest
             counts[d] = counts.get(d, 0) + 1
         return dict(sorted(counts.items()))
 
@@ -221,12 +221,19 @@ class Procedure:
 
     def depends_on(self, step: StepDef) -> tuple[int, ...]:
         """The step numbers whose outputs this step reads (inputs are not steps)."""
-        i, j = step.operands[0], step.operands[-1]  # one operand beside a constant
-        if i > j:
-            i, j = j, i
-        if i == j:
-            return (i - 2,) if i > 2 else ()
-        return (i - 2, j - 2) if i > 2 else (j - 2,) if j > 2 else ()
+        return depends_of(step.operands)
+
+
+@lru_cache(maxsize=8192)
+def depends_of(operands: tuple[int, ...]) -> tuple[int, ...]:
+    """:meth:`Procedure.depends_on` of a step reading these variables (the left alone
+    beside a constant); kept per operand pair: every procedure reuses the same few."""
+    i, j = operands[0], operands[-1]
+    if i > j:
+        i, j = j, i
+    if i == j:
+        return (i - 2,) if i > 2 else ()
+    return (i - 2, j - 2) if i > 2 else (j - 2,) if j > 2 else ()
 
 
 def nudge(value: float, scale: int) -> float:
@@ -280,35 +287,48 @@ def insensitive_input(p: Procedure) -> int | None:
 
 def masked(p: Procedure) -> tuple[bool, ...]:
     """Per step: whether, to first order, changing its value by :func:`nudge` moves the
-    answer by less than half a unit (its effect is masked numerically). One backward
-    pass of derivatives of the answer with respect to every variable."""
+    answer by less than half a unit (its effect is masked numerically)."""
+    return _backward(p)[1]
+
+
+def _backward(p: Procedure) -> tuple[tuple[bool, ...], tuple[bool, ...]]:
+    """Per step: whether its output reaches the answer, and whether it is :func:`masked`.
+    One backward pass from the answer: which variables it reads, and the derivative of
+    the answer with respect to every variable."""
     scale = p.scale
     values = [v / scale for v in p.values]
     grad = [0.0] * len(values)
     grad[-1] = 1.0
-    for s in reversed(p.steps):
-        g = grad[s.target - 1]
+    needed = [False] * len(values)
+    needed[-1] = True
+    for step, op, operands, _, constant in reversed(p.steps):
+        if not needed[step + 1]:  # its target, S(step + 2)
+            continue
+        i, j = operands[0], operands[-1]
+        needed[i - 1] = needed[j - 1] = True
+        g = grad[step + 1]
         if not g:
             continue
-        i, j = s.operands[0], s.operands[-1]
         a = values[i - 1]
-        b = values[j - 1] if s.constant is None else s.constant / scale
-        if s.op is Op.ADD:
+        b = values[j - 1] if constant is None else constant / scale
+        if op is Op.ADD:
             da, db = g, g
-        elif s.op is Op.SUB:
+        elif op is Op.SUB:
             da, db = g, -g
-        elif s.op is Op.MUL:
+        elif op is Op.MUL:
             da, db = g * b, g * a
         elif b:
             da, db = g / b, -g * a / (b * b)
         else:  # a procedure read from a file may divide by zero: nothing is masked there
             da = db = math.inf
         grad[i - 1] += da
-        if s.constant is None:
+        if constant is None:
             grad[j - 1] += db
     half = 0.5 / scale
-    return tuple(
-        abs(grad[s.target - 1]) * nudge(values[s.target - 1], scale) < half for s in p.steps
+    steps = range(2, len(values))
+    return (
+        tuple(needed[2:]),
+        tuple(abs(grad[k]) * nudge(values[k], scale) < half for k in steps),
     )
 
 
@@ -381,29 +401,46 @@ def _apply(op: Op, a: int, b: int, scale: int, integer: bool) -> int | None:
 
 
 def problem_of(p: Procedure) -> tuple[str, str] | None:
-    """``(field, what is wrong)`` with a procedure read from a file (inputs outside its
-    cell's range, a step whose value is not what its operation gives, a variable operand
-    beyond the look-back from format 3), or ``None``."""
+    """``(field, what is wrong)`` with a procedure read from a file, or ``None``: inputs
+    outside its cell's range, a step reading a variable it cannot see, a constant beside
+    a right variable or before format 3, a step whose value is not what its operation
+    gives, a variable operand beyond the look-back from format 3. One pass over the steps
+    (relabelling checks every distinct procedure of a run)."""
     scale, integer = p.scale, p.cell.mode == "integer"
     lo, hi = (round(v * scale) for v in p.cell.range)
     for name, x in zip(("S1", "S2"), p.inputs, strict=True):
         if not lo <= x <= hi:
             return "inputs", f"{name} = {x / scale:g} is outside the range {p.cell.range}"
+    lookback = p.cell.lookback if p.format >= 3 else None  # held to it from format 3
     values = list(p.inputs)
     for s in p.steps:
-        a, b = s.terms(values)
-        if _apply(s.op, a, b, scale, integer) != s.value:
-            right = f"S{s.operands[-1]}" if s.constant is None else render(s.constant, scale)
-            return f"steps[{s.step - 1}]", (
-                f"step {s.step}: S{s.target} = {s.value / scale:g} is not "
-                f"S{s.operands[0]} {s.op.value} {right}"
+        step, op, operands, value, constant = s
+        target, first = step + 2, min(operands)
+        if first < 1 or max(operands) >= target:
+            return "steps", f"step {step} reads a variable it cannot see"
+        if constant is None:
+            b = values[operands[-1] - 1]
+        elif len(operands) != 1:
+            return "steps", f"step {step} has a constant and a right variable (give 0)"
+        elif p.format < 3:
+            return "steps", (
+                f"step {step} has a constant operand, which procedure format {p.format} "
+                "has not (format 3 on)"
             )
-        if p.format >= 3 and max(s.distances) > p.cell.lookback:
-            return f"steps[{s.step - 1}]", (
-                f"step {s.step} reads a variable {max(s.distances)} back, beyond the "
-                f"look-back {p.cell.lookback}"
+        else:
+            b = constant
+        if _apply(op, values[operands[0] - 1], b, scale, integer) != value:
+            right = f"S{operands[-1]}" if constant is None else render(constant, scale)
+            return f"steps[{step - 1}]", (
+                f"step {step}: S{target} = {value / scale:g} is not "
+                f"S{operands[0]} {op.value} {right}"
             )
-        values.append(s.value)
+        if lookback is not None and target - first > lookback:  # :attr:`StepDef.farthest`
+            return f"steps[{step - 1}]", (
+                f"step {step} reads a variable {target - first} back, beyond the "
+                f"look-back {lookback}"
+            )
+        values.append(value)
     return None
 
 

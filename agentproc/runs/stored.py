@@ -19,8 +19,14 @@ import orjson
 from pydantic import ValidationError
 
 from agentproc.errors import RunFileError
-from agentproc.jsonio import loads, unreadable
-from agentproc.procedures import PROCEDURES, Procedure, procedure_of_json, procedure_record
+from agentproc.jsonio import unreadable
+from agentproc.procedures import (
+    PROCEDURES,
+    Procedure,
+    procedure_of_json,
+    procedure_of_text,
+    procedure_record,
+)
 from agentproc.runs.records import EpisodeRecord, procedure_digest
 from agentproc.workflow import Scenario, Workflow, build_workflow
 from agentproc.workflow.compile import compile_procedure
@@ -84,7 +90,7 @@ class ScenarioStore:
             procedure = rec["procedure"]
             if isinstance(procedure, bytes):  # its text, as the line holds it: parsed once
                 key = b"t" + procedure
-                make = lambda: _indexed(_read(path, at, _parsed(path, at, procedure)), sweeps)  # noqa: E731
+                make = lambda: _indexed(_read_text(path, at, procedure), sweeps)  # noqa: E731
             else:
                 # As written, keys unsorted (once per episode; the writer keeps their
                 # order): the same text is the same procedure.
@@ -128,10 +134,9 @@ class ScenarioStore:
                 f"{at}scenario_ref",
             )
         try:
-            data = loads(raw)
+            procedure = procedure_of_text(folder / PROCEDURES, f"id {rec['scenario_id']}", raw)
         except ValueError as exc:
             raise RunFileError(folder / PROCEDURES, f"not valid JSON ({exc})") from None
-        procedure = procedure_of_json(folder / PROCEDURES, f"id {rec['scenario_id']}", data)
         if procedure_digest(procedure_record(procedure)) != ref["sha256"]:
             raise RunFileError(
                 path,
@@ -149,9 +154,9 @@ def _key(data: Any, sort: bool = True) -> bytes:
         return json.dumps(data, sort_keys=True).encode()
 
 
-def _parsed(path: Path | str, at: str, text: bytes) -> Any:
+def _read_text(path: Path | str, at: str, text: bytes) -> Procedure:
     try:
-        return loads(text)
+        return procedure_of_text(Path(path), f"{at}procedure", text)
     except ValueError as exc:
         raise RunFileError(path, f"not valid JSON ({exc})", f"{at}procedure") from None
 

@@ -37,6 +37,11 @@ class CallRecord:
     """The submitted answer, for an accepted finish call."""
     state_hash: str = ""
 
+    @property
+    def observed(self) -> Observed:
+        """What labelling reads of it (:data:`Observed`)."""
+        return self.step, self.finish, self.refused, self.args, self.value, self.answer
+
     def to_json(self, scale: int) -> dict[str, Any]:
         """The run-file form of the call."""
         out: dict[str, Any] = {
@@ -63,37 +68,24 @@ class CallRecord:
         The recorded result and value are trusted; the arguments are parsed again.
         Raises ``KeyError``, ``TypeError`` or ``ValueError`` for a malformed record.
         """
-        value = d.get("value")
-        rec = cls.stored(
-            index,
-            d["name"],
-            d.get("arguments", ""),
-            d.get("step"),
-            d.get("refused"),
-            d.get("answer") if value is None else value,
-            scale,
-            finish_tool,
-        )
+        rec = cls.stored(index, *_object_fields(d), scale, finish_tool)
         rec.result = d.get("result", "")
         rec.state_hash = d.get("state_hash", "")
         return rec
 
     @classmethod
     def read(cls, call: Any, index: int, scale: int, finish_tool: str) -> CallRecord:
-        """A stored call, compact (``[name, arguments, step, refused, value]``) or a
-        version-1 object; a :class:`~agentproc.errors.StoredCallError` naming ``index``
-        and the field when it is not one."""
+        """A stored call, compact or a version-1 object, as :func:`read_stored` reads it
+        (the same errors), made a record."""
         try:
             if isinstance(call, dict):
                 return cls.from_json(call, index, scale, finish_tool)
             if type(call) is not list or len(call) != 5:
-                raise TypeError("a compact call is [name, arguments, step, refused, value]")
+                raise TypeError(COMPACT)
             name, arguments, step, refused, value = call
             return cls.stored(index, name, arguments, step, refused, value, scale, finish_tool)
-        except ValueError as exc:
-            raise StoredCallError(index, "arguments", str(exc)) from None
-        except (KeyError, TypeError, AttributeError, IndexError):
-            raise StoredCallError(index, None, "not a recorded call") from None
+        except _UNREADABLE as exc:
+            raise _not_a_call(index, exc) from None
 
     @classmethod
     def stored(
@@ -109,22 +101,81 @@ class CallRecord:
     ) -> CallRecord:
         """A call from its stored parts (a compact run-file call: ``value`` is the step's
         value or the accepted answer); raises like :meth:`from_json`."""
-        if not isinstance(name, str):
-            raise TypeError("name must be a string")
-        finish = name == finish_tool
-        rec = cls(
+        finish, args, units, answer = _stored(name, arguments, refused, value, scale, finish_tool)
+        return cls(
             index=index,
             name=name,
             arguments="" if arguments is None else arguments,
             result="",
             step=step,
             finish=finish,
+            args=args,
             refused=refused,
-            value=None if value is None or finish else from_number(value, scale),
-            answer=value if finish else None,
+            value=units,
+            answer=answer,
         )
-        rec.args = stored_arguments(arguments, refused)
-        return rec
+
+
+Observed = tuple[int | None, bool, str | None, dict[str, Any] | None, int | None, Any]
+"""What labelling reads of a call: ``(step, finish, refused, args, value, answer)``, as
+:meth:`CallRecord` names them (``value`` in units)."""
+
+
+def read_stored(call: Any, index: int, scale: int, finish_tool: str) -> Observed:
+    """What labelling reads of a stored call, compact (``[name, arguments, step, refused,
+    value]``) or a version-1 object, read as :meth:`CallRecord.stored` reads it, without
+    making the record (relabelling reads every call of a run); a
+    :class:`~agentproc.errors.StoredCallError` naming ``index`` and the field when it is
+    not one."""
+    try:
+        if isinstance(call, dict):
+            name, arguments, step, refused, value = _object_fields(call)
+        elif type(call) is not list or len(call) != 5:
+            raise TypeError(COMPACT)
+        else:
+            name, arguments, step, refused, value = call
+        finish, args, units, answer = _stored(name, arguments, refused, value, scale, finish_tool)
+    except _UNREADABLE as exc:
+        raise _not_a_call(index, exc) from None
+    return step, finish, refused, args, units, answer
+
+
+COMPACT = "a compact call is [name, arguments, step, refused, value]"
+_UNREADABLE = (ValueError, KeyError, TypeError, AttributeError, IndexError)
+"""What reading a stored call that is not one raises (:func:`_not_a_call` says which)."""
+
+
+def _not_a_call(index: int, exc: Exception) -> StoredCallError:
+    """The error of a stored call that is not one: its arguments (``ValueError``, from
+    reading them or its value), else the call itself."""
+    if isinstance(exc, ValueError):
+        return StoredCallError(index, "arguments", str(exc))
+    return StoredCallError(index, None, "not a recorded call")
+
+
+def _object_fields(d: Mapping[str, Any]) -> tuple[Any, Any, Any, Any, Any]:
+    """``(name, arguments, step, refused, value)`` of a call stored as an object (version 1):
+    ``value`` is the step's value, else the answer."""
+    value = d.get("value")
+    return (
+        d["name"],
+        d.get("arguments", ""),
+        d.get("step"),
+        d.get("refused"),
+        d.get("answer") if value is None else value,
+    )
+
+
+def _stored(
+    name: Any, arguments: Any, refused: Any, value: Any, scale: int, finish_tool: str
+) -> tuple[bool, dict[str, Any] | None, int | None, Any]:
+    """``(finish, parsed arguments, value in units, answer)`` of a stored call's parts;
+    raises like :meth:`CallRecord.from_json`."""
+    if not isinstance(name, str):
+        raise TypeError("name must be a string")
+    finish = name == finish_tool
+    units = None if value is None or finish else from_number(value, scale)
+    return finish, stored_arguments(arguments, refused), units, value if finish else None
 
 
 def stored_arguments(arguments: Any, refused: Any) -> dict[str, Any] | None:

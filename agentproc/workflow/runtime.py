@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 from agentproc.arith import SCALE, close, from_number, matcher, to_number
 from agentproc.procedures import Procedure
+from agentproc.procedures.generate import depends_of
 from agentproc.workflow.compile import compile_procedure
 from agentproc.workflow.scenario import FinishSpec, Scenario, ScenarioStep, var_index
 from agentproc.workflow.variant import Variant
@@ -41,12 +42,10 @@ class Workflow:
     """Each step's :attr:`~ScenarioStep.param_vars`, by step number less one."""
     depends_on: tuple[tuple[int, ...], ...]
     """Each step's :attr:`~ScenarioStep.depends_on`, by step number less one."""
-    live: tuple[bool, ...]
-    """Each step's :attr:`~ScenarioStep.live`, by step number less one."""
+    make_live: Callable[[], tuple[bool, ...]] = field(repr=False, compare=False)
+    """Makes :attr:`live` when first asked for (only a skipped step's label needs it)."""
     variant: Variant | None = None
     """The variant it is presented under (``None``: the default)."""
-    holding: dict[int, tuple[int, ...]] = field(default_factory=dict)
-    """Unit value -> the variables whose correct value it is, in order (S1 on)."""
     numbers: tuple[Any, ...] = ()
     """The correct value of every variable as the JSON number an agent would write
     (:meth:`to_number`), for a first check by plain equality: a supplied number equal
@@ -55,15 +54,34 @@ class Workflow:
     expected: tuple[float | int, ...] = ()
     """The correct value of every variable as a number (:meth:`to_number`), as a label's
     ``expected`` gives it."""
-    ordered: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
-    """The correct values of the variables in ascending order, and beside each its
-    variable (S1 on; on equal values, the earlier variable first): a window of values
-    is a bisection."""
 
     @cached_property
     def scenario(self) -> Scenario:
         """The scenario (under a variant, the presented one)."""
         return self.make_scenario()
+
+    @cached_property
+    def live(self) -> tuple[bool, ...]:
+        """Each step's :attr:`~ScenarioStep.live`, by step number less one."""
+        return self.make_live()
+
+    @cached_property
+    def holding(self) -> dict[int, tuple[int, ...]]:
+        """Unit value -> the variables whose correct value it is, in order (S1 on)."""
+        holding: dict[int, list[int]] = {}
+        correct = self.correct
+        for var in range(1, len(correct)):
+            holding.setdefault(correct[var], []).append(var)
+        return {value: tuple(vars_) for value, vars_ in holding.items()}
+
+    @cached_property
+    def ordered(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The correct values of the variables in ascending order, and beside each its
+        variable (S1 on; on equal values, the earlier variable first): a window of values
+        is a bisection."""
+        correct = self.correct
+        pairs = sorted((correct[var], var) for var in range(1, len(correct)))
+        return tuple(v for v, _ in pairs), tuple(var for _, var in pairs)
 
     @cached_property
     def steps(self) -> tuple[ScenarioStep, ...]:
@@ -88,7 +106,7 @@ class Workflow:
     @property
     def n_steps(self) -> int:
         """Number of steps N."""
-        return len(self.live)
+        return len(self.depends_on)
 
     @property
     def answer(self) -> int:
@@ -139,7 +157,7 @@ def build_workflow(scenario: Scenario, variant: Variant | None = None) -> Workfl
         correct,
         [tuple(map(var_index, s.operands)) for s in scenario.steps],
         [tuple(s.depends_on) for s in scenario.steps],
-        [s.live for s in scenario.steps],
+        lambda: tuple(s.live for s in scenario.steps),
         scenario.finish,
         variant,
     )
@@ -153,14 +171,15 @@ def procedure_workflow(
     :func:`~agentproc.workflow.compile.compile_procedure` without tools) is made only
     when asked for."""
     scale = procedure.scale
+    operands = [s.operands for s in procedure.steps]
     return _indexed(
         make_scenario or (lambda: compile_procedure(procedure, with_tools=False)),
         scale,
         (0.5 / scale if scale > 1 else 0) * scale,  # as the compiled scenario's tolerance
         [0, *procedure.values],
-        [s.operands for s in procedure.steps],
-        [procedure.depends_on(s) for s in procedure.steps],
-        procedure.live,
+        operands,
+        list(map(depends_of, operands)),
+        lambda: procedure.live,
         FinishSpec(),
         None,
     )
@@ -173,7 +192,7 @@ def _indexed(
     correct: list[int],
     operands: Sequence[tuple[int, ...]],
     depends_on: Sequence[tuple[int, ...]],
-    live: Sequence[bool],
+    make_live: Callable[[], tuple[bool, ...]],
     finish: FinishSpec,
     variant: Variant | None,
 ) -> Workflow:
@@ -182,10 +201,6 @@ def _indexed(
         x if close(x, u, scale, tolerance) else NO_NUMBER
         for x, u in zip(expected, correct, strict=True)
     )
-    holding: dict[int, list[int]] = {}
-    for var in range(1, len(correct)):
-        holding.setdefault(correct[var], []).append(var)
-    pairs = sorted((correct[var], var) for var in range(1, len(correct)))
     return Workflow(
         make_scenario=make_scenario,
         scale=scale,
@@ -193,15 +208,20 @@ def _indexed(
         correct=tuple(correct),
         finish_tool=finish.tool,
         finish_argument=finish.argument,
-        param_vars=tuple(tuple((f"S{v}", v) for v in dict.fromkeys(vs)) for vs in operands),
+        param_vars=tuple(map(_param_vars, operands)),
         depends_on=tuple(depends_on),
-        live=tuple(live),
+        make_live=make_live,
         variant=variant,
-        holding={value: tuple(vars_) for value, vars_ in holding.items()},
         numbers=numbers,
         expected=expected,
-        ordered=(tuple(v for v, _ in pairs), tuple(var for _, var in pairs)),
     )
+
+
+@lru_cache(maxsize=8192)
+def _param_vars(operands: tuple[int, ...]) -> tuple[tuple[str, int], ...]:
+    """A step's :attr:`Workflow.param_vars` from its operand variables: one argument per
+    distinct variable. Kept per operand pair: every procedure reuses the same few."""
+    return tuple((f"S{v}", v) for v in dict.fromkeys(operands))
 
 
 NO_NUMBER = object()

@@ -19,7 +19,9 @@ from agentproc.labelling.core import LabelCore
 from agentproc.procedures import Cell, generate_procedure
 from agentproc.runs.layout import compact_call
 from agentproc.workflow import CallRecord, Toolkit, Workflow, build_workflow, scenario_of
+from agentproc.workflow.calls import read_stored
 from agentproc.workflow.present import Presented, present
+from agentproc.workflow.runtime import procedure_workflow
 from agentproc.workflow.variant import ToolFaults, Variant
 
 SCENARIOS = {
@@ -215,3 +217,58 @@ def test_a_value_produced_is_read_in_units_rounded_not_cut():
     labels, _ = stored(wf, None, calls)
     wrong = [(lab["argument"], lab["cause"]) for lab in labels if lab["kind"] == "wrong_argument"]
     assert wrong == [("S3", "propagated")]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        ["step_1", '{"S1": 2, "S2": 3}', 1, None, 5],
+        ["step_1", '{"S1": 2, "S2": 3}', 1, None, 5.0011],
+        ["step_1", "{}", 1, "invalid_arguments", None],
+        ["submit_answer", '{"answer": 7}', None, None, 7],
+        ["nope", "[1]", None, "unknown_tool", None],
+        {"name": "step_1", "arguments": '{"S1": 2, "S2": 3}', "step": 1, "value": 5},
+        {"name": "submit_answer", "arguments": "{}", "answer": 7},
+        ["step_1", "[1]", 1, None, 5],
+        ["step_1", '{"S1": 2, "S2": 3}', 1, None, "5"],
+        [7, "{}", 1, None, 5],
+        ["step_1", "{}", 1, None],
+        {"arguments": "{}"},
+        None,
+    ],
+    ids=repr,
+)
+def test_a_stored_call_read_to_its_parts_reads_as_its_record(call: Any):
+    """The monitor reads a stored call to its parts (no record made); a subclass that
+    labels whole records reads it as a record: the same parts, the same errors."""
+    wf = build_workflow(tiny_scenario())
+    try:
+        parts = read_stored(call, 3, wf.scale, wf.finish_tool)
+    except StoredCallError as exc:
+        with pytest.raises(StoredCallError) as err:
+            CallRecord.read(call, 3, wf.scale, wf.finish_tool)
+        assert (err.value.index, err.value.field, err.value.reason) == (
+            exc.index,
+            exc.field,
+            exc.reason,
+        )
+        return
+    assert CallRecord.read(call, 3, wf.scale, wf.finish_tool).observed == parts
+
+
+def test_liveness_is_made_only_for_an_episode_that_skips_a_step():
+    procedure = generate_procedure(Cell(steps=6, lookback=2), 0, 0)
+    expected = procedure_workflow(procedure).expected_calls()
+    calls = [
+        [name, json.dumps(args), step, None, procedure.values[step + 1] / procedure.scale]
+        for step, (name, args) in enumerate(expected[:-1], start=1)
+    ]
+    name, args = expected[-1]
+    finish = [name, json.dumps(args), None, None, procedure.answer / procedure.scale]
+    for trace, asked in ((calls, []), (calls[:2] + calls[3:], [1])):
+        made: list[int] = []
+        wf = procedure_workflow(procedure)
+        object.__setattr__(wf, "make_live", lambda made=made: made.append(1) or procedure.live)
+        labels, _ = stored(wf, None, [*trace, finish])
+        assert made == asked
+        assert [lab["kind"] for lab in labels] == ([] if not asked else ["skipped_step"])

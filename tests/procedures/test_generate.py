@@ -292,3 +292,13 @@ def test_cell_rejects_unknown_op_mix_listing_the_valid_ones(ops):
 @pytest.mark.parametrize("ops", ["mixed", "add", "div", "add+sub", "mul+div+add"])
 def test_cell_accepts_named_and_joined_op_mixes(ops):
     assert Cell(steps=5, ops=ops).ops == ops
+
+
+def test_a_constant_step_depends_on_its_left_operand_alone():
+    cell = Cell(steps=6, lookback=1, ops="sub")
+    p = generate_procedure(cell, seed=0, index=0)
+    constant_steps = [s for s in p.steps if s.constant is not None]
+    assert constant_steps
+    for s in constant_steps:
+        left = s.operands[0]
+        assert p.depends_on(s) == ((left - 2,) if left > 2 else ())

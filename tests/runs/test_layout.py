@@ -93,8 +93,8 @@ def test_the_store_reads_a_procedure_text_once_and_as_the_parsed_one(
     import agentproc.runs.stored as stored
 
     compiled: list[Any] = []
-    real = stored._read
-    monkeypatch.setattr(stored, "_read", lambda *a: compiled.append(a) or real(*a))
+    real = stored._read_text
+    monkeypatch.setattr(stored, "_read_text", lambda *a: compiled.append(a) or real(*a))
     recs = [sim(i=0), sim(i=0), sim(i=1)]
     store = ScenarioStore()
     parts = [relabel_part_of(line_of(r).encode()) for r in recs]

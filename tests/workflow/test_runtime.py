@@ -88,3 +88,12 @@ def test_a_procedures_workflow_compiles_its_scenario_only_when_asked_and_once():
     wf = procedure_workflow(procedure, make)
     assert wf.n_steps == 5 and wf.answer == procedure.answer and made == []
     assert wf.by_name["step_2"].step == 2 and wf.scenario is wf.scenario and made == [1]
+
+
+def test_a_workflows_liveness_is_made_only_when_asked_and_once():
+    made = []
+    procedure = generate_procedure(Cell(steps=6, lookback=2), 0, 0)
+    wf = procedure_workflow(procedure)
+    object.__setattr__(wf, "make_live", lambda: made.append(1) or procedure.live)
+    assert wf.n_steps == 6 and made == []
+    assert wf.live == procedure.live and wf.live is wf.live and made == [1]
