@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from agentproc.agents.demo import demo_server
 from tests.fakes.openai_server import ScriptedServer
 
 pytest_plugins = ["pytester"]
@@ -199,3 +200,28 @@ def test_the_plugin_module_is_cheap_to_import():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip() == "['agentproc', 'agentproc.pytest_plugin']"
+
+
+def test_the_demo_endpoint_passes_when_faithful_and_fails_naming_the_skips_when_skipping(env):
+    with demo_server("faithful") as good, demo_server("skipper") as bad:
+        env.makepyfile(
+            test_demo=f"""
+            from agentproc.pytest_plugin import assert_follows_procedure
+
+            def test_faithful(agentproc_suite, agentproc_run):
+                suite = agentproc_suite(steps=(9,), count=6)
+                result = agentproc_run("openai:demo", suite, base_url="{good.base_url}")
+                assert_follows_procedure(result, min_faithful=1.0)
+
+            def test_skipper(agentproc_suite, agentproc_run):
+                suite = agentproc_suite(steps=(9,), count=6)
+                result = agentproc_run("openai:demo", suite, base_url="{bad.base_url}")
+                assert_follows_procedure(result, min_faithful=0.9, forbid=("skipped_step",))
+            """
+        )
+        result = run(env)
+    result.assert_outcomes(passed=1, failed=1)
+    out = result.stdout.str()
+    assert "agentproc: the agent does not follow the procedure:" in out
+    assert "skipped_step (forbidden) in " in out
+    assert "first divergence: skipped_step at step " in out
