@@ -413,10 +413,11 @@ def problem_of(p: Procedure) -> tuple[str, str] | None:
             return "inputs", f"{name} = {x / scale:g} is outside the range {p.cell.range}"
     lookback = p.cell.lookback if p.format >= 3 else None  # held to it from format 3
     values = list(p.inputs)
-    for s in p.steps:
-        step, op, operands, value, constant = s
-        target, first = step + 2, min(operands)
-        if first < 1 or max(operands) >= target:
+    for step, op, operands, value, constant in p.steps:
+        target, first, last = step + 2, operands[0], operands[-1]
+        if first > last:
+            first, last = last, first
+        if first < 1 or last >= target:
             return "steps", f"step {step} reads a variable it cannot see"
         if constant is None:
             b = values[operands[-1] - 1]

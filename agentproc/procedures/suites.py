@@ -377,32 +377,64 @@ class _ProcedureLine(BaseModel):
 
 def procedure_of_json(path: Path, where: str, data: Any) -> Procedure:
     """A procedure from its compact JSON (a ``procedures.jsonl`` line), checked; an
-    :class:`InputError` naming the file, the line and the field."""
+    :class:`InputError` naming the file, the line and the field.
+
+    Steps whose every row is plain (``[op, int, int, int]``, or with a fifth ``int``) are
+    read by :func:`_plain_steps` and the rest of the line by the model; any other line is
+    read whole by the model, which names what is wrong (relabelling reads one procedure
+    per distinct scenario, and the model reads a 95-step procedure's rows several times
+    slower)."""
+    rows = data.get("steps") if type(data) is dict else None
+    steps = _plain_steps(rows)
     try:
-        line = _ProcedureLine.model_validate(data)
+        if steps is None:
+            line = _ProcedureLine.model_validate(data)
+            steps = tuple(map(_step_of, range(1, len(line.steps) + 1), line.steps))
+        else:
+            line = _ProcedureLine.model_validate({**data, "steps": ()})
     except ValidationError as exc:
         raise invalid(path, exc, where) from None
-    return _checked(path, where, line)
+    return _checked(path, where, line, steps)
 
 
 def procedure_of_text(path: Path, where: str, text: bytes) -> Procedure:
-    """:func:`procedure_of_json` of a procedure's JSON text, read and validated in one
-    pass by pydantic (several times faster than :func:`~agentproc.jsonio.loads` then
-    validation: relabelling reads one per distinct scenario). Text it refuses, or
-    holding a number :func:`~agentproc.jsonio.loads` refuses (``NaN``, ``Infinity``),
-    takes that way instead, so the result and every error are the same; its errors are
-    ``ValueError`` for text that is not JSON, as ``loads`` raises."""
-    if b"N" not in text and b"I" not in text:  # else maybe NaN or Infinity: the slow way
-        try:
-            return _checked(path, where, _ProcedureLine.model_validate_json(text))
-        except ValidationError:
-            pass
+    """:func:`procedure_of_json` of a procedure's JSON text; ``ValueError`` for text that
+    is not JSON, as :func:`~agentproc.jsonio.loads` raises."""
     return procedure_of_json(path, where, loads(text))
 
 
-def _checked(path: Path, where: str, line: _ProcedureLine) -> Procedure:
-    """The procedure of a validated line, checked against its cell and its own steps."""
-    steps = tuple(map(_step_of, range(1, len(line.steps) + 1), line.steps))
+_OPS = {op.value: op for op in Op}
+
+
+def _plain_steps(rows: Any) -> tuple[StepDef, ...] | None:
+    """The steps of rows that are all plain, read as the model reads them; ``None`` when
+    any is not (the model then reads the line and names the row and field)."""
+    if type(rows) is not list:
+        return None
+    steps, make, ops = [], StepDef._make, _OPS
+    for k, row in enumerate(rows, 1):
+        if type(row) is not list:
+            return None
+        if len(row) == 4:
+            op, i, j, value = row
+            constant, operands = None, (i, j)
+        elif len(row) == 5:
+            op, i, j, value, constant = row
+            if type(constant) is not int:
+                return None
+            operands = (i,) if j == 0 else (i, j)
+        else:
+            return None
+        op = ops.get(op) if type(op) is str else None
+        if op is None or type(i) is not int or type(j) is not int or type(value) is not int:
+            return None
+        steps.append(make((k, op, operands, value, constant)))
+    return tuple(steps)
+
+
+def _checked(path: Path, where: str, line: _ProcedureLine, steps: tuple[StepDef, ...]) -> Procedure:
+    """The procedure of a validated line and its steps, checked against its cell and its
+    own steps."""
     if len(steps) != line.cell.steps:
         raise InputError(
             path, f"{len(steps)} steps for a cell of {line.cell.steps}", f"{where}: steps"

@@ -196,11 +196,14 @@ def _indexed(
     finish: FinishSpec,
     variant: Variant | None,
 ) -> Workflow:
-    expected = tuple(to_number(u, scale) for u in correct)
-    numbers = tuple(
-        x if close(x, u, scale, tolerance) else NO_NUMBER
-        for x, u in zip(expected, correct, strict=True)
-    )
+    expected = tuple(correct) if scale == 1 else tuple(u / scale for u in correct)  # to_number
+    if scale == 1 or (tolerance == 0.5 and -READS_BACK < min(correct) <= max(correct) < READS_BACK):
+        numbers = expected  # each is close to its own value: the check would keep them all
+    else:
+        numbers = tuple(
+            x if close(x, u, scale, tolerance) else NO_NUMBER
+            for x, u in zip(expected, correct, strict=True)
+        )
     return Workflow(
         make_scenario=make_scenario,
         scale=scale,
@@ -224,6 +227,11 @@ def _param_vars(operands: tuple[int, ...]) -> tuple[tuple[str, int], ...]:
     return tuple((f"S{v}", v) for v in dict.fromkeys(operands))
 
 
+READS_BACK = 10**15 - 1
+"""Below this many units in size, a value divided by its scale reads back as itself
+(:func:`~agentproc.arith.to_units`, so :func:`~agentproc.arith.close` to it at half a
+unit): the division and the product back are each within 2**-53 of exact, together well
+under half a unit."""
 NO_NUMBER = object()
 """In :attr:`Workflow.numbers`, a value no JSON number spells exactly: equal to nothing an
 agent supplies, so the fast check then always defers to the full one."""

@@ -1,4 +1,5 @@
-"""procedure_of_text: a procedure's JSON text read as procedure_of_json reads it parsed."""
+"""procedure_of_text reads a procedure's JSON text as procedure_of_json reads it parsed,
+and procedure_of_json reads plain step rows as its model reads them."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from agentproc.errors import InputError
-from agentproc.jsonio import loads
+from agentproc.jsonio import invalid, loads
 from agentproc.procedures import (
     Cell,
     generate_procedure,
@@ -17,6 +19,7 @@ from agentproc.procedures import (
     procedure_of_text,
     procedure_record,
 )
+from agentproc.procedures.suites import _checked, _ProcedureLine, _step_of
 
 WHERE = Path("run.jsonl")
 
@@ -72,3 +75,54 @@ def test_a_bad_procedure_text_gets_the_error_of_its_parsed_json(change: Any):
 def test_text_that_is_not_json_raises_value_error():
     with pytest.raises(ValueError):
         procedure_of_text(WHERE, "line 1", b'{"id": ')
+
+
+def _by_the_model(data: Any) -> Any:
+    """The procedure (or the error) the model alone makes of a line: the oracle."""
+    try:
+        line = _ProcedureLine.model_validate(data)
+    except ValidationError as exc:
+        return ("invalid", str(invalid(WHERE, exc, "line 1")))
+    steps = tuple(map(_step_of, range(1, len(line.steps) + 1), line.steps))
+    try:
+        return _checked(WHERE, "line 1", line, steps)
+    except InputError as exc:
+        return ("invalid", str(exc))
+
+
+def _by_the_reader(data: Any) -> Any:
+    try:
+        return procedure_of_json(WHERE, "line 1", data)
+    except InputError as exc:
+        return ("invalid", str(exc))
+
+
+ODD = [True, False, 0, 3, 3.0, 3.5, -1, "3", "add", "ADD", None, [1], {"a": 1}]
+"""Values put in a step row's fields: some the model reads (lax), some it refuses."""
+
+
+@pytest.mark.parametrize("lookback", [1, 3])
+@pytest.mark.parametrize("field", range(5))
+@pytest.mark.parametrize("value", ODD, ids=repr)
+def test_a_step_row_with_any_field_is_read_as_the_model_reads_it(
+    lookback: int, field: int, value: Any
+):
+    rec = _record(lookback=lookback)
+    for k, row in enumerate(rec["steps"]):
+        row = list(row)
+        if field < len(row):
+            row[field] = value
+        else:  # a fifth field: a constant (or whatever stands there)
+            row.append(value)
+        changed = {**rec, "steps": [*rec["steps"][:k], row, *rec["steps"][k + 1 :]]}
+        assert _by_the_reader(changed) == _by_the_model(changed)
+
+
+@pytest.mark.parametrize(
+    "row", [None, 3, "add", [], ["add", 1, 2], ["add", 1, 2, 3, 4, 5]], ids=repr
+)
+def test_a_step_row_of_another_shape_is_read_as_the_model_reads_it(row: Any):
+    rec = _record()
+    rec["steps"][4] = row
+    assert _by_the_reader(rec) == _by_the_model(rec)
+    assert _by_the_reader({**rec, "steps": row}) == _by_the_model({**rec, "steps": row})

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from agentproc.arith import close, to_number
 from agentproc.procedures import Cell, generate_procedure
 from agentproc.workflow import build_workflow, compile_procedure, scenario_of
-from agentproc.workflow.runtime import NO_NUMBER, procedure_workflow
-from agentproc.workflow.scenario import ScenarioStep
+from agentproc.workflow.runtime import NO_NUMBER, _indexed, procedure_workflow
+from agentproc.workflow.scenario import FinishSpec, ScenarioStep
 
 
 @pytest.mark.parametrize(
@@ -97,3 +100,37 @@ def test_a_workflows_liveness_is_made_only_when_asked_and_once():
     object.__setattr__(wf, "make_live", lambda: made.append(1) or procedure.live)
     assert wf.n_steps == 6 and made == []
     assert wf.live == procedure.live and wf.live is wf.live and made == [1]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.integers(-(10**6), 10**6),
+            st.integers(-(10**15) - 5, -(10**15) + 5),
+            st.integers(10**15 - 5, 10**15 + 5),
+            st.integers(-(2**60), 2**60),
+        ),
+        min_size=3,
+        max_size=12,
+    ),
+    st.sampled_from([(1000, 0.5), (1, 0.0), (1000, 0.25), (100, 0.5)]),
+)
+def test_the_fast_check_numbers_are_those_that_read_back_as_their_values(
+    units: list[int], scale_tolerance: tuple[int, float]
+):
+    scale, tolerance = scale_tolerance
+    wf = _indexed(
+        lambda: None,  # type: ignore[arg-type,return-value]
+        scale,
+        tolerance,
+        [0, *units],
+        [(1, 2)] * (len(units) - 2),
+        [()] * (len(units) - 2),
+        lambda: (),
+        FinishSpec(),
+        None,
+    )
+    for number, u in zip(wf.numbers, wf.correct, strict=True):
+        x = to_number(u, scale)
+        assert number is NO_NUMBER if not close(x, u, scale, tolerance) else number == x
