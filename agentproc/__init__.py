@@ -9,17 +9,15 @@ the runner, run files) -> :mod:`~agentproc.agents` and :mod:`~agentproc.analysis
 -> :mod:`~agentproc.cli`.
 
 The core packages import each other eagerly; this front door alone imports its names
-on first use (:func:`_exports`), because every start of the command imports it:
+on first use (:data:`_EXPORTS`), because every start of the command imports it:
 ``agentproc --help`` would otherwise pay about 0.25 s for the core's pydantic models,
 and LangChain and LangGraph for the agents. The ``TYPE_CHECKING`` block shows IDEs and
-type checkers the names, and is the one list of them: the names are read from it.
+type checkers exactly the same names (a test keeps the two in step).
 """
 
 from __future__ import annotations
 
 import importlib
-from functools import cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
@@ -86,27 +84,82 @@ if TYPE_CHECKING:  # the same names, for IDEs and type checkers (``X as X`` re-e
     from agentproc.workflow.variant import Variant as Variant
     from agentproc.workflow.variant import load_variant as load_variant
 
+_EXPORTS: dict[str, str] = {
+    # procedures
+    "Block": "agentproc.procedures",
+    "Cell": "agentproc.procedures",
+    "Grid": "agentproc.procedures",
+    "Op": "agentproc.arith",
+    "Procedure": "agentproc.procedures",
+    "generate_procedure": "agentproc.procedures",
+    "preset": "agentproc.procedures",
+    "write_suite": "agentproc.procedures",
+    # workflow
+    "Scenario": "agentproc.workflow",
+    "Toolkit": "agentproc.workflow",
+    "Workflow": "agentproc.workflow",
+    "build_workflow": "agentproc.workflow",
+    "compile_procedure": "agentproc.workflow",
+    "load_scenario": "agentproc.workflow",
+    "load_scenarios": "agentproc.workflow",
+    "reference_graph": "agentproc.workflow.reference",
+    "scenario_of": "agentproc.workflow",
+    "step_graph": "agentproc.workflow",
+    "Variant": "agentproc.workflow.variant",
+    "load_variant": "agentproc.workflow.variant",
+    "present": "agentproc.workflow.present",
+    # labelling
+    "Label": "agentproc.labelling",
+    "LabelKind": "agentproc.labelling",
+    "Monitor": "agentproc.labelling",
+    "label_calls": "agentproc.labelling",
+    "label_text": "agentproc.labelling",
+    "parse_text": "agentproc.labelling",
+    # runs
+    "CallRecord": "agentproc.runs",
+    "Episode": "agentproc.runs",
+    "EpisodeSession": "agentproc.runs",
+    "RunWriter": "agentproc.runs",
+    "arun_suite": "agentproc.runs",
+    "episode_record": "agentproc.runs",
+    "read_run": "agentproc.runs",
+    "run_suite": "agentproc.runs",
+    # agents
+    "RetryPolicy": "agentproc.agents.retry",
+    "arun_agent_episode": "agentproc.agents.custom",
+    "arun_model_episode": "agentproc.agents.harness",
+    "arun_text_episode": "agentproc.agents.text",
+    "make_chat_model": "agentproc.agents.providers",
+    "run_selfcheck": "agentproc.agents.sim.selfcheck",
+    "run_sim_episode": "agentproc.agents.sim",
+    # analysis
+    "Replay": "agentproc.analysis",
+    "aggregate": "agentproc.analysis",
+    "CompareResult": "agentproc.analysis",
+    "compare_files": "agentproc.analysis",
+    "compare_records": "agentproc.analysis",
+    "mcnemar": "agentproc.analysis",
+    "pass_hat_k": "agentproc.analysis",
+    "label_record": "agentproc.analysis",
+    "render_report": "agentproc.analysis.render",
+    "replay_calls": "agentproc.analysis",
+    "replay_messages": "agentproc.analysis",
+    "report_json": "agentproc.analysis",
+    "wilson": "agentproc.analysis",
+    # errors
+    "AgentprocError": "agentproc.errors",
+    "ConfigError": "agentproc.errors",
+    "GenerationError": "agentproc.errors",
+    "InputError": "agentproc.errors",
+    "RunFileError": "agentproc.errors",
+}
+"""Public name -> the module that defines it."""
 
-@cache
-def _exports() -> dict[str, str]:
-    """Public name -> the module that defines it, read from the ``TYPE_CHECKING`` block
-    above (the one list of public names), as ``lazy_loader.attach_stub`` reads a stub."""
-    import ast
-
-    tree = ast.parse(Path(__file__).read_text(encoding="utf-8"))
-    block = next(n for n in tree.body if isinstance(n, ast.If))
-    return {
-        alias.asname or alias.name: node.module or ""
-        for node in block.body
-        if isinstance(node, ast.ImportFrom)
-        for alias in node.names
-    }
+__all__ = sorted(_EXPORTS)
 
 
 def __getattr__(name: str) -> Any:
-    if name == "__all__":
-        return sorted(_exports())
-    module = _exports().get(name)
+    module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'agentproc' has no attribute {name!r}")
     value = getattr(importlib.import_module(module), name)
@@ -115,4 +168,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted([*_exports(), "__version__"])
+    return sorted([*_EXPORTS, "__version__"])
