@@ -15,7 +15,6 @@ history kept as the JSON messages the server reads, the request's fixed part
 from __future__ import annotations
 
 import asyncio
-import json
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Self
 
@@ -29,6 +28,7 @@ from pydantic import ConfigDict, Field, PrivateAttr, SecretStr, model_validator
 from agentproc.agents.conversation import RAW_KEY, Request, Turn, tool_calls_of
 from agentproc.agents.failures import MalformedResponse
 from agentproc.agents.transport import HttpEndpoint, SdkEndpoint, chat_url, request_headers
+from agentproc.workflow.calls import as_text
 
 SAMPLING: tuple[str, ...] = ("temperature", "max_tokens", "top_p", "seed", "presence_penalty")
 SAMPLING += ("frequency_penalty", "reasoning_effort")
@@ -263,15 +263,3 @@ def reply_of(data: dict[str, Any]) -> tuple[dict[str, Any], Turn]:
 
 def _count(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
-def as_text(value: Any) -> str:
-    """A tool call's name or arguments as text, whatever JSON type the server sent."""
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    try:
-        return json.dumps(value, separators=(",", ":"))
-    except (TypeError, ValueError, RecursionError):
-        return repr(value)

@@ -52,6 +52,7 @@ from pydantic import Field
 from agentproc.agents import xllama_runtime
 from agentproc.agents.xllama_runtime import Completion, Sampling
 from agentproc.errors import ConfigError, unknown_key
+from agentproc.runs import text_of
 
 RuntimeName = Literal["auto", "xllamacpp", "llama-cpp"]
 """The engine of :class:`LocalChatModel`: ``auto`` and ``xllamacpp`` are the same, the one
@@ -135,13 +136,6 @@ REPLY_FORMAT = (
 )
 
 
-def _text(content: str | list[Any]) -> str:
-    if isinstance(content, str):
-        return content
-    parts = [p if isinstance(p, str) else p.get("text", "") for p in content]
-    return "".join(p for p in parts if isinstance(p, str))
-
-
 def _signature(function: dict[str, Any]) -> str:
     props = function.get("parameters", {}).get("properties", {})
     args = ", ".join(
@@ -180,7 +174,7 @@ def render_chat(
     turns: list[dict[str, str]] = []
     names: dict[str, str] = {}
     for i, m in enumerate(messages):
-        text = _text(m.content)
+        text = text_of(m.content)
         if isinstance(m, SystemMessage):
             content = f"{text}\n\n{block}" if i == 0 and text else block if i == 0 else text
             turns.append({"role": "system", "content": content})

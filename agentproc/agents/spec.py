@@ -36,6 +36,10 @@ class AgentSpec:
     timeout: float = 120.0
     """Seconds per model call."""
     max_tokens: int | None = None
+    built_model: Any = field(default=None, repr=False, compare=False)
+    """The model :meth:`built` made, reused by every run of this spec in this process
+    (each variant of ``compare`` and ``stress``), so an embedded model loads once;
+    ``None``: each call of :meth:`episodes` builds its own."""
 
     @property
     def simulated(self) -> bool:
@@ -86,16 +90,16 @@ class AgentSpec:
             return
         self.model()
 
-    def built(self) -> BuiltAgent:
+    def built(self) -> AgentSpec:
         """This agent with its model built now, once for every run that reuses it."""
-        return BuiltAgent(self, self.model())
+        return dataclasses.replace(self, built_model=self.model())
 
     def episodes(self, model: Any = _BUILD) -> EpisodeFn:
         """The episode function of this agent (over ``model``, or one built now)."""
         from agentproc.agents.factory import LoadedFactory, factory_episodes
 
         if model is _BUILD:
-            model = self.model()
+            model = self.model() if self.built_model is None else self.built_model
         o = self.options
         if isinstance(model, LoadedFactory):
             return factory_episodes(
@@ -115,36 +119,3 @@ class AgentSpec:
     def under(self, variant: Any) -> AgentSpec:
         """The same agent, presented as ``variant`` says."""
         return dataclasses.replace(self, options=dataclasses.replace(self.options, variant=variant))
-
-
-@dataclass(frozen=True)
-class BuiltAgent:
-    """An agent whose model is built already: every run in this process (each variant of
-    ``compare`` and ``stress``) reuses it, so an embedded model loads once. Like
-    :class:`AgentSpec`, an :class:`~agentproc.runs.job.EpisodeFactory`."""
-
-    spec: AgentSpec
-    model: Any
-    """What :meth:`AgentSpec.model` built."""
-
-    @property
-    def agent(self) -> str:
-        """The ``--agent`` value."""
-        return self.spec.agent
-
-    @property
-    def options(self) -> ModelRunOptions:
-        """How it runs."""
-        return self.spec.options
-
-    def episodes(self) -> EpisodeFn:
-        """The episode function of the agent over its model."""
-        return self.spec.episodes(self.model)
-
-    def concurrency(self) -> int:
-        """Episodes in flight (:meth:`AgentSpec.concurrency`)."""
-        return self.spec.concurrency()
-
-    def under(self, variant: Any) -> BuiltAgent:
-        """The same agent and model, presented as ``variant`` says."""
-        return BuiltAgent(self.spec.under(variant), self.model)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from agentproc.agents.spec import AgentSpec, BuiltAgent
+from agentproc.agents.spec import AgentSpec
 from agentproc.errors import ConfigError
 from agentproc.outputs import check_output
 from agentproc.runs import RunSummary, Workers, run_suite
@@ -53,7 +53,7 @@ def check_outputs(
     return paths
 
 
-Agent = AgentSpec | BuiltAgent
+Agent = AgentSpec
 """An agent as a sweep runs it: a spec its workers build from, or one built already."""
 
 

@@ -60,13 +60,8 @@ class Completion:
     completion_tokens: int
     cached_tokens: int
     finish_reason: str
-    prompt_ms: float = 0.0
-    """Time spent evaluating the prompt tokens that were not cached."""
-    decode_ms: float = 0.0
-    """Time spent generating the reply."""
 
 
-NAME = "xllamacpp"
 UBATCH = 2048
 """Prompt tokens evaluated in one batch: a suffix longer than this is split, and a
 last piece of one token would be a lone entry, so it is kept large."""
@@ -195,6 +190,4 @@ def complete(rt: _Runtime, turns: Turns, schema_json: str, sampling: Sampling) -
         generated = max(0, generated - 1)  # the end-of-turn token is counted; it is not text
     cached = int(usage.get("prompt_tokens_details", {}).get("cached_tokens", 0))
     text = str(choice["message"].get("content") or "")
-    timings = reply.get("timings", {})
-    prompt_ms, decode_ms = float(timings.get("prompt_ms", 0)), float(timings.get("predicted_ms", 0))
-    return Completion(text.strip(), prompt, generated, cached, finish, prompt_ms, decode_ms)
+    return Completion(text.strip(), prompt, generated, cached, finish)

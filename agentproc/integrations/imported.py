@@ -51,12 +51,10 @@ def label_trace(
     session = EpisodeSession(
         scenario, trace.agent, guard=guard, order=order, budget=len(trace.calls) + 1
     )
-    last = None
-    for call in trace.calls:
-        if call.batch != last:
-            session.message()
-            last = call.batch
-        session.call(call.name, call.arguments)
+    for message in trace.messages():
+        session.message()
+        for call in message:
+            session.call(call.name, call.arguments)
     episode = session.finish("answer" if session.answered else "no_tool_call")
     return Imported(trace, episode, result_differences(session.calls, trace))
 

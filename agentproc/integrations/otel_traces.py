@@ -16,6 +16,7 @@ collectors and from ``MessageToJson`` differ; here ids are only grouping keys, e
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -57,14 +58,11 @@ class Trace:
     @property
     def batches(self) -> list[int]:
         """How many calls each of the agent's messages held, in order."""
-        sizes: list[int] = []
-        last = None
-        for call in self.calls:
-            if call.batch != last or not sizes:
-                sizes.append(0)
-                last = call.batch
-            sizes[-1] += 1
-        return sizes
+        return [len(calls) for calls in self.messages()]
+
+    def messages(self) -> list[list[TraceCall]]:
+        """The calls of each of the agent's messages, in order."""
+        return [list(calls) for _, calls in itertools.groupby(self.calls, key=lambda c: c.batch)]
 
 
 def read_traces(path: Path) -> list[Trace]:

@@ -222,7 +222,7 @@ def parse_arguments(
             return json.dumps(raw, separators=(",", ":")), raw, None
         except (TypeError, ValueError, RecursionError) as exc:
             return repr(raw), None, f"the arguments are not JSON ({type(exc).__name__})"
-    text = "" if raw is None else raw if isinstance(raw, str) else _text_of(raw)
+    text = as_text(raw)
     try:
         obj = loads_exact(text) if text else {}
     except ValueError as exc:
@@ -232,9 +232,14 @@ def parse_arguments(
     return text, obj, None
 
 
-def _text_of(raw: object) -> str:
-    """Arguments that are neither text nor an object (a list, a number): their JSON text."""
+def as_text(value: Any) -> str:
+    """Arguments (or a tool's name) as text, whatever JSON type was sent: text as it is,
+    anything else as its JSON text (``""`` for none)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
     try:
-        return json.dumps(raw, separators=(",", ":"))
+        return json.dumps(value, separators=(",", ":"))
     except (TypeError, ValueError, RecursionError):
-        return repr(raw)
+        return repr(value)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from agentproc.arith import SCALE, render, to_units
+from agentproc.workflow.variant import fill_template
 
 if TYPE_CHECKING:
     from agentproc.workflow.scenario import Scenario
@@ -23,23 +24,37 @@ TEXT_SYSTEM_PROMPT = (
 """The system message of a text-mode episode."""
 
 
+STEP_TOOLS = (
+    "For step K call the tool step_K with the current values of its operands, as given "
+    "above or returned by earlier tools."
+)
+"""How the built-in prompt says to use per-step tools."""
+
+
 def render_prompt(scenario: Scenario) -> str:
     """The instructions an agent is given for a scenario in tool mode."""
-    finish = scenario.finish
-    shown = ", ".join(f"{k} = {v}" for k, v in scenario.inputs.items())
-    lines = [f"{s.step}. {s.text}" for s in scenario.steps]
+    values = {
+        "inputs": ", ".join(f"{k} = {v}" for k, v in scenario.inputs.items()),
+        "procedure": "\n".join(f"{s.step}. {s.text}" for s in scenario.steps),
+        "answer_variable": scenario.answer_variable,
+    }
+    return fill_template(tool_prompt(STEP_TOOLS, scenario.mode, scenario.finish.tool), values)
+
+
+def tool_prompt(how: str, mode: str, finish_tool: str) -> str:
+    """The built-in tool-mode user prompt, ``how`` saying how to use the tools, with
+    ``{inputs}``, ``{procedure}`` and ``{answer_variable}`` left to fill in."""
     rounding = (
         "Every value is rounded to 3 decimal places (half away from zero)."
-        if scenario.mode == "decimal"
+        if mode == "decimal"
         else "Every value is an integer."
     )
     return (
         "Execute the following procedure exactly, one step at a time, using the tools.\n"
-        f"Inputs: {shown}.\n"
-        "Steps:\n" + "\n".join(lines) + "\n"
-        "For step K call the tool step_K with the current values of its operands, as given "
-        f"above or returned by earlier tools. Execute every step, in order. {rounding} "
-        f"When all steps are done, call {finish.tool} with the value of {scenario.answer_variable}."
+        "Inputs: {inputs}.\n"
+        "Steps:\n{procedure}\n"
+        f"{how} Execute every step, in order. {rounding} "
+        f"When all steps are done, call {finish_tool} with the value of {{answer_variable}}."
     )
 
 

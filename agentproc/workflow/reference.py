@@ -83,17 +83,19 @@ def _finish_node(scenario: Scenario, toolkit: Toolkit) -> Node:
     return submit
 
 
-def build_reference_graph(scenario: Scenario, toolkit: Toolkit | None = None) -> Any:
-    """Compile the reference graph of a scenario.
+def reference_graph(scenario: Scenario, toolkit: Toolkit | None = None) -> Any:
+    """The reference execution as a compiled LangGraph ``StateGraph``.
+
+    One node per step, chained in the listed order, then a finish node. Each node
+    calls the mock tools with the values the state holds; invoking the graph with
+    :func:`initial_state` (``{"values": scenario.inputs, "calls": []}``) and a
+    recursion limit above the number of steps (:func:`recursion_limit`) yields the
+    expected trace.
 
     Args:
         scenario: A complete scenario (with its tools).
         toolkit: The mock tools the nodes call; fresh ``observe`` tools by default.
             The graph keeps them, so build one graph per execution to inspect them.
-
-    Returns:
-        The compiled graph; invoke it with :func:`initial_state` and a recursion
-        limit above the number of steps (see :func:`run_reference`).
     """
     if toolkit is None:
         toolkit = Toolkit(build_workflow(scenario))
@@ -108,16 +110,6 @@ def build_reference_graph(scenario: Scenario, toolkit: Toolkit | None = None) ->
     graph.add_edge(previous, wf.finish_tool)
     graph.add_edge(wf.finish_tool, END)
     return graph.compile()
-
-
-def reference_graph(scenario: Scenario) -> Any:
-    """The reference execution as a compiled LangGraph ``StateGraph``.
-
-    One node per step, chained in the listed order, then a finish node. Each node
-    calls the mock tool with the values the state holds; invoking the graph with
-    ``{"values": scenario.inputs, "calls": []}`` yields the expected trace.
-    """
-    return build_reference_graph(scenario)
 
 
 def initial_state(scenario: Scenario) -> ReferenceState:
@@ -136,7 +128,7 @@ def run_reference_state(scenario: Scenario, guard: Guard = "enforce") -> Referen
     The default ``enforce`` guard makes the mock tools refuse any call that
     breaks a dependency, so a reference that runs through is also in order.
     """
-    graph = build_reference_graph(scenario, Toolkit(build_workflow(scenario), guard))
+    graph = reference_graph(scenario, Toolkit(build_workflow(scenario), guard))
     state: ReferenceState = graph.invoke(
         initial_state(scenario), config={"recursion_limit": recursion_limit(scenario)}
     )

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 from agentproc.arith import SYMBOL, Op
+from agentproc.workflow.prompts import STEP_TOOLS, tool_prompt
 from agentproc.workflow.scenario import Scenario, ScenarioStep
 from agentproc.workflow.variant import Variant, fill_template
 
@@ -102,19 +103,5 @@ def _builtin(variant: Variant, mode: str, calculator: str) -> str:
             "values of its operands, as given above or returned by earlier tools."
         )
     else:
-        how = (
-            "For step K call the tool step_K with the current values of its operands, as "
-            "given above or returned by earlier tools."
-        )
-    rounding = (
-        "Every value is rounded to 3 decimal places (half away from zero)."
-        if mode == "decimal"
-        else "Every value is an integer."
-    )
-    return (
-        "Execute the following procedure exactly, one step at a time, using the tools.\n"
-        "Inputs: {inputs}.\n"
-        "Steps:\n{procedure}\n"
-        f"{how} Execute every step, in order. {rounding} "
-        "When all steps are done, call submit_answer with the value of {answer_variable}."
-    )
+        how = STEP_TOOLS
+    return tool_prompt(how, mode, "submit_answer")

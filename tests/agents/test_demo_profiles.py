@@ -69,3 +69,12 @@ def test_an_unknown_profile_names_the_valid_ones():
     with pytest.raises(ConfigError, match=r"unknown demo profile 'lazy'.*faithful, skipper"):
         make_profile("lazy")
     assert PROFILES == ("faithful", "skipper", "sloppy", "prompt-sensitive")
+
+
+def test_a_request_whose_messages_are_content_parts_is_read_as_their_text():
+    from agentproc.agents.demo.reading import conversation_key, read_turn
+
+    parts = [{"type": "text", "text": "Inputs: S1 = 2, "}, {"type": "text", "text": "S2 = 3"}]
+    body = {"messages": [{"role": "user", "content": parts}]}
+    assert conversation_key(body) == "Inputs: S1 = 2, S2 = 3"
+    assert read_turn(body).known == {"S1": 2, "S2": 3}

@@ -222,3 +222,10 @@ def test_check_installed_names_the_local_extra_of_a_missing_engine(
 def test_the_llama_cpp_runtime_is_refused_naming_xllamacpp() -> None:
     with pytest.raises(ConfigError, match="xllamacpp"):
         local.check_installed("llama-cpp")
+
+
+def test_a_message_of_content_parts_is_rendered_as_its_text():
+    parts: list[Any] = [{"type": "text", "text": "go "}, {"type": "text", "text": "on"}]
+    turns = local.render_chat([SystemMessage(parts), HumanMessage(parts)], [])
+    assert turns[0]["content"].startswith("go on\n\n")
+    assert turns[1] == {"role": "user", "content": "go on"}

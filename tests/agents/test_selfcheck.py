@@ -104,3 +104,19 @@ def test_an_injected_invalid_call_hit_by_a_transient_tool_fault_is_sent_again():
         count=2, grid={**SMALL, "steps": (1, 2)}, variant=load_variant("flaky-tools")
     )
     assert result.mismatches == [] and result.perfect
+
+
+def test_a_wrong_argument_is_counted_under_its_kind_and_under_its_cause():
+    from agentproc.labelling import Label
+
+    result = selfcheck.SelfCheck()
+    found = Label(LabelKind.WRONG_ARGUMENT, 3, 2, cause="propagated", argument="S3")
+    missed = Label(LabelKind.WRONG_ARGUMENT, 4, 3, cause="stale_output", argument="S4")
+    selfcheck._score(result, [found], [found, missed], "here")
+    kind = result.to_json()["labels"]["wrong_argument"]
+    assert kind == {"truth": 2, "predicted": 1, "agreed": 1, "precision": 1.0, "recall": 0.5}
+    causes = result.to_json()["causes"]
+    assert causes["propagated"] == {
+        "truth": 1, "predicted": 1, "agreed": 1, "precision": 1.0, "recall": 1.0
+    }  # fmt: skip
+    assert causes["stale_output"]["truth"] == 1 and causes["stale_output"]["recall"] == 0.0

@@ -160,3 +160,19 @@ def test_a_trace_that_cannot_be_labelled_is_one_error(
 def test_replay_otel_needs_a_scenario(tmp_path: Path, capsys):
     code, _, err = cli(capsys, "replay", "--otel", tmp_path / "t.json")
     assert code == 2 and "takes --scenario S.json" in err
+
+
+def test_an_imported_trace_sends_the_calls_of_one_chat_message_as_one_batch(tmp_path: Path):
+    from agentproc.integrations.imported import label_trace
+    from agentproc.integrations.otel_traces import read_traces
+
+    turns = [[ORACLE[0]], [ORACLE[2], ORACLE[1]], [ORACLE[3]], [ORACLE[4]]]
+    trace = read_traces(write(tmp_path, chat_message_traces(tiny_scenario(), turns)))[0]
+    assert trace.batches == [1, 2, 1, 1]
+    episode = label_trace(tiny_scenario(), trace, order="dependency").episode
+    calls = [c for turn in turns for c in turn]
+    expected = replayed(calls, order="dependency", batches=[1, 2, 1, 1])
+    assert [lab.to_json() for lab in episode.labels] == expected
+    assert [[c.name for c in m] for m in trace.messages()] == [
+        [name for name, _ in turn] for turn in turns
+    ]

@@ -12,12 +12,7 @@ from agentproc.errors import InputError
 from agentproc.labelling import label_calls
 from agentproc.procedures import Cell, Procedure, StepDef, generate_procedure
 from agentproc.workflow import Scenario, Toolkit, build_workflow, load_scenario, scenario_of
-from agentproc.workflow.reference import (
-    build_reference_graph,
-    reference_graph,
-    run_reference,
-    run_reference_state,
-)
+from agentproc.workflow.reference import reference_graph, run_reference, run_reference_state
 
 PINNED_95 = (
     Path(__file__).parents[2] / "scenarios" / "pinned" / "n95-L7-r10_100-mixed-decimal-0000.json"
@@ -59,7 +54,7 @@ def test_reference_run_ends_with_every_step_value(scenario):
 
 
 def test_reference_graph_has_a_node_per_tool_chained_in_listed_order(scenario):
-    graph = build_reference_graph(scenario).get_graph()
+    graph = reference_graph(scenario).get_graph()
     chain = ["__start__", *(t["function"]["name"] for t in scenario.tools), "__end__"]
     assert set(graph.nodes) == set(chain)
     assert sorted((e.source, e.target) for e in graph.edges) == sorted(pairwise(chain))
@@ -68,7 +63,7 @@ def test_reference_graph_has_a_node_per_tool_chained_in_listed_order(scenario):
 def test_reference_calls_pass_the_mock_tools_and_the_monitor_finds_nothing():
     s = SCENARIOS["n25-L7-r0_1"]()
     tk = Toolkit(build_workflow(s), "enforce")
-    build_reference_graph(s, tk).invoke(
+    reference_graph(s, tk).invoke(
         {"values": dict(s.inputs), "calls": []}, config={"recursion_limit": len(s.steps) + 10}
     )
     assert [r.refused for r in tk.calls] == [None] * (len(s.steps) + 1)

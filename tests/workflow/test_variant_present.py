@@ -142,3 +142,14 @@ def test_a_prompt_template_gets_the_four_placeholders():
     assert prompt.startswith(f"IN[S1 = {s.inputs['S1']}, S2 = {s.inputs['S2']}] STEPS[1. S3 = ")
     assert "TOOLS[step_1, step_2, step_3, submit_answer]" in prompt
     assert prompt.endswith(f"ANS[{s.answer_variable}] {{keep}}")
+
+
+@pytest.mark.parametrize("mode", ["decimal", "integer"])
+def test_a_variant_that_keeps_the_wording_prompts_as_the_compiled_scenario_does(mode):
+    scenario = scenario_of(generate_procedure(Cell(steps=6, lookback=2, mode=mode), 0, 0))
+    assert present(scenario, Variant(name="x", distractors=1)).scenario.prompt == scenario.prompt
+    assert scenario.prompt.startswith("Execute the following procedure exactly")
+    rounding = "3 decimal places" if mode == "decimal" else "Every value is an integer."
+    assert rounding in scenario.prompt and "call submit_answer with the value of S8." in (
+        scenario.prompt
+    )

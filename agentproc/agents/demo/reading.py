@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentproc.arith import SYMBOL, Op, apply_units, to_number, to_units
+from agentproc.runs import text_of
 
 Number = float | int
 Reply = dict[str, Any]
@@ -74,19 +75,10 @@ class Turn:
         return None if units is None else to_number(units, scale)
 
 
-def text(content: Any) -> str:
-    """The text of a message's content: a string or a list of content parts."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return ""
-
-
 def conversation_key(body: dict[str, Any]) -> str:
     """What tells one conversation from another: its first user message."""
     users = [m for m in body.get("messages", []) if m.get("role") == "user"]
-    return text(users[0].get("content")) if users else ""
+    return text_of(users[0].get("content")) if users else ""
 
 
 def _number(value: str) -> Number:
@@ -112,7 +104,7 @@ def read_turn(body: dict[str, Any]) -> Turn:
     last_output: Number | None = None
     prompt: list[str] = []
     for msg in body.get("messages", []):
-        role, content = msg.get("role"), text(msg.get("content"))
+        role, content = msg.get("role"), text_of(msg.get("content"))
         if role in ("system", "user") and len(prompt) < 2:
             prompt.append(content)
         if role == "user" and (line := _INPUTS.search(content)):

@@ -56,6 +56,10 @@ class KindScore:
         """Share of the truth the monitor found (1.0 when there was none)."""
         return self.agreed / self.truth if self.truth else 1.0
 
+    def to_json(self) -> dict[str, Any]:
+        """Machine-readable form: the counts, precision and recall."""
+        return {**vars(self), "precision": self.precision, "recall": self.recall}
+
 
 @dataclass
 class SelfCheck:
@@ -86,26 +90,8 @@ class SelfCheck:
         return {
             "episodes": self.episodes,
             "perfect": self.perfect,
-            "labels": {
-                k: {
-                    "truth": s.truth,
-                    "predicted": s.predicted,
-                    "agreed": s.agreed,
-                    "precision": s.precision,
-                    "recall": s.recall,
-                }
-                for k, s in self.scores.items()
-            },
-            "causes": {
-                c: {
-                    "truth": s.truth,
-                    "predicted": s.predicted,
-                    "agreed": s.agreed,
-                    "precision": s.precision,
-                    "recall": s.recall,
-                }
-                for c, s in self.causes.items()
-            },
+            "labels": {k: s.to_json() for k, s in self.scores.items()},
+            "causes": {c: s.to_json() for c, s in self.causes.items()},
             "mismatches": self.mismatches[:20],
             **({"passed_over": self.passed_over} if self.passed_over else {}),
         }
@@ -181,17 +167,13 @@ _STRIDE = 100_003
 def _score(result: SelfCheck, labels: list[Any], truth: list[Any], where: str) -> None:
     got = {lab.key() for lab in labels}
     want = {lab.key() for lab in truth}
-    for key in got:
-        result.scores[key[0]].predicted += 1
-    for key in want:
-        result.scores[key[0]].truth += 1
-    for key in got & want:
-        result.scores[key[0]].agreed += 1
     wrong = LabelKind.WRONG_ARGUMENT.value
     for keys, attr in ((got, "predicted"), (want, "truth"), (got & want, "agreed")):
         for key in keys:
+            scores = [result.scores[key[0]]]
             if key[0] == wrong and key[3] in result.causes:
-                score = result.causes[key[3]]
+                scores.append(result.causes[key[3]])
+            for score in scores:
                 setattr(score, attr, getattr(score, attr) + 1)
     if got != want and len(result.mismatches) < 100:
         result.mismatches.append(

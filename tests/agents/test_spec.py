@@ -1,0 +1,21 @@
+import pickle
+
+import pytest
+
+from agentproc.agents.spec import AgentSpec
+from agentproc.workflow.variant import load_variant
+
+
+def test_a_built_agent_reuses_its_model_under_every_variant(monkeypatch):
+    built = AgentSpec("openai:m", base_url="http://127.0.0.1:9/v1").built()
+    under = built.under(load_variant("prose"))
+    assert under.built_model is built.built_model is not None
+    assert under.options.variant is not None and under.options.variant.name == "prose"
+    monkeypatch.setattr(AgentSpec, "model", lambda self: pytest.fail("the model was built again"))
+    assert callable(under.episodes())
+
+
+def test_a_spec_not_built_builds_its_model_where_its_episodes_run():
+    spec = pickle.loads(pickle.dumps(AgentSpec("openai:m", base_url="http://127.0.0.1:9/v1")))
+    assert spec.built_model is None
+    assert callable(spec.episodes())
