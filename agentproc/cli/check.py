@@ -9,7 +9,7 @@ from typing import Any
 
 from rich.console import Console
 
-from agentproc.cli.output import EXIT_FAILED, EXIT_OK, print_json
+from agentproc.cli.output import EXIT_FAILED, EXIT_OK, number, print_json
 
 EPILOG = """\
 conditions (each one line; a failed one names its scenarios and first divergences):
@@ -30,24 +30,12 @@ examples:
 """
 
 
-def _fraction(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a fraction from 0 to 1, not {text!r}") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"expected a fraction from 0 to 1 (not {text})")
-    return value
-
-
-def _points(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of points, not {text!r}") from None
-    if not 0.0 <= value <= 100.0:
-        raise argparse.ArgumentTypeError(f"expected points from 0 to 100 (not {text})")
-    return value
+_fraction = number(
+    float, "a fraction from 0 to 1", lambda v: 0 <= v <= 1, "expected a fraction from 0 to 1"
+)
+_points = number(
+    float, "a number of points", lambda v: 0 <= v <= 100, "expected points from 0 to 100"
+)
 
 
 def add_check_parser(sub: Any) -> None:

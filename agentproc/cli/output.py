@@ -1,10 +1,13 @@
-"""What the command line shares: exit statuses and exact JSON output."""
+"""What the command line shares: exit statuses, exact JSON output and number-valued
+option types."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from rich.console import Console
 
@@ -21,6 +24,8 @@ EXIT_ERRORED = 3
 overflowed, the harness failed): they count in no figure and ``--resume`` retries them."""
 EXIT_INTERRUPTED = 130
 """Interrupted (Ctrl-C); every finished episode is kept."""
+
+N = TypeVar("N", int, float)
 
 
 def print_json(out: Console, data: Any) -> None:
@@ -41,3 +46,21 @@ def _finite(obj: Any) -> Any:
 def fail(message: str) -> ConfigError:
     """An error for a bad combination of options."""
     return ConfigError(message)
+
+
+def number(
+    convert: Callable[[str], N], expected: str, ok: Callable[[N], bool], bounds: str
+) -> Callable[[str], N]:
+    """An argparse type: the number ``convert`` (``int`` or ``float``) reads, if ``ok``;
+    else a usage error saying what was ``expected``, or the ``bounds``."""
+
+    def parse(text: str) -> N:
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {expected}, not {text!r}") from None
+        if not ok(value):  # a whole number is shown as read, any other as written
+            raise argparse.ArgumentTypeError(f"{bounds} (not {value if convert is int else text})")
+        return value
+
+    return parse

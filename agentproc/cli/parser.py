@@ -18,7 +18,7 @@ from agentproc.cli.check import add_check_parser
 from agentproc.cli.examples import SIM_AGENTS, examples
 from agentproc.cli.export import add_export_parser
 from agentproc.cli.import_traces import add_import_traces_parser
-from agentproc.cli.output import EXIT_BAD_INPUT
+from agentproc.cli.output import EXIT_BAD_INPUT, number
 from agentproc.cli.serve_demo import add_serve_demo_parser
 from agentproc.cli.serve_mcp import add_serve_mcp_parser
 
@@ -49,28 +49,16 @@ def _ranges(text: str) -> list[tuple[float, float]]:
 
 def _count(low: int) -> Callable[[str], int]:
     """An argparse type: an integer of at least ``low``."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"must be at least {low} (not {value})")
-        return value
-
-    return parse
+    return number(int, "a whole number", lambda v: v >= low, f"must be at least {low}")
 
 
-def _seconds(text: str) -> float:
-    """An argparse type: a finite number of seconds above zero."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, not {text!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds above 0 (not {text})")
-    return value
+_seconds = number(
+    float,
+    "a number of seconds",
+    lambda v: math.isfinite(v) and v > 0,
+    "must be a number of seconds above 0",
+)
+"""An argparse type: a finite number of seconds above zero."""
 
 
 def _url(text: str) -> str:
