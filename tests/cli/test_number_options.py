@@ -13,7 +13,7 @@ from tests.helpers import cli
     [
         (["run", "S", "--out", "r.jsonl", "--concurrency", "0"], "must be at least 1 (not 0)"),
         (["run", "S", "--out", "r.jsonl", "--retries", "-1"], "must be at least 0 (not -1)"),
-        (["run", "S", "--out", "r.jsonl", "--workers", "two"], "expected a whole number, not 'two'"),
+        (["run", "S", "--out", "r.jsonl", "--workers", "two"], "a whole number, not 'two'"),
         (["compare", "S", "--trials", "0"], "argument --trials: must be at least 1 (not 0)"),
         (["stress", "S", "--budget", "1.5"], "expected a whole number, not '1.5'"),
         (["generate", "--count", "0"], "argument --count: must be at least 1 (not 0)"),
