@@ -43,6 +43,23 @@ def _finite(obj: Any) -> Any:
     return obj
 
 
+def say(console: Console, line: str) -> None:
+    """Print ``line`` as it is: no markup, no highlighting (file names, messages)."""
+    console.print(line, markup=False, highlight=False)
+
+
+def failures(err: Console, aborted: str | None, errored: str) -> int:
+    """Say why a run stopped (``aborted``) or which of its episodes errored (``errored``:
+    e.g. ``3 episodes errored (endpoint 3)``; empty: none); the exit status that calls for."""
+    if aborted is not None:
+        say(err, f"agentproc: {aborted}")
+        return EXIT_ERRORED
+    if errored:
+        say(err, f"agentproc: {errored} and count in no figure; --resume runs them again")
+        return EXIT_ERRORED
+    return EXIT_OK
+
+
 def fail(message: str) -> ConfigError:
     """An error for a bad combination of options."""
     return ConfigError(message)

@@ -346,10 +346,10 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _episode_options() -> argparse.ArgumentParser:
+def _episode_options() -> _Parser:
     """The options of every command that runs episodes (``run``, ``compare``, ``stress``),
     defined once: a parent parser (``parents=[...]``) each of them takes in."""
-    p = argparse.ArgumentParser(add_help=False)
+    p = _Parser(add_help=False)
     p.add_argument("--agent", default="local", help=AGENT_HELP)
     p.add_argument(
         "--base-url",
@@ -397,9 +397,7 @@ def _episode_options() -> argparse.ArgumentParser:
     return p
 
 
-def _compare_parsers(
-    sub: argparse._SubParsersAction[_Parser], episodes: argparse.ArgumentParser
-) -> None:
+def _compare_parsers(sub: argparse._SubParsersAction[_Parser], episodes: _Parser) -> None:
     cp = sub.add_parser(
         "compare",
         help="did a change help? paired comparison of variants or agents",

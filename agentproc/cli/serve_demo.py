@@ -13,7 +13,7 @@ from typing import Any
 
 from rich.console import Console
 
-from agentproc.cli.output import EXIT_OK, number
+from agentproc.cli.output import EXIT_OK, number, say
 from agentproc.errors import ConfigError
 
 PROFILE_CHOICES = ("faithful", "skipper", "sloppy", "prompt-sensitive")
@@ -71,11 +71,11 @@ def serve_demo_command(args: argparse.Namespace, out: Console, err: Console) -> 
     ]
     previous = signal.signal(signal.SIGTERM, _terminate)  # `kill` stops it as Ctrl-C does
     try:  # from here on, an interruption is the way it stops
-        out.print("\n".join(lines), markup=False, highlight=False)
+        say(out, "\n".join(lines))
         out.file.flush()
         server.serve_forever()
     except KeyboardInterrupt:
-        err.print("demo endpoint stopped", markup=False, highlight=False)
+        say(err, "demo endpoint stopped")
     finally:
         signal.signal(signal.SIGTERM, previous)
         server.stop()

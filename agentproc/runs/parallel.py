@@ -161,12 +161,8 @@ def _summary(written: int, latest: Collection[Any], workers: int) -> RunSummary:
     """What a merged run holds: each episode counted once, as its last record reads."""
     summary = RunSummary(written=written, workers=workers)
     for rec in latest:
-        if rec.get("stop_reason") == "error":
-            kind = error_kind_of(rec)
-            summary.errors[kind] = summary.errors.get(kind, 0) + 1
-            continue
-        summary.scored += 1
-        summary.verdicts[rec["verdict"]] = summary.verdicts.get(rec["verdict"], 0) + 1
+        failed = rec.get("stop_reason") == "error"
+        summary.tally(error_kind_of(rec) if failed else None, rec["verdict"])
     return summary
 
 

@@ -77,11 +77,14 @@ class RunSummary:
     def add(self, ep: Episode) -> None:
         """Count one written episode."""
         self.written += 1
-        if ep.error is not None:
-            self.errors[ep.error.kind] = self.errors.get(ep.error.kind, 0) + 1
+        self.tally(ep.error.kind if ep.error is not None else None, ep.metrics["verdict"])
+
+    def tally(self, error: str | None, verdict: str) -> None:
+        """Count an episode's failure of kind ``error`` or, when none, its verdict."""
+        if error is not None:
+            self.errors[error] = self.errors.get(error, 0) + 1
             return
         self.scored += 1
-        verdict = ep.metrics["verdict"]
         self.verdicts[verdict] = self.verdicts.get(verdict, 0) + 1
 
     @property
