@@ -9,7 +9,7 @@ from typing import Any
 
 from rich.console import Console
 
-from agentproc.cli.output import EXIT_FAILED, EXIT_OK, print_json
+from agentproc.cli.output import EXIT_FAILED, EXIT_OK, number, print_json, say
 
 EPILOG = """\
 conditions (each one line; a failed one names its scenarios and first divergences):
@@ -30,24 +30,12 @@ examples:
 """
 
 
-def _fraction(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a fraction from 0 to 1, not {text!r}") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"expected a fraction from 0 to 1 (not {text})")
-    return value
-
-
-def _points(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of points, not {text!r}") from None
-    if not 0.0 <= value <= 100.0:
-        raise argparse.ArgumentTypeError(f"expected points from 0 to 100 (not {text})")
-    return value
+_fraction = number(
+    float, "a fraction from 0 to 1", lambda v: 0 <= v <= 1, "expected a fraction from 0 to 1"
+)
+_points = number(
+    float, "a number of points", lambda v: 0 <= v <= 100, "expected points from 0 to 100"
+)
 
 
 def add_check_parser(sub: Any) -> None:
@@ -101,7 +89,7 @@ def check_command(args: argparse.Namespace, out: Console, err: Console) -> int:
         seed=args.seed,
     )
     for w in result.warnings:
-        err.print(w, markup=False, highlight=False)
+        say(err, w)
     if args.junit is not None:
         write_junit(result, args.junit)
     if args.json:
@@ -109,10 +97,10 @@ def check_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     else:
         for c in result.conditions:
             line = f"{'ok  ' if c.passed else 'FAIL'} {c.name}: {c.message}"
-            out.print(line, markup=False, highlight=False)
+            say(out, line)
         failed, total = len(result.failed), len(result.conditions)
         verdict = f"check failed: {failed} of {total}" if failed else f"check passed: {total}"
-        out.print(f"{verdict} conditions", markup=False, highlight=False)
+        say(out, f"{verdict} conditions")
     return EXIT_OK if result.passed else EXIT_FAILED
 
 

@@ -18,7 +18,9 @@ from agentproc.cli.output import (
     EXIT_FAILED,
     EXIT_OK,
     fail,
+    failures,
     print_json,
+    say,
 )
 from agentproc.errors import InputError, WorkerError
 from agentproc.outputs import check_output, input_files
@@ -156,11 +158,10 @@ def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
         **options,
     )
     if summary.torn_bytes:
-        err.print(
+        say(
+            err,
             f"agentproc: {args.out}: cut off a torn last line ({summary.torn_bytes} bytes of an "
             "interrupted write) before resuming",
-            markup=False,
-            highlight=False,
         )
     skipped = f" ({summary.skipped} already done)" if summary.skipped else ""
     return _said(summary, f"wrote {summary.written} episodes to {args.out}{skipped}", out, err)
@@ -195,7 +196,7 @@ def _run_workers(
             **options,
         )
     except WorkerError as exc:
-        err.print(f"agentproc: {exc}", markup=False, highlight=False)
+        say(err, f"agentproc: {exc}")
         return EXIT_BAD_INPUT if exc.input_error else EXIT_ERRORED if exc.errored else EXIT_FAILED
     return _said(
         summary,
@@ -209,19 +210,9 @@ def _said(summary: Any, wrote: str, out: Console, err: Console) -> int:
     """Print what a run wrote and what failed; its exit status."""
     verdicts = ", ".join(f"{k} {v}" for k, v in sorted(summary.verdicts.items())) or "none scored"
     out.print(f"{wrote}: {verdicts}", highlight=False)
-    if summary.aborted is not None:
-        err.print(f"agentproc: {summary.aborted}", markup=False, highlight=False)
-        return EXIT_ERRORED
-    if summary.errored:
-        kinds = ", ".join(f"{k} {v}" for k, v in sorted(summary.errors.items()))
-        err.print(
-            f"agentproc: {summary.errored} episodes errored ({kinds}) and count in no figure; "
-            "--resume runs them again",
-            markup=False,
-            highlight=False,
-        )
-        return EXIT_ERRORED
-    return EXIT_OK
+    kinds = ", ".join(f"{k} {v}" for k, v in sorted(summary.errors.items()))
+    errored = f"{summary.errored} episodes errored ({kinds})" if summary.errored else ""
+    return failures(err, summary.aborted, errored)
 
 
 def _check_run_out(args: argparse.Namespace) -> None:
@@ -297,8 +288,6 @@ def agent_spec(args: argparse.Namespace) -> Any:
 
     if args.guard not in GUARDS:
         raise fail(f"unknown guard {args.guard!r} (expected one of: {', '.join(GUARDS)})")
-    if args.concurrency < 1:
-        raise fail("--concurrency must be at least 1")
     variant = load_variant(getattr(args, "variant", "default"))
     variant.check(args.mode, args.guard)
     order: OrderPolicy = getattr(args, "order", "listed")
@@ -374,7 +363,7 @@ def selfcheck_command(args: argparse.Namespace, out: Console, err: Console) -> i
             )
         out.print(table)
         for m in result.mismatches[:10]:
-            out.print(m, markup=False, highlight=False)
+            say(out, m)
         if result.passed_over:
             out.print(
                 f"{result.passed_over} procedures replaced: every step has a twin computing "

@@ -10,7 +10,7 @@ from typing import Any
 
 from rich.console import Console
 
-from agentproc.cli.output import EXIT_OK
+from agentproc.cli.output import EXIT_OK, say
 
 
 def add_export_parser(sub: Any) -> None:
@@ -36,6 +36,6 @@ def export_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     except OSError as exc:
         raise OutputError(args.otel, f"cannot write: {exc.strerror or exc}") from None
     for w in report.warnings:
-        err.print(w, markup=False, highlight=False)
+        say(err, w)
     out.print(f"wrote {len(records)} episodes as traces to {args.otel}", highlight=False)
     return EXIT_OK

@@ -9,7 +9,7 @@ from typing import Any
 
 from rich.console import Console
 
-from agentproc.cli.output import EXIT_OK
+from agentproc.cli.output import EXIT_OK, say
 
 
 def add_import_traces_parser(sub: Any) -> None:
@@ -41,7 +41,7 @@ def import_traces_command(args: argparse.Namespace, out: Console, err: Console) 
     done = import_traces(scenario, traces, args.out, args.file, args.guard, args.order)
     for item in done:
         for d in item.differences:
-            err.print(f"agentproc: trace {item.trace.trace_id}: {d}", markup=False, highlight=False)
+            say(err, f"agentproc: trace {item.trace.trace_id}: {d}")
     verdicts = ", ".join(item.episode.metrics["verdict"] for item in done)
     out.print(f"wrote {len(done)} episodes to {args.out} (verdicts: {verdicts})", highlight=False)
     return EXIT_OK

@@ -1,10 +1,13 @@
-"""What the command line shares: exit statuses and exact JSON output."""
+"""What the command line shares: exit statuses, exact JSON output and number-valued
+option types."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from rich.console import Console
 
@@ -22,6 +25,8 @@ overflowed, the harness failed): they count in no figure and ``--resume`` retrie
 EXIT_INTERRUPTED = 130
 """Interrupted (Ctrl-C); every finished episode is kept."""
 
+N = TypeVar("N", int, float)
+
 
 def print_json(out: Console, data: Any) -> None:
     """Print strict JSON exactly (no markup, no wrapping; NaN and infinities as null)."""
@@ -38,6 +43,41 @@ def _finite(obj: Any) -> Any:
     return obj
 
 
+def say(console: Console, line: str) -> None:
+    """Print ``line`` as it is: no markup, no highlighting (file names, messages)."""
+    console.print(line, markup=False, highlight=False)
+
+
+def failures(err: Console, aborted: str | None, errored: str) -> int:
+    """Say why a run stopped (``aborted``) or which of its episodes errored (``errored``:
+    e.g. ``3 episodes errored (endpoint 3)``; empty: none); the exit status that calls for."""
+    if aborted is not None:
+        say(err, f"agentproc: {aborted}")
+        return EXIT_ERRORED
+    if errored:
+        say(err, f"agentproc: {errored} and count in no figure; --resume runs them again")
+        return EXIT_ERRORED
+    return EXIT_OK
+
+
 def fail(message: str) -> ConfigError:
     """An error for a bad combination of options."""
     return ConfigError(message)
+
+
+def number(
+    convert: Callable[[str], N], expected: str, ok: Callable[[N], bool], bounds: str
+) -> Callable[[str], N]:
+    """An argparse type: the number ``convert`` (``int`` or ``float``) reads, if ``ok``;
+    else a usage error saying what was ``expected``, or the ``bounds``."""
+
+    def parse(text: str) -> N:
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {expected}, not {text!r}") from None
+        if not ok(value):  # a whole number is shown as read, any other as written
+            raise argparse.ArgumentTypeError(f"{bounds} (not {value if convert is int else text})")
+        return value
+
+    return parse

@@ -18,7 +18,7 @@ from agentproc.cli.check import add_check_parser
 from agentproc.cli.examples import SIM_AGENTS, examples
 from agentproc.cli.export import add_export_parser
 from agentproc.cli.import_traces import add_import_traces_parser
-from agentproc.cli.output import EXIT_BAD_INPUT
+from agentproc.cli.output import EXIT_BAD_INPUT, number
 from agentproc.cli.serve_demo import add_serve_demo_parser
 from agentproc.cli.serve_mcp import add_serve_mcp_parser
 
@@ -49,28 +49,16 @@ def _ranges(text: str) -> list[tuple[float, float]]:
 
 def _count(low: int) -> Callable[[str], int]:
     """An argparse type: an integer of at least ``low``."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"must be at least {low} (not {value})")
-        return value
-
-    return parse
+    return number(int, "a whole number", lambda v: v >= low, f"must be at least {low}")
 
 
-def _seconds(text: str) -> float:
-    """An argparse type: a finite number of seconds above zero."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, not {text!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds above 0 (not {text})")
-    return value
+_seconds = number(
+    float,
+    "a number of seconds",
+    lambda v: math.isfinite(v) and v > 0,
+    "must be a number of seconds above 0",
+)
+"""An argparse type: a finite number of seconds above zero."""
 
 
 def _url(text: str) -> str:
@@ -144,6 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action=_VersionAction, help="show the version and exit")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    episodes = _episode_options()
 
     g = sub.add_parser("generate", help="generate a suite of procedures", **examples("generate"))
     g.add_argument("--preset", help="a shipped preset (quick, reference) or a preset file")
@@ -173,20 +162,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--id", dest="scenario_id", help="scenario id (default: the first)")
 
     r = sub.add_parser(
-        "run", help="run an agent over a suite and write a run file", **examples("run")
+        "run",
+        help="run an agent over a suite and write a run file",
+        parents=[episodes],
+        **examples("run"),
     )
     r.add_argument(
         "suite", type=Path, help="a suite folder, a scenario .json or a .jsonl of scenarios"
-    )
-    r.add_argument(
-        "--agent",
-        default="local",
-        help=AGENT_HELP,
-    )
-    r.add_argument(
-        "--base-url",
-        type=_url,
-        help="OpenAI-compatible server for openai:MODEL (key from OPENAI_API_KEY)",
     )
     r.add_argument(
         "--mode",
@@ -194,20 +176,11 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["tools", "text"],
         help="tools: the compiled workflow; text: the procedure in the prompt, answer in text",
     )
-    r.add_argument("--concurrency", type=_count(1), default=1, help="episodes in flight at once")
-    r.add_argument("--timeout", type=_seconds, default=120.0, help="seconds per model call")
-    r.add_argument(
-        "--retries", type=_count(0), default=4, help="retries per model call (429, 5xx, timeouts)"
-    )
-    r.add_argument(
-        "--budget", type=_count(1), help="tool calls per episode (default 2 x (steps + 1) + 5)"
-    )
     r.add_argument(
         "--continue-after-answer",
         action="store_true",
         help="do not end an episode at submit_answer (to study answer revision)",
     )
-    r.add_argument("--max-tokens", type=_count(1), help="cap on tokens per model reply")
     r.add_argument("--out", type=Path, required=True, help="run file (JSON lines) to write")
     r.add_argument(
         "--name",
@@ -223,14 +196,6 @@ def build_parser() -> argparse.ArgumentParser:
         "referring to the suite: for sharing one file",
     )
     r.add_argument(
-        "--seed",
-        type=int,
-        default=0,
-        help="seed of the agent's randomness (simulated faults, model sampling); same seed, "
-        "same run",
-    )
-    r.add_argument("--guard", default="observe", help="observe (default), enforce or feedback")
-    r.add_argument(
         "--order",
         choices=["listed", "dependency"],
         default="listed",
@@ -243,7 +208,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="how the workflow is presented: a shipped variant (agentproc variants) or a "
         ".toml/.json file",
     )
-    r.add_argument("--limit", type=_count(1), help="run at most this many scenarios")
     r.add_argument(
         "--per-cell",
         type=_count(1),
@@ -251,12 +215,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="run only the first K scenarios of each grid cell (a run spread over the suite)",
     )
     r.add_argument(
-        "--trials", type=_count(1), default=1, help="run each scenario this many times (trials)"
-    )
-    r.add_argument(
         "--shard", help="run only shard i of n, e.g. 1/4 (or shards i to j: i-j/n, e.g. 1-2/8)"
     )
-    r.add_argument("--resume", action="store_true", help="skip episodes already in --out")
     r.add_argument(
         "--cache",
         type=Path,
@@ -273,8 +233,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="read: serve hits, store nothing; write: store replies, serve none; readwrite "
         "(the default with --cache); off",
     )
-    _worker_options(r)
-    r.add_argument("--overwrite", action="store_true", help="replace an existing --out")
 
     rp = sub.add_parser(
         "replay",
@@ -358,7 +316,7 @@ def build_parser() -> argparse.ArgumentParser:
         "(default length,lookback)",
     )
 
-    _compare_parsers(sub)
+    _compare_parsers(sub, episodes)
     add_check_parser(sub)
     add_serve_mcp_parser(sub)
     add_import_traces_parser(sub)
@@ -388,7 +346,39 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _worker_options(p: argparse.ArgumentParser) -> None:
+def _episode_options() -> _Parser:
+    """The options of every command that runs episodes (``run``, ``compare``, ``stress``),
+    defined once: a parent parser (``parents=[...]``) each of them takes in."""
+    p = _Parser(add_help=False)
+    p.add_argument("--agent", default="local", help=AGENT_HELP)
+    p.add_argument(
+        "--base-url",
+        type=_url,
+        help="OpenAI-compatible server for openai:MODEL (key from OPENAI_API_KEY)",
+    )
+    p.add_argument("--concurrency", type=_count(1), default=1, help="episodes in flight at once")
+    p.add_argument("--timeout", type=_seconds, default=120.0, help="seconds per model call")
+    p.add_argument(
+        "--retries", type=_count(0), default=4, help="retries per model call (429, 5xx, timeouts)"
+    )
+    p.add_argument(
+        "--budget", type=_count(1), help="tool calls per episode (default 2 x (steps + 1) + 5)"
+    )
+    p.add_argument("--max-tokens", type=_count(1), help="cap on tokens per model reply")
+    p.add_argument("--guard", default="observe", help="observe (default), enforce or feedback")
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the agent's randomness (simulated faults, model sampling) and of "
+        "compare's sign-flip test; same seed, same run",
+    )
+    p.add_argument("--limit", type=_count(1), help="run at most this many scenarios")
+    p.add_argument(
+        "--trials", type=_count(1), default=1, help="run each scenario this many times (trials)"
+    )
+    p.add_argument("--resume", action="store_true", help="skip episodes already in --out")
+    p.add_argument("--overwrite", action="store_true", help="replace what --out holds")
     p.add_argument(
         "--workers",
         type=_count(1),
@@ -404,11 +394,14 @@ def _worker_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--address", help="with --backend ray: the cluster to join (default: start one here)"
     )
+    return p
 
 
-def _compare_parsers(sub: argparse._SubParsersAction[_Parser]) -> None:
+def _compare_parsers(sub: argparse._SubParsersAction[_Parser], episodes: _Parser) -> None:
     cp = sub.add_parser(
-        "compare", help="did a change help? paired comparison of variants or agents"
+        "compare",
+        help="did a change help? paired comparison of variants or agents",
+        parents=[episodes],
     )
     cp.add_argument(
         "inputs", type=Path, nargs="+", help="run files to compare, or one SUITE with --variants"
@@ -420,7 +413,9 @@ def _compare_parsers(sub: argparse._SubParsersAction[_Parser]) -> None:
     )
     cp.add_argument("--baseline", help="the arm the others are compared with (default: the first)")
     st = sub.add_parser(
-        "stress", help="sweep prompt styles, renderings and tool sets for one agent"
+        "stress",
+        help="sweep prompt styles, renderings and tool sets for one agent",
+        parents=[episodes],
     )
     st.add_argument("inputs", type=Path, nargs=1, help="a suite folder (keep it small)")
     st.add_argument(
@@ -438,27 +433,8 @@ def _compare_parsers(sub: argparse._SubParsersAction[_Parser]) -> None:
         help="every combination of one prompt style, one rendering and one tool set",
     )
     for q in (cp, st):
-        q.add_argument("--agent", default="local", help="with a suite: " + AGENT_HELP)
-        q.add_argument("--base-url", type=_url, help="OpenAI-compatible server for openai:MODEL")
         q.add_argument("--out", type=Path, help="with a suite: folder for one run file per variant")
-        q.add_argument("--trials", type=_count(1), default=1, help="runs of each scenario")
-        q.add_argument("--limit", type=_count(1), help="with a suite: at most this many scenarios")
-        q.add_argument("--concurrency", type=_count(1), default=1, help="episodes in flight")
-        q.add_argument("--timeout", type=_seconds, default=120.0, help="seconds per model call")
-        q.add_argument("--retries", type=_count(0), default=4, help="retries per model call")
-        q.add_argument("--budget", type=_count(1), help="tool calls per episode")
-        q.add_argument("--max-tokens", type=_count(1), help="cap on tokens per model reply")
-        q.add_argument("--guard", default="observe", help="observe (default), enforce or feedback")
-        q.add_argument(
-            "--seed",
-            type=int,
-            default=0,
-            help="agent seed, and the seed of the sign-flip test's random sign vectors",
-        )
-        q.add_argument("--resume", action="store_true", help="keep finished episodes in --out")
-        q.add_argument("--overwrite", action="store_true", help="replace run files in --out")
         q.add_argument("--json", action="store_true", help="print the result as JSON")
-        _worker_options(q)
         q.set_defaults(mode="tools", continue_after_answer=False)
 
 

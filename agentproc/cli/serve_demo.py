@@ -13,7 +13,7 @@ from typing import Any
 
 from rich.console import Console
 
-from agentproc.cli.output import EXIT_OK
+from agentproc.cli.output import EXIT_OK, number, say
 from agentproc.errors import ConfigError
 
 PROFILE_CHOICES = ("faithful", "skipper", "sloppy", "prompt-sensitive")
@@ -21,14 +21,7 @@ PROFILE_CHOICES = ("faithful", "skipper", "sloppy", "prompt-sensitive")
 ``agentproc.agents.demo.PROFILES``)."""
 
 
-def _port(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a port number, not {text!r}") from None
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"a port is 0 to 65535 (not {value})")
-    return value
+_port = number(int, "a port number", lambda v: 0 <= v <= 65535, "a port is 0 to 65535")
 
 
 def add_serve_demo_parser(sub: Any) -> None:
@@ -78,11 +71,11 @@ def serve_demo_command(args: argparse.Namespace, out: Console, err: Console) -> 
     ]
     previous = signal.signal(signal.SIGTERM, _terminate)  # `kill` stops it as Ctrl-C does
     try:  # from here on, an interruption is the way it stops
-        out.print("\n".join(lines), markup=False, highlight=False)
+        say(out, "\n".join(lines))
         out.file.flush()
         server.serve_forever()
     except KeyboardInterrupt:
-        err.print("demo endpoint stopped", markup=False, highlight=False)
+        say(err, "demo endpoint stopped")
     finally:
         signal.signal(signal.SIGTERM, previous)
         server.stop()

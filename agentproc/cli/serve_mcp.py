@@ -12,7 +12,7 @@ from typing import Any
 
 from rich.console import Console
 
-from agentproc.cli.output import EXIT_OK, fail
+from agentproc.cli.output import EXIT_OK, fail, say
 from agentproc.errors import ConfigError, InputError
 
 PORT = 8000
@@ -61,11 +61,10 @@ def serve_mcp_command(args: argparse.Namespace, out: Console, err: Console) -> i
     except ImportError:
         raise ConfigError(EXTRA_MISSING) from None
     run = _served_run(args)
-    err.print(
+    say(
+        err,
         f"agentproc: serving {args.suite} over {args.transport}"
         + (f" on http://127.0.0.1:{args.port}/mcp" if args.transport == "http" else ""),
-        markup=False,
-        highlight=False,
     )
     try:
         if args.transport == "http":
@@ -76,9 +75,7 @@ def serve_mcp_command(args: argparse.Namespace, out: Console, err: Console) -> i
         pass
     finally:
         run.close()
-    err.print(
-        f"agentproc: wrote {run.written} episodes to {args.out}", markup=False, highlight=False
-    )
+    say(err, f"agentproc: wrote {run.written} episodes to {args.out}")
     return EXIT_OK
 
 

@@ -10,7 +10,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from agentproc.cli.output import EXIT_FAILED, EXIT_OK, fail, print_json
+from agentproc.cli.output import EXIT_FAILED, EXIT_OK, fail, print_json, say
 from agentproc.errors import InputError
 from agentproc.outputs import check_output, input_files
 from agentproc.runs import (
@@ -23,46 +23,39 @@ from agentproc.runs import (
 
 
 def replay_command(args: argparse.Namespace, out: Console, err: Console) -> int:
-    from agentproc.analysis import replay_messages
-    from agentproc.analysis.timeline import render_timeline
-    from agentproc.jsonio import read_json
-    from agentproc.workflow import load_scenario
-
-    if args.otel:
-        return _replay_otel(args, out)
-    if args.messages or args.scenario:
-        if not (args.messages and args.scenario) or args.run:
-            raise fail("replay takes either RUN.jsonl, or --scenario S.json with --messages M.json")
-        scenario = load_scenario(args.scenario)
-        result = replay_messages(
-            scenario, read_json(args.messages), args.messages, args.guard, args.order or "listed"
-        )
-        if args.json:
-            print_json(out, result.to_json())
-        else:
-            render_timeline(result, out)
-        return EXIT_FAILED if result.differences else EXIT_OK
+    if args.otel or args.messages or args.scenario:
+        return _replay_given(args, out)
     if args.run is None:
         raise fail("replay needs a run file, or --scenario and --messages")
     with collector.paused():  # what the replay kept is freed on return, before it resumes
         return _replay_run(args, out, err)
 
 
-def _replay_otel(args: argparse.Namespace, out: Console) -> int:
-    """``replay --scenario S.json --otel TRACE.json``: every trace, replayed and shown."""
+def _replay_given(args: argparse.Namespace, out: Console) -> int:
+    """``replay --scenario S.json`` with ``--messages M.json`` (one conversation) or
+    ``--otel TRACE.json`` (every trace in it): replayed and shown."""
+    from agentproc.analysis import replay_messages
     from agentproc.analysis.timeline import render_timeline
     from agentproc.integrations.imported import replay_traces
     from agentproc.integrations.otel_traces import read_traces
+    from agentproc.jsonio import read_json
     from agentproc.workflow import load_scenario
 
-    if not args.scenario or args.run or args.messages:
+    if args.otel and (not args.scenario or args.run or args.messages):
         raise fail(
             "replay --otel TRACE.json takes --scenario S.json (and no run file or --messages)"
         )
+    if not args.otel and (not (args.messages and args.scenario) or args.run):
+        raise fail("replay takes either RUN.jsonl, or --scenario S.json with --messages M.json")
     scenario = load_scenario(args.scenario)
-    results = replay_traces(
-        scenario, read_traces(args.otel), args.otel, args.guard, args.order or "listed"
-    )
+    if args.otel:
+        traces = read_traces(args.otel)
+        results = replay_traces(scenario, traces, args.otel, args.guard, args.order or "listed")
+    else:
+        calls = read_json(args.messages)
+        results = [
+            replay_messages(scenario, calls, args.messages, args.guard, args.order or "listed")
+        ]
     for result in results:
         if args.json:
             print_json(out, result.to_json())
@@ -101,7 +94,7 @@ def _replay_run(args: argparse.Namespace, out: Console, err: Console) -> int:
                 str(len(result.differences)),
             )
     for w in report.warnings:
-        err.print(w, markup=False, highlight=False)
+        say(err, w)
     if args.episode is not None and not found:
         raise InputError(args.run, f"no episode with scenario id {args.episode!r}", "scenario_id")
     if not args.json and args.episode is None:
@@ -118,7 +111,7 @@ def relabel_command(args: argparse.Namespace, out: Console, err: Console) -> int
         check_output(args.out, inputs=inputs, overwrite=args.overwrite)
     result = relabel_run(args.run, args.out, args.suite, args.order)
     for w in result.warnings:
-        err.print(w, markup=False, highlight=False)
+        say(err, w)
     where = f"; wrote {args.out}" if args.out is not None else ""
     out.print(
         f"relabelled {result.episodes} episodes: {result.changed_episodes} changed, "
@@ -161,13 +154,12 @@ def report_command(args: argparse.Namespace, out: Console, err: Console) -> int:
         report = aggregate(records)
     for rr in reports:
         for w in rr.warnings:
-            err.print(w, markup=False, highlight=False)
+            say(err, w)
     if report.errored:
-        err.print(
+        say(
+            err,
             f"warning: {report.errored} episodes errored (endpoint, context or harness "
             "failures) and count in no figure; see the per-agent lines",
-            markup=False,
-            highlight=False,
         )
     if args.json:
         print_json(out, report_json(report, args.price))
@@ -210,9 +202,8 @@ def _html_report(args: argparse.Namespace, out: Console, err: Console) -> None:
     with collector.paused():
         result = write_html_report(args.runs, args.html, price=args.price)
     for w in result.warnings:
-        err.print(w, markup=False, highlight=False)
-    (err if args.json else out).print(
+        say(err, w)
+    say(
+        err if args.json else out,
         f"wrote {args.html}: {result.episodes} episodes, drill-down embedded for {result.detailed}",
-        markup=False,
-        highlight=False,
     )

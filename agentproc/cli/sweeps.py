@@ -7,7 +7,15 @@ from typing import Any
 
 from rich.console import Console
 
-from agentproc.cli.output import EXIT_BAD_INPUT, EXIT_ERRORED, EXIT_OK, fail, print_json
+from agentproc.cli.output import (
+    EXIT_BAD_INPUT,
+    EXIT_ERRORED,
+    EXIT_OK,
+    fail,
+    failures,
+    print_json,
+    say,
+)
 
 
 def _suite_run(args: argparse.Namespace, err: Console) -> tuple[Any, list[Any]]:
@@ -16,15 +24,13 @@ def _suite_run(args: argparse.Namespace, err: Console) -> tuple[Any, list[Any]]:
     from agentproc.experiments import SuiteRun
     from agentproc.outputs import check_output, input_files
     from agentproc.runs import select
-    from agentproc.workflow import GUARDS, load_scenarios
+    from agentproc.workflow import load_scenarios
 
     if len(args.inputs) != 1:
         raise fail(f"{args.command} runs one suite (got {len(args.inputs)} paths)")
     if args.out is None:
         raise fail(f"{args.command} SUITE needs --out DIR: one run file per variant goes there")
     check_output(args.out, folder=True)  # before the suite is read
-    if args.guard not in GUARDS:
-        raise fail(f"unknown guard {args.guard!r} (expected one of: {', '.join(GUARDS)})")
     if args.variants is not None and not args.variants:
         raise fail("--variants names no variant (drop it to sweep every shipped one)")
     workers = worker_options(args)
@@ -51,21 +57,9 @@ def _suite_run(args: argparse.Namespace, err: Console) -> tuple[Any, list[Any]]:
 def _after_runs(ran: Any, err: Console) -> int:
     """Say what failed in the runs; the exit status they call for."""
     for w in ran.warnings:
-        err.print(w, markup=False, highlight=False)
-    if ran.aborted is not None:
-        err.print(f"agentproc: {ran.aborted}", markup=False, highlight=False)
-        return EXIT_ERRORED
-    errored = {n: s.errored for n, s in ran.summaries.items() if s.errored}
-    if errored:
-        which = ", ".join(f"{n} {k}" for n, k in errored.items())
-        err.print(
-            f"agentproc: episodes errored ({which}) and count in no figure; "
-            "--resume runs them again",
-            markup=False,
-            highlight=False,
-        )
-        return EXIT_ERRORED
-    return EXIT_OK
+        say(err, w)
+    which = ", ".join(f"{n} {s.errored}" for n, s in ran.summaries.items() if s.errored)
+    return failures(err, ran.aborted, f"episodes errored ({which})" if which else "")
 
 
 def compare_command(args: argparse.Namespace, out: Console, err: Console) -> int:
@@ -87,7 +81,7 @@ def compare_command(args: argparse.Namespace, out: Console, err: Console) -> int
                 raise fail(f"{path} is a folder: compare a suite with --variants a,b")
         result, warnings = compare_files(args.inputs, baseline=args.baseline, seed=args.seed)
         for w in warnings:
-            err.print(w, markup=False, highlight=False)
+            say(err, w)
     refused = _incomparable(result, err)
     if refused is not None:
         return refused
@@ -106,7 +100,7 @@ def _incomparable(result: Any, err: Console) -> int | None:
     why = incomparable(result)
     if why is None:
         return None
-    err.print(f"agentproc: error: {why.message}", markup=False, highlight=False)
+    say(err, f"agentproc: error: {why.message}")
     return EXIT_ERRORED if why.why == "errored" else EXIT_BAD_INPUT
 
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import shutil
-import time
 from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import Any
@@ -42,9 +41,6 @@ from agentproc.runs.span import SpanTask
 from agentproc.runs.split import shard_spec
 from agentproc.runs.writer import RunWriter, held
 from agentproc.workflow import Scenario
-
-POLL = 0.5
-"""Seconds between two looks at the shard files' progress."""
 
 
 class Done:
@@ -73,21 +69,6 @@ class Done:
             self.seen[path] = (offset, lines)
             total += lines
         return total
-
-
-class Watch:
-    """The parent's part while the spans run (a :data:`~agentproc.runs.pool.Tick`): the
-    progress bar, every :data:`POLL` seconds."""
-
-    def __init__(self, progress: Callable[[], None]) -> None:
-        self.progress = progress
-        self.shown = -POLL
-
-    def __call__(self) -> None:
-        now = time.monotonic()
-        if now - self.shown >= POLL:
-            self.progress()
-            self.shown = now
 
 
 def run_parallel(
@@ -152,9 +133,10 @@ def run_parallel(
             )
             task = bar.add_task("run", total=len(order) * job.options.get("trials", 1))
             done = Done(folder)
-            watch = Watch(lambda: bar.update(task, completed=done()) if err.is_terminal else None)
-            with bar:
-                ends = backend(tasks, watch)
+            with bar:  # the shard files are counted only for a bar that is shown
+                ends = backend(
+                    tasks, lambda: bar.update(task, completed=done()) if err.is_terminal else None
+                )
             failed = [k for k, e in enumerate(ends) if e is not None and e.failure is not None]
             failed = failed or [k for k, e in enumerate(ends) if e is None]  # a worker ended early
             if failed:  # the run file stays as it was
@@ -179,12 +161,8 @@ def _summary(written: int, latest: Collection[Any], workers: int) -> RunSummary:
     """What a merged run holds: each episode counted once, as its last record reads."""
     summary = RunSummary(written=written, workers=workers)
     for rec in latest:
-        if rec.get("stop_reason") == "error":
-            kind = error_kind_of(rec)
-            summary.errors[kind] = summary.errors.get(kind, 0) + 1
-            continue
-        summary.scored += 1
-        summary.verdicts[rec["verdict"]] = summary.verdicts.get(rec["verdict"], 0) + 1
+        failed = rec.get("stop_reason") == "error"
+        summary.tally(error_kind_of(rec) if failed else None, rec["verdict"])
     return summary
 
 

@@ -34,9 +34,10 @@ if TYPE_CHECKING:
     from agentproc.runs.job import SuiteJob, Workers
 
 Tick = Callable[[], None]
-"""Called while the spans run, at least every :data:`WAKE` seconds."""
-WAKE = 0.05
-"""Seconds between two looks at the workers when none has anything to say."""
+"""Called while the spans run (the progress bar): as a span ends, and every :data:`WAKE`
+seconds while none does."""
+WAKE = 0.5
+"""Seconds between two ticks when no worker has anything to say."""
 START = "fork" if sys.platform == "linux" else "spawn"
 """How a local worker starts: forked on Linux (it has the parent's imports and episode
 function at once: two workers started and one small span run in 0.1 s, against 3.3 s with
@@ -228,7 +229,7 @@ class RayTasks:
             refs = [remote.remote(job, t) for t in tasks]
             pending = list(refs)
             while pending:
-                _, pending = ray.wait(pending, num_returns=1, timeout=0.5)  # back as one ends
+                _, pending = ray.wait(pending, num_returns=1, timeout=WAKE)  # back as one ends
                 tick()
             ends: list[SpanEnd | None] = []
             for ref in refs:

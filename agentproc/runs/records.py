@@ -305,24 +305,19 @@ def episode_record(
         "calls": [c.to_json(scale) for c in ep.calls],  # type: ignore[misc]
         **_scenario_fields(scenario, self_contained),  # type: ignore[typeddict-item]
     }
-    if ep.variant_spec is not None:
-        rec["variant_spec"] = ep.variant_spec
-    if ep.order != "listed":
-        rec["order"] = ep.order
-        if ep.batches is not None:
-            rec["batches"] = ep.batches
-    if ep.injected is not None:
-        rec["injected"] = [_label(lab) for lab in ep.injected]
-    if ep.output is not None:
-        rec["output"] = ep.output
-    if ep.model_calls is not None:
-        rec["model_calls"] = ep.model_calls  # type: ignore[typeddict-item]
-    if ep.usage is not None:
-        rec["usage"] = ep.usage  # type: ignore[typeddict-item]
-    if ep.errors is not None:
-        rec["errors"] = ep.errors
-    if ep.error is not None:
-        rec["error"] = ep.error.to_json()  # type: ignore[typeddict-item]
+    listed = ep.order == "listed"
+    optional = {  # written when set, in this order
+        "variant_spec": ep.variant_spec,
+        "order": None if listed else ep.order,
+        "batches": None if listed else ep.batches,
+        "injected": None if ep.injected is None else [_label(lab) for lab in ep.injected],
+        "output": ep.output,
+        "model_calls": ep.model_calls,
+        "usage": ep.usage,
+        "errors": ep.errors,
+        "error": None if ep.error is None else ep.error.to_json(),
+    }
+    rec.update((k, v) for k, v in optional.items() if v is not None)  # type: ignore[typeddict-item]
     return rec
 
 

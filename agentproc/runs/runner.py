@@ -11,6 +11,7 @@ and ``resume`` picks up where the file ends.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import math
 from collections.abc import Awaitable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -41,14 +42,8 @@ class EpisodeFn(Protocol):
 def select(
     scenarios: Iterable[Scenario], shard: Shard | None = None, limit: int | None = None
 ) -> Iterator[Scenario]:
-    """The scenarios of one shard, at most ``limit`` of them."""
-    n = 0
-    for s in scenarios:
-        if limit is not None and n >= limit:
-            return
-        if in_shard(s.id, shard):
-            n += 1
-            yield s
+    """The scenarios of one shard, at most ``limit`` of them (none read past the last)."""
+    return itertools.islice((s for s in scenarios if in_shard(s.id, shard)), limit)
 
 
 START_PROBE = 3
@@ -82,11 +77,14 @@ class RunSummary:
     def add(self, ep: Episode) -> None:
         """Count one written episode."""
         self.written += 1
-        if ep.error is not None:
-            self.errors[ep.error.kind] = self.errors.get(ep.error.kind, 0) + 1
+        self.tally(ep.error.kind if ep.error is not None else None, ep.metrics["verdict"])
+
+    def tally(self, error: str | None, verdict: str) -> None:
+        """Count an episode's failure of kind ``error`` or, when none, its verdict."""
+        if error is not None:
+            self.errors[error] = self.errors.get(error, 0) + 1
             return
         self.scored += 1
-        verdict = ep.metrics["verdict"]
         self.verdicts[verdict] = self.verdicts.get(verdict, 0) + 1
 
     @property

@@ -116,11 +116,7 @@ def resolve_spec(path: Path | str, rec: Any) -> Any:
     digest = rec.get(REF)
     if spec is not None or not isinstance(digest, str):
         return spec
-    if digest not in _found:
-        _scan(Path(path))
-    if digest not in _found:
-        raise RunFileError(path, f"no line holds the variant_spec of digest {digest}", REF)
-    return _found[digest]
+    return _stored(path, digest, "variant_spec", REF)
 
 
 def resolve_messages(path: Path | str, messages: Any) -> Any:
@@ -135,15 +131,19 @@ def resolve_messages(path: Path | str, messages: Any) -> Any:
     for m in messages:
         digest = m.get(CONTENT_REF) if isinstance(m, dict) else None
         if isinstance(digest, str) and m.get("content") is None:
-            if digest not in _found:
-                _scan(Path(path))
-            if digest not in _found:
-                raise RunFileError(
-                    path, f"no line holds the content of digest {digest}", CONTENT_REF
-                )
-            m = {**m, "content": _found[digest]}
+            m = {**m, "content": _stored(path, digest, "content", CONTENT_REF)}
         out.append(m)
     return out
+
+
+def _stored(path: Path | str, digest: str, what: str, field: str) -> Any:
+    """The text or spec of ``digest`` that a line of ``path`` holds whole (``path`` is
+    read once for all of them)."""
+    if digest not in _found:
+        _scan(Path(path))
+    if digest not in _found:
+        raise RunFileError(path, f"no line holds the {what} of digest {digest}", field)
+    return _found[digest]
 
 
 def _scan(path: Path) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import mmap
 import os
 import shutil
 import stat
@@ -185,25 +186,12 @@ def drop_torn_tail(path: Path) -> int:
     if not path.exists():
         return 0
     with open(path, "rb+") as fh:
-        fh.seek(0, os.SEEK_END)
-        size = fh.tell()
-        if size == 0:
+        size = fh.seek(0, os.SEEK_END)
+        if size == 0:  # (an empty file cannot be mapped)
             return 0
-        fh.seek(size - 1)
-        if fh.read(1) == b"\n":
-            return 0
-        # Walk back to the last newline; everything after it is the torn line.
-        pos = size - 1
-        while pos > 0:
-            step = min(65536, pos)
-            fh.seek(pos - step)
-            chunk = fh.read(step)
-            nl = chunk.rfind(b"\n")
-            if nl >= 0:
-                keep = pos - step + nl + 1
-                break
-            pos -= step
-        else:
-            keep = 0
-        fh.truncate(keep)
+        # Everything after the last newline (found from the end) is the torn line.
+        with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+            keep = mapped.rfind(b"\n") + 1
+        if keep < size:
+            fh.truncate(keep)
         return size - keep

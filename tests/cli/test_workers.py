@@ -99,21 +99,6 @@ def test_progress_counts_the_shard_files_as_they_grow(tmp_path):
     assert done() == 2
 
 
-def test_the_progress_bar_is_shown_every_poll_seconds(monkeypatch):
-    from agentproc.runs import parallel
-
-    clock = [100.0]
-    monkeypatch.setattr(parallel.time, "monotonic", lambda: clock[0])
-    shown: list[float] = []
-    watch = parallel.Watch(lambda: shown.append(clock[0]))
-    watch()
-    clock[0] += parallel.POLL / 2
-    watch()
-    clock[0] += parallel.POLL / 2
-    watch()
-    assert shown == [100.0, 100.0 + parallel.POLL]
-
-
 def _job(suite: Path, agent: str = "sim:decay", **options):
     from agentproc.agents.spec import AgentSpec
     from agentproc.runs.job import SuiteJob
