@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 from helpers import ORACLE, kinds, run, tiny_scenario
 
-from agentproc.agents.sim.text_writer import STYLES, write_text
 from agentproc.errors import ConfigError
 from agentproc.labelling import Label, parse_text, run_text_episode
 from agentproc.procedures import Cell, generate_procedure
 from agentproc.workflow import Scenario, scenario_of, text_messages, text_prompt
+from tests.fakes.text_writer import STYLES, write_text
 
 TINY = tiny_scenario()
 WORK = ["S3 = 5.000", "S4 = 15.000", "S5 = 12.000", "S6 = 3.000"]

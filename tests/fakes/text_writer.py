@@ -1,5 +1,5 @@
-"""A simulated writer for text mode: faithful work with injected faults, to prove
-the parser and the labeller against known truth."""
+"""A simulated writer for text mode, for the tests: faithful work with injected faults,
+to prove the parser and the labeller against known truth."""
 
 from __future__ import annotations
 
