@@ -12,14 +12,14 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from agentproc.analysis.cell_stats import CellStats, wilson
-from agentproc.analysis.fit import natural_width, print_wrapped, stack
+from agentproc.analysis.fit import fits, print_wrapped, stack
 from agentproc.analysis.report import DEFAULT_BY, KNOBS, AgentReport, Report, group_order
 from agentproc.analysis.tokens import Price, tokens_text
 from agentproc.errors import unknown_key
@@ -197,6 +197,7 @@ def _kinds(a: AgentReport) -> list[LabelKind]:
 
 
 Column = tuple[str, Callable[[CellStats], str]]
+T = TypeVar("T")
 
 
 def _rate_columns(a: AgentReport, labels: bool) -> list[Column]:
@@ -257,8 +258,15 @@ def _table(g: _Grouping, agents: list[str], columns: dict[str, list[Column]]) ->
     return table
 
 
-def _width(console: Console, table: Table) -> int:
-    return natural_width(console, table)
+def _pack(items: Sequence[T], fitting: Callable[[list[T]], bool]) -> list[list[T]]:
+    """``items`` in runs, in order: each run grows while ``fitting`` holds (at least one item)."""
+    runs: list[list[T]] = []
+    for item in items:
+        if runs and fitting([*runs[-1], item]):
+            runs[-1].append(item)
+        else:
+            runs.append([item])
+    return runs
 
 
 def _fitting(
@@ -271,18 +279,9 @@ def _fitting(
     """Tables of ``columns``, as many agents side by side as fit the console; ``None``
     if a single agent does not fit."""
     cols = {name: columns(report.agents[name]) for name in agents}
-    tables: list[Table] = []
-    chunk: list[str] = []
-    for name in agents:
-        if chunk and _width(console, _table(g, [*chunk, name], cols)) > console.width:
-            tables.append(_table(g, chunk, cols))
-            chunk = []
-        chunk.append(name)
-    if chunk:
-        tables.append(_table(g, chunk, cols))
-    if any(_width(console, t) > console.width for t in tables):
-        return None
-    return tables
+    runs = _pack(agents, lambda run: fits(console, _table(g, run, cols)))
+    tables = [_table(g, run, cols) for run in runs]
+    return tables if all(fits(console, t) for t in tables) else None
 
 
 def _print_tables(console: Console, title: str, tables: list[Table]) -> None:
@@ -304,14 +303,10 @@ def _split(
     ``header: value`` lines (nothing is dropped or cut)."""
     for name in agents:
         cols = columns(report.agents[name])
-        chunks: list[list[Column]] = [[]]
-        for col in cols:
-            wider = _table(g, [name], {name: [*chunks[-1], col]})
-            if chunks[-1] and _width(console, wider) > console.width:
-                chunks.append([])
-            chunks[-1].append(col)
-        tables = [_table(g, [name], {name: chunk}) for chunk in chunks]
-        if all(_width(console, t) <= console.width for t in tables):
+        # _pack calls it at once, while ``name`` is this agent
+        runs = _pack(cols, lambda run: fits(console, _table(g, [name], {name: run})))  # noqa: B023
+        tables = [_table(g, [name], {name: run}) for run in runs]
+        if all(fits(console, t) for t in tables):
             _print_tables(console, title, tables)
             continue
         print_wrapped(console, f"{title}: {name}")
@@ -324,13 +319,13 @@ def _render_grouping(console: Console, report: Report, g: _Grouping, agents: lis
     labels in tables of their own, agents side by side as far as they fit."""
     every = {n: _rate_columns(report.agents[n], True) for n in agents}
     table = _table(g, agents, every)
-    if _width(console, table) <= console.width:
+    if fits(console, table):
         _print_tables(console, g.title, [table])
         return
-    _fitting_or_stacked(console, g.title, g, agents, lambda a: _rate_columns(a, False), report)
+    _fitting_or_stacked(console, g.title, g, agents, report, lambda a: _rate_columns(a, False))
     labelled = [n for n in agents if _kinds(report.agents[n])]
     if labelled:
-        _fitting_or_stacked(console, f"{g.title}: labels", g, labelled, _label_columns, report)
+        _fitting_or_stacked(console, f"{g.title}: labels", g, labelled, report, _label_columns)
 
 
 def _fitting_or_stacked(
@@ -338,27 +333,26 @@ def _fitting_or_stacked(
     title: str,
     g: _Grouping,
     agents: list[str],
-    columns: Callable[[AgentReport], list[Column]],
     report: Report,
+    *choices: Callable[[AgentReport], list[Column]],
 ) -> None:
-    tables = _fitting(console, g, agents, columns, report)
-    if tables is None:
-        _split(console, title, g, agents, columns, report)
-    else:
-        _print_tables(console, title, tables)
+    """The first of ``choices`` of columns whose tables fit, agents side by side as far as
+    they do; else the first split or stacked."""
+    for columns in choices:
+        tables = _fitting(console, g, agents, columns, report)
+        if tables is not None:
+            _print_tables(console, title, tables)
+            return
+    _split(console, title, g, agents, choices[0], report)
 
 
 def _render_study(console: Console, report: Report, g: _Grouping, agents: list[str]) -> None:
     """With intervals if they fit; else without (they are in --json); else split or
     stacked, with intervals."""
     title = f"execution measures {g.title}"
-    tables = _fitting(console, g, agents, _study_columns(True), report)
-    if tables is None:
-        tables = _fitting(console, g, agents, _study_columns(False), report)
-    if tables is None:
-        _split(console, title, g, agents, _study_columns(True), report)
-    else:
-        _print_tables(console, title, tables)
+    _fitting_or_stacked(
+        console, title, g, agents, report, _study_columns(True), _study_columns(False)
+    )
 
 
 def _counts(items: dict[str, int]) -> str:

@@ -13,7 +13,7 @@ procedure, linked to the first such episode.
 
 from __future__ import annotations
 
-from agentproc.analysis.cell_stats import wilson
+from agentproc.analysis.cell_stats import HEADLINE_RATES, ratio, wilson
 from agentproc.analysis.html.figures import Example, Figures
 from agentproc.analysis.html.svg import esc
 from agentproc.analysis.report import AgentReport, Report
@@ -46,12 +46,12 @@ def series_id(position: int) -> str:
     return f"series-{position}"
 
 
-def _rate(k: int, n: int, ci: tuple[float, float]) -> str:
+def rate_cell(value: float, ci: tuple[float, float], n: int = 1, sep: str = " ") -> str:
+    """A share and its interval as a sortable cell (a dash, sorted first, with no episode)."""
     if not n:
         return "<td data-v='-1'>\N{EN DASH}</td>"
-    value = k / n
     return (
-        f"<td data-v='{value:.6f}'>{100 * value:.1f}%<br>"
+        f"<td data-v='{value:.6f}'>{100 * value:.1f}%{sep}"
         f"<span class='ci'>[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]</span></td>"
     )
 
@@ -75,11 +75,9 @@ def _row(position: int, name: str, a: AgentReport, fig: Figures) -> str:
     return (
         f"<tr><th scope='row'><a href='#{series_id(position)}'>{esc(name)}</a></th>"
         f"<td data-v='{s.n}'>{s.n}</td>"
-        + _rate(s.first_answer_correct, s.n, s.accuracy_ci)
-        + _rate(s.faithful, s.n, s.faithful_accuracy_ci)
-        + _rate(s.unfaithful_correct, s.n, s.unfaithful_correct_ci)
-        + _rate(s.diverged, s.n, s.diverged_ci)
-        + _rate(a.errored, runs, wilson(a.errored, runs))
+        + "".join(rate_cell(*s.rate(name), s.n, "<br>") for name in HEADLINE_RATES)
+        + rate_cell(ratio(s.diverged, s.n), s.diverged_ci, s.n, "<br>")
+        + rate_cell(ratio(a.errored, runs), wilson(a.errored, runs), runs, "<br>")
         + verdicts
         + _divergence(worst(fig.first.get(name, {})), s.n)
         + "</tr>"
