@@ -227,14 +227,10 @@ class _ParquetSink:
     BATCH = 10_000
 
     def __init__(self, path: Path, columns: list[str]) -> None:
-        try:
-            import pyarrow as pa
-            import pyarrow.parquet as pq
-        except ImportError:
-            raise ConfigError(
-                "--parquet needs pyarrow: install the parquet extra: "
-                "pip install 'agentproc[parquet]'"
-            ) from None
+        check_parquet()
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
         self.pa, self.pq, self.path, self.columns = pa, pq, path, columns
         self.schema = pa.schema([(c, getattr(pa, _kind(c))()) for c in columns])
         self.rows: list[dict[str, Any]] = []

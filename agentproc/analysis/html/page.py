@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agentproc.analysis.cell_stats import HEADLINE_RATES, STUDY_RATES, CellStats
+from agentproc.analysis.cell_stats import HEADLINE_RATES, STUDY_RATES, CellStats, Rate
 from agentproc.analysis.html.figures import BINS, Figures
 from agentproc.analysis.html.summary import rate_cell, series_id, summary_section
 from agentproc.analysis.html.svg import (
@@ -37,11 +37,15 @@ CSP = (
 )
 
 
-def _by_pairs(fig: Figures, series: str, by: str, faithful: bool) -> list[Line]:
+def _by_pairs(a: AgentReport, by: str, faithful: bool) -> list[Line]:
     """Lines of accuracy: against length one per look-back (``by="look-back"``) or the reverse."""
+    pairs: dict[tuple[int, int], Rate] = {}
+    for cell, s in a.by_cell.items():
+        rate = pairs.setdefault((cell.steps, cell.lookback), Rate())
+        rate.k += s.faithful if faithful else s.first_answer_correct
+        rate.n += s.n
     lines: dict[int, list[Point]] = {}
-    for (steps, lookback), t in sorted(fig.pairs.get(series, {}).items()):
-        rate = t.faithful if faithful else t.accuracy
+    for (steps, lookback), rate in sorted(pairs.items()):
         key, x = (lookback, steps) if by == "look-back" else (steps, lookback)
         lines.setdefault(key, []).append(Point(x, rate.value, *rate.ci, rate.n))
     prefix = "L=" if by == "look-back" else "N="
@@ -76,7 +80,7 @@ def _series_figures(
     charts = [
         line_chart(
             title,
-            _by_pairs(fig, name, by, faithful),
+            _by_pairs(a, by, faithful),
             x_label,
             "faithful accuracy" if faithful else "first-answer accuracy",
             by,
@@ -109,7 +113,7 @@ def _series_figures(
         heat_map(
             "Where the first divergence happens",
             fig.divergence.get(name, {}),
-            fig.scored_at.get(name, {}),
+            {lookback: s.n for lookback, s in a.by_lookback.items()},
             [f"{100 * i // BINS}%" for i in range(BINS)] + ["ans"],
         ),
     ]
