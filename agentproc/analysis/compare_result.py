@@ -198,12 +198,9 @@ class Comparison:
         design = f"{self.scenarios} scenarios" + (
             f" x {self.pairs / self.scenarios:.3g} trials" if self.pairs > self.scenarios else ""
         )
-        head = {
-            "better": f"{self.arm}: better than {self.baseline}",
-            "worse": f"{self.arm}: worse than {self.baseline}",
-            "no detectable difference": f"{self.arm}: no detectable difference from "
-            f"{self.baseline} at {design}",
-        }[self.verdict]
+        head = verdict_head(self.arm, self.verdict, self.baseline)
+        if self.verdict == "no detectable difference":
+            head += f" at {design}"
         if f.too_few:
             head = (
                 f"{self.arm}: too few scenarios to compare with {self.baseline} "
@@ -252,6 +249,18 @@ class Comparison:
             "p_holm": self.p_holm,
             "line": self.line(),
         }
+
+
+_VERDICT_WORDS: dict[Verdict, str] = {
+    "better": "better than",
+    "worse": "worse than",
+    "no detectable difference": "no detectable difference from",
+}
+
+
+def verdict_head(arm: str, verdict: Verdict, baseline: str) -> str:
+    """``ARM: better than BASELINE`` (or worse than, or no detectable difference from)."""
+    return f"{arm}: {_VERDICT_WORDS[verdict]} {baseline}"
 
 
 def _pct(x: float) -> str:

@@ -71,6 +71,11 @@ def realised_json(s: CellStats) -> dict[str, Any] | None:
     return {"max": top, "mean": _r(mean)}
 
 
+def _group(keys: dict[str, Any], s: CellStats, realised: bool = True) -> dict[str, Any]:
+    """One group's entry: its keys, its realised look-back (if asked), its statistics."""
+    return {**keys, **({"realised": realised_json(s)} if realised else {}), **stats_json(s)}
+
+
 _JSON_KEYS = {"length": "steps", "lookback": "lookback", "range": "range", "ops": "ops"}
 
 
@@ -92,35 +97,18 @@ def report_json(report: Report, price: Price | None = None) -> dict[str, Any]:
                 "tokens": tokens_json(a.tokens, price),
                 **{
                     f"by_{knob}": [
-                        {
-                            _JSON_KEYS.get(knob, knob): k,
-                            **({"realised": realised_json(s)} if knob == "lookback" else {}),
-                            **stats_json(s),
-                        }
+                        _group({_JSON_KEYS.get(knob, knob): k}, s, knob == "lookback")
                         for k, s in groups.items()
                     ]
                     for knob, groups in a.by_knob.items()
                 },
                 "by_cell": [
-                    {
-                        "cell": k.cell,
-                        "steps": k.steps,
-                        "lookback": k.lookback,
-                        "realised": realised_json(s),
-                        **stats_json(s),
-                    }
+                    _group({"cell": k.cell, "steps": k.steps, "lookback": k.lookback}, s)
                     for k, s in a.by_cell.items()
                 ],
                 "by_sweep": {
                     sweep: [
-                        {
-                            **{
-                                _JSON_KEYS.get(knob, knob): v
-                                for knob, v in zip(KNOBS, k, strict=True)
-                            },
-                            "realised": realised_json(s),
-                            **stats_json(s),
-                        }
+                        _group({_JSON_KEYS.get(n, n): v for n, v in zip(KNOBS, k, strict=True)}, s)
                         for k, s in groups.items()
                     ]
                     for sweep, groups in a.by_sweep.items()

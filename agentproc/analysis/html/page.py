@@ -16,7 +16,7 @@ from typing import Any
 
 from agentproc.analysis.cell_stats import HEADLINE_RATES, STUDY_RATES, CellStats, Rate
 from agentproc.analysis.html.figures import BINS, Figures
-from agentproc.analysis.html.summary import rate_cell, series_id, summary_section
+from agentproc.analysis.html.summary import rate_cell, series_id, sortable_head, summary_section
 from agentproc.analysis.html.svg import (
     Line,
     Point,
@@ -191,10 +191,7 @@ def _dist_cell(realised: int | None) -> str:
 
 
 def _cell_table(report: Report) -> str:
-    head = "".join(
-        f"<th scope='col' aria-sort='none' data-type='{t}'><button type='button'>{esc(c)}</button></th>"
-        for c, t in _CELL_COLUMNS
-    )
+    head = sortable_head((esc(c), t) for c, t in _CELL_COLUMNS)
     rows = []
     for name, a in report.agents.items():
         for key, s in a.by_cell.items():

@@ -13,6 +13,8 @@ procedure, linked to the first such episode.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from agentproc.analysis.cell_stats import HEADLINE_RATES, ratio, wilson
 from agentproc.analysis.html.figures import Example, Figures
 from agentproc.analysis.html.svg import esc
@@ -97,12 +99,17 @@ _HEADERS = (
 )
 
 
+def sortable_head(columns: Iterable[tuple[str, str]]) -> str:
+    """The header cells of a sortable table: ``(heading markup, "text" or "num")`` each."""
+    return "".join(
+        f"<th scope='col' aria-sort='none' data-type='{t}'><button type='button'>{c}</button></th>"
+        for c, t in columns
+    )
+
+
 def summary_section(report: Report, fig: Figures) -> str:
     """The at-a-glance table: a row per agent, sortable by any column."""
-    head = "".join(
-        f"<th scope='col' aria-sort='none' data-type='{t}'><button type='button'>{c}</button></th>"
-        for c, t in _HEADERS
-    )
+    head = sortable_head(_HEADERS)
     rows = "".join(_row(i, name, a, fig) for i, (name, a) in enumerate(report.agents.items()))
     return (
         "<section id='summary'><h2>At a glance</h2><div class='scroll'>"
