@@ -21,6 +21,7 @@ to a list of :class:`Condition`, each passed or failed with one line that says w
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -67,12 +68,7 @@ class Condition:
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form."""
-        return {
-            "name": self.name,
-            "passed": self.passed,
-            "message": self.message,
-            "scenarios": list(self.scenarios),
-        }
+        return {**dataclasses.asdict(self), "scenarios": list(self.scenarios)}
 
 
 @dataclass(frozen=True, slots=True)

@@ -55,7 +55,7 @@ def _ci(value: float, ci: tuple[float, float], n: int) -> str:
 
 def _ci_cell(value: float, ci: tuple[float, float], n: int) -> str:
     """A rate over its interval, on two lines: tables of several agents stay narrow."""
-    return f"{value:.3f}\n[{ci[0]:.2f}-{ci[1]:.2f}]" if n else NONE
+    return _ci(value, ci, n).replace(" [", "\n[")
 
 
 _RATES: dict[str, Callable[[CellStats], str]] = {
