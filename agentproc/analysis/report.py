@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from agentproc.analysis.cell_stats import STUDY_RATES, CellStats, design_effect, ratio
-from agentproc.analysis.tokens import Tokens, TokenTally
+from agentproc.analysis.tokens import Tokens
 from agentproc.errors import unknown_key
 from agentproc.labelling import VERDICTS, LabelKind
 from agentproc.runs import error_kind_of, is_error, record_agent, record_mode
@@ -311,7 +311,7 @@ class _AgentTally:
     scenarios: dict[str, _Scenario] = field(default_factory=dict)
     """Per scenario (when records name it): where it is grouped and its counters."""
     cache: tuple[int, int] | None = None
-    tokens: TokenTally = field(default_factory=TokenTally)
+    tokens: Tokens = field(default_factory=Tokens)
 
     def add(self, rec: Mapping[str, Any]) -> None:
         self.tokens.add(rec)  # an errored episode's tokens were spent too
@@ -373,7 +373,7 @@ class _AgentTally:
                 for name, t in self.by_sweep.items()
             },
             self.cache,
-            self.tokens.tokens(),
+            self.tokens.counted(),
         )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable
+from itertools import zip_longest
 from typing import Any
 
 import orjson
@@ -119,12 +120,7 @@ def _order(collected: Collected) -> list[int]:
     for i, rec in enumerate(collected.records.values()):
         key = (series_of(rec), str(rec["cell"]), str(rec["verdict"]))
         groups.setdefault(key, []).append(i)
-    out: list[int] = []
-    lists = list(groups.values())
-    depth = max((len(g) for g in lists), default=0)
-    for r in range(depth):
-        out.extend(g[r] for g in lists if r < len(g))
-    return out
+    return [i for row in zip_longest(*groups.values()) for i in row if i is not None]
 
 
 def details(collected: Collected, budget: int = DETAIL_BUDGET) -> dict[str, Any]:
@@ -313,9 +309,8 @@ def _turns(rec: dict[str, Any]) -> list[list[Any]]:
     ]
     usage = [u for u in rec.get("model_calls") or [] if isinstance(u, dict)]
     turns: list[list[Any]] = []
-    for i in range(max(len(said), len(usage))):
-        msg = said[i] if i < len(said) else {}
-        use = usage[i] if i < len(usage) else {}
+    nothing: dict[str, Any] = {}
+    for msg, use in zip_longest(said, usage, fillvalue=nothing):
         text = msg.get("content")
         tools = [
             f"{tc['function'].get('name')}({tc['function'].get('arguments', '')})"
