@@ -174,8 +174,7 @@ class CellStats(BaseModel):
         return self.n / self.scenarios if self.scenarios else 1.0
 
     def _ci(self, k: int, measure: str) -> tuple[float, float]:
-        deff = self.design_effects.get(measure, 1.0)
-        return wilson(k / deff, self.n / deff)
+        return Rate(k, self.n, self.design_effects.get(measure, 1.0)).ci
 
     @property
     def accuracy(self) -> float:

@@ -25,6 +25,7 @@ deterministic, each scenario counts once.
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -94,14 +95,12 @@ def compare_records(
         ConfigError: fewer than two arms, or no arm of that name.
     """
     outcomes: dict[ArmKey, list[Outcome]] = {}
-    errored: dict[ArmKey, dict[str, int]] = {}
+    errored: defaultdict[ArmKey, Counter[str]] = defaultdict(Counter)
     for rec in records:
         key = (record_agent(rec), record_mode(rec), record_variant(rec))  # type: ignore[arg-type]
         outcomes.setdefault(key, [])
-        errored.setdefault(key, {})
         if is_error(rec):  # type: ignore[arg-type]
-            kind = error_kind_of(rec)  # type: ignore[arg-type]
-            errored[key][kind] = errored[key].get(kind, 0) + 1
+            errored[key][error_kind_of(rec)] += 1  # type: ignore[arg-type]
         else:
             outcomes[key].append(outcome_of(rec))
     names = _names(list(outcomes))

@@ -27,7 +27,7 @@ counts in no figure: it is counted apart, per kind of failure.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -207,14 +207,13 @@ def _hits(ep: _Episode) -> tuple[bool, ...]:
     )
 
 
-def _cause_order(item: tuple[str, int]) -> tuple[int, str]:
-    cause = item[0]
-    return (CAUSES.index(cause) if cause in CAUSES else len(CAUSES), cause)
+def _in_order(order: Iterable[str]) -> Callable[[tuple[str, int]], tuple[int, str]]:
+    """Sort key of a ``(name, count)`` item: ``name``'s place in ``order``, others after."""
+    rank = {name: i for i, name in enumerate(order)}
+    return lambda item: (rank.get(item[0], len(rank)), item[0])
 
 
-def _label_order(item: tuple[str, int]) -> tuple[int, str]:
-    kinds = list(_KINDS)
-    return (kinds.index(item[0]) if item[0] in _KINDS else len(kinds), item[0])
+_cause_order, _label_order = _in_order(CAUSES), _in_order(_KINDS)
 
 
 class CellKey(NamedTuple):
