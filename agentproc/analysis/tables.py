@@ -14,7 +14,7 @@ import csv
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from agentproc.analysis.cell_stats import STUDY_RATES, CellStats
 from agentproc.analysis.report import Report, agent_key, aggregate
@@ -203,11 +203,6 @@ def cell_rows(report: Report) -> Iterator[dict[str, Any]]:
             yield _cell_row(agent, key.cell, key.steps, key.lookback, s)
 
 
-class _Sink(Protocol):
-    def write(self, row: dict[str, Any]) -> None: ...
-    def close(self) -> None: ...
-
-
 class _CsvSink:
     def __init__(self, path: Path, columns: list[str]) -> None:
         self.fh = open(path, "w", encoding="utf-8", newline="")  # noqa: SIM115 - see close()
@@ -253,7 +248,8 @@ class _ParquetSink:
         self.writer.close()
 
 
-_SINKS: dict[Format, type[_CsvSink] | type[_ParquetSink]] = {
+_Sink = _CsvSink | _ParquetSink
+_SINKS: dict[Format, type[_Sink]] = {
     "csv": _CsvSink,
     "parquet": _ParquetSink,
 }

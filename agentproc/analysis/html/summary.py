@@ -16,12 +16,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from agentproc.analysis.cell_stats import HEADLINE_RATES, ratio, wilson
+from agentproc.analysis.html.episodes import KINDS
 from agentproc.analysis.html.figures import Example, Figures
 from agentproc.analysis.html.svg import esc
 from agentproc.analysis.report import AgentReport, Report
-from agentproc.labelling import VERDICTS, LabelKind
-
-_ORDER = [k.value for k in LabelKind]
+from agentproc.labelling import VERDICTS
 
 
 def worst(first: dict[tuple[str, int | None], Example]) -> tuple[str, int | None, Example] | None:
@@ -35,7 +34,7 @@ def worst(first: dict[tuple[str, int | None], Example]) -> tuple[str, int | None
     def rank(item: tuple[tuple[str, int | None], Example]) -> tuple[int, float, int]:
         (label, step), ex = item
         where = float("inf") if step is None else step
-        return (-ex.count, where, _ORDER.index(label) if label in _ORDER else len(_ORDER))
+        return (-ex.count, where, KINDS.index(label) if label in KINDS else len(KINDS))
 
     if not first:
         return None
@@ -64,7 +63,7 @@ def _divergence(found: tuple[str, int | None, Example] | None, n: int) -> str:
     label, step, ex = found
     where = "the answer" if step is None else f"step {step}"
     return (
-        f"<td data-v='{ex.count}' class='worst'><span class='lab k{_ORDER.index(label) if label in _ORDER else 0}'>"
+        f"<td data-v='{ex.count}' class='worst'><span class='lab k{KINDS.index(label) if label in KINDS else 0}'>"
         f"{esc(label)}</span> at {where}<br>{ex.count} of {n} episodes · "
         f"<a href='#{ex.anchor}' class='example'>see one</a></td>"
     )
