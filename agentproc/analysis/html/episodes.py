@@ -21,7 +21,7 @@ from agentproc.analysis.html.collect import Collected
 from agentproc.analysis.report import agent_key
 from agentproc.analysis.timeline import describe
 from agentproc.errors import RunFileError
-from agentproc.labelling import Label, LabelKind
+from agentproc.labelling import VERDICTS, Label, LabelKind
 from agentproc.runs import (
     EpisodeKey,
     ScenarioStore,
@@ -37,7 +37,7 @@ from agentproc.runs import (
 KINDS: tuple[str, ...] = tuple(k.value for k in LabelKind)
 """Label kinds in taxonomy order; rows refer to them by position."""
 _KIND_AT = {k: i for i, k in enumerate(KINDS)}
-VERDICT_NAMES: tuple[str, ...] = ("faithful", "unfaithful_correct", "wrong", "no_answer", "error")
+VERDICT_NAMES: tuple[str, ...] = (*VERDICTS, "error")
 """Verdicts in table order; ``error`` marks an episode an infrastructure failure ended."""
 DETAIL_BUDGET = 8_000_000
 """Bytes of drill-down data a report embeds at most (the rest names its replay command)."""
