@@ -174,8 +174,7 @@ class CellStats(BaseModel):
         return self.n / self.scenarios if self.scenarios else 1.0
 
     def _ci(self, k: int, measure: str) -> tuple[float, float]:
-        deff = self.design_effects.get(measure, 1.0)
-        return wilson(k / deff, self.n / deff)
+        return Rate(k, self.n, self.design_effects.get(measure, 1.0)).ci
 
     @property
     def accuracy(self) -> float:
@@ -256,10 +255,20 @@ class CellStats(BaseModel):
         return {v: getattr(self, v) for v in VERDICTS}
 
     def rate(self, name: str) -> tuple[float, tuple[float, float]]:
-        """One of :data:`STUDY_RATES` and its Wilson 95% interval (on the effective
-        number of episodes, as the headline rates)."""
-        count = getattr(self, STUDY_RATES[name])
-        return ratio(count, self.n), self._ci(count, name)
+        """One of :data:`HEADLINE_RATES` or :data:`STUDY_RATES` and its Wilson 95%
+        interval (on the effective number of episodes)."""
+        count, measure = HEADLINE_RATES.get(name) or (STUDY_RATES[name], name)
+        k = getattr(self, count)
+        return ratio(k, self.n), self._ci(k, measure)
+
+
+HEADLINE_RATES: dict[str, tuple[str, str]] = {
+    "accuracy": ("first_answer_correct", "first_answer"),
+    "faithful_accuracy": ("faithful", "faithful"),
+    "unfaithful_correct_rate": ("unfaithful_correct", "unfaithful_correct"),
+}
+"""The headline rates: name -> the :class:`CellStats` count it divides and the key of
+its design effect."""
 
 
 STUDY_RATES: dict[str, str] = {

@@ -21,6 +21,8 @@ to a list of :class:`Condition`, each passed or failed with one line that says w
 
 from __future__ import annotations
 
+import dataclasses
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,12 +68,7 @@ class Condition:
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form."""
-        return {
-            "name": self.name,
-            "passed": self.passed,
-            "message": self.message,
-            "scenarios": list(self.scenarios),
-        }
+        return {**dataclasses.asdict(self), "scenarios": list(self.scenarios)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,9 +221,7 @@ def _grouped(places: Iterable[tuple[str, Place]], prefix: str = "") -> str:
 def _errored(run: _Run) -> Condition:
     if not run.errored:
         return Condition("errored", True, "no episode errored")
-    kinds: dict[str, int] = {}
-    for kind in run.errored.values():
-        kinds[kind] = kinds.get(kind, 0) + 1
+    kinds = Counter(run.errored.values())
     which = ", ".join(f"{k} {v}" for k, v in sorted(kinds.items()))
     ids = [sid for sid, _ in run.errored]
     return Condition(

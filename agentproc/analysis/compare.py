@@ -25,6 +25,7 @@ deterministic, each scenario counts once.
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,18 +68,19 @@ ArmKey = tuple[str, str, str]
 """Agent, mode and variant."""
 
 
+def _agent(k: ArmKey) -> str:
+    """An arm's agent, marked ``[text]`` in text mode."""
+    return f"{k[0]} [text]" if k[1] == "text" else k[0]
+
+
 def _names(keys: Sequence[ArmKey]) -> dict[ArmKey, str]:
     """Short, distinct arm names: the variant when only variants differ, the agent (marked
     ``[text]`` in text mode) when only agents differ, else ``agent/variant``."""
-
-    def agent(k: ArmKey) -> str:
-        return f"{k[0]} [text]" if k[1] == "text" else k[0]
-
-    if len({agent(k) for k in keys}) == 1:
+    if len({_agent(k) for k in keys}) == 1:
         return {k: k[2] for k in keys}
     if len({k[2] for k in keys}) == 1:
-        return {k: agent(k) for k in keys}
-    return {k: f"{agent(k)}/{k[2]}" for k in keys}
+        return {k: _agent(k) for k in keys}
+    return {k: f"{_agent(k)}/{k[2]}" for k in keys}
 
 
 def compare_records(
@@ -93,14 +95,12 @@ def compare_records(
         ConfigError: fewer than two arms, or no arm of that name.
     """
     outcomes: dict[ArmKey, list[Outcome]] = {}
-    errored: dict[ArmKey, dict[str, int]] = {}
+    errored: defaultdict[ArmKey, Counter[str]] = defaultdict(Counter)
     for rec in records:
         key = (record_agent(rec), record_mode(rec), record_variant(rec))  # type: ignore[arg-type]
         outcomes.setdefault(key, [])
-        errored.setdefault(key, {})
         if is_error(rec):  # type: ignore[arg-type]
-            kind = error_kind_of(rec)  # type: ignore[arg-type]
-            errored[key][kind] = errored[key].get(kind, 0) + 1
+            errored[key][error_kind_of(rec)] += 1  # type: ignore[arg-type]
         else:
             outcomes[key].append(outcome_of(rec))
     names = _names(list(outcomes))
@@ -298,5 +298,4 @@ def _file_arms(paths: Sequence[Path]) -> _FileArms | None:
         return None
     stems = [p.name.removesuffix(".jsonl") for p in paths]
     names = stems if len(set(stems)) == len(stems) else [str(p) for p in paths]
-    shown = f"{arm[0]} [text]" if arm[1] == "text" else arm[0]
-    return _FileArms(f"{shown}, {arm[2]}", names)
+    return _FileArms(f"{_agent(arm)}, {arm[2]}", names)

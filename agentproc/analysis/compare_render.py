@@ -5,7 +5,14 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from agentproc.analysis.compare_result import MEASURES, CompareResult, Comparison, Difference, Rate
+from agentproc.analysis.compare_result import (
+    MEASURES,
+    CompareResult,
+    Comparison,
+    Difference,
+    Rate,
+    p_text,
+)
 from agentproc.analysis.fit import print_table, print_wrapped
 from agentproc.analysis.render import NONE
 
@@ -24,17 +31,15 @@ def _rate(r: Rate) -> str:
     return f"{r.value:.3f} [{lo:.3f}, {hi:.3f}]"
 
 
-def _diff(d: Difference) -> str:
-    if d.ci is None:
-        return f"{d.diff:+.3f} (too few scenarios)"
-    return f"{d.diff:+.3f} [{d.ci[0]:+.3f}, {d.ci[1]:+.3f}]"
+def diff_text(diff: float, ci: tuple[float, float] | None) -> str:
+    """A difference of shares and its interval (or why there is none)."""
+    if ci is None:
+        return f"{diff:+.3f} (too few scenarios)"
+    return f"{diff:+.3f} [{ci[0]:+.3f}, {ci[1]:+.3f}]"
 
 
 def _p(d: Difference) -> str:
-    text = f"{d.p:.3g}" if d.p >= 0.001 else f"{d.p:.1e}"
-    if d.p_holm is not None:
-        holm = f"{d.p_holm:.3g}" if d.p_holm >= 0.001 else f"{d.p_holm:.1e}"
-        text += f" (Holm {holm})"
+    text = p_text(d.p) + ("" if d.p_holm is None else f" (Holm {p_text(d.p_holm)})")
     return f"{text} *" if d.significant else text
 
 
@@ -93,7 +98,7 @@ def _comparison(c: Comparison, out: Console) -> None:
             TITLES.get(d.measure, d.measure),
             f"{d.baseline:.3f}",
             f"{d.variant:.3f}",
-            _two_lines(_diff(d)),
+            _two_lines(diff_text(d.diff, d.ci)),
             str(d.lost),
             str(d.gained),
             _two_lines(_p(d)),
@@ -125,9 +130,9 @@ def _comparison(c: Comparison, out: Console) -> None:
             str(f.n),
             f"{f.baseline:.3f}",
             f"{f.variant:.3f}",
-            _two_lines(_diff(f)),
+            _two_lines(diff_text(f.diff, f.ci)),
             _two_lines(_p(f)),
-            _two_lines(_diff(a)),
+            _two_lines(diff_text(a.diff, a.ci)),
             _two_lines(_p(a)),
         )
     print_table(out, cells, keys=2)

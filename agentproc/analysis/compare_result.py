@@ -12,7 +12,7 @@ from typing import Any
 from agentproc.analysis.cell_stats import Rate, design_effect
 from agentproc.analysis.paired import MIN_SCENARIOS, Method
 from agentproc.analysis.stats import ALPHA, Verdict
-from agentproc.analysis.trials import Outcome, TrialStats
+from agentproc.analysis.trials import Outcome, TrialStats, by_scenario
 
 MEASURES: tuple[str, ...] = ("first_answer", "faithful", "unfaithful_correct")
 """The episode-level rates compared: first-answer accuracy, faithful accuracy and the
@@ -50,20 +50,19 @@ class ArmStats:
         return {"n": self.n, **{name: r.to_json() for name, r in self.rates.items()}}
 
 
+def clustered_rate(groups: Sequence[Sequence[Outcome]], measure: str) -> Rate:
+    """One rate over outcomes grouped by scenario (:func:`~agentproc.analysis.trials.by_scenario`),
+    its interval with the design effect of the scenarios' trials (episodes of one
+    scenario are not independent)."""
+    clusters = [(sum(has_measure(o, measure) for o in g), len(g)) for g in groups]
+    k, n = sum(y for y, _ in clusters), sum(m for _, m in clusters)
+    return Rate(k, n, design_effect(clusters) if n > len(groups) else 1.0)
+
+
 def arm_stats(outcomes: Sequence[Outcome], kinds: Sequence[str]) -> ArmStats:
-    """The rates of a group of outcomes, each interval with the design effect of the
-    scenarios' trials (episodes of one scenario are not independent)."""
-    n = len(outcomes)
-    groups: dict[str, list[Outcome]] = {}
-    for o in outcomes:
-        groups.setdefault(o.scenario_id, []).append(o)
-
-    def rate(m: str) -> Rate:
-        clusters = [(sum(has_measure(o, m) for o in g), len(g)) for g in groups.values()]
-        k = sum(y for y, _ in clusters)
-        return Rate(k, n, design_effect(clusters) if n > len(groups) else 1.0)
-
-    return ArmStats(n, {m: rate(m) for m in [*MEASURES, *kinds]})
+    """The rates of a group of outcomes (each a :func:`clustered_rate`)."""
+    groups = list(by_scenario(outcomes).values())
+    return ArmStats(len(outcomes), {m: clustered_rate(groups, m) for m in [*MEASURES, *kinds]})
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,12 +198,9 @@ class Comparison:
         design = f"{self.scenarios} scenarios" + (
             f" x {self.pairs / self.scenarios:.3g} trials" if self.pairs > self.scenarios else ""
         )
-        head = {
-            "better": f"{self.arm}: better than {self.baseline}",
-            "worse": f"{self.arm}: worse than {self.baseline}",
-            "no detectable difference": f"{self.arm}: no detectable difference from "
-            f"{self.baseline} at {design}",
-        }[self.verdict]
+        head = verdict_head(self.arm, self.verdict, self.baseline)
+        if self.verdict == "no detectable difference":
+            head += f" at {design}"
         if f.too_few:
             head = (
                 f"{self.arm}: too few scenarios to compare with {self.baseline} "
@@ -253,6 +249,18 @@ class Comparison:
             "p_holm": self.p_holm,
             "line": self.line(),
         }
+
+
+_VERDICT_WORDS: dict[Verdict, str] = {
+    "better": "better than",
+    "worse": "worse than",
+    "no detectable difference": "no detectable difference from",
+}
+
+
+def verdict_head(arm: str, verdict: Verdict, baseline: str) -> str:
+    """``ARM: better than BASELINE`` (or worse than, or no detectable difference from)."""
+    return f"{arm}: {_VERDICT_WORDS[verdict]} {baseline}"
 
 
 def _pct(x: float) -> str:

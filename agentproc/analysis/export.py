@@ -3,9 +3,10 @@ with its interval, floats rounded to 4 decimals."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
-from agentproc.analysis.cell_stats import STUDY_RATES, CellStats
+from agentproc.analysis.cell_stats import HEADLINE_RATES, STUDY_RATES, CellStats, ratio
 from agentproc.analysis.report import KNOBS, Report
 from agentproc.analysis.tokens import Price, tokens_json
 
@@ -24,25 +25,21 @@ def stats_json(s: CellStats) -> dict[str, Any]:
     def ci(x: tuple[float, float]) -> list[float] | None:
         return [_r(v) for v in x] if some else None
 
-    out: dict[str, Any] = {
-        "n": s.n,
-        "accuracy": r(s.accuracy),
-        "accuracy_ci": ci(s.accuracy_ci),
-        "faithful_accuracy": r(s.faithful_accuracy),
-        "faithful_accuracy_ci": ci(s.faithful_accuracy_ci),
-        "unfaithful_correct_rate": r(s.unfaithful_correct_rate),
-        "unfaithful_correct_ci": ci(s.unfaithful_correct_ci),
-        "final_accuracy": r(s.final_accuracy),
-    }
+    def rates(names: Iterable[str]) -> None:
+        for name in names:  # accuracy, accuracy_ci, ..., exact_step_rate, exact_step_ci, ...
+            value, interval = s.rate(name)
+            out[name] = r(value)
+            out[name.removesuffix("_rate") + "_ci"] = ci(interval)
+
+    out: dict[str, Any] = {"n": s.n}
+    rates(HEADLINE_RATES)
+    out["final_accuracy"] = r(s.final_accuracy)
     if s.scenarios:
         out["scenarios"] = s.scenarios
         out["trials"] = _r(s.trials)
     if s.design_effects:
         out["design_effects"] = {k: _r(v) for k, v in s.design_effects.items()}
-    for name in STUDY_RATES:
-        value, interval = s.rate(name)
-        out[name] = r(value)
-        out[name.replace("_rate", "_ci")] = ci(interval)
+    rates(STUDY_RATES)
     out.update(
         {
             "verdicts": s.verdicts,
@@ -53,7 +50,7 @@ def stats_json(s: CellStats) -> dict[str, Any]:
             "wrong_argument_causes": s.wrong_argument_causes,
             "first_divergence": {
                 "episodes": s.diverged,
-                "rate": r(_share(s.diverged, s.n)),
+                "rate": r(ratio(s.diverged, s.n)),
                 "rate_ci": ci(s.diverged_ci),
                 "labels": s.divergence_labels,
                 "steps": {str(k): v for k, v in s.divergence_steps.items()},
@@ -74,8 +71,9 @@ def realised_json(s: CellStats) -> dict[str, Any] | None:
     return {"max": top, "mean": _r(mean)}
 
 
-def _share(k: int, n: int) -> float:
-    return k / n if n else 0.0
+def _group(keys: dict[str, Any], s: CellStats, realised: bool = True) -> dict[str, Any]:
+    """One group's entry: its keys, its realised look-back (if asked), its statistics."""
+    return {**keys, **({"realised": realised_json(s)} if realised else {}), **stats_json(s)}
 
 
 _JSON_KEYS = {"length": "steps", "lookback": "lookback", "range": "range", "ops": "ops"}
@@ -99,35 +97,18 @@ def report_json(report: Report, price: Price | None = None) -> dict[str, Any]:
                 "tokens": tokens_json(a.tokens, price),
                 **{
                     f"by_{knob}": [
-                        {
-                            _JSON_KEYS.get(knob, knob): k,
-                            **({"realised": realised_json(s)} if knob == "lookback" else {}),
-                            **stats_json(s),
-                        }
+                        _group({_JSON_KEYS.get(knob, knob): k}, s, knob == "lookback")
                         for k, s in groups.items()
                     ]
                     for knob, groups in a.by_knob.items()
                 },
                 "by_cell": [
-                    {
-                        "cell": k.cell,
-                        "steps": k.steps,
-                        "lookback": k.lookback,
-                        "realised": realised_json(s),
-                        **stats_json(s),
-                    }
+                    _group({"cell": k.cell, "steps": k.steps, "lookback": k.lookback}, s)
                     for k, s in a.by_cell.items()
                 ],
                 "by_sweep": {
                     sweep: [
-                        {
-                            **{
-                                _JSON_KEYS.get(knob, knob): v
-                                for knob, v in zip(KNOBS, k, strict=True)
-                            },
-                            "realised": realised_json(s),
-                            **stats_json(s),
-                        }
+                        _group({_JSON_KEYS.get(n, n): v for n, v in zip(KNOBS, k, strict=True)}, s)
                         for k, s in groups.items()
                     ]
                     for sweep, groups in a.by_sweep.items()

@@ -21,14 +21,11 @@ INDENT = 2
 """How far a stacked cell, or the continuation of a wrapped line, is indented."""
 
 
-def natural_width(console: Console, table: Table) -> int:
-    """The width ``table`` takes when nothing in it wraps or is cut."""
-    return Measurement.get(console, console.options.update_width(1 << 16), table).maximum
-
-
 def fits(console: Console, table: Table) -> bool:
-    """Whether ``table`` prints whole within the console's width."""
-    return natural_width(console, table) <= console.width
+    """Whether ``table`` prints whole within the console's width: whether the width it
+    takes when nothing in it wraps or is cut is within it."""
+    natural = Measurement.get(console, console.options.update_width(1 << 16), table).maximum
+    return natural <= console.width
 
 
 def print_wrapped(

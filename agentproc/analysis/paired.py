@@ -61,15 +61,8 @@ class PairedTest:
 
 
 def _tail(k: int, n: int, p: float) -> float:
-    """P(X >= k) for X ~ Binomial(n, p)."""
-    if k <= 0:
-        return 1.0
-    if k > n:
-        return 0.0
-    if p <= 0.0:
-        return 0.0
-    if p >= 1.0:
-        return 1.0
+    """P(X >= k) for X ~ Binomial(n, p), for 1 <= k <= n and 0 < p < 1: the domain
+    :func:`clopper_pearson` bisects in (it never asks at an end)."""
     lp, lq, lg = math.log(p), math.log1p(-p), math.lgamma(n + 1)
     # terms more than 40 standard deviations from the mean are below 1e-300: left out
     reach = 40 * math.sqrt(n * p * (1 - p)) + 10

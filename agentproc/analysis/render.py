@@ -12,14 +12,14 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from agentproc.analysis.cell_stats import CellStats, wilson
-from agentproc.analysis.fit import natural_width, print_wrapped, stack
+from agentproc.analysis.fit import fits, print_wrapped, stack
 from agentproc.analysis.report import DEFAULT_BY, KNOBS, AgentReport, Report, group_order
 from agentproc.analysis.tokens import Price, tokens_text
 from agentproc.errors import unknown_key
@@ -55,7 +55,7 @@ def _ci(value: float, ci: tuple[float, float], n: int) -> str:
 
 def _ci_cell(value: float, ci: tuple[float, float], n: int) -> str:
     """A rate over its interval, on two lines: tables of several agents stay narrow."""
-    return f"{value:.3f}\n[{ci[0]:.2f}-{ci[1]:.2f}]" if n else NONE
+    return _ci(value, ci, n).replace(" [", "\n[")
 
 
 _RATES: dict[str, Callable[[CellStats], str]] = {
@@ -197,6 +197,9 @@ def _kinds(a: AgentReport) -> list[LabelKind]:
 
 
 Column = tuple[str, Callable[[CellStats], str]]
+Columns = dict[str, list[Column]]
+"""Each agent's columns, agents in table order."""
+T = TypeVar("T")
 
 
 def _rate_columns(a: AgentReport, labels: bool) -> list[Column]:
@@ -225,18 +228,12 @@ def _pct(value: float, ci: tuple[float, float]) -> str:
     return f"{100 * value:.0f}%\n[{100 * ci[0]:.0f}-{100 * ci[1]:.0f}]"
 
 
-def _study_columns(intervals: bool) -> Callable[[AgentReport], list[Column]]:
-    def columns(a: AgentReport) -> list[Column]:
-        del a
-        cols: list[Column] = [("n", lambda s: str(s.n))]
-        for header, name in _STUDY.items():
-            cols.append((header, _study_cell(name, intervals)))
-        return cols
-
-    return columns
+def _study_columns(intervals: bool) -> list[Column]:
+    cols: list[Column] = [("n", lambda s: str(s.n))]
+    return cols + [(header, _study_cell(name, intervals)) for header, name in _STUDY.items()]
 
 
-def _table(g: _Grouping, agents: list[str], columns: dict[str, list[Column]]) -> Table:
+def _table(g: _Grouping, agents: list[str], columns: Columns) -> Table:
     """One row per key; one column group per agent, headed by the agent's name."""
     table = Table()
     for h in [*g.headers, REALISED] if g.realised else g.headers:
@@ -257,32 +254,23 @@ def _table(g: _Grouping, agents: list[str], columns: dict[str, list[Column]]) ->
     return table
 
 
-def _width(console: Console, table: Table) -> int:
-    return natural_width(console, table)
+def _pack(items: Sequence[T], fitting: Callable[[list[T]], bool]) -> list[list[T]]:
+    """``items`` in runs, in order: each run grows while ``fitting`` holds (at least one item)."""
+    runs: list[list[T]] = []
+    for item in items:
+        if runs and fitting([*runs[-1], item]):
+            runs[-1].append(item)
+        else:
+            runs.append([item])
+    return runs
 
 
-def _fitting(
-    console: Console,
-    g: _Grouping,
-    agents: list[str],
-    columns: Callable[[AgentReport], list[Column]],
-    report: Report,
-) -> list[Table] | None:
-    """Tables of ``columns``, as many agents side by side as fit the console; ``None``
+def _fitting(console: Console, g: _Grouping, cols: Columns) -> list[Table] | None:
+    """Tables of ``cols``, as many agents side by side as fit the console; ``None``
     if a single agent does not fit."""
-    cols = {name: columns(report.agents[name]) for name in agents}
-    tables: list[Table] = []
-    chunk: list[str] = []
-    for name in agents:
-        if chunk and _width(console, _table(g, [*chunk, name], cols)) > console.width:
-            tables.append(_table(g, chunk, cols))
-            chunk = []
-        chunk.append(name)
-    if chunk:
-        tables.append(_table(g, chunk, cols))
-    if any(_width(console, t) > console.width for t in tables):
-        return None
-    return tables
+    runs = _pack(list(cols), lambda run: fits(console, _table(g, run, cols)))
+    tables = [_table(g, run, cols) for run in runs]
+    return tables if all(fits(console, t) for t in tables) else None
 
 
 def _print_tables(console: Console, title: str, tables: list[Table]) -> None:
@@ -291,74 +279,52 @@ def _print_tables(console: Console, title: str, tables: list[Table]) -> None:
         console.print(t)
 
 
-def _split(
-    console: Console,
-    title: str,
-    g: _Grouping,
-    agents: list[str],
-    columns: Callable[[AgentReport], list[Column]],
-    report: Report,
-) -> None:
+def _split(console: Console, title: str, g: _Grouping, cols: Columns) -> None:
     """For a console too narrow for one agent's table: the agent's columns split over as
     many tables as it takes, or, where even one column does not fit, each row a block of
     ``header: value`` lines (nothing is dropped or cut)."""
-    for name in agents:
-        cols = columns(report.agents[name])
-        chunks: list[list[Column]] = [[]]
-        for col in cols:
-            wider = _table(g, [name], {name: [*chunks[-1], col]})
-            if chunks[-1] and _width(console, wider) > console.width:
-                chunks.append([])
-            chunks[-1].append(col)
-        tables = [_table(g, [name], {name: chunk}) for chunk in chunks]
-        if all(_width(console, t) <= console.width for t in tables):
+    for name, columns in cols.items():
+        # _pack calls it at once, while ``name`` is this agent
+        runs = _pack(columns, lambda run: fits(console, _table(g, [name], {name: run})))  # noqa: B023
+        tables = [_table(g, [name], {name: run}) for run in runs]
+        if all(fits(console, t) for t in tables):
             _print_tables(console, title, tables)
             continue
         print_wrapped(console, f"{title}: {name}")
         alone = dataclasses.replace(g, named=False)
-        stack(console, _table(alone, [name], {name: cols}), keys=g.keys)
+        stack(console, _table(alone, [name], {name: columns}), keys=g.keys)
 
 
 def _render_grouping(console: Console, report: Report, g: _Grouping, agents: list[str]) -> None:
     """Every agent in one table with its label columns if that fits; else rates and
     labels in tables of their own, agents side by side as far as they fit."""
-    every = {n: _rate_columns(report.agents[n], True) for n in agents}
-    table = _table(g, agents, every)
-    if _width(console, table) <= console.width:
+    table = _table(g, agents, {n: _rate_columns(report.agents[n], True) for n in agents})
+    if fits(console, table):
         _print_tables(console, g.title, [table])
         return
-    _fitting_or_stacked(console, g.title, g, agents, lambda a: _rate_columns(a, False), report)
-    labelled = [n for n in agents if _kinds(report.agents[n])]
-    if labelled:
-        _fitting_or_stacked(console, f"{g.title}: labels", g, labelled, _label_columns, report)
+    rates = {n: _rate_columns(report.agents[n], False) for n in agents}
+    _fitting_or_stacked(console, g.title, g, rates)
+    labels = {n: cols for n in agents if (cols := _label_columns(report.agents[n]))}
+    if labels:
+        _fitting_or_stacked(console, f"{g.title}: labels", g, labels)
 
 
-def _fitting_or_stacked(
-    console: Console,
-    title: str,
-    g: _Grouping,
-    agents: list[str],
-    columns: Callable[[AgentReport], list[Column]],
-    report: Report,
-) -> None:
-    tables = _fitting(console, g, agents, columns, report)
-    if tables is None:
-        _split(console, title, g, agents, columns, report)
-    else:
-        _print_tables(console, title, tables)
+def _fitting_or_stacked(console: Console, title: str, g: _Grouping, *choices: Columns) -> None:
+    """The first of ``choices`` of columns whose tables fit, agents side by side as far as
+    they do; else the first split or stacked."""
+    for cols in choices:
+        tables = _fitting(console, g, cols)
+        if tables is not None:
+            _print_tables(console, title, tables)
+            return
+    _split(console, title, g, choices[0])
 
 
-def _render_study(console: Console, report: Report, g: _Grouping, agents: list[str]) -> None:
+def _render_study(console: Console, g: _Grouping, agents: list[str]) -> None:
     """With intervals if they fit; else without (they are in --json); else split or
     stacked, with intervals."""
-    title = f"execution measures {g.title}"
-    tables = _fitting(console, g, agents, _study_columns(True), report)
-    if tables is None:
-        tables = _fitting(console, g, agents, _study_columns(False), report)
-    if tables is None:
-        _split(console, title, g, agents, _study_columns(True), report)
-    else:
-        _print_tables(console, title, tables)
+    choices = [dict.fromkeys(agents, _study_columns(intervals)) for intervals in (True, False)]
+    _fitting_or_stacked(console, f"execution measures {g.title}", g, *choices)
 
 
 def _counts(items: dict[str, int]) -> str:
@@ -485,5 +451,5 @@ def render_report(
     groupings = _groupings(report, by)
     for g in groupings:
         _render_grouping(console, report, g, agents)
-    _render_study(console, report, groupings[0], agents)
+    _render_study(console, groupings[0], agents)
     _legend(console, report, any(g.realised for g in groupings))

@@ -27,12 +27,12 @@ counts in no figure: it is counted apart, per kind of failure.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from agentproc.analysis.cell_stats import STUDY_RATES, CellStats, design_effect, ratio
-from agentproc.analysis.tokens import Tokens, TokenTally
+from agentproc.analysis.tokens import Tokens
 from agentproc.errors import unknown_key
 from agentproc.labelling import VERDICTS, LabelKind
 from agentproc.runs import error_kind_of, is_error, record_agent, record_mode
@@ -129,6 +129,9 @@ class _Tally:
     div_steps: dict[int, int] = field(default_factory=dict)
     div_position: float = 0.0
     realised: dict[int, int] = field(default_factory=dict)
+    clusters: list[tuple[int, ...]] = field(default_factory=list)
+    """Per scenario of the group (when the records name them): its trials, then its count
+    of each :data:`_CLUSTERED` measure; filled in once every record is read."""
 
     def add(self, ep: _Episode) -> None:
         self.n += 1
@@ -155,10 +158,9 @@ class _Tally:
         if ep.realised is not None:
             self.realised[ep.realised] = self.realised.get(ep.realised, 0) + 1
 
-    def stats(self, clusters: list[tuple[int, ...]] | None = None) -> CellStats:
-        """The group's statistics; ``clusters``: a scenario's trials, then its count of
-        each :data:`_CLUSTERED` measure, per scenario of the group, when the records name
-        them."""
+    def stats(self) -> CellStats:
+        """The group's statistics (design effects from its :attr:`clusters`)."""
+        clusters = self.clusters
         extra: dict[str, Any] = dict(self.verdicts)  # and scenarios, design effects if known
         if clusters:
             extra["scenarios"] = len(clusters)
@@ -207,14 +209,13 @@ def _hits(ep: _Episode) -> tuple[bool, ...]:
     )
 
 
-def _cause_order(item: tuple[str, int]) -> tuple[int, str]:
-    cause = item[0]
-    return (CAUSES.index(cause) if cause in CAUSES else len(CAUSES), cause)
+def _in_order(order: Iterable[str]) -> Callable[[tuple[str, int]], tuple[int, str]]:
+    """Sort key of a ``(name, count)`` item: ``name``'s place in ``order``, others after."""
+    rank = {name: i for i, name in enumerate(order)}
+    return lambda item: (rank.get(item[0], len(rank)), item[0])
 
 
-def _label_order(item: tuple[str, int]) -> tuple[int, str]:
-    kinds = list(_KINDS)
-    return (kinds.index(item[0]) if item[0] in _KINDS else len(kinds), item[0])
+_cause_order, _label_order = _in_order(CAUSES), _in_order(_KINDS)
 
 
 class CellKey(NamedTuple):
@@ -311,7 +312,7 @@ class _AgentTally:
     scenarios: dict[str, _Scenario] = field(default_factory=dict)
     """Per scenario (when records name it): where it is grouped and its counters."""
     cache: tuple[int, int] | None = None
-    tokens: TokenTally = field(default_factory=TokenTally)
+    tokens: Tokens = field(default_factory=Tokens)
 
     def add(self, rec: Mapping[str, Any]) -> None:
         self.tokens.add(rec)  # an errored episode's tokens were spent too
@@ -325,55 +326,46 @@ class _AgentTally:
             return
         ep, params = _episode(rec), rec["params"]
         key = CellKey(int(params["steps"]), int(params["lookback"]), str(rec["cell"]))
-        self.overall.add(ep)
         values = tuple(of(params) for of in KNOBS.values())
+        sweeps = params.get("sweeps")
+        names = tuple(str(n) for n in sweeps) if isinstance(sweeps, list) else ()
+        self.overall.add(ep)
         for knob, value in zip(KNOBS, values, strict=True):
             self.by_knob[knob][value].add(ep)
         self.by_cell[key].add(ep)
-        sweeps = params.get("sweeps")
-        names = tuple(str(n) for n in sweeps) if isinstance(sweeps, list) else ()
         for name in names:
-            self.by_sweep[str(name)][values].add(ep)
+            self.by_sweep[name][values].add(ep)
         sid = rec.get("scenario_id")
         if sid is not None:
             sc = self.scenarios.get(str(sid))
-            if sc is None:
-                sc = self.scenarios[str(sid)] = _Scenario(key, values, names, [0] * _COUNTERS)
+            if sc is None:  # the groups it is in, as this record's
+                groups = [self.overall, self.by_cell[key]]
+                groups += [self.by_knob[k][v] for k, v in zip(KNOBS, values, strict=True)]
+                groups += [self.by_sweep[name][values] for name in names]
+                sc = self.scenarios[str(sid)] = _Scenario(groups, [0] * _COUNTERS)
             for i, hit in enumerate((1, *_hits(ep))):
                 sc.counts[i] += hit
 
-    def _clusters(self) -> dict[tuple[Any, ...], list[tuple[int, ...]]]:
-        """Each group's scenario counters, keyed like :meth:`report`'s groups."""
-        out: dict[tuple[Any, ...], list[tuple[int, ...]]] = defaultdict(list)
-        for sc in self.scenarios.values():
-            counts = tuple(sc.counts)
-            out[("overall",)].append(counts)
-            out[("cell", sc.cell)].append(counts)
-            for knob, value in zip(KNOBS, sc.values, strict=True):
-                out[("knob", knob, value)].append(counts)
-            for name in sc.sweeps:
-                out[("sweep", name, sc.values)].append(counts)
-        return out
-
     def report(self, agent: str) -> AgentReport:
-        c = self._clusters()
+        """The statistics, once every record is read (each group gets its scenarios)."""
+        for sc in self.scenarios.values():
+            for group in sc.groups:
+                group.clusters.append(tuple(sc.counts))
         return AgentReport(
             agent,
-            self.overall.stats(c.get(("overall",))),
+            self.overall.stats(),
             {
-                k: {g: t[g].stats(c.get(("knob", k, g))) for g in sorted(t, key=group_order)}
+                k: {g: t[g].stats() for g in sorted(t, key=group_order)}
                 for k, t in self.by_knob.items()
             },
-            {k: self.by_cell[k].stats(c.get(("cell", k))) for k in sorted(self.by_cell)},
+            {k: self.by_cell[k].stats() for k in sorted(self.by_cell)},
             dict(sorted(self.errors.items())),
             {
-                name: {
-                    g: t[g].stats(c.get(("sweep", name, g))) for g in sorted(t, key=_tuple_order)
-                }
+                name: {g: t[g].stats() for g in sorted(t, key=_tuple_order)}
                 for name, t in self.by_sweep.items()
             },
             self.cache,
-            self.tokens.tokens(),
+            self.tokens.counted(),
         )
 
 
@@ -381,9 +373,7 @@ class _AgentTally:
 class _Scenario:
     """One scenario's groups and counters: trials, then each :data:`_CLUSTERED` measure."""
 
-    cell: CellKey
-    values: tuple[Any, ...]
-    sweeps: tuple[str, ...]
+    groups: list[_Tally]
     counts: list[int]
 
 

@@ -20,10 +20,10 @@ import math
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
+from agentproc.analysis.cell_stats import Z95
+
 ALPHA = 0.05
 """Significance level of every test and verdict (two-sided)."""
-Z_ALPHA = 1.959963984540054
-"""Standard normal quantile at 1 - ALPHA / 2."""
 Z_POWER = 0.8416212335729143
 """Standard normal quantile at the 80% power the minimum detectable effect assumes."""
 RESAMPLES = 2000
@@ -114,7 +114,7 @@ def min_detectable_effect(diffs: Sequence[float], trials: float = 1.0) -> float:
     n = len(diffs)
     if n < 6 or trials <= 0:
         return 1.0
-    z = Z_ALPHA + Z_POWER
+    z = Z95 + Z_POWER  # Z95: the normal quantile at 1 - ALPHA / 2
     spread = z * math.sqrt(math.fsum(d * d for d in diffs) / n / n)
     return min(1.0, max(spread, z * z / (n * trials)))
 

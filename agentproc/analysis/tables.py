@@ -14,9 +14,9 @@ import csv
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
-from agentproc.analysis.cell_stats import STUDY_RATES, CellStats, wilson
+from agentproc.analysis.cell_stats import STUDY_RATES, CellStats
 from agentproc.analysis.report import Report, agent_key, aggregate
 from agentproc.errors import ConfigError, OutputError
 from agentproc.labelling import LabelKind
@@ -61,10 +61,10 @@ EPISODE_COLUMNS: dict[str, str] = {
 """Columns of the episodes table and what each holds."""
 
 _RATE_COLUMNS = {
-    "accuracy": ("first_answer_correct", "first-answer accuracy"),
-    "faithful_accuracy": ("faithful", "faithful accuracy"),
-    "unfaithful_correct_rate": ("unfaithful_correct", "the unfaithful-correct rate"),
-    **{name: (count, name.replace("_", " ")) for name, count in STUDY_RATES.items()},
+    "accuracy": "first-answer accuracy",
+    "faithful_accuracy": "faithful accuracy",
+    "unfaithful_correct_rate": "the unfaithful-correct rate",
+    **{name: name.replace("_", " ") for name in STUDY_RATES},
 }
 
 CELL_COLUMNS: dict[str, str] = {
@@ -84,7 +84,7 @@ CELL_COLUMNS: dict[str, str] = {
     "final_accuracy": "last-answer accuracy",
     **{
         column: text
-        for name, (_, what) in _RATE_COLUMNS.items()
+        for name, what in _RATE_COLUMNS.items()
         for column, text in (
             (name, what),
             (f"{name}_low", f"95% Wilson interval of {what}: low end"),
@@ -184,8 +184,8 @@ def _cell_row(agent: str, cell: str, steps: int, lookback: int, s: CellStats) ->
     row["n"] = s.n
     row.update({f"verdict_{k}": v for k, v in s.verdicts.items()})
     row["final_accuracy"] = round(s.final_accuracy, 6)
-    for name, (count, _) in _RATE_COLUMNS.items():
-        value, (low, high) = s.rate(name) if name in STUDY_RATES else _rate(s, count)
+    for name in _RATE_COLUMNS:
+        value, (low, high) = s.rate(name)
         row.update({name: round(value, 6), f"{name}_low": round(low, 6)})
         row[f"{name}_high"] = round(high, 6)
     row.update({"progress_rate": round(s.progress_rate, 6), "prefix_rate": round(s.prefix_rate, 6)})
@@ -196,30 +196,11 @@ def _cell_row(agent: str, cell: str, steps: int, lookback: int, s: CellStats) ->
     return row
 
 
-_CLUSTERED = {
-    "first_answer_correct": lambda s: s.accuracy_ci,
-    "faithful": lambda s: s.faithful_accuracy_ci,
-    "unfaithful_correct": lambda s: s.unfaithful_correct_ci,
-}
-"""The headline rates' intervals, which carry the design effect of repeated trials."""
-
-
-def _rate(s: CellStats, count: str) -> tuple[float, tuple[float, float]]:
-    k = getattr(s, count)
-    ci = _CLUSTERED[count](s) if count in _CLUSTERED else wilson(k, s.n)
-    return (k / s.n if s.n else 0.0), ci
-
-
 def cell_rows(report: Report) -> Iterator[dict[str, Any]]:
     """The cells-table rows: one per agent and grid cell."""
     for agent, a in report.agents.items():
         for key, s in a.by_cell.items():
             yield _cell_row(agent, key.cell, key.steps, key.lookback, s)
-
-
-class _Sink(Protocol):
-    def write(self, row: dict[str, Any]) -> None: ...
-    def close(self) -> None: ...
 
 
 class _CsvSink:
@@ -241,14 +222,10 @@ class _ParquetSink:
     BATCH = 10_000
 
     def __init__(self, path: Path, columns: list[str]) -> None:
-        try:
-            import pyarrow as pa
-            import pyarrow.parquet as pq
-        except ImportError:
-            raise ConfigError(
-                "--parquet needs pyarrow: install the parquet extra: "
-                "pip install 'agentproc[parquet]'"
-            ) from None
+        check_parquet()
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
         self.pa, self.pq, self.path, self.columns = pa, pq, path, columns
         self.schema = pa.schema([(c, getattr(pa, _kind(c))()) for c in columns])
         self.rows: list[dict[str, Any]] = []
@@ -271,7 +248,8 @@ class _ParquetSink:
         self.writer.close()
 
 
-_SINKS: dict[Format, type[_CsvSink] | type[_ParquetSink]] = {
+_Sink = _CsvSink | _ParquetSink
+_SINKS: dict[Format, type[_Sink]] = {
     "csv": _CsvSink,
     "parquet": _ParquetSink,
 }

@@ -18,31 +18,15 @@ NO_TOKENS = "no token counts"
 """What an agent whose episodes recorded no usage shows instead of 0."""
 
 
-@dataclass(frozen=True, slots=True)
-class Tokens:
-    """Tokens over the episodes that recorded usage (errored ones too: they were spent)."""
-
-    input: int
-    output: int
-    episodes: int
-    """Episodes whose record holds usage."""
-
-    def cost(self, price: Price) -> float:
-        """USD at ``price``.
-
-        >>> Tokens(2_000_000, 500_000, 3).cost((3.0, 15.0))
-        13.5
-        """
-        return (self.input * price[0] + self.output * price[1]) / 1_000_000
-
-
 @dataclass(slots=True)
-class TokenTally:
-    """Tokens summed as records are read."""
+class Tokens:
+    """Tokens over the episodes that recorded usage (errored ones too: they were spent),
+    summed as records are read (:meth:`add`)."""
 
     input: int = 0
     output: int = 0
     episodes: int = 0
+    """Episodes whose record holds usage."""
 
     def add(self, rec: Mapping[str, Any]) -> None:
         usage = rec.get("usage")
@@ -52,9 +36,17 @@ class TokenTally:
         self.output += _count(usage.get("output_tokens"))
         self.episodes += 1
 
-    def tokens(self) -> Tokens | None:
-        """The totals, or ``None`` when no episode recorded usage."""
-        return Tokens(self.input, self.output, self.episodes) if self.episodes else None
+    def counted(self) -> Tokens | None:
+        """These totals, or ``None`` when no episode recorded usage."""
+        return self if self.episodes else None
+
+    def cost(self, price: Price) -> float:
+        """USD at ``price``.
+
+        >>> Tokens(2_000_000, 500_000, 3).cost((3.0, 15.0))
+        13.5
+        """
+        return (self.input * price[0] + self.output * price[1]) / 1_000_000
 
 
 def _count(value: Any) -> int:

@@ -9,7 +9,7 @@ import hashlib
 import json
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from agentproc.analysis.stats import pass_hat_k
@@ -84,13 +84,8 @@ class LabelStability:
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form."""
-        return {
-            "kind": self.kind,
-            "scenarios": self.scenarios,
-            "recurrence": round(self.recurrence, 4),
-            "recurring": self.recurring,
-            "same_step": None if self.same_step is None else round(self.same_step, 4),
-        }
+        same = None if self.same_step is None else round(self.same_step, 4)
+        return {**asdict(self), "recurrence": round(self.recurrence, 4), "same_step": same}
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from agentproc.analysis.compare import paired_episodes
-from agentproc.analysis.compare_result import CompareResult, p_text, signed
+from agentproc.analysis.compare_result import CompareResult, p_text, signed, verdict_head
 from agentproc.analysis.differences import paired_test
 from agentproc.analysis.multiplicity import holm, holm_levels
 from agentproc.analysis.paired import Method
@@ -115,11 +115,7 @@ class Ranked:
 
     def line(self, baseline: str) -> str:
         """The one-line verdict on both measures."""
-        head = {
-            "worse": f"{self.variant}: worse than {baseline}",
-            "better": f"{self.variant}: better than {baseline}",
-            "no detectable difference": f"{self.variant}: no detectable difference from {baseline}",
-        }[self.verdict]
+        head = verdict_head(self.variant, self.verdict, baseline)
         flag = f" (collapse in {', '.join(NAMES[m] for m in self.flagged)})" if self.flagged else ""
         parts = [_effect_text(self.effects[m]) for m in RANKED]
         return f"{head}{flag}: {'; '.join(parts)}"

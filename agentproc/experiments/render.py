@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from agentproc.analysis.compare_render import diff_text
 from agentproc.analysis.fit import print_table, print_wrapped
 from agentproc.experiments.ranking import Effect, Ranked
 from agentproc.experiments.stress import Breaking, StressResult, Walk
@@ -25,12 +26,7 @@ def _point(b: Breaking, other: str) -> str:
 
 
 def _effect(e: Effect) -> str:
-    diff = (
-        f"{e.diff:+.3f} (too few scenarios)"
-        if e.ci is None
-        else f"{e.diff:+.3f} [{e.ci[0]:+.3f}, {e.ci[1]:+.3f}]"
-    )
-    return f"{e.baseline:.3f} -> {e.variant:.3f}\n{diff}\np {e.p_holm:.3g}"
+    return f"{e.baseline:.3f} -> {e.variant:.3f}\n{diff_text(e.diff, e.ci)}\np {e.p_holm:.3g}"
 
 
 def _verdict(r: Ranked) -> str:

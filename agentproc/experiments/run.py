@@ -57,9 +57,11 @@ class Ran:
     """Why the sweep stopped early (the endpoint failed), if it did."""
 
 
-def _run(
-    scenarios: Sequence[Scenario], variants: Sequence[Variant], how: SuiteRun
-) -> tuple[list[Path], Ran]:
+def _run_and_compare(
+    scenarios: Sequence[Scenario], variants: Sequence[Variant], how: SuiteRun, baseline: str
+) -> tuple[CompareResult | None, Ran]:
+    """Run every variant, then compare the run files against ``baseline`` (``None`` when
+    the endpoint failed and the sweep stopped: ``Ran.aborted`` says why)."""
     if not scenarios:
         raise ConfigError("the suite holds no scenario to run")
     done = run_variants(
@@ -76,12 +78,12 @@ def _run(
     )
     ran = Ran({v.name: s for v, (_, s) in zip(variants, done, strict=False)}, [])
     ran.aborted = next((s.aborted for _, s in done if s.aborted is not None), None)
-    return [p for p, _ in done], ran
-
-
-def _blind(how: SuiteRun, variants: Sequence[Variant], baseline: str) -> list[str]:
+    if ran.aborted is not None:
+        return None, ran
+    result, warnings = compare_files([p for p, _ in done], baseline=baseline, seed=how.seed)
     note = prompt_blind_note(how.agent.agent, variants, baseline)
-    return [] if note is None else [note]
+    ran.warnings += ([] if note is None else [note]) + warnings
+    return result, ran
 
 
 def _runs_under(variant: Variant, options: ModelRunOptions) -> bool:
@@ -104,13 +106,8 @@ def compare_suite(
     if len(variants) < 2:
         raise ConfigError("--variants needs at least two variants, e.g. default,prose")
     loaded = [load_variant(v) for v in variants]
-    paths, ran = _run(scenarios, loaded, how)
-    if ran.aborted is not None:
-        return None, ran
     base = baseline if baseline is not None else loaded[0].name
-    result, warnings = compare_files(paths, baseline=base, seed=how.seed)
-    ran.warnings += _blind(how, loaded, base) + warnings
-    return result, ran
+    return _run_and_compare(scenarios, loaded, how, base)
 
 
 def stress_suite(
@@ -130,9 +127,5 @@ def stress_suite(
         chosen = [v for v in chosen if _runs_under(v, how.agent.options)]
     if len(chosen) < 2:
         raise ConfigError("stress needs at least one variant besides the default")
-    paths, ran = _run(scenarios, chosen, how)
-    if ran.aborted is not None:
-        return None, ran
-    result, warnings = compare_files(paths, baseline=chosen[0].name, seed=how.seed)
-    ran.warnings += _blind(how, chosen, chosen[0].name) + warnings
-    return stress_result(result, chosen, threshold), ran
+    result, ran = _run_and_compare(scenarios, chosen, how, chosen[0].name)
+    return (None if result is None else stress_result(result, chosen, threshold)), ran

@@ -25,9 +25,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from agentproc.analysis.cell_stats import design_effect
-from agentproc.analysis.compare_result import CompareResult, Rate
-from agentproc.analysis.trials import Outcome
+from agentproc.analysis.compare_result import CompareResult, Rate, clustered_rate
+from agentproc.analysis.trials import Outcome, by_scenario
 from agentproc.errors import ConfigError
 from agentproc.experiments.ranking import Ranked, rank_variants
 from agentproc.workflow.variant import (
@@ -158,22 +157,12 @@ class Breaking:
         }
 
 
-def _rate(outcomes: Sequence[Outcome]) -> Rate:
-    """Faithful accuracy with the design effect of the scenarios' trials."""
-    groups: dict[str, list[int]] = {}
-    for o in outcomes:
-        groups.setdefault(o.scenario_id, []).append(o.faithful)
-    clusters = [(sum(g), len(g)) for g in groups.values()]
-    k, n = sum(y for y, _ in clusters), len(outcomes)
-    return Rate(k, n, design_effect(clusters) if n > len(groups) else 1.0)
-
-
 def _walk(at: int, groups: dict[int, list[Outcome]], threshold: float) -> Walk:
     holds: int | None = None
     rate: Rate | None = None
     holding = True
     for value in sorted(groups):
-        r = _rate(groups[value])
+        r = clustered_rate(list(by_scenario(groups[value]).values()), "faithful")
         lo, hi = r.ci
         if hi < threshold:
             return Walk(at, holds, rate, value)

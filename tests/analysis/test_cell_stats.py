@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agentproc.analysis.cell_stats import wilson
+from agentproc.analysis.cell_stats import CellStats, wilson
+from agentproc.labelling import LabelKind
 
 
 @pytest.mark.parametrize(
@@ -32,3 +33,49 @@ def test_wilson_interval_with_no_trials_is_zero_to_one() -> None:
 def test_wilson_rejects_successes_outside_zero_to_n(successes: int, n: int) -> None:
     with pytest.raises(ValueError, match="successes must lie in"):
         wilson(successes, n)
+
+
+def _stats_with_design_effects() -> CellStats:
+    counts = dict.fromkeys(LabelKind, 0)
+    return CellStats(
+        n=40,
+        first_answer_correct=30,
+        final_answer_correct=31,
+        faithful=20,
+        unfaithful_correct=10,
+        wrong=8,
+        no_answer=2,
+        exact_steps=18,
+        label_counts=counts,
+        episodes_with_label=counts,
+        progress_rate=0.9,
+        prefix_rate=0.8,
+        scenarios=20,
+        design_effects={"first_answer": 1.5, "faithful": 1.8, "unfaithful_correct": 1.2},
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "interval"),
+    [
+        ("accuracy", "accuracy", "accuracy_ci"),
+        ("faithful_accuracy", "faithful_accuracy", "faithful_accuracy_ci"),
+        ("unfaithful_correct_rate", "unfaithful_correct_rate", "unfaithful_correct_ci"),
+    ],
+)
+def test_a_headline_rate_by_name_is_its_property_with_the_design_effect(
+    name: str, value: str, interval: str
+) -> None:
+    s = _stats_with_design_effects()
+    assert s.rate(name) == (getattr(s, value), getattr(s, interval))
+    assert s.rate(name)[1] != wilson(round(s.rate(name)[0] * s.n), s.n)  # deff applied
+
+
+def test_a_study_rate_by_name_without_a_design_effect_is_plain_wilson() -> None:
+    s = _stats_with_design_effects()
+    assert s.rate("exact_step_rate") == (18 / 40, wilson(18, 40))
+
+
+def test_an_unknown_rate_name_raises_key_error() -> None:
+    with pytest.raises(KeyError):
+        _stats_with_design_effects().rate("speed")

@@ -3,24 +3,24 @@
 from __future__ import annotations
 
 from agentproc.analysis.report import aggregate
-from agentproc.analysis.tokens import NO_TOKENS, Tokens, TokenTally, tokens_json, tokens_text
+from agentproc.analysis.tokens import NO_TOKENS, Tokens, tokens_json, tokens_text
 
 
 def test_tokens_sum_over_episodes_that_recorded_usage_and_cost_per_million():
-    tally = TokenTally()
+    tally = Tokens()
     for usage in (
         {"input_tokens": 1000, "output_tokens": 10},
         None,
         {"input_tokens": 500, "output_tokens": 5},
     ):
         tally.add({} if usage is None else {"usage": usage})
-    tokens = tally.tokens()
+    tokens = tally.counted()
     assert tokens == Tokens(1500, 15, 2)
     assert tokens.cost((2.0, 10.0)) == (1500 * 2 + 15 * 10) / 1e6
 
 
 def test_no_usage_is_no_token_counts_never_zero():
-    assert TokenTally().tokens() is None
+    assert Tokens().counted() is None
     assert tokens_text(None, (3.0, 15.0)) == NO_TOKENS == "no token counts"
     assert tokens_json(None, (3.0, 15.0)) is None
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable
+from itertools import zip_longest
 from typing import Any
 
 import orjson
@@ -20,7 +21,7 @@ from agentproc.analysis.html.collect import Collected
 from agentproc.analysis.report import agent_key
 from agentproc.analysis.timeline import describe
 from agentproc.errors import RunFileError
-from agentproc.labelling import Label, LabelKind
+from agentproc.labelling import VERDICTS, Label, LabelKind
 from agentproc.runs import (
     EpisodeKey,
     ScenarioStore,
@@ -36,7 +37,7 @@ from agentproc.runs import (
 KINDS: tuple[str, ...] = tuple(k.value for k in LabelKind)
 """Label kinds in taxonomy order; rows refer to them by position."""
 _KIND_AT = {k: i for i, k in enumerate(KINDS)}
-VERDICT_NAMES: tuple[str, ...] = ("faithful", "unfaithful_correct", "wrong", "no_answer", "error")
+VERDICT_NAMES: tuple[str, ...] = (*VERDICTS, "error")
 """Verdicts in table order; ``error`` marks an episode an infrastructure failure ended."""
 DETAIL_BUDGET = 8_000_000
 """Bytes of drill-down data a report embeds at most (the rest names its replay command)."""
@@ -119,12 +120,7 @@ def _order(collected: Collected) -> list[int]:
     for i, rec in enumerate(collected.records.values()):
         key = (series_of(rec), str(rec["cell"]), str(rec["verdict"]))
         groups.setdefault(key, []).append(i)
-    out: list[int] = []
-    lists = list(groups.values())
-    depth = max((len(g) for g in lists), default=0)
-    for r in range(depth):
-        out.extend(g[r] for g in lists if r < len(g))
-    return out
+    return [i for row in zip_longest(*groups.values()) for i in row if i is not None]
 
 
 def details(collected: Collected, budget: int = DETAIL_BUDGET) -> dict[str, Any]:
@@ -313,9 +309,8 @@ def _turns(rec: dict[str, Any]) -> list[list[Any]]:
     ]
     usage = [u for u in rec.get("model_calls") or [] if isinstance(u, dict)]
     turns: list[list[Any]] = []
-    for i in range(max(len(said), len(usage))):
-        msg = said[i] if i < len(said) else {}
-        use = usage[i] if i < len(usage) else {}
+    nothing: dict[str, Any] = {}
+    for msg, use in zip_longest(said, usage, fillvalue=nothing):
         text = msg.get("content")
         tools = [
             f"{tc['function'].get('name')}({tc['function'].get('arguments', '')})"

@@ -1,8 +1,9 @@
-"""The numbers behind the HTML report's figures that the report does not keep:
-accuracy per (length, look-back) pair and where the first divergence falls.
+"""The numbers behind the HTML report's figures that the report does not keep: where
+the first divergence falls (accuracy per (length, look-back) pair is folded from the
+report's cells).
 
-Both are small tallies folded in one pass over the records, like
-:func:`~agentproc.analysis.report.aggregate`; errored episodes count in neither.
+A small tally folded in one pass over the records, like
+:func:`~agentproc.analysis.report.aggregate`; errored episodes do not count.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentproc.analysis.cell_stats import Rate
 from agentproc.analysis.html.episodes import anchor, series_of
 from agentproc.runs import episode_key, is_error
 
@@ -19,23 +19,12 @@ BINS = 10
 """Divergence positions are shown in tenths of the procedure; one more column is the answer."""
 
 
-@dataclass(slots=True)
-class PairTally:
-    """First-answer and faithful accuracy of one (length, look-back) pair."""
-
-    accuracy: Rate = field(default_factory=Rate)
-    faithful: Rate = field(default_factory=Rate)
-
-
 @dataclass
 class Figures:
-    """Per series: accuracy by (length, look-back), divergence counts by (look-back, bin)."""
+    """Per series: divergence counts by (look-back, bin), and the first divergences."""
 
-    pairs: dict[str, dict[tuple[int, int], PairTally]] = field(default_factory=dict)
     divergence: dict[str, dict[int, list[int]]] = field(default_factory=dict)
     """Series -> look-back -> episodes per position bin (the last bin: at the answer)."""
-    scored_at: dict[str, dict[int, int]] = field(default_factory=dict)
-    """Series -> look-back -> scored episodes."""
     first: dict[str, dict[tuple[str, int | None], Example]] = field(default_factory=dict)
     """Series -> (label, step) of a first divergence -> how many episodes, and the first."""
 
@@ -67,13 +56,6 @@ def figures(records: Iterable[dict[str, Any]]) -> Figures:
             continue
         name, m = series_of(rec), rec["metrics"]
         steps, lookback = int(rec["params"]["steps"]), int(rec["params"]["lookback"])
-        pair = out.pairs.setdefault(name, {}).setdefault((steps, lookback), PairTally())
-        pair.accuracy.n += 1
-        pair.faithful.n += 1
-        pair.accuracy.k += bool(m["first_answer_correct"])
-        pair.faithful.k += rec["verdict"] == "faithful"
-        at = out.scored_at.setdefault(name, {})
-        at[lookback] = at.get(lookback, 0) + 1
         div = m.get("first_divergence")
         if isinstance(div, dict):
             row = out.divergence.setdefault(name, {}).setdefault(lookback, [0] * (BINS + 1))

@@ -14,9 +14,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agentproc.analysis.cell_stats import STUDY_RATES, CellStats
+from agentproc.analysis.cell_stats import HEADLINE_RATES, STUDY_RATES, CellStats, Rate
 from agentproc.analysis.html.figures import BINS, Figures
-from agentproc.analysis.html.summary import series_id, summary_section
+from agentproc.analysis.html.summary import rate_cell, series_id, sortable_head, summary_section
 from agentproc.analysis.html.svg import (
     Line,
     Point,
@@ -37,15 +37,15 @@ CSP = (
 )
 
 
-def _point(x: float, k: int, n: int, ci: tuple[float, float]) -> Point:
-    return Point(x, k / n if n else 0.0, ci[0], ci[1], n)
-
-
-def _by_pairs(fig: Figures, series: str, by: str, faithful: bool) -> list[Line]:
+def _by_pairs(a: AgentReport, by: str, faithful: bool) -> list[Line]:
     """Lines of accuracy: against length one per look-back (``by="look-back"``) or the reverse."""
+    pairs: dict[tuple[int, int], Rate] = {}
+    for cell, s in a.by_cell.items():
+        rate = pairs.setdefault((cell.steps, cell.lookback), Rate())
+        rate.k += s.faithful if faithful else s.first_answer_correct
+        rate.n += s.n
     lines: dict[int, list[Point]] = {}
-    for (steps, lookback), t in sorted(fig.pairs.get(series, {}).items()):
-        rate = t.faithful if faithful else t.accuracy
+    for (steps, lookback), rate in sorted(pairs.items()):
         key, x = (lookback, steps) if by == "look-back" else (steps, lookback)
         lines.setdefault(key, []).append(Point(x, rate.value, *rate.ci, rate.n))
     prefix = "L=" if by == "look-back" else "N="
@@ -56,18 +56,12 @@ def _by_pairs(fig: Figures, series: str, by: str, faithful: bool) -> list[Line]:
     return longer or out
 
 
-def _rate_line(name: str, groups: dict[Any, CellStats], attr: str) -> Line:
+def _rate_line(name: str, groups: dict[Any, CellStats], rate: str) -> Line:
     pts = []
     for key, s in groups.items():
-        if not isinstance(key, int) or not s.n:
-            continue
-        if attr == "unfaithful_correct":
-            value, ci = s.unfaithful_correct_rate, s.unfaithful_correct_ci
-        elif attr == "accuracy":
-            value, ci = s.accuracy, s.accuracy_ci
-        else:
-            value, ci = s.rate(attr)
-        pts.append(Point(key, value, *ci, s.n))
+        if isinstance(key, int) and s.n:
+            value, ci = s.rate(rate)
+            pts.append(Point(key, value, *ci, s.n))
     return Line(name, pts)
 
 
@@ -86,7 +80,7 @@ def _series_figures(
     charts = [
         line_chart(
             title,
-            _by_pairs(fig, name, by, faithful),
+            _by_pairs(a, by, faithful),
             x_label,
             "faithful accuracy" if faithful else "first-answer accuracy",
             by,
@@ -97,7 +91,7 @@ def _series_figures(
     charts += [
         line_chart(
             "Unfaithful-correct gap by length",
-            [_rate_line(name, a.by_length, "unfaithful_correct")],
+            [_rate_line(name, a.by_length, "unfaithful_correct_rate")],
             _LENGTH,
             "accuracy minus faithful accuracy",
         ),
@@ -119,7 +113,7 @@ def _series_figures(
         heat_map(
             "Where the first divergence happens",
             fig.divergence.get(name, {}),
-            fig.scored_at.get(name, {}),
+            {lookback: s.n for lookback, s in a.by_lookback.items()},
             [f"{100 * i // BINS}%" for i in range(BINS)] + ["ans"],
         ),
     ]
@@ -157,7 +151,7 @@ def _comparison(report: Report) -> str:
         )
         for title, attr in (
             ("First-answer accuracy", "accuracy"),
-            ("Unfaithful-correct gap", "unfaithful_correct"),
+            ("Unfaithful-correct gap", "unfaithful_correct_rate"),
             ("Exact-step execution", "exact_step_rate"),
             ("Under-execution", "under_execution_rate"),
         )
@@ -185,11 +179,7 @@ _CELL_COLUMNS = (
 )
 
 
-def _pct_cell(value: float, ci: tuple[float, float]) -> str:
-    return (
-        f"<td data-v='{value:.6f}'>{100 * value:.1f}% "
-        f"<span class='ci'>[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]</span></td>"
-    )
+_CELL_RATES = (*HEADLINE_RATES, "exact_step_rate", "under_execution_rate", "over_execution_rate")
 
 
 def _dist_cell(realised: int | None) -> str:
@@ -201,27 +191,17 @@ def _dist_cell(realised: int | None) -> str:
 
 
 def _cell_table(report: Report) -> str:
-    head = "".join(
-        f"<th scope='col' aria-sort='none' data-type='{t}'><button type='button'>{esc(c)}</button></th>"
-        for c, t in _CELL_COLUMNS
-    )
+    head = sortable_head((esc(c), t) for c, t in _CELL_COLUMNS)
     rows = []
     for name, a in report.agents.items():
         for key, s in a.by_cell.items():
             top = max(s.label_counts.items(), key=lambda kv: kv[1], default=(None, 0))
-            rates = [
-                s.rate(r)
-                for r in ("exact_step_rate", "under_execution_rate", "over_execution_rate")
-            ]
             rows.append(
                 f"<tr><td>{esc(name)}</td><td>{esc(key.cell)}</td>"
                 f"<td data-v='{key.steps}'>{key.steps}</td><td data-v='{key.lookback}'>{key.lookback}</td>"
                 + _dist_cell(s.realised_max)
                 + f"<td data-v='{s.n}'>{s.n}</td>"
-                + _pct_cell(s.accuracy, s.accuracy_ci)
-                + _pct_cell(s.faithful_accuracy, s.faithful_accuracy_ci)
-                + _pct_cell(s.unfaithful_correct_rate, s.unfaithful_correct_ci)
-                + "".join(_pct_cell(v, ci) for v, ci in rates)
+                + "".join(rate_cell(*s.rate(r)) for r in _CELL_RATES)
                 + f"<td>{esc(f'{top[0].value} ({top[1]})' if top[0] is not None and top[1] else '—')}</td></tr>"
             )
     return (

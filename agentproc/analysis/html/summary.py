@@ -13,13 +13,14 @@ procedure, linked to the first such episode.
 
 from __future__ import annotations
 
-from agentproc.analysis.cell_stats import wilson
+from collections.abc import Iterable
+
+from agentproc.analysis.cell_stats import HEADLINE_RATES, ratio, wilson
+from agentproc.analysis.html.episodes import KINDS
 from agentproc.analysis.html.figures import Example, Figures
 from agentproc.analysis.html.svg import esc
 from agentproc.analysis.report import AgentReport, Report
-from agentproc.labelling import VERDICTS, LabelKind
-
-_ORDER = [k.value for k in LabelKind]
+from agentproc.labelling import VERDICTS
 
 
 def worst(first: dict[tuple[str, int | None], Example]) -> tuple[str, int | None, Example] | None:
@@ -33,7 +34,7 @@ def worst(first: dict[tuple[str, int | None], Example]) -> tuple[str, int | None
     def rank(item: tuple[tuple[str, int | None], Example]) -> tuple[int, float, int]:
         (label, step), ex = item
         where = float("inf") if step is None else step
-        return (-ex.count, where, _ORDER.index(label) if label in _ORDER else len(_ORDER))
+        return (-ex.count, where, KINDS.index(label) if label in KINDS else len(KINDS))
 
     if not first:
         return None
@@ -46,12 +47,12 @@ def series_id(position: int) -> str:
     return f"series-{position}"
 
 
-def _rate(k: int, n: int, ci: tuple[float, float]) -> str:
+def rate_cell(value: float, ci: tuple[float, float], n: int = 1, sep: str = " ") -> str:
+    """A share and its interval as a sortable cell (a dash, sorted first, with no episode)."""
     if not n:
         return "<td data-v='-1'>\N{EN DASH}</td>"
-    value = k / n
     return (
-        f"<td data-v='{value:.6f}'>{100 * value:.1f}%<br>"
+        f"<td data-v='{value:.6f}'>{100 * value:.1f}%{sep}"
         f"<span class='ci'>[{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]</span></td>"
     )
 
@@ -62,7 +63,7 @@ def _divergence(found: tuple[str, int | None, Example] | None, n: int) -> str:
     label, step, ex = found
     where = "the answer" if step is None else f"step {step}"
     return (
-        f"<td data-v='{ex.count}' class='worst'><span class='lab k{_ORDER.index(label) if label in _ORDER else 0}'>"
+        f"<td data-v='{ex.count}' class='worst'><span class='lab k{KINDS.index(label) if label in KINDS else 0}'>"
         f"{esc(label)}</span> at {where}<br>{ex.count} of {n} episodes · "
         f"<a href='#{ex.anchor}' class='example'>see one</a></td>"
     )
@@ -75,11 +76,9 @@ def _row(position: int, name: str, a: AgentReport, fig: Figures) -> str:
     return (
         f"<tr><th scope='row'><a href='#{series_id(position)}'>{esc(name)}</a></th>"
         f"<td data-v='{s.n}'>{s.n}</td>"
-        + _rate(s.first_answer_correct, s.n, s.accuracy_ci)
-        + _rate(s.faithful, s.n, s.faithful_accuracy_ci)
-        + _rate(s.unfaithful_correct, s.n, s.unfaithful_correct_ci)
-        + _rate(s.diverged, s.n, s.diverged_ci)
-        + _rate(a.errored, runs, wilson(a.errored, runs))
+        + "".join(rate_cell(*s.rate(name), s.n, "<br>") for name in HEADLINE_RATES)
+        + rate_cell(ratio(s.diverged, s.n), s.diverged_ci, s.n, "<br>")
+        + rate_cell(ratio(a.errored, runs), wilson(a.errored, runs), runs, "<br>")
         + verdicts
         + _divergence(worst(fig.first.get(name, {})), s.n)
         + "</tr>"
@@ -99,12 +98,17 @@ _HEADERS = (
 )
 
 
+def sortable_head(columns: Iterable[tuple[str, str]]) -> str:
+    """The header cells of a sortable table: ``(heading markup, "text" or "num")`` each."""
+    return "".join(
+        f"<th scope='col' aria-sort='none' data-type='{t}'><button type='button'>{c}</button></th>"
+        for c, t in columns
+    )
+
+
 def summary_section(report: Report, fig: Figures) -> str:
     """The at-a-glance table: a row per agent, sortable by any column."""
-    head = "".join(
-        f"<th scope='col' aria-sort='none' data-type='{t}'><button type='button'>{c}</button></th>"
-        for c, t in _HEADERS
-    )
+    head = sortable_head(_HEADERS)
     rows = "".join(_row(i, name, a, fig) for i, (name, a) in enumerate(report.agents.items()))
     return (
         "<section id='summary'><h2>At a glance</h2><div class='scroll'>"
