@@ -196,7 +196,10 @@ def _indexed(
     finish: FinishSpec,
     variant: Variant | None,
 ) -> Workflow:
-    expected = tuple(correct) if scale == 1 else tuple(u / scale for u in correct)  # to_number
+    expected: tuple[float | int, ...] = (
+        tuple(correct) if scale == 1 else tuple(u / scale for u in correct)  # to_number
+    )
+    numbers: tuple[Any, ...]
     if scale == 1 or (tolerance == 0.5 and -READS_BACK < min(correct) <= max(correct) < READS_BACK):
         numbers = expected  # each is close to its own value: the check would keep them all
     else:
