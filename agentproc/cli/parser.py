@@ -294,6 +294,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rep.add_argument(
         "--by",
+        type=words,
         default="length,lookback",
         help="knobs to group by, in order: length, lookback, range, ops, mode "
         "(default length,lookback)",
