@@ -9,7 +9,7 @@ from typing import Any
 
 from rich.console import Console
 
-from agentproc.cli.output import EXIT_FAILED, EXIT_OK, number, print_json, say
+from agentproc.cli.output import EXIT_FAILED, EXIT_OK, number, print_json, say, words
 
 EPILOG = """\
 conditions (each one line; a failed one names its scenarios and first divergences):
@@ -63,7 +63,7 @@ def add_check_parser(sub: Any) -> None:
     )
     p.add_argument(
         "--labels",
-        type=lambda t: [x.strip() for x in t.split(",") if x.strip()],
+        type=words,
         default=[],
         metavar="KIND,...",
         help="label kinds no episode may carry, e.g. skipped_step,hallucinated_call",

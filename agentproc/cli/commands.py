@@ -117,12 +117,7 @@ def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     from agentproc.workflow import load_scenarios, per_cell
 
     _check_run_out(args)
-    workers = worker_options(args)
-    spec = agent_spec(args)
-    # An unknown agent fails before any file is touched, for every backend; over workers,
-    # each builds its own model (an embedded one is not loaded in this process too).
-    if workers.parallel:
-        spec.check()
+    spec, workers = agent_spec(args)
     model = None if workers.parallel else spec.model()
     shard = parse_shard(args.shard) if args.shard is not None else None
     options = {
@@ -266,28 +261,25 @@ def _total(args: argparse.Namespace, shard: Any, trials: int = 1) -> int | None:
     return min(size, args.limit or size) * trials
 
 
-def worker_options(args: argparse.Namespace) -> Any:
-    """``--workers``, ``--backend`` and ``--address`` (an address only joins a Ray cluster);
-    a Ray cluster that does not answer within ``--timeout`` fails."""
+def agent_spec(args: argparse.Namespace) -> tuple[Any, Any]:
+    """The agent the options name and how it runs (checked: the variant takes the guard),
+    and the workers it runs on: ``--workers``, ``--backend`` and ``--address`` (an address
+    only joins a Ray cluster; one that does not answer within ``--timeout`` fails).
+
+    An unknown agent fails here, before any file is touched, for every backend; over
+    workers each builds its own model (an embedded one is not loaded in this process too).
+    """
+    from agentproc.agents.retry import RetryPolicy
+    from agentproc.agents.spec import AgentSpec
+    from agentproc.agents.suite import ModelRunOptions
     from agentproc.runs import Workers
+    from agentproc.workflow.variant import load_variant
 
     if args.address is not None and args.backend != "ray":
         raise fail(
             "--address and --backend processes: an address is a Ray cluster's (add --backend ray)"
         )
-    return Workers(args.workers, args.backend, args.address, connect_timeout=args.timeout)
-
-
-def agent_spec(args: argparse.Namespace) -> Any:
-    """The agent the options name, and how it runs (checked: guard, concurrency, variant)."""
-    from agentproc.agents.retry import RetryPolicy
-    from agentproc.agents.spec import AgentSpec
-    from agentproc.agents.suite import ModelRunOptions
-    from agentproc.workflow import GUARDS
-    from agentproc.workflow.variant import load_variant
-
-    if args.guard not in GUARDS:
-        raise fail(f"unknown guard {args.guard!r} (expected one of: {', '.join(GUARDS)})")
+    workers = Workers(args.workers, args.backend, args.address, connect_timeout=args.timeout)
     variant = load_variant(getattr(args, "variant", "default"))
     variant.check(args.mode, args.guard)
     order: OrderPolicy = getattr(args, "order", "listed")
@@ -303,7 +295,10 @@ def agent_spec(args: argparse.Namespace) -> Any:
         order=order,
         cache=cache_config(args),
     )
-    return AgentSpec(args.agent, options, args.base_url, args.timeout, args.max_tokens)
+    spec = AgentSpec(args.agent, options, args.base_url, args.timeout, args.max_tokens)
+    if workers.parallel:
+        spec.check()
+    return spec, workers
 
 
 def cache_config(args: argparse.Namespace) -> Any:

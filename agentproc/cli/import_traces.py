@@ -9,7 +9,7 @@ from typing import Any
 
 from rich.console import Console
 
-from agentproc.cli.output import EXIT_OK, say
+from agentproc.cli.output import EXIT_OK, guard, say
 
 
 def add_import_traces_parser(sub: Any) -> None:
@@ -22,19 +22,18 @@ def add_import_traces_parser(sub: Any) -> None:
     p.add_argument("--scenario", type=Path, required=True, help="the scenario the agent ran")
     p.add_argument("--out", type=Path, required=True, help="run file (JSON lines) to write")
     p.add_argument("--overwrite", action="store_true", help="replace an existing --out")
-    p.add_argument("--guard", default="observe", help="observe (default), enforce or feedback")
+    p.add_argument(
+        "--guard", type=guard, default="observe", help="observe (default), enforce or feedback"
+    )
     p.add_argument("--order", choices=["listed", "dependency"], default="listed")
 
 
 def import_traces_command(args: argparse.Namespace, out: Console, err: Console) -> int:
-    from agentproc.cli.output import fail
     from agentproc.integrations.imported import import_traces
     from agentproc.integrations.otel_traces import read_traces
     from agentproc.outputs import check_output
-    from agentproc.workflow import GUARDS, load_scenario
+    from agentproc.workflow import load_scenario
 
-    if args.guard not in GUARDS:
-        raise fail(f"unknown guard {args.guard!r}; expected one of: {', '.join(GUARDS)}")
     check_output(args.out, inputs=[args.file, args.scenario], overwrite=args.overwrite)
     scenario = load_scenario(args.scenario)
     traces = read_traces(args.file)

@@ -1,5 +1,5 @@
-"""What the command line shares: exit statuses, exact JSON output and number-valued
-option types."""
+"""What the command line shares: exit statuses, exact JSON output and the option types
+more than one command takes."""
 
 from __future__ import annotations
 
@@ -81,3 +81,24 @@ def number(
         return value
 
     return parse
+
+
+def count(low: int) -> Callable[[str], int]:
+    """An argparse type: an integer of at least ``low``."""
+    return number(int, "a whole number", lambda v: v >= low, f"must be at least {low}")
+
+
+def words(text: str) -> list[str]:
+    """An argparse type: comma-separated names, blanks dropped."""
+    return [x.strip() for x in text.split(",") if x.strip()]
+
+
+def guard(text: str) -> str:
+    """An argparse type: a guard mode (``observe``, ``enforce`` or ``feedback``)."""
+    from agentproc.workflow import GUARDS
+
+    if text not in GUARDS:
+        raise argparse.ArgumentTypeError(
+            f"unknown guard {text!r} (expected one of: {', '.join(GUARDS)})"
+        )
+    return text

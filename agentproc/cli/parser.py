@@ -10,7 +10,6 @@ import argparse
 import math
 import sys
 import urllib.parse
-from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
@@ -18,7 +17,7 @@ from agentproc.cli.check import add_check_parser
 from agentproc.cli.examples import SIM_AGENTS, examples
 from agentproc.cli.export import add_export_parser
 from agentproc.cli.import_traces import add_import_traces_parser
-from agentproc.cli.output import EXIT_BAD_INPUT, number
+from agentproc.cli.output import EXIT_BAD_INPUT, count, guard, number, words
 from agentproc.cli.serve_demo import add_serve_demo_parser
 from agentproc.cli.serve_mcp import add_serve_mcp_parser
 
@@ -45,11 +44,6 @@ def _ranges(text: str) -> list[tuple[float, float]]:
             raise argparse.ArgumentTypeError(f"a range needs finite numbers (not {part!r})")
         out.append((lo, hi))
     return out
-
-
-def _count(low: int) -> Callable[[str], int]:
-    """An argparse type: an integer of at least ``low``."""
-    return number(int, "a whole number", lambda v: v >= low, f"must be at least {low}")
 
 
 _seconds = number(
@@ -105,10 +99,6 @@ def _price(text: str) -> tuple[float, float]:
     return prices[0], prices[1]
 
 
-def _words(text: str) -> list[str]:
-    return [x.strip() for x in text.split(",") if x.strip()]
-
-
 AGENT_HELP = (
     "local (the embedded model, default); openai:MODEL; your own agent as "
     "module.path:factory or path/to/file.py:factory (the factory gets the mock tools as "
@@ -141,9 +131,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument(
         "--range", dest="ranges", type=_ranges, help="input ranges, e.g. 0:1,1:10,10:100"
     )
-    g.add_argument("--ops", type=_words, help="op mixes: mixed, add, sub, mul, div or e.g. add+sub")
-    g.add_argument("--mode", dest="modes", type=_words, help="numeric modes: decimal, integer")
-    g.add_argument("--count", type=_count(1), help="procedures per cell")
+    g.add_argument("--ops", type=words, help="op mixes: mixed, add, sub, mul, div or e.g. add+sub")
+    g.add_argument("--mode", dest="modes", type=words, help="numeric modes: decimal, integer")
+    g.add_argument("--count", type=count(1), help="procedures per cell")
     g.add_argument("--seed", type=int, help="generator seed")
     g.add_argument(
         "--out",
@@ -210,7 +200,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     r.add_argument(
         "--per-cell",
-        type=_count(1),
+        type=count(1),
         metavar="K",
         help="run only the first K scenarios of each grid cell (a run spread over the suite)",
     )
@@ -244,15 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--scenario", type=Path, help="a scenario file, with --messages")
     rp.add_argument("--messages", type=Path, help="an OpenAI chat-completions message list (JSON)")
     rp.add_argument("--otel", type=Path, help="OpenTelemetry GenAI traces (OTLP JSON)")
-    rp.add_argument("--guard", default="observe", help="guard mode for --messages")
-    rp.add_argument(
-        "--order",
-        choices=["listed", "dependency"],
-        help="label under this order policy (default: as recorded; listed for --messages)",
-    )
-    rp.add_argument(
-        "--suite", type=Path, help="where the suite the run refers to is now (if it moved)"
-    )
+    rp.add_argument("--guard", type=guard, default="observe", help="guard mode for --messages")
     rp.add_argument(
         "--json", action="store_true", help="print JSON (one object per episode, per line)"
     )
@@ -265,14 +247,15 @@ def build_parser() -> argparse.ArgumentParser:
     rl.add_argument("run", type=Path, help="run file (JSON lines)")
     rl.add_argument("--out", type=Path, help="write the relabelled run here (default: only count)")
     rl.add_argument("--overwrite", action="store_true", help="replace an existing --out")
-    rl.add_argument(
-        "--order",
-        choices=["listed", "dependency"],
-        help="label under this order policy, written in --out (default: as recorded)",
-    )
-    rl.add_argument(
-        "--suite", type=Path, help="where the suite the run refers to is now (if it moved)"
-    )
+    for q, default in ((rp, "listed for --messages"), (rl, "written in --out")):
+        q.add_argument(
+            "--order",
+            choices=["listed", "dependency"],
+            help=f"label under this order policy (default: as recorded; {default})",
+        )
+        q.add_argument(
+            "--suite", type=Path, help="where the suite the run refers to is now (if it moved)"
+        )
 
     rep = sub.add_parser(
         "report", help="tables of accuracy, faithfulness and labels", **examples("report")
@@ -311,6 +294,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rep.add_argument(
         "--by",
+        type=words,
         default="length,lookback",
         help="knobs to group by, in order: length, lookback, range, ops, mode "
         "(default length,lookback)",
@@ -326,7 +310,7 @@ def build_parser() -> argparse.ArgumentParser:
         "selfcheck", help="prove the monitor against injected faults", **examples("selfcheck")
     )
     sc.add_argument(
-        "--count", type=_count(1), default=5, help="procedures per cell (240 cells x 10 injectors)"
+        "--count", type=count(1), default=5, help="procedures per cell (240 cells x 10 injectors)"
     )
     sc.add_argument("--seed", type=int, default=0, help="seed of the injected faults")
     sc.add_argument(
@@ -356,16 +340,18 @@ def _episode_options() -> _Parser:
         type=_url,
         help="OpenAI-compatible server for openai:MODEL (key from OPENAI_API_KEY)",
     )
-    p.add_argument("--concurrency", type=_count(1), default=1, help="episodes in flight at once")
+    p.add_argument("--concurrency", type=count(1), default=1, help="episodes in flight at once")
     p.add_argument("--timeout", type=_seconds, default=120.0, help="seconds per model call")
     p.add_argument(
-        "--retries", type=_count(0), default=4, help="retries per model call (429, 5xx, timeouts)"
+        "--retries", type=count(0), default=4, help="retries per model call (429, 5xx, timeouts)"
     )
     p.add_argument(
-        "--budget", type=_count(1), help="tool calls per episode (default 2 x (steps + 1) + 5)"
+        "--budget", type=count(1), help="tool calls per episode (default 2 x (steps + 1) + 5)"
     )
-    p.add_argument("--max-tokens", type=_count(1), help="cap on tokens per model reply")
-    p.add_argument("--guard", default="observe", help="observe (default), enforce or feedback")
+    p.add_argument("--max-tokens", type=count(1), help="cap on tokens per model reply")
+    p.add_argument(
+        "--guard", type=guard, default="observe", help="observe (default), enforce or feedback"
+    )
     p.add_argument(
         "--seed",
         type=int,
@@ -373,15 +359,15 @@ def _episode_options() -> _Parser:
         help="seed of the agent's randomness (simulated faults, model sampling) and of "
         "compare's sign-flip test; same seed, same run",
     )
-    p.add_argument("--limit", type=_count(1), help="run at most this many scenarios")
+    p.add_argument("--limit", type=count(1), help="run at most this many scenarios")
     p.add_argument(
-        "--trials", type=_count(1), default=1, help="run each scenario this many times (trials)"
+        "--trials", type=count(1), default=1, help="run each scenario this many times (trials)"
     )
     p.add_argument("--resume", action="store_true", help="skip episodes already in --out")
     p.add_argument("--overwrite", action="store_true", help="replace what --out holds")
     p.add_argument(
         "--workers",
-        type=_count(1),
+        type=count(1),
         default=1,
         help="run the suite as this many shards in parallel processes, merged into --out",
     )
@@ -408,7 +394,7 @@ def _compare_parsers(sub: argparse._SubParsersAction[_Parser], episodes: _Parser
     )
     cp.add_argument(
         "--variants",
-        type=_words,
+        type=words,
         help="run SUITE under these variants (names or files; the first is the baseline)",
     )
     cp.add_argument("--baseline", help="the arm the others are compared with (default: the first)")
@@ -419,7 +405,7 @@ def _compare_parsers(sub: argparse._SubParsersAction[_Parser], episodes: _Parser
     )
     st.add_argument("inputs", type=Path, nargs=1, help="a suite folder (keep it small)")
     st.add_argument(
-        "--variants", type=_words, help="the variants to sweep (default: every shipped one)"
+        "--variants", type=words, help="the variants to sweep (default: every shipped one)"
     )
     st.add_argument(
         "--threshold",

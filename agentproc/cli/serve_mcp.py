@@ -12,7 +12,7 @@ from typing import Any
 
 from rich.console import Console
 
-from agentproc.cli.output import EXIT_OK, fail, say
+from agentproc.cli.output import EXIT_OK, count, fail, guard, say
 from agentproc.errors import ConfigError, InputError
 
 PORT = 8000
@@ -36,17 +36,19 @@ def add_serve_mcp_parser(sub: Any) -> None:
     which = p.add_mutually_exclusive_group()
     which.add_argument("--scenario", dest="scenario_id", help="serve only this scenario id")
     which.add_argument(
-        "--per-cell", type=int, metavar="K", help="serve the first K scenarios of each cell"
+        "--per-cell", type=count(1), metavar="K", help="serve the first K scenarios of each cell"
     )
     p.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     p.add_argument("--port", type=int, help=f"http: port on 127.0.0.1 (default {PORT})")
     p.add_argument("--out", type=Path, required=True, help="run file (JSON lines) to write")
     p.add_argument("--overwrite", action="store_true", help="replace an existing --out")
     p.add_argument("--name", help="the agent's name (default: the MCP client's name)")
-    p.add_argument("--guard", default="observe", help="observe (default), enforce or feedback")
+    p.add_argument(
+        "--guard", type=guard, default="observe", help="observe (default), enforce or feedback"
+    )
     p.add_argument("--variant", default="default", help="a shipped variant or a variant file")
     p.add_argument("--order", choices=["listed", "dependency"], default="listed")
-    p.add_argument("--budget", type=int, help="tool calls per episode (default as in run)")
+    p.add_argument("--budget", type=count(1), help="tool calls per episode (default as in run)")
     p.add_argument(
         "--self-contained", action="store_true", help="store each scenario in the run file"
     )
@@ -82,14 +84,8 @@ def serve_mcp_command(args: argparse.Namespace, out: Console, err: Console) -> i
 def _served_run(args: argparse.Namespace) -> Any:
     from agentproc.integrations.serving import ServedRun
     from agentproc.outputs import check_output, input_files
-    from agentproc.workflow import GUARDS
     from agentproc.workflow.variant import load_variant
 
-    if args.guard not in GUARDS:
-        raise fail(f"unknown guard {args.guard!r}; expected one of: {', '.join(GUARDS)}")
-    for flag, value in (("--per-cell", args.per_cell), ("--budget", args.budget)):
-        if value is not None and value < 1:
-            raise fail(f"{flag} must be at least 1 (got {value})")
     if args.port is not None and args.transport != "http":
         raise fail("--port goes with --transport http")
     args.port = PORT if args.port is None else args.port

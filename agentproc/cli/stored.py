@@ -128,7 +128,7 @@ def report_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     from agentproc.analysis.render import render_report
     from agentproc.analysis.report import KNOBS
 
-    by = [k.strip() for k in args.by.split(",") if k.strip()]
+    by = args.by
     for knob in by:
         if knob not in KNOBS:
             raise fail(f"--by: unknown knob {knob!r} (expected one of: {', '.join(KNOBS)})")

@@ -20,7 +20,7 @@ from agentproc.cli.output import (
 
 def _suite_run(args: argparse.Namespace, err: Console) -> tuple[Any, list[Any]]:
     """How to run the agent over the suite, and its scenarios (validated before running)."""
-    from agentproc.cli.commands import agent_spec, worker_options
+    from agentproc.cli.commands import agent_spec
     from agentproc.experiments import SuiteRun
     from agentproc.outputs import check_output, input_files
     from agentproc.runs import select
@@ -33,11 +33,7 @@ def _suite_run(args: argparse.Namespace, err: Console) -> tuple[Any, list[Any]]:
     check_output(args.out, folder=True)  # before the suite is read
     if args.variants is not None and not args.variants:
         raise fail("--variants names no variant (drop it to sweep every shipped one)")
-    workers = worker_options(args)
-    spec = agent_spec(args)
-    # As ``run`` does: over workers each builds its own model (checked here first).
-    if workers.parallel:
-        spec.check()
+    spec, workers = agent_spec(args)
     agent = spec if workers.parallel else spec.built()
     scenarios = list(select(load_scenarios(args.inputs[0]), None, args.limit))
     how = SuiteRun(
@@ -72,9 +68,9 @@ def compare_command(args: argparse.Namespace, out: Console, err: Console) -> int
 
         how, scenarios = _suite_run(args, err)
         result, ran = compare_suite(scenarios, args.variants, how, baseline=args.baseline)
-        if result is None:
-            return _after_runs(ran, err)
         status = _after_runs(ran, err)
+        if result is None:
+            return status
     else:
         for path in args.inputs:
             if path.is_dir():
@@ -82,26 +78,26 @@ def compare_command(args: argparse.Namespace, out: Console, err: Console) -> int
         result, warnings = compare_files(args.inputs, baseline=args.baseline, seed=args.seed)
         for w in warnings:
             say(err, w)
-    refused = _incomparable(result, err)
-    if refused is not None:
-        return refused
-    if args.json:
-        print_json(out, result.to_json())
-    else:
-        render_compare(result, out)
-    return status
+    return _shown(result, result, render_compare, args.json, out, err, status)
 
 
-def _incomparable(result: Any, err: Console) -> int | None:
-    """The exit status of a comparison that compares nothing, said in one line; ``None``
-    for one worth rendering."""
+def _shown(
+    result: Any, compared: Any, render: Any, json: bool, out: Console, err: Console, status: int
+) -> int:
+    """Print ``result`` (as JSON, or as ``render`` draws it) and return ``status``; unless
+    its comparison ``compared`` compares nothing: that is said in one line, and the exit
+    status is its own."""
     from agentproc.analysis.compare_check import incomparable
 
-    why = incomparable(result)
-    if why is None:
-        return None
-    say(err, f"agentproc: error: {why.message}")
-    return EXIT_ERRORED if why.why == "errored" else EXIT_BAD_INPUT
+    why = incomparable(compared)
+    if why is not None:
+        say(err, f"agentproc: error: {why.message}")
+        return EXIT_ERRORED if why.why == "errored" else EXIT_BAD_INPUT
+    if json:
+        print_json(out, result.to_json())
+    else:
+        render(result, out)
+    return status
 
 
 def stress_command(args: argparse.Namespace, out: Console, err: Console) -> int:
@@ -115,11 +111,4 @@ def stress_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     status = _after_runs(ran, err)
     if result is None:
         return status
-    refused = _incomparable(result.compare, err)
-    if refused is not None:
-        return refused
-    if args.json:
-        print_json(out, result.to_json())
-    else:
-        render_stress(result, out)
-    return status
+    return _shown(result, result.compare, render_stress, args.json, out, err, status)

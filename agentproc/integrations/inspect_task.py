@@ -23,7 +23,8 @@ from inspect_ai.scorer import Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 from inspect_ai.tool import ToolDef, ToolParams
 
-from agentproc.runs import BUDGET_EXHAUSTED, BudgetExhausted, EpisodeSession
+from agentproc.labelling.order import ORDER_POLICIES
+from agentproc.runs import BUDGET_EXHAUSTED, MODES, BudgetExhausted, EpisodeSession, select
 from agentproc.workflow import GUARDS, Scenario, load_scenarios, per_cell
 from agentproc.workflow.variant import load_variant
 
@@ -53,22 +54,18 @@ def agentproc_task(
     """
     from agentproc.errors import ConfigError
 
-    if mode not in ("tools", "text"):
-        raise ConfigError(f"unknown mode {mode!r}; expected one of: tools, text")
-    if order not in ("listed", "dependency"):
-        raise ConfigError(f"unknown order {order!r}; expected one of: listed, dependency")
-    if guard not in GUARDS:
-        raise ConfigError(f"unknown guard {guard!r}; expected one of: {', '.join(GUARDS)}")
+    given = {"mode": (mode, MODES), "order": (order, ORDER_POLICIES), "guard": (guard, GUARDS)}
+    for option, (value, allowed) in given.items():
+        if value not in allowed:
+            raise ConfigError(f"unknown {option} {value!r}; expected one of: {', '.join(allowed)}")
     chosen = load_variant(variant)
-    scenarios: dict[str, Scenario] = {}
-    for s in per_cell(load_scenarios(Path(suite)), per_cell_k):
-        if limit is not None and len(scenarios) >= limit:
-            break
-        scenarios[s.id] = s
+    loaded = select(per_cell(load_scenarios(Path(suite)), per_cell_k), None, limit)
+    scenarios = {s.id: s for s in loaded}
 
-    def open_session(scenario: Scenario) -> EpisodeSession:
+    def open_session(scenario_id: Any) -> EpisodeSession:
+        """A fresh session on the scenario of a sample (by its id)."""
         return EpisodeSession(
-            scenario,
+            scenarios[str(scenario_id)],
             "inspect",
             guard=guard,  # type: ignore[arg-type]
             variant=chosen,
@@ -76,11 +73,11 @@ def agentproc_task(
             order=order,  # type: ignore[arg-type]
         )
 
-    samples = [_sample(s, open_session(s)) for s in scenarios.values()]
+    samples = [_sample(s, open_session(s.id)) for s in scenarios.values()]
     return Task(
         dataset=MemoryDataset(samples, name=Path(suite).name),
-        solver=[_tools(scenarios, open_session), generate()] if mode == "tools" else [generate()],
-        scorer=monitor(scenarios, open_session),
+        solver=[_tools(open_session), generate()] if mode == "tools" else [generate()],
+        scorer=monitor(open_session),
     )
 
 
@@ -93,13 +90,11 @@ def _sample(scenario: Scenario, session: EpisodeSession) -> Sample:
 
 
 @solver
-def _tools(
-    scenarios: dict[str, Scenario], open_session: Callable[[Scenario], EpisodeSession]
-) -> Solver:
+def _tools(open_session: Callable[[Any], EpisodeSession]) -> Solver:
     """Give the sample its scenario's tools, on a session of its own."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        session = open_session(scenarios[str(state.sample_id)])
+        session = open_session(state.sample_id)
         state.tools = [_tool(session, t["function"]) for t in session.tools]
         return state
 
@@ -134,13 +129,11 @@ def faithful_rate() -> Any:
 
 
 @scorer(metrics=[faithful_rate()])
-def monitor(
-    scenarios: dict[str, Scenario], open_session: Callable[[Scenario], EpisodeSession]
-) -> Scorer:
+def monitor(open_session: Callable[[Any], EpisodeSession]) -> Scorer:
     """The monitor's verdict on the model's calls (tools) or reply (text)."""
 
     async def score(state: TaskState, target: Target) -> Score:
-        session = open_session(scenarios[str(state.sample_id)])
+        session = open_session(state.sample_id)
         if session.mode == "text":
             session.read_text(state.output.completion)
         else:

@@ -85,7 +85,6 @@ class ServedRun:
         self.name = name
         self._client: str | None = None
         self.written = 0
-        self.served = 0
         self._writer = RunWriter(out)
         self.session: EpisodeSession | None = None
         self.opening: list[dict[str, Any]] = []
@@ -158,7 +157,6 @@ class ServedRun:
             return
         self.session = EpisodeSession(scenario, self.agent, **self._options)
         self.opening = list(self.session.messages)
-        self.served += 1
 
     def _write(self, session: EpisodeSession) -> None:
         session.agent = self.agent

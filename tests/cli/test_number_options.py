@@ -24,11 +24,30 @@ from tests.helpers import cli
         (["check", "r.jsonl", "--max-drop", "101"], "expected points from 0 to 100 (not 101)"),
         (["check", "r.jsonl", "--max-drop", "x"], "expected a number of points, not 'x'"),
         (["serve-demo", "--port", "-1"], "a port is 0 to 65535 (not -1)"),
+        (["serve-mcp", "S", "--out", "r", "--per-cell", "0"], "--per-cell: must be at least 1"),
+        (["serve-mcp", "S", "--out", "r", "--budget", "two"], "a whole number, not 'two'"),
     ],
 )
 def test_a_bad_number_is_refused_in_one_usage_line(capsys, argv, said):
     code, out, err = cli(capsys, *argv)
     assert (code, out) == (2, "")
+    assert said in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run", "S", "--out", "r.jsonl"],
+        ["stress", "S"],
+        ["serve-mcp", "S", "--out", "r.jsonl"],
+        ["import-traces", "t.json", "--scenario", "s.json", "--out", "r.jsonl"],
+        ["replay", "--scenario", "s.json", "--messages", "m.json"],
+    ],
+)
+def test_an_unknown_guard_is_refused_in_one_usage_line_by_every_command(capsys, argv):
+    code, out, err = cli(capsys, *argv, "--guard", "strict")
+    assert (code, out) == (2, "")
+    said = "argument --guard: unknown guard 'strict' (expected one of: observe, enforce, feedback)"
     assert said in err and len(err.strip().splitlines()) == 1
 
 

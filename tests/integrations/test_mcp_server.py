@@ -154,7 +154,7 @@ def test_an_unknown_scenario_id_is_one_error_before_serving(tmp_path: Path, caps
     [
         (["--guard", "strict"], "unknown guard 'strict'"),
         (["--port", "9000"], "--port goes with --transport http"),
-        (["--per-cell", "0"], "--per-cell must be at least 1"),
+        (["--per-cell", "0"], "argument --per-cell: must be at least 1 (not 0)"),
         (["--variant", "nope"], "variant"),
     ],
 )
