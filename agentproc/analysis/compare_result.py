@@ -33,7 +33,8 @@ def has_measure(o: Outcome, measure: str) -> bool:
     return measure in o.labels
 
 
-def _r(x: float) -> float:
+def round4(x: float) -> float:
+    """A figure as the JSON forms write it: round4 to 4 decimals."""
     return round(x, 4)
 
 
@@ -110,10 +111,10 @@ class Difference:
         out: dict[str, Any] = {
             "measure": self.measure,
             "n": self.n,
-            "baseline": _r(self.baseline),
-            "variant": _r(self.variant),
-            "diff": _r(self.diff),
-            "ci": None if self.ci is None else [_r(x) for x in self.ci],
+            "baseline": round4(self.baseline),
+            "variant": round4(self.variant),
+            "diff": round4(self.diff),
+            "ci": None if self.ci is None else [round4(x) for x in self.ci],
             "gained": self.gained,
             "lost": self.lost,
             "p": self.p,
@@ -240,12 +241,12 @@ class Comparison:
                 for c, ds in self.cells.items()
             ],
             "labels": [d.to_json() for d in self.labels],
-            "min_detectable_effect": _r(self.mde),
-            "min_detectable_effect_answer": _r(self.mde_answer),
+            "min_detectable_effect": round4(self.mde),
+            "min_detectable_effect_answer": round4(self.mde_answer),
             "verdict": self.verdict,
             "method": self.overall["faithful"].method,
-            "verdict_ci": None if self.verdict_ci is None else [_r(x) for x in self.verdict_ci],
-            "verdict_level": _r(self.level),
+            "verdict_ci": None if self.verdict_ci is None else [round4(x) for x in self.verdict_ci],
+            "verdict_level": round4(self.level),
             "p_holm": self.p_holm,
             "line": self.line(),
         }
