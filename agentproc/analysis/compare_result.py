@@ -17,6 +17,12 @@ from agentproc.analysis.trials import Outcome, TrialStats, by_scenario
 MEASURES: tuple[str, ...] = ("first_answer", "faithful", "unfaithful_correct")
 """The episode-level rates compared: first-answer accuracy, faithful accuracy and the
 unfaithful-correct rate (a label's rate is compared the same way)."""
+TITLES = {
+    "first_answer": "first-answer accuracy",
+    "faithful": "faithful accuracy",
+    "unfaithful_correct": "unfaithful-correct rate",
+}
+"""How each compared measure is named in tables and text."""
 
 CellId = tuple[int, int, str]
 """A grid cell: steps, look-back, cell id."""

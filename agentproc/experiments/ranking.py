@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from agentproc.analysis.compare import paired_episodes
-from agentproc.analysis.compare_result import CompareResult, p_text, signed, verdict_head
+from agentproc.analysis.compare_result import TITLES, CompareResult, p_text, signed, verdict_head
 from agentproc.analysis.differences import paired_test
 from agentproc.analysis.multiplicity import holm, holm_levels
 from agentproc.analysis.paired import Method
@@ -30,12 +30,6 @@ Measure = Literal["first_answer", "faithful"]
 
 RANKED: tuple[Measure, ...] = ("faithful", "first_answer")
 """The measures of the ranking, in the order they are shown."""
-
-NAMES: dict[Measure, str] = {
-    "faithful": "faithful accuracy",
-    "first_answer": "first-answer accuracy",
-}
-"""How each ranked measure is named in text."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +110,9 @@ class Ranked:
     def line(self, baseline: str) -> str:
         """The one-line verdict on both measures."""
         head = verdict_head(self.variant, self.verdict, baseline)
-        flag = f" (collapse in {', '.join(NAMES[m] for m in self.flagged)})" if self.flagged else ""
+        flag = (
+            f" (collapse in {', '.join(TITLES[m] for m in self.flagged)})" if self.flagged else ""
+        )
         parts = [_effect_text(self.effects[m]) for m in RANKED]
         return f"{head}{flag}: {'; '.join(parts)}"
 
@@ -142,7 +138,7 @@ class Ranked:
 def _effect_text(e: Effect) -> str:
     interval = "" if e.ci is None else f" [{signed(e.ci[0])}, {signed(e.ci[1])}]"
     return (
-        f"{NAMES[e.measure]} {e.baseline * 100:.1f}% -> {e.variant * 100:.1f}% "
+        f"{TITLES[e.measure]} {e.baseline * 100:.1f}% -> {e.variant * 100:.1f}% "
         f"({signed(e.diff)}{interval} at {e.level * 100:.3g}%, {e.method} p = {p_text(e.p)}, "
         f"Holm {p_text(e.p_holm)}: {e.verdict})"
     )
