@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from collections.abc import Iterable
 from itertools import zip_longest
 from typing import Any
@@ -97,10 +98,9 @@ def episode_rows(heads: Heads) -> dict[str, Any]:
             if isinstance(div, dict) and div.get("label") in KINDS
             else None
         )
-        counts = [0] * len(KINDS)
-        for lab in rec["labels"]:
-            counts[_KIND_AT[lab["kind"]]] += 1
-        cols["labels"].append(_counts_text(counts))
+        # label counts as "4:2 5:1" (kind position: count), empty when there is none
+        counts = Counter(_KIND_AT[lab["kind"]] for lab in rec["labels"])
+        cols["labels"].append(" ".join(f"{i}:{c}" for i, c in sorted(counts.items())))
     return {
         "series_names": list(series),
         "cell_names": list(cells),
@@ -108,11 +108,6 @@ def episode_rows(heads: Heads) -> dict[str, Any]:
         "kinds": KINDS,
         **cols,
     }
-
-
-def _counts_text(counts: list[int]) -> str:
-    """Label counts as ``"4:2 5:1"`` (kind position: count), empty when there is none."""
-    return " ".join(f"{i}:{c}" for i, c in enumerate(counts) if c)
 
 
 def _order(heads: Heads) -> list[int]:
