@@ -59,10 +59,6 @@ class Replay:
     text_entries: list[str] | None = None
     """Text mode: the parsed step and answer lines, in order (labels index them)."""
 
-    def labels_of(self, index: int) -> list[Label]:
-        """Labels attached to one call."""
-        return [lab for lab in self.labels if lab.call_index == index]
-
     def to_json(self) -> dict[str, Any]:
         """The machine-readable form printed by ``replay --json``."""
         scale = self.workflow.scale
