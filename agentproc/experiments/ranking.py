@@ -118,20 +118,18 @@ class Ranked:
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form (the top-level figures are faithful accuracy's, as before)."""
-        f = self.faithful
+        effects = {m: self.effects[m].to_json() for m in RANKED}
+        f = effects["faithful"]
         return {
             "variant": self.variant,
             "axis": self.axis,
-            "baseline": round(f.baseline, 4),
-            "faithful_accuracy": round(f.variant, 4),
-            "diff": round(f.diff, 4),
-            "ci": None if f.ci is None else [round(x, 4) for x in f.ci],
-            "p": f.p,
-            "p_holm": f.p_holm,
+            "baseline": f["baseline"],
+            "faithful_accuracy": f["variant"],
+            **{k: f[k] for k in ("diff", "ci", "p", "p_holm")},
             "verdict": self.verdict,
-            "method": f.method,
+            "method": f["method"],
             "flagged": list(self.flagged),
-            **{m: self.effects[m].to_json() for m in RANKED},
+            **effects,
         }
 
 
