@@ -413,11 +413,8 @@ def _legend(console: Console, report: Report, realised: bool) -> None:
     used += [SHORT[k] for k in LabelKind if any(k in _kinds(a) for a in report.agents.values())]
     used += list(_STUDY)
     console.print(Text("legend"))
-    seen: set[str] = set()
-    for key in used:
-        if key not in seen:
-            seen.add(key)
-            print_wrapped(console, f"  {key}: {LEGEND[key]}")
+    for key in dict.fromkeys(used):  # each once, in order
+        print_wrapped(console, f"  {key}: {LEGEND[key]}")
 
 
 def render_report(
