@@ -118,7 +118,7 @@ class Ranked:
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form (the top-level figures are faithful accuracy's, as before)."""
-        effects = {m: self.effects[m].to_json() for m in RANKED}
+        effects: dict[str, Any] = {m: self.effects[m].to_json() for m in RANKED}
         f = effects["faithful"]
         return {
             "variant": self.variant,
