@@ -40,7 +40,7 @@ def has_measure(o: Outcome, measure: str) -> bool:
 
 
 def round4(x: float) -> float:
-    """A figure as the JSON forms write it: round4 to 4 decimals."""
+    """A figure as the JSON forms write it: rounded to 4 decimals."""
     return round(x, 4)
 
 

@@ -1,5 +1,5 @@
 """The machine-readable report (``agentproc report --json``): every group, every rate
-with its interval, floats round4 to 4 decimals."""
+with its interval, floats rounded to 4 decimals."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from agentproc.analysis.tokens import Price, tokens_json
 
 
 def stats_json(s: CellStats) -> dict[str, Any]:
-    """The JSON form of one group, floats round4 to 4 decimals."""
+    """The JSON form of one group, floats rounded to 4 decimals."""
     some = s.n > 0  # with no scored episode there is no figure: null, never 0
 
     def r(x: float) -> float | None:
