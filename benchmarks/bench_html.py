@@ -72,26 +72,26 @@ def make_run(work: Path, copies: int) -> Path:
 
 
 def stages(run: Path) -> dict[str, float]:
-    from agentproc.analysis.html.collect import collect
     from agentproc.analysis.html.episodes import details, episode_rows, scored
     from agentproc.analysis.html.figures import figures
     from agentproc.analysis.html.page import render_page
     from agentproc.analysis.report import aggregate
+    from agentproc.runs.runfile import last_heads
 
     out: dict[str, float] = {}
     t = time.perf_counter()
-    collected = collect([run])
-    records = list(collected.records.values())
+    heads = last_heads([run], [])
+    records = [rec for _, rec in heads.values()]
     out["read (one pass)"] = time.perf_counter() - t
     t = time.perf_counter()
     report = aggregate(scored(records))
     fig = figures(records)
     out["aggregate + figures"] = time.perf_counter() - t
     t = time.perf_counter()
-    rows = episode_rows(collected)
+    rows = episode_rows(heads)
     out["episode rows"] = time.perf_counter() - t
     t = time.perf_counter()
-    drill = details(collected)
+    drill = details(heads, [])
     out[f"drill-down ({len(drill)} episodes)"] = time.perf_counter() - t
     t = time.perf_counter()
     render_page(report, fig, rows, drill, [str(run)], [])

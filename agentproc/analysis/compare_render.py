@@ -7,6 +7,7 @@ from rich.table import Table
 
 from agentproc.analysis.compare_result import (
     MEASURES,
+    TITLES,
     CompareResult,
     Comparison,
     Difference,
@@ -15,13 +16,6 @@ from agentproc.analysis.compare_result import (
 )
 from agentproc.analysis.fit import print_table, print_wrapped
 from agentproc.analysis.render import NONE
-
-TITLES = {
-    "first_answer": "first-answer accuracy",
-    "faithful": "faithful accuracy",
-    "unfaithful_correct": "unfaithful-correct rate",
-}
-"""How each compared measure is headed in a table."""
 
 
 def _rate(r: Rate) -> str:

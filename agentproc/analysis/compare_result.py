@@ -17,6 +17,12 @@ from agentproc.analysis.trials import Outcome, TrialStats, by_scenario
 MEASURES: tuple[str, ...] = ("first_answer", "faithful", "unfaithful_correct")
 """The episode-level rates compared: first-answer accuracy, faithful accuracy and the
 unfaithful-correct rate (a label's rate is compared the same way)."""
+TITLES = {
+    "first_answer": "first-answer accuracy",
+    "faithful": "faithful accuracy",
+    "unfaithful_correct": "unfaithful-correct rate",
+}
+"""How each compared measure is named in tables and text."""
 
 CellId = tuple[int, int, str]
 """A grid cell: steps, look-back, cell id."""
@@ -33,7 +39,8 @@ def has_measure(o: Outcome, measure: str) -> bool:
     return measure in o.labels
 
 
-def _r(x: float) -> float:
+def round4(x: float) -> float:
+    """A figure as the JSON forms write it: rounded to 4 decimals."""
     return round(x, 4)
 
 
@@ -110,10 +117,10 @@ class Difference:
         out: dict[str, Any] = {
             "measure": self.measure,
             "n": self.n,
-            "baseline": _r(self.baseline),
-            "variant": _r(self.variant),
-            "diff": _r(self.diff),
-            "ci": None if self.ci is None else [_r(x) for x in self.ci],
+            "baseline": round4(self.baseline),
+            "variant": round4(self.variant),
+            "diff": round4(self.diff),
+            "ci": None if self.ci is None else [round4(x) for x in self.ci],
             "gained": self.gained,
             "lost": self.lost,
             "p": self.p,
@@ -240,12 +247,12 @@ class Comparison:
                 for c, ds in self.cells.items()
             ],
             "labels": [d.to_json() for d in self.labels],
-            "min_detectable_effect": _r(self.mde),
-            "min_detectable_effect_answer": _r(self.mde_answer),
+            "min_detectable_effect": round4(self.mde),
+            "min_detectable_effect_answer": round4(self.mde_answer),
             "verdict": self.verdict,
             "method": self.overall["faithful"].method,
-            "verdict_ci": None if self.verdict_ci is None else [_r(x) for x in self.verdict_ci],
-            "verdict_level": _r(self.level),
+            "verdict_ci": None if self.verdict_ci is None else [round4(x) for x in self.verdict_ci],
+            "verdict_level": round4(self.level),
             "p_holm": self.p_holm,
             "line": self.line(),
         }

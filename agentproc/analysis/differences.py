@@ -76,13 +76,11 @@ def unit_diffs(pairs: Sequence[Pair], measure: str) -> list[float]:
 
 def corrected(raw: Sequence[Difference], alpha: float = ALPHA) -> list[Difference]:
     """Holm across the differences that can reject at all (Tarone's rule)."""
-    keys = {i: d for i, d in enumerate(raw)}
-    adjusted = tarone_holm(
-        {i: d.p for i, d in keys.items()}, {i: d.min_p for i, d in keys.items()}, alpha
-    )
+    p, min_p = dict(enumerate(d.p for d in raw)), dict(enumerate(d.min_p for d in raw))
+    adjusted = tarone_holm(p, min_p, alpha)
     return [
         dataclasses.replace(d, p_holm=_or_one(adjusted[i]), family=adjusted[i] is not None)
-        for i, d in keys.items()
+        for i, d in enumerate(raw)
     ]
 
 

@@ -7,12 +7,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from agentproc.analysis.cell_stats import HEADLINE_RATES, STUDY_RATES, CellStats, ratio
+from agentproc.analysis.compare_result import round4
 from agentproc.analysis.report import KNOBS, Report
 from agentproc.analysis.tokens import Price, tokens_json
-
-
-def _r(x: float) -> float:
-    return round(x, 4)
 
 
 def stats_json(s: CellStats) -> dict[str, Any]:
@@ -20,10 +17,10 @@ def stats_json(s: CellStats) -> dict[str, Any]:
     some = s.n > 0  # with no scored episode there is no figure: null, never 0
 
     def r(x: float) -> float | None:
-        return _r(x) if some else None
+        return round4(x) if some else None
 
     def ci(x: tuple[float, float]) -> list[float] | None:
-        return [_r(v) for v in x] if some else None
+        return [round4(v) for v in x] if some else None
 
     def rates(names: Iterable[str]) -> None:
         for name in names:  # accuracy, accuracy_ci, ..., exact_step_rate, exact_step_ci, ...
@@ -36,9 +33,9 @@ def stats_json(s: CellStats) -> dict[str, Any]:
     out["final_accuracy"] = r(s.final_accuracy)
     if s.scenarios:
         out["scenarios"] = s.scenarios
-        out["trials"] = _r(s.trials)
+        out["trials"] = round4(s.trials)
     if s.design_effects:
-        out["design_effects"] = {k: _r(v) for k, v in s.design_effects.items()}
+        out["design_effects"] = {k: round4(v) for k, v in s.design_effects.items()}
     rates(STUDY_RATES)
     out.update(
         {
@@ -55,7 +52,7 @@ def stats_json(s: CellStats) -> dict[str, Any]:
                 "labels": s.divergence_labels,
                 "steps": {str(k): v for k, v in s.divergence_steps.items()},
                 "median_step": s.divergence_median_step,
-                "mean_position": _r(s.divergence_position),
+                "mean_position": round4(s.divergence_position),
             },
         }
     )
@@ -68,7 +65,7 @@ def realised_json(s: CellStats) -> dict[str, Any] | None:
     top, mean = s.realised_max, s.realised_mean
     if top is None or mean is None:
         return None
-    return {"max": top, "mean": _r(mean)}
+    return {"max": top, "mean": round4(mean)}
 
 
 def _group(keys: dict[str, Any], s: CellStats, realised: bool = True) -> dict[str, Any]:

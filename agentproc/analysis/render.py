@@ -254,22 +254,19 @@ def _table(g: _Grouping, agents: list[str], columns: Columns) -> Table:
     return table
 
 
-def _pack(items: Sequence[T], fitting: Callable[[list[T]], bool]) -> list[list[T]]:
-    """``items`` in runs, in order: each run grows while ``fitting`` holds (at least one item)."""
+def _packed(
+    console: Console, items: Sequence[T], table_of: Callable[[list[T]], Table]
+) -> list[Table] | None:
+    """Tables of ``items`` in runs, in order: each run grows while its table fits the
+    console (agents side by side, or one agent's columns); ``None`` if one item alone
+    does not fit."""
     runs: list[list[T]] = []
     for item in items:
-        if runs and fitting([*runs[-1], item]):
+        if runs and fits(console, table_of([*runs[-1], item])):
             runs[-1].append(item)
         else:
             runs.append([item])
-    return runs
-
-
-def _fitting(console: Console, g: _Grouping, cols: Columns) -> list[Table] | None:
-    """Tables of ``cols``, as many agents side by side as fit the console; ``None``
-    if a single agent does not fit."""
-    runs = _pack(list(cols), lambda run: fits(console, _table(g, run, cols)))
-    tables = [_table(g, run, cols) for run in runs]
+    tables = [table_of(run) for run in runs]
     return tables if all(fits(console, t) for t in tables) else None
 
 
@@ -284,10 +281,9 @@ def _split(console: Console, title: str, g: _Grouping, cols: Columns) -> None:
     many tables as it takes, or, where even one column does not fit, each row a block of
     ``header: value`` lines (nothing is dropped or cut)."""
     for name, columns in cols.items():
-        # _pack calls it at once, while ``name`` is this agent
-        runs = _pack(columns, lambda run: fits(console, _table(g, [name], {name: run})))  # noqa: B023
-        tables = [_table(g, [name], {name: run}) for run in runs]
-        if all(fits(console, t) for t in tables):
+        # _packed calls it at once, while ``name`` is this agent
+        tables = _packed(console, columns, lambda run: _table(g, [name], {name: run}))  # noqa: B023
+        if tables is not None:
             _print_tables(console, title, tables)
             continue
         print_wrapped(console, f"{title}: {name}")
@@ -313,7 +309,7 @@ def _fitting_or_stacked(console: Console, title: str, g: _Grouping, *choices: Co
     """The first of ``choices`` of columns whose tables fit, agents side by side as far as
     they do; else the first split or stacked."""
     for cols in choices:
-        tables = _fitting(console, g, cols)
+        tables = _packed(console, list(cols), lambda run: _table(g, run, cols))  # noqa: B023
         if tables is not None:
             _print_tables(console, title, tables)
             return
@@ -413,11 +409,8 @@ def _legend(console: Console, report: Report, realised: bool) -> None:
     used += [SHORT[k] for k in LabelKind if any(k in _kinds(a) for a in report.agents.values())]
     used += list(_STUDY)
     console.print(Text("legend"))
-    seen: set[str] = set()
-    for key in used:
-        if key not in seen:
-            seen.add(key)
-            print_wrapped(console, f"  {key}: {LEGEND[key]}")
+    for key in dict.fromkeys(used):  # each once, in order
+        print_wrapped(console, f"  {key}: {LEGEND[key]}")
 
 
 def render_report(

@@ -7,13 +7,13 @@ the result with the monitor, and reports where it differs from what was recorded
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agentproc.errors import InputError
-from agentproc.labelling import Label, Metrics, label_calls, run_text_episode
+from agentproc.labelling import Label, Metrics, run_text_episode
 from agentproc.labelling.calculator import monitor_for
 from agentproc.labelling.order import OrderPolicy
 from agentproc.labelling.tools import message_starts
@@ -33,6 +33,15 @@ from agentproc.workflow.present import present
 from agentproc.workflow.variant import Variant, variant_from_json
 
 
+def labels_by_call(labels: Iterable[Label]) -> dict[int, list[Label]]:
+    """The labels attached to a call, by call index, in order (episode labels left out)."""
+    by_call: dict[int, list[Label]] = {}
+    for lab in labels:
+        if lab.call_index is not None:
+            by_call.setdefault(lab.call_index, []).append(lab)
+    return by_call
+
+
 @dataclass
 class Replay:
     """The outcome of replaying one trace."""
@@ -50,26 +59,20 @@ class Replay:
     text_entries: list[str] | None = None
     """Text mode: the parsed step and answer lines, in order (labels index them)."""
 
-    def labels_of(self, index: int) -> list[Label]:
-        """Labels attached to one call."""
-        return [lab for lab in self.labels if lab.call_index == index]
-
     def to_json(self) -> dict[str, Any]:
         """The machine-readable form printed by ``replay --json``."""
         scale = self.workflow.scale
-        by_call: dict[int, list[dict[str, Any]]] = {}
-        labels = []
-        for lab in self.labels:
-            labels.append(lab.to_json())
-            if lab.call_index is not None:
-                by_call.setdefault(lab.call_index, []).append(labels[-1])
+        by_call = labels_by_call(self.labels)
         return {
             "scenario_id": self.scenario.id,
             "agent": self.agent,
             "verdict": self.metrics["verdict"],
             "metrics": self.metrics,
-            "labels": labels,
-            "calls": [{**c.to_json(scale), "labels": by_call.get(c.index, [])} for c in self.calls],
+            "labels": [lab.to_json() for lab in self.labels],
+            "calls": [
+                {**c.to_json(scale), "labels": [lab.to_json() for lab in by_call.get(c.index, [])]}
+                for c in self.calls
+            ],
             "differences": self.differences,
             **(
                 {"mode": "text", "entries": self.text_entries}
@@ -92,17 +95,15 @@ def replay_calls(
     as ``variant`` says: names, tool set and faults; a slow tool answers at once), under
     the ``order`` policy, with the calls in messages of ``batches`` calls each (``None``:
     one call per message)."""
+    presented = None
     if variant is None or variant.is_default:
         wf = build_workflow(scenario)
-        toolkit = Toolkit(wf, guard)
-        for name, arguments in calls:
-            toolkit.call(name, arguments)
-        labels, metrics = label_calls(wf, toolkit.calls, order, batches)
-        return Replay(scenario, agent, wf, toolkit.calls, labels, metrics)
-    faults = variant.faults.model_copy(update={"slow_seconds": 0.0})
-    presented = present(scenario, variant.model_copy(update={"faults": faults}))
-    wf = build_workflow(presented.scenario, variant)
-    toolkit = Toolkit(wf, variant.with_guard(guard), presented)
+    else:
+        faults = variant.faults.model_copy(update={"slow_seconds": 0.0})
+        presented = present(scenario, variant.model_copy(update={"faults": faults}))
+        wf = build_workflow(presented.scenario, variant)
+        guard = variant.with_guard(guard)
+    toolkit = Toolkit(wf, guard, presented)
     monitor = monitor_for(wf, presented, order)
     starts = message_starts(len(calls), batches)
     for i, (name, arguments) in enumerate(calls):

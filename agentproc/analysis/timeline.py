@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.text import Text
 
 from agentproc.analysis.fit import print_wrapped
-from agentproc.analysis.replay import Replay
+from agentproc.analysis.replay import Replay, labels_by_call
 from agentproc.labelling import Divergence, Label, LabelKind
 
 VERDICT_STYLE = {
@@ -133,10 +133,7 @@ class _Row:
 
 
 def _rows(replay: Replay, div: Divergence | None) -> list[_Row]:
-    by_call: dict[int, list[Label]] = {}
-    for lab in replay.labels:
-        if lab.call_index is not None:
-            by_call.setdefault(lab.call_index, []).append(lab)
+    by_call = labels_by_call(replay.labels)
     mark = div["call_index"] if div is not None else None
     rows: list[_Row] = []
     for i, line in enumerate(replay.text_entries or []):
@@ -158,12 +155,7 @@ def _rows(replay: Replay, div: Divergence | None) -> list[_Row]:
 
 
 def _labels_text(labels: list[Label]) -> Text:
-    text = Text()
-    for i, lab in enumerate(labels):
-        if i:
-            text.append("; ")
-        text.append(describe(lab), style=LABEL_STYLE[lab.kind])
-    return text
+    return Text("; ").join(Text(describe(lab), style=LABEL_STYLE[lab.kind]) for lab in labels)
 
 
 @dataclass(frozen=True)

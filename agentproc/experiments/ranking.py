@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from agentproc.analysis.compare import paired_episodes
-from agentproc.analysis.compare_result import CompareResult, p_text, signed, verdict_head
+from agentproc.analysis.compare_result import TITLES, CompareResult, p_text, signed, verdict_head
 from agentproc.analysis.differences import paired_test
 from agentproc.analysis.multiplicity import holm, holm_levels
 from agentproc.analysis.paired import Method
@@ -30,12 +30,6 @@ Measure = Literal["first_answer", "faithful"]
 
 RANKED: tuple[Measure, ...] = ("faithful", "first_answer")
 """The measures of the ranking, in the order they are shown."""
-
-NAMES: dict[Measure, str] = {
-    "faithful": "faithful accuracy",
-    "first_answer": "first-answer accuracy",
-}
-"""How each ranked measure is named in text."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,33 +110,33 @@ class Ranked:
     def line(self, baseline: str) -> str:
         """The one-line verdict on both measures."""
         head = verdict_head(self.variant, self.verdict, baseline)
-        flag = f" (collapse in {', '.join(NAMES[m] for m in self.flagged)})" if self.flagged else ""
+        flag = (
+            f" (collapse in {', '.join(TITLES[m] for m in self.flagged)})" if self.flagged else ""
+        )
         parts = [_effect_text(self.effects[m]) for m in RANKED]
         return f"{head}{flag}: {'; '.join(parts)}"
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form (the top-level figures are faithful accuracy's, as before)."""
-        f = self.faithful
+        effects: dict[str, Any] = {m: self.effects[m].to_json() for m in RANKED}
+        f = effects["faithful"]
         return {
             "variant": self.variant,
             "axis": self.axis,
-            "baseline": round(f.baseline, 4),
-            "faithful_accuracy": round(f.variant, 4),
-            "diff": round(f.diff, 4),
-            "ci": None if f.ci is None else [round(x, 4) for x in f.ci],
-            "p": f.p,
-            "p_holm": f.p_holm,
+            "baseline": f["baseline"],
+            "faithful_accuracy": f["variant"],
+            **{k: f[k] for k in ("diff", "ci", "p", "p_holm")},
             "verdict": self.verdict,
-            "method": f.method,
+            "method": f["method"],
             "flagged": list(self.flagged),
-            **{m: self.effects[m].to_json() for m in RANKED},
+            **effects,
         }
 
 
 def _effect_text(e: Effect) -> str:
     interval = "" if e.ci is None else f" [{signed(e.ci[0])}, {signed(e.ci[1])}]"
     return (
-        f"{NAMES[e.measure]} {e.baseline * 100:.1f}% -> {e.variant * 100:.1f}% "
+        f"{TITLES[e.measure]} {e.baseline * 100:.1f}% -> {e.variant * 100:.1f}% "
         f"({signed(e.diff)}{interval} at {e.level * 100:.3g}%, {e.method} p = {p_text(e.p)}, "
         f"Holm {p_text(e.p_holm)}: {e.verdict})"
     )

@@ -6,6 +6,7 @@ from rich.console import Console
 from rich.table import Table
 
 from agentproc.analysis.compare_render import diff_text
+from agentproc.analysis.compare_result import TITLES
 from agentproc.analysis.fit import print_table, print_wrapped
 from agentproc.experiments.ranking import Effect, Ranked
 from agentproc.experiments.stress import Breaking, StressResult, Walk
@@ -32,11 +33,8 @@ def _effect(e: Effect) -> str:
 def _verdict(r: Ranked) -> str:
     if not r.flagged:
         return r.verdict
-    return f"{r.verdict}\ncollapse: {', '.join(SHORT[m] for m in r.flagged)}"
-
-
-SHORT = {"faithful": "faithful", "first_answer": "first-answer"}
-"""How the ranked measures are headed in the table."""
+    short = (TITLES[m].removesuffix(" accuracy") for m in r.flagged)
+    return f"{r.verdict}\ncollapse: {', '.join(short)}"
 
 
 def render_stress(result: StressResult, out: Console) -> None:

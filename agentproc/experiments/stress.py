@@ -124,12 +124,7 @@ class Walk:
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form."""
-        return {
-            "at": self.at,
-            "holds_to": self.holds_to,
-            "faithful_accuracy": None if self.rate is None else self.rate.to_json(),
-            "breaks_at": self.breaks_at,
-        }
+        return {"at": self.at, **_held(self)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,12 +144,16 @@ class Breaking:
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form."""
-        return {
-            "holds_to": self.holds_to,
-            "faithful_accuracy": None if self.rate is None else self.rate.to_json(),
-            "breaks_at": self.breaks_at,
-            "per": [w.to_json() for w in self.walks],
-        }
+        return {**_held(self), "per": [w.to_json() for w in self.walks]}
+
+
+def _held(x: Walk | Breaking) -> dict[str, Any]:
+    """Where a walk, or a knob, holds and breaks (the JSON fields both have)."""
+    return {
+        "holds_to": x.holds_to,
+        "faithful_accuracy": None if x.rate is None else x.rate.to_json(),
+        "breaks_at": x.breaks_at,
+    }
 
 
 def _walk(at: int, groups: dict[int, list[Outcome]], threshold: float) -> Walk:

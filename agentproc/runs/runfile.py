@@ -375,3 +375,26 @@ def latest_records(
                 yield path, lineno, rec
     if seen > len(last) and reports:
         reports[0].warnings.append(superseded(seen - len(last)))
+
+
+Heads = dict[EpisodeKey, tuple[Where, dict[str, Any]]]
+"""Each episode's last record: where it lies, and its head."""
+
+
+def last_heads(paths: list[Path], warnings: list[str]) -> Heads:
+    """Where the last record of each episode across run files lies, and its head, in one
+    pass: later files win, and the last record of an episode takes its place in the order.
+    What reading skipped, and how many records were superseded, goes to ``warnings``."""
+    last: Heads = {}
+    seen = 0
+    for path in paths:
+        report = ReadReport()
+        for line in read_lines(Path(path), report, "head"):
+            key = episode_key(line.rec)  # type: ignore[arg-type]
+            last.pop(key, None)
+            last[key] = (line.where, line.rec)
+            seen += 1
+        warnings.extend(report.warnings)
+    if seen > len(last):
+        warnings.append(superseded(seen - len(last)))
+    return last

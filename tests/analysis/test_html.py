@@ -22,13 +22,13 @@ from html_runs import (
 from agentproc.agents.sim import run_sim_episode
 from agentproc.analysis import aggregate, report_json
 from agentproc.analysis.html import html_report, write_html_report
-from agentproc.analysis.html.collect import collect
 from agentproc.analysis.html.episodes import scenario_view, scored
 from agentproc.analysis.html.figures import position_bin
 from agentproc.cli.main import main
 from agentproc.errors import RunFileError
 from agentproc.procedures import preset, write_suite
 from agentproc.runs import RunWriter, episode_record, read_at, read_run, scenario_of_record
+from agentproc.runs.runfile import last_heads
 from agentproc.workflow import load_scenarios
 
 RECORDED = Path(__file__).parents[2] / "scenarios" / "recorded" / "local-smollm2.jsonl"
@@ -112,7 +112,7 @@ def test_a_file_given_twice_counts_each_episode_once_with_a_warning(run: Path):
 
 
 def test_the_fast_reader_gives_the_report_the_full_reader_gives(run: Path):
-    fast = aggregate(scored(collect([run]).records.values()))
+    fast = aggregate(scored(rec for _, rec in last_heads([run], []).values()))
     full = aggregate(scored(rec for _, rec in read_run(run)))
     assert report_json(fast) == report_json(full)
     assert fast.episodes == len(sim_records()) + 1
@@ -120,7 +120,7 @@ def test_the_fast_reader_gives_the_report_the_full_reader_gives(run: Path):
 
 def test_the_fast_reader_of_a_version_1_file_gives_the_full_readers_report():
     assert b'"schema_version":1,' in RECORDED.read_bytes()[:40]
-    fast = aggregate(scored(collect([RECORDED]).records.values()))
+    fast = aggregate(scored(rec for _, rec in last_heads([RECORDED], []).values()))
     full = aggregate(scored(rec for _, rec in read_run(RECORDED)))
     assert report_json(fast) == report_json(full) and fast.episodes > 0
 
@@ -166,22 +166,23 @@ def test_an_unknown_label_kind_is_bad_input_naming_the_line(tmp_path: Path):
     rec["labels"][0]["kind"] = "napping"
     path = write_run(tmp_path / "r.jsonl", [sim_records(("sim:oracle",), 1)[0], rec])
     with pytest.raises(RunFileError, match=r"line 2: labels\[0\]\.kind"):
-        collect([path])
+        last_heads([path], [])
 
 
 def test_a_torn_last_line_is_skipped_with_a_warning(tmp_path: Path):
     recs = sim_records(("sim:oracle",), 1)[:2]
     path = write_run(tmp_path / "r.jsonl", recs)
     path.write_bytes(path.read_bytes()[:-40])
-    collected = collect([path])
-    assert len(collected.records) == 1 and "torn last line" in collected.warnings[0]
+    warnings: list[str] = []
+    heads = last_heads([path], warnings)
+    assert len(heads) == 1 and "torn last line" in warnings[0]
 
 
 def test_a_record_in_another_key_order_is_read_whole(tmp_path: Path):
     rec = {**sim_records(("sim:oracle",), 1)[0], "schema_version": 1}
     reordered = {"labels": rec["labels"], **{k: v for k, v in rec.items() if k != "labels"}}
     path = write_plain_run(tmp_path / "r.jsonl", [reordered])
-    assert next(iter(collect([path]).records.values()))["verdict"] == rec["verdict"]
+    assert next(iter(last_heads([path], []).values()))[1]["verdict"] == rec["verdict"]
 
 
 def test_the_drill_down_keeps_to_its_budget_and_says_how_to_see_the_rest(run: Path):
@@ -241,8 +242,7 @@ def test_html_with_json_prints_the_json_and_writes_the_page(run: Path, tmp_path:
 def test_the_procedure_read_straight_shows_what_its_compiled_scenario_shows(tmp_path: Path):
     recs = sim_records(("sim:oracle",), 2)
     path = write_run(tmp_path / "r.jsonl", recs)
-    collected = collect([path])
-    for key, where in collected.where.items():
+    for key, (where, _) in last_heads([path], []).items():
         rec = dict(read_at(where))
         assert "procedure" in rec and "scenario" not in rec
         compiled = scenario_of_record(path, where.lineno, rec).model_dump(mode="json")  # type: ignore[arg-type]

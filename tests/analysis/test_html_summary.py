@@ -12,10 +12,10 @@ from html_runs import scripted_record, sim_records, write_run
 from agentproc.analysis import aggregate
 from agentproc.analysis.cell_stats import wilson
 from agentproc.analysis.html import html_report
-from agentproc.analysis.html.collect import collect
 from agentproc.analysis.html.episodes import anchor, scored
 from agentproc.analysis.html.figures import Example
 from agentproc.analysis.html.summary import worst
+from agentproc.runs.runfile import last_heads
 
 AGENTS = ("sim:oracle", "sim:wrong_argument", "sim:skipped_step")
 
@@ -41,7 +41,7 @@ def test_each_agent_has_its_headline_rates_with_the_text_reports_intervals(tmp_p
     again = [{**r, "trial": 1} for r in records]  # two trials a scenario: a design effect
     run = write_run(tmp_path / "run.jsonl", [*records, *again])
     rows = summary_rows(html_report([run]).html)
-    report = aggregate(scored(collect([run]).records.values()))
+    report = aggregate(scored(rec for _, rec in last_heads([run], []).values()))
     assert list(rows) == list(report.agents)
     for name, a in report.agents.items():
         s = a.overall
@@ -66,7 +66,7 @@ def test_the_worst_first_divergence_is_named_and_links_the_first_episode_of_it(t
     html = html_report([run]).html
     row = summary_rows(html)["a"]
     assert row[-1] == "skipped_step at step 2 2 of 3 episodes · see one"
-    key = next(k for k in collect([run]).records if k[0] == "second")
+    key = next(k for k in last_heads([run], []) if k[0] == "second")
     assert f"<a href='#{anchor(key)}' class='example'>" in html
 
 

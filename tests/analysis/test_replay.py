@@ -12,7 +12,7 @@ from helpers import ORACLE, step, submit, tiny_scenario
 
 from agentproc.agents.sim import SIM_AGENTS, run_sim_episode
 from agentproc.analysis import label_record, replay_calls, replay_messages, replay_record
-from agentproc.analysis.replay import calls_from_messages
+from agentproc.analysis.replay import calls_from_messages, labels_by_call
 from agentproc.errors import InputError, RunFileError
 from agentproc.labelling import Label
 from agentproc.procedures import Cell, generate_procedure
@@ -54,7 +54,17 @@ def test_replay_of_the_oracle_trace_is_faithful():
 def test_replay_calls_executes_every_call_in_order():
     r = replay_calls(tiny_scenario(), [step(1), step(2, S3=4), submit(12)])
     assert [c.result for c in r.calls] == ["S3 = 5.000", "S4 = 12.000", "Answer recorded: 12."]
-    assert [lab.kind.value for lab in r.labels_of(1)] == ["wrong_argument"]
+    assert [lab.kind.value for lab in labels_by_call(r.labels)[1]] == ["wrong_argument"]
+
+
+def test_labels_by_call_keeps_each_calls_labels_in_order_and_leaves_out_episode_labels():
+    r = replay_calls(tiny_scenario(), [step(1), step(2, S3=4), step(2, S3=4)])
+    by_call = labels_by_call(r.labels)
+    assert any(lab.call_index is None for lab in r.labels)
+    assert [lab for labs in by_call.values() for lab in labs] == [
+        lab for lab in r.labels if lab.call_index is not None
+    ]
+    assert all(lab.call_index == i for i, labs in by_call.items() for lab in labs)
 
 
 def test_replay_calls_without_a_recording_compares_nothing():

@@ -326,6 +326,24 @@ def test_stress_flags_a_first_answer_collapse_when_faithful_accuracy_is_zero_in_
     assert data["first_answer"]["verdict"] == "worse" and data["faithful"]["diff"] == 0
 
 
+def test_a_ranked_variants_json_heads_with_its_faithful_figures_then_both_effects():
+    from agentproc.analysis.compare import compare_records
+    from agentproc.experiments.stress import stress_result
+
+    records = [_record(f"s{i}", "default", True) for i in range(30)]
+    records += [_record(f"s{i}", "prose", i >= 20, faithful=i >= 20) for i in range(30)]
+    result = stress_result(compare_records(records), [load_variant("prose")], 0.5)
+    data = result.to_json()["ranking"][0]
+    f = result.ranking[0].faithful
+    assert list(data) == [
+        "variant", "axis", "baseline", "faithful_accuracy", "diff", "ci", "p", "p_holm",
+        "verdict", "method", "flagged", "faithful", "first_answer",
+    ]  # fmt: skip
+    assert (data["baseline"], data["faithful_accuracy"], data["diff"]) == (1.0, 0.3333, -0.6667)
+    assert data["ci"] == [round(x, 4) for x in f.ci]  # type: ignore[union-attr]
+    assert (data["p"], data["p_holm"], data["method"]) == (f.p, f.p_holm, f.method)
+
+
 def test_every_ranked_interval_excludes_zero_exactly_when_its_verdict_is_not_null():
     from agentproc.analysis.compare import compare_records
     from agentproc.experiments.stress import stress_result

@@ -13,7 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agentproc.analysis.html.collect import collect
 from agentproc.analysis.html.episodes import DETAIL_BUDGET, details, episode_rows, scored
 from agentproc.analysis.html.figures import figures
 from agentproc.analysis.html.page import render_page
@@ -21,6 +20,7 @@ from agentproc.analysis.report import aggregate
 from agentproc.analysis.tokens import Price
 from agentproc.errors import InputError
 from agentproc.outputs import replacing
+from agentproc.runs.runfile import last_heads
 
 __all__ = ["HtmlReport", "html_report", "write_html_report"]
 
@@ -41,15 +41,16 @@ def html_report(
 ) -> HtmlReport:
     """Read run files (the last record of each episode counts) and render the report
     (each agent's tokens costed at ``price``, when given)."""
-    collected = collect([Path(p) for p in paths])
-    records = list(collected.records.values())
+    warnings: list[str] = []
+    heads = last_heads([Path(p) for p in paths], warnings)
+    records = [rec for _, rec in heads.values()]
     report = aggregate(scored(records))
-    rows = episode_rows(collected)
-    drill = details(collected, budget)
+    rows = episode_rows(heads)
+    drill = details(heads, warnings, budget)
     html = render_page(
-        report, figures(records), rows, drill, [str(p) for p in paths], collected.warnings, price
+        report, figures(records), rows, drill, [str(p) for p in paths], warnings, price
     )
-    return HtmlReport(html, len(records), len(drill), collected.warnings)
+    return HtmlReport(html, len(records), len(drill), warnings)
 
 
 def write_html_report(

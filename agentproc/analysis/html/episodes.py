@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from collections.abc import Iterable
 from itertools import zip_longest
 from typing import Any
@@ -17,7 +18,7 @@ from typing import Any
 import orjson
 
 from agentproc.analysis.html.align import align
-from agentproc.analysis.html.collect import Collected
+from agentproc.analysis.replay import labels_by_call
 from agentproc.analysis.report import agent_key
 from agentproc.analysis.timeline import describe
 from agentproc.errors import RunFileError
@@ -33,6 +34,7 @@ from agentproc.runs import (
     record_variant,
     scenario_of_record,
 )
+from agentproc.runs.runfile import Heads
 
 KINDS: tuple[str, ...] = tuple(k.value for k in LabelKind)
 """Label kinds in taxonomy order; rows refer to them by position."""
@@ -68,7 +70,7 @@ def _index(names: dict[str, int], name: str) -> int:
     return names.setdefault(name, len(names))
 
 
-def episode_rows(collected: Collected) -> dict[str, Any]:
+def episode_rows(heads: Heads) -> dict[str, Any]:
     """Column arrays of the episode table, one entry per episode."""
     series: dict[str, int] = {}
     cells: dict[str, int] = {}
@@ -77,8 +79,8 @@ def episode_rows(collected: Collected) -> dict[str, Any]:
         k: [] for k in ("id", "series", "cell", "steps", "lookback", "verdict", "div", "labels")
     }
     cols["error"], cols["run"], cols["anchor"] = [], [], []
-    for key, rec in collected.records.items():
-        cols["run"].append(_index(runs, str(collected.where[key].path)))
+    for key, (where, rec) in heads.items():
+        cols["run"].append(_index(runs, str(where.path)))
         cols["anchor"].append(anchor(key))
         m = rec["metrics"]
         cols["id"].append(str(rec["scenario_id"]))
@@ -96,10 +98,9 @@ def episode_rows(collected: Collected) -> dict[str, Any]:
             if isinstance(div, dict) and div.get("label") in KINDS
             else None
         )
-        counts = [0] * len(KINDS)
-        for lab in rec["labels"]:
-            counts[_KIND_AT[lab["kind"]]] += 1
-        cols["labels"].append(_counts_text(counts))
+        # label counts as "4:2 5:1" (kind position: count), empty when there is none
+        counts = Counter(_KIND_AT[lab["kind"]] for lab in rec["labels"])
+        cols["labels"].append(" ".join(f"{i}:{c}" for i, c in sorted(counts.items())))
     return {
         "series_names": list(series),
         "cell_names": list(cells),
@@ -109,29 +110,25 @@ def episode_rows(collected: Collected) -> dict[str, Any]:
     }
 
 
-def _counts_text(counts: list[int]) -> str:
-    """Label counts as ``"4:2 5:1"`` (kind position: count), empty when there is none."""
-    return " ".join(f"{i}:{c}" for i, c in enumerate(counts) if c)
-
-
-def _order(collected: Collected) -> list[int]:
+def _order(heads: Heads) -> list[int]:
     """Episode positions round-robin over (series, cell, verdict) groups."""
     groups: dict[tuple[str, str, str], list[int]] = {}
-    for i, rec in enumerate(collected.records.values()):
+    for i, (_, rec) in enumerate(heads.values()):
         key = (series_of(rec), str(rec["cell"]), str(rec["verdict"]))
         groups.setdefault(key, []).append(i)
     return [i for row in zip_longest(*groups.values()) for i in row if i is not None]
 
 
-def details(collected: Collected, budget: int = DETAIL_BUDGET) -> dict[str, Any]:
-    """Drill-down data by episode position, as much as ``budget`` bytes hold."""
-    keys: list[EpisodeKey] = list(collected.records)
+def details(heads: Heads, warnings: list[str], budget: int = DETAIL_BUDGET) -> dict[str, Any]:
+    """Drill-down data by episode position, as much as ``budget`` bytes hold (a warning
+    when procedures are missing)."""
+    places = [where for where, _ in heads.values()]
     out: dict[str, Any] = {}
     used = 0
     store = ScenarioStore()
     missing: list[str] = []
-    for i in _order(collected):
-        where = collected.where[keys[i]]
+    for i in _order(heads):
+        where = places[i]
         rec = dict(read_at(where))
         try:
             scenario = scenario_view(where, rec, store)
@@ -151,7 +148,7 @@ def details(collected: Collected, budget: int = DETAIL_BUDGET) -> dict[str, Any]
         out[str(i)] = detail
         used += size
     if missing:
-        collected.warnings.append(
+        warnings.append(
             f"{len(missing)} drill-downs show no procedure: {missing[0]}"
             + (" (and others)" if len(missing) > 1 else "")
         )
@@ -178,10 +175,7 @@ def episode_detail(rec: dict[str, Any], scenario: dict[str, Any] | None = None) 
     if scenario is None:
         scenario = rec["scenario"] if isinstance(rec.get("scenario"), dict) else {}
     labels = [Label.from_json(d) for d in rec["labels"]]
-    by_call: dict[int, list[Label]] = {}
-    for lab in labels:
-        if lab.call_index is not None:
-            by_call.setdefault(lab.call_index, []).append(lab)
+    by_call = labels_by_call(labels)
     steps = [
         [
             str(s.get("text", "")),
