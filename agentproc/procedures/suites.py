@@ -389,6 +389,7 @@ def _plain_steps(rows: Any) -> tuple[StepDef, ...] | None:
     if type(rows) is not list:
         return None
     steps, make, ops = [], StepDef._make, _OPS
+    operands: tuple[Any, ...]
     for k, row in enumerate(rows, 1):
         if type(row) is not list:
             return None

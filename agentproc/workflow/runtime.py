@@ -197,6 +197,7 @@ def _indexed(
     variant: Variant | None,
 ) -> Workflow:
     expected = tuple(correct) if scale == 1 else tuple(u / scale for u in correct)  # to_number
+    numbers: tuple[Any, ...]
     if scale == 1 or (tolerance == 0.5 and -READS_BACK < min(correct) <= max(correct) < READS_BACK):
         numbers = expected  # each is close to its own value: the check would keep them all
     else:
