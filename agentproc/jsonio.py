@@ -152,26 +152,22 @@ def json_lines(path: Path) -> Iterator[tuple[int, Any]]:
     except OSError as exc:
         raise unreadable(path, exc) from None
     with fh:
-        lineno = 0
-        while True:
-            try:
-                line = fh.readline()
-            except OSError as exc:
-                raise unreadable(path, exc) from None
-            if not line:
-                return
-            lineno += 1
-            if not line.strip():
-                continue
-            try:
-                value = loads(line)
-            except UnicodeDecodeError as exc:
-                raise InputError(
-                    path, f"not UTF-8 text (byte {exc.start})", f"line {lineno}"
-                ) from None
-            except ValueError as exc:
-                raise InputError(path, f"not valid JSON ({exc})", f"line {lineno}") from None
-            yield lineno, value
+        try:
+            for lineno, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    value = loads(line)
+                except UnicodeDecodeError as exc:
+                    raise InputError(
+                        path, f"not UTF-8 text (byte {exc.start})", f"line {lineno}"
+                    ) from None
+                except ValueError as exc:
+                    where = f"line {lineno}"
+                    raise InputError(path, f"not valid JSON ({exc})", where) from None
+                yield lineno, value
+        except OSError as exc:  # reading failed (a file gone bad under us)
+            raise unreadable(path, exc) from None
 
 
 def invalid(path: object, exc: ValidationError, where: str | None = None) -> InputError:

@@ -17,6 +17,7 @@ import hashlib
 import io
 import json
 import shutil
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,11 +58,8 @@ class AgentprocResult:
     @property
     def labels(self) -> dict[str, int]:
         """Label kind -> scored episodes that carry it."""
-        out: dict[str, int] = {}
-        for e in self.scored:
-            for kind in {lab["kind"] for lab in e["labels"]}:
-                out[kind] = out.get(kind, 0) + 1
-        return dict(sorted(out.items()))
+        tally = Counter(kind for e in self.scored for kind in {lab["kind"] for lab in e["labels"]})
+        return dict(sorted(tally.items()))
 
 
 def _command(argv: list[str]) -> tuple[int, str]:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agentproc.jsonio import loads, loads_object, plain_object
+from agentproc.errors import InputError
+from agentproc.jsonio import json_lines, loads, loads_object, plain_object
 
 LONG = 12345678901234567890123  # beyond 64 bits: orjson alone would read a float
 
@@ -99,3 +100,31 @@ def test_loads_object_refuses_what_loads_refuses(text: str):
     with pytest.raises(ValueError) as got:
         loads_object(text)
     assert str(got.value) == str(want.value)
+
+
+def test_json_lines_numbers_every_line_and_skips_blank_ones(tmp_path):
+    path = tmp_path / "x.jsonl"
+    path.write_bytes(b'{"a": 1}\n\n   \n[2]\n' + str(LONG).encode())
+    assert list(json_lines(path)) == [(1, {"a": 1}), (4, [2]), (5, LONG)]
+
+
+@pytest.mark.parametrize(
+    ("content", "said", "line"),
+    [
+        (b'{"a": 1}\n\n{"a": \n', "not valid JSON", "line 3"),
+        (b"[1]\n\xff\xfe\n", "not UTF-8 text", "line 2"),
+    ],
+)
+def test_json_lines_names_the_file_and_the_line_it_cannot_read(tmp_path, content, said, line):
+    path = tmp_path / "x.jsonl"
+    path.write_bytes(content)
+    with pytest.raises(InputError, match=said) as caught:
+        list(json_lines(path))
+    assert str(path) in str(caught.value) and line in str(caught.value)
+
+
+def test_json_lines_of_a_missing_file_or_a_folder_is_one_input_error(tmp_path):
+    with pytest.raises(InputError, match="no such file"):
+        list(json_lines(tmp_path / "absent.jsonl"))
+    with pytest.raises(InputError, match="folder"):
+        list(json_lines(tmp_path))

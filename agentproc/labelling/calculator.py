@@ -25,8 +25,7 @@ step expected next (``null`` when every step has run).
 Two steps that compute the same operation on the same values are one computation
 to a calculator: the aligner gives such a call to the earliest of them not yet
 executed, so a faithful run reads right, but a repeat, a skip or a swap of such a
-step cannot be told from running its twin (:func:`distinguishable` says whether a
-procedure has twins).
+step cannot be told from running its twin.
 """
 
 from __future__ import annotations
@@ -174,24 +173,6 @@ def _arguments(spec: ScenarioStep, x: Any, y: Any, explains: Any) -> dict[str, A
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def distinguishable(workflow: Workflow) -> bool:
-    """Whether no two steps compute the same operation on the same correct values.
-
-    Only then can any reading by values tell every step apart: ``S3 = S1 + S2``
-    and ``S4 = S2 + S1`` are one computation to a calculator.
-    """
-    seen: set[tuple[Op, int, int]] = set()
-    correct = workflow.correct
-    for spec in workflow.steps:
-        a, b = spec.arguments(correct.__getitem__, workflow.scale)
-        if spec.op in _COMMUTATIVE:
-            a, b = min(a, b), max(a, b)
-        if (spec.op, a, b) in seen:
-            return False
-        seen.add((spec.op, a, b))
-    return True
 
 
 def monitor_for(

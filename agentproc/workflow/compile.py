@@ -14,7 +14,7 @@ JSON Schemas.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from itertools import pairwise
@@ -56,32 +56,45 @@ def _templates() -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
 
 
 def make_tools(
-    steps: Sequence[ScenarioStep], mode: str, answer_variable: str, finish: FinishSpec
+    steps: Sequence[ScenarioStep],
+    mode: str,
+    answer_variable: str,
+    finish: FinishSpec,
+    *,
+    name: Callable[[str], str] = str,
+    tool_name: Callable[[str], str] | None = None,
+    others: Sequence[dict[str, Any]] = (),
 ) -> list[dict[str, Any]]:
-    """The offered tools of a scenario's steps, then the finish tool."""
+    """The offered tools of a scenario's steps, then ``others``, then the finish tool.
+
+    A variant presents them under other names: each variable as ``name`` gives it, each
+    step tool as ``tool_name`` names it (by default ``step_N``)."""
     step_t, operand_t, finish_t = _templates()
     number_type = NUMBER_TYPE[mode]
     total = len(steps)
     tools = []
     for s in steps:
-        a, b = s.terms()
+        a, b = s.terms(name)
         spec = _fill(
             step_t,
             {
                 "step": s.step,
                 "total": total,
-                "output": s.output,
+                "output": name(s.output),
                 "expression": f"{a} {SYMBOL[s.op]} {b}",
                 "verb": VERB[s.op].format(a=a, b=b),
             },
         )
+        if tool_name is not None:
+            spec["function"]["name"] = tool_name(s.name)
         params = spec["function"]["parameters"]
-        for var in s.params:
+        for var in map(name, s.params):
             params["properties"][var] = _fill(
                 operand_t, {"variable": var, "number_type": number_type}
             )
             params["required"].append(var)
         tools.append(spec)
+    tools.extend(others)
     tools.append(
         _fill(
             finish_t,

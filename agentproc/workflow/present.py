@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentproc.arith import SYMBOL, VERB, Op
-from agentproc.workflow.compile import NUMBER_TYPE, _fill, _templates
+from agentproc.workflow.compile import NUMBER_TYPE, make_tools
 from agentproc.workflow.prompts import SYSTEM_PROMPT
 from agentproc.workflow.scenario import ExpectedCall, Scenario, ScenarioStep, step_tool_name
 from agentproc.workflow.variant import Variant
@@ -233,10 +233,10 @@ def _tools(
     tool_names: dict[str, str],
     distractors: tuple[tuple[str, str], ...],
 ) -> list[dict[str, Any]]:
-    step_t, operand_t, finish_t = _templates()
     number_type = NUMBER_TYPE[scenario.mode]
     tools: list[dict[str, Any]] = []
-    if variant.tools == "calculator":
+    calculator = variant.tools == "calculator"
+    if calculator:
         for op in CALCULATOR_OPS:
             verb = VERB[op].format(a="a", b="b")
             props = {
@@ -251,42 +251,15 @@ def _tools(
                     props,
                 )
             )
-    else:
-        total = len(scenario.steps)
-        for s in scenario.steps:
-            a, b = s.terms(names.__getitem__)
-            spec = _fill(
-                step_t,
-                {
-                    "step": s.step,
-                    "total": total,
-                    "output": names[s.output],
-                    "expression": f"{a} {SYMBOL[s.op]} {b}",
-                    "verb": VERB[s.op].format(a=a, b=b),
-                },
-            )
-            spec["function"]["name"] = tool_names[s.name]
-            params = spec["function"]["parameters"]
-            for var in s.params:
-                params["properties"][names[var]] = _fill(
-                    operand_t, {"variable": names[var], "number_type": number_type}
-                )
-                params["required"].append(names[var])
-            tools.append(spec)
-    for name, description in distractors:
-        props = {"value": {"type": "number", "description": "The value to use."}}
-        tools.append(_function(name, description, props))
-    finish = scenario.finish
-    tools.append(
-        _fill(
-            finish_t,
-            {
-                "finish_tool": finish.tool,
-                "finish_argument": finish.argument,
-                "answer_variable": names[scenario.answer_variable],
-                "number_type": number_type,
-            },
-        )
+    props = {"value": {"type": "number", "description": "The value to use."}}
+    tools += make_tools(
+        () if calculator else scenario.steps,
+        scenario.mode,
+        names[scenario.answer_variable],
+        scenario.finish,
+        name=names.__getitem__,
+        tool_name=tool_names.__getitem__,
+        others=[_function(name, description, props) for name, description in distractors],
     )
     if not variant.descriptions:
         tools = [_undescribed(t) for t in tools]

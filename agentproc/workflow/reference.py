@@ -12,7 +12,7 @@ callers of :func:`reference_graph`, so the CLI starts fast.
 >>> from agentproc.procedures import Cell, generate_procedure
 >>> from agentproc.workflow.compile import compile_procedure
 >>> s = compile_procedure(generate_procedure(Cell(steps=2, lookback=2), seed=0, index=0))
->>> [c["name"] for c in run_reference(s)]
+>>> [c["name"] for c in run_reference_state(s)["calls"]]
 ['step_1', 'step_2', 'submit_answer']
 """
 
@@ -133,8 +133,3 @@ def run_reference_state(scenario: Scenario, guard: Guard = "enforce") -> Referen
         initial_state(scenario), config={"recursion_limit": recursion_limit(scenario)}
     )
     return state
-
-
-def run_reference(scenario: Scenario) -> list[dict[str, Any]]:
-    """The calls the reference graph makes: every step in order, then the answer."""
-    return run_reference_state(scenario)["calls"]

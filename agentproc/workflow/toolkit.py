@@ -234,11 +234,9 @@ class Toolkit:
         if self.guard != "observe":
             missing = sorted(d for d in spec.reads if d not in self.runs)
             if missing:
-                rec.refused = "dependency"
-                rec.result = (
-                    f"Error: step {spec.step} reads the output of step {missing[0]}, which has not "
-                    f"been executed yet. Execute step {missing[0]} first. Nothing was executed."
-                )
+                first = missing[0]
+                why = f"step {spec.step} reads the output of step {first}, which has not been "
+                _refuse(rec, "dependency", why + f"executed yet. Execute step {first} first")
                 if self.guard == "feedback":
                     rec.result += self._next_step()
                 return
@@ -247,19 +245,11 @@ class Toolkit:
         a, b = spec.arguments(lambda v: supplied[f"S{v}"], scale)
         value = apply_units(spec.op, a, b, scale)
         if value is None:
-            rec.refused = "division_by_zero"
-            rec.result = (
-                f"Error: step {spec.step} divides by zero ({spec.terms(self._shown)[1]} = 0). "
-                "Nothing was executed."
-            )
-            return
+            zero = f"step {spec.step} divides by zero ({spec.terms(self._shown)[1]} = 0)"
+            return _refuse(rec, "division_by_zero", zero)
         if abs(value) > RESULT_LIMIT * scale:
-            rec.refused = "out_of_range"
-            rec.result = (
-                f"Error: step {spec.step} would produce a value beyond {RESULT_LIMIT:.0e}. "
-                "Nothing was executed."
-            )
-            return
+            beyond = f"step {spec.step} would produce a value beyond {RESULT_LIMIT:.0e}"
+            return _refuse(rec, "out_of_range", beyond)
         before = self.values.get(spec.target)
         self._set(spec.target, value)
         self.runs[spec.step] = self.runs.get(spec.step, 0) + 1
@@ -283,15 +273,9 @@ class Toolkit:
         rec.args = args
         value = apply_units(op, to_units(args["a"], scale), to_units(args["b"], scale), scale)
         if value is None:
-            rec.refused = "division_by_zero"
-            rec.result = "Error: division by zero (b = 0). Nothing was executed."
-            return
+            return _refuse(rec, "division_by_zero", "division by zero (b = 0)")
         if abs(value) > RESULT_LIMIT * scale:
-            rec.refused = "out_of_range"
-            rec.result = (
-                f"Error: the result would be beyond {RESULT_LIMIT:.0e}. Nothing was executed."
-            )
-            return
+            return _refuse(rec, "out_of_range", f"the result would be beyond {RESULT_LIMIT:.0e}")
         rec.value = value
         rec.result = f"{render(value, scale)}"
 
@@ -317,6 +301,12 @@ class Toolkit:
         ) & _MASK
         rec.answer = answer
         rec.result = f"Answer recorded: {answer}."
+
+
+def _refuse(rec: CallRecord, refused: str, why: str) -> None:
+    """A step or calculator call that executes nothing: ``why`` it is refused."""
+    rec.refused = refused
+    rec.result = f"Error: {why}. Nothing was executed."
 
 
 _OPS: dict[str, Op] = {op.value: op for op in Op}

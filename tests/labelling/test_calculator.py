@@ -10,9 +10,8 @@ from helpers import tiny_scenario
 from agentproc.agents.sim.selfcheck import run_selfcheck
 from agentproc.errors import ConfigError
 from agentproc.labelling import LabelKind
-from agentproc.labelling.calculator import CalculatorMonitor, distinguishable
+from agentproc.labelling.calculator import CalculatorMonitor
 from agentproc.runs import EpisodeSession
-from agentproc.workflow import build_workflow
 from agentproc.workflow.variant import Variant, load_variant
 
 K = LabelKind
@@ -110,10 +109,6 @@ def test_skipping_a_step_and_answering_early_are_found_as_with_step_tools():
     assert kinds(ep) == [("skipped_step", None, 3)]
     early = episode([FAITHFUL[0], ("submit_answer", {"answer": 5})])
     assert ("premature_finish", 1, None) in kinds(early)
-
-
-def test_twins_are_two_steps_of_one_computation():
-    assert distinguishable(build_workflow(tiny_scenario()))
 
 
 def test_calculator_selfcheck_has_precision_and_recall_one_for_every_label():

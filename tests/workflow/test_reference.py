@@ -12,7 +12,7 @@ from agentproc.errors import InputError
 from agentproc.labelling import label_calls
 from agentproc.procedures import Cell, Procedure, StepDef, generate_procedure
 from agentproc.workflow import Scenario, Toolkit, build_workflow, load_scenario, scenario_of
-from agentproc.workflow.reference import reference_graph, run_reference, run_reference_state
+from agentproc.workflow.reference import reference_graph, run_reference_state
 
 PINNED_95 = (
     Path(__file__).parents[2] / "scenarios" / "pinned" / "n95-L7-r10_100-mixed-decimal-0000.json"
@@ -45,7 +45,7 @@ def expected_trace(s: Scenario) -> list[dict]:
 
 
 def test_reference_run_yields_exactly_the_expected_trace(scenario):
-    assert run_reference(scenario) == expected_trace(scenario)
+    assert run_reference_state(scenario)["calls"] == expected_trace(scenario)
 
 
 def test_reference_run_ends_with_every_step_value(scenario):
@@ -84,4 +84,4 @@ def test_reference_call_refused_by_the_mock_tools_raises_input_error_naming_the_
     with pytest.raises(
         InputError, match=r"scenario broken: .*step_1 was refused: Error: .*divides by zero"
     ):
-        run_reference(s)
+        run_reference_state(s)

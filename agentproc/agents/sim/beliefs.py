@@ -57,7 +57,7 @@ class Agent:
             if wf.close(args[p], wf.correct[var]):
                 continue
             if causes and p in causes:
-                self.truth.append(at(causes[p], rec.index, spec.step))
+                self.truth.append(causes[p]._replace(call_index=rec.index, step=spec.step))
             else:
                 self.truth.append(
                     Label(K.WRONG_ARGUMENT, rec.index, spec.step, cause="propagated", argument=p)
@@ -117,18 +117,6 @@ class Agent:
         if not self.answers:
             self.truth.append(Label(K.MISSING_ANSWER))
         return self.truth
-
-
-def at(label: Label, index: int, step: int | None) -> Label:
-    return Label(
-        label.kind,
-        index,
-        step,
-        cause=label.cause,
-        argument=label.argument,
-        confused_with=label.confused_with,
-        self_correction=label.self_correction,
-    )
 
 
 def pick(rng: random.Random, n: int) -> int:
