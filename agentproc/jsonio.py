@@ -104,14 +104,6 @@ def plain_object(text: str) -> dict[str, Any] | None:
     return obj
 
 
-def loads_object(text: str) -> Any:
-    """:func:`loads` of a short text expected to hold a flat JSON object (a call's
-    arguments): :func:`plain_object` first, :func:`loads` when that cannot tell. The same
-    result and errors as :func:`loads`."""
-    obj = plain_object(text)
-    return loads(text) if obj is None else obj
-
-
 def unreadable(path: Path, exc: OSError | UnicodeDecodeError) -> InputError:
     """What went wrong opening or reading a file, in one line."""
     if isinstance(exc, FileNotFoundError):

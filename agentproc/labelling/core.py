@@ -126,7 +126,7 @@ class LabelCore:
         self.wf = workflow
         self.order: OrderPolicy = order
         """The order policy calls are held to."""
-        self.batching = Batching(workflow.depends_on)
+        self.batching = Batching(workflow.depends_on if order == "dependency" else ())
         """The agent's messages with tool calls so far, and under ``dependency`` whether
         each held every step that was ready when it was sent."""
         self.labels: list[Label] = []

@@ -60,6 +60,9 @@ OP_MIXES: dict[str, tuple[Op, ...]] = {
     "div": (Op.DIV,),
 }
 """Named operation mixes; a mix may also be spelled ``add+sub``."""
+ADD, SUB, MUL = Op.ADD, Op.SUB, Op.MUL
+"""The operations as module globals, for the per-step loops: on Python 3.11 reading a
+member from its enum class costs about ten times reading a global."""
 
 MAX_STEPS = 200
 MAX_LOOKBACK = 16
@@ -243,11 +246,11 @@ def nudge(value: float, scale: int) -> float:
 
 
 def _real(op: Op, a: float, b: float) -> float:
-    if op is Op.ADD:
+    if op is ADD:
         return a + b
-    if op is Op.SUB:
+    if op is SUB:
         return a - b
-    if op is Op.MUL:
+    if op is MUL:
         return a * b
     return a / b if b else math.inf
 
@@ -311,11 +314,11 @@ def _backward(p: Procedure) -> tuple[tuple[bool, ...], tuple[bool, ...]]:
             continue
         a = values[i - 1]
         b = values[j - 1] if constant is None else constant / scale
-        if op is Op.ADD:
+        if op is ADD:
             da, db = g, g
-        elif op is Op.SUB:
+        elif op is SUB:
             da, db = g, -g
-        elif op is Op.MUL:
+        elif op is MUL:
             da, db = g * b, g * a
         elif b:
             da, db = g / b, -g * a / (b * b)
@@ -368,11 +371,11 @@ class _Fingerprint(NamedTuple):
         return (self.a, self.b), ((PRIME - self.a) % PRIME, (PRIME - self.b) % PRIME)
 
     def apply(self, op: Op, other: _Fingerprint) -> _Fingerprint | None:
-        if op is Op.ADD:
+        if op is ADD:
             return _Fingerprint((self.a + other.a) % PRIME, (self.b + other.b) % PRIME)
-        if op is Op.SUB:
+        if op is SUB:
             return _Fingerprint((self.a - other.a) % PRIME, (self.b - other.b) % PRIME)
-        if op is Op.MUL:
+        if op is MUL:
             return _Fingerprint(self.a * other.a % PRIME, self.b * other.b % PRIME)
         if other.a == 0 or other.b == 0:
             return None
@@ -385,11 +388,11 @@ _INPUTS = (_Fingerprint(_POINTS[0][0], _POINTS[1][0]), _Fingerprint(_POINTS[0][1
 
 def _apply(op: Op, a: int, b: int, scale: int, integer: bool) -> int | None:
     """The value of ``a op b`` if the generator may use it, else ``None``."""
-    if op is Op.ADD:
+    if op is ADD:
         v = a + b
-    elif op is Op.SUB:
+    elif op is SUB:
         v = a - b
-    elif op is Op.MUL:
+    elif op is MUL:
         v = _round_div(a * b, scale)
     elif b == 0 or (integer and (a * scale) % b):
         return None

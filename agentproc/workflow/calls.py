@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -9,8 +10,7 @@ from typing import Any
 
 from agentproc.arith import from_number, to_number
 from agentproc.errors import StoredCallError
-from agentproc.jsonio import loads as loads_exact
-from agentproc.jsonio import loads_object
+from agentproc.jsonio import loads, plain_object
 
 
 @dataclass(slots=True)
@@ -185,10 +185,10 @@ def stored_arguments(arguments: Any, refused: Any) -> dict[str, Any] | None:
         return None
     args: Any = None
     if isinstance(arguments, str):
-        try:
-            args = loads_object(arguments) if arguments else {}
-        except ValueError:
-            args = None
+        args = plain_object(arguments) if arguments else {}
+        if args is None:  # not a flat object orjson reads exactly: the exact reader says
+            with contextlib.suppress(ValueError):  # not JSON: refused below
+                args = loads(arguments)
     else:
         args = parse_arguments(arguments)[1]
     if not isinstance(args, dict):
@@ -224,7 +224,7 @@ def parse_arguments(
             return repr(raw), None, f"the arguments are not JSON ({type(exc).__name__})"
     text = as_text(raw)
     try:
-        obj = loads_exact(text) if text else {}
+        obj = loads(text) if text else {}
     except ValueError as exc:
         return text, None, f"the arguments are not valid JSON ({exc})"
     if not isinstance(obj, dict):

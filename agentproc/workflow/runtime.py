@@ -40,8 +40,9 @@ class Workflow:
     finish_argument: str
     param_vars: tuple[tuple[tuple[str, int], ...], ...]
     """Each step's :attr:`~ScenarioStep.param_vars`, by step number less one."""
-    depends_on: tuple[tuple[int, ...], ...]
-    """Each step's :attr:`~ScenarioStep.depends_on`, by step number less one."""
+    operands: tuple[tuple[int, ...], ...]
+    """Each step's variable operands (the left alone beside a constant), by step number
+    less one."""
     make_live: Callable[[], tuple[bool, ...]] = field(repr=False, compare=False)
     """Makes :attr:`live` when first asked for (only a skipped step's label needs it)."""
     variant: Variant | None = None
@@ -59,6 +60,12 @@ class Workflow:
     def scenario(self) -> Scenario:
         """The scenario (under a variant, the presented one)."""
         return self.make_scenario()
+
+    @cached_property
+    def depends_on(self) -> tuple[tuple[int, ...], ...]:
+        """Each step's :attr:`~ScenarioStep.depends_on`, by step number less one (made when
+        first asked for: labelling in listed order needs it only for a reordered step)."""
+        return tuple(map(depends_of, self.operands))
 
     @cached_property
     def live(self) -> tuple[bool, ...]:
@@ -106,7 +113,7 @@ class Workflow:
     @property
     def n_steps(self) -> int:
         """Number of steps N."""
-        return len(self.depends_on)
+        return len(self.operands)
 
     @property
     def answer(self) -> int:
@@ -156,7 +163,6 @@ def build_workflow(scenario: Scenario, variant: Variant | None = None) -> Workfl
         scenario.tolerance * scale,
         correct,
         [tuple(map(var_index, s.operands)) for s in scenario.steps],
-        [tuple(s.depends_on) for s in scenario.steps],
         lambda: tuple(s.live for s in scenario.steps),
         scenario.finish,
         variant,
@@ -171,14 +177,12 @@ def procedure_workflow(
     :func:`~agentproc.workflow.compile.compile_procedure` without tools) is made only
     when asked for."""
     scale = procedure.scale
-    operands = [s.operands for s in procedure.steps]
     return _indexed(
         make_scenario or (lambda: compile_procedure(procedure, with_tools=False)),
         scale,
         (0.5 / scale if scale > 1 else 0) * scale,  # as the compiled scenario's tolerance
         [0, *procedure.values],
-        operands,
-        list(map(depends_of, operands)),
+        [s.operands for s in procedure.steps],
         lambda: procedure.live,
         FinishSpec(),
         None,
@@ -191,7 +195,6 @@ def _indexed(
     tolerance: float,
     correct: list[int],
     operands: Sequence[tuple[int, ...]],
-    depends_on: Sequence[tuple[int, ...]],
     make_live: Callable[[], tuple[bool, ...]],
     finish: FinishSpec,
     variant: Variant | None,
@@ -215,7 +218,7 @@ def _indexed(
         finish_tool=finish.tool,
         finish_argument=finish.argument,
         param_vars=tuple(map(_param_vars, operands)),
-        depends_on=tuple(depends_on),
+        operands=tuple(operands),
         make_live=make_live,
         variant=variant,
         numbers=numbers,

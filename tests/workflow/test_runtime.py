@@ -126,7 +126,6 @@ def test_the_fast_check_numbers_are_those_that_read_back_as_their_values(
         tolerance,
         [0, *units],
         [(1, 2)] * (len(units) - 2),
-        [()] * (len(units) - 2),
         lambda: (),
         FinishSpec(),
         None,
