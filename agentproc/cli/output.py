@@ -83,6 +83,10 @@ def number(
     return parse
 
 
+port = number(int, "a port number", lambda v: 0 <= v <= 65535, "a port is 0 to 65535")
+"""An argparse type: a TCP port (0: any free one)."""
+
+
 def count(low: int) -> Callable[[str], int]:
     """An argparse type: an integer of at least ``low``."""
     return number(int, "a whole number", lambda v: v >= low, f"must be at least {low}")

@@ -13,15 +13,12 @@ from typing import Any
 
 from rich.console import Console
 
-from agentproc.cli.output import EXIT_OK, number, say
+from agentproc.cli.output import EXIT_OK, port, say
 from agentproc.errors import ConfigError
 
 PROFILE_CHOICES = ("faithful", "skipper", "sloppy", "prompt-sensitive")
 """Kept beside the parser so ``--help`` imports nothing (a test checks it against
 ``agentproc.agents.demo.PROFILES``)."""
-
-
-_port = number(int, "a port number", lambda v: 0 <= v <= 65535, "a port is 0 to 65535")
 
 
 def add_serve_demo_parser(sub: Any) -> None:
@@ -45,7 +42,7 @@ def add_serve_demo_parser(sub: Any) -> None:
         help="how the endpoint behaves (default faithful)",
     )
     p.add_argument(
-        "--port", type=_port, default=8765, help="port on 127.0.0.1 (default 8765; 0: any free)"
+        "--port", type=port, default=8765, help="port on 127.0.0.1 (default 8765; 0: any free)"
     )
     p.add_argument("--seed", type=int, default=0, help="seed of its choices; same seed, same run")
 

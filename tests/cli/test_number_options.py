@@ -26,6 +26,7 @@ from tests.helpers import cli
         (["serve-demo", "--port", "-1"], "a port is 0 to 65535 (not -1)"),
         (["serve-mcp", "S", "--out", "r", "--per-cell", "0"], "--per-cell: must be at least 1"),
         (["serve-mcp", "S", "--out", "r", "--budget", "two"], "a whole number, not 'two'"),
+        (["serve-mcp", "S", "--out", "r", "--port", "70000"], "a port is 0 to 65535 (not 70000)"),
     ],
 )
 def test_a_bad_number_is_refused_in_one_usage_line(capsys, argv, said):
