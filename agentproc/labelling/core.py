@@ -152,7 +152,7 @@ class LabelCore:
 
     def begin(self, index: int, step: int | None = None, finish: bool = False) -> Entry:
         """Start an entry; it counts for the first divergence unless :meth:`drop` ped."""
-        entry = Entry(index, step, finish, message=self.batching.messages)
+        entry = Entry(index, step, finish, False, False, self.batching.messages)
         self.calls += 1
         if step is not None:
             self.batching.called.add(step)

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from agentproc.workflow.present import Presented
 
 K = LabelKind
+_WRONG_ARGUMENT = K.WRONG_ARGUMENT
 
 
 class Monitor:
@@ -200,15 +201,9 @@ def wrong_argument(
         and own != right
         and (own == read if exact is None else exact(own))  # the common case, first
     ):
-        return Label(
-            K.WRONG_ARGUMENT,
-            index,
-            step,
-            cause=PROPAGATED,
-            argument=param,
-            expected=wf.expected[var],
-            got=got,
-        )
+        # Written positionally (kind, call_index, step, cause, argument, expected, got):
+        # most wrong arguments of a run are propagated ones.
+        return Label(_WRONG_ARGUMENT, index, step, PROPAGATED, param, wf.expected[var], got)
     expected = wf.expected[var]
     if exact is None:
         exact = read.__eq__

@@ -327,11 +327,14 @@ def _backward(p: Procedure) -> tuple[tuple[bool, ...], tuple[bool, ...]]:
         grad[i - 1] += da
         if constant is None:
             grad[j - 1] += db
-    half = 0.5 / scale
-    steps = range(2, len(values))
+    half, unit = 0.5 / scale, 1 / scale
     return (
         tuple(needed[2:]),
-        tuple(abs(grad[k]) * nudge(values[k], scale) < half for k in steps),
+        # :func:`nudge` of each value, written out: a call per variable costs more here.
+        tuple(
+            abs(g) * max(NUDGE * abs(v), unit) < half
+            for g, v in zip(grad[2:], values[2:], strict=True)
+        ),
     )
 
 

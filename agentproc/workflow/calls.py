@@ -60,59 +60,26 @@ class CallRecord:
         return out
 
     @classmethod
-    def from_json(
-        cls, d: Mapping[str, Any], index: int, scale: int, finish_tool: str
-    ) -> CallRecord:
-        """A call as a run file recorded it, ready to be labelled again without running it.
-
-        The recorded result and value are trusted; the arguments are parsed again.
-        Raises ``KeyError``, ``TypeError`` or ``ValueError`` for a malformed record.
-        """
-        rec = cls.stored(index, *_object_fields(d), scale, finish_tool)
-        rec.result = d.get("result", "")
-        rec.state_hash = d.get("state_hash", "")
-        return rec
-
-    @classmethod
     def read(cls, call: Any, index: int, scale: int, finish_tool: str) -> CallRecord:
-        """A stored call, compact or a version-1 object, as :func:`read_stored` reads it
-        (the same errors), made a record."""
-        try:
-            if isinstance(call, dict):
-                return cls.from_json(call, index, scale, finish_tool)
-            if type(call) is not list or len(call) != 5:
-                raise TypeError(COMPACT)
-            name, arguments, step, refused, value = call
-            return cls.stored(index, name, arguments, step, refused, value, scale, finish_tool)
-        except _UNREADABLE as exc:
-            raise _not_a_call(index, exc) from None
-
-    @classmethod
-    def stored(
-        cls,
-        index: int,
-        name: Any,
-        arguments: Any,
-        step: Any,
-        refused: Any,
-        value: Any,
-        scale: int,
-        finish_tool: str,
-    ) -> CallRecord:
-        """A call from its stored parts (a compact run-file call: ``value`` is the step's
-        value or the accepted answer); raises like :meth:`from_json`."""
-        finish, args, units, answer = _stored(name, arguments, refused, value, scale, finish_tool)
+        """A stored call, compact or a version-1 object, made a record: the parts
+        :func:`read_stored` reads (the same errors), with its name and argument text, and
+        a version-1 object's ``result`` and ``state_hash``. The recorded result and value
+        are trusted; the arguments are parsed again."""
+        step, finish, refused, args, value, answer = read_stored(call, index, scale, finish_tool)
+        whole = call if isinstance(call, dict) else {}
+        name, arguments = (call["name"], call.get("arguments")) if whole else call[:2]
         return cls(
             index=index,
             name=name,
             arguments="" if arguments is None else arguments,
-            result="",
+            result=whole.get("result", ""),
             step=step,
             finish=finish,
             args=args,
             refused=refused,
-            value=units,
+            value=value,
             answer=answer,
+            state_hash=whole.get("state_hash", ""),
         )
 
 
@@ -123,21 +90,32 @@ Observed = tuple[int | None, bool, str | None, dict[str, Any] | None, int | None
 
 def read_stored(call: Any, index: int, scale: int, finish_tool: str) -> Observed:
     """What labelling reads of a stored call, compact (``[name, arguments, step, refused,
-    value]``) or a version-1 object, read as :meth:`CallRecord.stored` reads it, without
-    making the record (relabelling reads every call of a run); a
+    value]``) or a version-1 object, without making the record (relabelling reads every
+    call of a run; :meth:`CallRecord.read` makes it); a
     :class:`~agentproc.errors.StoredCallError` naming ``index`` and the field when it is
     not one."""
     try:
-        if isinstance(call, dict):
-            name, arguments, step, refused, value = _object_fields(call)
-        elif type(call) is not list or len(call) != 5:
-            raise TypeError(COMPACT)
-        else:
+        if type(call) is list and len(call) == 5:  # compact: a run's every call
             name, arguments, step, refused, value = call
-        finish, args, units, answer = _stored(name, arguments, refused, value, scale, finish_tool)
+        elif isinstance(call, dict):
+            name, arguments, step, refused, value = _object_fields(call)
+        else:
+            raise TypeError(COMPACT)
+        if not isinstance(name, str):
+            raise TypeError("name must be a string")
+        args = stored_arguments(arguments, refused)
+        if name == finish_tool:
+            return step, True, refused, args, None, value
+        return (
+            step,
+            False,
+            refused,
+            args,
+            None if value is None else from_number(value, scale),
+            None,
+        )
     except _UNREADABLE as exc:
         raise _not_a_call(index, exc) from None
-    return step, finish, refused, args, units, answer
 
 
 COMPACT = "a compact call is [name, arguments, step, refused, value]"
@@ -164,18 +142,6 @@ def _object_fields(d: Mapping[str, Any]) -> tuple[Any, Any, Any, Any, Any]:
         d.get("refused"),
         d.get("answer") if value is None else value,
     )
-
-
-def _stored(
-    name: Any, arguments: Any, refused: Any, value: Any, scale: int, finish_tool: str
-) -> tuple[bool, dict[str, Any] | None, int | None, Any]:
-    """``(finish, parsed arguments, value in units, answer)`` of a stored call's parts;
-    raises like :meth:`CallRecord.from_json`."""
-    if not isinstance(name, str):
-        raise TypeError("name must be a string")
-    finish = name == finish_tool
-    units = None if value is None or finish else from_number(value, scale)
-    return finish, stored_arguments(arguments, refused), units, value if finish else None
 
 
 def stored_arguments(arguments: Any, refused: Any) -> dict[str, Any] | None:

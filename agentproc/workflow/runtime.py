@@ -73,13 +73,13 @@ class Workflow:
         return self.make_live()
 
     @cached_property
-    def holding(self) -> dict[int, tuple[int, ...]]:
-        """Unit value -> the variables whose correct value it is, in order (S1 on)."""
+    def holding(self) -> dict[int, list[int]]:
+        """Unit value -> the variables whose correct value it is, in order (S1 on; only
+        read)."""
         holding: dict[int, list[int]] = {}
-        correct = self.correct
-        for var in range(1, len(correct)):
-            holding.setdefault(correct[var], []).append(var)
-        return {value: tuple(vars_) for value, vars_ in holding.items()}
+        for var, value in enumerate(self.correct[1:], 1):
+            holding.setdefault(value, []).append(var)
+        return holding
 
     @cached_property
     def ordered(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -184,9 +184,13 @@ def procedure_workflow(
         [0, *procedure.values],
         [s.operands for s in procedure.steps],
         lambda: procedure.live,
-        FinishSpec(),
+        _FINISH,
         None,
     )
+
+
+_FINISH = FinishSpec()
+"""A procedure's finish tool (it has no other; only read)."""
 
 
 def _indexed(

@@ -14,6 +14,7 @@ from helpers import step, submit, tiny_scenario
 from jsonschema import Draft202012Validator
 
 from agentproc.agents.sim import SIM_AGENTS, run_sim_episode
+from agentproc.errors import StoredCallError
 from agentproc.procedures import Cell, generate_procedure, preset, procedure_record, write_suite
 from agentproc.runs import EpisodeSession, episode_record, record_mode, run_schema
 from agentproc.runs.layout import line_of
@@ -196,7 +197,7 @@ def executed(*calls: tuple[str, Any]) -> tuple[list[CallRecord], int]:
 
 
 def round_trip(rec: CallRecord, scale: int) -> CallRecord:
-    return CallRecord.from_json(rec.to_json(scale), rec.index, scale, FINISH_TOOL)
+    return CallRecord.read(rec.to_json(scale), rec.index, scale, FINISH_TOOL)
 
 
 def test_a_step_call_round_trips():
@@ -235,15 +236,15 @@ def test_a_refused_call_round_trips(name: str, arguments: Any, refused: str):
     assert replace(back, args=rec.args) == rec
 
 
-def test_from_json_parses_the_arguments_again():
+def test_read_parses_the_arguments_again():
     [rec], scale = executed(step(1))
     d = {**rec.to_json(scale), "arguments": '{"S1": 7, "S2": 3}'}
-    assert CallRecord.from_json(d, 0, scale, FINISH_TOOL).args == {"S1": 7, "S2": 3}
+    assert CallRecord.read(d, 0, scale, FINISH_TOOL).args == {"S1": 7, "S2": 3}
 
 
-def test_from_json_uses_the_given_index_and_finish_tool():
+def test_read_uses_the_given_index_and_finish_tool():
     [rec], scale = executed(submit(3))
-    back = CallRecord.from_json(rec.to_json(scale), 9, scale, "finish")
+    back = CallRecord.read(rec.to_json(scale), 9, scale, "finish")
     assert back.index == 9 and back.finish is False
 
 
@@ -253,19 +254,19 @@ def test_to_json_leaves_out_an_answer_of_a_call_that_is_not_a_finish():
 
 
 @pytest.mark.parametrize("arguments", ["[1, 2]", "3", '"text"', "{not json"])
-def test_from_json_of_a_non_object_argument_string_on_an_executed_call_is_a_value_error(
+def test_read_of_a_non_object_argument_string_on_an_executed_call_is_a_value_error(
     arguments: str,
 ):
     d = {"name": "step_1", "arguments": arguments, "result": "S3 = 5.000", "refused": None}
     with pytest.raises(ValueError, match="not a JSON object"):
-        CallRecord.from_json(d, 0, 1000, FINISH_TOOL)
+        CallRecord.read(d, 0, 1000, FINISH_TOOL)
 
 
-def test_from_json_of_a_call_without_a_name_is_a_key_error():
-    with pytest.raises(KeyError):
-        CallRecord.from_json({"arguments": "{}"}, 0, 1000, FINISH_TOOL)
+def test_reading_a_call_without_a_name_is_an_error_naming_the_call():
+    with pytest.raises(StoredCallError, match="not a recorded call"):
+        CallRecord.read({"arguments": "{}"}, 0, 1000, FINISH_TOOL)
 
 
-def test_from_json_of_a_name_that_is_not_a_string_is_a_type_error():
-    with pytest.raises(TypeError):
-        CallRecord.from_json({"name": 3, "arguments": "{}"}, 0, 1000, FINISH_TOOL)
+def test_reading_a_name_that_is_not_a_string_is_an_error_naming_the_call():
+    with pytest.raises(StoredCallError, match="not a recorded call"):
+        CallRecord.read({"name": 3, "arguments": "{}"}, 0, 1000, FINISH_TOOL)
