@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Literal, NotRequired
+from typing import Annotated, Any, Literal, NotRequired
 
-from pydantic import ConfigDict, TypeAdapter, with_config
+from pydantic import ConfigDict, Field, TypeAdapter, with_config
 from typing_extensions import TypedDict
 
 from agentproc.labelling import Label, LabelKind, Metrics
@@ -136,21 +136,29 @@ class ScenarioRef(TypedDict):
     """SHA-256 of its compact procedure (its ``procedures.jsonl`` line, as written)."""
 
 
-@with_config(_CONFIG)
-class EpisodeRecord(TypedDict):
-    """A finished episode as readers see it: a run-file line, its calls as objects and its
-    bulk fields at the top level (:mod:`agentproc.runs.layout` says how it is stored)."""
+_VERSION = (
+    "Version of the run-file format (``2``: :data:`~agentproc.runs.layout.RUN_SCHEMA_VERSION`)."
+)
+_NAME = (
+    "The name the run was given (``run --name``): the agent's name in report, compare"
+    " and the HTML report, and what tells two runs of one agent spec apart."
+)
 
-    schema_version: int
-    """Version of the run-file format (:data:`~agentproc.runs.layout.RUN_SCHEMA_VERSION`)."""
+
+@with_config(_CONFIG)
+class _Line(TypedDict):
+    """The fields a run-file line and a record, as readers see it, share.
+
+    A field's attribute docstring reaches the JSON Schema of the class that declares it
+    only (pydantic reads a class's own source): the fields :data:`RunLine`'s schema
+    describes carry their description in their type instead.
+    """
+
+    schema_version: Annotated[int, Field(description=_VERSION)]
     scenario_id: str
     agent: str
     """The agent spec, e.g. ``sim:decay`` or ``openai:MODEL``."""
-    name: NotRequired[str]
-    """The name the run was given (``run --name``): the agent's name in report, compare
-    and the HTML report, and what tells two runs of one agent spec apart."""
-    mode: NotRequired[Mode]
-    """``tools`` or ``text``; files written before it existed hold tool-mode episodes."""
+    name: NotRequired[Annotated[str, Field(description=_NAME)]]
     guard: NotRequired[str]
     """``observe`` or ``enforce``."""
     variant: NotRequired[str]
@@ -183,23 +191,33 @@ class EpisodeRecord(TypedDict):
     scenario: NotRequired[dict[str, Any]]
     """The whole scenario without its tools and prompt (``schemas/scenario.schema.json``),
     for one not compiled from a procedure (and in version-1 files)."""
-    messages: NotRequired[list[dict[str, Any]]]
-    """The conversation in OpenAI chat-completions format, raw argument text kept."""
-    calls: list[CallJSON]
     labels: list[LabelRecord]
     verdict: Literal["faithful", "unfaithful_correct", "wrong", "no_answer"]
     metrics: Metrics
     stop_reason: NotRequired[StopReason]
-    injected: NotRequired[list[LabelRecord]]
-    """Simulated agents: the labels their injected faults must cause."""
-    output: NotRequired[str]
-    """Text mode: the model's reply."""
-    model_calls: NotRequired[list[ModelCallRecord]]
+    output: NotRequired[
+        Annotated[str, Field(description="Text mode: the model's reply (what is labelled).")]
+    ]
     usage: NotRequired[UsageRecord]
-    errors: NotRequired[list[str]]
-    """Every failed attempt of a model call, redacted."""
     error: NotRequired[ErrorRecord]
     """Set when an infrastructure failure ended the episode: it counts in no figure."""
+
+
+@with_config(_CONFIG)
+class EpisodeRecord(_Line):
+    """A finished episode as readers see it: a run-file line, its calls as objects and its
+    bulk fields at the top level (:mod:`agentproc.runs.layout` says how it is stored)."""
+
+    mode: NotRequired[Mode]
+    """``tools`` or ``text``; files written before it existed hold tool-mode episodes."""
+    messages: NotRequired[list[dict[str, Any]]]
+    """The conversation in OpenAI chat-completions format, raw argument text kept."""
+    calls: list[CallJSON]
+    injected: NotRequired[list[LabelRecord]]
+    """Simulated agents: the labels their injected faults must cause."""
+    model_calls: NotRequired[list[ModelCallRecord]]
+    errors: NotRequired[list[str]]
+    """Every failed attempt of a model call, redacted."""
 
 
 CompactCall = tuple[str, str, int | None, str | None, float | int | None]
@@ -222,37 +240,12 @@ class BulkRecord(TypedDict):
 
 
 @with_config(_CONFIG)
-class RunLine(TypedDict):
-    """One line of a run file, version 2, keys in this order (:mod:`agentproc.runs.layout`)."""
+class RunLine(_Line):
+    """One line of a run file, version 2 (:mod:`agentproc.runs.layout` says in which
+    order its keys are written)."""
 
-    schema_version: int
-    """``2``."""
-    scenario_id: str
-    agent: str
-    name: NotRequired[str]
-    """The name the run was given (``run --name``)."""
     mode: Mode
-    guard: NotRequired[str]
-    variant: NotRequired[str]
-    trial: NotRequired[int]
-    cell: str
-    params: dict[str, Any]
-    verdict: Literal["faithful", "unfaithful_correct", "wrong", "no_answer"]
-    metrics: Metrics
-    labels: list[LabelRecord]
-    stop_reason: NotRequired[StopReason]
-    variant_spec: NotRequired[dict[str, Any]]
-    variant_spec_sha256: NotRequired[str]
-    order: NotRequired[OrderPolicy]
-    batches: NotRequired[list[int]]
-    usage: NotRequired[UsageRecord]
-    error: NotRequired[ErrorRecord]
     calls: list[CompactCall]
-    output: NotRequired[str]
-    """Text mode: the model's reply (what is labelled)."""
-    scenario_ref: NotRequired[ScenarioRef]
-    procedure: NotRequired[dict[str, Any]]
-    scenario: NotRequired[dict[str, Any]]
     bulk: BulkRecord
 
 
