@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal, NotRequired
 from pydantic import ConfigDict, Field, TypeAdapter, with_config
 from typing_extensions import TypedDict
 
+from agentproc.arith import SCALE
 from agentproc.labelling import Label, LabelKind, Metrics
 from agentproc.labelling.order import OrderPolicy
 from agentproc.runs.episode import Episode, ErrorKind, Mode, StopReason
@@ -278,7 +279,6 @@ def episode_record(
     a procedure, it is stored as its compact procedure. Any other scenario is stored whole.
     """
     scenario = ep.scenario
-    scale = 1 if scenario.mode == "integer" else 1000
     rec: EpisodeRecord = {
         "schema_version": RUN_SCHEMA_VERSION,
         "scenario_id": scenario.id,
@@ -295,7 +295,7 @@ def episode_record(
         "labels": [_label(lab) for lab in ep.labels],
         "stop_reason": ep.stop_reason,
         "messages": ep.messages,
-        "calls": [c.to_json(scale) for c in ep.calls],  # type: ignore[misc]
+        "calls": [c.to_json(SCALE[scenario.mode]) for c in ep.calls],  # type: ignore[misc]
         **_scenario_fields(scenario, self_contained),  # type: ignore[typeddict-item]
     }
     listed = ep.order == "listed"
