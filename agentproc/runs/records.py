@@ -18,7 +18,7 @@ from pydantic import ConfigDict, Field, TypeAdapter, with_config
 from typing_extensions import TypedDict
 
 from agentproc.arith import SCALE
-from agentproc.labelling import Label, LabelKind, Metrics
+from agentproc.labelling import LabelKind, Metrics
 from agentproc.labelling.order import OrderPolicy
 from agentproc.runs.episode import Episode, ErrorKind, Mode, StopReason
 from agentproc.runs.layout import RUN_SCHEMA_VERSION
@@ -250,11 +250,6 @@ class RunLine(_Line):
     bulk: BulkRecord
 
 
-def _label(label: Label) -> LabelRecord:
-    """The run-file form of a label."""
-    return label.to_json()  # type: ignore[return-value]
-
-
 def procedure_digest(procedure: dict[str, Any]) -> str:
     """SHA-256 of a compact procedure as ``procedures.jsonl`` writes it."""
     return hashlib.sha256(json.dumps(procedure, separators=(",", ":")).encode()).hexdigest()
@@ -292,7 +287,7 @@ def episode_record(
         "params": scenario.params.model_dump(mode="json"),
         "verdict": ep.metrics["verdict"],
         "metrics": ep.metrics,
-        "labels": [_label(lab) for lab in ep.labels],
+        "labels": [lab.to_json() for lab in ep.labels],
         "stop_reason": ep.stop_reason,
         "messages": ep.messages,
         "calls": [c.to_json(SCALE[scenario.mode]) for c in ep.calls],  # type: ignore[misc]
@@ -303,7 +298,7 @@ def episode_record(
         "variant_spec": ep.variant_spec,
         "order": None if listed else ep.order,
         "batches": None if listed else ep.batches,
-        "injected": None if ep.injected is None else [_label(lab) for lab in ep.injected],
+        "injected": None if ep.injected is None else [lab.to_json() for lab in ep.injected],
         "output": ep.output,
         "model_calls": ep.model_calls,
         "usage": ep.usage,
