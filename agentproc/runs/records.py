@@ -166,6 +166,14 @@ class _Line(TypedDict):
     """The variant the episode ran under (``default`` when absent)."""
     trial: NotRequired[int]
     """The repetition of the scenario, 0-based (``0`` when absent)."""
+    cell: str
+    """The grid cell id."""
+    params: dict[str, Any]
+    """The generator parameters (``steps``, ``lookback``, ``range``, ``ops``, ``mode``, ...)."""
+    verdict: Literal["faithful", "unfaithful_correct", "wrong", "no_answer"]
+    metrics: Metrics
+    labels: list[LabelRecord]
+    stop_reason: NotRequired[StopReason]
     variant_spec: NotRequired[dict[str, Any]]
     """The variant's JSON (``schemas/variant.schema.json``), when it changes anything:
     what replay and relabel rebuild its prompt, tools and names from. A long one (64 KiB
@@ -180,10 +188,12 @@ class _Line(TypedDict):
     batches: NotRequired[list[int]]
     """Under ``dependency``: how many calls each of the agent's messages held, in order
     (absent: one call per message)."""
-    cell: str
-    """The grid cell id."""
-    params: dict[str, Any]
-    """The generator parameters (``steps``, ``lookback``, ``range``, ``ops``, ``mode``, ...)."""
+    usage: NotRequired[UsageRecord]
+    error: NotRequired[ErrorRecord]
+    """Set when an infrastructure failure ended the episode: it counts in no figure."""
+    output: NotRequired[
+        Annotated[str, Field(description="Text mode: the model's reply (what is labelled).")]
+    ]
     scenario_ref: NotRequired[ScenarioRef]
     """The scenario by reference, when it came from a suite and the run was not
     ``--self-contained``; one of ``scenario_ref``, ``procedure`` and ``scenario`` is set."""
@@ -192,16 +202,6 @@ class _Line(TypedDict):
     scenario: NotRequired[dict[str, Any]]
     """The whole scenario without its tools and prompt (``schemas/scenario.schema.json``),
     for one not compiled from a procedure (and in version-1 files)."""
-    labels: list[LabelRecord]
-    verdict: Literal["faithful", "unfaithful_correct", "wrong", "no_answer"]
-    metrics: Metrics
-    stop_reason: NotRequired[StopReason]
-    output: NotRequired[
-        Annotated[str, Field(description="Text mode: the model's reply (what is labelled).")]
-    ]
-    usage: NotRequired[UsageRecord]
-    error: NotRequired[ErrorRecord]
-    """Set when an infrastructure failure ended the episode: it counts in no figure."""
 
 
 @with_config(_CONFIG)
@@ -242,8 +242,9 @@ class BulkRecord(TypedDict):
 
 @with_config(_CONFIG)
 class RunLine(_Line):
-    """One line of a run file, version 2 (:mod:`agentproc.runs.layout` says in which
-    order its keys are written)."""
+    """One line of a run file, version 2, keys in this order but for ``mode`` (after
+    ``name``) and ``calls`` (before ``output``), which differ from a record's
+    (:mod:`agentproc.runs.layout`)."""
 
     mode: Mode
     calls: list[CompactCall]
