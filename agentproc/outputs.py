@@ -33,14 +33,6 @@ def input_files(path: Path) -> list[Path]:
     return [path]
 
 
-def _identity(path: Path) -> tuple[int, int] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_dev, st.st_ino
-
-
 def check_output(
     path: Path,
     *,
@@ -82,10 +74,12 @@ def check_output(
         raise InputError(path, "is a special file (a FIFO, device or socket)", option)
     if folder:
         raise InputError(path, "is a file: it must be a folder", option)
-    same = (st.st_dev, st.st_ino)
     for source in inputs:
-        if _identity(source) == same:
-            raise InputError(path, f"is the input {source}: the output must be a new file", option)
+        with contextlib.suppress(OSError):  # an input that is not there is not this file
+            if os.path.samestat(st, os.stat(source)):
+                raise InputError(
+                    path, f"is the input {source}: the output must be a new file", option
+                )
     if path.name in SUITE_FILES and (path.parent / SUITE_FILES[1]).exists():
         raise InputError(path, "is a suite's own file: write the output elsewhere", option)
     if not overwrite:

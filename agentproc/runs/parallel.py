@@ -148,8 +148,7 @@ def run_parallel(
                     input_error=end is not None and end.input_error,
                     errored=end is not None and end.errored,
                 )
-            latest: dict[Any, Any] = {}
-            written = merge_shards(folder, spans, writer, order, latest)
+            written, latest = merge_shards(folder, spans, writer, order)
     except KeyboardInterrupt:  # said by the caller, after every worker has stopped
         raise KeyboardInterrupt(
             f"the shards are kept in {folder}: --resume --workers {n} goes on"

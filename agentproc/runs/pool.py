@@ -199,10 +199,6 @@ def answers(address: str, wait: float) -> None:
         ) from None
 
 
-def _ray_span(job: SuiteJob, task: SpanTask) -> SpanEnd:
-    return run_span(job, task)
-
-
 class RayTasks:
     """Each span a Ray task on a cluster (``address``; none: a cluster started on this
     machine for the run); ``count``: how many run at once. Nothing runs outside a call."""
@@ -224,7 +220,7 @@ class RayTasks:
                 configure_logging=False,
             )
         try:
-            remote = ray.remote(max_retries=MAX_RETRIES, num_cpus=1)(_ray_span)
+            remote = ray.remote(max_retries=MAX_RETRIES, num_cpus=1)(run_span)
             job = ray.put(self.job)
             refs = [remote.remote(job, t) for t in tasks]
             pending = list(refs)

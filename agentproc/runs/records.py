@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Literal, NotRequired
+from typing import Annotated, Any, Literal, NotRequired
 
-from pydantic import ConfigDict, TypeAdapter, with_config
+from pydantic import ConfigDict, Field, TypeAdapter, with_config
 from typing_extensions import TypedDict
 
-from agentproc.labelling import Label, LabelKind, Metrics
+from agentproc.arith import SCALE
+from agentproc.labelling import LabelKind, Metrics
 from agentproc.labelling.order import OrderPolicy
 from agentproc.runs.episode import Episode, ErrorKind, Mode, StopReason
 from agentproc.runs.layout import RUN_SCHEMA_VERSION
@@ -136,27 +137,43 @@ class ScenarioRef(TypedDict):
     """SHA-256 of its compact procedure (its ``procedures.jsonl`` line, as written)."""
 
 
-@with_config(_CONFIG)
-class EpisodeRecord(TypedDict):
-    """A finished episode as readers see it: a run-file line, its calls as objects and its
-    bulk fields at the top level (:mod:`agentproc.runs.layout` says how it is stored)."""
+_VERSION = (
+    "Version of the run-file format (``2``: :data:`~agentproc.runs.layout.RUN_SCHEMA_VERSION`)."
+)
+_NAME = (
+    "The name the run was given (``run --name``): the agent's name in report, compare"
+    " and the HTML report, and what tells two runs of one agent spec apart."
+)
 
-    schema_version: int
-    """Version of the run-file format (:data:`~agentproc.runs.layout.RUN_SCHEMA_VERSION`)."""
+
+@with_config(_CONFIG)
+class _Line(TypedDict):
+    """The fields a run-file line and a record, as readers see it, share.
+
+    A field's attribute docstring reaches the JSON Schema of the class that declares it
+    only (pydantic reads a class's own source): the fields :data:`RunLine`'s schema
+    describes carry their description in their type instead.
+    """
+
+    schema_version: Annotated[int, Field(description=_VERSION)]
     scenario_id: str
     agent: str
     """The agent spec, e.g. ``sim:decay`` or ``openai:MODEL``."""
-    name: NotRequired[str]
-    """The name the run was given (``run --name``): the agent's name in report, compare
-    and the HTML report, and what tells two runs of one agent spec apart."""
-    mode: NotRequired[Mode]
-    """``tools`` or ``text``; files written before it existed hold tool-mode episodes."""
+    name: NotRequired[Annotated[str, Field(description=_NAME)]]
     guard: NotRequired[str]
     """``observe`` or ``enforce``."""
     variant: NotRequired[str]
     """The variant the episode ran under (``default`` when absent)."""
     trial: NotRequired[int]
     """The repetition of the scenario, 0-based (``0`` when absent)."""
+    cell: str
+    """The grid cell id."""
+    params: dict[str, Any]
+    """The generator parameters (``steps``, ``lookback``, ``range``, ``ops``, ``mode``, ...)."""
+    verdict: Literal["faithful", "unfaithful_correct", "wrong", "no_answer"]
+    metrics: Metrics
+    labels: list[LabelRecord]
+    stop_reason: NotRequired[StopReason]
     variant_spec: NotRequired[dict[str, Any]]
     """The variant's JSON (``schemas/variant.schema.json``), when it changes anything:
     what replay and relabel rebuild its prompt, tools and names from. A long one (64 KiB
@@ -171,10 +188,12 @@ class EpisodeRecord(TypedDict):
     batches: NotRequired[list[int]]
     """Under ``dependency``: how many calls each of the agent's messages held, in order
     (absent: one call per message)."""
-    cell: str
-    """The grid cell id."""
-    params: dict[str, Any]
-    """The generator parameters (``steps``, ``lookback``, ``range``, ``ops``, ``mode``, ...)."""
+    usage: NotRequired[UsageRecord]
+    error: NotRequired[ErrorRecord]
+    """Set when an infrastructure failure ended the episode: it counts in no figure."""
+    output: NotRequired[
+        Annotated[str, Field(description="Text mode: the model's reply (what is labelled).")]
+    ]
     scenario_ref: NotRequired[ScenarioRef]
     """The scenario by reference, when it came from a suite and the run was not
     ``--self-contained``; one of ``scenario_ref``, ``procedure`` and ``scenario`` is set."""
@@ -183,23 +202,23 @@ class EpisodeRecord(TypedDict):
     scenario: NotRequired[dict[str, Any]]
     """The whole scenario without its tools and prompt (``schemas/scenario.schema.json``),
     for one not compiled from a procedure (and in version-1 files)."""
+
+
+@with_config(_CONFIG)
+class EpisodeRecord(_Line):
+    """A finished episode as readers see it: a run-file line, its calls as objects and its
+    bulk fields at the top level (:mod:`agentproc.runs.layout` says how it is stored)."""
+
+    mode: NotRequired[Mode]
+    """``tools`` or ``text``; files written before it existed hold tool-mode episodes."""
     messages: NotRequired[list[dict[str, Any]]]
     """The conversation in OpenAI chat-completions format, raw argument text kept."""
     calls: list[CallJSON]
-    labels: list[LabelRecord]
-    verdict: Literal["faithful", "unfaithful_correct", "wrong", "no_answer"]
-    metrics: Metrics
-    stop_reason: NotRequired[StopReason]
     injected: NotRequired[list[LabelRecord]]
     """Simulated agents: the labels their injected faults must cause."""
-    output: NotRequired[str]
-    """Text mode: the model's reply."""
     model_calls: NotRequired[list[ModelCallRecord]]
-    usage: NotRequired[UsageRecord]
     errors: NotRequired[list[str]]
     """Every failed attempt of a model call, redacted."""
-    error: NotRequired[ErrorRecord]
-    """Set when an infrastructure failure ended the episode: it counts in no figure."""
 
 
 CompactCall = tuple[str, str, int | None, str | None, float | int | None]
@@ -222,43 +241,14 @@ class BulkRecord(TypedDict):
 
 
 @with_config(_CONFIG)
-class RunLine(TypedDict):
-    """One line of a run file, version 2, keys in this order (:mod:`agentproc.runs.layout`)."""
+class RunLine(_Line):
+    """One line of a run file, version 2, keys in this order but for ``mode`` (after
+    ``name``) and ``calls`` (before ``output``), which differ from a record's
+    (:mod:`agentproc.runs.layout`)."""
 
-    schema_version: int
-    """``2``."""
-    scenario_id: str
-    agent: str
-    name: NotRequired[str]
-    """The name the run was given (``run --name``)."""
     mode: Mode
-    guard: NotRequired[str]
-    variant: NotRequired[str]
-    trial: NotRequired[int]
-    cell: str
-    params: dict[str, Any]
-    verdict: Literal["faithful", "unfaithful_correct", "wrong", "no_answer"]
-    metrics: Metrics
-    labels: list[LabelRecord]
-    stop_reason: NotRequired[StopReason]
-    variant_spec: NotRequired[dict[str, Any]]
-    variant_spec_sha256: NotRequired[str]
-    order: NotRequired[OrderPolicy]
-    batches: NotRequired[list[int]]
-    usage: NotRequired[UsageRecord]
-    error: NotRequired[ErrorRecord]
     calls: list[CompactCall]
-    output: NotRequired[str]
-    """Text mode: the model's reply (what is labelled)."""
-    scenario_ref: NotRequired[ScenarioRef]
-    procedure: NotRequired[dict[str, Any]]
-    scenario: NotRequired[dict[str, Any]]
     bulk: BulkRecord
-
-
-def _label(label: Label) -> LabelRecord:
-    """The run-file form of a label."""
-    return label.to_json()  # type: ignore[return-value]
 
 
 def procedure_digest(procedure: dict[str, Any]) -> str:
@@ -285,7 +275,6 @@ def episode_record(
     a procedure, it is stored as its compact procedure. Any other scenario is stored whole.
     """
     scenario = ep.scenario
-    scale = 1 if scenario.mode == "integer" else 1000
     rec: EpisodeRecord = {
         "schema_version": RUN_SCHEMA_VERSION,
         "scenario_id": scenario.id,
@@ -299,10 +288,10 @@ def episode_record(
         "params": scenario.params.model_dump(mode="json"),
         "verdict": ep.metrics["verdict"],
         "metrics": ep.metrics,
-        "labels": [_label(lab) for lab in ep.labels],
+        "labels": [lab.to_json() for lab in ep.labels],
         "stop_reason": ep.stop_reason,
         "messages": ep.messages,
-        "calls": [c.to_json(scale) for c in ep.calls],  # type: ignore[misc]
+        "calls": [c.to_json(SCALE[scenario.mode]) for c in ep.calls],  # type: ignore[misc]
         **_scenario_fields(scenario, self_contained),  # type: ignore[typeddict-item]
     }
     listed = ep.order == "listed"
@@ -310,7 +299,7 @@ def episode_record(
         "variant_spec": ep.variant_spec,
         "order": None if listed else ep.order,
         "batches": None if listed else ep.batches,
-        "injected": None if ep.injected is None else [_label(lab) for lab in ep.injected],
+        "injected": None if ep.injected is None else [lab.to_json() for lab in ep.injected],
         "output": ep.output,
         "model_calls": ep.model_calls,
         "usage": ep.usage,

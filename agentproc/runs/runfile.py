@@ -176,11 +176,9 @@ def read_at(where: Where) -> EpisodeRecord:
 def _raw_lines(path: Path) -> Iterator[tuple[Where, bytes]]:
     try:
         fh = open(path, "rb", buffering=READ_BUFFER)  # noqa: SIM115 (closed by the with block below)
-    except FileNotFoundError:
-        raise InputError(path, "no such file") from None
     except IsADirectoryError:
         raise InputError(path, "is a folder, not a run file") from None
-    except OSError as exc:
+    except OSError as exc:  # a missing file among them: "no such file"
         raise unreadable(path, exc) from None
     with fh:
         offset = 0

@@ -136,7 +136,7 @@ class EpisodeSession:
         if mode == "text":
             self.messages = text_messages(scenario)
         elif self.presented is not None:
-            self.messages = self.presented.messages()
+            self.messages = opening_messages(shown, self.presented.system)
         else:
             self.messages = opening_messages(scenario)
         self.output: str | None = None

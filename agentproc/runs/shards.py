@@ -162,13 +162,12 @@ def merge_shards(
     spans: list[Shard],
     writer: RunWriter,
     order: dict[str, int],
-    latest: dict[EpisodeKey, EpisodeRecord] | None = None,
-) -> int:
+) -> tuple[int, dict[EpisodeKey, EpisodeRecord]]:
     """Write the records of the files of ``spans`` into ``writer``'s run file in suite
     order (``order``: scenario id -> position), closing ``writer``, then remove the shard
-    folder; returns the number of records written. ``latest`` gets the head of each
-    episode's last record, without reading the result again. The run file is replaced
-    only once the merge is complete and on the disk."""
+    folder; returns the number of records written and the head of each episode's last
+    record, without reading the result again. The run file is replaced only once the
+    merge is complete and on the disk."""
     path = folder / MERGING
     with open(path, "wb", buffering=BUFFER) as out:
         written, heads = _merge(shard_files(folder, spans), order, out)
@@ -179,6 +178,4 @@ def merge_shards(
             raise OutputError(path, f"cannot write: {exc.strerror or exc}") from None
     writer.replace_with(path)
     shutil.rmtree(folder)
-    if latest is not None:
-        latest.update(heads)
-    return written
+    return written, heads

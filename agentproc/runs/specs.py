@@ -31,8 +31,7 @@ _PROMPT_ROLES = ("system", "user")
 
 def spec_sha256(spec: Any) -> str:
     """SHA-256 of a spec's canonical JSON (sorted keys, no spaces)."""
-    text = json.dumps(spec, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return _sha256(json.dumps(spec, sort_keys=True, separators=(",", ":")))
 
 
 class SharedSpecs:

@@ -19,7 +19,6 @@ import orjson
 from pydantic import ValidationError
 
 from agentproc.errors import RunFileError
-from agentproc.jsonio import unreadable
 from agentproc.procedures import (
     PROCEDURES,
     Procedure,
@@ -27,6 +26,7 @@ from agentproc.procedures import (
     procedure_of_text,
     procedure_record,
 )
+from agentproc.procedures.files import line_index
 from agentproc.runs.records import EpisodeRecord, procedure_digest
 from agentproc.workflow import Scenario, Workflow, build_workflow
 from agentproc.workflow.compile import compile_procedure
@@ -37,18 +37,13 @@ CACHE_SIZE = 1024
 
 
 class _Suite:
-    """Where each procedure's line starts in a suite's ``procedures.jsonl``."""
+    """Where each procedure's line lies in a suite's ``procedures.jsonl``, by its id (the
+    suite's own line index: :func:`~agentproc.procedures.files.line_index`)."""
 
     def __init__(self, folder: Path) -> None:
         self.path = folder / PROCEDURES
-        self.at: dict[str, tuple[int, int]] = {}
-        with open(self.path, "rb") as fh:
-            offset = 0
-            for line in fh:
-                if line.startswith(b'{"id":"'):
-                    end = line.index(b'"', 7)
-                    self.at[line[7:end].decode()] = (offset, len(line))
-                offset += len(line)
+        index = line_index(self.path)  # a file it cannot read: an InputError naming it
+        self.at = {sid: (offset, size) for _, offset, size, sid in index if sid is not None}
 
     def line(self, scenario_id: str) -> bytes | None:
         where = self.at.get(scenario_id)
@@ -122,10 +117,7 @@ class ScenarioStore:
                 raise RunFileError(
                     path, f"the suite {folder} is not here ({hint})", f"{at}scenario_ref"
                 )
-            try:
-                suite = self._suites[str(folder)] = _Suite(folder)
-            except OSError as exc:
-                raise unreadable(folder / PROCEDURES, exc) from None
+            suite = self._suites[str(folder)] = _Suite(folder)
         raw = suite.line(str(rec["scenario_id"]))
         if raw is None:
             raise RunFileError(

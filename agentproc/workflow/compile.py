@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cache
 from itertools import pairwise
 from typing import Any
 
@@ -46,15 +45,6 @@ def _fill(obj: Any, values: dict[str, Any]) -> Any:
     return obj
 
 
-@cache
-def _templates() -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
-    return (
-        load_json("tools", "step.json"),
-        load_json("tools", "operand.json"),
-        load_json("tools", "submit_answer.json"),
-    )
-
-
 def make_tools(
     steps: Sequence[ScenarioStep],
     mode: str,
@@ -69,7 +59,10 @@ def make_tools(
 
     A variant presents them under other names: each variable as ``name`` gives it, each
     step tool as ``tool_name`` names it (by default ``step_N``)."""
-    step_t, operand_t, finish_t = _templates()
+    # Each read once per process (load_json keeps them), filled into new objects here.
+    step_t, operand_t, finish_t = (
+        load_json("tools", f"{name}.json") for name in ("step", "operand", "submit_answer")
+    )
     number_type = NUMBER_TYPE[mode]
     total = len(steps)
     tools = []

@@ -7,6 +7,7 @@ compiled as they are read, one at a time.
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -60,11 +61,10 @@ def load_scenarios(path: Path, keep: Callable[[str], bool] | None = None) -> Ite
 def per_cell(scenarios: Iterable[Scenario], k: int | None) -> Iterator[Scenario]:
     """The first ``k`` scenarios of each grid cell, in suite order (all with ``None``):
     a run spread over every cell of a suite."""
-    seen: dict[str, int] = {}
+    seen: Counter[str] = Counter()
     for s in scenarios:
-        n = seen.get(s.params.cell, 0)
-        if k is None or n < k:
-            seen[s.params.cell] = n + 1
+        if k is None or seen[s.params.cell] < k:
+            seen[s.params.cell] += 1
             yield s
 
 

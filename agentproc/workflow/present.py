@@ -71,13 +71,6 @@ class Presented:
         """The name the agent sees for a canonical variable."""
         return self.names.get(var, var)
 
-    def messages(self) -> list[dict[str, Any]]:
-        """The opening messages of a tool-mode episode."""
-        return [
-            {"role": "system", "content": self.system},
-            {"role": "user", "content": self.scenario.prompt},
-        ]
-
     def canonical_args(self, spec: ScenarioStep, args: dict[str, Any]) -> dict[str, Any]:
         """Arguments of a step tool, keyed by canonical variables (the shown keys given)."""
         return {p: args[self.shown(p)] for p in spec.params}

@@ -58,10 +58,11 @@ def tool_prompt(how: str, mode: str, finish_tool: str) -> str:
     )
 
 
-def opening_messages(scenario: Scenario) -> list[dict[str, Any]]:
-    """The system and user messages a tool-mode agent starts from."""
+def opening_messages(scenario: Scenario, system: str = SYSTEM_PROMPT) -> list[dict[str, Any]]:
+    """The system and user messages a tool-mode agent starts from (``system``: a variant's
+    own system message)."""
     return [
-        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "system", "content": system},
         {"role": "user", "content": scenario.prompt},
     ]
 

@@ -30,14 +30,10 @@ from agentproc.workflow.scenario import Scenario, ScenarioStep
 from agentproc.workflow.toolkit import Guard, Toolkit
 
 
-def _merge(old: dict[str, float | int], new: dict[str, float | int]) -> dict[str, float | int]:
-    return {**old, **new}
-
-
 class ReferenceState(TypedDict):
     """What flows between the nodes of the reference graph."""
 
-    values: Annotated[dict[str, float | int], _merge]
+    values: Annotated[dict[str, float | int], operator.or_]
     """Variable name (``S1``, ``S2``, ...) to the value produced so far."""
     calls: Annotated[list[dict[str, Any]], operator.add]
     """The calls made so far, as ``{"name", "arguments"}`` dicts."""

@@ -34,11 +34,6 @@ def var_index(name: str) -> int:
     return int(name[1:])
 
 
-def param_vars_of(operands: list[str]) -> tuple[tuple[str, int], ...]:
-    """:attr:`ScenarioStep.param_vars` from the operands (one per distinct variable)."""
-    return tuple((v, int(v[1:])) for v in dict.fromkeys(operands))
-
-
 def constant_text(constant: float | int) -> str:
     """A constant operand as a step writes it: ``4.217`` (3 decimals) or ``4``."""
     return f"{constant:.3f}" if isinstance(constant, float) else str(constant)
@@ -126,11 +121,6 @@ class ScenarioStep(BaseModel):
     def params(self) -> tuple[str, ...]:
         """The tool's argument names, in schema order (one per distinct operand)."""
         return tuple(dict.fromkeys(self.operands))
-
-    @cached_property
-    def param_vars(self) -> tuple[tuple[str, int], ...]:
-        """Each argument name with its variable index: ``(("S3", 3), ("S5", 5))``."""
-        return param_vars_of(self.operands)
 
     @cached_property
     def reads(self) -> frozenset[int]:

@@ -20,6 +20,7 @@ from agentproc.runs import (
     text_of,
 )
 from agentproc.workflow import build_workflow, opening_messages, scenario_of, text_messages
+from agentproc.workflow.variant import Variant
 
 TEXT_REPLY = "S3 = 5.000\nS4 = 16.000\nS5 = 12.000\nS6 = 3.000\nAnswer: 3"
 
@@ -80,6 +81,16 @@ def test_call_labels_as_it_goes():
 
 def test_a_session_opens_with_the_tool_mode_messages():
     assert session().messages == opening_messages(tiny_scenario())
+
+
+def test_a_variant_session_opens_with_its_system_message_and_presented_prompt():
+    template = "Do {procedure} now."
+    s = session(variant=Variant(prompt={"user": template, "system": "Be exact."}))
+    assert s.messages == [
+        {"role": "system", "content": "Be exact."},
+        {"role": "user", "content": s.presented.scenario.prompt},
+    ]
+    assert s.messages[1]["content"].startswith("Do 1. S3 = ")
 
 
 def test_answered_once_an_answer_is_accepted():

@@ -73,9 +73,8 @@ def test_the_merge_is_the_suite_ordered_merge_of_the_complete_lines(tmp_path_fac
     for path, data in zip(shard_files(folder, spans), contents, strict=True):
         path.write_bytes(data)
     run = folder.parent / f"{folder.name}.jsonl"
-    latest: dict = {}
     with RunWriter(run) as writer:
-        n = merge_shards(folder, spans, writer, ORDER, latest)
+        n, latest = merge_shards(folder, spans, writer, ORDER)
     expected = reference(contents)
     assert run.read_bytes() == expected
     assert n == expected.count(b"\n")

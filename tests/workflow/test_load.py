@@ -72,3 +72,14 @@ def test_suite_size_is_the_count_in_the_manifest(suite: Path, tmp_path: Path):
     broken.mkdir()
     (broken / MANIFEST).write_text(json.dumps({"grid": {}}))
     assert suite_size(broken) is None
+
+
+@pytest.mark.parametrize("k", [0, 1, 2, None])
+def test_per_cell_keeps_the_first_k_scenarios_of_each_cell_in_suite_order(suite: Path, k):
+    every = list(load_scenarios(suite))
+    kept = [s.id for s in load.per_cell(every, k)]
+    firsts = {}
+    for s in every:
+        firsts.setdefault(s.params.cell, []).append(s.id)
+    wanted = {sid for ids in firsts.values() for sid in (ids if k is None else ids[:k])}
+    assert kept == [s.id for s in every if s.id in wanted]

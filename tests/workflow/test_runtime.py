@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 
 from agentproc.arith import close, to_number
 from agentproc.procedures import Cell, generate_procedure
-from agentproc.workflow import build_workflow, compile_procedure, scenario_of
-from agentproc.workflow.runtime import NO_NUMBER, _indexed, procedure_workflow
+from agentproc.workflow import build_workflow, compile_procedure, scenario_of, var_index
+from agentproc.workflow.runtime import NO_NUMBER, _indexed, _param_vars, procedure_workflow
 from agentproc.workflow.scenario import FinishSpec, ScenarioStep
 
 
@@ -21,7 +21,9 @@ from agentproc.workflow.scenario import FinishSpec, ScenarioStep
 def test_the_indexes_of_a_workflow_are_the_steps_own_views(cell: Cell):
     scenario = scenario_of(generate_procedure(cell, 2, 5))
     wf = build_workflow(scenario)
-    assert wf.param_vars == tuple(s.param_vars for s in scenario.steps)
+    assert wf.param_vars == tuple(
+        tuple((p, var_index(p)) for p in s.params) for s in scenario.steps
+    )
     assert tuple(wf.targets) == tuple(s.target for s in scenario.steps)
     assert wf.depends_on == tuple(tuple(s.depends_on) for s in scenario.steps)
     assert wf.live == tuple(s.live for s in scenario.steps)
@@ -46,7 +48,7 @@ def test_a_step_reading_one_variable_twice_takes_it_once():
             "expected_call": {"name": "step_1", "arguments": {"S2": 2}},
         }
     )  # fmt: skip
-    assert step.param_vars == (("S2", 2),) and step.params == ("S2",)
+    assert step.params == ("S2",) and _param_vars((2, 2)) == (("S2", 2),)
 
 
 _INDEX = [

@@ -137,7 +137,7 @@ def test_a_prompt_template_gets_the_four_placeholders():
     s = scenario(steps=3)
     template = "IN[{inputs}] STEPS[{procedure}] TOOLS[{tools}] ANS[{answer_variable}] {keep}"
     p = present(s, Variant(prompt={"user": template, "system": "Be exact."}))
-    assert p.messages()[0] == {"role": "system", "content": "Be exact."}
+    assert p.system == "Be exact."
     prompt = p.scenario.prompt
     assert prompt.startswith(f"IN[S1 = {s.inputs['S1']}, S2 = {s.inputs['S2']}] STEPS[1. S3 = ")
     assert "TOOLS[step_1, step_2, step_3, submit_answer]" in prompt
