@@ -11,8 +11,6 @@ from typing import Any, TypeVar
 
 from rich.console import Console
 
-from agentproc.errors import ConfigError
-
 EXIT_OK = 0
 """Success."""
 EXIT_FAILED = 1
@@ -58,11 +56,6 @@ def failures(err: Console, aborted: str | None, errored: str) -> int:
         say(err, f"agentproc: {errored} and count in no figure; --resume runs them again")
         return EXIT_ERRORED
     return EXIT_OK
-
-
-def fail(message: str) -> ConfigError:
-    """An error for a bad combination of options."""
-    return ConfigError(message)
 
 
 def number(

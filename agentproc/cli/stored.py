@@ -10,8 +10,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from agentproc.cli.output import EXIT_FAILED, EXIT_OK, fail, print_json, say
-from agentproc.errors import InputError
+from agentproc.cli.output import EXIT_FAILED, EXIT_OK, print_json, say
+from agentproc.errors import ConfigError, InputError
 from agentproc.outputs import check_output, input_files
 from agentproc.runs import (
     ReadReport,
@@ -26,7 +26,7 @@ def replay_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     if args.otel or args.messages or args.scenario:
         return _replay_given(args, out)
     if args.run is None:
-        raise fail("replay needs a run file, or --scenario and --messages")
+        raise ConfigError("replay needs a run file, or --scenario and --messages")
     with collector.paused():  # what the replay kept is freed on return, before it resumes
         return _replay_run(args, out, err)
 
@@ -42,11 +42,13 @@ def _replay_given(args: argparse.Namespace, out: Console) -> int:
     from agentproc.workflow import load_scenario
 
     if args.otel and (not args.scenario or args.run or args.messages):
-        raise fail(
+        raise ConfigError(
             "replay --otel TRACE.json takes --scenario S.json (and no run file or --messages)"
         )
     if not args.otel and (not (args.messages and args.scenario) or args.run):
-        raise fail("replay takes either RUN.jsonl, or --scenario S.json with --messages M.json")
+        raise ConfigError(
+            "replay takes either RUN.jsonl, or --scenario S.json with --messages M.json"
+        )
     scenario = load_scenario(args.scenario)
     if args.otel:
         traces = read_traces(args.otel)
@@ -131,9 +133,9 @@ def report_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     by = args.by
     for knob in by:
         if knob not in KNOBS:
-            raise fail(f"--by: unknown knob {knob!r} (expected one of: {', '.join(KNOBS)})")
+            raise ConfigError(f"--by: unknown knob {knob!r} (expected one of: {', '.join(KNOBS)})")
     if not by:
-        raise fail(f"--by needs at least one of: {', '.join(KNOBS)}")
+        raise ConfigError(f"--by needs at least one of: {', '.join(KNOBS)}")
     _check_report_outputs(args)
     if args.html is not None:
         _html_report(args, out, err)
@@ -189,7 +191,7 @@ def _check_report_outputs(args: argparse.Namespace) -> None:
     for a, pa in named:
         for b, pb in named:
             if a != b and (pa == pb or pa in pb.parents) and not {a, b} == {"--csv", "--parquet"}:
-                raise fail(f"{a} and {b} name the same place ({pa}): give each its own")
+                raise ConfigError(f"{a} and {b} name the same place ({pa}): give each its own")
     if args.parquet is not None:  # without pyarrow, before any table is written
         from agentproc.analysis.tables import check_parquet
 
