@@ -59,11 +59,9 @@ def _ci_cell(value: float, ci: tuple[float, float], n: int) -> str:
 
 
 _RATES: dict[str, Callable[[CellStats], str]] = {
-    "first-answer acc": lambda s: _ci_cell(s.accuracy, s.accuracy_ci, s.n),
-    "faithful acc": lambda s: _ci_cell(s.faithful_accuracy, s.faithful_accuracy_ci, s.n),
-    "unfaithful-correct": lambda s: _ci_cell(
-        s.unfaithful_correct_rate, s.unfaithful_correct_ci, s.n
-    ),
+    "first-answer acc": lambda s: _ci_cell(*s.rate("accuracy"), s.n),
+    "faithful acc": lambda s: _ci_cell(*s.rate("faithful_accuracy"), s.n),
+    "unfaithful-correct": lambda s: _ci_cell(*s.rate("unfaithful_correct_rate"), s.n),
 }
 """The rate columns of the rendered tables: header to cell text."""
 
@@ -337,10 +335,10 @@ def _headline(console: Console, name: str, a: AgentReport, price: Price | None =
         console,
         Text.assemble(
             (name, "bold"),
-            f": n={s.n}{_design(s)}, first-answer acc {_ci(s.accuracy, s.accuracy_ci, s.n)},"
-            f" faithful acc {_ci(s.faithful_accuracy, s.faithful_accuracy_ci, s.n)},"
+            f": n={s.n}{_design(s)}, first-answer acc {_ci(*s.rate('accuracy'), s.n)},"
+            f" faithful acc {_ci(*s.rate('faithful_accuracy'), s.n)},"
             " unfaithful-correct gap "
-            f"{_ci(s.unfaithful_correct_rate, s.unfaithful_correct_ci, s.n)},"
+            f"{_ci(*s.rate('unfaithful_correct_rate'), s.n)},"
             f" errored {a.errored} of {runs} ({_ci(err_rate, wilson(a.errored, runs), runs)})",
         ),
     )
