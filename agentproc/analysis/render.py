@@ -20,7 +20,7 @@ from rich.text import Text
 
 from agentproc.analysis.cell_stats import CellStats, wilson
 from agentproc.analysis.fit import fits, print_wrapped, stack
-from agentproc.analysis.report import DEFAULT_BY, KNOBS, AgentReport, Report, group_order
+from agentproc.analysis.report import DEFAULT_BY, KNOBS, AgentReport, Report, tuple_order
 from agentproc.analysis.tokens import Price, tokens_text
 from agentproc.errors import unknown_key
 from agentproc.labelling import LabelKind
@@ -150,7 +150,7 @@ def _knob_grouping(report: Report, knob: str) -> _Grouping:
         name: {(k,): s for k, s in a.by_knob[knob].items()} for name, a in report.agents.items()
     }
     keys = {k for groups in stats.values() for k in groups}
-    rows = sorted(keys, key=lambda k: group_order(k[0]))
+    rows = sorted(keys, key=tuple_order)
     for name, a in report.agents.items():
         stats[name][("all",)] = a.overall
     title, header = _KNOB_TITLES[knob]
@@ -172,10 +172,7 @@ def _sweep_grouping(report: Report, sweep: str) -> _Grouping:
         name: {tuple(k[i] for i in varying): s for k, s in groups.items()}
         for name, groups in full.items()
     }
-    rows = sorted(
-        {tuple(k[i] for i in varying) for k in keys},
-        key=lambda k: tuple(group_order(v) for v in k),
-    )
+    rows = sorted({tuple(k[i] for i in varying) for k in keys}, key=tuple_order)
     names = " and ".join(_KNOB_TITLES[knobs[i]][0] for i in varying)
     headers = [_KNOB_TITLES[knobs[i]][1] for i in varying]
     named = len(report.agents) > 1
