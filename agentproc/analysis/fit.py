@@ -28,6 +28,15 @@ def fits(console: Console, table: Table) -> bool:
     return natural <= console.width
 
 
+def two_lines(text: str) -> str:
+    """A figure over its interval or note, so that the column is as narrow as either."""
+    for sep in (" [", " ("):
+        if sep in text:
+            head, tail = text.split(sep, 1)
+            return f"{head}\n{sep.strip()}{tail}"
+    return text
+
+
 def print_wrapped(console: Console, text: str | Text) -> None:
     """Print ``text`` within the console's width; each line after the first is indented
     by :data:`INDENT` more than the text's own leading spaces."""

@@ -19,7 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agentproc.analysis.cell_stats import CellStats, wilson
-from agentproc.analysis.fit import fits, print_wrapped, stack
+from agentproc.analysis.fit import fits, print_wrapped, stack, two_lines
 from agentproc.analysis.report import DEFAULT_BY, KNOBS, AgentReport, Report, tuple_order
 from agentproc.analysis.tokens import Price, tokens_text
 from agentproc.errors import unknown_key
@@ -53,15 +53,10 @@ def _ci(value: float, ci: tuple[float, float], n: int) -> str:
     return f"{value:.3f} [{ci[0]:.2f}-{ci[1]:.2f}]" if n else NONE
 
 
-def _ci_cell(value: float, ci: tuple[float, float], n: int) -> str:
-    """A rate over its interval, on two lines: tables of several agents stay narrow."""
-    return _ci(value, ci, n).replace(" [", "\n[")
-
-
 _RATES: dict[str, Callable[[CellStats], str]] = {
-    "first-answer acc": lambda s: _ci_cell(*s.rate("accuracy"), s.n),
-    "faithful acc": lambda s: _ci_cell(*s.rate("faithful_accuracy"), s.n),
-    "unfaithful-correct": lambda s: _ci_cell(*s.rate("unfaithful_correct_rate"), s.n),
+    "first-answer acc": lambda s: two_lines(_ci(*s.rate("accuracy"), s.n)),
+    "faithful acc": lambda s: two_lines(_ci(*s.rate("faithful_accuracy"), s.n)),
+    "unfaithful-correct": lambda s: two_lines(_ci(*s.rate("unfaithful_correct_rate"), s.n)),
 }
 """The rate columns of the rendered tables: header to cell text."""
 
