@@ -5,6 +5,7 @@ paused (:mod:`agentproc.runs.collector`)."""
 from __future__ import annotations
 
 import argparse
+import itertools
 from typing import Any
 
 from rich.console import Console
@@ -188,10 +189,9 @@ def _check_report_outputs(args: argparse.Namespace) -> None:
             check_output(path, inputs=args.runs, overwrite=args.overwrite, option=option)
     given = {"--html": args.html, "--csv": args.csv, "--parquet": args.parquet}
     named = [(o, p.resolve()) for o, p in given.items() if p is not None]
-    for a, pa in named:
-        for b, pb in named:
-            if a != b and (pa == pb or pa in pb.parents) and not {a, b} == {"--csv", "--parquet"}:
-                raise ConfigError(f"{a} and {b} name the same place ({pa}): give each its own")
+    for (a, pa), (b, pb) in itertools.permutations(named, 2):
+        if (pa == pb or pa in pb.parents) and not {a, b} == {"--csv", "--parquet"}:
+            raise ConfigError(f"{a} and {b} name the same place ({pa}): give each its own")
     if args.parquet is not None:  # without pyarrow, before any table is written
         from agentproc.analysis.tables import check_parquet
 
