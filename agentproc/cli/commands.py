@@ -245,10 +245,7 @@ def _check_whole_suite(suite: Path) -> None:
         manifest = read_json(suite / MANIFEST)
         if isinstance(manifest, dict) and isinstance(manifest.get("sha256"), str):
             return
-        for _ in read_procedures(suite):
-            pass
-        return
-    for _ in load_scenarios(suite):
+    for _ in read_procedures(suite) if suite.is_dir() else load_scenarios(suite):
         pass
 
 
