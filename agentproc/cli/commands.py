@@ -388,9 +388,8 @@ def variants_command(args: argparse.Namespace, out: Console, err: Console) -> in
         ]
         print_json(out, rows)
         return EXIT_OK
-    table = Table(title=f"{len(shipped)} shipped variants (run --variant NAME or FILE)")
-    for col in ("variant", "what it changes", "description"):
-        table.add_column(col)
+    title = f"{len(shipped)} shipped variants (run --variant NAME or FILE)"
+    table = Table("variant", "what it changes", "description", title=title)
     for v in shipped:
         table.add_row(v.name, ", ".join(v.changes()) or "nothing", v.description)
     out.print(table)
