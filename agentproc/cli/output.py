@@ -41,9 +41,11 @@ def _finite(obj: Any) -> Any:
     return obj
 
 
-def say(console: Console, line: str) -> None:
-    """Print ``line`` as it is: no markup, no highlighting (file names, messages)."""
-    console.print(line, markup=False, highlight=False)
+def say(console: Console, *lines: str) -> None:
+    """Print each of ``lines`` as it is, one a line: no markup, no highlighting (file
+    names, messages, a reader's warnings)."""
+    for line in lines:
+        console.print(line, markup=False, highlight=False)
 
 
 def failures(err: Console, aborted: str | None, errored: str) -> int:

@@ -96,8 +96,7 @@ def _replay_run(args: argparse.Namespace, out: Console, err: Console) -> int:
                 str(len(result.labels)),
                 str(len(result.differences)),
             )
-    for w in report.warnings:
-        say(err, w)
+    say(err, *report.warnings)
     if args.episode is not None and not found:
         raise InputError(args.run, f"no episode with scenario id {args.episode!r}", "scenario_id")
     if not args.json and args.episode is None:
@@ -113,8 +112,7 @@ def relabel_command(args: argparse.Namespace, out: Console, err: Console) -> int
         inputs = [args.run, *([] if args.suite is None else input_files(args.suite))]
         check_output(args.out, inputs=inputs, overwrite=args.overwrite)
     result = relabel_run(args.run, args.out, args.suite, args.order)
-    for w in result.warnings:
-        say(err, w)
+    say(err, *result.warnings)
     where = f"; wrote {args.out}" if args.out is not None else ""
     out.print(
         f"relabelled {result.episodes} episodes: {result.changed_episodes} changed, "
@@ -156,8 +154,7 @@ def report_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     else:
         report = aggregate(records)
     for rr in reports:
-        for w in rr.warnings:
-            say(err, w)
+        say(err, *rr.warnings)
     if report.errored:
         say(
             err,
@@ -203,8 +200,7 @@ def _html_report(args: argparse.Namespace, out: Console, err: Console) -> None:
 
     with collector.paused():
         result = write_html_report(args.runs, args.html, price=args.price)
-    for w in result.warnings:
-        say(err, w)
+    say(err, *result.warnings)
     say(
         err if args.json else out,
         f"wrote {args.html}: {result.episodes} episodes, drill-down embedded for {result.detailed}",

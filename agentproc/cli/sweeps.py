@@ -47,8 +47,7 @@ def _suite_run(args: argparse.Namespace, err: Console) -> tuple[Any, list[Any]]:
 
 def _after_runs(ran: Any, err: Console) -> int:
     """Say what failed in the runs; the exit status they call for."""
-    for w in ran.warnings:
-        say(err, w)
+    say(err, *ran.warnings)
     which = ", ".join(f"{n} {s.errored}" for n, s in ran.summaries.items() if s.errored)
     return failures(err, ran.aborted, f"episodes errored ({which})" if which else "")
 
@@ -71,8 +70,7 @@ def compare_command(args: argparse.Namespace, out: Console, err: Console) -> int
             if path.is_dir():
                 raise ConfigError(f"{path} is a folder: compare a suite with --variants a,b")
         result, warnings = compare_files(args.inputs, baseline=args.baseline, seed=args.seed)
-        for w in warnings:
-            say(err, w)
+        say(err, *warnings)
     return _shown(result, result, render_compare, args.json, out, err, status)
 
 
