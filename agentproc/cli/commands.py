@@ -355,8 +355,7 @@ def selfcheck_command(args: argparse.Namespace, out: Console, err: Console) -> i
                 f"{s.recall:.4f}",
             )
         out.print(table)
-        for m in result.mismatches[:10]:
-            say(out, m)
+        say(out, *result.mismatches[:10])
         if result.passed_over:
             out.print(
                 f"{result.passed_over} procedures replaced: every step has a twin computing "
