@@ -182,29 +182,14 @@ class CellStats(BaseModel):
         return ratio(self.first_answer_correct, self.n)
 
     @property
-    def accuracy_ci(self) -> tuple[float, float]:
-        """Wilson 95% interval of :attr:`accuracy` (on the effective number of episodes)."""
-        return self._ci(self.first_answer_correct, "first_answer")
-
-    @property
     def faithful_accuracy(self) -> float:
         """Share of episodes that are correct and faithful."""
         return ratio(self.faithful, self.n)
 
     @property
-    def faithful_accuracy_ci(self) -> tuple[float, float]:
-        """Wilson 95% interval of :attr:`faithful_accuracy` (on the effective number)."""
-        return self._ci(self.faithful, "faithful")
-
-    @property
     def unfaithful_correct_rate(self) -> float:
         """Share of episodes right for the wrong reasons: accuracy minus faithful accuracy."""
         return ratio(self.unfaithful_correct, self.n)
-
-    @property
-    def unfaithful_correct_ci(self) -> tuple[float, float]:
-        """Wilson 95% interval of :attr:`unfaithful_correct_rate` (on the effective number)."""
-        return self._ci(self.unfaithful_correct, "unfaithful_correct")
 
     @property
     def final_accuracy(self) -> float:

@@ -14,7 +14,7 @@ from agentproc.analysis.compare_result import (
     Rate,
     p_text,
 )
-from agentproc.analysis.fit import print_table, print_wrapped
+from agentproc.analysis.fit import print_table, print_wrapped, two_lines
 from agentproc.analysis.render import NONE
 
 
@@ -35,15 +35,6 @@ def diff_text(diff: float, ci: tuple[float, float] | None) -> str:
 def _p(d: Difference) -> str:
     text = p_text(d.p) + ("" if d.p_holm is None else f" (Holm {p_text(d.p_holm)})")
     return f"{text} *" if d.significant else text
-
-
-def _two_lines(text: str) -> str:
-    """A figure over its interval or note, so that the column is as narrow as either."""
-    for sep in (" [", " ("):
-        if sep in text:
-            head, tail = text.split(sep, 1)
-            return f"{head}\n{sep.strip()}{tail}"
-    return text
 
 
 def render_compare(result: CompareResult, out: Console) -> None:
@@ -92,10 +83,10 @@ def _comparison(c: Comparison, out: Console) -> None:
             TITLES.get(d.measure, d.measure),
             f"{d.baseline:.3f}",
             f"{d.variant:.3f}",
-            _two_lines(diff_text(d.diff, d.ci)),
+            two_lines(diff_text(d.diff, d.ci)),
             str(d.lost),
             str(d.gained),
-            _two_lines(_p(d)),
+            two_lines(_p(d)),
         )
     print_table(out, t)
     if len(c.cells) < 2:
@@ -124,10 +115,10 @@ def _comparison(c: Comparison, out: Console) -> None:
             str(f.n),
             f"{f.baseline:.3f}",
             f"{f.variant:.3f}",
-            _two_lines(diff_text(f.diff, f.ci)),
-            _two_lines(_p(f)),
-            _two_lines(diff_text(a.diff, a.ci)),
-            _two_lines(_p(a)),
+            two_lines(diff_text(f.diff, f.ci)),
+            two_lines(_p(f)),
+            two_lines(diff_text(a.diff, a.ci)),
+            two_lines(_p(a)),
         )
     print_table(out, cells, keys=2)
 

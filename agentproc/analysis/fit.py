@@ -28,15 +28,22 @@ def fits(console: Console, table: Table) -> bool:
     return natural <= console.width
 
 
-def print_wrapped(
-    console: Console, text: str | Text, indent: int = INDENT, style: str = ""
-) -> None:
+def two_lines(text: str) -> str:
+    """A figure over its interval or note, so that the column is as narrow as either."""
+    for sep in (" [", " ("):
+        if sep in text:
+            head, tail = text.split(sep, 1)
+            return f"{head}\n{sep.strip()}{tail}"
+    return text
+
+
+def print_wrapped(console: Console, text: str | Text) -> None:
     """Print ``text`` within the console's width; each line after the first is indented
-    by ``indent`` more than the text's own leading spaces."""
-    t = Text(text, style=style) if isinstance(text, str) else text
+    by :data:`INDENT` more than the text's own leading spaces."""
+    t = Text(text) if isinstance(text, str) else text
     lead = len(t.plain) - len(t.plain.lstrip(" "))
-    width = max(console.width, lead + indent + 8)
-    for line in _hanging(console, t, width, lead + indent):
+    width = max(console.width, lead + INDENT + 8)
+    for line in _hanging(console, t, width, lead + INDENT):
         console.print(line, soft_wrap=True, crop=False)
 
 

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
+from itertools import accumulate
 from typing import TypeVar
 
 from agentproc.analysis.stats import ALPHA
@@ -30,11 +31,8 @@ def holm(pvalues: Mapping[K, float], size: int | None = None) -> dict[K, float]:
     """
     ordered = sorted(pvalues, key=lambda key: pvalues[key])
     m = len(ordered) if size is None else max(size, len(ordered))
-    out: dict[K, float] = {}
-    running = 0.0
-    for i, key in enumerate(ordered):
-        running = max(running, min(1.0, (m - i) * pvalues[key]))
-        out[key] = running
+    scaled = (min(1.0, (m - i) * pvalues[key]) for i, key in enumerate(ordered))
+    out = dict(zip(ordered, accumulate(scaled, max), strict=True))
     return {key: out[key] for key in pvalues}
 
 

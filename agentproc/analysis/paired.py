@@ -128,9 +128,7 @@ def _agree(ci: tuple[float, float], p: float, alpha: float) -> tuple[float, floa
     return (min(ci[0], 0.0), max(ci[1], 0.0)) if p >= alpha else ci
 
 
-def signflip_test(
-    diffs: Sequence[float], alpha: float = ALPHA, *, seed: int = 0, resamples: int = RESAMPLES
-) -> PairedTest:
+def signflip_test(diffs: Sequence[float], alpha: float = ALPHA, *, seed: int = 0) -> PairedTest:
     """The sign-flip permutation test of per-scenario differences, and its inversion.
 
     The statistic is the sum of the differences; under the null each scenario's
@@ -151,7 +149,7 @@ def signflip_test(
         extra = 0
     else:
         rng = np.random.default_rng([seed, n])
-        signs = rng.choice(np.array([-1, 1]), size=(resamples, n))
+        signs = rng.choice(np.array([-1, 1]), size=(RESAMPLES, n))
         extra = 1  # the observed signs count once more: p is never 0
     a, b = signs @ d, signs.sum(axis=1)
     total, tol = float(d.sum()), 1e-9 * (float(np.abs(d).sum()) + n + 1)

@@ -19,8 +19,8 @@ from rich.table import Table
 from rich.text import Text
 
 from agentproc.analysis.cell_stats import CellStats, wilson
-from agentproc.analysis.fit import fits, print_wrapped, stack
-from agentproc.analysis.report import DEFAULT_BY, KNOBS, AgentReport, Report, group_order
+from agentproc.analysis.fit import fits, print_wrapped, stack, two_lines
+from agentproc.analysis.report import DEFAULT_BY, KNOBS, AgentReport, Report, tuple_order
 from agentproc.analysis.tokens import Price, tokens_text
 from agentproc.errors import unknown_key
 from agentproc.labelling import LabelKind
@@ -53,17 +53,10 @@ def _ci(value: float, ci: tuple[float, float], n: int) -> str:
     return f"{value:.3f} [{ci[0]:.2f}-{ci[1]:.2f}]" if n else NONE
 
 
-def _ci_cell(value: float, ci: tuple[float, float], n: int) -> str:
-    """A rate over its interval, on two lines: tables of several agents stay narrow."""
-    return _ci(value, ci, n).replace(" [", "\n[")
-
-
 _RATES: dict[str, Callable[[CellStats], str]] = {
-    "first-answer acc": lambda s: _ci_cell(s.accuracy, s.accuracy_ci, s.n),
-    "faithful acc": lambda s: _ci_cell(s.faithful_accuracy, s.faithful_accuracy_ci, s.n),
-    "unfaithful-correct": lambda s: _ci_cell(
-        s.unfaithful_correct_rate, s.unfaithful_correct_ci, s.n
-    ),
+    "first-answer acc": lambda s: two_lines(_ci(*s.rate("accuracy"), s.n)),
+    "faithful acc": lambda s: two_lines(_ci(*s.rate("faithful_accuracy"), s.n)),
+    "unfaithful-correct": lambda s: two_lines(_ci(*s.rate("unfaithful_correct_rate"), s.n)),
 }
 """The rate columns of the rendered tables: header to cell text."""
 
@@ -152,7 +145,7 @@ def _knob_grouping(report: Report, knob: str) -> _Grouping:
         name: {(k,): s for k, s in a.by_knob[knob].items()} for name, a in report.agents.items()
     }
     keys = {k for groups in stats.values() for k in groups}
-    rows = sorted(keys, key=lambda k: group_order(k[0]))
+    rows = sorted(keys, key=tuple_order)
     for name, a in report.agents.items():
         stats[name][("all",)] = a.overall
     title, header = _KNOB_TITLES[knob]
@@ -174,10 +167,7 @@ def _sweep_grouping(report: Report, sweep: str) -> _Grouping:
         name: {tuple(k[i] for i in varying): s for k, s in groups.items()}
         for name, groups in full.items()
     }
-    rows = sorted(
-        {tuple(k[i] for i in varying) for k in keys},
-        key=lambda k: tuple(group_order(v) for v in k),
-    )
+    rows = sorted({tuple(k[i] for i in varying) for k in keys}, key=tuple_order)
     names = " and ".join(_KNOB_TITLES[knobs[i]][0] for i in varying)
     headers = [_KNOB_TITLES[knobs[i]][1] for i in varying]
     named = len(report.agents) > 1
@@ -337,10 +327,10 @@ def _headline(console: Console, name: str, a: AgentReport, price: Price | None =
         console,
         Text.assemble(
             (name, "bold"),
-            f": n={s.n}{_design(s)}, first-answer acc {_ci(s.accuracy, s.accuracy_ci, s.n)},"
-            f" faithful acc {_ci(s.faithful_accuracy, s.faithful_accuracy_ci, s.n)},"
+            f": n={s.n}{_design(s)}, first-answer acc {_ci(*s.rate('accuracy'), s.n)},"
+            f" faithful acc {_ci(*s.rate('faithful_accuracy'), s.n)},"
             " unfaithful-correct gap "
-            f"{_ci(s.unfaithful_correct_rate, s.unfaithful_correct_ci, s.n)},"
+            f"{_ci(*s.rate('unfaithful_correct_rate'), s.n)},"
             f" errored {a.errored} of {runs} ({_ci(err_rate, wilson(a.errored, runs), runs)})",
         ),
     )

@@ -361,7 +361,7 @@ class _AgentTally:
             {k: self.by_cell[k].stats() for k in sorted(self.by_cell)},
             dict(sorted(self.errors.items())),
             {
-                name: {g: t[g].stats() for g in sorted(t, key=_tuple_order)}
+                name: {g: t[g].stats() for g in sorted(t, key=tuple_order)}
                 for name, t in self.by_sweep.items()
             },
             self.cache,
@@ -388,7 +388,8 @@ def group_order(value: Any) -> tuple[int, float, float, str]:
         return (1, 0.0, 0.0, str(value))
 
 
-def _tuple_order(values: tuple[Any, ...]) -> tuple[tuple[int, float, float, str], ...]:
+def tuple_order(values: tuple[Any, ...]) -> tuple[tuple[int, float, float, str], ...]:
+    """Sort key of a tuple of knobs' values: each by :func:`group_order`."""
     return tuple(group_order(v) for v in values)
 
 

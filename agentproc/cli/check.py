@@ -88,8 +88,7 @@ def check_command(args: argparse.Namespace, out: Console, err: Console) -> int:
         labels=args.labels,
         seed=args.seed,
     )
-    for w in result.warnings:
-        say(err, w)
+    say(err, *result.warnings)
     if args.junit is not None:
         write_junit(result, args.junit)
     if args.json:

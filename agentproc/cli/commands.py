@@ -17,12 +17,11 @@ from agentproc.cli.output import (
     EXIT_ERRORED,
     EXIT_FAILED,
     EXIT_OK,
-    fail,
     failures,
     print_json,
     say,
 )
-from agentproc.errors import InputError, WorkerError
+from agentproc.errors import ConfigError, InputError, WorkerError
 from agentproc.outputs import check_output, input_files
 
 if TYPE_CHECKING:
@@ -46,7 +45,7 @@ def generate_command(args: argparse.Namespace, out: Console, err: Console) -> in
         source = (
             args.preset if args.preset and args.preset.endswith(".json") else "generate options"
         )
-        raise fail(f"{source}: {where}: {e['msg']} (got {e.get('input')!r})") from None
+        raise ConfigError(f"{source}: {where}: {e['msg']} (got {e.get('input')!r})") from None
     if args.out is None:
         args.out = default_folder(grid, args.preset)
     if not args.overwrite and holds_suite(args.out, grid):
@@ -57,7 +56,7 @@ def generate_command(args: argparse.Namespace, out: Console, err: Console) -> in
         )
         return EXIT_OK
     if (args.out / "procedures.jsonl").exists() and not args.overwrite:
-        raise fail(f"{args.out} already holds another suite: use --overwrite to replace it")
+        raise ConfigError(f"{args.out} already holds another suite: use --overwrite to replace it")
     n = write_suite(grid, args.out)
     out.print(f"wrote {n} procedures in {len(grid.cells())} cells to {args.out}", highlight=False)
     for row in distance_summary(read_json(args.out / "suite.json")):
@@ -78,7 +77,7 @@ def _grid(args: argparse.Namespace) -> Any:
     elif args.steps:
         grid = Grid(blocks=[Block(steps=args.steps)])
     else:
-        raise fail("generate needs --preset or --steps")
+        raise ConfigError("generate needs --preset or --steps")
     block_overrides = {
         k: v
         for k, v in {
@@ -174,9 +173,11 @@ def _run_workers(
     from agentproc.runs import run_suite
 
     if args.shard is not None:
-        raise fail("--shard and --workers/--backend ray: choose one (the workers are the shards)")
+        raise ConfigError(
+            "--shard and --workers/--backend ray: choose one (the workers are the shards)"
+        )
     if args.limit is not None or args.per_cell is not None:
-        raise fail(
+        raise ConfigError(
             "--limit and --per-cell work on one process: drop --workers, or generate a "
             "smaller suite"
         )
@@ -219,7 +220,7 @@ def _check_run_out(args: argparse.Namespace) -> None:
         inputs.append(Path(args.variant))
     check_output(args.out, inputs=inputs, overwrite=True)
     if args.out.exists() and args.out.stat().st_size and not (args.resume or args.overwrite):
-        raise fail(
+        raise ConfigError(
             f"{args.out} already exists: use --resume to continue it or --overwrite to replace it"
         )
     if args.resume and args.out.exists():
@@ -244,10 +245,7 @@ def _check_whole_suite(suite: Path) -> None:
         manifest = read_json(suite / MANIFEST)
         if isinstance(manifest, dict) and isinstance(manifest.get("sha256"), str):
             return
-        for _ in read_procedures(suite):
-            pass
-        return
-    for _ in load_scenarios(suite):
+    for _ in read_procedures(suite) if suite.is_dir() else load_scenarios(suite):
         pass
 
 
@@ -276,7 +274,7 @@ def agent_spec(args: argparse.Namespace) -> tuple[Any, Any]:
     from agentproc.workflow.variant import load_variant
 
     if args.address is not None and args.backend != "ray":
-        raise fail(
+        raise ConfigError(
             "--address and --backend processes: an address is a Ray cluster's (add --backend ray)"
         )
     workers = Workers(args.workers, args.backend, args.address, connect_timeout=args.timeout)
@@ -311,7 +309,7 @@ def cache_config(args: argparse.Namespace) -> Any:
     from agentproc.cli.parser import CACHE_DEFAULT
 
     if args.agent.startswith("sim:") or is_factory_spec(args.agent):
-        raise fail(
+        raise ConfigError(
             f"--cache keeps the replies of a model agent (local, openai:MODEL); "
             f"{args.agent} is not one"
         )
@@ -357,8 +355,7 @@ def selfcheck_command(args: argparse.Namespace, out: Console, err: Console) -> i
                 f"{s.recall:.4f}",
             )
         out.print(table)
-        for m in result.mismatches[:10]:
-            say(out, m)
+        say(out, *result.mismatches[:10])
         if result.passed_over:
             out.print(
                 f"{result.passed_over} procedures replaced: every step has a twin computing "
@@ -390,9 +387,8 @@ def variants_command(args: argparse.Namespace, out: Console, err: Console) -> in
         ]
         print_json(out, rows)
         return EXIT_OK
-    table = Table(title=f"{len(shipped)} shipped variants (run --variant NAME or FILE)")
-    for col in ("variant", "what it changes", "description"):
-        table.add_column(col)
+    title = f"{len(shipped)} shipped variants (run --variant NAME or FILE)"
+    table = Table("variant", "what it changes", "description", title=title)
     for v in shipped:
         table.add_row(v.name, ", ".join(v.changes()) or "nothing", v.description)
     out.print(table)

@@ -35,7 +35,6 @@ def export_command(args: argparse.Namespace, out: Console, err: Console) -> int:
         args.otel.write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
     except OSError as exc:
         raise OutputError(args.otel, f"cannot write: {exc.strerror or exc}") from None
-    for w in report.warnings:
-        say(err, w)
+    say(err, *report.warnings)
     out.print(f"wrote {len(records)} episodes as traces to {args.otel}", highlight=False)
     return EXIT_OK

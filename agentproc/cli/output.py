@@ -11,8 +11,6 @@ from typing import Any, TypeVar
 
 from rich.console import Console
 
-from agentproc.errors import ConfigError
-
 EXIT_OK = 0
 """Success."""
 EXIT_FAILED = 1
@@ -43,9 +41,11 @@ def _finite(obj: Any) -> Any:
     return obj
 
 
-def say(console: Console, line: str) -> None:
-    """Print ``line`` as it is: no markup, no highlighting (file names, messages)."""
-    console.print(line, markup=False, highlight=False)
+def say(console: Console, *lines: str) -> None:
+    """Print each of ``lines`` as it is, one a line: no markup, no highlighting (file
+    names, messages, a reader's warnings)."""
+    for line in lines:
+        console.print(line, markup=False, highlight=False)
 
 
 def failures(err: Console, aborted: str | None, errored: str) -> int:
@@ -58,11 +58,6 @@ def failures(err: Console, aborted: str | None, errored: str) -> int:
         say(err, f"agentproc: {errored} and count in no figure; --resume runs them again")
         return EXIT_ERRORED
     return EXIT_OK
-
-
-def fail(message: str) -> ConfigError:
-    """An error for a bad combination of options."""
-    return ConfigError(message)
 
 
 def number(

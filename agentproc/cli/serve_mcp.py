@@ -12,7 +12,7 @@ from typing import Any
 
 from rich.console import Console
 
-from agentproc.cli.output import EXIT_OK, count, fail, guard, port, say
+from agentproc.cli.output import EXIT_OK, count, guard, port, say
 from agentproc.errors import ConfigError, InputError
 
 PORT = 8000
@@ -87,7 +87,7 @@ def _served_run(args: argparse.Namespace) -> Any:
     from agentproc.workflow.variant import load_variant
 
     if args.port is not None and args.transport != "http":
-        raise fail("--port goes with --transport http")
+        raise ConfigError("--port goes with --transport http")
     args.port = PORT if args.port is None else args.port
     check_output(args.out, inputs=input_files(args.suite), overwrite=args.overwrite)
     variant = load_variant(args.variant)

@@ -5,13 +5,14 @@ paused (:mod:`agentproc.runs.collector`)."""
 from __future__ import annotations
 
 import argparse
+import itertools
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
-from agentproc.cli.output import EXIT_FAILED, EXIT_OK, fail, print_json, say
-from agentproc.errors import InputError
+from agentproc.cli.output import EXIT_FAILED, EXIT_OK, print_json, say
+from agentproc.errors import ConfigError, InputError
 from agentproc.outputs import check_output, input_files
 from agentproc.runs import (
     ReadReport,
@@ -26,7 +27,7 @@ def replay_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     if args.otel or args.messages or args.scenario:
         return _replay_given(args, out)
     if args.run is None:
-        raise fail("replay needs a run file, or --scenario and --messages")
+        raise ConfigError("replay needs a run file, or --scenario and --messages")
     with collector.paused():  # what the replay kept is freed on return, before it resumes
         return _replay_run(args, out, err)
 
@@ -42,11 +43,13 @@ def _replay_given(args: argparse.Namespace, out: Console) -> int:
     from agentproc.workflow import load_scenario
 
     if args.otel and (not args.scenario or args.run or args.messages):
-        raise fail(
+        raise ConfigError(
             "replay --otel TRACE.json takes --scenario S.json (and no run file or --messages)"
         )
     if not args.otel and (not (args.messages and args.scenario) or args.run):
-        raise fail("replay takes either RUN.jsonl, or --scenario S.json with --messages M.json")
+        raise ConfigError(
+            "replay takes either RUN.jsonl, or --scenario S.json with --messages M.json"
+        )
     scenario = load_scenario(args.scenario)
     if args.otel:
         traces = read_traces(args.otel)
@@ -93,8 +96,7 @@ def _replay_run(args: argparse.Namespace, out: Console, err: Console) -> int:
                 str(len(result.labels)),
                 str(len(result.differences)),
             )
-    for w in report.warnings:
-        say(err, w)
+    say(err, *report.warnings)
     if args.episode is not None and not found:
         raise InputError(args.run, f"no episode with scenario id {args.episode!r}", "scenario_id")
     if not args.json and args.episode is None:
@@ -110,8 +112,7 @@ def relabel_command(args: argparse.Namespace, out: Console, err: Console) -> int
         inputs = [args.run, *([] if args.suite is None else input_files(args.suite))]
         check_output(args.out, inputs=inputs, overwrite=args.overwrite)
     result = relabel_run(args.run, args.out, args.suite, args.order)
-    for w in result.warnings:
-        say(err, w)
+    say(err, *result.warnings)
     where = f"; wrote {args.out}" if args.out is not None else ""
     out.print(
         f"relabelled {result.episodes} episodes: {result.changed_episodes} changed, "
@@ -131,9 +132,9 @@ def report_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     by = args.by
     for knob in by:
         if knob not in KNOBS:
-            raise fail(f"--by: unknown knob {knob!r} (expected one of: {', '.join(KNOBS)})")
+            raise ConfigError(f"--by: unknown knob {knob!r} (expected one of: {', '.join(KNOBS)})")
     if not by:
-        raise fail(f"--by needs at least one of: {', '.join(KNOBS)}")
+        raise ConfigError(f"--by needs at least one of: {', '.join(KNOBS)}")
     _check_report_outputs(args)
     if args.html is not None:
         _html_report(args, out, err)
@@ -153,8 +154,7 @@ def report_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     else:
         report = aggregate(records)
     for rr in reports:
-        for w in rr.warnings:
-            say(err, w)
+        say(err, *rr.warnings)
     if report.errored:
         say(
             err,
@@ -186,10 +186,9 @@ def _check_report_outputs(args: argparse.Namespace) -> None:
             check_output(path, inputs=args.runs, overwrite=args.overwrite, option=option)
     given = {"--html": args.html, "--csv": args.csv, "--parquet": args.parquet}
     named = [(o, p.resolve()) for o, p in given.items() if p is not None]
-    for a, pa in named:
-        for b, pb in named:
-            if a != b and (pa == pb or pa in pb.parents) and not {a, b} == {"--csv", "--parquet"}:
-                raise fail(f"{a} and {b} name the same place ({pa}): give each its own")
+    for (a, pa), (b, pb) in itertools.permutations(named, 2):
+        if (pa == pb or pa in pb.parents) and not {a, b} == {"--csv", "--parquet"}:
+            raise ConfigError(f"{a} and {b} name the same place ({pa}): give each its own")
     if args.parquet is not None:  # without pyarrow, before any table is written
         from agentproc.analysis.tables import check_parquet
 
@@ -201,8 +200,7 @@ def _html_report(args: argparse.Namespace, out: Console, err: Console) -> None:
 
     with collector.paused():
         result = write_html_report(args.runs, args.html, price=args.price)
-    for w in result.warnings:
-        say(err, w)
+    say(err, *result.warnings)
     say(
         err if args.json else out,
         f"wrote {args.html}: {result.episodes} episodes, drill-down embedded for {result.detailed}",

@@ -7,15 +7,8 @@ from typing import Any
 
 from rich.console import Console
 
-from agentproc.cli.output import (
-    EXIT_BAD_INPUT,
-    EXIT_ERRORED,
-    EXIT_OK,
-    fail,
-    failures,
-    print_json,
-    say,
-)
+from agentproc.cli.output import EXIT_BAD_INPUT, EXIT_ERRORED, EXIT_OK, failures, print_json, say
+from agentproc.errors import ConfigError
 
 
 def _suite_run(args: argparse.Namespace, err: Console) -> tuple[Any, list[Any]]:
@@ -27,12 +20,14 @@ def _suite_run(args: argparse.Namespace, err: Console) -> tuple[Any, list[Any]]:
     from agentproc.workflow import load_scenarios
 
     if len(args.inputs) != 1:
-        raise fail(f"{args.command} runs one suite (got {len(args.inputs)} paths)")
+        raise ConfigError(f"{args.command} runs one suite (got {len(args.inputs)} paths)")
     if args.out is None:
-        raise fail(f"{args.command} SUITE needs --out DIR: one run file per variant goes there")
+        raise ConfigError(
+            f"{args.command} SUITE needs --out DIR: one run file per variant goes there"
+        )
     check_output(args.out, folder=True)  # before the suite is read
     if args.variants is not None and not args.variants:
-        raise fail("--variants names no variant (drop it to sweep every shipped one)")
+        raise ConfigError("--variants names no variant (drop it to sweep every shipped one)")
     spec, workers = agent_spec(args)
     agent = spec if workers.parallel else spec.built()
     scenarios = list(select(load_scenarios(args.inputs[0]), None, args.limit))
@@ -52,8 +47,7 @@ def _suite_run(args: argparse.Namespace, err: Console) -> tuple[Any, list[Any]]:
 
 def _after_runs(ran: Any, err: Console) -> int:
     """Say what failed in the runs; the exit status they call for."""
-    for w in ran.warnings:
-        say(err, w)
+    say(err, *ran.warnings)
     which = ", ".join(f"{n} {s.errored}" for n, s in ran.summaries.items() if s.errored)
     return failures(err, ran.aborted, f"episodes errored ({which})" if which else "")
 
@@ -74,10 +68,9 @@ def compare_command(args: argparse.Namespace, out: Console, err: Console) -> int
     else:
         for path in args.inputs:
             if path.is_dir():
-                raise fail(f"{path} is a folder: compare a suite with --variants a,b")
+                raise ConfigError(f"{path} is a folder: compare a suite with --variants a,b")
         result, warnings = compare_files(args.inputs, baseline=args.baseline, seed=args.seed)
-        for w in warnings:
-            say(err, w)
+        say(err, *warnings)
     return _shown(result, result, render_compare, args.json, out, err, status)
 
 

@@ -56,19 +56,20 @@ def _stats_with_design_effects() -> CellStats:
 
 
 @pytest.mark.parametrize(
-    ("name", "value", "interval"),
+    ("name", "count", "measure"),
     [
-        ("accuracy", "accuracy", "accuracy_ci"),
-        ("faithful_accuracy", "faithful_accuracy", "faithful_accuracy_ci"),
-        ("unfaithful_correct_rate", "unfaithful_correct_rate", "unfaithful_correct_ci"),
+        ("accuracy", "first_answer_correct", "first_answer"),
+        ("faithful_accuracy", "faithful", "faithful"),
+        ("unfaithful_correct_rate", "unfaithful_correct", "unfaithful_correct"),
     ],
 )
 def test_a_headline_rate_by_name_is_its_property_with_the_design_effect(
-    name: str, value: str, interval: str
+    name: str, count: str, measure: str
 ) -> None:
     s = _stats_with_design_effects()
-    assert s.rate(name) == (getattr(s, value), getattr(s, interval))
-    assert s.rate(name)[1] != wilson(round(s.rate(name)[0] * s.n), s.n)  # deff applied
+    k, deff = getattr(s, count), s.design_effects[measure]
+    assert s.rate(name) == (getattr(s, name), wilson(k / deff, s.n / deff))
+    assert s.rate(name)[1] != wilson(k, s.n)  # deff applied
 
 
 def test_a_study_rate_by_name_without_a_design_effect_is_plain_wilson() -> None:

@@ -47,14 +47,15 @@ def test_each_agent_has_its_headline_rates_with_the_text_reports_intervals(tmp_p
         s = a.overall
         n, first, faithful, gap, left, errored = rows[name][:6]
         assert n == str(s.n) == str(2 * 2 * 2 * 2)  # lengths, look-backs, procedures, trials
-        assert first == cell(s.accuracy, s.accuracy_ci)
-        assert faithful == cell(s.faithful_accuracy, s.faithful_accuracy_ci)
-        assert gap == cell(s.unfaithful_correct_rate, s.unfaithful_correct_ci)
+        assert first == cell(*s.rate("accuracy"))
+        assert faithful == cell(*s.rate("faithful_accuracy"))
+        assert gap == cell(*s.rate("unfaithful_correct_rate"))
         assert left == cell(s.diverged / s.n, s.diverged_ci)
         assert errored == cell(0.0, wilson(0, s.n))
         assert rows[name][6:10] == [str(s.verdicts[v]) for v in s.verdicts]
     s = report.agents["sim:wrong_argument"].overall
-    assert s.faithful_accuracy_ci != wilson(s.faithful, s.n)  # the trials' interval, not n's
+    # the trials' interval, not n's
+    assert s.rate("faithful_accuracy")[1] != wilson(s.faithful, s.n)
 
 
 def test_the_worst_first_divergence_is_named_and_links_the_first_episode_of_it(tmp_path: Path):

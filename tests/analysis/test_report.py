@@ -142,9 +142,9 @@ def test_verdicts_counted_and_rates_carry_wilson_intervals() -> None:
     s = aggregate(record(verdict=v) for v in verdicts).agents["model:a"].overall
     assert s.verdicts == {"faithful": 5, "unfaithful_correct": 3, "wrong": 1, "no_answer": 1}
     assert (s.n, s.first_answer_correct, s.accuracy) == (10, 8, 0.8)
-    assert (s.faithful_accuracy, s.faithful_accuracy_ci) == (0.5, wilson(5, 10))
-    assert (s.unfaithful_correct_rate, s.unfaithful_correct_ci) == (0.3, wilson(3, 10))
-    assert s.accuracy_ci == wilson(8, 10)
+    assert (s.faithful_accuracy, s.rate("faithful_accuracy")[1]) == (0.5, wilson(5, 10))
+    assert (s.unfaithful_correct_rate, s.rate("unfaithful_correct_rate")[1]) == (0.3, wilson(3, 10))
+    assert s.rate("accuracy")[1] == wilson(8, 10)
 
 
 @given(
@@ -521,9 +521,9 @@ def test_intervals_with_trials_are_on_the_effective_number_of_episodes() -> None
     s = aggregate(trial_records(10, 10)).agents["model:a"].overall
     assert (s.n, s.scenarios, s.trials) == (100, 10, 10.0)
     assert s.design_effects["faithful"] == pytest.approx(10.0)
-    assert s.faithful_accuracy_ci == pytest.approx(wilson(5, 10))  # not wilson(50, 100)
+    assert s.rate("faithful_accuracy")[1] == pytest.approx(wilson(5, 10))  # not wilson(50, 100)
     cell = next(iter(aggregate(trial_records(10, 10)).agents["model:a"].by_cell.values()))
-    assert cell.faithful_accuracy_ci == pytest.approx(wilson(5, 10))
+    assert cell.rate("faithful_accuracy")[1] == pytest.approx(wilson(5, 10))
 
 
 def test_study_measure_and_divergence_intervals_with_trials_carry_the_design_effect() -> None:
@@ -546,7 +546,7 @@ def test_study_measure_and_divergence_intervals_with_trials_carry_the_design_eff
 
 def test_one_trial_per_scenario_keeps_the_plain_wilson_interval() -> None:
     s = aggregate(trial_records(20, 1)).agents["model:a"].overall
-    assert s.design_effects == {} and s.faithful_accuracy_ci == wilson(10, 20)
+    assert s.design_effects == {} and s.rate("faithful_accuracy")[1] == wilson(10, 20)
 
 
 def test_scenarios_and_trials_are_stated_in_the_report() -> None:

@@ -23,6 +23,13 @@ def test_say_prints_brackets_and_numbers_as_they_are():
     assert buf.getvalue() == "[bold]shard 1/4[/bold] took 3 s\n"  # no markup, no colour
 
 
+def test_say_prints_each_of_several_lines_and_nothing_for_none():
+    console, buf = _console()
+    say(console, "first [x]", "second")
+    say(console)
+    assert buf.getvalue() == "first [x]\nsecond\n"
+
+
 def test_a_run_that_stopped_says_why_and_exits_3():
     console, buf = _console()
     assert failures(console, "the endpoint failed", "2 episodes errored (endpoint 2)") == 3

@@ -169,11 +169,9 @@ def scenario_view(
     return scenario.model_dump(mode="json", include=_VIEW)
 
 
-def episode_detail(rec: dict[str, Any], scenario: dict[str, Any] | None = None) -> dict[str, Any]:
+def episode_detail(rec: dict[str, Any], scenario: dict[str, Any]) -> dict[str, Any]:
     """The procedure, the calls with their labels, and the model's turns of one record
-    (``scenario``: its :func:`scenario_view`; else the record's own ``scenario``)."""
-    if scenario is None:
-        scenario = rec["scenario"] if isinstance(rec.get("scenario"), dict) else {}
+    (``scenario``: its :func:`scenario_view`)."""
     labels = [Label.from_json(d) for d in rec["labels"]]
     by_call = labels_by_call(labels)
     steps = [

@@ -213,18 +213,14 @@ def _cell_table(report: Report) -> str:
     )
 
 
+_SCRIPT_SAFE = str.maketrans({c: f"\\u{ord(c):04x}" for c in "<>&\u2028\u2029"})
+"""The characters that could end a ``<script>`` element or open markup, as JSON escapes."""
+
+
 def _json_for_script(data: Any) -> str:
     """JSON that cannot end its ``<script>`` element or open markup."""
     text = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    for a, b in (
-        ("<", "\\u003c"),
-        (">", "\\u003e"),
-        ("&", "\\u0026"),
-        ("\u2028", "\\u2028"),
-        ("\u2029", "\\u2029"),
-    ):
-        text = text.replace(a, b)
-    return text
+    return text.translate(_SCRIPT_SAFE)
 
 
 def _rest_hint(runs: list[str]) -> str:
