@@ -39,7 +39,8 @@ class Workflow:
     finish_tool: str
     finish_argument: str
     param_vars: tuple[tuple[tuple[str, int], ...], ...]
-    """Each step's :attr:`~ScenarioStep.param_vars`, by step number less one."""
+    """Each step's arguments as ``(parameter, variable index)`` pairs, one per distinct
+    variable it reads (``("S3", 3)``), by step number less one."""
     operands: tuple[tuple[int, ...], ...]
     """Each step's variable operands (the left alone beside a constant), by step number
     less one."""
