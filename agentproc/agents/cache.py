@@ -44,7 +44,6 @@ from agentproc.agents.conversation import Conversation, Turn
 CacheMode = Literal["read", "write", "readwrite", "off"]
 """``read``: serve hits, store nothing; ``write``: ask the model, store every reply;
 ``readwrite``: both; ``off``: no cache."""
-CACHE_MODES: tuple[CacheMode, ...] = ("read", "write", "readwrite", "off")
 CACHE_FILE = "responses.sqlite3"
 """The store's file name in the cache folder."""
 KEY_VERSION = 1

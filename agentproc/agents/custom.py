@@ -72,7 +72,7 @@ async def arun_agent_episode(
     )
     runnable = factory(mock_tools(session))
     opening = list(session.messages)
-    stop: StopReason = "answer"
+    stop: StopReason | None = None
     try:
         out = await runnable.ainvoke(
             {"messages": [(m["role"], m["content"]) for m in opening]},
@@ -92,6 +92,4 @@ async def arun_agent_episode(
             # Your agent's own exception is a fault of the harness it runs in, not a
             # mistake in the procedure; a model endpoint failing inside it is the endpoint's.
             session.fail(episode_error(exc) if kind != "harness" else harness_error(exc))
-    if stop == "answer":
-        stop = "budget" if session.over_budget else "answer" if session.answered else "no_tool_call"
-    return session.finish(stop)
+    return session.finish(stop or session.stop_reason)

@@ -138,7 +138,7 @@ def monitor(open_session: Callable[[Any], EpisodeSession]) -> Scorer:
             session.read_text(state.output.completion)
         else:
             label_transcript(session, state.messages)
-        ep = session.finish("answer" if session.answered else "no_tool_call")
+        ep = session.finish(session.stop_reason)
         return Score(
             value=ep.metrics["verdict"],
             answer=None if ep.metrics["final_answer"] is None else str(ep.metrics["final_answer"]),

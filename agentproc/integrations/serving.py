@@ -27,7 +27,6 @@ from agentproc.runs import (
     BudgetExhausted,
     EpisodeSession,
     RunWriter,
-    StopReason,
     episode_record,
     text_of,
 )
@@ -160,12 +159,6 @@ class ServedRun:
 
     def _write(self, session: EpisodeSession) -> None:
         session.agent = self.agent
-        ep = session.finish(_stop_reason(session))
+        ep = session.finish(session.stop_reason)
         self._writer.write(episode_record(ep, self.self_contained))
         self.written += 1
-
-
-def _stop_reason(session: EpisodeSession) -> StopReason:
-    if session.answered:
-        return "answer"
-    return "budget" if session.over_budget else "no_tool_call"
