@@ -39,7 +39,7 @@ from typing import Any, Literal
 
 import orjson
 
-from agentproc.agents.conversation import Conversation, Turn
+from agentproc.agents.conversation import Conversation, Turn, conversation
 
 CacheMode = Literal["read", "write", "readwrite", "off"]
 """``read``: serve hits, store nothing; ``write``: ask the model, store every reply;
@@ -263,13 +263,14 @@ class CachedConversation:
 
 
 def cached(
-    chat: Conversation,
     model: Any,
     tools: list[dict[str, Any]] | None,
     opening: list[dict[str, Any]],
     use: CacheUse | None,
 ) -> Conversation:
-    """``chat`` through the cache ``use`` names (itself when there is none, or it is off)."""
+    """The :func:`~agentproc.agents.conversation.conversation` with ``model``, through the
+    cache ``use`` names (the conversation itself when there is none, or it is off)."""
+    chat = conversation(model, tools, opening)
     if use is None or use.config.mode == "off":
         return chat
     return CachedConversation(chat, use, model_identity(model), tools, [dict(m) for m in opening])

@@ -21,7 +21,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from agentproc.agents.cache import CacheUse, cached
-from agentproc.agents.conversation import Conversation, conversation
+from agentproc.agents.conversation import Conversation
 from agentproc.agents.failures import episode_error
 from agentproc.agents.retry import ModelCall, RetryPolicy, invoke_with_retry, usage_summary
 from agentproc.labelling.order import OrderPolicy
@@ -135,13 +135,7 @@ async def arun_model_episode(
     )
     ep = _Episode(
         session=session,
-        chat=cached(
-            conversation(model, session.tools, session.messages[:2]),
-            model,
-            session.tools,
-            session.messages[:2],
-            cache,
-        ),
+        chat=cached(model, session.tools, session.messages[:2], cache),
         continue_after_answer=continue_after_answer,
         retry=retry or RetryPolicy(),
         rng=retry_seed(seed, scenario.id),

@@ -217,9 +217,10 @@ def test_the_embedded_model_goes_through_the_same_cache(tmp_path):
     assert model_identity(model)["kind"] == "local"
     use = CacheUse(CacheConfig(tmp_path))
     opening = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
-    chat = cached(LangChainChat(model, [], opening), model, [], opening, use)
+    chat = cached(model, [], opening, use)
     turn = Turn("", [("call_0", "step_1", '{"S1": 1}')], {})
     chat.take(turn)  # a hit goes into the LangChain history as the model's reply
+    assert isinstance(chat.inner, LangChainChat)  # type: ignore[attr-defined]
     (reply,) = chat.inner.history[2:]  # type: ignore[attr-defined]
     assert reply.tool_calls[0]["args"] == {"S1": 1}
 
