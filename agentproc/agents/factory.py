@@ -15,13 +15,15 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentproc.agents.custom import AgentFactory, arun_agent_episode
 from agentproc.errors import ConfigError, InputError
-from agentproc.labelling.order import OrderPolicy
 from agentproc.runs import Episode, EpisodeFn
-from agentproc.workflow import Guard, Scenario
-from agentproc.workflow.variant import Variant
+from agentproc.workflow import Scenario
+
+if TYPE_CHECKING:
+    from agentproc.agents.suite import ModelRunOptions
 
 _MODULE = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 _NAME = re.compile(r"^[A-Za-z_]\w*$")
@@ -104,16 +106,9 @@ def _one_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text.strip() else type(exc).__name__
 
 
-def factory_episodes(
-    loaded: LoadedFactory,
-    agent: str,
-    *,
-    guard: Guard = "observe",
-    budget: int | None = None,
-    variant: Variant | None = None,
-    order: OrderPolicy = "listed",
-) -> EpisodeFn:
-    """Episodes of the agent a factory builds afresh for each scenario."""
+def factory_episodes(loaded: LoadedFactory, agent: str, options: ModelRunOptions) -> EpisodeFn:
+    """Episodes of the agent a factory builds afresh for each scenario, under the guard,
+    budget, variant and order policy of ``options``."""
 
     async def episode(scenario: Scenario, trial: int = 0) -> Episode:
         del trial  # the agent owns its randomness
@@ -121,10 +116,10 @@ def factory_episodes(
             scenario,
             loaded.factory,
             agent,
-            guard=guard,
-            budget=budget,
-            variant=variant,
-            order=order,
+            guard=options.guard,
+            budget=options.budget,
+            variant=options.variant,
+            order=options.order,
         )
 
     return episode

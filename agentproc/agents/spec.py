@@ -100,16 +100,11 @@ class AgentSpec:
 
         if model is _BUILD:
             model = self.model() if self.built_model is None else self.built_model
-        o = self.options
         if isinstance(model, LoadedFactory):
-            return factory_episodes(
-                model, self.agent, guard=o.guard, budget=o.budget, variant=o.variant, order=o.order
-            )
+            return factory_episodes(model, self.agent, self.options)
         if model is None:
-            return sim_episodes(
-                self.agent, seed=o.seed, guard=o.guard, variant=o.variant, order=o.order
-            )
-        return model_episodes(model, self.agent, o)
+            return sim_episodes(self.agent, self.options)
+        return model_episodes(model, self.agent, self.options)
 
     def concurrency(self) -> int:
         """Episodes in flight: simulated agents do no I/O, and one at a time keeps the run
