@@ -52,12 +52,12 @@ def agentproc_task(
 
     Example: ``inspect eval agentproc/agentproc_task -T suite=suites/quick``.
     """
-    from agentproc.errors import ConfigError
+    from agentproc.errors import unknown_key
 
     given = {"mode": (mode, MODES), "order": (order, ORDER_POLICIES), "guard": (guard, GUARDS)}
     for option, (value, allowed) in given.items():
         if value not in allowed:
-            raise ConfigError(f"unknown {option} {value!r}; expected one of: {', '.join(allowed)}")
+            raise unknown_key(option, value, allowed)
     chosen = load_variant(variant)
     loaded = select(per_cell(load_scenarios(Path(suite)), per_cell_k), None, limit)
     scenarios = {s.id: s for s in loaded}
