@@ -82,10 +82,8 @@ def agentproc_task(
 
 
 def _sample(scenario: Scenario, session: EpisodeSession) -> Sample:
-    messages: list[Any] = []
-    for m in session.messages:
-        cls = ChatMessageSystem if m["role"] == "system" else ChatMessageUser
-        messages.append(cls(content=m["content"]))
+    kinds: dict[str, Any] = {"system": ChatMessageSystem, "user": ChatMessageUser}
+    messages = [kinds[m["role"]](content=m["content"]) for m in session.messages]
     return Sample(id=scenario.id, input=messages, target=str(scenario.answer))
 
 
