@@ -18,9 +18,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from agentproc.agents.failures import episode_error, error_kind
+from agentproc.agents.failures import episode_error
 from agentproc.labelling.order import OrderPolicy
-from agentproc.runs import BudgetExhausted, Episode, EpisodeSession, StopReason, harness_error
+from agentproc.runs import BudgetExhausted, Episode, EpisodeSession, StopReason
 from agentproc.workflow import Guard, Scenario
 from agentproc.workflow.variant import Variant
 
@@ -88,8 +88,7 @@ async def arun_agent_episode(
             stop = "budget"
         else:
             stop = "error"
-            kind = error_kind(exc)
             # Your agent's own exception is a fault of the harness it runs in, not a
             # mistake in the procedure; a model endpoint failing inside it is the endpoint's.
-            session.fail(episode_error(exc) if kind != "harness" else harness_error(exc))
+            session.fail(episode_error(exc))
     return session.finish(stop or session.stop_reason)

@@ -20,11 +20,12 @@ and is labelled instead.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import sys
 
-from agentproc.runs import EpisodeError, ErrorKind, redact
+from agentproc.runs import EpisodeError, ErrorKind, harness_error
 
 _OVERFLOW = re.compile(
     r"context[ _-]?(length|window)|maximum context|too many tokens|exceeds? the context"
@@ -66,5 +67,4 @@ def error_kind(exc: BaseException) -> ErrorKind:
 
 def episode_error(exc: BaseException, attempts: int = 1) -> EpisodeError:
     """The error record of an episode ended by ``exc`` (its message redacted)."""
-    message = redact(f"{type(exc).__name__}: {exc}")
-    return EpisodeError(kind=error_kind(exc), message=message[:2000], attempts=attempts)
+    return dataclasses.replace(harness_error(exc), kind=error_kind(exc), attempts=attempts)
