@@ -13,7 +13,6 @@ import importlib.util
 import os
 import re
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -43,15 +42,7 @@ def is_factory_spec(spec: str) -> bool:
     return where.endswith(".py") or bool(_MODULE.match(where))
 
 
-@dataclass(frozen=True)
-class LoadedFactory:
-    """A user's agent factory and the spec it was loaded from."""
-
-    spec: str
-    factory: AgentFactory
-
-
-def load_factory(spec: str) -> LoadedFactory:
+def load_factory(spec: str) -> AgentFactory:
     """Import the factory a ``module.path:factory`` or ``path/to/file.py:factory`` names.
 
     Raises:
@@ -82,12 +73,12 @@ def load_factory(spec: str) -> LoadedFactory:
             module = importlib.import_module(where)
         except (Exception, SystemExit) as exc:
             raise ConfigError(f"--agent {spec}: cannot import {where}: {_one_line(exc)}") from None
-    factory = getattr(module, name, None)
+    factory: AgentFactory | None = getattr(module, name, None)
     if factory is None:
         raise ConfigError(f"--agent {spec}: {where} has no {name!r}")
     if not callable(factory):
         raise ConfigError(f"--agent {spec}: {name!r} is not callable (expected a factory)")
-    return LoadedFactory(spec, factory)
+    return factory
 
 
 def _current_folder_importable() -> None:
@@ -106,7 +97,7 @@ def _one_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text.strip() else type(exc).__name__
 
 
-def factory_episodes(loaded: LoadedFactory, agent: str, options: ModelRunOptions) -> EpisodeFn:
+def factory_episodes(factory: AgentFactory, agent: str, options: ModelRunOptions) -> EpisodeFn:
     """Episodes of the agent a factory builds afresh for each scenario, under the guard,
     budget, variant and order policy of ``options``."""
 
@@ -114,7 +105,7 @@ def factory_episodes(loaded: LoadedFactory, agent: str, options: ModelRunOptions
         del trial  # the agent owns its randomness
         return await arun_agent_episode(
             scenario,
-            loaded.factory,
+            factory,
             agent,
             guard=options.guard,
             budget=options.budget,

@@ -47,7 +47,7 @@ class AgentSpec:
         return self.agent.startswith("sim:")
 
     def model(self) -> Any:
-        """The chat model (a loaded factory for ``module:factory``; ``None`` for a simulated
+        """The chat model (the factory for ``module:factory``; ``None`` for a simulated
         agent); an unknown agent or a missing extra raises here, before any file is touched."""
         from agentproc.agents.kinds import agent_kind
 
@@ -96,14 +96,15 @@ class AgentSpec:
 
     def episodes(self, model: Any = _BUILD) -> EpisodeFn:
         """The episode function of this agent (over ``model``, or one built now)."""
-        from agentproc.agents.factory import LoadedFactory, factory_episodes
+        from agentproc.agents.factory import factory_episodes
+        from agentproc.agents.kinds import agent_kind
 
         if model is _BUILD:
             model = self.model() if self.built_model is None else self.built_model
-        if isinstance(model, LoadedFactory):
-            return factory_episodes(model, self.agent, self.options)
         if model is None:
             return sim_episodes(self.agent, self.options)
+        if agent_kind(self.agent) == "factory":
+            return factory_episodes(model, self.agent, self.options)
         return model_episodes(model, self.agent, self.options)
 
     def concurrency(self) -> int:
