@@ -41,11 +41,6 @@ class AgentSpec:
     (each variant of ``compare`` and ``stress``), so an embedded model loads once;
     ``None``: each call of :meth:`episodes` builds its own."""
 
-    @property
-    def simulated(self) -> bool:
-        """A ``sim:`` agent: no I/O, one episode at a time."""
-        return self.agent.startswith("sim:")
-
     def model(self) -> Any:
         """The chat model (the factory for ``module:factory``; ``None`` for a simulated
         agent); an unknown agent or a missing extra raises here, before any file is touched."""
@@ -110,7 +105,7 @@ class AgentSpec:
     def concurrency(self) -> int:
         """Episodes in flight: simulated agents do no I/O, and one at a time keeps the run
         file in suite order."""
-        return 1 if self.simulated else self.options.concurrency
+        return 1 if self.agent.startswith("sim:") else self.options.concurrency
 
     def under(self, variant: Any) -> AgentSpec:
         """The same agent, presented as ``variant`` says."""

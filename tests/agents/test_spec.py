@@ -19,3 +19,11 @@ def test_a_spec_not_built_builds_its_model_where_its_episodes_run():
     spec = pickle.loads(pickle.dumps(AgentSpec("openai:m", base_url="http://127.0.0.1:9/v1")))
     assert spec.built_model is None
     assert callable(spec.episodes())
+
+
+def test_a_simulated_agent_runs_one_episode_at_a_time_whatever_the_concurrency():
+    from agentproc.agents.suite import ModelRunOptions
+
+    options = ModelRunOptions(concurrency=8)
+    assert AgentSpec("sim:decay", options).concurrency() == 1
+    assert AgentSpec("openai:m", options).concurrency() == 8
