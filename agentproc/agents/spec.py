@@ -74,15 +74,9 @@ class AgentSpec:
         return make_chat_model(self.agent, base_url=self.base_url, timeout=self.timeout, **kw)
 
     def check(self) -> None:
-        """Everything :meth:`model` checks (agent, factory, extra, key), without loading an
-        embedded model: over workers, each worker builds its own and this process none."""
-        from agentproc.agents.kinds import agent_kind
-
-        if agent_kind(self.agent) == "local":
-            from agentproc.agents.local import check_installed
-
-            check_installed()
-            return
+        """Everything :meth:`model` checks (agent, factory, extra, key), the model dropped:
+        an embedded model loads at its first reply, so over workers each worker loads its
+        own and this process none."""
         self.model()
 
     def built(self) -> AgentSpec:

@@ -27,3 +27,18 @@ def test_a_simulated_agent_runs_one_episode_at_a_time_whatever_the_concurrency()
     options = ModelRunOptions(concurrency=8)
     assert AgentSpec("sim:decay", options).concurrency() == 1
     assert AgentSpec("openai:m", options).concurrency() == 8
+
+
+def test_checking_the_local_agent_loads_no_model(monkeypatch):
+    from agentproc.agents import local, xllama_runtime
+
+    monkeypatch.setattr(local, "check_installed", lambda runtime="auto": None)
+    monkeypatch.setattr(xllama_runtime, "load", lambda *a: pytest.fail("the model was loaded"))
+    AgentSpec("local").check()
+
+
+def test_checking_an_unknown_agent_fails_as_building_it_does():
+    from agentproc.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="unknown agent 'sim:nobody'"):
+        AgentSpec("sim:nobody").check()
