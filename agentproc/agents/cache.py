@@ -39,12 +39,11 @@ from typing import Any, Literal
 
 import orjson
 
-from agentproc.agents.conversation import Conversation, Turn
+from agentproc.agents.conversation import Conversation, Turn, conversation
 
 CacheMode = Literal["read", "write", "readwrite", "off"]
 """``read``: serve hits, store nothing; ``write``: ask the model, store every reply;
 ``readwrite``: both; ``off``: no cache."""
-CACHE_MODES: tuple[CacheMode, ...] = ("read", "write", "readwrite", "off")
 CACHE_FILE = "responses.sqlite3"
 """The store's file name in the cache folder."""
 KEY_VERSION = 1
@@ -264,13 +263,14 @@ class CachedConversation:
 
 
 def cached(
-    chat: Conversation,
     model: Any,
     tools: list[dict[str, Any]] | None,
     opening: list[dict[str, Any]],
     use: CacheUse | None,
 ) -> Conversation:
-    """``chat`` through the cache ``use`` names (itself when there is none, or it is off)."""
+    """The :func:`~agentproc.agents.conversation.conversation` with ``model``, through the
+    cache ``use`` names (the conversation itself when there is none, or it is off)."""
+    chat = conversation(model, tools, opening)
     if use is None or use.config.mode == "off":
         return chat
     return CachedConversation(chat, use, model_identity(model), tools, [dict(m) for m in opening])

@@ -18,9 +18,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from agentproc.agents.failures import episode_error, error_kind
+from agentproc.agents.failures import episode_error
 from agentproc.labelling.order import OrderPolicy
-from agentproc.runs import BudgetExhausted, Episode, EpisodeSession, StopReason, harness_error
+from agentproc.runs import BudgetExhausted, Episode, EpisodeSession, StopReason
 from agentproc.workflow import Guard, Scenario
 from agentproc.workflow.variant import Variant
 
@@ -72,7 +72,7 @@ async def arun_agent_episode(
     )
     runnable = factory(mock_tools(session))
     opening = list(session.messages)
-    stop: StopReason = "answer"
+    stop: StopReason | None = None
     try:
         out = await runnable.ainvoke(
             {"messages": [(m["role"], m["content"]) for m in opening]},
@@ -88,10 +88,7 @@ async def arun_agent_episode(
             stop = "budget"
         else:
             stop = "error"
-            kind = error_kind(exc)
             # Your agent's own exception is a fault of the harness it runs in, not a
             # mistake in the procedure; a model endpoint failing inside it is the endpoint's.
-            session.fail(episode_error(exc) if kind != "harness" else harness_error(exc))
-    if stop == "answer":
-        stop = "budget" if session.over_budget else "answer" if session.answered else "no_tool_call"
-    return session.finish(stop)
+            session.fail(episode_error(exc))
+    return session.finish(stop or session.stop_reason)

@@ -13,15 +13,16 @@ import importlib.util
 import os
 import re
 import sys
-from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentproc.agents.custom import AgentFactory, arun_agent_episode
 from agentproc.errors import ConfigError, InputError
-from agentproc.labelling.order import OrderPolicy
 from agentproc.runs import Episode, EpisodeFn
-from agentproc.workflow import Guard, Scenario
-from agentproc.workflow.variant import Variant
+from agentproc.workflow import Scenario
+
+if TYPE_CHECKING:
+    from agentproc.agents.suite import ModelRunOptions
 
 _MODULE = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 _NAME = re.compile(r"^[A-Za-z_]\w*$")
@@ -41,15 +42,7 @@ def is_factory_spec(spec: str) -> bool:
     return where.endswith(".py") or bool(_MODULE.match(where))
 
 
-@dataclass(frozen=True)
-class LoadedFactory:
-    """A user's agent factory and the spec it was loaded from."""
-
-    spec: str
-    factory: AgentFactory
-
-
-def load_factory(spec: str) -> LoadedFactory:
+def load_factory(spec: str) -> AgentFactory:
     """Import the factory a ``module.path:factory`` or ``path/to/file.py:factory`` names.
 
     Raises:
@@ -80,12 +73,12 @@ def load_factory(spec: str) -> LoadedFactory:
             module = importlib.import_module(where)
         except (Exception, SystemExit) as exc:
             raise ConfigError(f"--agent {spec}: cannot import {where}: {_one_line(exc)}") from None
-    factory = getattr(module, name, None)
+    factory: AgentFactory | None = getattr(module, name, None)
     if factory is None:
         raise ConfigError(f"--agent {spec}: {where} has no {name!r}")
     if not callable(factory):
         raise ConfigError(f"--agent {spec}: {name!r} is not callable (expected a factory)")
-    return LoadedFactory(spec, factory)
+    return factory
 
 
 def _current_folder_importable() -> None:
@@ -104,27 +97,20 @@ def _one_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text.strip() else type(exc).__name__
 
 
-def factory_episodes(
-    loaded: LoadedFactory,
-    agent: str,
-    *,
-    guard: Guard = "observe",
-    budget: int | None = None,
-    variant: Variant | None = None,
-    order: OrderPolicy = "listed",
-) -> EpisodeFn:
-    """Episodes of the agent a factory builds afresh for each scenario."""
+def factory_episodes(factory: AgentFactory, agent: str, options: ModelRunOptions) -> EpisodeFn:
+    """Episodes of the agent a factory builds afresh for each scenario, under the guard,
+    budget, variant and order policy of ``options``."""
 
     async def episode(scenario: Scenario, trial: int = 0) -> Episode:
         del trial  # the agent owns its randomness
         return await arun_agent_episode(
             scenario,
-            loaded.factory,
+            factory,
             agent,
-            guard=guard,
-            budget=budget,
-            variant=variant,
-            order=order,
+            guard=options.guard,
+            budget=options.budget,
+            variant=options.variant,
+            order=options.order,
         )
 
     return episode

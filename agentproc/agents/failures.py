@@ -20,11 +20,12 @@ and is labelled instead.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import sys
 
-from agentproc.runs import EpisodeError, ErrorKind, redact
+from agentproc.runs import EpisodeError, ErrorKind, harness_error
 
 _OVERFLOW = re.compile(
     r"context[ _-]?(length|window)|maximum context|too many tokens|exceeds? the context"
@@ -37,31 +38,33 @@ class MalformedResponse(Exception):
     """The endpoint answered, but not with a chat completion (an HTML page, a cut body)."""
 
 
+def loaded(*names: str) -> tuple[type, ...]:
+    """The classes ``module.Class`` names, of the modules already imported: an exception
+    of a library can only exist once that library is imported, so looking in
+    ``sys.modules`` avoids importing openai (about a second) to classify one."""
+    found = []
+    for name in names:
+        module, _, attr = name.rpartition(".")
+        cls = getattr(sys.modules.get(module), attr, None)
+        if cls is not None:
+            found.append(cls)
+    return tuple(found)
+
+
 def error_kind(exc: BaseException) -> ErrorKind:
     """Which kind of infrastructure failure an exception is."""
-    core = sys.modules.get("langchain_core.exceptions")
-    overflow = getattr(core, "ContextOverflowError", None)
-    if overflow is not None and isinstance(exc, overflow):
+    if isinstance(exc, loaded("langchain_core.exceptions.ContextOverflowError")):
         return "context_overflow"
-    openai = sys.modules.get("openai")
-    if openai is not None and isinstance(exc, openai.APIError):
+    if isinstance(exc, loaded("openai.APIError")):
         status = getattr(exc, "status_code", None)
         if status in (400, 413) and _OVERFLOW.search(str(exc)):
             return "context_overflow"
         return "endpoint"
-    for name in ("httpx", "httpx2"):
-        httpx = sys.modules.get(name)
-        if httpx is not None and isinstance(exc, httpx.HTTPError):
-            return "endpoint"
-    model_error = getattr(core, "ModelError", None)
-    if model_error is not None and isinstance(exc, model_error):
-        return "endpoint"
-    if isinstance(exc, TimeoutError | OSError | MalformedResponse | json.JSONDecodeError):
-        return "endpoint"
-    return "harness"
+    failed = loaded("httpx.HTTPError", "httpx2.HTTPError", "langchain_core.exceptions.ModelError")
+    failed += (TimeoutError, OSError, MalformedResponse, json.JSONDecodeError)
+    return "endpoint" if isinstance(exc, failed) else "harness"
 
 
 def episode_error(exc: BaseException, attempts: int = 1) -> EpisodeError:
     """The error record of an episode ended by ``exc`` (its message redacted)."""
-    message = redact(f"{type(exc).__name__}: {exc}")
-    return EpisodeError(kind=error_kind(exc), message=message[:2000], attempts=attempts)
+    return dataclasses.replace(harness_error(exc), kind=error_kind(exc), attempts=attempts)

@@ -21,7 +21,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from agentproc.agents.cache import CacheUse, cached
-from agentproc.agents.conversation import Conversation, conversation
+from agentproc.agents.conversation import Conversation
 from agentproc.agents.failures import episode_error
 from agentproc.agents.retry import ModelCall, RetryPolicy, invoke_with_retry, usage_summary
 from agentproc.labelling.order import OrderPolicy
@@ -44,7 +44,6 @@ EPISODE = "agentproc_episode"
 
 
 class _State(TypedDict):
-    turns: int
     stop: str | None
 
 
@@ -67,7 +66,6 @@ async def _turn_node(state: _State, config: RunnableConfig) -> Any:
     from langgraph.types import Command
 
     ep: _Episode = config["configurable"][EPISODE]  # type: ignore[typeddict-item]
-    turns = state["turns"] + 1
     session = ep.session
     try:
         turn = await invoke_with_retry(
@@ -76,11 +74,11 @@ async def _turn_node(state: _State, config: RunnableConfig) -> Any:
     except Exception as exc:
         attempts = ep.model_calls[-1].attempts if ep.model_calls else 1
         session.fail(episode_error(exc, attempts))
-        return Command(update={"stop": "error", "turns": turns}, goto=END)
+        return Command(update={"stop": "error"}, goto=END)
     if turn.content or not turn.requests:
         session.say(turn.content)
     if not turn.requests:
-        return Command(update={"stop": "no_tool_call", "turns": turns}, goto=END)
+        return Command(update={"stop": "no_tool_call"}, goto=END)
     stop = None
     session.message()  # the turn's calls came in one message; executed in call order
     for call_id, name, args in turn.requests:
@@ -95,8 +93,8 @@ async def _turn_node(state: _State, config: RunnableConfig) -> Any:
     if stop is None and session.exhausted:
         stop = "budget"
     if stop is not None:
-        return Command(update={"stop": stop, "turns": turns}, goto=END)
-    return Command(update={"turns": turns}, goto="turn")
+        return Command(update={"stop": stop}, goto=END)
+    return Command(goto="turn")
 
 
 @cache
@@ -135,13 +133,7 @@ async def arun_model_episode(
     )
     ep = _Episode(
         session=session,
-        chat=cached(
-            conversation(model, session.tools, session.messages[:2]),
-            model,
-            session.tools,
-            session.messages[:2],
-            cache,
-        ),
+        chat=cached(model, session.tools, session.messages[:2], cache),
         continue_after_answer=continue_after_answer,
         retry=retry or RetryPolicy(),
         rng=retry_seed(seed, scenario.id),
@@ -149,7 +141,7 @@ async def arun_model_episode(
     stop: StopReason
     try:
         final = await episode_graph().ainvoke(
-            {"turns": 0, "stop": None},
+            {"stop": None},
             config={"recursion_limit": session.budget + 10, "configurable": {EPISODE: ep}},
         )
         stop = final.get("stop") or "budget"

@@ -50,6 +50,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import Field
 
 from agentproc.agents import xllama_runtime
+from agentproc.agents.conversation import tool_calls_of
 from agentproc.agents.xllama_runtime import Completion, Sampling
 from agentproc.errors import ConfigError, unknown_key
 from agentproc.runs import text_of
@@ -246,13 +247,8 @@ def _message(c: Completion, names: set[str], turn: int, model_name: str) -> AIMe
         and data.get("name") in names
         and isinstance(data.get("arguments"), dict)
     ):
-        call = {
-            "name": data["name"],
-            "args": data["arguments"],
-            "id": f"call_{turn}_0",
-            "type": "tool_call",
-        }
-        return AIMessage(content="", tool_calls=[call], **common)
+        calls = tool_calls_of([(f"call_{turn}_0", data["name"], data["arguments"])])
+        return AIMessage(content="", **calls, **common)
     if isinstance(data, dict) and set(data) == {"content"} and isinstance(data["content"], str):
         return AIMessage(content=data["content"], **common)
     return AIMessage(content=c.text, **common)

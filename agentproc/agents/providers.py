@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from agentproc.agents.failures import MalformedResponse
+from agentproc.agents.failures import MalformedResponse, loaded
 from agentproc.errors import ConfigError, unknown_key
 from agentproc.runs.redact import DEFAULT_KEY_ENV, secret_env, secret_url
 
@@ -132,24 +131,17 @@ def is_retryable(exc: BaseException) -> bool:
     >>> is_retryable(ValueError("bad"))
     False
     """
-    # An exception of a library can only exist once that library is imported, so
-    # looking in sys.modules avoids importing openai (about a second) to answer.
-    openai = sys.modules.get("openai")
-    if openai is not None:
-        if isinstance(exc, openai.APIStatusError):
-            return exc.status_code >= 500 or exc.status_code in RETRY_STATUSES
-        if isinstance(exc, openai.APIConnectionError):  # includes APITimeoutError
-            return True
-    for name in ("httpx", "httpx2"):  # openai 3 is built on httpx2, langchain on either
-        httpx = sys.modules.get(name)
-        if httpx is not None and isinstance(exc, httpx.TimeoutException):
-            return True
-    core = sys.modules.get("langchain_core.exceptions")
-    model_error = getattr(core, "ModelError", None)
-    if model_error is not None and isinstance(exc, model_error):
-        return bool(exc.is_retryable)
+    if isinstance(exc, loaded("openai.APIStatusError")):
+        status: int = getattr(exc, "status_code", 0)
+        return status >= 500 or status in RETRY_STATUSES
+    # APIConnectionError includes APITimeoutError; openai 3 is built on httpx2, langchain
+    # on either.
+    timeouts = ("openai.APIConnectionError", "httpx.TimeoutException", "httpx2.TimeoutException")
+    if isinstance(exc, loaded(*timeouts)):
+        return True
+    if isinstance(exc, loaded("langchain_core.exceptions.ModelError")):
+        return bool(getattr(exc, "is_retryable", False))
     # An answer that is not a chat completion (a cut body, a proxy's page) is a
     # transport hiccup as far as we can tell: worth another try.
-    return isinstance(exc, MalformedResponse | json.JSONDecodeError) or (
-        openai is not None and isinstance(exc, openai.APIResponseValidationError)
-    )
+    cut = loaded("openai.APIResponseValidationError")
+    return isinstance(exc, (MalformedResponse, json.JSONDecodeError, *cut))

@@ -41,13 +41,8 @@ class AgentSpec:
     (each variant of ``compare`` and ``stress``), so an embedded model loads once;
     ``None``: each call of :meth:`episodes` builds its own."""
 
-    @property
-    def simulated(self) -> bool:
-        """A ``sim:`` agent: no I/O, one episode at a time."""
-        return self.agent.startswith("sim:")
-
     def model(self) -> Any:
-        """The chat model (a loaded factory for ``module:factory``; ``None`` for a simulated
+        """The chat model (the factory for ``module:factory``; ``None`` for a simulated
         agent); an unknown agent or a missing extra raises here, before any file is touched."""
         from agentproc.agents.kinds import agent_kind
 
@@ -79,15 +74,9 @@ class AgentSpec:
         return make_chat_model(self.agent, base_url=self.base_url, timeout=self.timeout, **kw)
 
     def check(self) -> None:
-        """Everything :meth:`model` checks (agent, factory, extra, key), without loading an
-        embedded model: over workers, each worker builds its own and this process none."""
-        from agentproc.agents.kinds import agent_kind
-
-        if agent_kind(self.agent) == "local":
-            from agentproc.agents.local import check_installed
-
-            check_installed()
-            return
+        """Everything :meth:`model` checks (agent, factory, extra, key), the model dropped:
+        an embedded model loads at its first reply, so over workers each worker loads its
+        own and this process none."""
         self.model()
 
     def built(self) -> AgentSpec:
@@ -96,25 +85,21 @@ class AgentSpec:
 
     def episodes(self, model: Any = _BUILD) -> EpisodeFn:
         """The episode function of this agent (over ``model``, or one built now)."""
-        from agentproc.agents.factory import LoadedFactory, factory_episodes
+        from agentproc.agents.factory import factory_episodes
+        from agentproc.agents.kinds import agent_kind
 
         if model is _BUILD:
             model = self.model() if self.built_model is None else self.built_model
-        o = self.options
-        if isinstance(model, LoadedFactory):
-            return factory_episodes(
-                model, self.agent, guard=o.guard, budget=o.budget, variant=o.variant, order=o.order
-            )
         if model is None:
-            return sim_episodes(
-                self.agent, seed=o.seed, guard=o.guard, variant=o.variant, order=o.order
-            )
-        return model_episodes(model, self.agent, o)
+            return sim_episodes(self.agent, self.options)
+        if agent_kind(self.agent) == "factory":
+            return factory_episodes(model, self.agent, self.options)
+        return model_episodes(model, self.agent, self.options)
 
     def concurrency(self) -> int:
         """Episodes in flight: simulated agents do no I/O, and one at a time keeps the run
         file in suite order."""
-        return 1 if self.simulated else self.options.concurrency
+        return 1 if self.agent.startswith("sim:") else self.options.concurrency
 
     def under(self, variant: Any) -> AgentSpec:
         """The same agent, presented as ``variant`` says."""

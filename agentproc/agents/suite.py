@@ -18,19 +18,20 @@ from agentproc.workflow import Guard, Scenario
 from agentproc.workflow.variant import Variant
 
 
-def sim_episodes(
-    agent: str,
-    *,
-    seed: int = 0,
-    guard: Guard = "observe",
-    variant: Variant | None = None,
-    order: OrderPolicy = "listed",
-) -> EpisodeFn:
-    """Episodes of a simulated agent (``sim:...``), presented as ``variant`` says."""
+def sim_episodes(agent: str, options: ModelRunOptions | None = None) -> EpisodeFn:
+    """Episodes of a simulated agent (``sim:...``) under the seed, guard, variant and order
+    policy of ``options``."""
+    o = options or ModelRunOptions()
 
     async def episode(scenario: Scenario, trial: int = 0) -> Episode:
         return run_sim_episode(
-            scenario, agent, seed=seed, guard=guard, trial=trial, variant=variant, order=order
+            scenario,
+            agent,
+            seed=o.seed,
+            guard=o.guard,
+            trial=trial,
+            variant=o.variant,
+            order=o.order,
         )
 
     return episode

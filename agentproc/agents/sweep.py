@@ -20,11 +20,6 @@ from agentproc.workflow import Scenario
 from agentproc.workflow.variant import Variant
 
 
-def run_file(out: Path, variant: Variant) -> Path:
-    """Where a variant's episodes go: ``OUT/<variant name>.jsonl``."""
-    return out / f"{variant.name}.jsonl"
-
-
 def check_outputs(
     out: Path,
     variants: Sequence[Variant],
@@ -40,7 +35,7 @@ def check_outputs(
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise ConfigError(f"--variants: two variants are named {', '.join(twice)}")
-    paths = [run_file(out, v) for v in variants]
+    paths = [out / f"{v.name}.jsonl" for v in variants]  # OUT/<variant name>.jsonl
     check_output(out, folder=True)
     for path in paths:
         # Run files are written as the run goes (a killed run is resumed), so they are

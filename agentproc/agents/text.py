@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 from agentproc.agents.cache import CacheUse, cached
-from agentproc.agents.conversation import conversation
 from agentproc.agents.failures import episode_error
 from agentproc.agents.retry import ModelCall, RetryPolicy, invoke_with_retry, usage_summary
 from agentproc.runs import Episode, EpisodeSession, StopReason, retry_seed, text_of
@@ -33,7 +32,7 @@ async def arun_text_episode(
     may only be one that changes nothing: text mode has no tools to vary)."""
     session = EpisodeSession(scenario, agent, mode="text", variant=variant)
     opening = session.messages[:2]
-    chat = cached(conversation(model, None, opening), model, None, opening, cache)
+    chat = cached(model, None, opening, cache)
     calls: list[ModelCall] = []
     errors: list[str] = []
     stop: StopReason = "answer"

@@ -305,10 +305,9 @@ def status_error(status: int, body: bytes, url: str) -> Exception:
 def raise_as_sdk(error: Exception, cause: BaseException | None) -> NoReturn:
     """Raise ``error`` as LangChain's OpenAI client would: mapped by its handlers
     (a context overflow becomes ``ContextOverflowError``, and so on) where it has any."""
+    from langchain_openai.chat_models import base  # a dependency of the package
+
     openai = _openai()
-    base: Any = None
-    with contextlib.suppress(ImportError):  # langchain-openai comes with the package
-        from langchain_openai.chat_models import base
     if isinstance(error, openai.BadRequestError):
         handle = getattr(base, "_handle_openai_bad_request", None)
     else:

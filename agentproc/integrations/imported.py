@@ -55,7 +55,7 @@ def label_trace(
         session.message()
         for call in message:
             session.call(call.name, call.arguments)
-    episode = session.finish("answer" if session.answered else "no_tool_call")
+    episode = session.finish(session.stop_reason)
     return Imported(trace, episode, result_differences(session.calls, trace))
 
 

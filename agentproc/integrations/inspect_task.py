@@ -52,12 +52,12 @@ def agentproc_task(
 
     Example: ``inspect eval agentproc/agentproc_task -T suite=suites/quick``.
     """
-    from agentproc.errors import ConfigError
+    from agentproc.errors import unknown_key
 
     given = {"mode": (mode, MODES), "order": (order, ORDER_POLICIES), "guard": (guard, GUARDS)}
     for option, (value, allowed) in given.items():
         if value not in allowed:
-            raise ConfigError(f"unknown {option} {value!r}; expected one of: {', '.join(allowed)}")
+            raise unknown_key(option, value, allowed)
     chosen = load_variant(variant)
     loaded = select(per_cell(load_scenarios(Path(suite)), per_cell_k), None, limit)
     scenarios = {s.id: s for s in loaded}
@@ -82,10 +82,8 @@ def agentproc_task(
 
 
 def _sample(scenario: Scenario, session: EpisodeSession) -> Sample:
-    messages: list[Any] = []
-    for m in session.messages:
-        cls = ChatMessageSystem if m["role"] == "system" else ChatMessageUser
-        messages.append(cls(content=m["content"]))
+    kinds: dict[str, Any] = {"system": ChatMessageSystem, "user": ChatMessageUser}
+    messages = [kinds[m["role"]](content=m["content"]) for m in session.messages]
     return Sample(id=scenario.id, input=messages, target=str(scenario.answer))
 
 
@@ -138,7 +136,7 @@ def monitor(open_session: Callable[[Any], EpisodeSession]) -> Scorer:
             session.read_text(state.output.completion)
         else:
             label_transcript(session, state.messages)
-        ep = session.finish("answer" if session.answered else "no_tool_call")
+        ep = session.finish(session.stop_reason)
         return Score(
             value=ep.metrics["verdict"],
             answer=None if ep.metrics["final_answer"] is None else str(ep.metrics["final_answer"]),

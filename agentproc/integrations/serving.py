@@ -8,10 +8,11 @@ every episode through :func:`~agentproc.runs.episode_record` and a
 :class:`~agentproc.runs.RunWriter`, so a served run file replays like any other.
 
 The agent moves on explicitly (:data:`NEXT_SCENARIO`): the open episode is then finished
-and written. An episode ends ``answer`` (an answer was accepted), ``budget`` (a call
-came past the budget) or ``no_tool_call`` (the agent moved on, or left, without an
-accepted answer). A scenario the agent never called a tool on is written only when it
-moved past it; the one open when the server stops is dropped if it holds no call.
+and written. An episode ends ``budget`` (a call came past the budget, answered or not),
+else ``answer`` (an answer was accepted), else ``no_tool_call`` (the agent moved on, or
+left, without an accepted answer). A scenario the agent never called a tool on is written
+only when it moved past it; the one open when the server stops is dropped if it holds no
+call.
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ from agentproc.runs import (
     BudgetExhausted,
     EpisodeSession,
     RunWriter,
-    StopReason,
     episode_record,
     text_of,
 )
@@ -160,12 +160,6 @@ class ServedRun:
 
     def _write(self, session: EpisodeSession) -> None:
         session.agent = self.agent
-        ep = session.finish(_stop_reason(session))
+        ep = session.finish(session.stop_reason)
         self._writer.write(episode_record(ep, self.self_contained))
         self.written += 1
-
-
-def _stop_reason(session: EpisodeSession) -> StopReason:
-    if session.answered:
-        return "answer"
-    return "budget" if session.over_budget else "no_tool_call"

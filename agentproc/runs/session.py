@@ -166,6 +166,12 @@ class EpisodeSession:
         """Whether an answer has been accepted."""
         return bool(self.toolkit.answers)
 
+    @property
+    def stop_reason(self) -> StopReason:
+        """Why the episode ended, when nothing failed: ``budget`` (a call came past the
+        budget), else ``answer`` (an answer was accepted), else ``no_tool_call``."""
+        return "budget" if self.over_budget else "answer" if self.answered else "no_tool_call"
+
     def call(
         self, name: str, raw_arguments: str | dict[str, Any] | None, call_id: str | None = None
     ) -> CallRecord:

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import get_args
 
 import pytest
 
 from agentproc.agents.cache import (
     CACHE_FILE,
     CacheConfig,
+    CacheMode,
     CacheUse,
     CacheWarning,
     cached,
@@ -215,9 +217,10 @@ def test_the_embedded_model_goes_through_the_same_cache(tmp_path):
     assert model_identity(model)["kind"] == "local"
     use = CacheUse(CacheConfig(tmp_path))
     opening = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
-    chat = cached(LangChainChat(model, [], opening), model, [], opening, use)
+    chat = cached(model, [], opening, use)
     turn = Turn("", [("call_0", "step_1", '{"S1": 1}')], {})
     chat.take(turn)  # a hit goes into the LangChain history as the model's reply
+    assert isinstance(chat.inner, LangChainChat)  # type: ignore[attr-defined]
     (reply,) = chat.inner.history[2:]  # type: ignore[attr-defined]
     assert reply.tool_calls[0]["args"] == {"S1": 1}
 
@@ -251,3 +254,9 @@ def test_cache_mode_alone_uses_the_user_cache_folder(capsys, suite, server, tmp_
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     code, _, _ = run(capsys, suite, server, tmp_path / "a.jsonl", "--cache-mode", "readwrite")
     assert code == 0 and (tmp_path / "xdg" / "agentproc" / CACHE_FILE).exists()
+
+
+def test_the_cache_mode_option_offers_every_cache_mode_and_no_other(capsys):
+    code, _, err = cli(capsys, "run", "suite", "--cache-mode", "?")
+    modes = ", ".join(map(repr, get_args(CacheMode)))
+    assert code == 2 and f"(choose from {modes})" in err

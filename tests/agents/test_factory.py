@@ -38,9 +38,9 @@ def test_a_factory_loads_from_a_file_and_from_a_module(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
     (tmp_path / "mine.py").write_text("def build(tools):\n    return ('built', len(tools))\n")
-    assert load_factory(f"{tmp_path / 'mine.py'}:build").factory([1, 2]) == ("built", 2)
+    assert load_factory(f"{tmp_path / 'mine.py'}:build")([1, 2]) == ("built", 2)
     monkeypatch.syspath_prepend(str(tmp_path))
-    assert load_factory("mine:build").factory([]) == ("built", 0)
+    assert load_factory("mine:build")([]) == ("built", 0)
 
 
 @pytest.mark.parametrize(

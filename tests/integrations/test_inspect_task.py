@@ -91,7 +91,11 @@ def test_text_mode_labels_the_reply(scenario_file: Path, tmp_path: Path):
 
 @pytest.mark.parametrize(
     ("options", "said"),
-    [({"mode": "speech"}, "unknown mode 'speech'"), ({"guard": "strict"}, "unknown guard")],
+    [
+        ({"mode": "speech"}, r"unknown mode 'speech' \(expected one of: tools, text\)"),
+        ({"guard": "strict"}, r"unknown guard 'strict' \(expected one of: observe, enforce,"),
+        ({"order": "random"}, r"unknown order 'random' \(expected one of: listed, dependency\)"),
+    ],
 )
 def test_bad_options_are_one_error(scenario_file: Path, options: dict[str, str], said: str):
     from agentproc.errors import ConfigError

@@ -146,6 +146,23 @@ def test_over_budget_is_set_only_by_a_refused_call():
     assert s.over_budget
 
 
+def test_the_stop_reason_is_no_tool_call_until_an_answer_is_accepted():
+    s = session()
+    s.call(*step(1))
+    assert s.stop_reason == "no_tool_call"
+    s.call(*submit())
+    assert s.stop_reason == "answer"
+
+
+def test_a_call_refused_for_the_budget_makes_the_stop_reason_budget_even_after_an_answer():
+    s = session(budget=1)
+    s.call(*submit())
+    assert s.exhausted and s.stop_reason == "answer"
+    with pytest.raises(BudgetExhausted):
+        s.call(*step(1))
+    assert s.stop_reason == "budget"
+
+
 def test_a_zero_budget_refuses_the_first_call():
     s = session(budget=0)
     with pytest.raises(BudgetExhausted):

@@ -43,12 +43,10 @@ Planner = Callable[[dict[str, Any]], Reply]
 """A chat-completion request body -> the reply to send."""
 
 _ERRORS = {
-    400: ("invalid_request_error", None),
     404: ("invalid_request_error", "not_found"),
     429: ("rate_limit_exceeded", "rate_limit_exceeded"),
-    500: ("server_error", None),
-    503: ("server_error", None),
 }
+"""The error type and code of each status whose error is not the default (:func:`error_body`)."""
 
 
 @dataclass(frozen=True)

@@ -68,7 +68,7 @@ def run_sim_episode(
     if truth is not None and order == "dependency":  # only a broken dependency is out of order
         truth = [t for t in truth if t.kind is not K.REORDERED or t.breaks_dependency]
     if stop != "budget":
-        stop = "answer" if session.answered else "no_tool_call"
+        stop = session.stop_reason
         session.say("Done.")
     ep = session.finish(stop, injected=truth)
     ep.trial = trial

@@ -8,6 +8,7 @@ step, cause, argument, self-correction and dependency flag must all agree.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -99,13 +100,8 @@ class SelfCheck:
 
 def cells(grid: dict[str, tuple[Any, ...]] = GRID) -> list[Cell]:
     """The cells of a self-check grid (mixed operations)."""
-    return [
-        Cell(steps=n, lookback=lb, range=r, mode=m)
-        for n in grid["steps"]
-        for lb in grid["lookback"]
-        for r in grid["range"]
-        for m in grid["mode"]
-    ]
+    axes = grid["steps"], grid["lookback"], grid["range"], grid["mode"]
+    return [Cell(steps=n, lookback=lb, range=r, mode=m) for n, lb, r, m in itertools.product(*axes)]
 
 
 def run_selfcheck(
