@@ -8,8 +8,8 @@ every episode through :func:`~agentproc.runs.episode_record` and a
 :class:`~agentproc.runs.RunWriter`, so a served run file replays like any other.
 
 The agent moves on explicitly (:data:`NEXT_SCENARIO`): the open episode is then finished
-and written. An episode ends ``budget`` (a call came past the budget, answered or not),
-else ``answer`` (an answer was accepted), else ``no_tool_call`` (the agent moved on, or
+and written. An episode ends ``answer`` (an answer was accepted, whatever came after
+it), ``budget`` (a call came past the budget) or ``no_tool_call`` (the agent moved on, or
 left, without an accepted answer). A scenario the agent never called a tool on is written
 only when it moved past it; the one open when the server stops is dropped if it holds no
 call.
@@ -160,6 +160,8 @@ class ServedRun:
 
     def _write(self, session: EpisodeSession) -> None:
         session.agent = self.agent
-        ep = session.finish(session.stop_reason)
+        # An accepted answer ends it ``answer`` even past the budget: the agent, not the
+        # harness, decides when it moves on (``run`` ends an episode at the budget itself).
+        ep = session.finish("answer" if session.answered else session.stop_reason)
         self._writer.write(episode_record(ep, self.self_contained))
         self.written += 1

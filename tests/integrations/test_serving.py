@@ -54,14 +54,16 @@ def test_calls_past_the_budget_end_the_episode_as_budget(tmp_path: Path):
     assert ep["stop_reason"] == "budget" and len(ep["calls"]) == 2
 
 
-def test_an_answered_episode_that_then_runs_past_the_budget_ends_as_budget(tmp_path: Path):
+def test_an_answered_episode_that_then_runs_past_the_budget_still_ends_as_answer(
+    tmp_path: Path,
+):
     run = served(tmp_path, budget=len(ORACLE))
     for call in ORACLE:
         run.call(*call)
     assert run.call(*ORACLE[0]).error  # past the budget: refused
     run.close()
     (ep,) = records(tmp_path / "run.jsonl")
-    assert ep["verdict"] == "faithful" and ep["stop_reason"] == "budget"
+    assert ep["verdict"] == "faithful" and ep["stop_reason"] == "answer"
 
 
 def test_a_scenario_left_untouched_is_written_only_when_moved_past(tmp_path: Path):
