@@ -18,6 +18,17 @@ each one into a single message and exit status 2.
 
 from __future__ import annotations
 
+import re
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def one_line(text: str) -> str:
+    """``text`` shown on one line: control characters and line separators written as
+    their escapes (``\\n``). An error naming a file's field, or a model's argument in a
+    timeline, may hold any of them."""
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
+
 
 class AgentprocError(Exception):
     """Base class of every error agentproc raises on purpose."""

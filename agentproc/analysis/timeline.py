@@ -18,6 +18,7 @@ from rich.text import Text
 
 from agentproc.analysis.fit import print_wrapped
 from agentproc.analysis.replay import Replay, labels_by_call
+from agentproc.errors import one_line
 from agentproc.labelling import Divergence, Label, LabelKind
 
 VERDICT_STYLE = {
@@ -52,7 +53,6 @@ MIN_VALUE_WIDTH = 10
 _REPEAT_NOTE = re.compile(
     r" \(note: step \d+ had already been executed; S\d+ was (\S+) and has been replaced\)$"
 )
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def describe(label: Label) -> str:
@@ -80,18 +80,14 @@ def elide(text: str, width: int) -> str:
     >>> elide('{"S1": 2.5, "S2": 3.75}', 15)
     '{"S1": …: 3.75}'
     """
-    head_text = _printable(text[: width * 4])
+    head_text = one_line(text[: width * 4])
     if len(text) <= width * 4 and cell_len(head_text) <= width:
         return head_text
-    tail_text = _printable(text[-width * 4 :])
+    tail_text = one_line(text[-width * 4 :])
     room = max(width - 1, 0)
     head = _take(head_text, (room + 1) // 2)
     tail = _take(tail_text[::-1], room - cell_len(head))[::-1]
     return head + ELLIPSIS + tail
-
-
-def _printable(text: str) -> str:
-    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
 
 
 def _take(text: str, cells: int) -> str:
@@ -179,8 +175,8 @@ def _widths(rows: list[_Row], width: int) -> _Widths:
     :data:`MIN_VALUE_WIDTH`) before labels move to a continuation line."""
     index = max([cell_len(str(r.index)) + 2 for r in rows] + [3])
     call = min(max([cell_len(r.call) for r in rows] + [4]), 24)
-    args_all = [cell_len(_printable(r.arguments[:200])) for r in rows]
-    result_all = [cell_len(_printable(r.result[:200])) for r in rows]
+    args_all = [cell_len(one_line(r.arguments[:200])) for r in rows]
+    result_all = [cell_len(one_line(r.result[:200])) for r in rows]
     args, result = _typical(args_all, 9), _typical(result_all, 6)
     label_all = [len(_labels_text(r.labels)) for r in rows if r.labels]
     room = width - index - call - 4 * len(GAP)

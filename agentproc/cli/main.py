@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import io
-import re
 import sys
 from collections.abc import Callable, Sequence
 
@@ -18,7 +17,7 @@ from rich.console import Console
 
 from agentproc.cli.output import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, say
 from agentproc.cli.parser import build_parser
-from agentproc.errors import AgentprocError, OutputError
+from agentproc.errors import AgentprocError, OutputError, one_line
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -30,22 +29,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return COMMANDS[args.command](args, out, err)
     except OutputError as exc:  # the input was fine; writing the output failed
-        say(err, f"agentproc: error: {_one_line(exc)}")
+        say(err, f"agentproc: error: {one_line(str(exc))}")
         return EXIT_FAILED
     except AgentprocError as exc:
-        say(err, f"agentproc: error: {_one_line(exc)}")
+        say(err, f"agentproc: error: {one_line(str(exc))}")
         return EXIT_BAD_INPUT
     except KeyboardInterrupt as exc:  # its message, if any, says what is kept
         err.print(f"agentproc: interrupted{f'; {exc}' if str(exc) else ''}", markup=False)
         return EXIT_INTERRUPTED
-
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-
-
-def _one_line(exc: Exception) -> str:
-    """An error message as one line: a file's field names may hold newlines."""
-    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], str(exc))
 
 
 def _printable_streams() -> None:
