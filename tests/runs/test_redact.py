@@ -80,10 +80,23 @@ def test_url_credentials_are_secrets_in_every_form_a_client_sends():
         assert secret not in out
 
 
-def test_redact_values_reaches_keys_and_nested_strings(monkeypatch: pytest.MonkeyPatch):
+def test_redact_values_reaches_free_text_but_never_field_names_or_call_arguments(monkeypatch):
+    # Field names are the file's structure (a key "e" must not turn "name" into
+    # "nam[REDACTED]"); a call's stored name and arguments are what replay re-executes.
     monkeypatch.setenv("MY_SERVICE_TOKEN", "tok-0123456789")
-    got = redact_values({"a": ["x tok-0123456789"], "tok-0123456789": 1, "n": 5})
-    assert got == {"a": [f"x {REDACTED}"], REDACTED: 1, "n": 5}
+    rec = {
+        "calls": [{"name": "tok-0123456789", "arguments": "tok-0123456789", "result": "x"}],
+        "messages": [{"content": ["x tok-0123456789"], "tool_calls": [
+            {"id": "tok-0123456789", "function": {"name": "f", "arguments": "tok-0123456789"}}
+        ]}],
+        "tok-0123456789": 1,
+        "n": 5,
+    }  # fmt: skip
+    got = redact_values(rec)
+    assert got["messages"][0]["content"] == [f"x {REDACTED}"]
+    assert got["messages"][0]["tool_calls"][0]["id"] == REDACTED
+    assert got["messages"][0]["tool_calls"][0]["function"]["arguments"] == "tok-0123456789"
+    assert got["calls"] == rec["calls"] and got["tok-0123456789"] == 1 and got["n"] == 5
 
 
 _PIECES = st.sampled_from(
