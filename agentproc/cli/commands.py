@@ -218,7 +218,7 @@ def _check_run_out(args: argparse.Namespace) -> None:
     inputs = [*input_files(args.suite)]
     if isinstance(args.variant, str) and args.variant.endswith((".toml", ".json")):
         inputs.append(Path(args.variant))
-    check_output(args.out, inputs=inputs, overwrite=True)
+    check_output(args.out, inputs=inputs, overwrite=True, kept=_cache_store(args))
     if args.out.exists() and args.out.stat().st_size and not (args.resume or args.overwrite):
         raise ConfigError(
             f"{args.out} already exists: use --resume to continue it or --overwrite to replace it"
@@ -299,12 +299,24 @@ def agent_spec(args: argparse.Namespace) -> tuple[Any, Any]:
     return spec, workers
 
 
+def _cache_store(args: argparse.Namespace) -> list[Path]:
+    """The response cache's store the options name (none: no cache)."""
+    folder, mode = getattr(args, "cache", None), getattr(args, "cache_mode", None)
+    if (folder is None and mode is None) or mode == "off":
+        return []
+    from agentproc.agents.cache import default_cache_dir
+    from agentproc.agents.cache_store import store_path
+    from agentproc.cli.parser import CACHE_DEFAULT
+
+    return [store_path(default_cache_dir() if folder in (None, CACHE_DEFAULT) else folder)]
+
+
 def cache_config(args: argparse.Namespace) -> Any:
     """The response cache ``--cache`` and ``--cache-mode`` ask for (``None``: none)."""
     folder, mode = getattr(args, "cache", None), getattr(args, "cache_mode", None)
     if (folder is None and mode is None) or mode == "off":
         return None
-    from agentproc.agents.cache import CacheConfig, default_cache_dir
+    from agentproc.agents.cache import CacheConfig, check_store, default_cache_dir
     from agentproc.agents.factory import is_factory_spec
     from agentproc.cli.parser import CACHE_DEFAULT
 
@@ -316,7 +328,9 @@ def cache_config(args: argparse.Namespace) -> Any:
     if folder is None or folder == CACHE_DEFAULT:
         folder = default_cache_dir()
     check_output(folder, folder=True, option="--cache")
-    return CacheConfig(folder, mode or "readwrite")
+    config = CacheConfig(folder, mode or "readwrite")
+    check_store(folder, read_only=not config.writes)  # before any episode, named if unusable
+    return config
 
 
 def selfcheck_command(args: argparse.Namespace, out: Console, err: Console) -> int:

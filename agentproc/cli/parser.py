@@ -76,6 +76,16 @@ CACHE_DEFAULT = Path("\0default")
 """``--cache`` without a folder: the user's cache folder (looked up when the run starts)."""
 
 
+def _cache_folder(text: str) -> Path:
+    """An argparse type: a response cache's folder (an empty path, which would be the
+    current folder, is refused)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(
+            "an empty path: give a folder, or --cache alone for the user's cache folder"
+        )
+    return Path(text)
+
+
 def _label(text: str) -> str:
     """An argparse type: a name to show, one line of at most 64 characters."""
     if not text.strip() or len(text) > 64 or not text.isprintable():
@@ -209,7 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     r.add_argument(
         "--cache",
-        type=Path,
+        type=_cache_folder,
         nargs="?",
         const=CACHE_DEFAULT,
         metavar="DIR",
