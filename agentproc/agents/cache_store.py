@@ -178,6 +178,11 @@ def check_store(folder: Path, read_only: bool) -> None:
     elif read_only:
         raise InputError(path, "is empty, not a response cache's store", _OPTION)
     if not read_only:
+        if path.exists():  # the file itself: SQLite in WAL mode would write only beside it
+            try:
+                os.close(os.open(path, os.O_RDWR))
+            except OSError as exc:
+                raise InputError(path, f"cannot use it as a response cache: {exc}", _OPTION) from None
         _use(path, lambda store: store.check_writable())
 
 

@@ -29,14 +29,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return COMMANDS[args.command](args, out, err)
     except OutputError as exc:  # the input was fine; writing the output failed
-        say(err, f"agentproc: error: {one_line(str(exc))}")
+        say(err, f"agentproc: error: {_shown(exc)}")
         return EXIT_FAILED
     except AgentprocError as exc:
-        say(err, f"agentproc: error: {one_line(str(exc))}")
+        say(err, f"agentproc: error: {_shown(exc)}")
         return EXIT_BAD_INPUT
     except KeyboardInterrupt as exc:  # its message, if any, says what is kept
         err.print(f"agentproc: interrupted{f'; {exc}' if str(exc) else ''}", markup=False)
         return EXIT_INTERRUPTED
+
+
+def _shown(exc: AgentprocError) -> str:
+    """An error's one line, without credentials (a base URL's query key, say)."""
+    from agentproc.runs.redact import redact_data
+
+    return one_line(redact_data(str(exc)))
 
 
 def _printable_streams() -> None:

@@ -57,16 +57,19 @@ _seconds = number(
 
 def _url(text: str) -> str:
     """An argparse type: an http(s) URL with a host (and a valid port if it has one)."""
+    from agentproc.runs.redact import redact_data
+
+    shown = redact_data(text)  # a refused URL is echoed without its credentials
     try:
         parts = urllib.parse.urlsplit(text)
         port = parts.port  # raises for a port that is not a number in range
     except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"not a valid URL ({exc}): {text!r}") from None
+        raise argparse.ArgumentTypeError(f"not a valid URL ({exc}): {shown!r}") from None
     bad = any(c in text for c in "\r\n\t ")
     if parts.scheme not in ("http", "https") or not parts.hostname or bad:
         raise argparse.ArgumentTypeError(
             f"expected an http:// or https:// URL with a host, e.g. http://127.0.0.1:8000/v1 "
-            f"(not {text!r})"
+            f"(not {shown!r})"
         )
     del port
     return text

@@ -131,3 +131,14 @@ def test_query_string_credentials_reach_no_artefact(capsys, suite, tmp_path):
     everything = "\n".join(texts)
     assert "api_key=[REDACTED]&sig=[REDACTED]&api-version=2" in everything
     assert QK not in everything and f"sig={SIG}" not in everything
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["ftp://u:pw@127.0.0.1/v1?api_key=q7Key&n=1", "http://127.0.0.1:99999/v1?access_token=q7Key"],
+)
+def test_a_refused_base_url_is_echoed_without_its_credentials(capsys, suite, tmp_path, url):
+    argv = ["run", suite, "--agent", "openai:m", "--base-url", url, "--out", tmp_path / "r.jsonl"]
+    code, out, err = cli(capsys, *argv)
+    assert code == 2 and "[REDACTED]" in err
+    assert QK not in out + err and ":pw@" not in err
