@@ -84,9 +84,7 @@ class CacheConfig:
 
 def request_key(request: dict[str, Any]) -> str:
     """SHA-256 of the canonical JSON of a request."""
-    body = orjson.dumps(
-        {"v": KEY_VERSION, **request}, option=orjson.OPT_SORT_KEYS, default=_plain
-    )
+    body = orjson.dumps({"v": KEY_VERSION, **request}, option=orjson.OPT_SORT_KEYS, default=_plain)
     return hashlib.sha256(body).hexdigest()
 
 

@@ -63,9 +63,7 @@ class ResponseStore:
         if "responses" not in self.tables():  # a new store: its version first
             self._db.execute("BEGIN IMMEDIATE")
             self._db.execute("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value)")
-            self._db.execute(
-                "INSERT OR IGNORE INTO meta VALUES ('version', ?)", (STORE_VERSION,)
-            )
+            self._db.execute("INSERT OR IGNORE INTO meta VALUES ('version', ?)", (STORE_VERSION,))
             self._db.execute(
                 "CREATE TABLE IF NOT EXISTS responses "
                 "(key TEXT PRIMARY KEY, digest TEXT NOT NULL, value BLOB NOT NULL)"
@@ -182,7 +180,9 @@ def check_store(folder: Path, read_only: bool) -> None:
             try:
                 os.close(os.open(path, os.O_RDWR))
             except OSError as exc:
-                raise InputError(path, f"cannot use it as a response cache: {exc}", _OPTION) from None
+                raise InputError(
+                    path, f"cannot use it as a response cache: {exc}", _OPTION
+                ) from None
         _use(path, lambda store: store.check_writable())
 
 

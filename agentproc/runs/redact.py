@@ -79,8 +79,10 @@ _TOKEN_PATTERNS = (
     # A credential in a query string: ?api_key=...&sig=...
     (re.compile(rf"(?i)([?&;](?:{_QUERY_NAMES})=)[^&#;\s\"'<>\\]+"), rf"\1{REDACTED}"),
 )
-_SUSPECT_WORDS = ("authorization", "bearer", "basic", "sk-", "://", "api-key", "api_key")
-_SUSPECT_WORDS += tuple(f"{name}=" for name in sorted(QUERY_CREDENTIALS))
+_SUSPECT_WORDS: tuple[str, ...] = (
+    *("authorization", "bearer", "basic", "sk-", "://", "api-key", "api_key"),
+    *(f"{name}=" for name in sorted(QUERY_CREDENTIALS)),
+)
 """Text that every one of the token patterns needs to match, in any case."""
 _SUSPECT = re.compile("(?i)" + "|".join(map(re.escape, _SUSPECT_WORDS)))
 _PREFIX = re.compile(r"^[A-Za-z]{1,8}[-_]")
@@ -208,7 +210,10 @@ def needs_redaction(json_text: str) -> bool:
     """
     if _suspect(json_text):
         return True
-    return any(v in json_text for v in _secrets())  # the JSON-escaped forms among them
+    # The JSON-escaped forms are among the secrets; a short one is only ever removed from
+    # error text, so it matters only in a line that holds one.
+    errors = '"error' in json_text
+    return any(v in json_text for v in _secrets() if errors or len(v) >= MIN_WORD)
 
 
 def _suspect(text: str) -> bool:

@@ -15,8 +15,8 @@ from helpers import cli, records
 from agentproc.agents.cache import (
     CACHE_FILE,
     CacheConfig,
-    CacheUse,
     CachedConversation,
+    CacheUse,
     cached,
 )
 from agentproc.agents.completions import OpenAIChat
@@ -90,7 +90,10 @@ def test_the_key_follows_the_body_as_sent_turn_by_turn(tmp_path):
 @pytest.fixture(scope="module")
 def suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("keys") / "s"
-    assert main(["generate", "--steps", "3", "--lookback", "1", "--count", "2", "--out", str(out)]) == 0
+    assert (
+        main(["generate", "--steps", "3", "--lookback", "1", "--count", "2", "--out", str(out)])
+        == 0
+    )
     return out
 
 
@@ -126,7 +129,16 @@ def test_credentials_a_server_echoes_are_never_stored(capsys, suite, tmp_path, m
     echo = f"you sent {KEY} ({b64}) and Authorization: Bearer {KEY}"
     cache = tmp_path / "cache"
     with ScriptedServer([{"content": echo}] * 2) as srv:
-        argv = ["run", suite, "--agent", "openai:fake", "--base-url", srv.base_url, "--cache", cache]
+        argv = [
+            "run",
+            suite,
+            "--agent",
+            "openai:fake",
+            "--base-url",
+            srv.base_url,
+            "--cache",
+            cache,
+        ]
         code, _, err = cli(capsys, *argv, "--out", tmp_path / "a.jsonl", "--mode", "text")
         assert code == 0, err
     stored = b"".join(p.read_bytes() for p in cache.iterdir())

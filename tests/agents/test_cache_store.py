@@ -45,9 +45,10 @@ def read_only() -> Iterator[object]:
     def make(path: Path) -> None:
         if os.geteuid() != 0:
             path.chmod(0o555 if path.is_dir() else 0o444)
-        elif shutil.which("chattr") is None or subprocess.run(
-            ["chattr", "+i", str(path)], capture_output=True
-        ).returncode:
+        elif (
+            shutil.which("chattr") is None
+            or subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode
+        ):
             pytest.skip("cannot make a file read-only for root here (no chattr +i)")
         made.append(path)
 
@@ -143,7 +144,9 @@ def test_read_mode_serves_a_read_only_store_and_changes_nothing(
 
 def test_read_mode_never_creates_a_store(capsys, suite, server, tmp_path):
     out = tmp_path / "run.jsonl"
-    code, _, err = run(capsys, suite, server, out, "--cache", tmp_path / "c", "--cache-mode", "read")
+    code, _, err = run(
+        capsys, suite, server, out, "--cache", tmp_path / "c", "--cache-mode", "read"
+    )
     refused(code, err, tmp_path / "c" / CACHE_FILE, "no response cache here", server, out)
     assert not (tmp_path / "c").exists()
 

@@ -49,7 +49,10 @@ def suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from agentproc.cli import main
 
     out = tmp_path_factory.mktemp("keys") / "suite"
-    assert main(["generate", "--steps", "3", "--lookback", "1", "--count", "2", "--out", str(out)]) == 0
+    assert (
+        main(["generate", "--steps", "3", "--lookback", "1", "--count", "2", "--out", str(out)])
+        == 0
+    )
     return out
 
 
@@ -59,7 +62,10 @@ _VOLATILE = {"usage", "model_calls", "messages"}  # timings, and the server's ow
 def data(path: Path) -> list[dict[str, Any]]:
     """What a run file records of its episodes, timings and server-made ids left out."""
     return sorted(
-        ({k: v for k, v in r.items() if k not in _VOLATILE and k != "metrics"} for r in records(path)),
+        (
+            {k: v for k, v in r.items() if k not in _VOLATILE and k != "metrics"}
+            for r in records(path)
+        ),
         key=lambda r: r["scenario_id"],
     )
 
