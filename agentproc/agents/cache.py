@@ -15,9 +15,10 @@ spaces) of everything that changes a reply:
 - the trial index and the run's seed, so that the trials of a scenario stay
   independent samples.
 
-Only the credential fields :data:`CREDENTIAL_FIELDS` (by exact name, at any depth) and
-secret-typed values are left out: an API key, a header or the organisation never enters
-a key. A reply is redacted by value (:func:`~agentproc.runs.redact.redact_values`)
+Only the credential fields :data:`CREDENTIAL_FIELDS` are left out, by exact name: the
+body's own fields (a tool parameter or message that happens to be called ``password``
+stays), and a model identity's at any depth, with its secret-typed values (``SecretStr``).
+An API key, a header or the organisation never enters a key. A reply is redacted by value (:func:`~agentproc.runs.redact.redact_values`)
 before it is stored. The store is :mod:`agentproc.agents.cache_store`.
 """
 
@@ -179,8 +180,9 @@ class CachedConversation:
     def _key(self) -> str:
         request: dict[str, Any] = {"model": self.model}
         body = getattr(self.inner, "request_body", None)
-        if callable(body):  # the body as it will be sent
-            request["body"] = public(body())
+        if callable(body):  # the body as it will be sent, but its own credential fields
+            sent: dict[str, Any] = body()
+            request["body"] = {k: v for k, v in sent.items() if k.lower() not in CREDENTIAL_FIELDS}
         else:
             request.update(tools=self.tools, messages=self.transcript)
         return request_key({**request, "trial": self.use.trial, "seed": self.use.seed})

@@ -146,3 +146,14 @@ def test_credentials_a_server_echoes_are_never_stored(capsys, suite, tmp_path, m
     for form in (KEY, KEY.removeprefix("sk-"), b64, b64.rstrip("=")):
         assert form.encode() not in stored
     assert (cache / CACHE_FILE).exists()
+
+
+def test_a_tool_parameter_named_like_a_credential_is_part_of_the_key(tmp_path):
+    def key(name: str) -> str:
+        tools = [{"type": "function", "function": {"name": "f", "parameters": {
+            "type": "object", "properties": {name: {"type": "number"}}}}}]  # fmt: skip
+        model = OpenAIChat(model="m", api_key="k", base_url="http://127.0.0.1:9/v1")
+        chat = cached(model, tools, OPENING, CacheUse(CacheConfig(tmp_path)))
+        return chat._key()  # type: ignore[attr-defined]
+
+    assert key("password") != key("headers")
