@@ -90,10 +90,13 @@ def request_key(request: dict[str, Any]) -> str:
 
 
 def _plain(value: Any) -> Any:
-    """A value orjson cannot serialise itself, as it is sent (a pydantic model) or named."""
+    """A value orjson cannot serialise itself, as it is sent (a pydantic model) or named:
+    by its ``repr``, or its type where the ``repr`` holds an address (which would change
+    the key in every process)."""
     if hasattr(value, "model_dump"):
         return value.model_dump()
-    return repr(value)
+    shown = repr(value)
+    return f"<{type(value).__qualname__}>" if " at 0x" in shown else shown
 
 
 def model_identity(model: Any) -> dict[str, Any]:
