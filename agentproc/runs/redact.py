@@ -62,11 +62,12 @@ is a secret from this length on; a credential the run was given (its key, a URL'
 and password) is one whatever its length."""
 _QUERY_NAMES = "|".join(sorted(map(re.escape, QUERY_CREDENTIALS), key=len, reverse=True))
 _TOKEN_PATTERNS = (
-    # The value of any Authorization (or api-key) header, whatever its scheme.
+    # The value of any Authorization (or api-key) header, whatever its scheme (once: a
+    # record redacted twice keeps its text).
     (
         re.compile(
             r"""(?i)(\b(?:authorization|x-api-key|api[-_]key)\b["']?\s*[:=]\s*["']?)"""
-            r"""(?:(?:bearer|basic|token|digest)\s+)?[^\s"',;}\]&]+"""
+            r"""(?!\[REDACTED\])(?:(?:bearer|basic|token|digest)\s+)?[^\s"',;}\]&]+"""
         ),
         rf"\1{REDACTED}",
     ),

@@ -170,3 +170,10 @@ def test_a_key_that_spells_a_verdict_or_a_kind_changes_no_field_of_a_record():
     got = redact_values(rec, ["faithful", "endpoint", "skipped_step", "S1"])
     assert got["verdict"] == "faithful" and got["labels"] == rec["labels"]
     assert got["error"] == {**rec["error"], "message": f"{REDACTED} said {REDACTED}"}
+
+
+def test_redacting_twice_changes_nothing_more():
+    # An error is redacted when it is recorded and again when its line is written.
+    text = "headers: {'authorization': 'Basic dTpw', 'api-key': 'k'} GET http://u:p@h/?sig=s"
+    once = redact(text)
+    assert redact(once) == once and "]]" not in once
