@@ -11,19 +11,22 @@ credential query parameter (:data:`QUERY_CREDENTIALS`).
 
 Secrets are removed as whole values inside strings, never inside field names, numbers
 or the stored name and arguments of a call, so that a run file stays readable and
-replays unchanged whatever the key. How much of a string counts depends on where the
-string is and how long the secret is, since a local server accepts any key and ``a``,
-``1`` or ``ok`` are common ones:
+replays unchanged whatever the key. Only the strings where a server's or an agent's text
+lands are looked at (:func:`redact_values`): message content, tool results, text output,
+ids and errors; a record's other strings (verdicts, kinds, labels, the scenario) are
+ours. How much of a string counts depends on where it is and how long the secret is,
+since a local server accepts any key and ``a``, ``1`` or ``ok`` are common ones:
 
-- **Data** (message content, tool results, answers, every other string of a record):
-  a secret of :data:`MIN_ANYWHERE` characters or more goes wherever it occurs; one of
-  :data:`MIN_WORD` or more where it stands as a whole word (no letter, digit or ``_``
-  beside it, and no ``.`` between it and a digit, so ``1`` in ``4.1`` is a number's);
-  a shorter one only in the shapes above. A key ``1`` never turns ``S1 = 1`` into
-  anything else; a 40-character key a server echoes in a reply never reaches a file.
-- **Error text** (:func:`redact`: episode errors, failed attempts, the command line's
-  error line): every secret, whatever its length, where it stands as a whole word, and
-  long ones anywhere. An endpoint that refuses a key commonly quotes it.
+- **Data** (:func:`redact_data`: message content, tool results, text output, ids, a
+  refused URL or error line the command line shows): a secret of :data:`MIN_ANYWHERE`
+  characters or more goes wherever it occurs; one of :data:`MIN_WORD` or more where it
+  stands as a whole word (no letter, digit or ``_`` beside it, and no ``.`` between it
+  and a digit, so ``1`` in ``4.1`` is a number's); a shorter one only in the shapes
+  above. A key ``1`` never turns ``S1 = 1`` into anything else; a 40-character key a
+  server echoes in a reply never reaches a file.
+- **Error text** (:func:`redact`: episode errors and failed attempts): every secret,
+  whatever its length, where it stands as a whole word, and long ones anywhere. An
+  endpoint that refuses a key commonly quotes it.
 """
 
 from __future__ import annotations
