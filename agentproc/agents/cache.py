@@ -18,8 +18,9 @@ spaces) of everything that changes a reply:
 Only the credential fields :data:`CREDENTIAL_FIELDS` are left out, by exact name: the
 body's own fields (a tool parameter or message that happens to be called ``password``
 stays), and a model identity's at any depth, with its secret-typed values (``SecretStr``).
-An API key, a header or the organisation never enters a key. A reply is redacted by value (:func:`~agentproc.runs.redact.redact_values`)
-before it is stored. The store is :mod:`agentproc.agents.cache_store`.
+An API key, a header or the organisation never enters a key. A reply is redacted by value
+(:func:`~agentproc.runs.redact.redact_values`) before it is stored. The store is
+:mod:`agentproc.agents.cache_store`.
 """
 
 from __future__ import annotations
@@ -55,8 +56,8 @@ CREDENTIAL_FIELDS = frozenset(
     | {"openai_organization", "default_headers", "headers", "default_query", "password"}
     | {"client_secret", "access_token", "http_client", "http_async_client"}
 )
-"""The request and model fields left out of a key (by exact name, at any depth): the
-credentials, and the clients and headers that carry them. Nothing else is."""
+"""The request and model fields left out of a key, by exact name: the credentials, and
+the clients and headers that carry them. Nothing else is."""
 
 
 def default_cache_dir() -> Path:
