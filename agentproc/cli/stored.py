@@ -53,7 +53,14 @@ def _replay_given(args: argparse.Namespace, out: Console) -> int:
     scenario = load_scenario(args.scenario)
     if args.otel:
         traces = read_traces(args.otel)
-        results = replay_traces(scenario, traces, args.otel, args.guard, args.order or "listed")
+        results = replay_traces(
+            scenario,
+            traces,
+            args.otel,
+            args.guard,
+            args.order or "listed",
+            note=lambda line: say(err, f"agentproc: {line}"),
+        )
     else:
         calls = read_json(args.messages)
         results = [
