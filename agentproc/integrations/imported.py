@@ -43,17 +43,15 @@ def select_traces(
     Raises:
         InputError: no trace is of the scenario.
     """
-    kept, why = [], []
-    for trace in traces:
-        reason = other_scenario(scenario, trace)
-        if reason is None:
-            kept.append(trace)
-            continue
-        why.append(reason)
-        if note is not None:
-            note(f"{path}: trace {trace.trace_id} skipped: {reason}")
+    traces = list(traces)
+    reasons = [other_scenario(scenario, trace) for trace in traces]
+    kept = [trace for trace, reason in zip(traces, reasons, strict=True) if reason is None]
     if not kept:
-        raise InputError(path, f"{why[0]}: is it the scenario the agent ran?" if why else "no trace")
+        first = next((r for r in reasons if r is not None), "it holds no trace")
+        raise InputError(path, f"{first}: is it the scenario the agent ran?")
+    for trace, reason in zip(traces, reasons, strict=True):
+        if reason is not None and note is not None:
+            note(f"{path}: trace {trace.trace_id} skipped: {reason}")
     return kept
 
 
