@@ -226,7 +226,9 @@ def _values(x: Any) -> list[Any] | None:
         return []
     if not isinstance(x, dict):
         return None
-    values = x.get("values", [])
+    values = x.get("values")
+    if values is None:  # protobuf's JSON mapping reads null as an empty repeated field
+        return []
     return values if isinstance(values, list) else None
 
 
