@@ -125,8 +125,11 @@ def chat_span(span: Span, path: Path) -> ChatSpan | None:
     inputs = [msg for _, msg in sorted(flat.get("input", {}).items())]
     if inputs:
         chat.inputs = tuple(_canonical(m) for m in inputs)
-        chat.user_texts = [str(m["content"]) for m in inputs if m.get("role") == "user"
-                           and isinstance(m.get("content"), str)]
+        chat.user_texts = [
+            str(m["content"])
+            for m in inputs
+            if m.get("role") == "user" and isinstance(m.get("content"), str)
+        ]
     return chat
 
 

@@ -24,6 +24,7 @@ prefix wins, the latest on a tie).
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -160,11 +161,13 @@ def _calls(acc: _Spans, path: Path) -> Trace:
                 "instrumentation must record tool call content)",
                 f"{tool.where}.attributes",
             )
-        trace.calls.append(TraceCall(tool.name, tool.arguments, tool.result, tool.start, tool.where))
+        trace.calls.append(
+            TraceCall(tool.name, tool.arguments, tool.result, tool.start, tool.where)
+        )
     return trace
 
 
-def _results(tools: list[ToolSpan]):  # type: ignore[no-untyped-def]
+def _results(tools: list[ToolSpan]) -> Callable[[str, str | None], str | None]:
     """A lookup of the result of a chat call: its tool span by call id, else the next
     unclaimed tool span of its name."""
     by_id = {t.call_id: t for t in tools if t.call_id}
@@ -213,6 +216,8 @@ def _continued(earlier: list[Trace], trace: Trace) -> Trace | None:
         tail = cand.last_inputs
         if cand.conversation or tail is None or len(tail) >= len(first):
             continue
-        if first[: len(tail)] == tail and (best is None or len(tail) >= len(best.last_inputs or ())):
+        if first[: len(tail)] == tail and (
+            best is None or len(tail) >= len(best.last_inputs or ())
+        ):
             best = cand
     return best

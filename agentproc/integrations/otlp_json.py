@@ -74,8 +74,11 @@ def read_spans(path: Path) -> Iterator[Span]:
         for i, rs in enumerate(_list(data, "resourceSpans", path, f"{prefix}resourceSpans")):
             where = f"{prefix}resourceSpans[{i}]"
             res = _get(_object(rs, path, where), "resource")
-            resource = _attributes(_get(_object(res, path, f"{where}.resource"), "attributes"),
-                                   path, f"{where}.resource.attributes")
+            resource = _attributes(
+                _get(_object(res, path, f"{where}.resource"), "attributes"),
+                path,
+                f"{where}.resource.attributes",
+            )
             for j, ss in enumerate(_list(rs, "scopeSpans", path, f"{where}.scopeSpans")):
                 at_scope = f"{where}.scopeSpans[{j}]"
                 for k, span in enumerate(_list(ss, "spans", path, f"{at_scope}.spans")):
@@ -157,7 +160,9 @@ def any_value(v: Any, path: Path, where: str, depth: int = 0) -> Any:
     if v is None or v == {}:
         return None
     if not isinstance(v, dict) or len(v) != 1:
-        raise InputError(path, f"not an OTLP AnyValue (one typed field expected): {_show(v)}", where)
+        raise InputError(
+            path, f"not an OTLP AnyValue (one typed field expected): {_show(v)}", where
+        )
     ((key, x),) = v.items()
     kind = _KINDS.get(key)
     if kind is None:

@@ -221,7 +221,9 @@ def test_a_malformed_otlp_value_is_one_error_naming_the_file(
 ):
     trace = tmp_path / "trace.json"
     text = json.dumps(one_span("VALUE", key))
-    trace.write_text(text.replace('"VALUE"', value if isinstance(value, str) else json.dumps(value)))
+    trace.write_text(
+        text.replace('"VALUE"', value if isinstance(value, str) else json.dumps(value))
+    )
     run = tmp_path / "run.jsonl"
     code, _out, err = cli(capsys, "import-traces", trace, "--scenario", scenario_file, "--out", run)
     assert code == 2, err
@@ -274,7 +276,7 @@ def test_json_lines_of_export_requests_are_one_file(tmp_path: Path, scenario_fil
     trace = tmp_path / "traces.jsonl"
     trace.write_text(json.dumps(first) + "\n\n" + json.dumps(second) + "\n", encoding="utf-8")
     run = tmp_path / "run.jsonl"
-    code, out, err = cli(capsys, "import-traces", trace, "--scenario", scenario_file, "--out", run)
+    code, _out, err = cli(capsys, "import-traces", trace, "--scenario", scenario_file, "--out", run)
     assert code == 0, err
     assert [e["labels"] for e in records(run)] == [
         replayed(ORACLE),

@@ -21,7 +21,13 @@ OTHER = FIXTURES / "other-scenario.json"
 CONVERSATION = ["step_1", "step_3", "step_4", "step_5", "submit_answer"]
 """The calls of the recorded conversation: step 2 left out."""
 ARGUMENTS = [{"S2": 7.477}, {"S4": -4.672}, {"S5": -9.344}, {"S6": 87.31}, {"answer": 7623.036}]
-RESULTS = ["S3 = -2.336", "S5 = -9.344", "S6 = 87.310", "S7 = 7623.036", "Answer recorded: 7623.036."]
+RESULTS = [
+    "S3 = -2.336",
+    "S5 = -9.344",
+    "S6 = 87.310",
+    "S7 = 7623.036",
+    "Answer recorded: 7623.036.",
+]
 SKIPPED_STEP_2 = [{"kind": "skipped_step", "call_index": None, "step": 2, "live": True}]
 
 PRODUCERS = {
@@ -90,9 +96,7 @@ def test_chat_calls_without_a_parent_span_are_joined_by_their_message_prefix():
     assert len({c.batch for t in traces for c in t.calls}) == 10  # one message a call
 
 
-def test_a_recorded_conversation_of_another_scenario_is_skipped_with_a_note(
-    capsys, tmp_path: Path
-):
+def test_a_recorded_conversation_of_another_scenario_is_skipped_with_a_note(capsys, tmp_path: Path):
     eps, _, err = imported(capsys, tmp_path, "openai-v2-parent.json")
     (note,) = err.strip().splitlines()
     assert "openai-v2-parent.json: trace " in note
