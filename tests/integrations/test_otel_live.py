@@ -79,9 +79,7 @@ def essentials(eps: list[dict[str, Any]]) -> list[Any]:
 
 
 @pytest.mark.parametrize("producer", NEEDS)
-def test_a_live_trace_imports_as_its_recorded_fixture_does(
-    capsys, tmp_path: Path, producer: str
-):
+def test_a_live_trace_imports_as_its_recorded_fixture_does(capsys, tmp_path: Path, producer: str):
     missing = importable(NEEDS[producer])
     if missing is not None:
         pytest.skip(f"not importable here: {missing}")
