@@ -60,7 +60,7 @@ def other_scenario(scenario: Scenario, trace: Trace) -> str | None:
     if trace.scenario_id is not None and trace.scenario_id != scenario.id:
         return f"it is of scenario {trace.scenario_id!r}, not {scenario.id!r}"
     inputs = ", ".join(f"{k} = {v}" for k, v in scenario.inputs.items())
-    if trace.user_texts and not any(inputs in text for text in trace.user_texts):
+    if trace.prompt_texts and not any(inputs in text for text in trace.prompt_texts):
         return f"its prompt does not give scenario {scenario.id!r}'s inputs ({inputs})"
     offered = {t["function"]["name"] for t in scenario.tools}
     called = sorted({c.name for c in trace.calls})

@@ -33,6 +33,8 @@ from agentproc.integrations.otlp_json import Span
 
 EXECUTE_TOOL = "execute_tool"
 """The ``gen_ai.operation.name`` of a tool execution span."""
+PROMPT = ("system", "user", "developer")
+"""The roles of the messages that hold what the agent was told."""
 CONVERSATION_KEYS = ("gen_ai.conversation.id", "session.id")
 """Attributes that name a conversation: traces that share one are one episode."""
 
@@ -72,8 +74,8 @@ class ChatSpan:
     calls: list[ChatCall] = field(default_factory=list)
     inputs: tuple[str, ...] | None = None
     """Each input message as canonical JSON, when recorded."""
-    user_texts: list[str] = field(default_factory=list)
-    """The text of each user message among the inputs."""
+    prompt_texts: list[str] = field(default_factory=list)
+    """The text of each system and user message among the inputs."""
 
 
 def tool_span(span: Span, path: Path) -> ToolSpan | None:
@@ -111,7 +113,9 @@ def chat_span(span: Span, path: Path) -> ChatSpan | None:
         if "gen_ai.input.messages" in a:
             inputs = _json_list(a["gen_ai.input.messages"], path, where, "gen_ai.input.messages")
             chat.inputs = tuple(_canonical(m) for m in inputs)
-            chat.user_texts = [t for m in inputs if _role(m) == "user" for t in _part_texts(m)]
+            chat.prompt_texts = [t for m in inputs if _role(m) in PROMPT for t in _part_texts(m)]
+        system = _json_list(a.get("gen_ai.system_instructions"), path, where, "system_instructions")
+        chat.prompt_texts.extend(_part_texts({"parts": system}))
         return chat
     flat = _flat_messages(a)
     if not flat:
@@ -125,10 +129,10 @@ def chat_span(span: Span, path: Path) -> ChatSpan | None:
     inputs = [msg for _, msg in sorted(flat.get("input", {}).items())]
     if inputs:
         chat.inputs = tuple(_canonical(m) for m in inputs)
-        chat.user_texts = [
+        chat.prompt_texts = [
             str(m["content"])
             for m in inputs
-            if m.get("role") == "user" and isinstance(m.get("content"), str)
+            if m.get("role") in PROMPT and isinstance(m.get("content"), str)
         ]
     return chat
 

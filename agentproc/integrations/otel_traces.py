@@ -66,8 +66,8 @@ class Trace:
     calls: list[TraceCall] = field(default_factory=list)
     scenario_id: str | None = None
     """The trace's ``agentproc.scenario_id``, when it names one."""
-    user_texts: list[str] = field(default_factory=list)
-    """The user messages its chat spans recorded (the prompt the agent was given)."""
+    prompt_texts: list[str] = field(default_factory=list)
+    """The system and user messages its chat spans recorded (what the agent was told)."""
     conversation: str | None = None
     first_inputs: tuple[str, ...] | None = None
     last_inputs: tuple[str, ...] | None = None
@@ -123,7 +123,8 @@ def read_traces(path: Path) -> list[Trace]:
         raise InputError(
             path,
             "holds no tool call: no tool span (gen_ai.operation.name = execute_tool, or an "
-            "OpenInference TOOL span), and no tool call in any chat span's output messages",
+            "OpenInference TOOL span), and no tool call in any chat span's output messages "
+            "(turn on the instrumentation's content capture)",
             "resourceSpans",
         )
     return kept
@@ -135,7 +136,7 @@ def _calls(acc: _Spans, path: Path) -> Trace:
     chats = sorted(acc.chats, key=lambda c: c.start)
     tools = sorted(acc.tools, key=lambda t: t.start)
     for chat in chats:
-        trace.user_texts.extend(t for t in chat.user_texts if t not in trace.user_texts)
+        trace.prompt_texts.extend(t for t in chat.prompt_texts if t not in trace.prompt_texts)
     with_inputs = [c.inputs for c in chats if c.inputs is not None]
     if with_inputs:
         trace.first_inputs, trace.last_inputs = with_inputs[0], with_inputs[-1]
@@ -201,7 +202,7 @@ def join_conversations(traces: list[Trace]) -> list[Trace]:
                 by_conversation[trace.conversation] = trace
             continue
         into.calls.extend(trace.calls)
-        into.user_texts.extend(t for t in trace.user_texts if t not in into.user_texts)
+        into.prompt_texts.extend(t for t in trace.prompt_texts if t not in into.prompt_texts)
         into.last_inputs = trace.last_inputs or into.last_inputs
         into.scenario_id = into.scenario_id or trace.scenario_id
     return out

@@ -154,3 +154,50 @@ def test_select_traces_keeps_a_trace_that_names_no_scenario_and_calls_its_tools(
     notes: list[str] = []
     assert select_traces(scenario, traces, SCENARIO, notes.append) == traces
     assert notes == []
+
+
+def rewritten(tmp_path: Path, fixture: str, change: Any) -> Path:
+    """The fixture with ``change(attributes)`` applied to every span's attributes."""
+    data = json.loads((FIXTURES / fixture).read_text())
+    for rs in data["resourceSpans"]:
+        for ss in rs["scopeSpans"]:
+            for span in ss["spans"]:
+                span["attributes"] = change({a["key"]: a["value"] for a in span["attributes"]})
+                span["attributes"] = [{"key": k, "value": v} for k, v in span["attributes"].items()]
+    path = tmp_path / fixture
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def legacy_traceloop(attrs: dict[str, Any]) -> dict[str, Any]:
+    """traceloop's attributes as its releases before the GenAI messages wrote them."""
+    out = {k: v for k, v in attrs.items() if not k.startswith("gen_ai.")}
+    inputs = json.loads(attrs["gen_ai.input.messages"]["stringValue"])
+    for n, msg in enumerate(inputs):
+        text = " ".join(p.get("content", "") for p in msg["parts"] if p["type"] == "text")
+        out[f"gen_ai.prompt.{n}.role"] = {"stringValue": msg["role"]}
+        out[f"gen_ai.prompt.{n}.content"] = {"stringValue": text}
+    outputs = json.loads(attrs["gen_ai.output.messages"]["stringValue"])
+    for m, part in enumerate(p for p in outputs[0]["parts"] if p["type"] == "tool_call"):
+        at = f"gen_ai.completion.0.tool_calls.{m}"
+        out[f"{at}.name"] = {"stringValue": part["name"]}
+        out[f"{at}.arguments"] = {"stringValue": json.dumps(part["arguments"])}
+    return out
+
+
+def test_traceloops_flattened_completion_attributes_are_read(tmp_path: Path):
+    traces = read_traces(rewritten(tmp_path, "traceloop-openai.json", legacy_traceloop))
+    assert [[c.name for c in t.calls] for t in traces] == [CONVERSATION]
+    assert [json.loads(c.arguments) for c in traces[0].calls] == ARGUMENTS
+
+
+def test_a_prompt_given_as_the_system_message_is_the_scenarios(capsys, tmp_path: Path):
+    def as_system(attrs: dict[str, Any]) -> dict[str, Any]:
+        key = "llm.input_messages.1.message.role"
+        return attrs | ({key: {"stringValue": "system"}} if key in attrs else {})
+
+    path = rewritten(tmp_path, "openinference-openai.json", as_system)
+    run = tmp_path / "run.jsonl"
+    code, _, err = cli(capsys, "import-traces", path, "--scenario", SCENARIO, "--out", run)
+    assert code == 0 and err == ""
+    assert records(run)[0]["labels"] == SKIPPED_STEP_2
