@@ -59,7 +59,8 @@ class ChatCall:
     """A tool call the model asked for in a chat span's output."""
 
     name: str
-    arguments: str
+    arguments: str | None
+    """``None`` when the span recorded the call without its arguments."""
     call_id: str | None
     message: int
     """Which output message of the span held it (one message: one batch)."""
@@ -124,8 +125,8 @@ def chat_span(span: Span, path: Path) -> ChatSpan | None:
         for _, call in sorted(msg.get("calls", {}).items()):
             if not isinstance(call.get("name"), str):
                 raise InputError(path, f"a tool call of output message {m} needs a name", where)
-            args = call.get("arguments", "{}")
-            chat.calls.append(ChatCall(call["name"], _text(args), _opt(call.get("id")), m))
+            args = call.get("arguments")
+            chat.calls.append(ChatCall(call["name"], _opt_text(args), _opt(call.get("id")), m))
     inputs = [msg for _, msg in sorted(flat.get("input", {}).items())]
     if inputs:
         chat.inputs = tuple(_canonical(m) for m in inputs)
@@ -177,7 +178,7 @@ def _part_calls(msg: Any, m: int, path: Path, where: str) -> list[ChatCall]:
         name = part.get("name")
         if not isinstance(name, str):
             raise InputError(path, "a tool_call part needs a name", where)
-        calls.append(ChatCall(name, _text(part.get("arguments", {})), _opt(part.get("id")), m))
+        calls.append(ChatCall(name, _opt_text(part.get("arguments")), _opt(part.get("id")), m))
     return calls
 
 
@@ -204,6 +205,10 @@ def _canonical(msg: Any) -> str:
 def _text(value: Any) -> str:
     """Arguments as the agent sent them: JSON text."""
     return value if isinstance(value, str) else json.dumps(value, default=str)
+
+
+def _opt_text(value: Any) -> str | None:
+    return None if value is None else _text(value)
 
 
 def _opt(value: Any) -> str | None:

@@ -141,18 +141,16 @@ def _calls(acc: _Spans, path: Path) -> Trace:
     if with_inputs:
         trace.first_inputs, trace.last_inputs = with_inputs[0], with_inputs[-1]
     if any(chat.calls for chat in chats):
-        results = _results(tools)
+        matched = _matcher(tools)
         for chat in chats:
             for call in chat.calls:
-                trace.calls.append(
-                    TraceCall(
-                        call.name,
-                        call.arguments,
-                        results(call.name, call.call_id),
-                        chat.start,
-                        f"{chat.where}:{call.message}",
-                    )
-                )
+                tool = matched(call.name, call.call_id)
+                arguments = call.arguments
+                if arguments is None:  # the chat span left them out: the tool span's, if any
+                    arguments = tool.arguments if tool and tool.arguments is not None else "{}"
+                batch = f"{chat.where}:{call.message}"
+                result = tool.result if tool else None
+                trace.calls.append(TraceCall(call.name, arguments, result, chat.start, batch))
         return trace
     for tool in tools:
         if tool.arguments is None:
@@ -168,23 +166,21 @@ def _calls(acc: _Spans, path: Path) -> Trace:
     return trace
 
 
-def _results(tools: list[ToolSpan]) -> Callable[[str, str | None], str | None]:
-    """A lookup of the result of a chat call: its tool span by call id, else the next
-    unclaimed tool span of its name."""
+def _matcher(tools: list[ToolSpan]) -> Callable[[str, str | None], ToolSpan | None]:
+    """A lookup of the tool span of a chat call: by call id, else the next unclaimed tool
+    span of its name."""
     by_id = {t.call_id: t for t in tools if t.call_id}
     unclaimed = list(tools)
 
-    def result(name: str, call_id: str | None) -> str | None:
+    def match(name: str, call_id: str | None) -> ToolSpan | None:
         tool = by_id.get(call_id) if call_id else None
         if tool is None:
             tool = next((t for t in unclaimed if t.name == name and not t.call_id), None)
-        if tool is None:
-            return None
-        if tool in unclaimed:
+        if tool is not None and tool in unclaimed:
             unclaimed.remove(tool)
-        return tool.result
+        return tool
 
-    return result
+    return match
 
 
 def join_conversations(traces: list[Trace]) -> list[Trace]:

@@ -201,3 +201,19 @@ def test_a_prompt_given_as_the_system_message_is_the_scenarios(capsys, tmp_path:
     code, _, err = cli(capsys, "import-traces", path, "--scenario", SCENARIO, "--out", run)
     assert code == 0 and err == ""
     assert records(run)[0]["labels"] == SKIPPED_STEP_2
+
+
+def test_a_chat_span_without_arguments_leaves_them_to_the_tool_span(tmp_path: Path):
+    def without_arguments(attrs: dict[str, Any]) -> dict[str, Any]:
+        if "gen_ai.output.messages" not in attrs:
+            return attrs
+        messages = json.loads(attrs["gen_ai.output.messages"]["stringValue"])
+        for msg in messages:
+            for part in msg["parts"]:
+                part.pop("arguments", None)
+        return attrs | {"gen_ai.output.messages": {"stringValue": json.dumps(messages)}}
+
+    path = rewritten(tmp_path, "traceloop-langchain.json", without_arguments)
+    (trace,) = read_traces(path)
+    assert [json.loads(c.arguments) for c in trace.calls] == ARGUMENTS
+    assert [c.result for c in trace.calls] == RESULTS
