@@ -240,7 +240,7 @@ def write_json(path: Path, spans: Any) -> None:
     from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 
     data = MessageToDict(encode_spans(spans))
-    path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    path.write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
 
 
 class FileExporterReceiver:

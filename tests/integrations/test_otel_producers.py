@@ -217,3 +217,20 @@ def test_a_chat_span_without_arguments_leaves_them_to_the_tool_span(tmp_path: Pa
     (trace,) = read_traces(path)
     assert [json.loads(c.arguments) for c in trace.calls] == ARGUMENTS
     assert [c.result for c in trace.calls] == RESULTS
+
+
+def test_traces_that_share_a_conversation_id_are_one_episode(tmp_path: Path):
+    data = json.loads((FIXTURES / "openai-v2-no-parent.json").read_text())
+    spans = sorted(
+        (s for rs in data["resourceSpans"] for ss in rs["scopeSpans"] for s in ss["spans"]),
+        key=lambda s: int(s["startTimeUnixNano"]),
+    )
+    assert len(spans) == 12  # six chat calls a conversation, each its own trace
+    for n, span in enumerate(spans):
+        span["attributes"] = [  # no messages to join them by: the conversation id alone
+            a for a in span["attributes"] if a["key"] != "gen_ai.input.messages"
+        ] + [{"key": "gen_ai.conversation.id", "value": {"stringValue": f"c{n // 6}"}}]
+    path = tmp_path / "by-id.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    traces = read_traces(path)
+    assert [[c.name for c in t.calls] for t in traces] == [CONVERSATION, CONVERSATION]
