@@ -9,12 +9,15 @@ Run on demand, from the repository's root, in a venv of its own::
     /tmp/otel-rec/bin/pip install -e ".[otel]" openai langchain-openai langgraph \\
         opentelemetry-instrumentation-openai-v2 opentelemetry-instrumentation-openai \\
         opentelemetry-instrumentation-langchain openinference-instrumentation-openai \\
-        openinference-instrumentation-langchain opentelemetry-exporter-otlp-proto-http
+        openinference-instrumentation-langchain opentelemetry-exporter-otlp-proto-http \\
+        "opentelemetry-util-genai==1.1b0"
     PYTHONPATH=$PWD /tmp/otel-rec/bin/python tests/integrations/record_otel_fixtures.py
 
 Recorded with opentelemetry-sdk 1.45.2, opentelemetry-instrumentation-openai-v2 2.4b0
-(opentelemetry-util-genai 1.3b0), traceloop's opentelemetry-instrumentation-openai and
--langchain 0.62.4, openinference-instrumentation-openai 0.1.66 and -langchain 0.1.80,
+with opentelemetry-util-genai 1.1b0 (under the newest, 1.3b0, openai-v2 2.4b0 does not
+import: ``opentelemetry.util.genai.instruments`` is gone), traceloop's
+opentelemetry-instrumentation-openai and -langchain 0.62.4,
+openinference-instrumentation-openai 0.1.66 and -langchain 0.1.80,
 opentelemetry-exporter-otlp-proto-http 1.45.2, openai 3.63.0, langchain-openai 1.8.1,
 langchain-core 1.8.3, langgraph 1.2.24.
 
