@@ -301,3 +301,17 @@ def test_a_bad_line_of_json_lines_is_one_error_naming_it(
     code, _, err = cli(capsys, "import-traces", trace, "--scenario", scenario_file, "--out", run)
     assert code == 2
     assert said in err and str(trace) in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_trace_calling_none_of_the_scenarios_tools_is_skipped_beside_one_that_does(
+    tmp_path: Path, scenario_file: Path, capsys
+):
+    episodes = [ORACLE, [("lookup_order", {"id": 7}), ("refund", {"id": 7})]]
+    trace = write(tmp_path, tool_span_traces(tiny_scenario(), episodes))
+    run = tmp_path / "run.jsonl"
+    code, out, err = cli(capsys, "import-traces", trace, "--scenario", scenario_file, "--out", run)
+    assert code == 0 and "wrote 1 episodes" in out
+    (note,) = err.strip().splitlines()
+    assert "skipped: the trace calls none of scenario 'tiny''s tools (it calls " in note
+    assert "lookup_order, refund)" in note
+    assert [e["labels"] for e in records(run)] == [replayed(ORACLE)]
