@@ -36,8 +36,8 @@ def select_traces(
     note: Callable[[str], None] | None = None,
 ) -> list[Trace]:
     """The traces of ``scenario``; each trace of another is left out with a one-line
-    ``note``: one that names another ``agentproc.scenario_id``, whose recorded prompt does
-    not give the scenario's inputs, or that calls none of the scenario's tools (a trace
+    ``note``: one that names another ``agentproc.scenario_id``, whose recorded messages
+    do not give the scenario's inputs, or that calls none of the scenario's tools (a trace
     that calls some right and some wrong tools is kept, and labelled).
 
     Raises:
@@ -60,8 +60,8 @@ def other_scenario(scenario: Scenario, trace: Trace) -> str | None:
     if trace.scenario_id is not None and trace.scenario_id != scenario.id:
         return f"it is of scenario {trace.scenario_id!r}, not {scenario.id!r}"
     inputs = ", ".join(f"{k} = {v}" for k, v in scenario.inputs.items())
-    if trace.prompt_texts and not any(inputs in text for text in trace.prompt_texts):
-        return f"its prompt does not give scenario {scenario.id!r}'s inputs ({inputs})"
+    if trace.told and not any(inputs in text for text in trace.told):
+        return f"its messages do not give scenario {scenario.id!r}'s inputs ({inputs})"
     offered = {t["function"]["name"] for t in scenario.tools}
     called = sorted({c.name for c in trace.calls})
     if not offered.intersection(called):

@@ -33,8 +33,6 @@ from agentproc.integrations.otlp_json import Span
 
 EXECUTE_TOOL = "execute_tool"
 """The ``gen_ai.operation.name`` of a tool execution span."""
-PROMPT = ("system", "user", "developer")
-"""The roles of the messages that hold what the agent was told."""
 CONVERSATION_KEYS = ("gen_ai.conversation.id", "session.id")
 """Attributes that name a conversation: traces that share one are one episode."""
 
@@ -75,8 +73,8 @@ class ChatSpan:
     calls: list[ChatCall] = field(default_factory=list)
     inputs: tuple[str, ...] | None = None
     """Each input message as canonical JSON, when recorded."""
-    prompt_texts: list[str] = field(default_factory=list)
-    """The text of each system and user message among the inputs."""
+    told: list[str] = field(default_factory=list)
+    """What the agent was told: its input messages and system instructions, as JSON."""
 
 
 def tool_span(span: Span, path: Path) -> ToolSpan | None:
@@ -114,9 +112,9 @@ def chat_span(span: Span, path: Path) -> ChatSpan | None:
         if "gen_ai.input.messages" in a:
             inputs = _json_list(a["gen_ai.input.messages"], path, where, "gen_ai.input.messages")
             chat.inputs = tuple(_canonical(m) for m in inputs)
-            chat.prompt_texts = [t for m in inputs if _role(m) in PROMPT for t in _part_texts(m)]
-        system = _json_list(a.get("gen_ai.system_instructions"), path, where, "system_instructions")
-        chat.prompt_texts.extend(_part_texts({"parts": system}))
+            chat.told = list(chat.inputs)
+        if a.get("gen_ai.system_instructions") is not None:
+            chat.told.append(_canonical(a["gen_ai.system_instructions"]))
         return chat
     flat = _flat_messages(a)
     if not flat:
@@ -130,11 +128,7 @@ def chat_span(span: Span, path: Path) -> ChatSpan | None:
     inputs = [msg for _, msg in sorted(flat.get("input", {}).items())]
     if inputs:
         chat.inputs = tuple(_canonical(m) for m in inputs)
-        chat.prompt_texts = [
-            str(m["content"])
-            for m in inputs
-            if m.get("role") in PROMPT and isinstance(m.get("content"), str)
-        ]
+        chat.told = list(chat.inputs)
     return chat
 
 
@@ -180,19 +174,6 @@ def _part_calls(msg: Any, m: int, path: Path, where: str) -> list[ChatCall]:
             raise InputError(path, "a tool_call part needs a name", where)
         calls.append(ChatCall(name, _opt_text(part.get("arguments")), _opt(part.get("id")), m))
     return calls
-
-
-def _role(msg: Any) -> Any:
-    return msg.get("role") if isinstance(msg, dict) else None
-
-
-def _part_texts(msg: Any) -> list[str]:
-    parts = msg.get("parts") if isinstance(msg, dict) else None
-    return [
-        p["content"]
-        for p in (parts if isinstance(parts, list) else [])
-        if isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("content"), str)
-    ]
 
 
 def _canonical(msg: Any) -> str:

@@ -66,8 +66,9 @@ class Trace:
     calls: list[TraceCall] = field(default_factory=list)
     scenario_id: str | None = None
     """The trace's ``agentproc.scenario_id``, when it names one."""
-    prompt_texts: list[str] = field(default_factory=list)
-    """The system and user messages its chat spans recorded (what the agent was told)."""
+    told: dict[str, None] = field(default_factory=dict)
+    """What its chat spans recorded the agent was told (each input message and system
+    instruction as JSON text; a dict for a set in order)."""
     conversation: str | None = None
     first_inputs: tuple[str, ...] | None = None
     last_inputs: tuple[str, ...] | None = None
@@ -136,7 +137,7 @@ def _calls(acc: _Spans, path: Path) -> Trace:
     chats = sorted(acc.chats, key=lambda c: c.start)
     tools = sorted(acc.tools, key=lambda t: t.start)
     for chat in chats:
-        trace.prompt_texts.extend(t for t in chat.prompt_texts if t not in trace.prompt_texts)
+        trace.told.update(dict.fromkeys(chat.told))
     with_inputs = [c.inputs for c in chats if c.inputs is not None]
     if with_inputs:
         trace.first_inputs, trace.last_inputs = with_inputs[0], with_inputs[-1]
@@ -198,7 +199,7 @@ def join_conversations(traces: list[Trace]) -> list[Trace]:
                 by_conversation[trace.conversation] = trace
             continue
         into.calls.extend(trace.calls)
-        into.prompt_texts.extend(t for t in trace.prompt_texts if t not in into.prompt_texts)
+        into.told.update(trace.told)
         into.last_inputs = trace.last_inputs or into.last_inputs
         into.scenario_id = into.scenario_id or trace.scenario_id
     return out

@@ -100,7 +100,7 @@ def test_a_recorded_conversation_of_another_scenario_is_skipped_with_a_note(caps
     eps, _, err = imported(capsys, tmp_path, "openai-v2-parent.json")
     (note,) = err.strip().splitlines()
     assert "openai-v2-parent.json: trace " in note
-    assert "skipped: its prompt does not give scenario 'n5-L1-r1_10-mixed-decimal-0002''s " in (
+    assert "skipped: its messages do not give scenario 'n5-L1-r1_10-mixed-decimal-0002''s " in (
         note
     )
     other, _, err = imported(capsys, tmp_path / "other", "openai-v2-parent.json", OTHER)
@@ -142,7 +142,7 @@ def test_a_file_of_only_other_scenarios_is_one_error(capsys, tmp_path: Path):
     code, _, err = cli(capsys, "import-traces", fixture, "--scenario", OTHER, "--out", run)
     assert code == 2
     (line,) = err.strip().splitlines()
-    assert line.startswith(f"agentproc: error: {fixture}: its prompt does not give scenario")
+    assert line.startswith(f"agentproc: error: {fixture}: its messages do not give scenario")
     assert "Traceback" not in err and not run.exists()
 
 
