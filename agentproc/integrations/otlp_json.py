@@ -54,9 +54,9 @@ def read_requests(path: Path) -> list[tuple[str, Any]]:
     try:
         return [("", loads(text))]
     except ValueError as whole:
-        lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
-        if len(lines) < 2:
+        if "Extra data" not in str(whole):  # one value, broken: say where, as JSON
             raise InputError(path, f"not valid JSON ({whole})") from None
+    lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
     out = []
     for n, line in lines:
         try:

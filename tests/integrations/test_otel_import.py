@@ -290,6 +290,7 @@ def test_json_lines_of_export_requests_are_one_file(tmp_path: Path, scenario_fil
         ('{"resourceSpans": []}\n{"resourceSpans": [}\n', "line 2: not valid JSON"),
         ('{"resourceSpans": []}\n[1]\n', "line 2: not OTLP JSON"),
         ('{"resourceSpans": [1]}\n{"resourceSpans": []}\n', "line 1: resourceSpans[0]: expected"),
+        ('{\n "resourceSpans": [\n  {},\n  {]\n}\n', "not valid JSON (line 4, column"),
     ],
 )
 def test_a_bad_line_of_json_lines_is_one_error_naming_it(
