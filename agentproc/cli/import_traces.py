@@ -18,7 +18,9 @@ def add_import_traces_parser(sub: Any) -> None:
         "import-traces",
         help="label the tool calls of OpenTelemetry GenAI traces (OTLP JSON) as a run file",
     )
-    p.add_argument("file", type=Path, help="OTLP JSON traces (gen_ai.* tool spans)")
+    p.add_argument(
+        "file", type=Path, help="OTLP JSON traces, or JSON Lines of them (GenAI, OpenInference)"
+    )
     p.add_argument("--scenario", type=Path, required=True, help="the scenario the agent ran")
     p.add_argument("--out", type=Path, required=True, help="run file (JSON lines) to write")
     p.add_argument("--overwrite", action="store_true", help="replace an existing --out")
@@ -37,7 +39,15 @@ def import_traces_command(args: argparse.Namespace, out: Console, err: Console) 
     check_output(args.out, inputs=[args.file, args.scenario], overwrite=args.overwrite)
     scenario = load_scenario(args.scenario)
     traces = read_traces(args.file)
-    done = import_traces(scenario, traces, args.out, args.file, args.guard, args.order)
+    done = import_traces(
+        scenario,
+        traces,
+        args.out,
+        args.file,
+        args.guard,
+        args.order,
+        note=lambda line: say(err, f"agentproc: {line}"),
+    )
     for item in done:
         for d in item.differences:
             say(err, f"agentproc: trace {item.trace.trace_id}: {d}")

@@ -25,14 +25,14 @@ from agentproc.runs import (
 
 def replay_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     if args.otel or args.messages or args.scenario:
-        return _replay_given(args, out)
+        return _replay_given(args, out, err)
     if args.run is None:
         raise ConfigError("replay needs a run file, or --scenario and --messages")
     with collector.paused():  # what the replay kept is freed on return, before it resumes
         return _replay_run(args, out, err)
 
 
-def _replay_given(args: argparse.Namespace, out: Console) -> int:
+def _replay_given(args: argparse.Namespace, out: Console, err: Console) -> int:
     """``replay --scenario S.json`` with ``--messages M.json`` (one conversation) or
     ``--otel TRACE.json`` (every trace in it): replayed and shown."""
     from agentproc.analysis import replay_messages
@@ -53,7 +53,14 @@ def _replay_given(args: argparse.Namespace, out: Console) -> int:
     scenario = load_scenario(args.scenario)
     if args.otel:
         traces = read_traces(args.otel)
-        results = replay_traces(scenario, traces, args.otel, args.guard, args.order or "listed")
+        results = replay_traces(
+            scenario,
+            traces,
+            args.otel,
+            args.guard,
+            args.order or "listed",
+            note=lambda line: say(err, f"agentproc: {line}"),
+        )
     else:
         calls = read_json(args.messages)
         results = [
