@@ -124,9 +124,7 @@ def evaluate(suite: Path, tmp_path: Path, epochs: int | Epochs) -> Any:
 def printed(log: Any) -> dict[str | None, dict[str, float]]:
     """Reducer -> the monitor's metrics, as Inspect prints them (reducer ``None``: the
     default, ``mean``, not named)."""
-    return {
-        s.reducer: {name: m.value for name, m in s.metrics.items()} for s in log.results.scores
-    }
+    return {s.reducer: {name: m.value for name, m in s.metrics.items()} for s in log.results.scores}
 
 
 def rates(faithful: float, first: float) -> dict[str, Any]:
