@@ -190,3 +190,39 @@ def test_every_documented_reducer_prints_its_own_reduction_of_the_epochs(
     log = evaluate(suite, tmp_path, Epochs(3, list(EXPECTED)))
     assert verdicts_per_sample(log) == sorted("".join(sorted(row)) for row in TABLE)
     assert printed(log) == EXPECTED
+
+
+class Recording(ChatServer):
+    """The demo endpoint's faithful profile, keeping every request body."""
+
+    def __init__(self) -> None:
+        from agentproc.agents.demo import planner
+
+        super().__init__(planner("faithful"))
+        self.bodies: list[dict[str, Any]] = []
+
+    def record(self, request: Any) -> None:
+        self.bodies.append(request.body)
+
+
+@pytest.mark.parametrize("strict", [True, False])
+def test_inspect_asks_with_strict_tools_no_temperature_and_once_more_after_the_answer(
+    suite: Path, tmp_path: Path, strict: bool
+):
+    """What docs/integrations.md says Inspect's requests differ in from ``run``'s."""
+    with Recording() as server:
+        logs = inspect_eval(
+            agentproc_task(str(suite), limit=1),
+            model="openai-api/scripted/any",
+            model_base_url=server.base_url,
+            model_args={"api_key": "none", "strict_tools": strict},
+            log_dir=str(tmp_path / "logs"),
+            display="none",
+        )
+    assert logs[0].status == "success", logs[0].error
+    bodies = [b for b in server.bodies if isinstance(b, dict) and "messages" in b]
+    assert all("temperature" not in b for b in bodies)
+    assert {t["function"]["strict"] for b in bodies for t in b["tools"]} == {strict}
+    steps = sum(t["function"]["name"].startswith("step_") for t in bodies[0]["tools"])
+    assert len(bodies) == steps + 2  # each step, the answer, and one more after it
+    assert bodies[-1]["messages"][-1]["content"].startswith("Answer recorded")
