@@ -12,6 +12,9 @@ tells attempts apart by the tool-call ids it gives out, which Inspect sends back
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import threading
 from collections import Counter
 from collections.abc import Callable
@@ -190,6 +193,46 @@ def test_every_documented_reducer_prints_its_own_reduction_of_the_epochs(
     log = evaluate(suite, tmp_path, Epochs(3, list(EXPECTED)))
     assert verdicts_per_sample(log) == sorted("".join(sorted(row)) for row in TABLE)
     assert printed(log) == EXPECTED
+
+
+def test_the_command_line_prints_each_reducer_s_metrics_over_the_epochs(
+    suite: Path, tmp_path: Path
+):
+    """``inspect eval`` as a user types it, with ``--epochs`` and ``--epochs-reducer``."""
+    site = tmp_path / "site" / "agentproc_entry-0.dist-info"  # the task's entry point
+    site.mkdir(parents=True)
+    (site / "METADATA").write_text("Metadata-Version: 2.1\nName: agentproc-entry\nVersion: 0\n")
+    (site / "entry_points.txt").write_text(
+        "[inspect_ai]\nagentproc = agentproc._inspect_registry\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(root), str(site.parent)]),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),  # no reply cached by an earlier run
+        "COLUMNS": "100",
+    }
+    inspect = Path(sys.executable).parent / "inspect"
+    with ScriptedServer() as server:
+        done = subprocess.run(
+            [
+                str(inspect), "eval", "agentproc/agentproc_task", "-T", f"suite={suite}",
+                "--model", "openai-api/scripted/any", "-M", "api_key=none",
+                "--model-base-url", server.base_url, "--epochs", "3",
+                "--epochs-reducer", "mean,at_least_3", "--log-dir", str(tmp_path / "logs"),
+                "--display", "plain",
+            ],
+            env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600,
+        )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    shown = " ".join((done.stdout + done.stderr).split())
+    assert "Unable to convert" not in shown
+    (path,) = (tmp_path / "logs").glob("*.eval")
+    log = read_eval_log(str(path))
+    assert printed(log) == {k: EXPECTED[k] for k in ("mean", "at_least_3")}
+    for block in printed(log).values():
+        for name, value in block.items():
+            assert f"{name} {value:.3f}" in shown, shown[-3000:]
 
 
 class Recording(ChatServer):
