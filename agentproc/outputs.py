@@ -126,6 +126,11 @@ def replacing(path: Path) -> Iterator[Path]:
     except OSError as exc:
         _remove(tmp)
         raise OutputError(path, f"cannot write: {exc.strerror or exc}") from None
+    except OutputError as exc:  # a writer's own error names the temporary file: name ours
+        _remove(tmp)
+        if exc.path != str(tmp):
+            raise
+        raise OutputError(path, str(exc).removeprefix(f"{exc.path}: ")) from None
     except BaseException:
         _remove(tmp)
         raise

@@ -15,6 +15,7 @@ from agentproc.analysis import Replay, replay_calls
 from agentproc.errors import InputError
 from agentproc.integrations.otel_traces import Trace
 from agentproc.labelling.order import OrderPolicy
+from agentproc.outputs import replacing
 from agentproc.runs import Episode, EpisodeSession, RunWriter, episode_record
 from agentproc.workflow import CallRecord, Guard, Scenario
 
@@ -112,7 +113,8 @@ def import_traces(
     for item in done:  # several traces of one agent: its trials of the scenario
         item.episode.trial = seen.get(item.episode.agent, 0)
         seen[item.episode.agent] = item.episode.trial + 1
-    with RunWriter(out) as writer:
+    # Written beside and renamed into place: a failed write leaves an old file as it was.
+    with replacing(out) as tmp, RunWriter(tmp) as writer:
         for item in done:
             writer.write(episode_record(item.episode, self_contained=True))
     return done
