@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agentproc.analysis.cell_stats import STUDY_RATES, CellStats
-from agentproc.analysis.report import Report, agent_key, aggregate
+from agentproc.analysis.identity import agent_key
+from agentproc.analysis.report import Report, aggregate
 from agentproc.errors import ConfigError, OutputError
 from agentproc.labelling import LabelKind
 from agentproc.outputs import replacing

@@ -155,6 +155,7 @@ def report_command(args: argparse.Namespace, out: Console, err: Console) -> int:
         report = aggregate(records)
     for rr in reports:
         say(err, *rr.warnings)
+    say(err, *report.notes)
     if report.errored:
         say(
             err,
