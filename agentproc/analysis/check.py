@@ -33,7 +33,7 @@ from agentproc.analysis.compare_result import Comparison
 from agentproc.analysis.identity import AgentId, agent_id, agent_names
 from agentproc.analysis.stats import ALPHA
 from agentproc.analysis.trials import Outcome, outcome_of
-from agentproc.errors import ConfigError, InputError, unknown_key
+from agentproc.errors import ConfigError, InputError, counted, unknown_key
 from agentproc.labelling import LabelKind
 from agentproc.runs import (
     ReadReport,
@@ -227,7 +227,8 @@ def _errored(run: _Run) -> Condition:
     return Condition(
         "errored",
         False,
-        f"{len(run.errored)} episodes errored ({which}) in {len(set(ids))} scenarios "
+        f"{counted(len(run.errored), 'episode')} errored ({which}) in "
+        f"{counted(len(set(ids)), 'scenario')} "
         f"({_names(ids)}): errors are not passes; --resume runs them again",
         tuple(sorted(set(ids))),
     )

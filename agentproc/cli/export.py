@@ -11,6 +11,7 @@ from typing import Any
 from rich.console import Console
 
 from agentproc.cli.output import EXIT_OK, say
+from agentproc.errors import counted
 
 
 def add_export_parser(sub: Any) -> None:
@@ -36,5 +37,5 @@ def export_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     except OSError as exc:
         raise OutputError(args.otel, f"cannot write: {exc.strerror or exc}") from None
     say(err, *report.warnings)
-    out.print(f"wrote {len(records)} episodes as traces to {args.otel}", highlight=False)
+    out.print(f"wrote {counted(len(records), 'episode')} as traces to {args.otel}", highlight=False)
     return EXIT_OK
