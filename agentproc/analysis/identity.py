@@ -83,8 +83,7 @@ def agent_names(agents: Iterable[AgentId]) -> tuple[dict[AgentId, str], list[str
         specs[a.name].add(a.spec)
     names = {a: shown_name(a, len(specs[a.name]) > 1 and a.spec != a.name) for a in agents}
     notes = [
-        f"note: the name {name!r} is used by the episodes of {len(ran)} agents "
-        f"({', '.join(sorted(ran))}): each is shown apart, with what ran it"
+        f"note: {len(ran)} agents are named {name!r} (run by {', '.join(sorted(ran))}): shown apart"
         for name, ran in sorted(specs.items())
         if len(ran) > 1
     ]

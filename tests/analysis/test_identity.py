@@ -80,7 +80,7 @@ def test_report_cli_prints_the_note_and_both_agents(runs: Path, capsys):
     out, err = capsys.readouterr()
     assert code == 0
     assert "superseded" not in err  # no episode of one hides the other's
-    assert "note: the name 'sim:oracle'" in err
+    assert "note: 2 agents are named 'sim:oracle' (run by sim:oracle, sim:skipped_step)" in err
     assert "sim:oracle (sim:skipped_step): n=4" in " ".join(out.split())
     assert "sim:oracle: n=4" in " ".join(out.split())
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -43,12 +44,15 @@ def _at(width: int, capsys, monkeypatch: pytest.MonkeyPatch, argv: list[object])
     return out
 
 
-def _check(text: str, width: int, name: str, root: Path, elided: bool = False) -> None:
-    """Within the width, nothing cut (but a timeline's long arguments, ``elided``: whole
-    in ``--json``), and as the golden file has it."""
+def _check(text: str, width: int, name: str, root: Path) -> None:
+    """Within the width, nothing cut, and as the golden file has it."""
     text = text.replace(str(root), "ROOT")
     assert [line for line in text.splitlines() if cell_len(line) > width] == []
-    assert elided or "…" not in text
+    assert "…" not in text
+    prose = [line for line in text.splitlines() if not set(line) & set("│┃┏┡└├┗╇━─")]
+    for before, after in zip(prose, prose[1:], strict=False):  # a figure keeps its interval
+        assert not (before[-1:].isdigit() and after.lstrip().startswith("[")), (before, after)
+    assert not any(re.search(r"\[[^\]]*$", line) for line in prose)  # nor an interval cut
     path = GOLDEN / f"{name}_{width}.txt"
     if UPDATE:
         path.write_text(text, encoding="utf-8")
@@ -91,4 +95,4 @@ def test_replay_at_80_and_120_columns_matches_golden_with_every_episode_id_whole
     _check(out, width, "cli_replay", runs["root"])
     one = _at(width, capsys, monkeypatch, ["replay", run, "--episode", ids[-1]])
     assert one.startswith(ids[-1])
-    _check(one, width, "cli_replay_episode", runs["root"], elided=True)
+    _check(one, width, "cli_replay_episode", runs["root"])
