@@ -7,6 +7,7 @@ seeded suite. ``AGENTPROC_UPDATE_GOLDEN=1`` rewrites the golden files.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -50,7 +51,7 @@ def _check(text: str, width: int, name: str, root: Path) -> None:
     assert [line for line in text.splitlines() if cell_len(line) > width] == []
     assert "…" not in text
     prose = [line for line in text.splitlines() if not set(line) & set("│┃┏┡└├┗╇━─")]
-    for before, after in zip(prose, prose[1:], strict=False):  # a figure keeps its interval
+    for before, after in itertools.pairwise(prose):  # a figure keeps its interval
         assert not (before[-1:].isdigit() and after.lstrip().startswith("[")), (before, after)
     assert not any(re.search(r"\[[^\]]*$", line) for line in prose)  # nor an interval cut
     path = GOLDEN / f"{name}_{width}.txt"
