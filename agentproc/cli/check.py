@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.text import Text
 
 from agentproc.cli.help import HelpFormatter
 from agentproc.cli.output import EXIT_FAILED, EXIT_OK, number, print_json, say, words
@@ -100,9 +101,10 @@ def check_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     if args.json:
         print_json(out, result.to_json())
     else:
-        for c in result.conditions:
-            line = f"{'ok  ' if c.passed else 'FAIL'} {c.name}: {c.message}"
-            say(out, line)
+        from agentproc.analysis.fit import print_wrapped
+
+        for c in result.conditions:  # one line each, wrapped within the width
+            print_wrapped(out, Text(f"{'ok  ' if c.passed else 'FAIL'} {c.name}: {c.message}"))
         failed, total = len(result.failed), len(result.conditions)
         verdict = f"check failed: {failed} of {total}" if failed else f"check passed: {total}"
         say(out, f"{verdict} conditions")

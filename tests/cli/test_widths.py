@@ -97,3 +97,22 @@ def test_replay_at_80_and_120_columns_matches_golden_with_every_episode_id_whole
     one = _at(width, capsys, monkeypatch, ["replay", run, "--episode", ids[-1]])
     assert one.startswith(ids[-1])
     _check(one, width, "cli_replay_episode", runs["root"])
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_check_at_80_and_120_columns_wraps_each_condition_with_every_id_whole(
+    width, runs, capsys, monkeypatch
+):
+    monkeypatch.setenv("COLUMNS", str(width))
+    capsys.readouterr()
+    argv = ["check", runs["sim:skipped_step"], "--baseline", runs["sim:decay"]]
+    code = main([str(a) for a in [*argv, "--min-faithful", "0.9", "--labels", "skipped_step"]])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert [line for line in out.splitlines() if cell_len(line) > width] == []
+    assert "…" not in out
+    ids = {json.loads(line)["scenario_id"] for line in runs["sim:skipped_step"].open()}
+    words = set(re.findall(r"n\d+-L\d+-[\w.-]+?-\d{4}", out))
+    assert words and words <= ids  # ids named are whole, never split across lines
+    conditions = [line for line in out.splitlines() if line.startswith(("ok ", "FAIL "))]
+    assert len(conditions) == 4
