@@ -286,6 +286,13 @@ class _FileArms:
     """Each file's arm name."""
 
 
+def file_arm_names(paths: Sequence[Path]) -> list[str] | None:
+    """Each file's arm name when :func:`compare_files` compares ``paths`` file by file,
+    else ``None`` (the files' episodes are pooled)."""
+    arms = _file_arms(paths)
+    return None if arms is None else arms.names
+
+
 def _file_arms(paths: Sequence[Path]) -> _FileArms | None:
     """Each file's arm name when the files are compared file by file (see
     :func:`compare_files`): their names without ``.jsonl``, or the paths as given when

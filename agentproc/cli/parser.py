@@ -439,6 +439,13 @@ def _compare_parsers(sub: argparse._SubParsersAction[_Parser], episodes: _Parser
         help="run SUITE under these variants (names or files; the first is the baseline)",
     )
     cp.add_argument("--baseline", help="the arm the others are compared with (default: the first)")
+    cp.add_argument(
+        "--html",
+        type=Path,
+        metavar="OUT.html",
+        help="also write the comparison as one self-contained page (verdicts, arms side by "
+        "side, differences per label and cell, the discordant scenarios' episodes)",
+    )
     st = sub.add_parser(
         "stress",
         help="sweep prompt styles, renderings and tool sets for one agent",
