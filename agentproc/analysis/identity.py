@@ -66,6 +66,26 @@ def agent_key(rec: Mapping[str, Any]) -> str:
     return shown_name(agent_id(rec))
 
 
+def agent_labels(agents: Iterable[AgentId]) -> dict[AgentId, str]:
+    """Each agent's name alone (no variant, no mode), with what ran it when another
+    agent of ``agents`` shares the name and the name is not its own spec
+    (:func:`agent_names`' rule): ``compare`` names arms from it.
+
+    >>> sorted(agent_labels(
+    ...     [AgentId("sim:oracle", "sim:oracle", "tools", "default"),
+    ...      AgentId("sim:oracle", "sim:decay", "tools", "terse")]).values())
+    ['sim:oracle', 'sim:oracle (sim:decay)']
+    """
+    agents = list(dict.fromkeys(agents))
+    specs: defaultdict[str, set[str]] = defaultdict(set)
+    for a in agents:
+        specs[a.name].add(a.spec)
+    return {
+        a: f"{a.name} ({a.spec})" if len(specs[a.name]) > 1 and a.spec != a.name else a.name
+        for a in agents
+    }
+
+
 def agent_names(agents: Iterable[AgentId]) -> tuple[dict[AgentId, str], list[str]]:
     """Each agent's shown name, distinct across ``agents``, and a one-line note per name
     that agents run by different specs share (the agent whose name is its own spec keeps
@@ -78,10 +98,11 @@ def agent_names(agents: Iterable[AgentId]) -> tuple[dict[AgentId, str], list[str
     ['sim:oracle', 'sim:oracle (sim:decay)']
     """
     agents = list(dict.fromkeys(agents))
+    labels = agent_labels(agents)
     specs: defaultdict[str, set[str]] = defaultdict(set)
     for a in agents:
         specs[a.name].add(a.spec)
-    names = {a: shown_name(a, len(specs[a.name]) > 1 and a.spec != a.name) for a in agents}
+    names = {a: shown_name(a, labels[a] != a.name) for a in agents}
     notes = [
         f"note: {len(ran)} agents are named {name!r} (run by {', '.join(sorted(ran))}): shown apart"
         for name, ran in sorted(specs.items())

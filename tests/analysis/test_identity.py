@@ -109,3 +109,15 @@ def test_check_refuses_a_file_of_two_arms_naming_both(runs: Path, tmp_path: Path
     assert main(["check", str(both)]) == 2
     err = capsys.readouterr().err
     assert "sim:oracle (sim:skipped_step)" in err
+
+
+def test_compare_keeps_a_run_named_after_another_agent_as_its_own_arm(runs: Path):
+    from agentproc.analysis import compare_files
+
+    result, _ = compare_files([runs / "oracle.jsonl", runs / "named.jsonl", runs / "terse.jsonl"])
+    assert set(result.arms) == {
+        "sim:oracle/default",
+        "sim:oracle (sim:skipped_step)/default",
+        "sim:oracle/terse",
+    }
+    assert {len(a.outcomes) for a in result.arms.values()} == {4}

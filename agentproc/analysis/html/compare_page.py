@@ -26,11 +26,12 @@ from agentproc.analysis.html.figures import figures
 from agentproc.analysis.html.page import render_page
 from agentproc.analysis.html.summary import rate_cell
 from agentproc.analysis.html.svg import esc
+from agentproc.analysis.identity import agent_id, agent_labels
 from agentproc.analysis.report import aggregate
 from agentproc.analysis.trials import Outcome
 from agentproc.errors import InputError
 from agentproc.outputs import replacing
-from agentproc.runs import episode_key, record_agent, record_mode, record_trial, record_variant
+from agentproc.runs import episode_key, record_trial
 from agentproc.runs.runfile import Heads, last_heads
 
 SHOWN = 200
@@ -57,9 +58,11 @@ def _heads(paths: Sequence[Path], warnings: list[str]) -> Heads:
 def _anchors(heads: Heads, result: CompareResult) -> dict[Place, str]:
     """Each arm's episodes' anchors in the page."""
     arm_of = {(a.agent, a.mode, a.variant): a.name for a in result.arms.values()}
+    labels = agent_labels(agent_id(rec) for _, rec in heads.values())  # as compare names them
     out: dict[Place, str] = {}
     for key, (_, rec) in heads.items():
-        arm = arm_of.get((record_agent(rec), record_mode(rec), record_variant(rec)))  # type: ignore[arg-type]
+        aid = agent_id(rec)
+        arm = arm_of.get((labels[aid], aid.mode, aid.variant))
         if arm is not None:
             out[(arm, str(rec["scenario_id"]), record_trial(rec))] = anchor(key)
     return out
