@@ -74,7 +74,7 @@ def test_the_section_says_to_install_pytest():
 
 def test_the_section_says_the_first_run_records_the_golden_run_with_the_option():
     said = prose()
-    assert "first `pytest --agentproc-update-golden` records it" in said
+    assert "Until the first `pytest --agentproc-update-golden` records its golden run" in said
 
 
 def test_docs_ci_says_how_the_first_golden_run_is_recorded():
