@@ -237,7 +237,7 @@ def _errored(run: _Run) -> Condition:
 def _min_faithful(run: _Run, faithful: float, least: float) -> Condition:
     n = len(run.outcomes)
     k = sum(o.faithful for o in run.outcomes)
-    said = f"faithful accuracy {faithful:.1%} ({k} of {n} episodes)"
+    said = f"faithful accuracy {faithful:.1%} ({k} of {counted(n, 'episode')})"
     if n and faithful >= least:
         return Condition("min_faithful", True, f"{said}, at least {least:.1%}")
     bad = [
@@ -261,7 +261,7 @@ def _forbidden(run: _Run, kind: str) -> Condition:
     return Condition(
         f"label:{kind}",
         False,
-        f"{kind} (forbidden by --labels) in {len(hits)} episodes: {_grouped(steps)}",
+        f"{kind} (forbidden by --labels) in {counted(len(hits), 'episode')}: {_grouped(steps)}",
         tuple(sorted({o.scenario_id for o in hits})),
     )
 

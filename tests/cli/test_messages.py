@@ -77,3 +77,22 @@ def test_a_timeline_counts_one_call_before_as_one_call():
     }
     text = timeline(episode, around=2)
     assert "… 1 call before" in text and "1 calls" not in text
+
+
+def test_one_superseded_record_is_one_record():
+    from agentproc.runs.runfile import superseded
+
+    assert superseded(1).startswith("1 record was superseded")
+    assert superseded(2).startswith("2 records were superseded")
+
+
+def test_check_counts_one_episode_as_one(capsys, suite: Path, tmp_path: Path):
+    run = tmp_path / "r.jsonl"
+    assert (
+        cli(capsys, "run", suite, "--agent", "sim:skipped_step", "--limit", "1", "--out", run)[0]
+        == 0
+    )
+    code, out, _ = cli(capsys, "check", run, "--min-faithful", "0.5", "--labels", "skipped_step")
+    assert code == 1
+    flat = " ".join(out.split())
+    assert "(0 of 1 episode)" in flat and "in 1 episode:" in flat and "1 episodes" not in flat
