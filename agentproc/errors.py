@@ -30,6 +30,15 @@ def one_line(text: str) -> str:
     return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
 
 
+def counted(n: int, noun: str) -> str:
+    """``n`` and ``noun``, plural unless ``n`` is one.
+
+    >>> counted(1, "episode"), counted(0, "episode"), counted(3, "call")
+    ('1 episode', '0 episodes', '3 calls')
+    """
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 class AgentprocError(Exception):
     """Base class of every error agentproc raises on purpose."""
 

@@ -48,6 +48,7 @@ from agentproc.analysis.differences import (
     unit_diffs,
     units_of,
 )
+from agentproc.analysis.identity import AgentId, agent_id, agent_labels
 from agentproc.analysis.multiplicity import holm, holm_levels
 from agentproc.analysis.stats import min_detectable_effect, verdict
 from agentproc.analysis.trials import Outcome, outcome_of, trial_stats
@@ -94,15 +95,18 @@ def compare_records(
     Raises:
         ConfigError: fewer than two arms, or no arm of that name.
     """
-    outcomes: dict[ArmKey, list[Outcome]] = {}
-    errored: defaultdict[ArmKey, Counter[str]] = defaultdict(Counter)
+    by_id: dict[AgentId, list[Outcome]] = {}
+    errors: defaultdict[AgentId, Counter[str]] = defaultdict(Counter)
     for rec in records:
-        key = (record_agent(rec), record_mode(rec), record_variant(rec))  # type: ignore[arg-type]
-        outcomes.setdefault(key, [])
+        aid = agent_id(rec)  # a run named after another agent is another arm
+        by_id.setdefault(aid, [])
         if is_error(rec):  # type: ignore[arg-type]
-            errored[key][error_kind_of(rec)] += 1  # type: ignore[arg-type]
+            errors[aid][error_kind_of(rec)] += 1  # type: ignore[arg-type]
         else:
-            outcomes[key].append(outcome_of(rec))
+            by_id[aid].append(outcome_of(rec))
+    labels = agent_labels(by_id)
+    outcomes = {(labels[a], a.mode, a.variant): group for a, group in by_id.items()}
+    errored = {(labels[a], a.mode, a.variant): errors[a] for a in by_id}
     names = _names(list(outcomes))
     if len(names) < 2:
         found = ", ".join(names.values()) or "none"
@@ -284,6 +288,13 @@ class _FileArms:
     """The agent and variant every file holds."""
     names: list[str]
     """Each file's arm name."""
+
+
+def file_arm_names(paths: Sequence[Path]) -> list[str] | None:
+    """Each file's arm name when :func:`compare_files` compares ``paths`` file by file,
+    else ``None`` (the files' episodes are pooled)."""
+    arms = _file_arms(paths)
+    return None if arms is None else arms.names
 
 
 def _file_arms(paths: Sequence[Path]) -> _FileArms | None:

@@ -21,7 +21,7 @@ from agentproc.cli.output import (
     print_json,
     say,
 )
-from agentproc.errors import ConfigError, InputError, WorkerError
+from agentproc.errors import ConfigError, InputError, WorkerError, counted
 from agentproc.outputs import check_output, input_files
 
 if TYPE_CHECKING:
@@ -143,14 +143,12 @@ def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
         raise InputError(where, "holds no scenario: nothing to run")
     scenarios = itertools.chain([] if first is None else [first], scenarios)
     _check_whole_suite(args.suite)
-    summary = run_suite(
-        scenarios,
-        args.agent,
-        spec.episodes(model),
-        args.out,
-        total=_total(args, shard, args.trials),
-        **options,
-    )
+    total = _total(args, shard, args.trials)
+    if total is None and args.limit is not None and args.limit <= AHEAD:
+        ahead = list(scenarios)  # at most --limit of them: the run's total is known
+        total, scenarios = len(ahead) * args.trials, iter(ahead)
+    episodes = spec.episodes(model)
+    summary = run_suite(scenarios, args.agent, episodes, args.out, total=total, **options)
     if summary.torn_bytes:
         say(
             err,
@@ -158,7 +156,8 @@ def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
             "interrupted write) before resuming",
         )
     skipped = f" ({summary.skipped} already done)" if summary.skipped else ""
-    return _said(summary, f"wrote {summary.written} episodes to {args.out}{skipped}", out, err)
+    wrote = f"wrote {counted(summary.written, 'episode')} to {args.out}{skipped}"
+    return _said(summary, wrote, out, err)
 
 
 def _run_workers(
@@ -196,7 +195,8 @@ def _run_workers(
         return EXIT_BAD_INPUT if exc.input_error else EXIT_ERRORED if exc.errored else EXIT_FAILED
     return _said(
         summary,
-        f"wrote {summary.written} episodes to {args.out} ({summary.workers} workers)",
+        f"wrote {counted(summary.written, 'episode')} to {args.out} "
+        f"({counted(summary.workers, 'worker')})",
         out,
         err,
     )
@@ -204,10 +204,13 @@ def _run_workers(
 
 def _said(summary: Any, wrote: str, out: Console, err: Console) -> int:
     """Print what a run wrote and what failed; its exit status."""
-    verdicts = ", ".join(f"{k} {v}" for k, v in sorted(summary.verdicts.items())) or "none scored"
+    verdicts = ", ".join(f"{k} {v}" for k, v in sorted(summary.verdicts.items()))
+    if not verdicts:  # nothing scored: say why plainly
+        resumed = getattr(summary, "skipped", 0) and not summary.written
+        verdicts = "all were already done, nothing left to run" if resumed else "none scored"
     out.print(f"{wrote}: {verdicts}", highlight=False)
     kinds = ", ".join(f"{k} {v}" for k, v in sorted(summary.errors.items()))
-    errored = f"{summary.errored} episodes errored ({kinds})" if summary.errored else ""
+    errored = f"{counted(summary.errored, 'episode')} errored ({kinds})" if summary.errored else ""
     return failures(err, summary.aborted, errored)
 
 
@@ -247,6 +250,11 @@ def _check_whole_suite(suite: Path) -> None:
             return
     for _ in read_procedures(suite) if suite.is_dir() else load_scenarios(suite):
         pass
+
+
+AHEAD = 10_000
+"""Scenarios ``run --limit`` reads before the run to know its total (when the suite does not
+say how many it holds); a larger limit leaves the total unknown."""
 
 
 def _total(args: argparse.Namespace, shard: Any, trials: int = 1) -> int | None:

@@ -11,6 +11,7 @@ from typing import Any
 from rich.console import Console
 
 from agentproc.cli.output import EXIT_OK, say
+from agentproc.errors import counted
 
 
 def add_export_parser(sub: Any) -> None:
@@ -34,5 +35,5 @@ def export_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     with replacing(args.otel) as tmp:
         tmp.write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
     say(err, *report.warnings)
-    out.print(f"wrote {len(records)} episodes as traces to {args.otel}", highlight=False)
+    out.print(f"wrote {counted(len(records), 'episode')} as traces to {args.otel}", highlight=False)
     return EXIT_OK

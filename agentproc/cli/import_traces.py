@@ -10,6 +10,7 @@ from typing import Any
 from rich.console import Console
 
 from agentproc.cli.output import EXIT_OK, guard, say
+from agentproc.errors import counted
 
 
 def add_import_traces_parser(sub: Any) -> None:
@@ -52,5 +53,6 @@ def import_traces_command(args: argparse.Namespace, out: Console, err: Console) 
         for d in item.differences:
             say(err, f"agentproc: trace {item.trace.trace_id}: {d}")
     verdicts = ", ".join(item.episode.metrics["verdict"] for item in done)
-    out.print(f"wrote {len(done)} episodes to {args.out} (verdicts: {verdicts})", highlight=False)
+    wrote = f"wrote {counted(len(done), 'episode')} to {args.out}"
+    out.print(f"{wrote} (verdicts: {verdicts})", highlight=False)
     return EXIT_OK

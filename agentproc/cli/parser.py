@@ -11,11 +11,12 @@ import math
 import sys
 import urllib.parse
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from agentproc.cli.check import add_check_parser
 from agentproc.cli.examples import SIM_AGENTS, examples
 from agentproc.cli.export import add_export_parser
+from agentproc.cli.help import HelpFormatter, grouped
 from agentproc.cli.import_traces import add_import_traces_parser
 from agentproc.cli.output import EXIT_BAD_INPUT, count, guard, number, words
 from agentproc.cli.serve_demo import add_serve_demo_parser
@@ -120,8 +121,47 @@ AGENT_HELP = (
 """The agent kinds, as ``--help`` lists them for every command that runs episodes."""
 
 
+RUN_GROUPS: dict[str, tuple[str, ...]] = {
+    "the run": (
+        "limit",
+        "per_cell",
+        "shard",
+        "trials",
+        "seed",
+        "mode",
+        "order",
+        "guard",
+        "budget",
+        "continue_after_answer",
+        "concurrency",
+        "workers",
+        "backend",
+        "address",
+    ),
+    "the agent": (
+        "agent",
+        "name",
+        "base_url",
+        "timeout",
+        "retries",
+        "max_tokens",
+        "cache",
+        "cache_mode",
+    ),
+    "the variant": ("variant",),
+    "output": ("out", "resume", "overwrite", "self_contained"),
+}
+"""``run --help``'s option groups (option dests); an option named in none stays under
+``options``."""
+
+
 class _Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line (naming the option) and exit 2."""
+    """An argument parser whose errors are one line (naming the option) and exit 2, and
+    whose help keeps within the terminal and shows defaults (:class:`HelpFormatter`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
@@ -236,6 +276,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="read: serve hits, store nothing; write: store replies, serve none; readwrite "
         "(the default with --cache); off",
     )
+    grouped(r, RUN_GROUPS)
 
     rp = sub.add_parser(
         "replay",
@@ -411,6 +452,13 @@ def _compare_parsers(sub: argparse._SubParsersAction[_Parser], episodes: _Parser
         help="run SUITE under these variants (names or files; the first is the baseline)",
     )
     cp.add_argument("--baseline", help="the arm the others are compared with (default: the first)")
+    cp.add_argument(
+        "--html",
+        type=Path,
+        metavar="OUT.html",
+        help="also write the comparison as one self-contained page (verdicts, arms side by "
+        "side, differences per label and cell, the discordant scenarios' episodes)",
+    )
     st = sub.add_parser(
         "stress",
         help="sweep prompt styles, renderings and tool sets for one agent",

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from agentproc.cli.output import EXIT_FAILED, EXIT_OK, print_json, say
-from agentproc.errors import ConfigError, InputError
+from agentproc.errors import ConfigError, InputError, counted
 from agentproc.outputs import check_output, input_files
 from agentproc.runs import (
     ReadReport,
@@ -108,7 +108,11 @@ def _replay_run(args: argparse.Namespace, out: Console, err: Console) -> int:
         raise InputError(args.run, f"no episode with scenario id {args.episode!r}", "scenario_id")
     if not args.json and args.episode is None:
         print_table(out, summary)
-        out.print(f"{found} episodes replayed; {differ} differ from the recording", highlight=False)
+        differ_ = "differs" if differ == 1 else "differ"
+        out.print(
+            f"{counted(found, 'episode')} replayed; {differ} {differ_} from the recording",
+            highlight=False,
+        )
     return EXIT_FAILED if differ else EXIT_OK
 
 
@@ -122,7 +126,7 @@ def relabel_command(args: argparse.Namespace, out: Console, err: Console) -> int
     say(err, *result.warnings)
     where = f"; wrote {args.out}" if args.out is not None else ""
     out.print(
-        f"relabelled {result.episodes} episodes: {result.changed_episodes} changed, "
+        f"relabelled {counted(result.episodes, 'episode')}: {result.changed_episodes} changed, "
         f"labels {result.labels_before} -> {result.labels_after} "
         f"({result.added} new, {result.removed} gone), "
         f"{result.verdicts_changed} verdicts changed{where}",
@@ -162,10 +166,11 @@ def report_command(args: argparse.Namespace, out: Console, err: Console) -> int:
         report = aggregate(records)
     for rr in reports:
         say(err, *rr.warnings)
+    say(err, *report.notes)
     if report.errored:
         say(
             err,
-            f"warning: {report.errored} episodes errored (endpoint, context or harness "
+            f"warning: {counted(report.errored, 'episode')} errored (endpoint, context or harness "
             "failures) and count in no figure; see the per-agent lines",
         )
     if args.json:
@@ -210,5 +215,6 @@ def _html_report(args: argparse.Namespace, out: Console, err: Console) -> None:
     say(err, *result.warnings)
     say(
         err if args.json else out,
-        f"wrote {args.html}: {result.episodes} episodes, drill-down embedded for {result.detailed}",
+        f"wrote {args.html}: {counted(result.episodes, 'episode')}, "
+        f"drill-down embedded for {result.detailed}",
     )

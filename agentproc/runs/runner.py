@@ -23,7 +23,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from agentproc.runs.collector import frozen
 from agentproc.runs.episode import Episode, Mode
-from agentproc.runs.keys import EpisodeKey
+from agentproc.runs.keys import EpisodeKey, agent_identity
 from agentproc.runs.progress import ProgressLog
 from agentproc.runs.records import episode_record
 from agentproc.runs.runfile import completed_ids
@@ -203,7 +203,7 @@ async def arun_suite(
             for scenario, trial in _trials(scenarios, trials):
                 if summary.aborted is not None:
                     break
-                if (scenario.id, name or agent, mode, variant, trial) in done:
+                if (scenario.id, agent_identity(agent, name), mode, variant, trial) in done:
                     summary.skipped += 1
                     progress.advance(task)
                     log.add(ran=False)
