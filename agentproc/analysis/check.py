@@ -269,7 +269,7 @@ def _compare(before: _Run, now: _Run, seed: int) -> Comparison:
     known = [k.value for k in LabelKind]
     base = build_arm("baseline", before.key, before.outcomes, {}, known)
     arm = build_arm("run", now.key, now.outcomes, {}, known)
-    comparison = compare_arms(base, arm, known, seed=seed)
+    comparison = compare_arms(base, arm, known)
     if comparison.pairs == 0:
         raise ConfigError(
             f"{now.path} and the baseline {before.path} share no scored episode "
