@@ -220,6 +220,7 @@ def compare_arms(base: Arm, arm: Arm, kinds: Sequence[str]) -> Comparison:
         mde_answer=min_detectable_effect(unit_diffs(pairs, "first_answer"), trials),
         verdict=verdict(f.diff, f.p),
         verdict_ci=f.ci,
+        balanced=len({k for _, _, k in units}) <= 1,
     )
 
 

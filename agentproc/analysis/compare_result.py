@@ -198,6 +198,9 @@ class Comparison:
     arms: the level Holm tested this arm at)."""
     p_holm: float | None = None
     """The faithful p-value Holm-adjusted across arms (``None``: one comparison)."""
+    balanced: bool = True
+    """Every paired scenario has as many paired trials (then a mean over scenarios is also
+    the share of episodes)."""
 
     def line(self) -> str:
         """The one-line verdict, naming the method its interval and p-value come from."""
@@ -221,8 +224,9 @@ class Comparison:
         if ci is not None and self.p_holm is not None:
             interval += f" at {self.level * 100:.3g}%"
         holm = "" if self.p_holm is None else f", Holm across arms {p_text(self.p_holm)}"
+        means = "" if self.balanced else " (means over scenarios: unequal trials)"
         return (
-            f"{head}: faithful accuracy {_pct(f.baseline)} -> {_pct(f.variant)} "
+            f"{head}: faithful accuracy {_pct(f.baseline)} -> {_pct(f.variant)}{means} "
             f"({signed(f.diff)}{interval}, {f.method} p = {p_text(f.p)}{holm}); "
             f"first-answer accuracy {signed(a.diff)} (p = {p_text(a.p)})"
             + (f"; {', '.join(moved)}" if moved else "")

@@ -169,6 +169,20 @@ def signflip_test(diffs: Sequence[float], alpha: float = ALPHA) -> PairedTest:
     return PairedTest(mean, p, _agree((lo, hi), p, alpha), "sign-flip permutation", n, min_p)
 
 
+def drop_p(diffs: Sequence[float]) -> float:
+    """The one-sided sign-flip p-value for a drop: the chance, with every scenario's sign
+    a fair coin, of a sum at most the observed one (exact; with one trial per scenario
+    the one-sided binomial test on the discordant scenarios).
+
+    >>> drop_p([-1.0] * 5 + [0.0] * 20)
+    0.03125
+    >>> drop_p([1.0, -1.0, 0.0, 0.0, 0.0])
+    0.75
+    """
+    weights, won = _grid(diffs)
+    return _weighted_tail(weights, won, 0.5, above=False) if weights else 1.0
+
+
 GRID = 1000
 """Differences are read as fractions with denominators up to this (a scenario's trial
 counts); others are rounded to the nearest ``1 / GRID``."""
