@@ -313,8 +313,7 @@ def _compare(before: _Run, now: _Run, max_drop: float) -> tuple[Comparison, Drop
     diffs = unit_diffs(paired_episodes(base, arm), "faithful")
     trials = comparison.pairs / comparison.scenarios
     can_fail = (
-        0.5 ** len(diffs) < ALPHA
-        and 100.0 * comparison.overall["faithful"].baseline > max_drop
+        0.5 ** len(diffs) < ALPHA and 100.0 * comparison.overall["faithful"].baseline > max_drop
     )
     detectable = min_detectable_effect(diffs, trials, sides=1)
     return comparison, Drop(drop_p(diffs), detectable, can_fail)

@@ -117,9 +117,7 @@ def compare_records(
     if base not in arms:
         raise ConfigError(f"--baseline: no arm named {base!r} (arms: {', '.join(arms)})")
     comparisons = [
-        compare_arms(arms[base], arm, kinds)
-        for name, arm in arms.items()
-        if name != base
+        compare_arms(arms[base], arm, kinds) for name, arm in arms.items() if name != base
     ]
     if len(comparisons) > 1:
         comparisons = _across_arms(comparisons, arms)

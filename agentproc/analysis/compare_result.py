@@ -63,7 +63,9 @@ def clustered_rate(groups: Sequence[Sequence[Outcome]], measure: str) -> Rate:
     scenario are not independent)."""
     clusters = [(sum(has_measure(o, measure) for o in g), len(g)) for g in groups]
     k, n = sum(y for y, _ in clusters), sum(m for _, m in clusters)
-    return Rate(k, n, design_effect(clusters) if n > len(groups) else 1.0)
+    if n <= len(groups):
+        return Rate(k, n)
+    return Rate(k, n, design_effect(clusters), len(groups))
 
 
 def arm_stats(outcomes: Sequence[Outcome], kinds: Sequence[str]) -> ArmStats:
