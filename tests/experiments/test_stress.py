@@ -384,8 +384,9 @@ def test_stress_json_holds_one_verdict_per_variant_the_rankings():
 
 def test_with_trials_a_collapse_is_flagged_among_many_variants():
     # 60 scenarios x 3 trials, the default faithful in about half the trials, one variant
-    # in none, 59 others like the default: Holm's first level is 0.05 / 120, below the
-    # smallest p a 2,000-resample test could give; the exact test reaches it
+    # in none, 251 others like the default (stress --grid makes 252): Holm's first level
+    # is 0.05 / 504, below the smallest p a 2,000-resample test could give; the exact
+    # test reaches it
     import random
 
     from agentproc.analysis.compare import compare_records
@@ -393,7 +394,7 @@ def test_with_trials_a_collapse_is_flagged_among_many_variants():
 
     rng = random.Random(5)
     base = {(i, t): rng.random() < 0.53 for i in range(60) for t in range(3)}
-    names = ["broken", *(f"same{j}" for j in range(59))]
+    names = ["broken", *(f"same{j}" for j in range(251))]
     records = []
     for variant in ["default", *names]:
         for (i, t), ok in base.items():
