@@ -16,6 +16,13 @@ chance of a ``skipped_step`` label (0-0.3); two grid cells.
 - **Coverage** of the faithful interval at rare discordance (60 scenarios, one trial, 5%
   of scenarios discordant: about 3 of 60), with no effect and with every discordant
   scenario going the arm's way; and with trials.
+- **Near-deterministic scenarios** (each scenario always passes or always fails in the
+  baseline; the arm gains each failing trial with a small chance, a true effect of about
+  1 point), 30 and 60 scenarios x 3 trials: coverage of the interval, and the share of
+  zero-width intervals (must be 0).
+- **Many variants with trials**: one variant collapses (about 53% faithful -> 0%) among
+  60 (the rest null), 60 scenarios x 3 trials: the share of runs in which the ranking
+  flags it (Holm across both measures of every variant) and of runs flagging a null one.
 """
 
 from __future__ import annotations
@@ -157,6 +164,46 @@ def coverage(theta: float, trials: int, reps: int, seed: int) -> int:
     return covered
 
 
+def near_deterministic(scenario_count: int, reps: int, seed: int) -> tuple[int, int]:
+    """Coverage of a true gain of about one point, and zero-width intervals."""
+    rng = random.Random(seed)
+    gain = 0.02  # a failing trial turns into a pass with this chance: truth = gain * share failing
+    covered = zero = 0
+    for _ in range(reps):
+        records = []
+        failing = 0
+        for s in range(scenario_count):
+            ok = rng.random() < 0.5
+            failing += not ok
+            for t in range(3):
+                sig = f"{t}-{rng.random()}"
+                records.append(record(f"s{s}", "default", t, ok, False, sig))
+                records.append(record(f"s{s}", "v", t, ok or rng.random() < gain, False, sig))
+        truth = gain * failing / scenario_count
+        ci = compare_records(records).comparisons[0].overall["faithful"].ci
+        covered += ci is not None and ci[0] <= truth <= ci[1]
+        zero += ci is not None and ci[1] - ci[0] < 1e-9
+    return covered, zero
+
+
+def many_variants(reps: int, seed: int) -> tuple[int, int]:
+    """Runs in which the collapsing variant is flagged, and in which a null one is."""
+    from agentproc.experiments.ranking import rank_variants
+
+    rng = random.Random(seed)
+    flagged = false = 0
+    for _ in range(reps):
+        base = [(rng.uniform(0.3, 0.76), 0.0) for _ in range(60)]
+        records = arm(rng, "default", base, 3)
+        records += arm(rng, "broken", [(0.0, 0.0)] * 60, 3)
+        for j in range(59):
+            records += arm(rng, f"null{j}", base, 3)
+        ranking = rank_variants(compare_records(records), {})
+        flagged += any(r.variant == "broken" and r.flagged for r in ranking)
+        false += any(r.variant != "broken" and r.flagged for r in ranking)
+    return flagged, false
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=400)
@@ -179,6 +226,16 @@ def main() -> None:
         for trials in (1, 3):
             got = coverage(theta, trials, reps, seed=200 + trials)
             print(f"  difference {0.05 * (2 * theta - 1):+.2f}, k = {trials}: {share(got, reps)}")
+    print()
+    print("near-deterministic scenarios, 3 trials, a true gain of about 1 point")
+    for count in (30, 60):
+        got, zero = near_deterministic(count, reps, seed=300 + count)
+        print(f"  {count} scenarios: coverage {share(got, reps)}, zero-width {share(zero, reps)}")
+    print()
+    few = max(1, reps // 20)
+    print(f"a collapse among 60 variants, 60 scenarios x 3 trials ({few} repetitions)")
+    flagged, false = many_variants(few, seed=400)
+    print(f"  collapse flagged {share(flagged, few)}, a null variant flagged {share(false, few)}")
     print(f"\n{reps} repetitions a row, {time.perf_counter() - start:.0f} s")
 
 

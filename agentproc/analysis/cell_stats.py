@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -63,8 +64,49 @@ def design_effect(clusters: Sequence[tuple[int, int]]) -> float:
     p = sum(y for y, _ in clusters) / total
     if s < 2 or p in (0.0, 1.0):
         return total / s
-    robust = math.fsum((y - p * m) ** 2 for y, m in clusters) / total**2
-    return max(1.0, robust / (p * (1 - p) / total))
+    # CR1: the cluster-robust variance scaled by s / (s - 1), its usual small-sample fix;
+    # never above the trials per scenario (every trial a copy of its scenario's first)
+    robust = math.fsum((y - p * m) ** 2 for y, m in clusters) / total**2 * s / (s - 1)
+    return max(1.0, min(total / s, robust / (p * (1 - p) / total)))
+
+
+def t_quantile(df: int, level: float = 0.95) -> float:
+    """The two-sided ``level`` quantile of Student's t with ``df`` degrees of freedom.
+
+    Exact: the t distribution's two-sided probability for integer ``df`` is a finite
+    sum in ``theta = atan(t / sqrt(df))`` (Abramowitz and Stegun 26.7.3-4), bisected.
+
+    >>> round(t_quantile(4), 3), round(t_quantile(1), 3), round(t_quantile(10**6), 3)
+    (2.776, 12.706, 1.96)
+    """
+
+    def inside(t: float) -> float:  # P(|T| <= t)
+        theta = math.atan(t / math.sqrt(df))
+        c2, term = math.cos(theta) ** 2, 1.0
+        if df % 2:
+            total, k = 0.0, 3
+            if df > 1:
+                total = term = 1.0
+                for k in range(3, df - 1, 2):
+                    term *= c2 * (k - 1) / k
+                    total += term
+                total *= math.sin(theta) * math.cos(theta)
+            return 2 / math.pi * (theta + total)
+        total = 1.0
+        for k in range(2, df - 1, 2):
+            term *= c2 * (k - 1) / k
+            total += term
+        return math.sin(theta) * total
+
+    if df > 10_000:
+        return NormalDist().inv_cdf(0.5 + level / 2)
+    lo, hi = 0.0, 1.0
+    while inside(hi) < level:
+        lo, hi = hi, 2 * hi
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if inside(mid) < level else (lo, mid)
+    return hi
 
 
 @dataclass(slots=True)
@@ -77,6 +119,10 @@ class Rate:
     n: int = 0
     deff: float = 1.0
     """The design effect of the scenarios' trials (1: independent episodes)."""
+    clusters: int = 0
+    """Scenarios the episodes come in, when they have several trials (0: independent
+    episodes). With few of them the interval widens: Student's t on ``clusters - 1``
+    degrees of freedom in place of the normal quantile."""
 
     @property
     def value(self) -> float:
@@ -86,7 +132,8 @@ class Rate:
     @property
     def ci(self) -> tuple[float, float]:
         """Wilson 95% interval (on the effective number of episodes)."""
-        return wilson(self.k / self.deff, self.n / self.deff)
+        z = t_quantile(self.clusters - 1) if self.clusters >= 2 else Z95
+        return wilson(self.k / self.deff, self.n / self.deff, z)
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form (value and interval to 4 decimals; ``null`` with no episodes)."""
@@ -174,7 +221,9 @@ class CellStats(BaseModel):
         return self.n / self.scenarios if self.scenarios else 1.0
 
     def _ci(self, k: int, measure: str) -> tuple[float, float]:
-        return Rate(k, self.n, self.design_effects.get(measure, 1.0)).ci
+        if measure not in self.design_effects:
+            return Rate(k, self.n).ci
+        return Rate(k, self.n, self.design_effects[measure], self.scenarios).ci
 
     @property
     def accuracy(self) -> float:

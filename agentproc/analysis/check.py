@@ -8,15 +8,19 @@ to a list of :class:`Condition`, each passed or failed with one line that says w
 - ``min_faithful`` (with a threshold): faithful accuracy over the scored episodes is
   at least the threshold; a failure names the first divergences of the unfaithful ones;
 - ``label:KIND`` (one per forbidden label kind): no episode carries the label;
-- ``regression`` (with a baseline): faithful accuracy did not drop. The rule, the
-  one ``compare`` uses for its verdict: episodes are paired with the baseline's by
-  scenario and trial, the paired difference is tested with the scenario as the unit
-  (exact McNemar with one trial per scenario, the sign-flip permutation test with
-  several: :mod:`agentproc.analysis.paired`), and the condition fails only when the
-  drop is larger than ``max_drop`` points **and** the test rejects at 5% (``p < 0.05``).
-  Noise alone does not fail a build; a large but unproven drop does not either. A
-  failure names the first divergences that are new against the baseline ("new
-  skipped_step at step 4 in 7 scenarios").
+- ``regression`` (with a baseline): faithful accuracy did not drop. Episodes are
+  paired with the baseline's by scenario and trial, as ``compare`` pairs them, and the
+  drop is tested with the scenario as the unit by the **one-sided** form of compare's
+  test (exact McNemar with one trial per scenario, the exact sign-flip test of
+  per-scenario means with several: :mod:`agentproc.analysis.paired`): the question is
+  "did it drop?", so a false failure has at most a 5% chance. The condition fails only
+  when the drop is larger than ``max_drop`` points **and** that test rejects at 5%
+  (``p < 0.05``). Both rates and the drop are means over the paired scenarios (with as
+  many trials in each, shares of episodes). The line gives the smallest drop this
+  design could detect (80% power), says so when it cannot fail at all (too few
+  scenarios, or a baseline too low to drop by ``max_drop``), and names the first
+  divergences that are new against the baseline ("new skipped_step at step 4 in 7
+  scenarios"). A run whose every episode errored fails it: nothing was shown.
 """
 
 from __future__ import annotations
@@ -28,10 +32,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentproc.analysis.compare import build_arm, compare_arms
+from agentproc.analysis.compare import build_arm, compare_arms, paired_episodes
 from agentproc.analysis.compare_result import Comparison
+from agentproc.analysis.differences import unit_diffs
 from agentproc.analysis.identity import AgentId, agent_id, agent_names
-from agentproc.analysis.stats import ALPHA
+from agentproc.analysis.paired import drop_p
+from agentproc.analysis.stats import ALPHA, min_detectable_effect
 from agentproc.analysis.trials import Outcome, outcome_of
 from agentproc.errors import ConfigError, InputError, counted, unknown_key
 from agentproc.labelling import LabelKind
@@ -93,6 +99,9 @@ class CheckResult:
     errored: int
     comparison: Comparison | None = None
     warnings: list[str] = field(default_factory=list)
+    drop: Drop | None = None
+    """The one-sided test of the regression condition (``None`` without a baseline or
+    with nothing scored)."""
 
     @property
     def passed(self) -> bool:
@@ -113,8 +122,32 @@ class CheckResult:
             "errored": self.errored,
             "faithful": round(self.faithful, 4),
             "conditions": [x.to_json() for x in self.conditions],
-            "regression": None if c is None else c.overall["faithful"].to_json(),
+            "regression": None
+            if c is None
+            else {**c.overall["faithful"].to_json(), **_drop_json(self.drop)},
         }
+
+
+@dataclass(frozen=True, slots=True)
+class Drop:
+    """The regression condition's one-sided test of a drop in faithful accuracy."""
+
+    p: float
+    """One-sided p-value for a drop."""
+    detectable: float
+    """The smallest drop (a fraction) this design finds with 80% power."""
+    can_fail: bool
+    """Whether any outcome of this design could fail the condition."""
+
+
+def _drop_json(drop: Drop | None) -> dict[str, Any]:
+    if drop is None:
+        return {}
+    return {
+        "p_drop": drop.p,
+        "detectable_drop": round(drop.detectable, 4),
+        "can_fail": drop.can_fail,
+    }
 
 
 def _read(path: Path, warnings: list[str]) -> _Run:
@@ -153,7 +186,6 @@ def check_files(
     min_faithful: float | None = None,
     max_drop: float = 5.0,
     labels: Sequence[str] = (),
-    seed: int = 0,
 ) -> CheckResult:
     """Hold the run in ``run`` to its conditions (the module docstring says which).
 
@@ -178,12 +210,15 @@ def check_files(
     if min_faithful is not None:
         conditions.append(_min_faithful(now, faithful, min_faithful))
     conditions += [_forbidden(now, kind) for kind in labels]
-    comparison = None
+    comparison = drop = None
     if baseline is not None:
         before = _read(baseline, warnings)
-        comparison = _compare(before, now, seed)
-        conditions.append(_regression(before, now, comparison, max_drop))
-    return CheckResult(conditions, n, faithful, len(now.errored), comparison, warnings)
+        if not now.outcomes:
+            conditions.append(_nothing_scored(now))
+        else:
+            comparison, drop = _compare(before, now, max_drop)
+            conditions.append(_regression(before, now, comparison, drop, max_drop))
+    return CheckResult(conditions, n, faithful, len(now.errored), comparison, warnings, drop)
 
 
 def _names(ids: Iterable[str]) -> str:
@@ -266,29 +301,52 @@ def _forbidden(run: _Run, kind: str) -> Condition:
     )
 
 
-def _compare(before: _Run, now: _Run, seed: int) -> Comparison:
+def _compare(before: _Run, now: _Run, max_drop: float) -> tuple[Comparison, Drop]:
     known = [k.value for k in LabelKind]
     base = build_arm("baseline", before.key, before.outcomes, {}, known)
     arm = build_arm("run", now.key, now.outcomes, {}, known)
-    comparison = compare_arms(base, arm, known, seed=seed)
+    comparison = compare_arms(base, arm, known)
     if comparison.pairs == 0:
         raise ConfigError(
             f"{now.path} and the baseline {before.path} share no scored episode "
             "(scenario and trial): nothing to compare"
         )
-    return comparison
+    diffs = unit_diffs(paired_episodes(base, arm), "faithful")
+    trials = comparison.pairs / comparison.scenarios
+    can_fail = (
+        0.5 ** len(diffs) < ALPHA and 100.0 * comparison.overall["faithful"].baseline > max_drop
+    )
+    detectable = min_detectable_effect(diffs, trials, sides=1)
+    return comparison, Drop(drop_p(diffs), detectable, can_fail)
 
 
-def _regression(before: _Run, now: _Run, c: Comparison, max_drop: float) -> Condition:
+def _nothing_scored(now: _Run) -> Condition:
+    return Condition(
+        "regression",
+        False,
+        f"no scored episode to compare with the baseline: all {len(now.errored)} "
+        "episodes errored, so the run has not shown that it does not regress",
+        tuple(sorted({sid for sid, _ in now.errored})),
+    )
+
+
+def _regression(
+    before: _Run, now: _Run, c: Comparison, drop_test: Drop, max_drop: float
+) -> Condition:
     f = c.overall["faithful"]
     drop = -100.0 * f.diff
+    means = "" if c.balanced else " (means over scenarios: unequal trials)"
     said = (
-        f"faithful accuracy {f.baseline:.1%} -> {f.variant:.1%} against the baseline "
-        f"({-drop:+.1f} points, p={f.p:.3g}, {f.method} over {f.scenarios} scenarios)"
+        f"faithful accuracy {f.baseline:.1%} -> {f.variant:.1%}{means} against the baseline "
+        f"({-drop:+.1f} points, one-sided p={drop_test.p:.3g} for a drop, {f.method} over "
+        f"{f.scenarios} scenarios)"
     )
-    if drop <= max_drop or f.p >= ALPHA:
+    if not drop_test.can_fail:
+        return Condition("regression", True, f"{said}: {_cannot_fail(c, max_drop)}")
+    detect = f"; this design could detect drops of {100 * drop_test.detectable:.0f} points or more"
+    if drop <= max_drop or drop_test.p >= ALPHA:
         why = "within --max-drop" if drop <= max_drop else "not significant at 5%"
-        return Condition("regression", True, f"{said}: {why}")
+        return Condition("regression", True, f"{said}: {why}{detect}")
     new = [
         (sid, place)
         for (sid, trial), place in now.places.items()
@@ -302,4 +360,18 @@ def _regression(before: _Run, now: _Run, c: Comparison, max_drop: float) -> Cond
         f"{said}: more than --max-drop {max_drop:g} points and significant: "
         + (_grouped(new, "new ") or "no new divergence (answers changed)"),
         tuple(sorted({sid for sid, _ in new})),
+    )
+
+
+def _cannot_fail(c: Comparison, max_drop: float) -> str:
+    """Why no outcome of this design could fail the condition."""
+    if 0.5**c.scenarios >= ALPHA:
+        return (
+            f"this check cannot fail with {c.scenarios} paired scenarios "
+            "(a drop is significant from 5 on)"
+        )
+    base = 100.0 * c.overall["faithful"].baseline
+    return (
+        f"this check cannot fail: the baseline's {base:.1f}% cannot drop by more than "
+        f"--max-drop {max_drop:g} points"
     )

@@ -121,18 +121,14 @@ def compare_records(
     if base not in arms:
         raise ConfigError(f"--baseline: no arm named {base!r} (arms: {', '.join(arms)})")
     comparisons = [
-        compare_arms(arms[base], arm, kinds, seed=seed)
-        for name, arm in arms.items()
-        if name != base
+        compare_arms(arms[base], arm, kinds) for name, arm in arms.items() if name != base
     ]
     if len(comparisons) > 1:
-        comparisons = _across_arms(comparisons, arms, seed)
+        comparisons = _across_arms(comparisons, arms)
     return CompareResult(base, arms, comparisons, seed)
 
 
-def _across_arms(
-    comparisons: list[Comparison], arms: Mapping[str, Arm], seed: int
-) -> list[Comparison]:
+def _across_arms(comparisons: list[Comparison], arms: Mapping[str, Arm]) -> list[Comparison]:
     """Holm across arms: each verdict from its adjusted p, its interval at the level Holm
     tested it at (so that the interval excludes 0 exactly when the verdict is not "no
     detectable difference"); label tests and per-cell marks in one family across arms."""
@@ -144,7 +140,7 @@ def _across_arms(
     for i, c in enumerate(comparisons):
         n = len(c.labels)
         pairs = paired_episodes(arms[c.baseline], arms[c.arm])
-        test = paired_test(pairs, "faithful", seed, levels[c.arm])
+        test = paired_test(pairs, "faithful", levels[c.arm])
         out.append(
             dataclasses.replace(
                 c,
@@ -197,19 +193,19 @@ def paired_episodes(base: Arm, arm: Arm) -> list[Pair]:
     return _first_trials(pairs) if _both_deterministic(base, arm) else pairs
 
 
-def compare_arms(base: Arm, arm: Arm, kinds: Sequence[str], *, seed: int = 0) -> Comparison:
+def compare_arms(base: Arm, arm: Arm, kinds: Sequence[str]) -> Comparison:
     """One arm against the baseline, on their paired episodes."""
     index = {(o.scenario_id, o.trial) for o in base.outcomes}
     matched = sum((o.scenario_id, o.trial) in index for o in arm.outcomes)
     unpaired = len(base.outcomes) + len(arm.outcomes) - 2 * matched
     pairs = paired_episodes(base, arm)
-    overall = {m: difference(pairs, m, seed) for m in MEASURES}
+    overall = {m: difference(pairs, m) for m in MEASURES}
     by_cell: dict[CellId, list[Pair]] = {}
     for b, v in pairs:
         by_cell.setdefault((b.steps, b.lookback, b.cell), []).append((b, v))
-    cells = {c: {m: difference(by_cell[c], m, seed) for m in MEASURES} for c in sorted(by_cell)}
+    cells = {c: {m: difference(by_cell[c], m) for m in MEASURES} for c in sorted(by_cell)}
     (cells,) = cells_corrected([cells])
-    labels = corrected([difference(pairs, k, seed) for k in kinds])
+    labels = corrected([difference(pairs, k) for k in kinds])
     units = units_of(pairs, "faithful")
     trials = len(pairs) / len(units) if units else 0.0
     f = overall["faithful"]
@@ -226,6 +222,7 @@ def compare_arms(base: Arm, arm: Arm, kinds: Sequence[str], *, seed: int = 0) ->
         mde_answer=min_detectable_effect(unit_diffs(pairs, "first_answer"), trials),
         verdict=verdict(f.diff, f.p),
         verdict_ci=f.ci,
+        balanced=len({k for _, _, k in units}) <= 1,
     )
 
 

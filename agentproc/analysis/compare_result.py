@@ -63,7 +63,9 @@ def clustered_rate(groups: Sequence[Sequence[Outcome]], measure: str) -> Rate:
     scenario are not independent)."""
     clusters = [(sum(has_measure(o, measure) for o in g), len(g)) for g in groups]
     k, n = sum(y for y, _ in clusters), sum(m for _, m in clusters)
-    return Rate(k, n, design_effect(clusters) if n > len(groups) else 1.0)
+    if n <= len(groups):
+        return Rate(k, n)
+    return Rate(k, n, design_effect(clusters), len(groups))
 
 
 def arm_stats(outcomes: Sequence[Outcome], kinds: Sequence[str]) -> ArmStats:
@@ -198,6 +200,9 @@ class Comparison:
     arms: the level Holm tested this arm at)."""
     p_holm: float | None = None
     """The faithful p-value Holm-adjusted across arms (``None``: one comparison)."""
+    balanced: bool = True
+    """Every paired scenario has as many paired trials (then a mean over scenarios is also
+    the share of episodes)."""
 
     def line(self) -> str:
         """The one-line verdict, naming the method its interval and p-value come from."""
@@ -221,8 +226,9 @@ class Comparison:
         if ci is not None and self.p_holm is not None:
             interval += f" at {self.level * 100:.3g}%"
         holm = "" if self.p_holm is None else f", Holm across arms {p_text(self.p_holm)}"
+        means = "" if self.balanced else " (means over scenarios: unequal trials)"
         return (
-            f"{head}: faithful accuracy {_pct(f.baseline)} -> {_pct(f.variant)} "
+            f"{head}: faithful accuracy {_pct(f.baseline)} -> {_pct(f.variant)}{means} "
             f"({signed(f.diff)}{interval}, {f.method} p = {p_text(f.p)}{holm}); "
             f"first-answer accuracy {signed(a.diff)} (p = {p_text(a.p)})"
             + (f"; {', '.join(moved)}" if moved else "")

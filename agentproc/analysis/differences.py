@@ -10,6 +10,7 @@ reject at all (Tarone's rule).
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Sequence
 
 from agentproc.analysis.compare_result import CellId, Difference, has_measure
@@ -22,7 +23,7 @@ Pair = tuple[Outcome, Outcome]
 """A baseline episode and the arm's episode of the same scenario and trial."""
 
 
-def paired_test(pairs: Sequence[Pair], measure: str, seed: int, alpha: float = ALPHA) -> PairedTest:
+def paired_test(pairs: Sequence[Pair], measure: str, alpha: float = ALPHA) -> PairedTest:
     """The paired test of one rate, the scenario as the unit: exact McNemar when every
     scenario has one paired trial, else the sign-flip test of per-scenario means."""
     units = units_of(pairs, measure)
@@ -30,22 +31,26 @@ def paired_test(pairs: Sequence[Pair], measure: str, seed: int, alpha: float = A
         lost = sum(lo for _, lo, _ in units)
         gained = sum(g for g, _, _ in units)
         return mcnemar_test(lost, gained, len(units), alpha)
-    return signflip_test([(g - lo) / k for g, lo, k in units], alpha, seed=seed)
+    return signflip_test([(g - lo) / k for g, lo, k in units], alpha)
 
 
-def difference(pairs: Sequence[Pair], measure: str, seed: int) -> Difference:
-    """The paired difference of one rate over pairs (baseline, arm)."""
+def difference(pairs: Sequence[Pair], measure: str) -> Difference:
+    """The paired difference of one rate over pairs (baseline, arm).
+
+    Both rates are means over the paired scenarios of each scenario's rate over its
+    paired trials, as the difference is: one weighting per line, whatever the trials
+    (with as many trials in every scenario it is the share of episodes).
+    """
     n = len(pairs)
-    base = sum(has_measure(b, measure) for b, _ in pairs)
-    var = sum(has_measure(v, measure) for _, v in pairs)
     gained = sum(has_measure(v, measure) and not has_measure(b, measure) for b, v in pairs)
     lost = sum(has_measure(b, measure) and not has_measure(v, measure) for b, v in pairs)
-    test = paired_test(pairs, measure, seed)
+    base, var = scenario_rates(pairs, measure)
+    test = paired_test(pairs, measure)
     return Difference(
         measure=measure,
         n=n,
-        baseline=base / n if n else 0.0,
-        variant=var / n if n else 0.0,
+        baseline=base,
+        variant=var,
         diff=test.diff,
         ci=test.ci,
         gained=gained,
@@ -67,6 +72,24 @@ def units_of(pairs: Sequence[Pair], measure: str) -> list[tuple[int, int, int]]:
         row[1] += hb and not hv
         row[2] += 1
     return [(g, lo, k) for g, lo, k in rows.values()]
+
+
+def scenario_rates(pairs: Sequence[Pair], measure: str) -> tuple[float, float]:
+    """The baseline's and the arm's rate, each the mean over paired scenarios of the
+    share of the scenario's paired trials that have it."""
+    rows: dict[str, list[int]] = {}
+    for b, v in pairs:
+        row = rows.setdefault(b.scenario_id, [0, 0, 0])
+        row[0] += has_measure(b, measure)
+        row[1] += has_measure(v, measure)
+        row[2] += 1
+    if not rows:
+        return 0.0, 0.0
+    n = len(rows)
+    return (
+        math.fsum(b / k for b, _, k in rows.values()) / n,
+        math.fsum(v / k for _, v, k in rows.values()) / n,
+    )
 
 
 def unit_diffs(pairs: Sequence[Pair], measure: str) -> list[float]:

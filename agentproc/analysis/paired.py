@@ -30,19 +30,18 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from statistics import NormalDist
 from typing import Literal
 
 from agentproc.analysis.cell_stats import wilson
-from agentproc.analysis.stats import ALPHA, RESAMPLES, mcnemar
+from agentproc.analysis.stats import ALPHA, mcnemar
 
 Method = Literal["exact McNemar", "sign-flip permutation"]
 """How a paired difference was tested (and its interval made)."""
 
 MIN_SCENARIOS = 5
 """Below this many paired scenarios no interval is given ("too few scenarios")."""
-EXACT_UNITS = 12
-"""Up to this many scenarios the sign-flip test enumerates every sign vector."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,10 +87,12 @@ def clopper_pearson(k: int, n: int, alpha: float = ALPHA) -> tuple[float, float]
     return lo, hi
 
 
-def _bisect(accepted: Callable[[float], bool], rejected_end: float, accepted_end: float) -> float:
+def _bisect(
+    accepted: Callable[[float], bool], rejected_end: float, accepted_end: float, steps: int = 60
+) -> float:
     """The boundary between a rejected and an accepted end, on the accepted side."""
     lo, hi = rejected_end, accepted_end
-    for _ in range(60):
+    for _ in range(steps):
         mid = (lo + hi) / 2
         if accepted(mid):
             hi = mid
@@ -128,50 +129,92 @@ def _agree(ci: tuple[float, float], p: float, alpha: float) -> tuple[float, floa
     return (min(ci[0], 0.0), max(ci[1], 0.0)) if p >= alpha else ci
 
 
-def signflip_test(diffs: Sequence[float], alpha: float = ALPHA, *, seed: int = 0) -> PairedTest:
-    """The sign-flip permutation test of per-scenario differences, and its inversion.
+def signflip_test(diffs: Sequence[float], alpha: float = ALPHA) -> PairedTest:
+    """The sign-flip test of per-scenario differences, and the interval that belongs to it.
 
     The statistic is the sum of the differences; under the null each scenario's
-    difference is as likely negated. The interval holds every shift ``delta`` at
-    which the differences minus ``delta`` are not rejected, clipped to [-1, 1].
+    difference is as likely negated. Its distribution is computed exactly (no
+    resampling), so a p-value can be as small as the design allows: ``2 / 2**m`` with
+    ``m`` scenarios that differ. The interval is McNemar's construction carried over to
+    scenario means: the difference is ``pi * (2 * theta - 1)`` with ``pi`` the mean
+    absolute difference (a share of the scenarios' weight: Wilson interval) and
+    ``theta`` the share of that weight the arm won, whose interval inverts the same
+    test with each scenario's sign drawn ``+`` with chance ``theta`` (at ``1/2`` it is
+    the sign-flip test itself). It never has zero width, and it excludes 0 exactly
+    when the test rejects. With one trial per scenario it is :func:`mcnemar_test`.
 
     >>> t = signflip_test([0.5, 1.0, 0.25, 0.75, 1.0, 0.5])
     >>> t.p, t.ci[0] > 0
     (0.03125, True)
+    >>> signflip_test([1 / 3] + [0.0] * 59).ci[0] < 0
+    True
     """
+    n = len(diffs)
+    mean = math.fsum(diffs) / n if n else 0.0
+    weights, won = _grid(diffs)
+    total = sum(weights)
+    upper = lambda theta: _weighted_tail(weights, won, theta, above=True)  # noqa: E731
+    lower = lambda theta: _weighted_tail(weights, won, theta, above=False)  # noqa: E731
+    p = min(1.0, 2 * min(upper(0.5), lower(0.5))) if total else 1.0
+    min_p = min(1.0, 2.0 ** (1 - len(weights))) if weights else 1.0
+    if n < MIN_SCENARIOS:
+        return PairedTest(mean, p, None, "sign-flip permutation", n, min_p)
+    t_lo = 0.0 if won == 0 else _bisect(lambda t: upper(t) >= alpha / 2, 0.0, 1.0, 32)
+    t_hi = 1.0 if won == total else 1.0 - _bisect(lambda t: lower(1 - t) >= alpha / 2, 0.0, 1.0, 32)
+    z = NormalDist().inv_cdf(1 - alpha / 2)
+    d_lo, d_hi = wilson(min(n, math.fsum(abs(d) for d in diffs)), n, z)
+    s_lo, s_hi = 2 * t_lo - 1, 2 * t_hi - 1
+    lo = s_lo * (d_lo if s_lo >= 0 else d_hi)
+    hi = s_hi * (d_hi if s_hi >= 0 else d_lo)
+    return PairedTest(mean, p, _agree((lo, hi), p, alpha), "sign-flip permutation", n, min_p)
+
+
+def drop_p(diffs: Sequence[float]) -> float:
+    """The one-sided sign-flip p-value for a drop: the chance, with every scenario's sign
+    a fair coin, of a sum at most the observed one (exact; with one trial per scenario
+    the one-sided binomial test on the discordant scenarios).
+
+    >>> drop_p([-1.0] * 5 + [0.0] * 20)
+    0.03125
+    >>> drop_p([1.0, -1.0, 0.0, 0.0, 0.0])
+    0.75
+    """
+    weights, won = _grid(diffs)
+    return _weighted_tail(weights, won, 0.5, above=False) if weights else 1.0
+
+
+GRID = 1000
+"""Differences are read as fractions with denominators up to this (a scenario's trial
+counts); others are rounded to the nearest ``1 / GRID``."""
+_MAX_WEIGHT = 20_000
+"""The null distribution's support is kept below this many points (coarser grid above)."""
+
+
+def _grid(diffs: Sequence[float]) -> tuple[list[int], int]:
+    """The nonzero differences' sizes as integers on one grid, and the weight the arm won.
+
+    Per-scenario means of trials are fractions with small denominators (the trials), so
+    on their common denominator the sign-flip distribution is exact.
+    """
+    fractions = [Fraction(d).limit_denominator(GRID) for d in diffs if d]
+    scale = math.lcm(*(f.denominator for f in fractions)) if fractions else 1
+    size = math.fsum(abs(d) for d in diffs)
+    if scale > GRID or size * scale > _MAX_WEIGHT:
+        scale = max(1, min(GRID, int(_MAX_WEIGHT / max(size, 1e-12))))
+    ints = [(round(abs(f) * scale), f > 0) for f in fractions]
+    weights = [w for w, _ in ints if w]
+    return weights, sum(w for w, plus in ints if w and plus)
+
+
+def _weighted_tail(weights: Sequence[int], won: int, theta: float, *, above: bool) -> float:
+    """P(S >= won) (or P(S <= won)) where S sums each weight with chance ``theta``."""
     import numpy as np
 
-    n = len(diffs)
-    d = np.asarray(diffs, dtype=float)
-    mean = float(d.mean()) if n else 0.0
-    if n <= EXACT_UNITS:
-        signs = 1 - 2 * ((np.arange(2**n)[:, None] >> np.arange(n)) & 1)
-        extra = 0
-    else:
-        rng = np.random.default_rng([seed, n])
-        signs = rng.choice(np.array([-1, 1]), size=(RESAMPLES, n))
-        extra = 1  # the observed signs count once more: p is never 0
-    a, b = signs @ d, signs.sum(axis=1)
-    total, tol = float(d.sum()), 1e-9 * (float(np.abs(d).sum()) + n + 1)
-
-    def p_at(delta: float) -> float:
-        observed = abs(total - n * delta)
-        count = int(np.count_nonzero(np.abs(a - delta * b) >= observed - tol))
-        return (count + extra) / (len(a) + extra)
-
-    p = p_at(0.0)
-    nonzero = int(np.count_nonzero(d))
-    min_p = max(2.0 ** (1 - nonzero), extra / (len(a) + extra)) if nonzero else 1.0
-    if n < MIN_SCENARIOS:
-        return PairedTest(mean, p, None, "sign-flip permutation", n, min(1.0, min_p))
-    rejected_zero = p < alpha
-
-    def bound(end: float) -> float:
-        # from a rejected end (0 when it is rejected on that side) to the mean
-        start = 0.0 if rejected_zero and (end - mean) * (0.0 - mean) > 0 else end
-        if p_at(start) >= alpha:
-            return start
-        return _bisect(lambda x: p_at(x) >= alpha, start, mean)
-
-    ci = _agree((bound(-1.0), bound(1.0)), p, alpha)
-    return PairedTest(mean, p, ci, "sign-flip permutation", n, min(1.0, min_p))
+    pmf = np.zeros(sum(weights) + 1)
+    pmf[0], end = 1.0, 0
+    for w in weights:  # one scenario at a time: S with it counted or not
+        pmf[w : end + w + 1] = pmf[w : end + w + 1] * (1 - theta) + pmf[: end + 1] * theta
+        pmf[:w] *= 1 - theta
+        end += w
+    part = pmf[won:] if above else pmf[: won + 1]
+    return min(1.0, float(part.sum()))

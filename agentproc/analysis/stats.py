@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from statistics import NormalDist
 from typing import Literal
 
 from agentproc.analysis.cell_stats import Z95
@@ -92,7 +93,7 @@ def pass_hat_k(tasks: Iterable[tuple[int, int]], k: int) -> float | None:
     return math.fsum(values) / len(values) if values else None
 
 
-def min_detectable_effect(diffs: Sequence[float], trials: float = 1.0) -> float:
+def min_detectable_effect(diffs: Sequence[float], trials: float = 1.0, sides: int = 2) -> float:
     """The smallest true difference the scenario-level test at :data:`ALPHA` finds with 80%
     power, for ``len(diffs)`` scenarios of ``trials`` paired trials each.
 
@@ -102,7 +103,8 @@ def min_detectable_effect(diffs: Sequence[float], trials: float = 1.0) -> float:
     square is about ``delta / trials``, which gives the floor
     ``(z_a + z_p)^2 / (n * trials)``. Capped at 1; 1 with fewer than six scenarios
     (neither test can reject below six: two-sided ``2 / 2**5`` is above 5%) and
-    with none (nothing to divide by).
+    with none (nothing to divide by). ``sides=1`` gives it for a one-sided test (a drop,
+    as ``check`` tests it), which can reject from five scenarios on.
 
     >>> round(min_detectable_effect([0.0] * 100), 4)
     0.0785
@@ -110,11 +112,14 @@ def min_detectable_effect(diffs: Sequence[float], trials: float = 1.0) -> float:
     0.0436
     >>> min_detectable_effect([])
     1.0
+    >>> round(min_detectable_effect([0.0] * 100, sides=1), 4)
+    0.0618
     """
     n = len(diffs)
-    if n < 6 or trials <= 0:
+    if n < (6 if sides == 2 else 5) or trials <= 0:
         return 1.0
-    z = Z95 + Z_POWER  # Z95: the normal quantile at 1 - ALPHA / 2
+    # Z95: the normal quantile at 1 - ALPHA / 2
+    z = (Z95 if sides == 2 else NormalDist().inv_cdf(1 - ALPHA)) + Z_POWER
     spread = z * math.sqrt(math.fsum(d * d for d in diffs) / n / n)
     return min(1.0, max(spread, z * z / (n * trials)))
 

@@ -22,10 +22,12 @@ divergences):
   label:KIND    with --labels: no episode carries KIND
   regression    with --baseline: fails only when faithful accuracy dropped by
                 more than --max-drop points AND the drop is significant
-                (p < 0.05) by the paired test compare uses: episodes paired
+                (one-sided p < 0.05) by compare's paired test: episodes paired
                 with the baseline's by scenario and trial, the scenario as the
-                unit (exact McNemar with one trial per scenario, the sign-flip
-                permutation test with several)
+                unit (exact McNemar with one trial per scenario, the exact
+                sign-flip test with several); the line gives the smallest drop
+                the design could detect, and says when it cannot fail; a run
+                whose every episode errored fails it
 
 exit status: 0 every condition holds, 1 a condition failed, 2 bad input
 
@@ -75,7 +77,9 @@ def add_check_parser(sub: Any) -> None:
         metavar="KIND,...",
         help="label kinds no episode may carry, e.g. skipped_step,hallucinated_call",
     )
-    p.add_argument("--seed", type=int, default=0, help="seed of the sign-flip test")
+    p.add_argument(
+        "--seed", type=int, default=0, help=argparse.SUPPRESS
+    )  # kept for scripts: the sign-flip test is exact and takes no seed
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--junit", type=Path, metavar="FILE", help="also write JUnit XML here")
 
@@ -93,7 +97,6 @@ def check_command(args: argparse.Namespace, out: Console, err: Console) -> int:
         min_faithful=args.min_faithful,
         max_drop=args.max_drop,
         labels=args.labels,
-        seed=args.seed,
     )
     say(err, *result.warnings)
     if args.junit is not None:

@@ -410,8 +410,8 @@ def _episode_options() -> _Parser:
         "--seed",
         type=int,
         default=0,
-        help="seed of the agent's randomness (simulated faults, model sampling) and of "
-        "compare's sign-flip test; same seed, same run",
+        help="seed of the agent's randomness (simulated faults, model sampling); "
+        "same seed, same run",
     )
     p.add_argument("--limit", type=count(1), help="run at most this many scenarios")
     p.add_argument(

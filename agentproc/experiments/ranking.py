@@ -153,7 +153,7 @@ def rank_variants(result: CompareResult, axes: Mapping[str, str]) -> list[Ranked
         effects: dict[Measure, Effect] = {}
         for m in RANKED:
             d, key = c.overall[m], (c.arm, m)
-            test = paired_test(pairs, m, result.seed, levels[key])
+            test = paired_test(pairs, m, levels[key])
             effects[m] = Effect(
                 m,
                 d.baseline,

@@ -217,8 +217,27 @@ class StressResult:
                 {"variant": name, "length": bl.to_json(), "lookback": bk.to_json()}
                 for name, (bl, bk) in self.breaking.items()
             ],
-            "compare": self.compare.to_json(),
+            "compare": self._compare_json(),
         }
+
+    def _compare_json(self) -> dict[str, Any]:
+        """The comparison's JSON with one verdict per variant: the ranking's (Holm across
+        both measures of every variant), not compare's own (across arms, faithful only)."""
+        data = self.compare.to_json()
+        ranked = {r.variant: r for r in self.ranking}
+        for c in data["comparisons"]:
+            r = ranked.get(c["arm"])
+            if r is None:
+                continue
+            f = r.faithful
+            c.update(
+                verdict=r.verdict,
+                verdict_ci=None if f.ci is None else [round(x, 4) for x in f.ci],
+                verdict_level=round(f.level, 4),
+                p_holm=f.p_holm,
+                line=r.line(c["baseline"]),
+            )
+        return data
 
 
 def stress_result(

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from agentproc.analysis.cell_stats import wilson
+from agentproc.analysis.cell_stats import t_quantile, wilson
 from agentproc.analysis.compare import compare_records
 from agentproc.analysis.trials import outcome_of, trial_stats
 from agentproc.errors import ConfigError
@@ -357,8 +357,8 @@ def test_arm_intervals_with_trials_carry_the_design_effect():
         for t in range(10)
     ]
     rate = compare_records(records).arms["v"].overall.rates["faithful"]
-    assert rate.deff == pytest.approx(10.0)
-    assert rate.ci == pytest.approx(wilson(5, 10))
+    assert rate.deff == pytest.approx(10.0) and rate.clusters == 10
+    assert rate.ci == pytest.approx(wilson(5, 10, t_quantile(9)))
 
 
 def test_label_flags_across_several_arms_are_one_family():

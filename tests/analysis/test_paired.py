@@ -79,16 +79,88 @@ def test_signflip_exact_p_of_six_same_signed_scenarios():
     assert t.ci is not None and 0 < t.ci[0] <= t.diff <= t.ci[1]
 
 
-def test_signflip_interval_values_are_pinned_for_a_seeded_input():
-    # many units (random sign vectors) with values other than 0 and 1
+def test_signflip_interval_values_are_pinned():
+    # many units with values other than 0 and 1: the exact distribution, no resampling
     rng = random.Random(4)
     diffs = [rng.choice([1.0, 0.5, 0.0, -0.5, -1.0, 0.25, 0.0, 0.0]) for _ in range(40)]
-    t = signflip_test(diffs, seed=3)
+    t = signflip_test(diffs)
     assert t.diff == pytest.approx(-0.18125)
-    assert t.p == pytest.approx(0.12243878060969515)
-    assert t.ci == pytest.approx((-0.4, 0.046875), abs=1e-6)
-    assert signflip_test(diffs, seed=3) == t
-    assert signflip_test(diffs, seed=4).ci != t.ci
+    assert t.p == pytest.approx(_brute_p(diffs), rel=1e-9)
+    assert t.ci is not None and t.ci[0] <= t.diff <= t.ci[1] and t.ci[0] < 0 < t.ci[1]
+    assert signflip_test(diffs) == t
+
+
+def _brute_p(diffs):
+    """The two-sided sign-flip p by counting the sums of every sign vector, on quarters."""
+    from collections import Counter
+
+    sums = Counter({0: 1})
+    for d in diffs:
+        w = round(abs(d) * 4)
+        nxt = Counter()
+        for s, c in sums.items():
+            nxt[s + w] += c
+            nxt[s - w] += c
+        sums = nxt
+    obs = abs(round(sum(diffs) * 4))
+    return sum(c for s, c in sums.items() if abs(s) >= obs) / 2 ** len(diffs)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_signflip_p_is_the_exact_count_over_every_sign_vector(seed):
+    rng = random.Random(seed)
+    diffs = [rng.choice([1.0, 0.75, 0.5, 0.25, 0.0, -0.25, -0.5, -1.0]) for _ in range(14)]
+    assert signflip_test(diffs).p == pytest.approx(_brute_p(diffs), rel=1e-12)
+
+
+@pytest.mark.parametrize("n", [20, 60, 200])
+def test_signflip_on_one_trial_values_is_mcnemar_test_exactly(n):
+    rng = random.Random(n)
+    for _ in range(20):
+        diffs = [rng.choice([1.0, -1.0, 0.0, 0.0, 0.0]) for _ in range(n)]
+        a = signflip_test(diffs)
+        b = mcnemar_test(diffs.count(-1.0), diffs.count(1.0), n)
+        assert a.p == pytest.approx(b.p, rel=1e-9) and a.min_p == pytest.approx(b.min_p)
+        assert a.ci == pytest.approx(b.ci, abs=1e-6)
+
+
+def test_identical_arms_with_trials_keep_an_interval_of_the_one_trial_width():
+    # 30 scenarios x 3 trials, no scenario differs: the one-trial interval, never zero width
+    t = signflip_test([0.0] * 30)
+    assert t.ci == pytest.approx(mcnemar_test(0, 0, 30).ci)
+    assert t.ci is not None and t.ci[1] == pytest.approx(0.1135, abs=1e-4)
+
+
+def test_one_rare_discordant_scenario_does_not_collapse_the_interval():
+    t = signflip_test([1 / 3] + [0.0] * 59)
+    assert t.ci is not None and t.ci[0] < -0.01 and t.ci[1] > 0.05
+    assert t.p == 1.0
+
+
+def test_a_collapse_with_trials_can_reach_p_below_every_holm_level_of_a_large_family():
+    # 60 scenarios x 3 trials, 53% faithful -> 0%: p far below 0.05 / (2 * 252)
+    rng = random.Random(1)
+    diffs = [-rng.choice([0.0, 1 / 3, 2 / 3, 1.0]) for _ in range(60)]
+    t = signflip_test(diffs)
+    assert t.p < 0.05 / 504 and t.min_p < 1e-9
+
+
+def test_signflip_interval_covers_near_deterministic_designs():
+    # most scenarios always pass or always fail in both arms; a true +1 point effect
+    rng = random.Random(11)
+    covered = runs = 0
+    for _ in range(300):
+        diffs = []
+        for _ in range(60):
+            base = rng.random() < 0.5
+            rate = 1.0 if base else 0.0
+            gain = [rng.random() < 0.01 and not base for _ in range(3)]
+            diffs.append(sum(gain) / 3 * (1 - rate))
+        t = signflip_test(diffs)
+        assert t.ci is not None and t.ci[1] > t.ci[0]
+        runs += 1
+        covered += t.ci[0] <= 0.005 <= t.ci[1]
+    assert covered / runs >= 0.93
 
 
 def test_signflip_interval_excludes_zero_exactly_when_the_test_rejects():
@@ -97,7 +169,7 @@ def test_signflip_interval_excludes_zero_exactly_when_the_test_rejects():
         n = rng.choice([6, 9, 15, 30])
         shift = rng.choice([0.0, 0.2, 0.4])
         diffs = [max(-1.0, min(1.0, round(rng.gauss(shift, 0.5) * 4) / 4)) for _ in range(n)]
-        t = signflip_test(diffs, seed=rng.randrange(100))
+        t = signflip_test(diffs)
         assert t.ci is not None
         excludes = t.ci[0] > 0 or t.ci[1] < 0
         assert excludes == (t.p < 0.05), diffs

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from agentproc.agents.sim import SIM_AGENTS, run_sim_episode
-from agentproc.analysis.cell_stats import wilson
+from agentproc.analysis.cell_stats import t_quantile, wilson
 from agentproc.analysis.export import report_json
 from agentproc.analysis.render import SHORT, render_report
 from agentproc.analysis.report import CellKey, Report, aggregate
@@ -521,9 +521,10 @@ def test_intervals_with_trials_are_on_the_effective_number_of_episodes() -> None
     s = aggregate(trial_records(10, 10)).agents["model:a"].overall
     assert (s.n, s.scenarios, s.trials) == (100, 10, 10.0)
     assert s.design_effects["faithful"] == pytest.approx(10.0)
-    assert s.rate("faithful_accuracy")[1] == pytest.approx(wilson(5, 10))  # not wilson(50, 100)
+    ten = wilson(5, 10, t_quantile(9))  # ten scenarios' worth, with Student's t on 9 df
+    assert s.rate("faithful_accuracy")[1] == pytest.approx(ten)  # not wilson(50, 100)
     cell = next(iter(aggregate(trial_records(10, 10)).agents["model:a"].by_cell.values()))
-    assert cell.rate("faithful_accuracy")[1] == pytest.approx(wilson(5, 10))
+    assert cell.rate("faithful_accuracy")[1] == pytest.approx(ten)
 
 
 def test_study_measure_and_divergence_intervals_with_trials_carry_the_design_effect() -> None:
@@ -536,9 +537,10 @@ def test_study_measure_and_divergence_intervals_with_trials_carry_the_design_eff
     report = aggregate(out)
     s = report.agents["model:a"].overall
     assert s.design_effects["premature_answer_rate"] == pytest.approx(10.0)
-    assert s.rate("premature_answer_rate") == (0.5, pytest.approx(wilson(5, 10)))
-    assert s.diverged_ci == pytest.approx(wilson(5, 10))  # not wilson(50, 100)
-    low, high = wilson(5, 10)
+    ten = wilson(5, 10, t_quantile(9))
+    assert s.rate("premature_answer_rate") == (0.5, pytest.approx(ten))
+    assert s.diverged_ci == pytest.approx(ten)  # not wilson(50, 100)
+    low, high = ten
     overall = report_json(report)["agents"]["model:a"]["overall"]
     assert overall["premature_answer_ci"] == pytest.approx([low, high], abs=1e-4)
     assert f"{100 * low:.0f}" in render(report).split("first divergence:")[1].split("\n")[0]

@@ -91,7 +91,7 @@ def test_parquet_without_pyarrow_names_the_extra(tmp_path: Path, monkeypatch: py
 
 
 def test_cell_rows_with_trials_carry_the_design_effect_in_their_intervals():
-    from agentproc.analysis.cell_stats import wilson
+    from agentproc.analysis.cell_stats import t_quantile, wilson
     from agentproc.analysis.report import aggregate
     from agentproc.analysis.tables import cell_rows
 
@@ -103,7 +103,7 @@ def test_cell_rows_with_trials_carry_the_design_effect_in_their_intervals():
     for row in rows:
         scenarios = row["n"] // 5
         k = round(row["faithful_accuracy"] * scenarios)
-        low, high = wilson(k, scenarios)
+        low, high = wilson(k, scenarios, t_quantile(scenarios - 1) if scenarios > 1 else 1.96)
         assert (row["faithful_accuracy_low"], row["faithful_accuracy_high"]) == (
             pytest.approx(low, abs=1e-6),
             pytest.approx(high, abs=1e-6),

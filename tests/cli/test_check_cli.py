@@ -48,8 +48,8 @@ def test_a_regression_exits_1_naming_the_new_divergences(capsys, runs):
         .split(" FAIL ", 1)[1]
         .startswith(
             "regression: faithful accuracy 100.0% -> 0.0% against the baseline (-100.0 points, "
-            "p=0.00195, exact McNemar over 10 scenarios): more than --max-drop 5 points and "
-            "significant: new skipped_step at step "
+            "one-sided p=0.000977 for a drop, exact McNemar over 10 scenarios): more than "
+            "--max-drop 5 points and significant: new skipped_step at step "
         )
     )
     assert lines[-1] == "check failed: 1 of 2 conditions"
@@ -118,5 +118,6 @@ def test_help_states_the_regression_rule_and_exit_statuses(capsys):
     assert code == 0
     text = " ".join(out.split())
     assert "fails only when faithful accuracy dropped by more than --max-drop points AND" in text
-    assert "significant (p < 0.05) by the paired test compare uses" in text
+    assert "significant (one-sided p < 0.05) by compare's paired test" in text
+    assert "a run whose every episode errored fails it" in text
     assert "exit status: 0 every condition holds, 1 a condition failed, 2 bad input" in text

@@ -360,3 +360,48 @@ def test_every_ranked_interval_excludes_zero_exactly_when_its_verdict_is_not_nul
             verdicts.add(e.verdict)
             assert (e.ci[0] > 0 or e.ci[1] < 0) == (e.verdict != "no detectable difference")
     assert verdicts == {"worse", "no detectable difference"}
+
+
+def test_stress_json_holds_one_verdict_per_variant_the_rankings():
+    # prose wrecks first answers only: compare's own verdict (faithful accuracy, Holm
+    # across arms) says no difference, the ranking (both measures) says worse
+    from agentproc.analysis.compare import compare_records
+    from agentproc.experiments.stress import stress_result
+
+    records = [_record(f"s{i}", "default", True, faithful=False) for i in range(30)]
+    records += [_record(f"s{i}", "prose", i >= 26, faithful=False) for i in range(30)]
+    records += [_record(f"s{i}", "terse", True, faithful=False) for i in range(30)]
+    result = stress_result(
+        compare_records(records), [load_variant(n) for n in ("prose", "terse")], 0.5
+    )
+    data = result.to_json()
+    ranked = {r["variant"]: r["verdict"] for r in data["ranking"]}
+    compared = {c["arm"]: c for c in data["compare"]["comparisons"]}
+    assert ranked == {"prose": "worse", "terse": "no detectable difference"}
+    assert {a: c["verdict"] for a, c in compared.items()} == ranked
+    assert compared["prose"]["line"].startswith("prose: worse than default (collapse in")
+
+
+def test_with_trials_a_collapse_is_flagged_among_many_variants():
+    # 60 scenarios x 3 trials, the default faithful in about half the trials, one variant
+    # in none, 251 others like the default (stress --grid makes 252): Holm's first level
+    # is 0.05 / 504, below the smallest p a 2,000-resample test could give; the exact
+    # test reaches it
+    import random
+
+    from agentproc.analysis.compare import compare_records
+    from agentproc.experiments.stress import stress_result
+
+    rng = random.Random(5)
+    base = {(i, t): rng.random() < 0.53 for i in range(60) for t in range(3)}
+    names = ["broken", *(f"same{j}" for j in range(251))]
+    records = []
+    for variant in ["default", *names]:
+        for (i, t), ok in base.items():
+            rec = _record(f"s{i}", variant, True, faithful=ok and variant != "broken")
+            records.append({**rec, "trial": t})
+    result = stress_result(compare_records(records), [], 0.5)
+    broken = next(r for r in result.ranking if r.variant == "broken")
+    assert broken.faithful.method == "sign-flip permutation"
+    assert broken.faithful.p_holm < 0.05 and broken.flagged == ["faithful"]
+    assert all(r.verdict == "no detectable difference" for r in result.ranking if r is not broken)
