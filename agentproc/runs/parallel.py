@@ -13,7 +13,6 @@ on from them.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import shutil
 from collections.abc import Callable, Collection, Iterable
@@ -26,6 +25,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from agentproc.errors import ConfigError, InputError, WorkerError
 from agentproc.outputs import replacing
 from agentproc.runs.job import EpisodeFactory, Given, SuiteJob, Workers
+from agentproc.runs.loop import run_on_loop
 from agentproc.runs.pool import BACKENDS
 from agentproc.runs.records import error_kind_of
 from agentproc.runs.runner import EpisodeFn, RunSummary, arun_suite
@@ -204,7 +204,7 @@ def run_suite(
     fn = episode
 
     def run(path: Path) -> RunSummary:
-        return asyncio.run(arun_suite(scenarios, agent, fn, path, **options))
+        return run_on_loop(arun_suite(scenarios, agent, fn, path, **options))
 
     if options.get("resume") or not (out.is_file() and out.stat().st_size):
         return run(out)
