@@ -380,6 +380,11 @@ def _episode_options() -> _Parser:
     p.add_argument(
         "--address", help="with --backend ray: the cluster to join (default: start one here)"
     )
+    p.add_argument(
+        "--debug",
+        action="store_true",
+        help="stop at the first harness error with its full traceback",
+    )
     return p
 
 
