@@ -297,7 +297,9 @@ def agent_spec(args: argparse.Namespace) -> tuple[Any, Any]:
     )
     if args.debug and workers.parallel:
         raise ConfigError("--debug stops a run in this process: drop --workers")
-    spec = AgentSpec(args.agent, options, args.base_url, args.timeout, args.max_tokens)
+    spec = AgentSpec(
+        args.agent, options, args.base_url, args.timeout, args.max_tokens, args.tool_choice
+    )
     if workers.parallel:
         spec.check()
     return spec, workers
