@@ -82,7 +82,9 @@ def test_the_packaged_model_keeps_its_name():
     assert LocalChatModel()._identifying_params["model_name"] == "SmolLM2-135M-Instruct.Q4_1"
 
 
-@pytest.mark.parametrize(("given", "bound"), [(None, LOCAL_TOOL_CHOICE), ("auto", "auto"), ("any", "any")])
+@pytest.mark.parametrize(
+    ("given", "bound"), [(None, LOCAL_TOOL_CHOICE), ("auto", "auto"), ("any", "any")]
+)
 def test_tool_choice_reaches_the_model_the_harness_binds(given, bound):
     model = AgentSpec("local", tool_choice=given).model()
     assert model.bind_tools(load_scenario(PINNED).tools).tool_choice == bound
