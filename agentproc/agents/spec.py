@@ -85,10 +85,15 @@ class AgentSpec:
 
         kw: dict[str, Any] = {}
         if kind == "local":
-            from agentproc.agents.local import check_installed
+            from agentproc.agents.local import check_engine, check_installed, gguf_path
 
-            # One line naming the extra, or the file that is no GGUF, before any is written.
-            check_installed(model=self.agent.partition(":")[2] or None)
+            # One line naming the extra, or the file that is no GGUF, before any is written
+            # (weights of your own need no packaged ones).
+            if weights := self.agent.partition(":")[2]:
+                check_engine("auto")
+                gguf_path(weights)
+            else:
+                check_installed()
             if self.options.mode == "tools":  # text mode offers no tool
                 kw["tool_choice"] = self.tool_choice or LOCAL_TOOL_CHOICE
         if self.max_tokens is not None:
