@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import math
-from collections.abc import Awaitable, Iterable, Iterator
+from collections.abc import Awaitable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -251,12 +251,20 @@ def _say_fault(console: Console, ep: Episode, debug: bool) -> None:
             text,
         )
     console.print(
-        f"agentproc: harness error (scenario {ep.scenario.id}): {one_line(error.message)}"
-        f"{one_line(where)}; every one is in the run file; --debug stops at the first with "
-        "its traceback",
+        fault_line(ep.scenario.id, error.message, error.frames),
         markup=False,
         highlight=False,
         soft_wrap=True,
+    )
+
+
+def fault_line(scenario_id: str, message: str, frames: Sequence[str]) -> str:
+    """The line that says a run's first harness error, and where the agent raised it."""
+    where = f" at {frames[-1]}" if frames else ""
+    return (
+        f"agentproc: harness error (scenario {scenario_id}): {one_line(message)}"
+        f"{one_line(where)}; every one is in the run file; --debug stops at the first with "
+        "its traceback"
     )
 
 

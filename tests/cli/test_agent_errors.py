@@ -128,3 +128,36 @@ def test_a_run_file_of_errors_without_type_or_frames_still_reads(capsys, suite, 
     code, _, err = cli(capsys, "report", old)
     assert code == 0, err
     assert "3 episodes errored" in err
+
+
+SECOND_FAILS = """\
+SEEN = []
+
+
+class Agent:
+    def __init__(self, tools):
+        self.tools = {t.name: t for t in tools}
+
+    async def ainvoke(self, inputs, config=None):
+        SEEN.append(1)
+        if len(SEEN) == 2:
+            raise KeyError("S7")
+        await self.tools["submit_answer"].ainvoke({"answer": 0})
+        return {}
+
+
+def make_agent(tools):
+    return Agent(tools)
+"""
+
+
+def test_over_workers_the_first_harness_error_is_said_by_the_parent(capsys, suite, tmp_path):
+    (tmp_path / "second.py").write_text(SECOND_FAILS)
+    code, _, err = cli(
+        capsys, "run", suite, "--agent", f"{tmp_path / 'second.py'}:make_agent",
+        "--workers", "2", "--out", tmp_path / "r.jsonl",
+    )  # fmt: skip
+    assert code == 3, err
+    said = [line for line in err.splitlines() if line.startswith("agentproc: harness error")]
+    assert len(said) == 1
+    assert "KeyError: 'S7' at " in said[0] and "second.py:11 in ainvoke" in said[0]
