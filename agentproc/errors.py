@@ -47,6 +47,15 @@ class ConfigError(AgentprocError):
     """A configuration value is not one of the allowed ones."""
 
 
+class AgentFault(AgentprocError):
+    """An agent's own exception, at which ``--debug`` stopped the run: ``traceback`` holds
+    its full traceback, the message where it happened."""
+
+    def __init__(self, message: str, traceback: str) -> None:
+        super().__init__(message)
+        self.traceback = traceback
+
+
 class GenerationError(AgentprocError):
     """A procedure cannot be generated with the requested parameters."""
 

@@ -128,6 +128,7 @@ def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
         "variant": spec.options.variant.name,  # type: ignore[union-attr]
         "self_contained": args.self_contained,
         "name": args.name,
+        "debug": args.debug,
     }
     if workers.parallel:
         return _run_workers(args, spec, workers, options, out, err)
@@ -300,8 +301,13 @@ def agent_spec(args: argparse.Namespace) -> tuple[Any, Any]:
         variant=variant,
         order=order,
         cache=cache_config(args),
+        debug=args.debug,
     )
-    spec = AgentSpec(args.agent, options, args.base_url, args.timeout, args.max_tokens)
+    if args.debug and workers.parallel:
+        raise ConfigError("--debug stops a run in this process: drop --workers")
+    spec = AgentSpec(
+        args.agent, options, args.base_url, args.timeout, args.max_tokens, args.tool_choice
+    )
     if workers.parallel:
         spec.check()
     return spec, workers

@@ -15,9 +15,15 @@ from collections.abc import Callable, Sequence
 
 from rich.console import Console
 
-from agentproc.cli.output import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, say
+from agentproc.cli.output import (
+    EXIT_BAD_INPUT,
+    EXIT_ERRORED,
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    say,
+)
 from agentproc.cli.parser import build_parser
-from agentproc.errors import AgentprocError, OutputError, one_line
+from agentproc.errors import AgentFault, AgentprocError, OutputError, one_line
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -28,6 +34,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     err = Console(stderr=True, soft_wrap=True, emoji=False)
     try:
         return COMMANDS[args.command](args, out, err)
+    except AgentFault as exc:  # --debug: the agent's own exception, whole
+        err.file.write(exc.traceback)
+        say(err, f"agentproc: error: {one_line(str(exc))}")
+        return EXIT_ERRORED
     except OutputError as exc:  # the input was fine; writing the output failed
         say(err, f"agentproc: error: {_shown(exc)}")
         return EXIT_FAILED

@@ -114,7 +114,8 @@ def _price(text: str) -> tuple[float, float]:
 
 
 AGENT_HELP = (
-    "local (the embedded model, default); openai:MODEL; your own agent as "
+    "local (the embedded model, default); local:PATH.gguf (your own weights, same engine); "
+    "openai:MODEL; your own agent as "
     "module.path:factory or path/to/file.py:factory (the factory gets the mock tools as "
     "LangChain tools and returns a runnable); or a simulated agent: " + ", ".join(SIM_AGENTS)
 )
@@ -404,6 +405,11 @@ def _episode_options() -> _Parser:
     )
     p.add_argument("--max-tokens", type=count(1), help="cap on tokens per model reply")
     p.add_argument(
+        "--tool-choice",
+        choices=["auto", "any"],
+        help="local only: any (default) makes every reply a tool call; auto allows text",
+    )
+    p.add_argument(
         "--guard", type=guard, default="observe", help="observe (default), enforce or feedback"
     )
     p.add_argument(
@@ -433,6 +439,11 @@ def _episode_options() -> _Parser:
     )
     p.add_argument(
         "--address", help="with --backend ray: the cluster to join (default: start one here)"
+    )
+    p.add_argument(
+        "--debug",
+        action="store_true",
+        help="stop at the first harness error with its full traceback",
     )
     return p
 

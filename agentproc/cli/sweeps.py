@@ -96,12 +96,16 @@ def _shown(
     """Print ``result`` (as JSON, or as ``render`` draws it) and return ``status``; unless
     its comparison ``compared`` compares nothing: that is said in one line, and the exit
     status is its own."""
-    from agentproc.analysis.compare_check import incomparable
+    from agentproc.analysis.compare_check import incomparable, lost_to_errors
 
     why = incomparable(compared)
     if why is not None:
         say(err, f"agentproc: error: {why.message}")
         return EXIT_ERRORED if why.why == "errored" else EXIT_BAD_INPUT
+    lost = lost_to_errors(compared)
+    if lost:  # the design changed: said, and the exit status of errored episodes
+        say(err, *(f"agentproc: error: {line}" for line in lost))
+        status = EXIT_ERRORED
     if json:
         print_json(out, result.to_json())
     else:
