@@ -36,7 +36,8 @@ def good(tools):
     by_name = {t.name: t for t in tools}
 
     async def run(state):
-        messages = [{"role": r, "content": c} for r, c in state["messages"]]
+        roles = {"system": "system", "human": "user"}  # LangChain message objects
+        messages = [{"role": roles[m.type], "content": m.content} for m in state["messages"]]
         for i in range(100):
             call = oracle_reply({"tools": specs, "messages": messages}).get("tool_call")
             if call is None:
