@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import itertools
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -55,34 +56,47 @@ def add_serve_mcp_parser(sub: Any) -> None:
 
 
 def serve_mcp_command(args: argparse.Namespace, out: Console, err: Console) -> int:
-    """Serve until the client leaves (stdio) or the server is interrupted (http)."""
+    """Serve until the client leaves (stdio) or a signal stops the server (either
+    transport); the open episodes are written first, and the exit status is 0."""
     import anyio
 
     try:
         mcp_server = importlib.import_module("agentproc.integrations.mcp_server")
     except ImportError:
         raise ConfigError(EXTRA_MISSING) from None
-    run = _served_run(args)
+    runs = _served_runs(args)
+    sock = None
+    if args.transport == "http":
+        try:  # bound before the run file is touched: a taken port leaves it as it was
+            sock = mcp_server.listen(args.port)
+        except OSError as exc:
+            raise ConfigError(
+                f"--port {args.port}: cannot listen on 127.0.0.1 ({exc.strerror or exc})"
+            ) from None
     say(
         err,
         f"agentproc: serving {args.suite} over {args.transport}"
-        + (f" on http://127.0.0.1:{args.port}/mcp" if args.transport == "http" else ""),
+        + (f" on http://127.0.0.1:{args.port}/mcp" if sock is not None else ""),
     )
+    stopped = None
     try:
-        if args.transport == "http":
-            anyio.run(mcp_server.serve_http, run, args.port)
+        if sock is not None:
+            stopped = anyio.run(mcp_server.serve_http, runs, sock)
         else:
-            anyio.run(mcp_server.serve_stdio, run)
-    except KeyboardInterrupt:
-        pass
+            stopped = anyio.run(mcp_server.serve_stdio, runs)
+    except KeyboardInterrupt:  # before the server's own signal handling was in place
+        stopped = signal.SIGINT
     finally:
-        run.close()
-    say(err, f"agentproc: wrote {run.written} episodes to {args.out}")
+        runs.close("no_tool_call" if stopped is None else "interrupted")
+        if sock is not None:
+            sock.close()
+    how = "" if stopped is None else f" (stopped by {signal.Signals(stopped).name})"
+    say(err, f"agentproc: wrote {runs.written} episodes to {args.out}{how}")
     return EXIT_OK
 
 
-def _served_run(args: argparse.Namespace) -> Any:
-    from agentproc.integrations.serving import ServedRun
+def _served_runs(args: argparse.Namespace) -> Any:
+    from agentproc.integrations.serving import ServedRuns
     from agentproc.outputs import check_output, input_files
     from agentproc.workflow.variant import load_variant
 
@@ -92,9 +106,10 @@ def _served_run(args: argparse.Namespace) -> Any:
     check_output(args.out, inputs=input_files(args.suite), overwrite=args.overwrite)
     variant = load_variant(args.variant)
     guard = variant.check("tools", args.guard)
-    scenarios = _scenarios(args)
-    return ServedRun(
-        scenarios,
+    first = _scenarios(args)  # a bad suite or an unknown id is said before serving
+    fresh = iter([first])
+    return ServedRuns(
+        lambda: next(fresh, None) or _scenarios(args),
         args.out,
         name=args.name,
         guard=guard,
