@@ -114,7 +114,7 @@ async def http_session(port: int, name: str) -> AsyncIterator[Any]:
 
     info = types.Implementation(name=name, version="1")
     async with (
-        streamable_http_client(f"http://127.0.0.1:{port}/mcp") as (read, write, _),
+        streamable_http_client(f"http://127.0.0.1:{port}/mcp") as (read, write, *_),
         ClientSession(read, write, client_info=info) as session,
     ):
         await session.initialize()

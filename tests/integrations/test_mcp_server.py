@@ -121,7 +121,7 @@ async def test_a_client_over_streamable_http_gets_the_labels_replay_gives(tmp_pa
         for _ in range(100):  # until it listens
             try:
                 async with (
-                    streamable_http_client(url) as (read, write, _),
+                    streamable_http_client(url) as (read, write, *_),  # 1.x: a third item
                     ClientSession(read, write, client_info=CLIENT) as session,
                 ):
                     await session.initialize()
