@@ -33,7 +33,9 @@ def line(obj: Any) -> bytes:
     return (obj if isinstance(obj, str) else json.dumps(obj)).encode() + b"\n"
 
 
-def exchange(tmp_path: Path, *lines: Any, replies: int = 2) -> tuple[list[dict[str, Any]], str, int]:
+def exchange(
+    tmp_path: Path, *lines: Any, replies: int = 2
+) -> tuple[list[dict[str, Any]], str, int]:
     """Initialize, write ``lines``, read ``replies`` replies, then close stdin: the
     replies (the initialize reply left out), stderr and the exit status."""
     suite, run = two_scenarios(tmp_path), tmp_path / "run.jsonl"
@@ -70,14 +72,21 @@ CASES = [
     ({"jsonrpc": "2.0", "id": 9, "method": "no/such_method", "params": {}}, 9, -32601),
     ({"jsonrpc": "2.0", "id": 10, "method": "tools/call", "params": {"name": 5}}, 10, -32602),
     (
-        {"jsonrpc": "2.0", "id": 11, "method": "tools/call", "params": {"name": "step_1", "arguments": "S1=2"}},  # noqa: E501
+        {
+            "jsonrpc": "2.0",
+            "id": 11,
+            "method": "tools/call",
+            "params": {"name": "step_1", "arguments": "S1=2"},
+        },  # noqa: E501
         11,
         -32602,
     ),
 ]
 
 
-@pytest.mark.parametrize(("bad", "rid", "code"), CASES, ids=[str(c[2]) + ":" + str(c[0])[:30] for c in CASES])
+@pytest.mark.parametrize(
+    ("bad", "rid", "code"), CASES, ids=[str(c[2]) + ":" + str(c[0])[:30] for c in CASES]
+)
 def test_a_malformed_request_gets_its_json_rpc_error_and_serving_goes_on(
     tmp_path: Path, bad: Any, rid: int | None, code: int
 ):
