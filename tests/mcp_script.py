@@ -13,7 +13,6 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-
 from helpers import ORACLE, step, submit, tiny_scenario
 
 from agentproc.workflow import Scenario

@@ -110,6 +110,7 @@ class ServedRun:
         self.session: EpisodeSession | None = None
         self.opening: list[dict[str, Any]] = []
         self._open()
+
     @property
     def agent(self) -> str:
         """The agent's name as recorded."""
@@ -247,9 +248,7 @@ class ServedRuns:
         name = self.name or client or DEFAULT_AGENT
         trial = self._trials.get(name, 0)
         self._trials[name] = trial + 1
-        run = ServedRun(
-            self._scenarios(), writer.write, name=name, trial=trial, **self._options
-        )
+        run = ServedRun(self._scenarios(), writer.write, name=name, trial=trial, **self._options)
         self._runs[id(key)] = (key, run)
         return run
 

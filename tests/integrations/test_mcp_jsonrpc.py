@@ -77,7 +77,7 @@ CASES = [
             "id": 11,
             "method": "tools/call",
             "params": {"name": "step_1", "arguments": "S1=2"},
-        },  # noqa: E501
+        },
         11,
         -32602,
     ),
