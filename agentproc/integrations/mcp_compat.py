@@ -11,7 +11,8 @@ server uses (``ServerSession``'s ``send_*_list_changed``, ``create_initializatio
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,6 +46,8 @@ class Handlers:
     get_prompt: Callable[[Peer, str], types.GetPromptResult]
     list_resources: Callable[[Peer], list[types.Resource]]
     read_resource: Callable[[Peer, str], str]
+    ended: Callable[[object], None]
+    """A session has ended (its :attr:`Peer.key`)."""
 
 
 def make_server(name: str, instructions: str, h: Handlers) -> Server[Any]:
@@ -83,13 +86,23 @@ def _method_of(kind: type[Any]) -> str:
 
 
 def _peer_v1(server: Server[Any]) -> Peer:
-    session = server.request_context.session
-    params = session.client_params
-    return Peer(session, params.clientInfo.name if params is not None else None, session)
+    ctx = server.request_context
+    params = ctx.session.client_params
+    client = params.clientInfo.name if params is not None else None
+    return Peer(ctx.lifespan_context, client, ctx.session)
 
 
 def _server_v1(name: str, instructions: str, h: Handlers) -> Server[Any]:
-    server: Server[Any] = Server(name, instructions=instructions)
+    @contextlib.asynccontextmanager
+    async def session_life(_: Any) -> AsyncIterator[object]:
+        # 1.x enters the lifespan once per session (``Server.run``): its object is the key
+        key = object()
+        try:
+            yield key
+        finally:
+            h.ended(key)
+
+    server: Server[Any] = Server(name, instructions=instructions, lifespan=session_life)
 
     @server.list_tools()  # type: ignore[untyped-decorator,no-untyped-call,misc,unused-ignore]
     async def list_tools() -> list[types.Tool]:
@@ -118,14 +131,16 @@ def _server_v1(name: str, instructions: str, h: Handlers) -> Server[Any]:
     return server
 
 
-def _peer_v2(ctx: Any) -> Peer:
-    session = ctx.session  # one per request; the connection is the session's own
-    params = session.client_params
-    key = getattr(session, "_connection", session)
-    return Peer(key, params.client_info.name if params is not None else None, session)
-
-
 def _server_v2(name: str, instructions: str, h: Handlers) -> Server[Any]:
+    def _peer_v2(ctx: Any) -> Peer:
+        session = ctx.session  # one per request; the connection is the session's own
+        params = session.client_params
+        key = getattr(session, "_connection", session)
+        if isinstance(getattr(key, "state", None), dict) and "agentproc" not in key.state:
+            key.state["agentproc"] = True  # its teardown (the session's end) tells the run
+            key.exit_stack.callback(h.ended, key)
+        return Peer(key, params.client_info.name if params is not None else None, session)
+
     async def list_tools(ctx: Any, _: Any) -> Any:
         return types.ListToolsResult(tools=h.list_tools(_peer_v2(ctx)))
 

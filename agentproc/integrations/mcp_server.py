@@ -90,6 +90,7 @@ def build_server(runs: ServedRuns) -> Server[Any]:
         get_prompt=get_prompt,
         list_resources=list_resources,
         read_resource=read_resource,
+        ended=runs.end,
     )
     return mcp_compat.make_server("agentproc", _instructions(), handlers)
 
@@ -141,10 +142,11 @@ class Stopped:
     signal: int | None = None
 
 
-async def _watch(stopped: Stopped, stop: Callable[[], None]) -> None:
+async def _watch(runs: ServedRuns, stopped: Stopped, stop: Callable[[], None]) -> None:
     with anyio.open_signal_receiver(*SIGNALS) as received:
         async for signum in received:
             stopped.signal = int(signum)
+            runs.stop = "interrupted"  # the sessions ended from here on were interrupted
             stop()
             return
 
@@ -159,7 +161,7 @@ async def serve_stdio(runs: ServedRuns) -> int | None:
     stopped = Stopped()
     runs.open()
     async with anyio.create_task_group() as tg:
-        tg.start_soon(_watch, stopped, tg.cancel_scope.cancel)
+        tg.start_soon(_watch, runs, stopped, tg.cancel_scope.cancel)
         answers: Callable[[str], bool | None] = lambda m: mcp_compat.answers(server, m)  # noqa: E731
         async with stdio_streams(answers) as (read, write):
             await server.run(read, write, _options(server))
@@ -229,7 +231,7 @@ async def serve_http(runs: ServedRuns, sock: socket.socket) -> int | None:
     stopped = Stopped()
     runs.open()
     async with anyio.create_task_group() as tg:
-        tg.start_soon(_watch, stopped, lambda: setattr(server, "should_exit", True))
+        tg.start_soon(_watch, runs, stopped, lambda: setattr(server, "should_exit", True))
         await server.serve(sockets=[sock])
         tg.cancel_scope.cancel()
     return stopped.signal

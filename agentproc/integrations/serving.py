@@ -226,6 +226,9 @@ class ServedRuns:
         self._runs: dict[int, tuple[object, ServedRun]] = {}
         self._trials: dict[str, int] = {}
         self._finished = 0
+        self.stop: StopReason = "no_tool_call"
+        """How a session's open episode ends when the session does (``interrupted`` once
+        the server is being stopped by a signal)."""
 
     def open(self) -> RunWriter:
         """Create (or empty) the run file and hold it until :meth:`close`."""
@@ -252,14 +255,15 @@ class ServedRuns:
         self._runs[id(key)] = (key, run)
         return run
 
-    def end(self, key: object, stop: StopReason = "no_tool_call") -> None:
+    def end(self, key: object, stop: StopReason | None = None) -> None:
         """The session ``key`` has ended: write its open episode if it holds a call."""
-        found = self._runs.pop(id(key), None)
-        if found is not None:
-            found[1].close(stop)
+        found = self._runs.get(id(key))
+        if found is not None and found[0] is key:
+            del self._runs[id(key)]
+            found[1].close(stop or self.stop)
             self._finished += found[1].written
 
-    def close(self, stop: StopReason = "no_tool_call") -> None:
+    def close(self, stop: StopReason | None = None) -> None:
         """Write every session's open episode that holds a call, and release the file."""
         try:
             for key, _ in list(self._runs.values()):

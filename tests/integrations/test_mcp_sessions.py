@@ -35,7 +35,8 @@ def start_http(suite: Path, run: Path, port: int, *extra: str) -> subprocess.Pop
 
 
 def stop(server: subprocess.Popen[str], signum: int = signal.SIGINT) -> str:
-    server.send_signal(signum)
+    if server.poll() is None:
+        server.send_signal(signum)
     _, stderr = server.communicate(timeout=30)
     return stderr
 
@@ -91,6 +92,34 @@ async def test_two_sessions_under_one_name_are_kept_apart_as_trials(tmp_path: Pa
     assert [(e["agent"], e["scenario_id"], e.get("trial", 0)) for e in eps] == [
         ("my-agent", "tiny", 0),
         ("my-agent", "tiny", 1),
+    ]
+
+
+async def test_a_client_that_leaves_over_http_has_its_open_episode_written_at_once(
+    tmp_path: Path,
+):
+    suite, run, port = two_scenarios(tmp_path), tmp_path / "run.jsonl", free_port()
+    server, left = start_http(suite, run, port), None
+    try:
+        with contextlib.suppress(Exception):  # the server goes away under "stays"
+            async with http_session(port, "stays") as stays:
+                await stays.call_tool(*ORACLE[0])
+                async with http_session(port, "leaves") as leaves:
+                    await leaves.call_tool(*ORACLE[0])
+                for _ in range(100):  # the session's end, not the server's, writes it
+                    if run.exists() and records(run):
+                        break
+                    await anyio.sleep(0.05)
+                left = [(e["agent"], e["stop_reason"]) for e in records(run)]
+                server.send_signal(signal.SIGINT)
+                await anyio.to_thread.run_sync(server.wait, 30)
+    finally:
+        stderr = stop(server)
+    assert left == [("leaves", "no_tool_call")]
+    assert server.returncode == 0, stderr
+    assert [(e["agent"], e["stop_reason"]) for e in records(run)] == [
+        ("leaves", "no_tool_call"),
+        ("stays", "interrupted"),
     ]
 
 
