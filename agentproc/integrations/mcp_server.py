@@ -28,6 +28,7 @@ from mcp.server.lowlevel import NotificationOptions, Server
 
 from agentproc.integrations import mcp_compat
 from agentproc.integrations.mcp_compat import Handlers, Peer
+from agentproc.integrations.mcp_jsonrpc import screened
 from agentproc.integrations.serving import NEXT_SCENARIO, ServedRun, ServedRuns
 
 PROCEDURE_URI = "agentproc://procedure"
@@ -191,9 +192,11 @@ def http_app(runs: ServedRuns) -> Any:
         async with manager.run():
             yield
 
+    endpoint = screened(manager.handle_request, lambda m: mcp_compat.answers(server, m))
+
     class Endpoint:  # an ASGI app: Starlette routes to it without a redirect to /mcp/
         async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-            await manager.handle_request(scope, receive, send)
+            await endpoint(scope, receive, send)
 
     routes = [Route("/mcp", endpoint=Endpoint())]
     return Starlette(routes=routes, lifespan=lifespan)

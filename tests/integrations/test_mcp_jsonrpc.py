@@ -4,14 +4,17 @@ spec names, goes on serving, and never shows a client's mistake as a traceback."
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import threading
+import urllib.error
+import urllib.request
 from pathlib import Path
 from typing import Any
 
 import pytest
 from helpers import records
-from mcp_script import serve_argv, server_env, two_scenarios
+from mcp_script import free_port, serve_argv, server_env, two_scenarios, wait_listening
 
 pytest.importorskip("mcp")
 
@@ -122,3 +125,45 @@ def test_two_malformed_lines_and_a_quick_disconnect_end_quietly(tmp_path: Path):
     assert "Traceback" not in stderr and "ExceptionGroup" not in stderr
     assert [json.loads(x)["error"]["code"] for x in done.stdout.splitlines()] == [-32700, -32700]
     assert stderr.splitlines()[-1].startswith("agentproc: wrote 0 episodes")
+
+
+def post(port: int, body: bytes, session: str | None = None) -> tuple[int, dict[str, Any], str]:
+    """POST ``body`` to the server's endpoint: the status, the JSON-RPC reply (from JSON or
+    from the event stream) and the session id."""
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    if session:
+        headers |= {"Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-06-18"}
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/mcp", body, headers)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            status, text, sid = response.status, response.read().decode(), response.headers
+    except urllib.error.HTTPError as exc:
+        status, text, sid = exc.code, exc.read().decode(), exc.headers
+    data = [x[5:] for x in text.splitlines() if x.startswith("data:")]
+    reply = json.loads(data[-1] if data else text) if text.strip() else {}
+    return status, reply, sid.get("mcp-session-id", "")
+
+
+def test_a_malformed_request_over_http_gets_its_json_rpc_error_and_serving_goes_on(
+    tmp_path: Path,
+):
+    suite, run, port = two_scenarios(tmp_path), tmp_path / "run.jsonl", free_port()
+    argv = serve_argv(suite, run, "--transport", "http", "--port", str(port))
+    server = subprocess.Popen(argv, env=server_env(), stderr=subprocess.PIPE, text=True)
+    try:
+        wait_listening(port, server)
+        _, hello, session = post(port, line(HELLO))
+        assert "result" in hello and session
+        post(port, line(INITIALIZED), session)
+        got = [post(port, line(bad), session)[:2] for bad, _, _ in CASES]
+        after = {"jsonrpc": "2.0", "id": 99, "method": "tools/call", "params": STEP_1}
+        _, good, _ = post(port, line(after), session)
+    finally:
+        server.send_signal(signal.SIGINT)
+        _, stderr = server.communicate(timeout=30)
+    assert [(reply["id"], reply["error"]["code"]) for _, reply in got] == [
+        (rid, code) for _, rid, code in CASES
+    ]
+    assert all(status == (400 if reply["id"] is None else 200) for status, reply in got)
+    assert good["result"]["content"][0]["text"] == "S3 = 5.000"
+    assert server.returncode == 0 and "Traceback" not in stderr, stderr
