@@ -55,6 +55,7 @@ def test_an_extras_tests_pass_in_a_fresh_venv_of_it_alone(
     pip = [python, "-m", "pip", "install", "-q", "--disable-pip-version-check"]
     installed = run([*pip, "-e", f".[{extra}]", *TEST_TOOLS], cwd=ROOT)
     assert installed.returncode == 0, installed.stdout + installed.stderr
+    installed_in = time.monotonic() - started
     package = KEY_PACKAGE.get(extra, extra)
     shown = run([python, "-m", "pip", "show", package])
     version = re.search(r"^Version: (\S+)", shown.stdout, re.M)
@@ -76,7 +77,10 @@ def test_an_extras_tests_pass_in_a_fresh_venv_of_it_alone(
     )
     took = time.monotonic() - started
     with capsys.disabled():
-        print(f"\n[{extra}] fresh venv: {package} {version.group(1)}; {took:.0f} s")
+        print(
+            f"\n[{extra}] fresh venv: {package} {version.group(1)}; installed in "
+            f"{installed_in:.0f} s, {took:.0f} s in all"
+        )
     assert tests.returncode == 0, tests.stdout[-5000:] + tests.stderr[-2000:]
     suite = ElementTree.parse(report).getroot().find("testsuite")
     assert suite is not None
