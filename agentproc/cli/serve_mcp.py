@@ -78,15 +78,22 @@ def serve_mcp_command(args: argparse.Namespace, out: Console, err: Console) -> i
         f"agentproc: serving {args.suite} over {args.transport}"
         + (f" on http://127.0.0.1:{args.port}/mcp" if sock is not None else ""),
     )
-    stopped = None
+    stopped: int | None = None
+
+    def _terminate(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt(signum)
+
+    previous = signal.signal(signal.SIGTERM, _terminate)  # until the server's own handling
     try:
+        runs.open()  # the transport is up (the port bound): the run file is made now
         if sock is not None:
             stopped = anyio.run(mcp_server.serve_http, runs, sock)
         else:
             stopped = anyio.run(mcp_server.serve_stdio, runs)
-    except KeyboardInterrupt:  # before the server's own signal handling was in place
-        stopped = signal.SIGINT
+    except KeyboardInterrupt as exc:  # a signal before the server's own handling was on
+        stopped = exc.args[0] if exc.args else signal.SIGINT
     finally:
+        signal.signal(signal.SIGTERM, previous)
         runs.close("no_tool_call" if stopped is None else "interrupted")
         if sock is not None:
             sock.close()

@@ -23,6 +23,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import anyio
+import anyio.abc
 from mcp import types
 from mcp.server.lowlevel import NotificationOptions, Server
 
@@ -143,8 +144,15 @@ class Stopped:
     signal: int | None = None
 
 
-async def _watch(runs: ServedRuns, stopped: Stopped, stop: Callable[[], None]) -> None:
+async def _watch(
+    runs: ServedRuns,
+    stopped: Stopped,
+    stop: Callable[[], None],
+    *,
+    task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
+) -> None:
     with anyio.open_signal_receiver(*SIGNALS) as received:
+        task_status.started()  # from here on a signal writes the run file's open episodes
         async for signum in received:
             stopped.signal = int(signum)
             runs.stop = "interrupted"  # the sessions ended from here on were interrupted
@@ -160,9 +168,8 @@ async def serve_stdio(runs: ServedRuns) -> int | None:
     _quiet()
     server = build_server(runs)
     stopped = Stopped()
-    runs.open()
     async with anyio.create_task_group() as tg:
-        tg.start_soon(_watch, runs, stopped, tg.cancel_scope.cancel)
+        await tg.start(_watch, runs, stopped, tg.cancel_scope.cancel)
         answers: Callable[[str], bool | None] = lambda m: mcp_compat.answers(server, m)  # noqa: E731
         async with stdio_streams(answers) as (read, write):
             await server.run(read, write, _options(server))
@@ -232,9 +239,8 @@ async def serve_http(runs: ServedRuns, sock: socket.socket) -> int | None:
     config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=1)
     server = Server(config)
     stopped = Stopped()
-    runs.open()
     async with anyio.create_task_group() as tg:
-        tg.start_soon(_watch, runs, stopped, lambda: setattr(server, "should_exit", True))
+        await tg.start(_watch, runs, stopped, lambda: setattr(server, "should_exit", True))
         await server.serve(sockets=[sock])
         tg.cancel_scope.cancel()
     return stopped.signal
