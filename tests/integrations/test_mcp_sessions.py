@@ -216,3 +216,25 @@ async def test_a_signal_over_http_writes_the_open_episodes(tmp_path: Path, signu
         "interrupted",
         "no_answer",
     )
+
+
+def test_a_run_file_another_server_is_writing_is_one_error(tmp_path: Path):
+    suite, run = two_scenarios(tmp_path), tmp_path / "run.jsonl"
+    first = start_stdio(suite, run)  # holds the run file's lock
+    try:
+        done = subprocess.run(
+            serve_argv(suite, run, "--overwrite"),
+            env=server_env(),
+            input=b"",
+            capture_output=True,
+            timeout=60,
+        )
+    finally:
+        first.send_signal(signal.SIGTERM)
+        first.communicate(timeout=30)
+    stderr = done.stderr.decode()
+    assert done.returncode == 2, stderr
+    assert stderr.splitlines()[-1].startswith(f"agentproc: error: {run}")
+    assert "Traceback" not in stderr
+    (ep,) = records(run)  # the first server's episode, whole
+    assert ep["stop_reason"] == "interrupted"
