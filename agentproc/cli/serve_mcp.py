@@ -31,7 +31,9 @@ def add_serve_mcp_parser(sub: Any) -> None:
         description="Serve a suite's scenarios to an MCP client one at a time: the open "
         "scenario's tools, its procedure as the prompt 'procedure' and the resource "
         "agentproc://procedure, and a tool next_scenario that finishes the episode and opens "
-        "the next. Every call is labelled as in 'run'; each episode is written to --out.",
+        "the next. Every call is labelled as in 'run'; each episode is written to --out. Each "
+        "MCP session has its own scenario stream and episodes; SIGINT or SIGTERM writes the "
+        "open episodes (stop reason 'interrupted') and exits 0.",
     )
     p.add_argument("suite", type=Path, help="a suite folder, a scenario .json or a .jsonl")
     which = p.add_mutually_exclusive_group()
