@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import itertools
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,9 @@ def add_serve_mcp_parser(sub: Any) -> None:
         description="Serve a suite's scenarios to an MCP client one at a time: the open "
         "scenario's tools, its procedure as the prompt 'procedure' and the resource "
         "agentproc://procedure, and a tool next_scenario that finishes the episode and opens "
-        "the next. Every call is labelled as in 'run'; each episode is written to --out.",
+        "the next. Every call is labelled as in 'run'; each episode is written to --out. Each "
+        "MCP session has its own scenario stream and episodes; SIGINT or SIGTERM writes the "
+        "open episodes (stop reason 'interrupted') and exits 0.",
     )
     p.add_argument("suite", type=Path, help="a suite folder, a scenario .json or a .jsonl")
     which = p.add_mutually_exclusive_group()
@@ -55,34 +58,54 @@ def add_serve_mcp_parser(sub: Any) -> None:
 
 
 def serve_mcp_command(args: argparse.Namespace, out: Console, err: Console) -> int:
-    """Serve until the client leaves (stdio) or the server is interrupted (http)."""
+    """Serve until the client leaves (stdio) or a signal stops the server (either
+    transport); the open episodes are written first, and the exit status is 0."""
     import anyio
 
     try:
         mcp_server = importlib.import_module("agentproc.integrations.mcp_server")
     except ImportError:
         raise ConfigError(EXTRA_MISSING) from None
-    run = _served_run(args)
+    runs = _served_runs(args)
+    sock = None
+    if args.transport == "http":
+        try:  # bound before the run file is touched: a taken port leaves it as it was
+            sock = mcp_server.listen(args.port)
+        except OSError as exc:
+            raise ConfigError(
+                f"--port {args.port}: cannot listen on 127.0.0.1 ({exc.strerror or exc})"
+            ) from None
     say(
         err,
         f"agentproc: serving {args.suite} over {args.transport}"
-        + (f" on http://127.0.0.1:{args.port}/mcp" if args.transport == "http" else ""),
+        + (f" on http://127.0.0.1:{args.port}/mcp" if sock is not None else ""),
     )
+    stopped: int | None = None
+
+    def _terminate(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt(signum)
+
+    previous = signal.signal(signal.SIGTERM, _terminate)  # until the server's own handling
     try:
-        if args.transport == "http":
-            anyio.run(mcp_server.serve_http, run, args.port)
+        runs.open()  # the transport is up (the port bound): the run file is made now
+        if sock is not None:
+            stopped = anyio.run(mcp_server.serve_http, runs, sock)
         else:
-            anyio.run(mcp_server.serve_stdio, run)
-    except KeyboardInterrupt:
-        pass
+            stopped = anyio.run(mcp_server.serve_stdio, runs)
+    except KeyboardInterrupt as exc:  # a signal before the server's own handling was on
+        stopped = exc.args[0] if exc.args else signal.SIGINT
     finally:
-        run.close()
-    say(err, f"agentproc: wrote {counted(run.written, 'episode')} to {args.out}")
+        signal.signal(signal.SIGTERM, previous)
+        runs.close("no_tool_call" if stopped is None else "interrupted")
+        if sock is not None:
+            sock.close()
+    how = "" if stopped is None else f" (stopped by {signal.Signals(stopped).name})"
+    say(err, f"agentproc: wrote {counted(runs.written, 'episode')} to {args.out}{how}")
     return EXIT_OK
 
 
-def _served_run(args: argparse.Namespace) -> Any:
-    from agentproc.integrations.serving import ServedRun
+def _served_runs(args: argparse.Namespace) -> Any:
+    from agentproc.integrations.serving import ServedRuns
     from agentproc.outputs import check_output, input_files
     from agentproc.workflow.variant import load_variant
 
@@ -92,9 +115,10 @@ def _served_run(args: argparse.Namespace) -> Any:
     check_output(args.out, inputs=input_files(args.suite), overwrite=args.overwrite)
     variant = load_variant(args.variant)
     guard = variant.check("tools", args.guard)
-    scenarios = _scenarios(args)
-    return ServedRun(
-        scenarios,
+    first = _scenarios(args)  # a bad suite or an unknown id is said before serving
+    fresh = iter([first])
+    return ServedRuns(
+        lambda: next(fresh, None) or _scenarios(args),
         args.out,
         name=args.name,
         guard=guard,

@@ -17,13 +17,20 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+import signal
+import socket
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+import anyio
+import anyio.abc
 from mcp import types
 from mcp.server.lowlevel import NotificationOptions, Server
 
-from agentproc.integrations.serving import NEXT_SCENARIO, ServedRun
+from agentproc.integrations import mcp_compat
+from agentproc.integrations.mcp_compat import Handlers, Peer
+from agentproc.integrations.mcp_jsonrpc import screened
+from agentproc.integrations.serving import NEXT_SCENARIO, ServedRun, ServedRuns
 
 PROCEDURE_URI = "agentproc://procedure"
 """The resource that holds the open scenario's procedure (plain text)."""
@@ -37,64 +44,57 @@ NEXT_TOOL = types.Tool(
     ),
     inputSchema={"type": "object", "properties": {}, "additionalProperties": False},
 )
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+"""The signals that stop the server (the open episodes are written first)."""
 
 
-def build_server(run: ServedRun) -> Server[Any, Any]:
-    """The MCP server over ``run`` (one scenario open at a time)."""
-    server: Server[Any, Any] = Server("agentproc", instructions=_instructions())
+def build_server(runs: ServedRuns) -> Server[Any]:
+    """The MCP server over ``runs``: each session its own run, one scenario open at a time."""
 
-    def client_name() -> None:
-        params = server.request_context.session.client_params
-        run.name_client(params.clientInfo.name if params is not None else None)
+    def run(peer: Peer) -> ServedRun:
+        return runs.session(peer.key, peer.client)
 
-    @server.list_tools()  # type: ignore[no-untyped-call,untyped-decorator]
-    async def list_tools() -> list[types.Tool]:
-        return [*(_tool(t) for t in run.tools), NEXT_TOOL]
-
-    @server.call_tool(validate_input=False)  # type: ignore[untyped-decorator]
-    async def call_tool(name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
-        client_name()
+    async def call_tool(peer: Peer, name: str, arguments: dict[str, Any] | None) -> Any:
+        served = run(peer)
         if name == NEXT_SCENARIO:
-            text, error = run.next_scenario(), False
-            await _changed(server)
+            text, error = served.next_scenario(), False
+            await _changed(peer.session)
         else:
-            reply = run.call(name, arguments)
+            reply = served.call(name, arguments)
             text, error = reply.text, reply.error
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=text)], isError=error
         )
 
-    @server.list_prompts()  # type: ignore[no-untyped-call,untyped-decorator]
-    async def list_prompts() -> list[types.Prompt]:
-        return [types.Prompt(name=PROMPT, description=_about(run))]
-
-    @server.get_prompt()  # type: ignore[no-untyped-call,untyped-decorator]
-    async def get_prompt(name: str, arguments: dict[str, str] | None) -> types.GetPromptResult:
+    def get_prompt(peer: Peer, name: str) -> types.GetPromptResult:
         if name != PROMPT:
             raise ValueError(f"unknown prompt {name!r}; the prompt is {PROMPT!r}")
-        text = types.TextContent(type="text", text=run.prompt)
+        served = run(peer)
+        text = types.TextContent(type="text", text=served.prompt)
         return types.GetPromptResult(
-            description=_about(run), messages=[types.PromptMessage(role="user", content=text)]
+            description=_about(served), messages=[types.PromptMessage(role="user", content=text)]
         )
 
-    @server.list_resources()  # type: ignore[no-untyped-call,untyped-decorator]
-    async def list_resources() -> list[types.Resource]:
-        return [
-            types.Resource(
-                uri=PROCEDURE_URI,  # type: ignore[arg-type]
-                name=PROMPT,
-                description=_about(run),
-                mimeType="text/plain",
-            )
-        ]
+    def list_resources(peer: Peer) -> list[types.Resource]:
+        about = _about(run(peer))
+        resource = {"uri": PROCEDURE_URI, "name": PROMPT, "description": about}
+        return [types.Resource.model_validate({**resource, "mimeType": "text/plain"})]
 
-    @server.read_resource()  # type: ignore[no-untyped-call,untyped-decorator]
-    async def read_resource(uri: Any) -> str:
-        if str(uri) != PROCEDURE_URI:
+    def read_resource(peer: Peer, uri: str) -> str:
+        if uri != PROCEDURE_URI:
             raise ValueError(f"unknown resource {uri}; the resource is {PROCEDURE_URI}")
-        return run.prompt
+        return run(peer).prompt
 
-    return server
+    handlers = Handlers(
+        list_tools=lambda peer: [*(_tool(t) for t in run(peer).tools), NEXT_TOOL],
+        call_tool=call_tool,
+        list_prompts=lambda peer: [types.Prompt(name=PROMPT, description=_about(run(peer)))],
+        get_prompt=get_prompt,
+        list_resources=list_resources,
+        read_resource=read_resource,
+        ended=runs.end,
+    )
+    return mcp_compat.make_server("agentproc", _instructions(), handlers)
 
 
 def _instructions() -> str:
@@ -116,10 +116,9 @@ def _tool(tool: dict[str, Any]) -> types.Tool:
     )
 
 
-async def _changed(server: Server[Any, Any]) -> None:
+async def _changed(session: Any) -> None:
     """Tell the client the tools, prompt and resource changed (a client that left or does
     not listen is no fault of the run)."""
-    session = server.request_context.session
     with contextlib.suppress(Exception):
         await session.send_tool_list_changed()
         await session.send_prompt_list_changed()
@@ -128,34 +127,65 @@ async def _changed(server: Server[Any, Any]) -> None:
 
 def _quiet() -> None:
     """A call of a tool that is not offered is the agent's mistake, labelled in the run
-    file: the SDK's warning about it would only clutter the server's log."""
-    logging.getLogger("mcp.server.lowlevel.server").setLevel(logging.ERROR)
+    file; a client that leaves mid-request is no fault of the server: the SDK's warnings
+    about either would only clutter the server's log."""
+    for name in ("mcp.server.lowlevel.server", "mcp.server.runner", "mcp.shared.session"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
 
 
-def _options(server: Server[Any, Any]) -> Any:
+def _options(server: Server[Any]) -> Any:
     changes = NotificationOptions(prompts_changed=True, resources_changed=True, tools_changed=True)
     return server.create_initialization_options(changes)
 
 
-async def serve_stdio(run: ServedRun) -> None:
-    """Serve over standard input and output until the client closes them."""
-    from mcp.server.stdio import stdio_server
+class Stopped:
+    """Which signal stopped the server (``None``: none did)."""
+
+    signal: int | None = None
+
+
+async def _watch(
+    runs: ServedRuns,
+    stopped: Stopped,
+    stop: Callable[[], None],
+    *,
+    task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
+) -> None:
+    with anyio.open_signal_receiver(*SIGNALS) as received:
+        task_status.started()  # from here on a signal writes the run file's open episodes
+        async for signum in received:
+            stopped.signal = int(signum)
+            runs.stop = "interrupted"  # the sessions ended from here on were interrupted
+            stop()
+            return
+
+
+async def serve_stdio(runs: ServedRuns) -> int | None:
+    """Serve over standard input and output until the client closes them, or a signal
+    (then its number is returned)."""
+    from agentproc.integrations.mcp_stdio import stdio_streams
 
     _quiet()
-    server = build_server(run)
-    async with stdio_server() as (read, write):
-        await server.run(read, write, _options(server))
+    server = build_server(runs)
+    stopped = Stopped()
+    async with anyio.create_task_group() as tg:
+        await tg.start(_watch, runs, stopped, tg.cancel_scope.cancel)
+        answers: Callable[[str], bool | None] = lambda m: mcp_compat.answers(server, m)  # noqa: E731
+        async with stdio_streams(answers) as (read, write):
+            await server.run(read, write, _options(server))
+        tg.cancel_scope.cancel()
+    return stopped.signal
 
 
-def http_app(run: ServedRun) -> Any:
-    """The Starlette app serving ``run`` over streamable HTTP at ``/mcp``."""
+def http_app(runs: ServedRuns) -> Any:
+    """The Starlette app serving ``runs`` over streamable HTTP at ``/mcp``."""
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
     from mcp.server.transport_security import TransportSecuritySettings
     from starlette.applications import Starlette
     from starlette.routing import Route
 
     _quiet()
-    server = build_server(run)
+    server = build_server(runs)
     # Only this machine may reach it, under its own names (DNS-rebinding protection).
     security = TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
@@ -169,17 +199,48 @@ def http_app(run: ServedRun) -> Any:
         async with manager.run():
             yield
 
+    endpoint = screened(manager.handle_request, lambda m: mcp_compat.answers(server, m))
+
     class Endpoint:  # an ASGI app: Starlette routes to it without a redirect to /mcp/
         async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-            await manager.handle_request(scope, receive, send)
+            await endpoint(scope, receive, send)
 
     routes = [Route("/mcp", endpoint=Endpoint())]
     return Starlette(routes=routes, lifespan=lifespan)
 
 
-async def serve_http(run: ServedRun, port: int) -> None:
-    """Serve over streamable HTTP on ``127.0.0.1:port`` until interrupted."""
+def listen(port: int) -> socket.socket:
+    """A socket bound to ``127.0.0.1:port`` (``OSError``: the port is taken, or not ours)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", port))
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+async def serve_http(runs: ServedRuns, sock: socket.socket) -> int | None:
+    """Serve over streamable HTTP on the bound ``sock`` until a signal (its number is
+    returned)."""
     import uvicorn
 
-    config = uvicorn.Config(http_app(run), host="127.0.0.1", port=port, log_level="warning")
-    await uvicorn.Server(config).serve()
+    class Server(uvicorn.Server):  # the signals are ours: the open episodes come first
+        def install_signal_handlers(self) -> None:
+            pass
+
+        @contextlib.contextmanager
+        def capture_signals(self) -> Any:
+            yield
+
+    app = http_app(runs)
+    config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=1)
+    server = Server(config)
+    stopped = Stopped()
+    async with anyio.create_task_group() as tg:
+        await tg.start(_watch, runs, stopped, lambda: setattr(server, "should_exit", True))
+        await server.serve(sockets=[sock])
+        tg.cancel_scope.cancel()
+    return stopped.signal

@@ -13,9 +13,10 @@ Mode = Literal["tools", "text"]
 """How the agent is given the procedure: as tools, or in the prompt (the study's protocol)."""
 MODES: tuple[Mode, ...] = ("tools", "text")
 
-StopReason = Literal["answer", "no_tool_call", "budget", "error", "no_answer"]
+StopReason = Literal["answer", "no_tool_call", "budget", "error", "no_answer", "interrupted"]
 """Why an episode ended: an accepted answer, a reply without a tool call, the call
-budget, a failure of the model or the harness, or (text mode) a reply without an answer."""
+budget, a failure of the model or the harness, (text mode) a reply without an answer, or
+(``serve-mcp``) the server stopped by a signal while the episode was open."""
 
 
 ErrorKind = Literal["endpoint", "context_overflow", "harness"]

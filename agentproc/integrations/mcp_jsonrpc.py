@@ -1,0 +1,118 @@
+"""Every message a client sends ``serve-mcp`` checked against JSON-RPC 2.0 before the
+SDK sees it, over either transport.
+
+The SDK was measured and fell short here: on a client's malformed request, 1.x answers
+nothing at all (``params`` that is not an object: the client waits forever), answers an
+unknown method with -32602 instead of -32601, and logs a traceback for a line that is not
+JSON. So a message that is not JSON is answered -32700, one that is not a JSON-RPC message
+-32600, a request whose ``params`` is not an object -32602, a request of a method the
+server does not answer -32601; a malformed notification is dropped (JSON-RPC answers no
+notification). Serving goes on after each.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import ValidationError
+
+from agentproc.integrations.mcp_compat import message
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+
+Answers = Callable[[str], bool | None]
+"""Whether the server answers a method (``None``: the SDK decides)."""
+
+
+def check(line: bytes, answers: Answers) -> tuple[Any, dict[str, Any] | None]:
+    """One line from the client: the JSON-RPC message to pass on (``None``: none), and
+    the error reply to send instead (``None``: none)."""
+    try:
+        obj = json.loads(line)
+    except ValueError:
+        return None, error(None, PARSE_ERROR, "Parse error: the line is not JSON")
+    if not isinstance(obj, dict):
+        return None, error(None, INVALID_REQUEST, "Invalid Request: not a JSON-RPC object")
+    rid = obj.get("id")
+    ok_id = isinstance(rid, str | int) and not isinstance(rid, bool)
+    if obj.get("jsonrpc") != "2.0" or ("id" in obj and not ok_id):
+        return None, error(rid if ok_id else None, INVALID_REQUEST, "Invalid Request")
+    if "method" not in obj:
+        if ("result" in obj) == ("error" in obj) or not ok_id:
+            return None, error(rid if ok_id else None, INVALID_REQUEST, "Invalid Request")
+        return _parsed(obj, rid)
+    method, params = obj["method"], obj.get("params", {})
+    if not isinstance(method, str):
+        return None, error(rid if ok_id else None, INVALID_REQUEST, "Invalid Request")
+    if not ok_id:  # a notification: never answered, a malformed one dropped
+        return (None, None) if not isinstance(params, dict) else _parsed(obj, None)
+    if answers(method) is False:
+        return None, error(rid, METHOD_NOT_FOUND, f"Method not found: {method}")
+    if not isinstance(params, dict):
+        return None, error(rid, INVALID_PARAMS, "Invalid params: params must be an object")
+    return _parsed(obj, rid)
+
+
+def _parsed(obj: dict[str, Any], rid: Any) -> tuple[Any, dict[str, Any] | None]:
+    try:
+        return message(obj), None
+    except ValidationError:
+        return None, (None if rid is None else error(rid, INVALID_REQUEST, "Invalid Request"))
+
+
+def error(rid: Any, code: int, text: str) -> dict[str, Any]:
+    """A JSON-RPC error reply."""
+    return {"jsonrpc": "2.0", "id": rid, "error": {"code": code, "message": text}}
+
+
+ASGI = Callable[[Any, Any, Any], Any]
+
+
+def screened(app: ASGI, answers: Answers) -> ASGI:
+    """The streamable-HTTP endpoint ``app``, with each POSTed message checked first: a
+    malformed one is answered here (a JSON-RPC error, HTTP 400 when it has no id to answer
+    to), a good one reaches ``app`` byte for byte."""
+
+    async def endpoint(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await app(scope, receive, send)
+            return
+        body, more = b"", True
+        while more:
+            event = await receive()
+            if event["type"] != "http.request":
+                return  # the client left
+            body, more = body + event.get("body", b""), event.get("more_body", False)
+        reply = _screen(body, answers)
+        if reply is not None:
+            status = 400 if reply["id"] is None else 200
+            data = json.dumps(reply, separators=(",", ":")).encode()
+            headers = [(b"content-type", b"application/json")]
+            await send({"type": "http.response.start", "status": status, "headers": headers})
+            await send({"type": "http.response.body", "body": data})
+            return
+        replayed = False
+
+        async def again() -> Any:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await app(scope, again, send)
+
+    return endpoint
+
+
+def _screen(body: bytes, answers: Answers) -> dict[str, Any] | None:
+    """The error reply to a POSTed body, if it is one (a batch too: MCP has none)."""
+    msg, reply = check(body, answers)
+    if msg is None and reply is None:  # a malformed notification: accepted, dropped
+        return None
+    return reply
