@@ -30,12 +30,30 @@ def one_line(text: str) -> str:
     return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
 
 
+def counted(n: int, noun: str) -> str:
+    """``n`` and ``noun``, plural unless ``n`` is one.
+
+    >>> counted(1, "episode"), counted(0, "episode"), counted(3, "call")
+    ('1 episode', '0 episodes', '3 calls')
+    """
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 class AgentprocError(Exception):
     """Base class of every error agentproc raises on purpose."""
 
 
 class ConfigError(AgentprocError):
     """A configuration value is not one of the allowed ones."""
+
+
+class AgentFault(AgentprocError):
+    """An agent's own exception, at which ``--debug`` stopped the run: ``traceback`` holds
+    its full traceback, the message where it happened."""
+
+    def __init__(self, message: str, traceback: str) -> None:
+        super().__init__(message)
+        self.traceback = traceback
 
 
 class GenerationError(AgentprocError):

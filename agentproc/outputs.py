@@ -40,12 +40,15 @@ def check_output(
     overwrite: bool = False,
     option: str = "--out",
     folder: bool = False,
+    kept: Iterable[Path] = (),
 ) -> Path:
     """Refuse ``path`` as an output, with one :class:`InputError` naming it and ``option``,
     when it is one of ``inputs`` (the same file by any name: a hard link, a symlink),
     a suite's own file, a special file (a FIFO, a device, a socket), lies under a file,
     or exists (as a file, or as a folder for a file) without ``overwrite``. With
     ``folder``, ``path`` is a folder to write files into: it may exist, as a folder.
+    ``kept`` are files the command keeps for itself (a response cache's store): never an
+    output, by any name, whether they exist yet or not.
 
     >>> check_output(Path("/dev/null"))
     Traceback (most recent call last):
@@ -53,6 +56,11 @@ def check_output(
     agentproc.errors.InputError: /dev/null: --out: is a special file (a FIFO, device or socket)
     """
     path = Path(path)
+    for own in kept:
+        if _same(path, Path(own)):
+            raise InputError(
+                path, f"is the response cache's store {own}: write the output elsewhere", option
+            )
     for parent in path.parents:  # the nearest existing folder must be a folder
         if parent.exists() or parent.is_symlink():
             if not parent.is_dir():
@@ -87,6 +95,14 @@ def check_output(
     return path
 
 
+def _same(path: Path, other: Path) -> bool:
+    """Whether two paths name one file: the same file on disk, or the same resolved path."""
+    with contextlib.suppress(OSError):
+        if os.path.samestat(os.stat(path), os.stat(other)):
+            return True
+    return path.resolve() == other.resolve()
+
+
 @contextlib.contextmanager
 def replacing(path: Path) -> Iterator[Path]:
     """A temporary file beside ``path`` to write; renamed over ``path`` when the block
@@ -110,6 +126,11 @@ def replacing(path: Path) -> Iterator[Path]:
     except OSError as exc:
         _remove(tmp)
         raise OutputError(path, f"cannot write: {exc.strerror or exc}") from None
+    except OutputError as exc:  # a writer's own error names the temporary file: name ours
+        _remove(tmp)
+        if exc.path != str(tmp):
+            raise
+        raise OutputError(path, str(exc).removeprefix(f"{exc.path}: ")) from None
     except BaseException:
         _remove(tmp)
         raise

@@ -162,7 +162,7 @@ def timeline(episode: Mapping[str, Any], around: int = AROUND, width: int = 100)
     lines = [head]
     first = max(0, at - around)
     if first:
-        lines.append(f"      … {first} calls before")
+        lines.append(f"      … {first} call{'' if first == 1 else 's'} before")
     for c in calls[first : at + around + 1]:
         i = c["index"]
         call = elide(f"{c['name']}({c['arguments']})", width // 2)

@@ -7,7 +7,8 @@ Run it over a suite from the command line::
 
 agentproc calls ``make_agent(tools)`` once per episode with the scenario's mock
 tools as LangChain tools (one per step, plus ``submit_answer``) and invokes the
-graph it returns with ``{"messages": [system, user]}``. Every call the graph
+graph it returns with ``{"messages": [SystemMessage, HumanMessage]}`` (the variant's
+prompt and the task, as LangChain messages). Every call the graph
 makes through those tools is executed, recorded and labelled.
 
 The chat model is the embedded one (``local``, the ``local`` extra) unless

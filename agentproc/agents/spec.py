@@ -9,11 +9,22 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from agentproc.agents.suite import ModelRunOptions, model_episodes, sim_episodes
 from agentproc.errors import ConfigError
 from agentproc.runs import EpisodeFn
+
+ToolChoice = Literal["auto", "any"]
+"""``--tool-choice`` of the embedded model: ``auto`` lets a reply be text or one tool call;
+``any`` makes every reply a tool call (the engine's grammar admits no text)."""
+LOCAL_TOOL_CHOICE: ToolChoice = "any"
+"""The embedded model's tool choice when ``--tool-choice`` is not given: ``any``. Under the
+engine's JSON grammar a small model that may reply in text often works every step and
+then states the final value as text instead of calling the finish tool, which ends its
+episode unanswered: Qwen2.5-Coder-1.5B-Instruct (Q4_K_M) on 3- to 25-step procedures was
+faithful on 8 of 15 with ``auto`` and 14 of 15 with ``any``. The packaged SmolLM2-135M
+makes the same calls either way on the README's run (measured: identical run files)."""
 
 _BUILD = object()
 """``episodes()`` without a model: the spec builds its own."""
@@ -36,6 +47,9 @@ class AgentSpec:
     timeout: float = 120.0
     """Seconds per model call."""
     max_tokens: int | None = None
+    tool_choice: ToolChoice | None = None
+    """``--tool-choice`` for ``local`` (``None``: :data:`LOCAL_TOOL_CHOICE`); another agent
+    given one is refused."""
     built_model: Any = field(default=None, repr=False, compare=False)
     """The model :meth:`built` made, reused by every run of this spec in this process
     (each variant of ``compare`` and ``stress``), so an embedded model loads once;
@@ -47,6 +61,11 @@ class AgentSpec:
         from agentproc.agents.kinds import agent_kind
 
         kind = agent_kind(self.agent)
+        if self.tool_choice is not None and kind != "local":
+            raise ConfigError(
+                f"--tool-choice is the embedded model's (--agent local or local:PATH.gguf), "
+                f"not {self.agent}'s"
+            )
         if kind == "sim":
             if self.options.mode == "text":
                 raise ConfigError(
@@ -64,11 +83,19 @@ class AgentSpec:
             return load_factory(self.agent)
         from agentproc.agents.providers import make_chat_model
 
-        if kind == "local":
-            from agentproc.agents.local import check_installed
-
-            check_installed()  # one line naming the extra, before any file is written
         kw: dict[str, Any] = {}
+        if kind == "local":
+            from agentproc.agents.local import check_engine, check_installed, gguf_path
+
+            # One line naming the extra, or the file that is no GGUF, before any is written
+            # (weights of your own need no packaged ones).
+            if weights := self.agent.partition(":")[2]:
+                check_engine("auto")
+                gguf_path(weights)
+            else:
+                check_installed()
+            if self.options.mode == "tools":  # text mode offers no tool
+                kw["tool_choice"] = self.tool_choice or LOCAL_TOOL_CHOICE
         if self.max_tokens is not None:
             kw["max_tokens"] = self.max_tokens
         return make_chat_model(self.agent, base_url=self.base_url, timeout=self.timeout, **kw)

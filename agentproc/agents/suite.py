@@ -55,6 +55,8 @@ class ModelRunOptions:
     """The order policy the monitor holds the calls to."""
     cache: CacheConfig | None = None
     """The response cache (``None``: none)."""
+    debug: bool = False
+    """Stop the run at the first harness error, with its traceback (``--debug``)."""
 
 
 def model_episodes(model: Any, agent: str, options: ModelRunOptions) -> EpisodeFn:

@@ -95,6 +95,7 @@ def run_variants(
             mode=options.mode,
             trials=trials,
             variant=variant.name,
+            debug=options.debug,
         )
         done.append((path, summary))
         if summary.aborted is not None:

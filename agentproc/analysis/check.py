@@ -35,19 +35,18 @@ from typing import Any
 from agentproc.analysis.compare import build_arm, compare_arms, paired_episodes
 from agentproc.analysis.compare_result import Comparison
 from agentproc.analysis.differences import unit_diffs
+from agentproc.analysis.identity import AgentId, agent_id, agent_names
 from agentproc.analysis.paired import drop_p
 from agentproc.analysis.stats import ALPHA, min_detectable_effect
 from agentproc.analysis.trials import Outcome, outcome_of
-from agentproc.errors import ConfigError, InputError, unknown_key
+from agentproc.errors import ConfigError, InputError, counted, unknown_key
 from agentproc.labelling import LabelKind
 from agentproc.runs import (
     ReadReport,
     error_kind_of,
     is_error,
     latest_records,
-    record_mode,
     record_trial,
-    record_variant,
 )
 
 SHOWN = 5
@@ -153,13 +152,13 @@ def _drop_json(drop: Drop | None) -> dict[str, Any]:
 
 def _read(path: Path, warnings: list[str]) -> _Run:
     report = ReadReport()
-    keys: set[tuple[str, str, str]] = set()
+    keys: set[AgentId] = set()
     outcomes: list[Outcome] = []
     places: dict[tuple[str, int], Place] = {}
     errored: dict[tuple[str, int], str] = {}
     for _, _, rec in latest_records([path], [report]):
         r: Mapping[str, Any] = rec
-        keys.add((str(r["agent"]), record_mode(rec), record_variant(rec)))
+        keys.add(agent_id(r))
         episode = (str(r["scenario_id"]), record_trial(rec))
         if is_error(rec):
             errored[episode] = error_kind_of(rec)
@@ -171,12 +170,13 @@ def _read(path: Path, warnings: list[str]) -> _Run:
     if not keys:
         raise InputError(path, "holds no episode: nothing to check")
     if len(keys) > 1:
-        arms = ", ".join(sorted("/".join(k) for k in keys))
+        arms = ", ".join(sorted(agent_names(keys)[0].values()))
         raise InputError(
             path,
             f"holds episodes of several agents or variants ({arms}): check takes the run of one",
         )
-    return _Run(path, keys.pop(), outcomes, places, errored)
+    agent = keys.pop()
+    return _Run(path, (agent.spec, agent.mode, agent.variant), outcomes, places, errored)
 
 
 def check_files(
@@ -262,7 +262,8 @@ def _errored(run: _Run) -> Condition:
     return Condition(
         "errored",
         False,
-        f"{len(run.errored)} episodes errored ({which}) in {len(set(ids))} scenarios "
+        f"{counted(len(run.errored), 'episode')} errored ({which}) in "
+        f"{counted(len(set(ids)), 'scenario')} "
         f"({_names(ids)}): errors are not passes; --resume runs them again",
         tuple(sorted(set(ids))),
     )
@@ -271,7 +272,7 @@ def _errored(run: _Run) -> Condition:
 def _min_faithful(run: _Run, faithful: float, least: float) -> Condition:
     n = len(run.outcomes)
     k = sum(o.faithful for o in run.outcomes)
-    said = f"faithful accuracy {faithful:.1%} ({k} of {n} episodes)"
+    said = f"faithful accuracy {faithful:.1%} ({k} of {counted(n, 'episode')})"
     if n and faithful >= least:
         return Condition("min_faithful", True, f"{said}, at least {least:.1%}")
     bad = [
@@ -295,7 +296,7 @@ def _forbidden(run: _Run, kind: str) -> Condition:
     return Condition(
         f"label:{kind}",
         False,
-        f"{kind} (forbidden by --labels) in {len(hits)} episodes: {_grouped(steps)}",
+        f"{kind} (forbidden by --labels) in {counted(len(hits), 'episode')}: {_grouped(steps)}",
         tuple(sorted({o.scenario_id for o in hits})),
     )
 

@@ -48,6 +48,7 @@ from agentproc.analysis.differences import (
     unit_diffs,
     units_of,
 )
+from agentproc.analysis.identity import AgentId, agent_id, agent_labels
 from agentproc.analysis.multiplicity import holm, holm_levels
 from agentproc.analysis.stats import min_detectable_effect, verdict
 from agentproc.analysis.trials import Outcome, outcome_of, trial_stats
@@ -61,6 +62,7 @@ from agentproc.runs import (
     read_run,
     record_agent,
     record_mode,
+    record_trial,
     record_variant,
 )
 
@@ -94,15 +96,21 @@ def compare_records(
     Raises:
         ConfigError: fewer than two arms, or no arm of that name.
     """
-    outcomes: dict[ArmKey, list[Outcome]] = {}
-    errored: defaultdict[ArmKey, Counter[str]] = defaultdict(Counter)
+    by_id: dict[AgentId, list[Outcome]] = {}
+    errors: defaultdict[AgentId, Counter[str]] = defaultdict(Counter)
+    errored_at: defaultdict[AgentId, set[tuple[str, int]]] = defaultdict(set)
     for rec in records:
-        key = (record_agent(rec), record_mode(rec), record_variant(rec))  # type: ignore[arg-type]
-        outcomes.setdefault(key, [])
+        aid = agent_id(rec)  # a run named after another agent is another arm
+        by_id.setdefault(aid, [])
         if is_error(rec):  # type: ignore[arg-type]
-            errored[key][error_kind_of(rec)] += 1  # type: ignore[arg-type]
+            errors[aid][error_kind_of(rec)] += 1  # type: ignore[arg-type]
+            errored_at[aid].add((str(rec["scenario_id"]), record_trial(rec)))  # type: ignore[arg-type]
         else:
-            outcomes[key].append(outcome_of(rec))
+            by_id[aid].append(outcome_of(rec))
+    labels = agent_labels(by_id)
+    outcomes = {(labels[a], a.mode, a.variant): group for a, group in by_id.items()}
+    errored = {(labels[a], a.mode, a.variant): errors[a] for a in by_id}
+    errored_keys = {(labels[a], a.mode, a.variant): errored_at[a] for a in by_id}
     names = _names(list(outcomes))
     if len(names) < 2:
         found = ", ".join(names.values()) or "none"
@@ -111,7 +119,8 @@ def compare_records(
         )
     kinds = _kinds(o for group in outcomes.values() for o in group)
     arms = {
-        names[k]: build_arm(names[k], k, group, errored[k], kinds) for k, group in outcomes.items()
+        names[k]: build_arm(names[k], k, group, errored[k], kinds, errored_keys[k])
+        for k, group in outcomes.items()
     }
     base = baseline if baseline is not None else next(iter(arms))
     if base not in arms:
@@ -158,9 +167,15 @@ def _kinds(outcomes: Iterable[Outcome]) -> list[str]:
 
 
 def build_arm(
-    name: str, key: ArmKey, outcomes: list[Outcome], errored: dict[str, int], kinds: list[str]
+    name: str,
+    key: ArmKey,
+    outcomes: list[Outcome],
+    errored: dict[str, int],
+    kinds: list[str],
+    errored_keys: Iterable[tuple[str, int]] = (),
 ) -> Arm:
-    """One arm: its episodes' rates overall and per grid cell, and its trial measures."""
+    """One arm: its episodes' rates overall and per grid cell, and its trial measures
+    (``errored_keys``: the scenario and trial of each episode a failure ended)."""
     cells: dict[CellId, list[Outcome]] = {}
     for o in outcomes:
         cells.setdefault((o.steps, o.lookback, o.cell), []).append(o)
@@ -174,6 +189,7 @@ def build_arm(
         overall=arm_stats(outcomes, kinds),
         cells={c: arm_stats(cells[c], kinds) for c in sorted(cells)},
         trials=trial_stats(outcomes),
+        errored_keys=frozenset(errored_keys) - {(o.scenario_id, o.trial) for o in outcomes},
     )
 
 
@@ -191,10 +207,8 @@ def paired_episodes(base: Arm, arm: Arm) -> list[Pair]:
 
 def compare_arms(base: Arm, arm: Arm, kinds: Sequence[str]) -> Comparison:
     """One arm against the baseline, on their paired episodes."""
-    index = {(o.scenario_id, o.trial) for o in base.outcomes}
-    matched = sum((o.scenario_id, o.trial) in index for o in arm.outcomes)
-    unpaired = len(base.outcomes) + len(arm.outcomes) - 2 * matched
     pairs = paired_episodes(base, arm)
+    unpaired, lost = _unmatched(base, arm, pairs)
     overall = {m: difference(pairs, m) for m in MEASURES}
     by_cell: dict[CellId, list[Pair]] = {}
     for b, v in pairs:
@@ -210,7 +224,8 @@ def compare_arms(base: Arm, arm: Arm, kinds: Sequence[str]) -> Comparison:
         baseline=base.name,
         scenarios=len(units),
         pairs=len(pairs),
-        unpaired=max(0, unpaired),
+        unpaired=unpaired,
+        lost_to_errors=lost,
         overall=overall,
         cells=cells,
         labels=labels,
@@ -220,6 +235,22 @@ def compare_arms(base: Arm, arm: Arm, kinds: Sequence[str]) -> Comparison:
         verdict_ci=f.ci,
         balanced=len({k for _, _, k in units}) <= 1,
     )
+
+
+def _unmatched(base: Arm, arm: Arm, pairs: list[Pair]) -> tuple[int, int]:
+    """Episodes left without a partner the other arm never ran (unpaired), and the pairs
+    both arms ran that a failure of either ended (lost to errors; by scenario, as the
+    pairs are, when both arms are deterministic)."""
+    scored_b = {(o.scenario_id, o.trial) for o in base.outcomes}
+    scored_a = {(o.scenario_id, o.trial) for o in arm.outcomes}
+    ran_b, ran_a = scored_b | base.errored_keys, scored_a | arm.errored_keys
+    unpaired = len(scored_b - ran_a) + len(scored_a - ran_b)
+    both = ran_b & ran_a
+    if _both_deterministic(base, arm):
+        lost = len({s for s, _ in both}) - len({b.scenario_id for b, _ in pairs})
+    else:
+        lost = len(both) - len(pairs)
+    return unpaired, lost
 
 
 def _both_deterministic(a: Arm, b: Arm) -> bool:
@@ -281,6 +312,13 @@ class _FileArms:
     """The agent and variant every file holds."""
     names: list[str]
     """Each file's arm name."""
+
+
+def file_arm_names(paths: Sequence[Path]) -> list[str] | None:
+    """Each file's arm name when :func:`compare_files` compares ``paths`` file by file,
+    else ``None`` (the files' episodes are pooled)."""
+    arms = _file_arms(paths)
+    return None if arms is None else arms.names
 
 
 def _file_arms(paths: Sequence[Path]) -> _FileArms | None:

@@ -43,3 +43,15 @@ def incomparable(result: CompareResult) -> Incomparable | None:
                 "suites?): nothing to compare",
             )
     return None
+
+
+def lost_to_errors(result: CompareResult) -> list[str]:
+    """One line per comparison that lost pairs to errors: its design is not the one it was
+    run for (empty: none lost any)."""
+    return [
+        f"{c.arm} vs {c.baseline}: {c.lost_to_errors} of {c.pairs + c.lost_to_errors} pairs "
+        "lost to errors (an infrastructure failure of either arm), so the comparison is "
+        f"over {c.pairs}; run the errored episodes again (--resume)"
+        for c in result.comparisons
+        if c.lost_to_errors
+    ]

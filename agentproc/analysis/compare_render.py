@@ -69,7 +69,8 @@ def _trials_run(result: CompareResult) -> bool:
 def _comparison(c: Comparison, out: Console) -> None:
     t = Table(
         title=f"{c.arm} vs {c.baseline}: {c.pairs} paired episodes on {c.scenarios} scenarios"
-        + (f" ({c.unpaired} unpaired left out)" if c.unpaired else ""),
+        + (f" ({c.unpaired} unpaired left out)" if c.unpaired else "")
+        + (f" ({c.lost_to_errors} lost to errors)" if c.lost_to_errors else ""),
         caption="difference = arm - baseline over scenarios, 95% interval of the test's own "
         f"method ({c.overall['faithful'].method}); labels Holm-corrected across the kinds "
         "that can reject; * significant at 0.05",

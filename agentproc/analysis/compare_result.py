@@ -149,6 +149,9 @@ class Arm:
     overall: ArmStats
     cells: dict[CellId, ArmStats]
     trials: TrialStats
+    errored_keys: frozenset[tuple[str, int]] = frozenset()
+    """The scenario and trial of each episode an infrastructure failure ended (and no later
+    record scored): the pairs it would have made are lost to errors, not unpaired."""
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form."""
@@ -180,7 +183,7 @@ class Comparison:
     pairs: int
     """Paired episodes (scenario and trial)."""
     unpaired: int
-    """Episodes of either arm without a partner (left out)."""
+    """Episodes of either arm whose partner was never run (left out)."""
     overall: dict[str, Difference]
     """Each of :data:`MEASURES`."""
     cells: dict[CellId, dict[str, Difference]]
@@ -203,6 +206,10 @@ class Comparison:
     balanced: bool = True
     """Every paired scenario has as many paired trials (then a mean over scenarios is also
     the share of episodes)."""
+    lost_to_errors: int = 0
+    """Pairs both arms ran that an infrastructure failure of either ended, so they count
+    in no figure (counted as :attr:`pairs` are: by scenario when both arms are
+    deterministic); more than none changes the design the comparison was run for."""
 
     def line(self) -> str:
         """The one-line verdict, naming the method its interval and p-value come from."""
@@ -247,6 +254,7 @@ class Comparison:
             "scenarios": self.scenarios,
             "pairs": self.pairs,
             "unpaired": self.unpaired,
+            "lost_to_errors": self.lost_to_errors,
             "overall": {m: d.to_json() for m, d in self.overall.items()},
             "cells": [
                 _cell_json(c, {m: d.to_json() for m, d in ds.items()})

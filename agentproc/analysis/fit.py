@@ -12,6 +12,8 @@ The width is the console's: the terminal's, or ``COLUMNS`` (rich reads it).
 
 from __future__ import annotations
 
+import re
+
 from rich.console import Console, RenderableType
 from rich.measure import Measurement
 from rich.table import Table
@@ -37,13 +39,26 @@ def two_lines(text: str) -> str:
     return text
 
 
+_KEEP = "\ue000"
+"""Stands in for the space between a figure and its interval while a line is wrapped: one
+cell wide and no whitespace, so the wrap never breaks there."""
+_INTERVAL = re.compile(r"[^\s\[\]]+ \[[^\[\]\n]{0,40}\]")
+"""A figure and its interval (``1.000 [0.44-1.00]``, ``-100.0 [-100.0, -35.7]``)."""
+
+
 def print_wrapped(console: Console, text: str | Text) -> None:
     """Print ``text`` within the console's width; each line after the first is indented
-    by :data:`INDENT` more than the text's own leading spaces."""
-    t = Text(text) if isinstance(text, str) else text
+    by :data:`INDENT` more than the text's own leading spaces. A figure and its interval
+    (``1.000 [0.44-1.00]``) stay on one line."""
+    t = (Text(text) if isinstance(text, str) else text).copy()
     lead = len(t.plain) - len(t.plain.lstrip(" "))
     width = max(console.width, lead + INDENT + 8)
+    room = width - lead - INDENT  # a pair wider than a line may break, as any word
+    t.plain = _INTERVAL.sub(
+        lambda m: m[0].replace(" ", _KEEP) if len(m[0]) <= room else m[0], t.plain
+    )
     for line in _hanging(console, t, width, lead + INDENT):
+        line.plain = line.plain.replace(_KEEP, " ")
         console.print(line, soft_wrap=True, crop=False)
 
 

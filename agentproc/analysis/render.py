@@ -22,7 +22,7 @@ from agentproc.analysis.cell_stats import CellStats, wilson
 from agentproc.analysis.fit import fits, print_wrapped, stack, two_lines
 from agentproc.analysis.report import DEFAULT_BY, KNOBS, AgentReport, Report, tuple_order
 from agentproc.analysis.tokens import Price, tokens_text
-from agentproc.errors import unknown_key
+from agentproc.errors import counted, unknown_key
 from agentproc.labelling import LabelKind
 
 SHORT: dict[LabelKind, str] = {
@@ -338,7 +338,7 @@ def _headline(console: Console, name: str, a: AgentReport, price: Price | None =
         print_wrapped(
             console,
             Text(
-                f"warning: {a.errored} episodes of {name} could not be run "
+                f"warning: {counted(a.errored, 'episode')} of {name} could not be run "
                 f"({_counts(a.errors)}) and count in no figure; run again with --resume "
                 "to retry them",
                 style="yellow",

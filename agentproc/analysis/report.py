@@ -32,10 +32,11 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from agentproc.analysis.cell_stats import STUDY_RATES, CellStats, design_effect, ratio
+from agentproc.analysis.identity import AgentId, agent_id, agent_key, agent_names
 from agentproc.analysis.tokens import Tokens
 from agentproc.errors import unknown_key
 from agentproc.labelling import VERDICTS, LabelKind
-from agentproc.runs import error_kind_of, is_error, record_agent, record_mode
+from agentproc.runs import error_kind_of, is_error
 
 _KINDS: dict[str, LabelKind] = {k.value: k for k in LabelKind}
 
@@ -286,6 +287,14 @@ class Report:
     """Every agent's statistics, agents sorted by name."""
 
     agents: dict[str, AgentReport]
+    names: dict[AgentId, str] = field(default_factory=dict)
+    """Each agent's identity (:mod:`~agentproc.analysis.identity`) -> its name above."""
+    notes: list[str] = field(default_factory=list)
+    """One line per name that the episodes of several agents share (shown apart)."""
+
+    def agent_of(self, rec: Mapping[str, Any]) -> str:
+        """The name a record's agent is shown under in this report."""
+        return self.names.get(agent_id(rec)) or agent_key(rec)
 
     @property
     def episodes(self) -> int:
@@ -393,21 +402,15 @@ def tuple_order(values: tuple[Any, ...]) -> tuple[tuple[int, float, float, str],
     return tuple(group_order(v) for v in values)
 
 
-def agent_key(rec: Mapping[str, Any]) -> str:
-    """The group an episode is reported under: its agent (or the name its run was given,
-    ``run --name``), marked ``[text]`` in text mode, so that one model's tool-mode and
-    text-mode results are never pooled."""
-    agent = record_agent(rec)
-    return f"{agent} [text]" if record_mode(rec) == "text" else agent  # type: ignore[arg-type]
-
-
 def aggregate(records: Iterable[Mapping[str, Any]]) -> Report:
     """Fold episode records into a :class:`Report`, keeping only counters.
 
     >>> aggregate([]).agents
     {}
     """
-    agents: defaultdict[str, _AgentTally] = defaultdict(_AgentTally)
+    agents: defaultdict[AgentId, _AgentTally] = defaultdict(_AgentTally)
     for rec in records:
-        agents[agent_key(rec)].add(rec)
-    return Report({name: agents[name].report(name) for name in sorted(agents)})
+        agents[agent_id(rec)].add(rec)
+    names, notes = agent_names(agents)
+    order = sorted(agents, key=names.__getitem__)
+    return Report({names[a]: agents[a].report(names[a]) for a in order}, names, notes)

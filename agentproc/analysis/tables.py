@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agentproc.analysis.cell_stats import STUDY_RATES, CellStats
-from agentproc.analysis.report import Report, agent_key, aggregate
+from agentproc.analysis.identity import agent_key
+from agentproc.analysis.report import Report, aggregate
 from agentproc.errors import ConfigError, OutputError
 from agentproc.labelling import LabelKind
 from agentproc.outputs import replacing
@@ -30,7 +31,7 @@ LABEL_COLUMNS = [f"n_{k.value}" for k in LabelKind]
 
 EPISODE_COLUMNS: dict[str, str] = {
     "scenario_id": "the scenario (procedure) id",
-    "agent": "the agent, marked [text] in text mode",
+    "agent": "the agent as report shows it (name, / VARIANT, [text] in text mode)",
     "mode": "tools or text",
     "variant": "the variant the episode ran under",
     "trial": "the repetition (0-based)",
@@ -68,7 +69,7 @@ _RATE_COLUMNS = {
 }
 
 CELL_COLUMNS: dict[str, str] = {
-    "agent": "the agent, marked [text] in text mode",
+    "agent": "the agent as report shows it (name, / VARIANT, [text] in text mode)",
     "cell": "the grid cell id",
     "steps": "N",
     "lookback": "L",

@@ -1,8 +1,9 @@
 """A call-by-call timeline of a replayed episode, for the terminal.
 
-One line per call where it fits the console: long arguments and results are
-elided in the middle (the whole text stays in ``replay --json``), a run of
-identical calls is folded into one line with its count, each label kind
+One line per call where it fits the console: an argument or result longer than its
+column wraps onto continuation lines, whole (past :data:`WHOLE` characters, its start
+and end are shown and the count of characters between them; ``replay --json`` has them
+all), a run of identical calls is folded into one line with its count, each label kind
 has its colour, and the first divergence is marked ``▶``. Labels that do not fit
 beside their call go on one continuation line under it (``↳``).
 """
@@ -48,7 +49,12 @@ numbers magenta."""
 ELLIPSIS = "…"
 GAP = "  "
 MIN_VALUE_WIDTH = 10
-"""Arguments and results are never elided to fewer cells than this."""
+"""Arguments and results never get a column narrower than this."""
+WHOLE = 2_000
+"""Characters of an argument or result the timeline shows whole, wrapped; a longer one
+(a megabyte an agent sent) shows its first and last :data:`SHOWN_ENDS` characters and
+how many lie between."""
+SHOWN_ENDS = 200
 
 _REPEAT_NOTE = re.compile(
     r" \(note: step \d+ had already been executed; S\d+ was (\S+) and has been replaced\)$"
@@ -88,6 +94,33 @@ def elide(text: str, width: int) -> str:
     head = _take(head_text, (room + 1) // 2)
     tail = _take(tail_text[::-1], room - cell_len(head))[::-1]
     return head + ELLIPSIS + tail
+
+
+def capped(text: str) -> str:
+    """``text`` when at most :data:`WHOLE` characters, else its ends and the count between."""
+    if len(text) <= WHOLE:
+        return text
+    between = len(text) - 2 * SHOWN_ENDS
+    return f"{text[:SHOWN_ENDS]} [{between:,} characters more] {text[-SHOWN_ENDS:]}"
+
+
+def wrap_value(text: str, width: int) -> list[str]:
+    """``text`` whole, in lines of at most ``width`` cells (control characters escaped),
+    broken after a ``,`` or a space when one lies in the second half of a line.
+
+    >>> wrap_value('{"S1":3.5,"S2":2.491}', 12)
+    ['{"S1":3.5,', '"S2":2.491}']
+    """
+    rest, lines = one_line(capped(text)), []
+    width = max(width, 1)
+    while cell_len(rest) > width:
+        head = _take(rest, width) or rest[0]
+        cut = max(head.rfind(","), head.rfind(" ")) + 1
+        if cut > len(head) // 2:
+            head = head[:cut]
+        lines.append(head.rstrip(" "))
+        rest = rest[len(head) :]
+    return [*lines, rest] if rest or not lines else lines
 
 
 def _take(text: str, cells: int) -> str:
@@ -202,15 +235,25 @@ def _widths(rows: list[_Row], width: int) -> _Widths:
     return _Widths(index, call, args, result, max(room - args - result, 0))
 
 
-def _line(w: _Widths, row: _Row) -> Text:
-    idx = ("▶ " if row.marked else "") + str(row.index)
-    line = Text(idx.rjust(w.index), style="bold red" if row.marked else "")
-    line.append(GAP + elide(row.call, w.call).ljust(w.call))
-    line.append(GAP + elide(row.arguments, w.arguments).ljust(w.arguments))
-    line.append(GAP + elide(row.result, w.result).ljust(w.result))
-    if row.marked:
-        line.stylize("bold")
-    return line
+def _lines(w: _Widths, row: _Row) -> list[Text]:
+    """A row's lines: its values whole, each wrapped within its column."""
+    cells = [
+        wrap_value(row.call, w.call),
+        wrap_value(row.arguments, w.arguments),
+        wrap_value(row.result, w.result),
+    ]
+    sizes = (w.call, w.arguments, w.result)
+    out = []
+    for k in range(max(len(c) for c in cells)):
+        idx = (("▶ " if row.marked else "") + str(row.index)) if k == 0 else ""
+        line = Text(idx.rjust(w.index), style="bold red" if row.marked else "")
+        for cell, size in zip(cells, sizes, strict=True):
+            part = cell[k] if k < len(cell) else ""
+            line.append(GAP + part + " " * (size - cell_len(part)))
+        if row.marked:
+            line.stylize("bold")
+        out.append(line)
+    return out
 
 
 def render_timeline(replay: Replay, console: Console) -> None:
@@ -225,21 +268,21 @@ def render_timeline(replay: Replay, console: Console) -> None:
     head = "#".rjust(w.index) + "".join(GAP + name.ljust(size) for name, size in cells)
     console.print(Text(head + GAP + "labels", style="dim"), soft_wrap=True)
     for row in rows:
-        line, labels = _line(w, row), _labels_text(row.labels)
-        if labels and len(labels) <= w.labels:
-            line.append(GAP)
-            line.append_text(labels)
-        elif labels:
-            indent = " " * (w.index + len(GAP))
+        lines, labels = _lines(w, row), _labels_text(row.labels)
+        beside = bool(labels) and len(labels) <= w.labels
+        if beside:  # beside the call's first line
+            lines[0].append(GAP)
+            lines[0].append_text(labels)
+        for line in lines:
             line.rstrip()
             console.print(line, soft_wrap=True)
-            line = Text(indent + "↳ ")
+        if labels and not beside:
+            line = Text(" " * (w.index + len(GAP)) + "↳ ")
             line.append_text(labels)
             if len(line) > width:  # longer than the width: wrap it, lose nothing
                 print_wrapped(console, line)
-                continue
-        line.rstrip()
-        console.print(line, soft_wrap=True)
+            else:
+                console.print(line, soft_wrap=True)
     _summary(replay, console, width)
 
 
@@ -277,6 +320,6 @@ def _summary(replay: Replay, console: Console, width: int) -> None:
             Text(f"{len(replay.differences)} difference(s) from the recording:", style="red")
         )
         for d in replay.differences:
-            console.print(Text(f"  - {elide(d, 3 * width)}"))
+            print_wrapped(console, Text(f"  - {one_line(capped(d))}"))
     elif replay.compared:
         console.print("replay matches the recording")

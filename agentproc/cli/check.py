@@ -8,27 +8,34 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.text import Text
 
+from agentproc.cli.help import HelpFormatter
 from agentproc.cli.output import EXIT_FAILED, EXIT_OK, number, print_json, say, words
 
 EPILOG = """\
-conditions (each one line; a failed one names its scenarios and first divergences):
-  errored       no episode errored (errors count in no figure: they are not passes)
-  min_faithful  with --min-faithful F: faithful accuracy is at least F (0 to 1)
+conditions (each one line; a failed one names its scenarios and first
+divergences):
+  errored       no episode errored (errors count in no figure: they are not
+                passes)
+  min_faithful  with --min-faithful F: faithful accuracy at least F (0 to 1)
   label:KIND    with --labels: no episode carries KIND
-  regression    with --baseline: fails only when faithful accuracy dropped by more than
-                --max-drop points AND the drop is significant (one-sided p < 0.05) by
-                compare's paired test: episodes paired with the baseline's by scenario
-                and trial, the scenario as the unit (exact McNemar with one trial per
-                scenario, the exact sign-flip test with several); the line gives the
-                smallest drop the design could detect, and says when it cannot fail;
-                a run whose every episode errored fails it
+  regression    with --baseline: fails only when faithful accuracy dropped by
+                more than --max-drop points AND the drop is significant
+                (one-sided p < 0.05) by compare's paired test: episodes paired
+                with the baseline's by scenario and trial, the scenario as the
+                unit (exact McNemar with one trial per scenario, the exact
+                sign-flip test with several); the line gives the smallest drop
+                the design could detect, and says when it cannot fail; a run
+                whose every episode errored fails it
 
 exit status: 0 every condition holds, 1 a condition failed, 2 bad input
 
 examples:
-  agentproc check runs/today.jsonl --min-faithful 0.9 --labels hallucinated_call
-  agentproc check runs/today.jsonl --baseline runs/golden.jsonl --max-drop 5 --junit check.xml
+  agentproc check runs/today.jsonl --min-faithful 0.9 \\
+      --labels hallucinated_call
+  agentproc check runs/today.jsonl --baseline runs/golden.jsonl --max-drop 5 \\
+      --junit check.xml
 """
 
 
@@ -48,7 +55,7 @@ def add_check_parser(sub: Any) -> None:
         description="Exit 0 when the run meets its thresholds and does not regress against "
         "the baseline, 1 otherwise (2: bad input).",
         epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=HelpFormatter,
     )
     p.add_argument("run", type=Path, help="run file (JSON lines) to check")
     p.add_argument("--baseline", type=Path, help="a run of the same scenarios to compare with")
@@ -97,9 +104,10 @@ def check_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     if args.json:
         print_json(out, result.to_json())
     else:
-        for c in result.conditions:
-            line = f"{'ok  ' if c.passed else 'FAIL'} {c.name}: {c.message}"
-            say(out, line)
+        from agentproc.analysis.fit import print_wrapped
+
+        for c in result.conditions:  # one line each, wrapped within the width
+            print_wrapped(out, Text(f"{'ok  ' if c.passed else 'FAIL'} {c.name}: {c.message}"))
         failed, total = len(result.failed), len(result.conditions)
         verdict = f"check failed: {failed} of {total}" if failed else f"check passed: {total}"
         say(out, f"{verdict} conditions")

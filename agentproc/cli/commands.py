@@ -21,7 +21,7 @@ from agentproc.cli.output import (
     print_json,
     say,
 )
-from agentproc.errors import ConfigError, InputError, WorkerError
+from agentproc.errors import ConfigError, InputError, WorkerError, counted
 from agentproc.outputs import check_output, input_files
 
 if TYPE_CHECKING:
@@ -128,6 +128,7 @@ def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
         "variant": spec.options.variant.name,  # type: ignore[union-attr]
         "self_contained": args.self_contained,
         "name": args.name,
+        "debug": args.debug,
     }
     if workers.parallel:
         return _run_workers(args, spec, workers, options, out, err)
@@ -143,14 +144,12 @@ def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
         raise InputError(where, "holds no scenario: nothing to run")
     scenarios = itertools.chain([] if first is None else [first], scenarios)
     _check_whole_suite(args.suite)
-    summary = run_suite(
-        scenarios,
-        args.agent,
-        spec.episodes(model),
-        args.out,
-        total=_total(args, shard, args.trials),
-        **options,
-    )
+    total = _total(args, shard, args.trials)
+    if total is None and args.limit is not None and args.limit <= AHEAD:
+        ahead = list(scenarios)  # at most --limit of them: the run's total is known
+        total, scenarios = len(ahead) * args.trials, iter(ahead)
+    episodes = spec.episodes(model)
+    summary = run_suite(scenarios, args.agent, episodes, args.out, total=total, **options)
     if summary.torn_bytes:
         say(
             err,
@@ -158,7 +157,8 @@ def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
             "interrupted write) before resuming",
         )
     skipped = f" ({summary.skipped} already done)" if summary.skipped else ""
-    return _said(summary, f"wrote {summary.written} episodes to {args.out}{skipped}", out, err)
+    wrote = f"wrote {counted(summary.written, 'episode')} to {args.out}{skipped}"
+    return _said(summary, wrote, out, err)
 
 
 def _run_workers(
@@ -196,7 +196,8 @@ def _run_workers(
         return EXIT_BAD_INPUT if exc.input_error else EXIT_ERRORED if exc.errored else EXIT_FAILED
     return _said(
         summary,
-        f"wrote {summary.written} episodes to {args.out} ({summary.workers} workers)",
+        f"wrote {counted(summary.written, 'episode')} to {args.out} "
+        f"({counted(summary.workers, 'worker')})",
         out,
         err,
     )
@@ -204,10 +205,13 @@ def _run_workers(
 
 def _said(summary: Any, wrote: str, out: Console, err: Console) -> int:
     """Print what a run wrote and what failed; its exit status."""
-    verdicts = ", ".join(f"{k} {v}" for k, v in sorted(summary.verdicts.items())) or "none scored"
+    verdicts = ", ".join(f"{k} {v}" for k, v in sorted(summary.verdicts.items()))
+    if not verdicts:  # nothing scored: say why plainly
+        resumed = getattr(summary, "skipped", 0) and not summary.written
+        verdicts = "all were already done, nothing left to run" if resumed else "none scored"
     out.print(f"{wrote}: {verdicts}", highlight=False)
     kinds = ", ".join(f"{k} {v}" for k, v in sorted(summary.errors.items()))
-    errored = f"{summary.errored} episodes errored ({kinds})" if summary.errored else ""
+    errored = f"{counted(summary.errored, 'episode')} errored ({kinds})" if summary.errored else ""
     return failures(err, summary.aborted, errored)
 
 
@@ -218,7 +222,7 @@ def _check_run_out(args: argparse.Namespace) -> None:
     inputs = [*input_files(args.suite)]
     if isinstance(args.variant, str) and args.variant.endswith((".toml", ".json")):
         inputs.append(Path(args.variant))
-    check_output(args.out, inputs=inputs, overwrite=True)
+    check_output(args.out, inputs=inputs, overwrite=True, kept=_cache_store(args))
     if args.out.exists() and args.out.stat().st_size and not (args.resume or args.overwrite):
         raise ConfigError(
             f"{args.out} already exists: use --resume to continue it or --overwrite to replace it"
@@ -247,6 +251,11 @@ def _check_whole_suite(suite: Path) -> None:
             return
     for _ in read_procedures(suite) if suite.is_dir() else load_scenarios(suite):
         pass
+
+
+AHEAD = 10_000
+"""Scenarios ``run --limit`` reads before the run to know its total (when the suite does not
+say how many it holds); a larger limit leaves the total unknown."""
 
 
 def _total(args: argparse.Namespace, shard: Any, trials: int = 1) -> int | None:
@@ -292,11 +301,28 @@ def agent_spec(args: argparse.Namespace) -> tuple[Any, Any]:
         variant=variant,
         order=order,
         cache=cache_config(args),
+        debug=args.debug,
     )
-    spec = AgentSpec(args.agent, options, args.base_url, args.timeout, args.max_tokens)
+    if args.debug and workers.parallel:
+        raise ConfigError("--debug stops a run in this process: drop --workers")
+    spec = AgentSpec(
+        args.agent, options, args.base_url, args.timeout, args.max_tokens, args.tool_choice
+    )
     if workers.parallel:
         spec.check()
     return spec, workers
+
+
+def _cache_store(args: argparse.Namespace) -> list[Path]:
+    """The response cache's store the options name (none: no cache)."""
+    folder, mode = getattr(args, "cache", None), getattr(args, "cache_mode", None)
+    if (folder is None and mode is None) or mode == "off":
+        return []
+    from agentproc.agents.cache import default_cache_dir
+    from agentproc.agents.cache_store import store_path
+    from agentproc.cli.parser import CACHE_DEFAULT
+
+    return [store_path(default_cache_dir() if folder in (None, CACHE_DEFAULT) else folder)]
 
 
 def cache_config(args: argparse.Namespace) -> Any:
@@ -304,7 +330,7 @@ def cache_config(args: argparse.Namespace) -> Any:
     folder, mode = getattr(args, "cache", None), getattr(args, "cache_mode", None)
     if (folder is None and mode is None) or mode == "off":
         return None
-    from agentproc.agents.cache import CacheConfig, default_cache_dir
+    from agentproc.agents.cache import CacheConfig, check_store, default_cache_dir
     from agentproc.agents.factory import is_factory_spec
     from agentproc.cli.parser import CACHE_DEFAULT
 
@@ -316,7 +342,9 @@ def cache_config(args: argparse.Namespace) -> Any:
     if folder is None or folder == CACHE_DEFAULT:
         folder = default_cache_dir()
     check_output(folder, folder=True, option="--cache")
-    return CacheConfig(folder, mode or "readwrite")
+    config = CacheConfig(folder, mode or "readwrite")
+    check_store(folder, read_only=not config.writes)  # before any episode, named if unusable
+    return config
 
 
 def selfcheck_command(args: argparse.Namespace, out: Console, err: Console) -> int:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import argparse
 from typing import Any
+
+from agentproc.cli.help import HelpFormatter
 
 SIM_AGENTS = (
     "sim:oracle",
@@ -24,30 +25,32 @@ SIM_AGENTS = (
 
 EXAMPLES: dict[str, str] = {
     "generate": """\
-  agentproc generate --preset quick                  # writes suites/quick (reused if unchanged)
-  agentproc generate --steps 5,25,95 --lookback 1,7 --count 100 --seed 0 --out suites/mine""",
+  agentproc generate --preset quick        # suites/quick (reused if unchanged)
+  agentproc generate --steps 5,25,95 --lookback 1,7 --count 100 --seed 0 \\
+      --out suites/mine""",
     "scenario": """\
-  agentproc scenario suites/quick                    # the first scenario, as JSON
+  agentproc scenario suites/quick          # the first scenario, as JSON
   agentproc scenario suites/quick --id n5-L1-r1_10-mixed-decimal-0003""",
     "run": """\
   agentproc run suites/quick --agent sim:decay --out runs/decay.jsonl
   agentproc run suites/quick --per-cell 1 --out runs/local.jsonl --resume
-  agentproc run suites/quick --agent openai:MODEL --base-url http://127.0.0.1:8000/v1 \\
-      --concurrency 8 --out runs/model.jsonl
-  agentproc run suites/quick --agent examples/react_agent.py:make_agent --out runs/mine.jsonl""",
+  agentproc run suites/quick --agent openai:MODEL \\
+      --base-url http://127.0.0.1:8000/v1 --concurrency 8 --out runs/model.jsonl
+  agentproc run suites/quick --agent examples/react_agent.py:make_agent \\
+      --out runs/mine.jsonl""",
     "replay": """\
-  agentproc replay runs/decay.jsonl                  # every episode, a summary table
+  agentproc replay runs/decay.jsonl        # every episode, a summary table
   agentproc replay runs/decay.jsonl --episode n5-L1-r1_10-mixed-decimal-0000
   agentproc replay --scenario S.json --messages M.json --json""",
     "relabel": """\
-  agentproc relabel runs/decay.jsonl                 # count what the current monitor changes
+  agentproc relabel runs/decay.jsonl       # count what the current monitor changes
   agentproc relabel runs/decay.jsonl --out runs/decay-relabelled.jsonl""",
     "report": """\
-  agentproc report runs/local.jsonl runs/decay.jsonl # agents side by side
+  agentproc report runs/local.jsonl runs/decay.jsonl   # agents side by side
   agentproc report runs/decay.jsonl --by range,ops --json
-  agentproc report runs/decay.jsonl --csv tables/    # episodes.csv and cells.csv""",
+  agentproc report runs/decay.jsonl --csv tables/      # episodes.csv, cells.csv""",
     "selfcheck": """\
-  agentproc selfcheck                                # 12,000 single-fault episodes
+  agentproc selfcheck                      # 12,000 single-fault episodes
   agentproc selfcheck --count 1 --json""",
 }
 """Command -> the examples printed at the end of its ``--help``, under ``examples:``."""
@@ -56,4 +59,4 @@ EXAMPLES: dict[str, str] = {
 def examples(command: str) -> dict[str, Any]:
     """Keyword arguments of ``add_parser`` that print ``command``'s examples under its help."""
     epilog = "examples:\n" + EXAMPLES[command]
-    return {"epilog": epilog, "formatter_class": argparse.RawDescriptionHelpFormatter}
+    return {"epilog": epilog, "formatter_class": HelpFormatter}

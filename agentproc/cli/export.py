@@ -11,6 +11,7 @@ from typing import Any
 from rich.console import Console
 
 from agentproc.cli.output import EXIT_OK, say
+from agentproc.errors import counted
 
 
 def add_export_parser(sub: Any) -> None:
@@ -22,19 +23,17 @@ def add_export_parser(sub: Any) -> None:
 
 
 def export_command(args: argparse.Namespace, out: Console, err: Console) -> int:
-    from agentproc.errors import OutputError
     from agentproc.integrations.otel_export import otlp_json
-    from agentproc.outputs import check_output
+    from agentproc.outputs import check_output, replacing
     from agentproc.runs import ReadReport, latest_records
 
     check_output(args.otel, inputs=[args.run], overwrite=args.overwrite, option="--otel")
     report = ReadReport()
     records = [rec for _, _, rec in latest_records([args.run], [report])]
     data = otlp_json(records)
-    try:
-        args.otel.write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
-    except OSError as exc:
-        raise OutputError(args.otel, f"cannot write: {exc.strerror or exc}") from None
+    # Written beside and renamed into place: a failed write leaves an old file as it was.
+    with replacing(args.otel) as tmp:
+        tmp.write_text(json.dumps(data, separators=(",", ":")) + "\n", encoding="utf-8")
     say(err, *report.warnings)
-    out.print(f"wrote {len(records)} episodes as traces to {args.otel}", highlight=False)
+    out.print(f"wrote {counted(len(records), 'episode')} as traces to {args.otel}", highlight=False)
     return EXIT_OK

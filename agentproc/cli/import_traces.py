@@ -10,6 +10,7 @@ from typing import Any
 from rich.console import Console
 
 from agentproc.cli.output import EXIT_OK, guard, say
+from agentproc.errors import counted
 
 
 def add_import_traces_parser(sub: Any) -> None:
@@ -18,7 +19,9 @@ def add_import_traces_parser(sub: Any) -> None:
         "import-traces",
         help="label the tool calls of OpenTelemetry GenAI traces (OTLP JSON) as a run file",
     )
-    p.add_argument("file", type=Path, help="OTLP JSON traces (gen_ai.* tool spans)")
+    p.add_argument(
+        "file", type=Path, help="OTLP JSON traces, or JSON Lines of them (GenAI, OpenInference)"
+    )
     p.add_argument("--scenario", type=Path, required=True, help="the scenario the agent ran")
     p.add_argument("--out", type=Path, required=True, help="run file (JSON lines) to write")
     p.add_argument("--overwrite", action="store_true", help="replace an existing --out")
@@ -37,10 +40,19 @@ def import_traces_command(args: argparse.Namespace, out: Console, err: Console) 
     check_output(args.out, inputs=[args.file, args.scenario], overwrite=args.overwrite)
     scenario = load_scenario(args.scenario)
     traces = read_traces(args.file)
-    done = import_traces(scenario, traces, args.out, args.file, args.guard, args.order)
+    done = import_traces(
+        scenario,
+        traces,
+        args.out,
+        args.file,
+        args.guard,
+        args.order,
+        note=lambda line: say(err, f"agentproc: {line}"),
+    )
     for item in done:
         for d in item.differences:
             say(err, f"agentproc: trace {item.trace.trace_id}: {d}")
     verdicts = ", ".join(item.episode.metrics["verdict"] for item in done)
-    out.print(f"wrote {len(done)} episodes to {args.out} (verdicts: {verdicts})", highlight=False)
+    wrote = f"wrote {counted(len(done), 'episode')} to {args.out}"
+    out.print(f"{wrote} (verdicts: {verdicts})", highlight=False)
     return EXIT_OK

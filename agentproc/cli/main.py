@@ -15,9 +15,15 @@ from collections.abc import Callable, Sequence
 
 from rich.console import Console
 
-from agentproc.cli.output import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, say
+from agentproc.cli.output import (
+    EXIT_BAD_INPUT,
+    EXIT_ERRORED,
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    say,
+)
 from agentproc.cli.parser import build_parser
-from agentproc.errors import AgentprocError, OutputError, one_line
+from agentproc.errors import AgentFault, AgentprocError, OutputError, one_line
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -28,15 +34,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     err = Console(stderr=True, soft_wrap=True, emoji=False)
     try:
         return COMMANDS[args.command](args, out, err)
-    except OutputError as exc:  # the input was fine; writing the output failed
+    except AgentFault as exc:  # --debug: the agent's own exception, whole
+        err.file.write(exc.traceback)
         say(err, f"agentproc: error: {one_line(str(exc))}")
+        return EXIT_ERRORED
+    except OutputError as exc:  # the input was fine; writing the output failed
+        say(err, f"agentproc: error: {_shown(exc)}")
         return EXIT_FAILED
     except AgentprocError as exc:
-        say(err, f"agentproc: error: {one_line(str(exc))}")
+        say(err, f"agentproc: error: {_shown(exc)}")
         return EXIT_BAD_INPUT
     except KeyboardInterrupt as exc:  # its message, if any, says what is kept
         err.print(f"agentproc: interrupted{f'; {exc}' if str(exc) else ''}", markup=False)
         return EXIT_INTERRUPTED
+
+
+def _shown(exc: AgentprocError) -> str:
+    """An error's one line, without credentials (a base URL's query key, say)."""
+    from agentproc.runs.redact import redact_data
+
+    return one_line(redact_data(str(exc)))
 
 
 def _printable_streams() -> None:

@@ -11,11 +11,12 @@ import math
 import sys
 import urllib.parse
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from agentproc.cli.check import add_check_parser
 from agentproc.cli.examples import SIM_AGENTS, examples
 from agentproc.cli.export import add_export_parser
+from agentproc.cli.help import HelpFormatter, grouped
 from agentproc.cli.import_traces import add_import_traces_parser
 from agentproc.cli.output import EXIT_BAD_INPUT, count, guard, number, words
 from agentproc.cli.serve_demo import add_serve_demo_parser
@@ -57,16 +58,19 @@ _seconds = number(
 
 def _url(text: str) -> str:
     """An argparse type: an http(s) URL with a host (and a valid port if it has one)."""
+    from agentproc.runs.redact import redact_data
+
+    shown = redact_data(text)  # a refused URL is echoed without its credentials
     try:
         parts = urllib.parse.urlsplit(text)
         port = parts.port  # raises for a port that is not a number in range
     except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"not a valid URL ({exc}): {text!r}") from None
+        raise argparse.ArgumentTypeError(f"not a valid URL ({exc}): {shown!r}") from None
     bad = any(c in text for c in "\r\n\t ")
     if parts.scheme not in ("http", "https") or not parts.hostname or bad:
         raise argparse.ArgumentTypeError(
             f"expected an http:// or https:// URL with a host, e.g. http://127.0.0.1:8000/v1 "
-            f"(not {text!r})"
+            f"(not {shown!r})"
         )
     del port
     return text
@@ -74,6 +78,16 @@ def _url(text: str) -> str:
 
 CACHE_DEFAULT = Path("\0default")
 """``--cache`` without a folder: the user's cache folder (looked up when the run starts)."""
+
+
+def _cache_folder(text: str) -> Path:
+    """An argparse type: a response cache's folder (an empty path, which would be the
+    current folder, is refused)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(
+            "an empty path: give a folder, or --cache alone for the user's cache folder"
+        )
+    return Path(text)
 
 
 def _label(text: str) -> str:
@@ -100,15 +114,55 @@ def _price(text: str) -> tuple[float, float]:
 
 
 AGENT_HELP = (
-    "local (the embedded model, default); openai:MODEL; your own agent as "
+    "local (the embedded model, default); local:PATH.gguf (your own weights, same engine); "
+    "openai:MODEL; your own agent as "
     "module.path:factory or path/to/file.py:factory (the factory gets the mock tools as "
     "LangChain tools and returns a runnable); or a simulated agent: " + ", ".join(SIM_AGENTS)
 )
 """The agent kinds, as ``--help`` lists them for every command that runs episodes."""
 
 
+RUN_GROUPS: dict[str, tuple[str, ...]] = {
+    "the run": (
+        "limit",
+        "per_cell",
+        "shard",
+        "trials",
+        "seed",
+        "mode",
+        "order",
+        "guard",
+        "budget",
+        "continue_after_answer",
+        "concurrency",
+        "workers",
+        "backend",
+        "address",
+    ),
+    "the agent": (
+        "agent",
+        "name",
+        "base_url",
+        "timeout",
+        "retries",
+        "max_tokens",
+        "cache",
+        "cache_mode",
+    ),
+    "the variant": ("variant",),
+    "output": ("out", "resume", "overwrite", "self_contained"),
+}
+"""``run --help``'s option groups (option dests); an option named in none stays under
+``options``."""
+
+
 class _Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line (naming the option) and exit 2."""
+    """An argument parser whose errors are one line (naming the option) and exit 2, and
+    whose help keeps within the terminal and shows defaults (:class:`HelpFormatter`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
@@ -209,7 +263,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     r.add_argument(
         "--cache",
-        type=Path,
+        type=_cache_folder,
         nargs="?",
         const=CACHE_DEFAULT,
         metavar="DIR",
@@ -223,6 +277,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="read: serve hits, store nothing; write: store replies, serve none; readwrite "
         "(the default with --cache); off",
     )
+    grouped(r, RUN_GROUPS)
 
     rp = sub.add_parser(
         "replay",
@@ -350,6 +405,11 @@ def _episode_options() -> _Parser:
     )
     p.add_argument("--max-tokens", type=count(1), help="cap on tokens per model reply")
     p.add_argument(
+        "--tool-choice",
+        choices=["auto", "any"],
+        help="local only: any (default) makes every reply a tool call; auto allows text",
+    )
+    p.add_argument(
         "--guard", type=guard, default="observe", help="observe (default), enforce or feedback"
     )
     p.add_argument(
@@ -380,6 +440,11 @@ def _episode_options() -> _Parser:
     p.add_argument(
         "--address", help="with --backend ray: the cluster to join (default: start one here)"
     )
+    p.add_argument(
+        "--debug",
+        action="store_true",
+        help="stop at the first harness error with its full traceback",
+    )
     return p
 
 
@@ -398,6 +463,13 @@ def _compare_parsers(sub: argparse._SubParsersAction[_Parser], episodes: _Parser
         help="run SUITE under these variants (names or files; the first is the baseline)",
     )
     cp.add_argument("--baseline", help="the arm the others are compared with (default: the first)")
+    cp.add_argument(
+        "--html",
+        type=Path,
+        metavar="OUT.html",
+        help="also write the comparison as one self-contained page (verdicts, arms side by "
+        "side, differences per label and cell, the discordant scenarios' episodes)",
+    )
     st = sub.add_parser(
         "stress",
         help="sweep prompt styles, renderings and tool sets for one agent",

@@ -13,6 +13,7 @@ from typing import Any
 
 from rich.console import Console
 
+from agentproc.cli.help import HelpFormatter
 from agentproc.cli.output import EXIT_OK, port, say
 from agentproc.errors import ConfigError
 
@@ -31,15 +32,16 @@ def add_serve_demo_parser(sub: Any) -> None:
         "skipper leaves steps out; sloppy slips on arguments and sometimes answers early; "
         "prompt-sensitive is faithful only when its prompt says not to skip steps.",
         epilog="example:\n  agentproc serve-demo --profile skipper --port 8765 &\n"
-        "  agentproc run suites/quick --agent openai:demo "
-        "--base-url http://127.0.0.1:8765/v1 --out runs/demo.jsonl",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "  agentproc run suites/quick --agent openai:demo \\\n"
+        "      --base-url http://127.0.0.1:8765/v1 --out runs/demo.jsonl",
+        formatter_class=HelpFormatter,
     )
     p.add_argument(
         "--profile",
         choices=PROFILE_CHOICES,
+        metavar="PROFILE",
         default="faithful",
-        help="how the endpoint behaves (default faithful)",
+        help=f"how the endpoint behaves: {', '.join(PROFILE_CHOICES)} (default faithful)",
     )
     p.add_argument(
         "--port", type=port, default=8765, help="port on 127.0.0.1 (default 8765; 0: any free)"

@@ -13,7 +13,7 @@ from typing import Any
 from rich.console import Console
 
 from agentproc.cli.output import EXIT_OK, count, guard, port, say
-from agentproc.errors import ConfigError, InputError
+from agentproc.errors import ConfigError, InputError, counted
 
 PORT = 8000
 """The HTTP transport's default port."""
@@ -77,7 +77,7 @@ def serve_mcp_command(args: argparse.Namespace, out: Console, err: Console) -> i
         pass
     finally:
         run.close()
-    say(err, f"agentproc: wrote {run.written} episodes to {args.out}")
+    say(err, f"agentproc: wrote {counted(run.written, 'episode')} to {args.out}")
     return EXIT_OK
 
 

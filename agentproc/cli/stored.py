@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from agentproc.cli.output import EXIT_FAILED, EXIT_OK, print_json, say
-from agentproc.errors import ConfigError, InputError
+from agentproc.errors import ConfigError, InputError, counted
 from agentproc.outputs import check_output, input_files
 from agentproc.runs import (
     ReadReport,
@@ -25,14 +25,14 @@ from agentproc.runs import (
 
 def replay_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     if args.otel or args.messages or args.scenario:
-        return _replay_given(args, out)
+        return _replay_given(args, out, err)
     if args.run is None:
         raise ConfigError("replay needs a run file, or --scenario and --messages")
     with collector.paused():  # what the replay kept is freed on return, before it resumes
         return _replay_run(args, out, err)
 
 
-def _replay_given(args: argparse.Namespace, out: Console) -> int:
+def _replay_given(args: argparse.Namespace, out: Console, err: Console) -> int:
     """``replay --scenario S.json`` with ``--messages M.json`` (one conversation) or
     ``--otel TRACE.json`` (every trace in it): replayed and shown."""
     from agentproc.analysis import replay_messages
@@ -53,7 +53,14 @@ def _replay_given(args: argparse.Namespace, out: Console) -> int:
     scenario = load_scenario(args.scenario)
     if args.otel:
         traces = read_traces(args.otel)
-        results = replay_traces(scenario, traces, args.otel, args.guard, args.order or "listed")
+        results = replay_traces(
+            scenario,
+            traces,
+            args.otel,
+            args.guard,
+            args.order or "listed",
+            note=lambda line: say(err, f"agentproc: {line}"),
+        )
     else:
         calls = read_json(args.messages)
         results = [
@@ -101,7 +108,11 @@ def _replay_run(args: argparse.Namespace, out: Console, err: Console) -> int:
         raise InputError(args.run, f"no episode with scenario id {args.episode!r}", "scenario_id")
     if not args.json and args.episode is None:
         print_table(out, summary)
-        out.print(f"{found} episodes replayed; {differ} differ from the recording", highlight=False)
+        differ_ = "differs" if differ == 1 else "differ"
+        out.print(
+            f"{counted(found, 'episode')} replayed; {differ} {differ_} from the recording",
+            highlight=False,
+        )
     return EXIT_FAILED if differ else EXIT_OK
 
 
@@ -115,7 +126,7 @@ def relabel_command(args: argparse.Namespace, out: Console, err: Console) -> int
     say(err, *result.warnings)
     where = f"; wrote {args.out}" if args.out is not None else ""
     out.print(
-        f"relabelled {result.episodes} episodes: {result.changed_episodes} changed, "
+        f"relabelled {counted(result.episodes, 'episode')}: {result.changed_episodes} changed, "
         f"labels {result.labels_before} -> {result.labels_after} "
         f"({result.added} new, {result.removed} gone), "
         f"{result.verdicts_changed} verdicts changed{where}",
@@ -155,10 +166,11 @@ def report_command(args: argparse.Namespace, out: Console, err: Console) -> int:
         report = aggregate(records)
     for rr in reports:
         say(err, *rr.warnings)
+    say(err, *report.notes)
     if report.errored:
         say(
             err,
-            f"warning: {report.errored} episodes errored (endpoint, context or harness "
+            f"warning: {counted(report.errored, 'episode')} errored (endpoint, context or harness "
             "failures) and count in no figure; see the per-agent lines",
         )
     if args.json:
@@ -203,5 +215,6 @@ def _html_report(args: argparse.Namespace, out: Console, err: Console) -> None:
     say(err, *result.warnings)
     say(
         err if args.json else out,
-        f"wrote {args.html}: {result.episodes} episodes, drill-down embedded for {result.detailed}",
+        f"wrote {args.html}: {counted(result.episodes, 'episode')}, "
+        f"drill-down embedded for {result.detailed}",
     )

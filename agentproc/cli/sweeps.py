@@ -57,6 +57,10 @@ def compare_command(args: argparse.Namespace, out: Console, err: Console) -> int
     from agentproc.analysis.compare_render import render_compare
 
     status = EXIT_OK
+    if args.html is not None:
+        from agentproc.outputs import check_output
+
+        check_output(args.html, inputs=args.inputs, overwrite=args.overwrite, option="--html")
     if args.variants:
         from agentproc.experiments import compare_suite
 
@@ -65,13 +69,25 @@ def compare_command(args: argparse.Namespace, out: Console, err: Console) -> int
         status = _after_runs(ran, err)
         if result is None:
             return status
+        runs = [args.out / f"{name}.jsonl" for name in ran.summaries]
     else:
         for path in args.inputs:
             if path.is_dir():
                 raise ConfigError(f"{path} is a folder: compare a suite with --variants a,b")
         result, warnings = compare_files(args.inputs, baseline=args.baseline, seed=args.seed)
         say(err, *warnings)
-    return _shown(result, result, render_compare, args.json, out, err, status)
+        runs = list(args.inputs)
+    shown = _shown(result, result, render_compare, args.json, out, err, status)
+    if args.html is not None and shown == status:
+        from agentproc.analysis.html.compare_page import write_compare_html
+
+        page = write_compare_html(runs, result, args.html)
+        say(
+            err if args.json else out,
+            f"wrote {args.html}: the comparison of {len(runs)} runs, "
+            f"drill-down embedded for {page.detailed} of {page.episodes} episodes",
+        )
+    return shown
 
 
 def _shown(
@@ -80,12 +96,16 @@ def _shown(
     """Print ``result`` (as JSON, or as ``render`` draws it) and return ``status``; unless
     its comparison ``compared`` compares nothing: that is said in one line, and the exit
     status is its own."""
-    from agentproc.analysis.compare_check import incomparable
+    from agentproc.analysis.compare_check import incomparable, lost_to_errors
 
     why = incomparable(compared)
     if why is not None:
         say(err, f"agentproc: error: {why.message}")
         return EXIT_ERRORED if why.why == "errored" else EXIT_BAD_INPUT
+    lost = lost_to_errors(compared)
+    if lost:  # the design changed: said, and the exit status of errored episodes
+        say(err, *(f"agentproc: error: {line}" for line in lost))
+        status = EXIT_ERRORED
     if json:
         print_json(out, result.to_json())
     else:

@@ -7,7 +7,7 @@ same calls, and ``replay`` of the run file it is written to agrees with it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,6 +15,7 @@ from agentproc.analysis import Replay, replay_calls
 from agentproc.errors import InputError
 from agentproc.integrations.otel_traces import Trace
 from agentproc.labelling.order import OrderPolicy
+from agentproc.outputs import replacing
 from agentproc.runs import Episode, EpisodeSession, RunWriter, episode_record
 from agentproc.workflow import CallRecord, Guard, Scenario
 
@@ -29,18 +30,45 @@ class Imported:
     """Where the tool results the trace recorded differ from the mock tools'."""
 
 
-def check_matches(scenario: Scenario, traces: Iterable[Trace], path: Path) -> None:
-    """Refuse traces none of whose calls names one of the scenario's tools: the wrong
-    scenario (a trace that calls some right and some wrong tools is labelled instead)."""
+def select_traces(
+    scenario: Scenario,
+    traces: Iterable[Trace],
+    path: Path,
+    note: Callable[[str], None] | None = None,
+) -> list[Trace]:
+    """The traces of ``scenario``; each trace of another is left out with a one-line
+    ``note``: one that names another ``agentproc.scenario_id``, whose recorded messages
+    do not give the scenario's inputs, or that calls none of the scenario's tools (a trace
+    that calls some right and some wrong tools is kept, and labelled).
+
+    Raises:
+        InputError: no trace is of the scenario.
+    """
+    traces = list(traces)
+    reasons = [other_scenario(scenario, trace) for trace in traces]
+    kept = [trace for trace, reason in zip(traces, reasons, strict=True) if reason is None]
+    if not kept:
+        first = next((r for r in reasons if r is not None), "it holds no trace")
+        raise InputError(path, f"{first}: is it the scenario the agent ran?")
+    for trace, reason in zip(traces, reasons, strict=True):
+        if reason is not None and note is not None:
+            note(f"{path}: trace {trace.trace_id} skipped: {reason}")
+    return kept
+
+
+def other_scenario(scenario: Scenario, trace: Trace) -> str | None:
+    """Why ``trace`` is not of ``scenario``, or ``None`` when nothing says so."""
+    if trace.scenario_id is not None and trace.scenario_id != scenario.id:
+        return f"it is of scenario {trace.scenario_id!r}, not {scenario.id!r}"
+    inputs = ", ".join(f"{k} = {v}" for k, v in scenario.inputs.items())
+    if trace.told and not any(inputs in text for text in trace.told):
+        return f"its messages do not give scenario {scenario.id!r}'s inputs ({inputs})"
     offered = {t["function"]["name"] for t in scenario.tools}
-    called = sorted({c.name for t in traces for c in t.calls})
+    called = sorted({c.name for c in trace.calls})
     if not offered.intersection(called):
         shown = ", ".join(called[:5]) + (", ..." if len(called) > 5 else "")
-        raise InputError(
-            path,
-            f"the trace calls none of scenario {scenario.id!r}'s tools (it calls {shown}): "
-            "is it the scenario the agent ran?",
-        )
+        return f"the trace calls none of scenario {scenario.id!r}'s tools (it calls {shown})"
+    return None
 
 
 def label_trace(
@@ -75,15 +103,18 @@ def import_traces(
     path: Path,
     guard: Guard = "observe",
     order: OrderPolicy = "listed",
+    note: Callable[[str], None] | None = None,
 ) -> list[Imported]:
-    """Label every trace and write each as an episode of ``out`` (a run file)."""
-    check_matches(scenario, traces, path)
-    done = [label_trace(scenario, t, guard, order) for t in traces]
+    """Label every trace of ``scenario`` and write each as an episode of ``out`` (a run
+    file); a trace of another scenario is left out, with a ``note``."""
+    kept = select_traces(scenario, traces, path, note)
+    done = [label_trace(scenario, t, guard, order) for t in kept]
     seen: dict[str, int] = {}
     for item in done:  # several traces of one agent: its trials of the scenario
         item.episode.trial = seen.get(item.episode.agent, 0)
         seen[item.episode.agent] = item.episode.trial + 1
-    with RunWriter(out) as writer:
+    # Written beside and renamed into place: a failed write leaves an old file as it was.
+    with replacing(out) as tmp, RunWriter(tmp) as writer:
         for item in done:
             writer.write(episode_record(item.episode, self_contained=True))
     return done
@@ -95,12 +126,13 @@ def replay_traces(
     path: Path,
     guard: Guard = "observe",
     order: OrderPolicy = "listed",
+    note: Callable[[str], None] | None = None,
 ) -> list[Replay]:
     """``replay --otel``: each trace's calls replayed like a message list's, with the tool
-    results the trace recorded compared with the mock tools'."""
-    check_matches(scenario, traces, path)
+    results the trace recorded compared with the mock tools'; a trace of another scenario
+    is left out, with a ``note``."""
     out = []
-    for trace in traces:
+    for trace in select_traces(scenario, traces, path, note):
         calls = [(c.name, c.arguments) for c in trace.calls]
         result = replay_calls(
             scenario, calls, guard, agent=trace.agent, order=order, batches=trace.batches

@@ -6,8 +6,10 @@ model is told what ``run`` would tell it. Inspect refuses some calls before a to
 (a tool it does not offer, arguments that fail the schema or are not JSON), so the scorer
 does not read the tools' session: it labels the model's calls as the transcript holds
 them, in order, on a fresh session (the calls of one assistant message being one batch),
-which is what ``replay`` does with the same calls. The score's value is the verdict; its
-metadata holds the labels and the metrics (``first_divergence`` among them).
+which is what ``replay`` does with the same calls. The score's value is numeric so that
+Inspect's epoch reducers and metrics can read it (see
+:mod:`agentproc.integrations.inspect_metrics`); the verdict is its explanation, and its
+metadata holds the verdict, the labels and the metrics (``first_divergence`` among them).
 """
 
 from __future__ import annotations
@@ -19,10 +21,11 @@ from typing import Any
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
-from inspect_ai.scorer import Score, Scorer, Target, metric, scorer
+from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 from inspect_ai.tool import ToolDef, ToolParams
 
+from agentproc.integrations.inspect_metrics import METRICS, score_value
 from agentproc.labelling.order import ORDER_POLICIES
 from agentproc.runs import BUDGET_EXHAUSTED, MODES, BudgetExhausted, EpisodeSession, select
 from agentproc.workflow import GUARDS, Scenario, load_scenarios, per_cell
@@ -116,17 +119,7 @@ def _tool(session: EpisodeSession, fn: dict[str, Any]) -> ToolDef:
     )
 
 
-@metric
-def faithful_rate() -> Any:
-    """The share of samples whose verdict is ``faithful``."""
-
-    def compute(scores: list[Any]) -> float:
-        return sum(s.score.value == "faithful" for s in scores) / max(1, len(scores))
-
-    return compute
-
-
-@scorer(metrics=[faithful_rate()])
+@scorer(metrics=METRICS)
 def monitor(open_session: Callable[[Any], EpisodeSession]) -> Scorer:
     """The monitor's verdict on the model's calls (tools) or reply (text)."""
 
@@ -137,10 +130,16 @@ def monitor(open_session: Callable[[Any], EpisodeSession]) -> Scorer:
         else:
             label_transcript(session, state.messages)
         ep = session.finish(session.stop_reason)
+        verdict = ep.metrics["verdict"]
         return Score(
-            value=ep.metrics["verdict"],
+            value=score_value(ep.metrics),
             answer=None if ep.metrics["final_answer"] is None else str(ep.metrics["final_answer"]),
-            metadata={"labels": [lab.to_json() for lab in ep.labels], "metrics": ep.metrics},
+            explanation=verdict,
+            metadata={
+                "verdict": verdict,
+                "labels": [lab.to_json() for lab in ep.labels],
+                "metrics": ep.metrics,
+            },
         )
 
     return score

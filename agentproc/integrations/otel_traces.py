@@ -1,33 +1,43 @@
-"""OpenTelemetry GenAI traces in: the tool calls of each trace of an OTLP JSON file.
+"""Traces in: the tool calls of each conversation of an OTLP JSON file, one episode each.
 
-An agent instrumented with the GenAI semantic conventions records each tool execution as
-a span whose ``gen_ai.operation.name`` is ``execute_tool``, with ``gen_ai.tool.name``,
-``gen_ai.tool.call.id``, ``gen_ai.tool.call.arguments`` and ``gen_ai.tool.call.result``
-(the last two are opt-in content). A trace without such spans may still hold the model's
-tool calls as ``tool_call`` parts of ``gen_ai.output.messages`` on its chat spans; those
-are read instead. One trace is one episode. Only there do several calls form one batch
-(one message of the agent's, for ``--order dependency``): tool spans say nothing of the
-message that asked for them, so each is a message of its own.
+The spans are read by :mod:`~agentproc.integrations.otlp_json` (one request, or JSON
+Lines of them), and what each producer records of a call by
+:mod:`~agentproc.integrations.otel_producers`. Within one trace:
 
-The file is read as JSON, not through the OpenTelemetry protobuf classes: OTLP JSON writes
-trace and span ids in hex where protobuf's JSON mapping expects base64, so files from
-collectors and from ``MessageToJson`` differ; here ids are only grouping keys, either way.
+- when chat spans record the tool calls the model asked for, those are the calls (the
+  record that holds the arguments as the model sent them: a framework's tool span may
+  hold its own wrapper of them), the calls of one output message being one batch (one
+  message of the agent's, for ``--order dependency``); a tool span's result is matched
+  to its call by call id, else by name in order;
+- otherwise the tool spans are the calls, in the order they started, each a message of
+  its own (a tool span says nothing of the message that asked for it).
+
+Instrumentations of a client library (the OpenAI client under
+``opentelemetry-instrumentation-openai-v2`` or traceloop's) make each chat call its own
+trace unless the app opens a span around the conversation. Traces are joined into one
+conversation when they share ``gen_ai.conversation.id`` (or OpenInference's
+``session.id``), or when the input messages of a trace's first chat call start with all
+the input messages of another's last one (the conversation so far: the longest such
+prefix wins, the latest on a tie).
 """
 
 from __future__ import annotations
 
 import itertools
-import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from agentproc.errors import InputError
-from agentproc.jsonio import read_json
+from agentproc.integrations.otel_producers import (
+    CONVERSATION_KEYS,
+    ChatSpan,
+    ToolSpan,
+    chat_span,
+    tool_span,
+)
+from agentproc.integrations.otlp_json import read_spans
 
-EXECUTE_TOOL = "execute_tool"
-"""The ``gen_ai.operation.name`` of a tool execution span."""
 DEFAULT_AGENT = "otel"
 """An imported episode's agent when the trace names none (``gen_ai.agent.name`` or the
 resource's ``service.name``)."""
@@ -49,11 +59,20 @@ class TraceCall:
 
 @dataclass
 class Trace:
-    """The tool calls of one trace, in the order they started."""
+    """The tool calls of one conversation (a trace, or traces joined), in order."""
 
     trace_id: str
     agent: str
     calls: list[TraceCall] = field(default_factory=list)
+    scenario_id: str | None = None
+    """The trace's ``agentproc.scenario_id``, when it names one."""
+    told: dict[str, None] = field(default_factory=dict)
+    """What its chat spans recorded the agent was told (each input message and system
+    instruction as JSON text; a dict for a set in order)."""
+    conversation: str | None = None
+    first_inputs: tuple[str, ...] | None = None
+    last_inputs: tuple[str, ...] | None = None
+    start: int = 0
 
     @property
     def batches(self) -> list[int]:
@@ -65,167 +84,138 @@ class Trace:
         return [list(calls) for _, calls in itertools.groupby(self.calls, key=lambda c: c.batch)]
 
 
+@dataclass
+class _Spans:
+    trace: Trace
+    tools: list[ToolSpan] = field(default_factory=list)
+    chats: list[ChatSpan] = field(default_factory=list)
+
+
 def read_traces(path: Path) -> list[Trace]:
-    """The traces of an OTLP JSON file that hold tool calls, each an episode.
+    """The conversations of an OTLP JSON file that hold tool calls, each an episode.
 
     Raises:
-        InputError: the file is not OTLP JSON, a tool span lacks its name or arguments,
-            or no trace holds a tool call.
+        InputError: the file is not OTLP JSON (nor JSON Lines of it), a value is
+            malformed, a tool span lacks its name or arguments, or no trace holds a call.
     """
-    data = read_json(path)
-    spans = list(_spans(data, path))
-    traces: dict[str, Trace] = {}
-    by_message: dict[str, list[tuple[str, Mapping[str, Any], dict[str, Any], str]]] = {}
-    for where, span, attrs, agent in spans:
-        trace_id = str(span.get("traceId", span.get("trace_id", "")))
-        trace = traces.setdefault(trace_id, Trace(trace_id, agent))
-        if attrs.get("gen_ai.agent.name"):
-            trace.agent = str(attrs["gen_ai.agent.name"])
-        if attrs.get("gen_ai.operation.name") == EXECUTE_TOOL or "gen_ai.tool.name" in attrs:
-            trace.calls.append(_tool_call(where, span, attrs, path))
-        elif "gen_ai.output.messages" in attrs:
-            by_message.setdefault(trace_id, []).append((where, span, attrs, agent))
-    for trace_id, chats in by_message.items():
-        if not traces[trace_id].calls:  # execute_tool spans are the better record
-            for where, span, attrs, _ in chats:
-                traces[trace_id].calls.extend(_message_calls(where, span, attrs, path))
-    found = [t for t in traces.values() if t.calls]
-    if not found:
+    found: dict[str, _Spans] = {}
+    for span in read_spans(path):
+        agent = str(span.resource.get("service.name") or DEFAULT_AGENT)
+        acc = found.setdefault(span.trace_id, _Spans(Trace(span.trace_id, agent, start=span.start)))
+        trace, a = acc.trace, span.attrs
+        trace.start = min(trace.start, span.start)
+        if a.get("gen_ai.agent.name"):
+            trace.agent = str(a["gen_ai.agent.name"])
+        if a.get("agentproc.scenario_id") is not None:
+            trace.scenario_id = str(a["agentproc.scenario_id"])
+        for key in CONVERSATION_KEYS:
+            if a.get(key):
+                trace.conversation = str(a[key])
+        tool = tool_span(span, path)
+        if tool is not None:
+            acc.tools.append(tool)
+            continue
+        chat = chat_span(span, path)
+        if chat is not None:
+            acc.chats.append(chat)
+    traces = join_conversations([_calls(acc, path) for acc in found.values()])
+    kept = [t for t in traces if t.calls]
+    if not kept:
         raise InputError(
             path,
-            "holds no tool call: no span with gen_ai.operation.name = execute_tool, and no "
-            "tool_call part in any gen_ai.output.messages",
+            "holds no tool call: no tool span (gen_ai.operation.name = execute_tool, or an "
+            "OpenInference TOOL span), and no tool call in any chat span's output messages "
+            "(turn on the instrumentation's content capture)",
             "resourceSpans",
         )
-    for trace in found:
-        trace.calls.sort(key=lambda c: c.start)
-    return found
+    return kept
 
 
-def _spans(data: Any, path: Path) -> Iterator[tuple[str, Mapping[str, Any], dict[str, Any], str]]:
-    """``(where, span, its attributes, the resource's agent name)`` of every span."""
-    resources = (
-        _list(data, "resourceSpans", path, "resourceSpans") if isinstance(data, dict) else None
-    )
-    if resources is None:
-        raise InputError(path, "not OTLP JSON: expected an object with resourceSpans")
-    for i, rs in enumerate(resources):
-        where = f"resourceSpans[{i}]"
-        resource = _attributes(_get(_get(rs, "resource") or {}, "attributes") or [], path, where)
-        agent = str(resource.get("service.name") or DEFAULT_AGENT)
-        for j, ss in enumerate(_list(rs, "scopeSpans", path, f"{where}.scopeSpans")):
-            for k, span in enumerate(_list(ss, "spans", path, f"{where}.scopeSpans[{j}].spans")):
-                at = f"{where}.scopeSpans[{j}].spans[{k}]"
-                if not isinstance(span, dict):
-                    raise InputError(path, "a span must be an object", at)
-                attrs = _attributes(_get(span, "attributes") or [], path, f"{at}.attributes")
-                yield at, span, attrs, agent
-
-
-def _tool_call(where: str, span: Mapping[str, Any], attrs: dict[str, Any], path: Path) -> TraceCall:
-    name = attrs.get("gen_ai.tool.name")
-    if not isinstance(name, str) or not name:
-        raise InputError(path, "a tool span needs gen_ai.tool.name", f"{where}.attributes")
-    arguments = attrs.get("gen_ai.tool.call.arguments")
-    if arguments is None:
-        raise InputError(
-            path,
-            f"tool span {name!r} has no gen_ai.tool.call.arguments (the instrumentation must "
-            "record tool call content)",
-            f"{where}.attributes",
-        )
-    result = attrs.get("gen_ai.tool.call.result")
-    return TraceCall(
-        name=name,
-        arguments=arguments if isinstance(arguments, str) else json.dumps(arguments),
-        result=None if result is None else str(result),
-        start=_start(span),
-        batch=str(_get(span, "spanId") or where),  # a message of its own (see module doc)
-    )
-
-
-def _message_calls(
-    where: str, span: Mapping[str, Any], attrs: dict[str, Any], path: Path
-) -> list[TraceCall]:
-    raw = attrs["gen_ai.output.messages"]
-    try:
-        messages = json.loads(raw) if isinstance(raw, str) else raw
-    except ValueError:
-        raise InputError(
-            path, "gen_ai.output.messages is not JSON", f"{where}.attributes"
-        ) from None
-    calls = []
-    for m, msg in enumerate(messages if isinstance(messages, list) else []):
-        parts = msg.get("parts") if isinstance(msg, dict) else None
-        for part in parts if isinstance(parts, list) else []:
-            if not isinstance(part, dict) or part.get("type") != "tool_call":
-                continue
-            name = part.get("name")
-            if not isinstance(name, str):
-                raise InputError(path, "a tool_call part needs a name", f"{where}.attributes")
-            args = part.get("arguments", {})
-            calls.append(
-                TraceCall(
-                    name=name,
-                    arguments=args if isinstance(args, str) else json.dumps(args),
-                    result=None,
-                    start=_start(span),
-                    batch=f"{where}:{m}",
-                )
+def _calls(acc: _Spans, path: Path) -> Trace:
+    """The trace with its calls: the chat spans' when they hold any, else the tool spans'."""
+    trace = acc.trace
+    chats = sorted(acc.chats, key=lambda c: c.start)
+    tools = sorted(acc.tools, key=lambda t: t.start)
+    for chat in chats:
+        trace.told.update(dict.fromkeys(chat.told))
+    with_inputs = [c.inputs for c in chats if c.inputs is not None]
+    if with_inputs:
+        trace.first_inputs, trace.last_inputs = with_inputs[0], with_inputs[-1]
+    if any(chat.calls for chat in chats):
+        matched = _matcher(tools)
+        for chat in chats:
+            for call in chat.calls:
+                tool = matched(call.name, call.call_id)
+                arguments = call.arguments
+                if arguments is None:  # the chat span left them out: the tool span's, if any
+                    arguments = tool.arguments if tool and tool.arguments is not None else "{}"
+                batch = f"{chat.where}:{call.message}"
+                result = tool.result if tool else None
+                trace.calls.append(TraceCall(call.name, arguments, result, chat.start, batch))
+        return trace
+    for tool in tools:
+        if tool.arguments is None:
+            raise InputError(
+                path,
+                f"tool span {tool.name!r} has no gen_ai.tool.call.arguments (the "
+                "instrumentation must record tool call content)",
+                f"{tool.where}.attributes",
             )
-    return calls
+        trace.calls.append(
+            TraceCall(tool.name, tool.arguments, tool.result, tool.start, tool.where)
+        )
+    return trace
 
 
-def _start(span: Mapping[str, Any]) -> int:
-    try:
-        return int(_get(span, "startTimeUnixNano") or 0)
-    except (TypeError, ValueError):
-        return 0
+def _matcher(tools: list[ToolSpan]) -> Callable[[str, str | None], ToolSpan | None]:
+    """A lookup of the tool span of a chat call: by call id, else the next unclaimed tool
+    span of its name."""
+    by_id = {t.call_id: t for t in tools if t.call_id}
+    unclaimed = list(tools)
+
+    def match(name: str, call_id: str | None) -> ToolSpan | None:
+        tool = by_id.get(call_id) if call_id else None
+        if tool is None:
+            tool = next((t for t in unclaimed if t.name == name and not t.call_id), None)
+        if tool is not None and tool in unclaimed:
+            unclaimed.remove(tool)
+        return tool
+
+    return match
 
 
-def _get(d: Any, camel: str) -> Any:
-    """A field by its OTLP JSON name, or its protobuf (snake_case) name."""
-    if not isinstance(d, dict):
-        return None
-    if camel in d:
-        return d[camel]
-    return d.get("".join(f"_{c.lower()}" if c.isupper() else c for c in camel))
-
-
-def _list(d: Any, key: str, path: Path, where: str) -> list[Any]:
-    value = _get(d, key)
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise InputError(path, "expected a list", where)
-    return value
-
-
-def _attributes(items: Any, path: Path, where: str) -> dict[str, Any]:
-    """OTLP key-value attributes as a plain dict."""
-    if not isinstance(items, list):
-        raise InputError(path, "attributes must be a list of key-value pairs", where)
-    out: dict[str, Any] = {}
-    for item in items:
-        if not isinstance(item, dict) or not isinstance(item.get("key"), str):
-            raise InputError(path, "an attribute needs a key", where)
-        out[item["key"]] = _value(item.get("value"))
+def join_conversations(traces: list[Trace]) -> list[Trace]:
+    """Traces of one conversation joined into one, in the order they started (see the
+    module's docstring for the rule)."""
+    out: list[Trace] = []
+    by_conversation: dict[str, Trace] = {}
+    for trace in sorted(traces, key=lambda t: t.start):
+        into = by_conversation.get(trace.conversation) if trace.conversation else None
+        if into is None and trace.conversation is None:
+            into = _continued(out, trace)
+        if into is None:
+            out.append(trace)
+            if trace.conversation:
+                by_conversation[trace.conversation] = trace
+            continue
+        into.calls.extend(trace.calls)
+        into.told.update(trace.told)
+        into.last_inputs = trace.last_inputs or into.last_inputs
+        into.scenario_id = into.scenario_id or trace.scenario_id
     return out
 
 
-def _value(v: Any) -> Any:
-    if not isinstance(v, dict):
-        return v
-    for key in ("stringValue", "string_value", "boolValue", "bool_value", "doubleValue"):
-        if key in v:
-            return v[key]
-    for key in ("intValue", "int_value"):
-        if key in v:  # int64 is a string in OTLP JSON
-            try:
-                return int(v[key])
-            except (TypeError, ValueError):
-                return v[key]
-    array = _get(v, "arrayValue")
-    if isinstance(array, dict):
-        return [_value(x) for x in array.get("values", [])]
-    return None
+def _continued(earlier: list[Trace], trace: Trace) -> Trace | None:
+    first = trace.first_inputs
+    if first is None:
+        return None
+    best: Trace | None = None
+    for cand in earlier:
+        tail = cand.last_inputs
+        if cand.conversation or tail is None or len(tail) >= len(first):
+            continue
+        if first[: len(tail)] == tail and (
+            best is None or len(tail) >= len(best.last_inputs or ())
+        ):
+            best = cand
+    return best

@@ -33,10 +33,23 @@ class EpisodeError:
     """The failure, redacted."""
     attempts: int = 1
     """Tries of the failing model call, the first included."""
+    type: str | None = None
+    """The exception's class (a harness error's)."""
+    frames: tuple[str, ...] = ()
+    """Where the agent's own code raised it (a harness error's; see
+    :mod:`agentproc.runs.frames`)."""
+    cause: BaseException | None = field(default=None, repr=False, compare=False)
+    """The exception itself, in the process that caught it (``--debug`` shows its
+    traceback); never written."""
 
     def to_json(self) -> dict[str, Any]:
         """The run-file form."""
-        return {"kind": self.kind, "message": self.message, "attempts": self.attempts}
+        out: dict[str, Any] = {"kind": self.kind, "message": self.message}
+        out["attempts"] = self.attempts
+        if self.kind == "harness" and self.type is not None:
+            out["type"] = self.type
+            out["frames"] = list(self.frames)
+        return out
 
 
 @dataclass

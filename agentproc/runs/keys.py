@@ -16,20 +16,31 @@ if TYPE_CHECKING:
     from agentproc.runs.episode import Mode
 
 EpisodeKey = tuple[str, str, str, str, int]
-"""Scenario id, agent (or the run's name), mode, variant and trial."""
+"""Scenario id, agent (see :func:`agent_identity`), mode, variant and trial."""
 
 
 def episode_key(rec: Mapping[str, Any]) -> EpisodeKey:
-    """What identifies an episode across files and re-runs: scenario, agent (the name of a
-    named run: two runs of one endpoint under two names are two agents), mode, variant
-    and trial."""
+    """What identifies an episode across files and re-runs: scenario, agent (its name and
+    what ran it: two runs of one endpoint under two names are two agents, and so are a
+    run named after another agent and that agent), mode, variant and trial."""
+    name = rec.get("name")
     return (
         str(rec["scenario_id"]),
-        record_agent(rec),
+        agent_identity(str(rec["agent"]), name if isinstance(name, str) else None),
         record_mode(rec),
         record_variant(rec),
         record_trial(rec),
     )
+
+
+def agent_identity(agent: str, name: str | None) -> str:
+    """The agent part of an :data:`EpisodeKey`: the agent spec of an unnamed run (or of a
+    run named as its spec), else the run's name and what ran it.
+
+    >>> agent_identity("sim:decay", None), agent_identity("sim:decay", "sim:oracle")
+    ('sim:decay', 'sim:oracle (sim:decay)')
+    """
+    return agent if not name or name == agent else f"{name} ({agent})"
 
 
 def record_agent(rec: Mapping[str, Any]) -> str:

@@ -13,7 +13,6 @@ on from them.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import shutil
 from collections.abc import Callable, Collection, Iterable
@@ -26,9 +25,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from agentproc.errors import ConfigError, InputError, WorkerError
 from agentproc.outputs import replacing
 from agentproc.runs.job import EpisodeFactory, Given, SuiteJob, Workers
+from agentproc.runs.loop import run_on_loop
 from agentproc.runs.pool import BACKENDS
 from agentproc.runs.records import error_kind_of
-from agentproc.runs.runner import EpisodeFn, RunSummary, arun_suite
+from agentproc.runs.runner import EpisodeFn, RunSummary, arun_suite, fault_line
 from agentproc.runs.shards import (
     merge_shards,
     other_shard_folders,
@@ -153,6 +153,11 @@ def run_parallel(
         raise KeyboardInterrupt(
             f"the shards are kept in {folder}: --resume --workers {n} goes on"
         ) from None
+    first = next((r for r in latest.values() if error_kind_of(r) == "harness"), None)
+    if first is not None:  # said by a worker into its log: said here too
+        error = first["error"]
+        line = fault_line(first["scenario_id"], error["message"], error.get("frames", []))
+        err.print(line, markup=False, highlight=False, soft_wrap=True)
     return _summary(written, latest.values(), n)
 
 
@@ -204,7 +209,7 @@ def run_suite(
     fn = episode
 
     def run(path: Path) -> RunSummary:
-        return asyncio.run(arun_suite(scenarios, agent, fn, path, **options))
+        return run_on_loop(arun_suite(scenarios, agent, fn, path, **options))
 
     if options.get("resume") or not (out.is_file() and out.stat().st_size):
         return run(out)

@@ -125,6 +125,11 @@ class ErrorRecord(TypedDict):
     """What failed, redacted."""
     attempts: int
     """Tries of the failing model call, the first included."""
+    type: NotRequired[str]
+    """A harness error's exception class (``KeyError``)."""
+    frames: NotRequired[list[str]]
+    """A harness error's frames in the agent's own code, innermost last
+    (``file:line in function: source``; redacted, at most 8)."""
 
 
 @with_config(_CONFIG)

@@ -342,7 +342,7 @@ def completed_ids(path: Path) -> set[EpisodeKey]:
 def superseded(n: int) -> str:
     """The warning of a read that found ``n`` records superseded by later ones."""
     return (
-        f"{n} records were superseded by a later record of the same "
+        f"{n} record{' was' if n == 1 else 's were'} superseded by a later record of the same "
         "episode (scenario, agent, mode): the last one counts"
     )
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import math
-from collections.abc import Awaitable, Iterable, Iterator
+from collections.abc import Awaitable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -21,9 +21,10 @@ from typing import Protocol
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from agentproc.errors import AgentFault, one_line
 from agentproc.runs.collector import frozen
 from agentproc.runs.episode import Episode, Mode
-from agentproc.runs.keys import EpisodeKey
+from agentproc.runs.keys import EpisodeKey, agent_identity
 from agentproc.runs.progress import ProgressLog
 from agentproc.runs.records import episode_record
 from agentproc.runs.runfile import completed_ids
@@ -122,6 +123,7 @@ async def arun_suite(
     variant: str = "default",
     self_contained: bool = False,
     name: str | None = None,
+    debug: bool = False,
 ) -> RunSummary:
     """Run ``episode`` over scenarios, ``concurrency`` at a time, appending each to ``out``.
 
@@ -134,7 +136,10 @@ async def arun_suite(
     ``out`` whose last record is not an error are skipped (errored ones run again).
     An episode function that raises gives an episode with a ``harness`` error; if
     the first :data:`START_PROBE` episodes all fail at the endpoint or in the harness
-    and none succeeded, the run stops (``summary.aborted`` says why).
+    and none succeeded, the run stops (``summary.aborted`` says why). The first harness
+    error is said on ``console``, where the agent's code raised it included; with
+    ``debug`` the run stops there (its episode written) and raises
+    :class:`~agentproc.errors.AgentFault` with the full traceback.
     """
     summary = RunSummary()
     console = console or Console(stderr=True)
@@ -182,6 +187,9 @@ async def arun_suite(
                 # no agent's doing, wherever in the run: another episode would fail too.
                 harness = ep.error is not None and ep.error.kind == "harness"
                 in_a_row[:] = [*in_a_row, ep.error.message] if harness else []  # type: ignore[union-attr]
+                if harness and not said:
+                    said.append(ep.scenario.id)
+                    _say_fault(console, ep, debug)
             if summary.aborted is not None:
                 return
             if len(failed) >= START_PROBE:
@@ -199,11 +207,12 @@ async def arun_suite(
         order: dict[asyncio.Task[Episode], int] = {}
         failed: list[tuple[str, str]] = []
         in_a_row: list[str] = []  # the messages of the harness failures just before
+        said: list[str] = []  # the scenario whose harness error was said
         try:
             for scenario, trial in _trials(scenarios, trials):
                 if summary.aborted is not None:
                     break
-                if (scenario.id, name or agent, mode, variant, trial) in done:
+                if (scenario.id, agent_identity(agent, name), mode, variant, trial) in done:
                     summary.skipped += 1
                     progress.advance(task)
                     log.add(ran=False)
@@ -222,6 +231,41 @@ async def arun_suite(
             for t in pending:
                 t.cancel()
     return summary
+
+
+def _say_fault(console: Console, ep: Episode, debug: bool) -> None:
+    """Say the first harness error of a run, and where the agent raised it; with
+    ``debug``, stop the run there with its full traceback."""
+    import traceback
+
+    error = ep.error
+    if error is None:
+        return
+    where = f" at {error.frames[-1]}" if error.frames else ""
+    if debug:
+        cause = error.cause
+        text = "".join(traceback.format_exception(cause)) if cause is not None else ""
+        raise AgentFault(
+            f"--debug: the run stopped at its first harness error (scenario "
+            f"{ep.scenario.id}, trial {ep.trial}): {error.message}{where}",
+            text,
+        )
+    console.print(
+        fault_line(ep.scenario.id, error.message, error.frames),
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
+
+
+def fault_line(scenario_id: str, message: str, frames: Sequence[str]) -> str:
+    """The line that says a run's first harness error, and where the agent raised it."""
+    where = f" at {frames[-1]}" if frames else ""
+    return (
+        f"agentproc: harness error (scenario {scenario_id}): {one_line(message)}"
+        f"{one_line(where)}; every one is in the run file; --debug stops at the first with "
+        "its traceback"
+    )
 
 
 def _trials(scenarios: Iterable[Scenario], trials: int) -> Iterator[tuple[Scenario, int]]:

@@ -24,6 +24,7 @@ from agentproc.labelling import Label, Monitor, run_text_episode
 from agentproc.labelling.calculator import monitor_for
 from agentproc.labelling.order import OrderPolicy
 from agentproc.runs.episode import Episode, EpisodeError, Mode, StopReason
+from agentproc.runs.frames import own_frames
 from agentproc.runs.redact import redact
 from agentproc.workflow import (
     CallRecord,
@@ -78,8 +79,15 @@ def retry_seed(seed: int, scenario_id: str) -> random.Random:
 
 
 def harness_error(exc: BaseException) -> EpisodeError:
-    """The error record of a fault outside any model call (a bug, a crashed agent)."""
-    return EpisodeError("harness", redact(f"{type(exc).__name__}: {exc}")[:2000])
+    """The error record of a fault outside any model call (a bug, a crashed agent): its
+    type, message and the agent's own frames (:func:`~agentproc.runs.frames.own_frames`)."""
+    return EpisodeError(
+        "harness",
+        redact(f"{type(exc).__name__}: {exc}")[:2000],
+        type=type(exc).__name__,
+        frames=own_frames(exc),
+        cause=exc,
+    )
 
 
 class BudgetExhausted(Exception):

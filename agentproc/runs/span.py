@@ -48,8 +48,7 @@ def run_span(job: SuiteJob, task: SpanTask, episode: EpisodeFn | None = None) ->
     """Run one span of ``job`` in this process, with ``episode`` (``None``: built from the
     job's factory now). Faults become the span's :class:`SpanEnd` (and a line in its log);
     an interruption is raised."""
-    import asyncio
-
+    from agentproc.runs.loop import run_on_loop
     from agentproc.runs.runner import arun_suite, select
     from agentproc.runs.split import in_shard
 
@@ -76,7 +75,7 @@ def run_span(job: SuiteJob, task: SpanTask, episode: EpisodeFn | None = None) ->
                 console=Console(file=log, soft_wrap=True),
                 **job.options,
             )
-            summary = asyncio.run(run)
+            summary = run_on_loop(run)
         except AgentprocError as exc:
             print(f"agentproc: error: {exc}", file=log)
             return SpanEnd(f"failed: {exc}", input_error=not isinstance(exc, OutputError))

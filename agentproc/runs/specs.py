@@ -85,9 +85,9 @@ def _long_texts(value: Any) -> list[str]:
 
 
 def _unredacted(text: str) -> bool:
-    from agentproc.runs.redact import redact
+    from agentproc.runs.redact import redact_data
 
-    return redact(text) == text
+    return redact_data(text) == text
 
 
 def _long_prompt(m: Any) -> bool:

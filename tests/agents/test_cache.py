@@ -123,14 +123,20 @@ def test_a_corrupted_entry_is_skipped_with_a_warning_and_replaced(capsys, suite,
 
 def test_read_mode_stores_nothing_and_write_mode_serves_nothing(capsys, suite, server, tmp_path):
     cache = tmp_path / "cache"
-    run(capsys, suite, server, tmp_path / "r.jsonl", "--cache", cache, "--cache-mode", "read")
-    n = len(server.completions)
+    code, _, err = run(
+        capsys, suite, server, tmp_path / "r.jsonl", "--cache", cache, "--cache-mode", "read"
+    )
+    assert code == 2 and "no response cache here" in err  # read never creates a store
+    assert not (cache / CACHE_FILE).exists() and not server.completions
     run(capsys, suite, server, tmp_path / "w.jsonl", "--cache", cache, "--cache-mode", "write")
+    n = len(server.completions)
     run(capsys, suite, server, tmp_path / "w2.jsonl", "--cache", cache, "--cache-mode", "write")
-    assert len(server.completions) == 3 * n
+    assert n > 0 and len(server.completions) == 2 * n
     assert not any(hits(tmp_path / "w2.jsonl"))
+    before = (cache / CACHE_FILE).read_bytes()
     run(capsys, suite, server, tmp_path / "r2.jsonl", "--cache", cache, "--cache-mode", "read")
-    assert len(server.completions) == 3 * n and all(hits(tmp_path / "r2.jsonl"))
+    assert len(server.completions) == 2 * n and all(hits(tmp_path / "r2.jsonl"))
+    assert (cache / CACHE_FILE).read_bytes() == before
 
 
 def test_cache_mode_off_uses_no_cache(capsys, suite, server, tmp_path):
@@ -204,7 +210,8 @@ def test_an_openai_model_identity_holds_no_key_header_or_query():
         temperature=0.5,
     )
     identity = model_identity(model)
-    assert identity["server"] == "http://127.0.0.1:9/v1"
+    server = {"scheme": "http", "host": "127.0.0.1", "port": 9, "path": "/v1", "query": []}
+    assert identity["endpoint"] == server
     assert identity["model"] == "m" and identity["temperature"] == 0.5
     assert KEY not in repr(identity) and USER not in repr(identity)
 

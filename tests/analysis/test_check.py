@@ -92,7 +92,7 @@ def test_errored_episodes_fail_the_check_with_a_clear_line(runs):
     (failed,) = result.failed
     assert failed.name == "errored"
     assert failed.message == (
-        f"1 episodes errored (endpoint 1) in 1 scenarios ({rec['scenario_id']}): errors are "
+        f"1 episode errored (endpoint 1) in 1 scenario ({rec['scenario_id']}): errors are "
         "not passes; --resume runs them again"
     )
     assert result.episodes == 39 and result.faithful == 1.0

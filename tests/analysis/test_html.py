@@ -22,7 +22,7 @@ from html_runs import (
 from agentproc.agents.sim import run_sim_episode
 from agentproc.analysis import aggregate, report_json
 from agentproc.analysis.html import html_report, write_html_report
-from agentproc.analysis.html.episodes import scenario_view, scored
+from agentproc.analysis.html.episodes import scenario_view
 from agentproc.analysis.html.figures import position_bin
 from agentproc.cli.main import main
 from agentproc.errors import RunFileError
@@ -112,16 +112,16 @@ def test_a_file_given_twice_counts_each_episode_once_with_a_warning(run: Path):
 
 
 def test_the_fast_reader_gives_the_report_the_full_reader_gives(run: Path):
-    fast = aggregate(scored(rec for _, rec in last_heads([run], []).values()))
-    full = aggregate(scored(rec for _, rec in read_run(run)))
+    fast = aggregate(rec for _, rec in last_heads([run], []).values())
+    full = aggregate(rec for _, rec in read_run(run))
     assert report_json(fast) == report_json(full)
     assert fast.episodes == len(sim_records()) + 1
 
 
 def test_the_fast_reader_of_a_version_1_file_gives_the_full_readers_report():
     assert b'"schema_version":1,' in RECORDED.read_bytes()[:40]
-    fast = aggregate(scored(rec for _, rec in last_heads([RECORDED], []).values()))
-    full = aggregate(scored(rec for _, rec in read_run(RECORDED)))
+    fast = aggregate(rec for _, rec in last_heads([RECORDED], []).values())
+    full = aggregate(rec for _, rec in read_run(RECORDED))
     assert report_json(fast) == report_json(full) and fast.episodes > 0
 
 

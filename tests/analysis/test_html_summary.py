@@ -12,7 +12,7 @@ from html_runs import scripted_record, sim_records, write_run
 from agentproc.analysis import aggregate
 from agentproc.analysis.cell_stats import wilson
 from agentproc.analysis.html import html_report
-from agentproc.analysis.html.episodes import anchor, scored
+from agentproc.analysis.html.episodes import anchor
 from agentproc.analysis.html.figures import Example
 from agentproc.analysis.html.summary import worst
 from agentproc.runs.runfile import last_heads
@@ -41,7 +41,7 @@ def test_each_agent_has_its_headline_rates_with_the_text_reports_intervals(tmp_p
     again = [{**r, "trial": 1} for r in records]  # two trials a scenario: a design effect
     run = write_run(tmp_path / "run.jsonl", [*records, *again])
     rows = summary_rows(html_report([run]).html)
-    report = aggregate(scored(rec for _, rec in last_heads([run], []).values()))
+    report = aggregate(rec for _, rec in last_heads([run], []).values())
     assert list(rows) == list(report.agents)
     for name, a in report.agents.items():
         s = a.overall

@@ -235,12 +235,21 @@ def test_the_repeat_note_is_shortened_to_the_value_it_replaced():
     assert "had already been executed" not in out
 
 
-def test_a_megabyte_of_arguments_is_elided_in_the_middle_on_one_line():
+def test_a_megabyte_of_arguments_shows_its_ends_and_how_much_lies_between():
     text = '{"S1": 2, "S2": 3, "pad": "' + "x" * 1_000_000 + '"}'
     out = render(replay_calls(tiny_scenario(), [("step_1", text), *ORACLE]), 80)
-    assert len(out) < 4000
-    line = row(out, "▶ 0")
-    assert '{"S1"' in line and "…" in line and 'x"}' in line
+    assert len(out) < 8000 and "…" not in out
+    assert '{"S1"' in row(out, "▶ 0")
+    flat = "".join(out.split())
+    assert "[999,629charactersmore]" in flat and 'x"}' in flat
+
+
+def test_long_arguments_and_results_wrap_whole_within_the_width():
+    args = {f"S{i}": 1000 + i / 1000 for i in range(1, 9)}
+    out = render(replay_calls(tiny_scenario(), [("step_1", args), *ORACLE]), 80)
+    assert "…" not in out and max(cell_len(line) for line in out.splitlines()) <= 80
+    flat = "".join(out.split())
+    assert all(f'"S{i}":{1000 + i / 1000}' in flat for i in range(1, 9))
 
 
 def test_control_characters_in_arguments_stay_on_the_line():

@@ -42,10 +42,15 @@ def test_a_regression_exits_1_naming_the_new_divergences(capsys, runs):
     code, out, _ = cli(capsys, *argv)
     assert code == 1
     lines = out.splitlines()
-    assert lines[1].startswith(
-        "FAIL regression: faithful accuracy 100.0% -> 0.0% against the baseline (-100.0 points, "
-        "one-sided p=0.000977 for a drop, exact McNemar over 10 scenarios): more than --max-drop "
-        "5 points and significant: new skipped_step at step "
+    assert all(len(line) <= 80 for line in lines)  # wrapped within the width
+    assert (
+        " ".join(out.split())
+        .split(" FAIL ", 1)[1]
+        .startswith(
+            "regression: faithful accuracy 100.0% -> 0.0% against the baseline (-100.0 points, "
+            "one-sided p=0.000977 for a drop, exact McNemar over 10 scenarios): more than "
+            "--max-drop 5 points and significant: new skipped_step at step "
+        )
     )
     assert lines[-1] == "check failed: 1 of 2 conditions"
 

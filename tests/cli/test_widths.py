@@ -7,8 +7,10 @@ seeded suite. ``AGENTPROC_UPDATE_GOLDEN=1`` rewrites the golden files.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -43,12 +45,15 @@ def _at(width: int, capsys, monkeypatch: pytest.MonkeyPatch, argv: list[object])
     return out
 
 
-def _check(text: str, width: int, name: str, root: Path, elided: bool = False) -> None:
-    """Within the width, nothing cut (but a timeline's long arguments, ``elided``: whole
-    in ``--json``), and as the golden file has it."""
+def _check(text: str, width: int, name: str, root: Path) -> None:
+    """Within the width, nothing cut, and as the golden file has it."""
     text = text.replace(str(root), "ROOT")
     assert [line for line in text.splitlines() if cell_len(line) > width] == []
-    assert elided or "…" not in text
+    assert "…" not in text
+    prose = [line for line in text.splitlines() if not set(line) & set("│┃┏┡└├┗╇━─")]
+    for before, after in itertools.pairwise(prose):  # a figure keeps its interval
+        assert not (before[-1:].isdigit() and after.lstrip().startswith("[")), (before, after)
+    assert not any(re.search(r"\[[^\]]*$", line) for line in prose)  # nor an interval cut
     path = GOLDEN / f"{name}_{width}.txt"
     if UPDATE:
         path.write_text(text, encoding="utf-8")
@@ -91,4 +96,23 @@ def test_replay_at_80_and_120_columns_matches_golden_with_every_episode_id_whole
     _check(out, width, "cli_replay", runs["root"])
     one = _at(width, capsys, monkeypatch, ["replay", run, "--episode", ids[-1]])
     assert one.startswith(ids[-1])
-    _check(one, width, "cli_replay_episode", runs["root"], elided=True)
+    _check(one, width, "cli_replay_episode", runs["root"])
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_check_at_80_and_120_columns_wraps_each_condition_with_every_id_whole(
+    width, runs, capsys, monkeypatch
+):
+    monkeypatch.setenv("COLUMNS", str(width))
+    capsys.readouterr()
+    argv = ["check", runs["sim:skipped_step"], "--baseline", runs["sim:decay"]]
+    code = main([str(a) for a in [*argv, "--min-faithful", "0.9", "--labels", "skipped_step"]])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert [line for line in out.splitlines() if cell_len(line) > width] == []
+    assert "…" not in out
+    ids = {json.loads(line)["scenario_id"] for line in runs["sim:skipped_step"].open()}
+    words = set(re.findall(r"n\d+-L\d+-[\w.-]+?-\d{4}", out))
+    assert words and words <= ids  # ids named are whole, never split across lines
+    conditions = [line for line in out.splitlines() if line.startswith(("ok ", "FAIL "))]
+    assert len(conditions) == 4

@@ -65,11 +65,16 @@ def test_the_score_holds_replays_labels_and_verdict(
 ):
     score = score_of(agentproc_task(str(scenario_file)), scripted(calls), tmp_path)
     expected = replayed(calls)
-    assert score.value == expected.metrics["verdict"]
+    assert score.metadata["verdict"] == score.explanation == expected.metrics["verdict"]
+    assert score.value == {
+        "faithful": int(expected.metrics["faithful"]),
+        "first_answer_correct": int(expected.metrics["first_answer_correct"]),
+    }
     assert score.metadata["labels"] == [lab.to_json() for lab in expected.labels]
     assert score.metadata["metrics"]["first_divergence"] == expected.metrics["first_divergence"]
     if verdict is not None:
-        assert score.value == verdict
+        assert score.metadata["verdict"] == verdict
+        assert score.value == {"faithful": 1, "first_answer_correct": 1}
     else:
         kinds = {lab["kind"] for lab in score.metadata["labels"]}
         assert {"skipped_step", "invalid_arguments", "wrong_answer"} <= kinds
@@ -78,7 +83,8 @@ def test_the_score_holds_replays_labels_and_verdict(
 def test_the_mock_model_that_only_talks_gets_no_answer(scenario_file: Path, tmp_path: Path):
     model = scripted([], "I cannot help with that.")
     score = score_of(agentproc_task(str(scenario_file)), model, tmp_path)
-    assert score.value == "no_answer"
+    assert score.metadata["verdict"] == "no_answer"
+    assert score.value == {"faithful": 0, "first_answer_correct": 0}
     assert score.metadata["labels"] == [lab.to_json() for lab in replayed([]).labels]
 
 
@@ -86,7 +92,8 @@ def test_text_mode_labels_the_reply(scenario_file: Path, tmp_path: Path):
     reply = "S3 = 5\nS4 = 15\nS5 = 12\nS6 = 3\nANSWER: 3"
     model = scripted([], reply)
     score = score_of(agentproc_task(str(scenario_file), mode="text"), model, tmp_path)
-    assert score.value == "faithful"
+    assert score.metadata["verdict"] == "faithful"
+    assert score.value == {"faithful": 1, "first_answer_correct": 1}
 
 
 @pytest.mark.parametrize(
@@ -113,7 +120,7 @@ out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
 model = get_model("mockllm/model", custom_outputs=[out])
 logs = eval("agentproc/agentproc_task", task_args={"suite": sys.argv[1]}, model=model,
             log_dir=sys.argv[2], display="none")
-print(logs[0].status, logs[0].eval.task, logs[0].samples[0].scores["monitor"].value)
+print(logs[0].status, logs[0].eval.task, logs[0].samples[0].scores["monitor"].explanation)
 """
 
 

@@ -176,3 +176,143 @@ def test_an_imported_trace_sends_the_calls_of_one_chat_message_as_one_batch(tmp_
     assert [[c.name for c in m] for m in trace.messages()] == [
         [name for name, _ in turn] for turn in turns
     ]
+
+
+def one_span(value: Any, key: str = "gen_ai.tool.call.arguments") -> dict[str, Any]:
+    """An OTLP file of one tool span whose attribute ``key`` has the OTLP value ``value``."""
+    attrs = [
+        {"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}},
+        {"key": "gen_ai.tool.name", "value": {"stringValue": "step_1"}},
+        {"key": "gen_ai.tool.call.arguments", "value": {"stringValue": '{"S1": 2, "S2": 3}'}},
+    ]
+    attrs = [a for a in attrs if a["key"] != key] + [{"key": key, "value": value}]
+    span = {"traceId": "ab", "spanId": "cd", "attributes": attrs}
+    return {"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]}
+
+
+def nested(depth: int) -> str:
+    """An array value ``depth`` arrays deep, as JSON text."""
+    return '{"arrayValue": {"values": [' * depth + '{"stringValue": "x"}' + "]}}" * depth
+
+
+WHERE = "resourceSpans[0].scopeSpans[0].spans[0].attributes"
+
+
+@pytest.mark.parametrize(
+    ("value", "key", "said"),
+    [
+        ({"arrayValue": {"values": 5}}, "x.list", f"{WHERE}[x.list]: arrayValue holds"),
+        ({"kvlistValue": {"values": [7]}}, "x.map", f"{WHERE}[x.map]: kvlistValue holds"),
+        ({"stringValue": 5}, "gen_ai.tool.name", "stringValue holds 5, not a valid stringValue"),
+        ({"intValue": "seven"}, "x.n", f"{WHERE}[x.n]: intValue holds 'seven'"),
+        ({"doubleValue": "x"}, "x.d", "doubleValue holds 'x'"),
+        ({"boolValue": "yes"}, "x.b", "boolValue holds 'yes'"),
+        ({"bytesValue": "**"}, "x.bytes", "bytesValue holds '**'"),
+        ({"fooValue": 1}, "x.f", "unknown AnyValue field 'fooValue'"),
+        ({"stringValue": "a", "intValue": "1"}, "x.two", "not an OTLP AnyValue"),
+        (nested(300), "x.deep", "nests deeper than 32"),
+        (nested(40), "x.deep", "nests deeper than 32"),
+        ("[" * 100_000 + "]" * 100_000, "x.s", "not valid JSON (nested too deeply)"),
+    ],
+    ids=lambda v: v[:30] if isinstance(v, str) else None,
+)
+def test_a_malformed_otlp_value_is_one_error_naming_the_file(
+    tmp_path: Path, scenario_file: Path, capsys, value: Any, key: str, said: str
+):
+    trace = tmp_path / "trace.json"
+    text = json.dumps(one_span("VALUE", key))
+    trace.write_text(
+        text.replace('"VALUE"', value if isinstance(value, str) else json.dumps(value))
+    )
+    run = tmp_path / "run.jsonl"
+    code, _out, err = cli(capsys, "import-traces", trace, "--scenario", scenario_file, "--out", run)
+    assert code == 2, err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert str(trace) in err and said in err
+    assert not run.exists()
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        None,
+        {},
+        {"arrayValue": {}},
+        {"arrayValue": None},
+        {"arrayValue": {"values": None}},
+        {"kvlistValue": {"values": None}},
+        {"arrayValue": {"values": [None, {"intValue": 3}, {"doubleValue": "NaN"}]}},
+        {"kvlistValue": {"values": [{"key": "a", "value": {"bytesValue": "AAE="}}]}},
+        {"int_value": 4},
+    ],
+)
+def test_every_well_formed_otlp_value_shape_is_read(
+    tmp_path: Path, scenario_file: Path, capsys, value: Any
+):
+    trace = write(tmp_path, one_span(value, "x.other"))
+    run = tmp_path / "run.jsonl"
+    code, _, err = cli(capsys, "import-traces", trace, "--scenario", scenario_file, "--out", run)
+    assert code == 0, err
+    assert [c["name"] for c in records(run)[0]["calls"]] == ["step_1"]
+
+
+def test_null_where_otlp_holds_objects_is_read_as_absent(
+    tmp_path: Path, scenario_file: Path, capsys
+):
+    data = one_span({"stringValue": "x"}, "x.s")
+    data["resourceSpans"][0]["resource"] = None
+    data["resourceSpans"][0]["scopeSpans"][0]["scope"] = None
+    data["resourceSpans"].append({"resource": {"attributes": None}, "scopeSpans": None})
+    run = tmp_path / "run.jsonl"
+    code, _, err = cli(
+        capsys, "import-traces", write(tmp_path, data), "--scenario", scenario_file, "--out", run
+    )
+    assert code == 0, err
+
+
+def test_json_lines_of_export_requests_are_one_file(tmp_path: Path, scenario_file: Path, capsys):
+    first = tool_span_traces(tiny_scenario(), [ORACLE])
+    second = tool_span_traces(tiny_scenario(), [SKIPPED_AND_HALLUCINATED])
+    trace = tmp_path / "traces.jsonl"
+    trace.write_text(json.dumps(first) + "\n\n" + json.dumps(second) + "\n", encoding="utf-8")
+    run = tmp_path / "run.jsonl"
+    code, _out, err = cli(capsys, "import-traces", trace, "--scenario", scenario_file, "--out", run)
+    assert code == 0, err
+    assert [e["labels"] for e in records(run)] == [
+        replayed(ORACLE),
+        replayed(SKIPPED_AND_HALLUCINATED),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ('{"resourceSpans": []}\n{"resourceSpans": [}\n', "line 2: not valid JSON"),
+        ('{"resourceSpans": []}\n[1]\n', "line 2: not OTLP JSON"),
+        ('{"resourceSpans": [1]}\n{"resourceSpans": []}\n', "line 1: resourceSpans[0]: expected"),
+        ('{\n "resourceSpans": [\n  {},\n  {]\n}\n', "not valid JSON (line 4, column"),
+    ],
+)
+def test_a_bad_line_of_json_lines_is_one_error_naming_it(
+    tmp_path: Path, scenario_file: Path, capsys, text: str, said: str
+):
+    trace = tmp_path / "traces.jsonl"
+    trace.write_text(text, encoding="utf-8")
+    run = tmp_path / "run.jsonl"
+    code, _, err = cli(capsys, "import-traces", trace, "--scenario", scenario_file, "--out", run)
+    assert code == 2
+    assert said in err and str(trace) in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_trace_calling_none_of_the_scenarios_tools_is_skipped_beside_one_that_does(
+    tmp_path: Path, scenario_file: Path, capsys
+):
+    episodes = [ORACLE, [("lookup_order", {"id": 7}), ("refund", {"id": 7})]]
+    trace = write(tmp_path, tool_span_traces(tiny_scenario(), episodes))
+    run = tmp_path / "run.jsonl"
+    code, out, err = cli(capsys, "import-traces", trace, "--scenario", scenario_file, "--out", run)
+    assert code == 0 and "wrote 1 episodes" in out
+    (note,) = err.strip().splitlines()
+    assert "skipped: the trace calls none of scenario 'tiny''s tools (it calls " in note
+    assert "lookup_order, refund)" in note
+    assert [e["labels"] for e in records(run)] == [replayed(ORACLE)]

@@ -1,13 +1,16 @@
 """The README's integration sections run as written: each ``bash`` block's commands, in
 order, in a fresh folder (``agentproc`` is this checkout's; ``serve-mcp`` is driven by an
-MCP client from the SDK; ``inspect`` runs offline, see :data:`INSPECT`)."""
+MCP client from the SDK; the Inspect section runs as one script, with the ``inspect``
+installed beside this Python, against the demo endpoint it starts)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import shlex
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -30,16 +33,8 @@ def sections() -> dict[str, list[str]]:
     return out
 
 
-INSPECT = """
-import sys
-import inspect_ai.model._model as m
-# mockllm counts tokens with tiktoken, which downloads its encoding: not here.
-async def offline(self, text): return max(1, len(text) // 4)
-m.Model.count_text_tokens = offline
-from inspect_ai._cli.main import main
-sys.argv = ["inspect", *sys.argv[1:]]
-main()
-"""
+INSPECT = "Inspect AI"
+"""The Inspect section's title (before its install hint)."""
 
 
 def env(tmp_path: Path) -> dict[str, str]:
@@ -50,14 +45,18 @@ def env(tmp_path: Path) -> dict[str, str]:
     (dist / "entry_points.txt").write_text(
         "[inspect_ai]\nagentproc = agentproc._inspect_registry\n"
     )
-    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(tmp_path / "site")])}
+    return {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), str(tmp_path / "site")]),
+        # The scripts installed beside this Python (``agentproc``, ``inspect``) come first.
+        "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]),
+        # Inspect's cache of model replies kept to this test (see docs/integrations.md).
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+    }
 
 
 def shell(line: str, folder: Path, environ: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    prelude = (
-        f'agentproc() {{ "{sys.executable}" -m agentproc "$@"; }}\n'
-        f'inspect() {{ "{sys.executable}" -c {shlex.quote(INSPECT)} "$@"; }}\n'
-    )
+    prelude = f'agentproc() {{ "{sys.executable}" -m agentproc "$@"; }}\n'
     return subprocess.run(
         ["bash", "-c", prelude + line],
         cwd=folder,
@@ -98,11 +97,12 @@ def test_the_readme_has_one_section_per_integration():
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
 async def test_the_integration_sections_run_as_written(tmp_path: Path):
     pytest.importorskip("mcp")
-    pytest.importorskip("inspect_ai")
     environ = env(tmp_path)
     work = tmp_path / "work"
     work.mkdir()
     for title, lines in sections().items():
+        if title.startswith(INSPECT):  # its own test, below
+            continue
         for line in lines:
             if line.startswith("agentproc serve-mcp"):
                 await serve(line, work, environ)
@@ -113,4 +113,58 @@ async def test_the_integration_sections_run_as_written(tmp_path: Path):
     labels = [e["labels"] for e in records(work / "sim-run.jsonl")]
     assert [e["labels"] for e in records(work / "imported.jsonl")] == labels
     assert json.loads((work / "traces.json").read_text())["resourceSpans"]
-    assert list((work / "logs").glob("*.eval"))  # Inspect's log of the eval
+
+
+def script(text: str, folder: Path, environ: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """Run ``text`` with bash -e in its own process group, as pasted into one terminal;
+    end whatever it left running (a demo endpoint whose ``kill`` was never reached)."""
+    proc = subprocess.Popen(
+        ["bash", "-e", "-c", text],
+        cwd=folder,
+        env={**environ, "COLUMNS": "100"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        out, err = proc.communicate(timeout=600)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait()
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def test_the_inspect_section_runs_offline_as_written_and_prints_its_log_s_metrics(
+    tmp_path: Path,
+):
+    pytest.importorskip("inspect_ai")
+    from inspect_ai.log import read_eval_log
+
+    environ = env(tmp_path)
+    work = tmp_path / "work"
+    work.mkdir()
+    blocks = sections()
+    made = [line for lines in blocks.values() for line in lines if line.startswith("agentproc gen")]
+    (inspect,) = [lines for title, lines in blocks.items() if title.startswith(INSPECT)]
+    done = script("\n".join([*made, *inspect]) + "\n", work, environ)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    printed = done.stdout + done.stderr
+    assert "Unable to convert" not in printed and "interrupted" not in printed.lower()
+    (path,) = (work / "logs").glob("*.eval")  # Inspect's log of the eval
+    log = read_eval_log(str(path))
+    assert log.status == "success" and log.samples
+    verdicts = [s.scores["monitor"].metadata["verdict"] for s in log.samples]  # type: ignore[index]
+    faithful = verdicts.count("faithful") / len(verdicts)
+    first = sum(v in ("faithful", "unfaithful_correct") for v in verdicts) / len(verdicts)
+    (score,) = log.results.scores  # type: ignore[union-attr]
+    metrics = {name: m.value for name, m in score.metrics.items()}
+    assert metrics == {
+        "faithful_rate": faithful,
+        "first_answer_rate": first,
+        "unfaithful_correct_rate": first - faithful,
+    }
+    shown = " ".join(printed.split())  # what the user sees, as Inspect prints it
+    for name, value in metrics.items():
+        assert f"{name} {value:.3f}" in shown, shown[-2000:]

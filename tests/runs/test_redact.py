@@ -15,7 +15,9 @@ from agentproc.runs.redact import (
     REDACTED,
     _suspect,
     needs_redaction,
+    redact_data,
     redact_values,
+    secret_env,
     secret_url,
 )
 
@@ -80,10 +82,23 @@ def test_url_credentials_are_secrets_in_every_form_a_client_sends():
         assert secret not in out
 
 
-def test_redact_values_reaches_keys_and_nested_strings(monkeypatch: pytest.MonkeyPatch):
+def test_redact_values_reaches_free_text_but_never_field_names_or_call_arguments(monkeypatch):
+    # Field names are the file's structure (a key "e" must not turn "name" into
+    # "nam[REDACTED]"); a call's stored name and arguments are what replay re-executes.
     monkeypatch.setenv("MY_SERVICE_TOKEN", "tok-0123456789")
-    got = redact_values({"a": ["x tok-0123456789"], "tok-0123456789": 1, "n": 5})
-    assert got == {"a": [f"x {REDACTED}"], REDACTED: 1, "n": 5}
+    rec = {
+        "calls": [{"name": "tok-0123456789", "arguments": "tok-0123456789", "result": "x"}],
+        "messages": [{"content": ["x tok-0123456789"], "tool_calls": [
+            {"id": "tok-0123456789", "function": {"name": "f", "arguments": "tok-0123456789"}}
+        ]}],
+        "tok-0123456789": 1,
+        "n": 5,
+    }  # fmt: skip
+    got = redact_values(rec)
+    assert got["messages"][0]["content"] == [f"x {REDACTED}"]
+    assert got["messages"][0]["tool_calls"][0]["id"] == REDACTED
+    assert got["messages"][0]["tool_calls"][0]["function"]["arguments"] == "tok-0123456789"
+    assert got["calls"] == rec["calls"] and got["tok-0123456789"] == 1 and got["n"] == 5
 
 
 _PIECES = st.sampled_from(
@@ -105,3 +120,60 @@ def test_a_token_word_in_a_long_line_or_beside_other_letters_is_found():
     assert needs_redaction(line)
     assert not needs_redaction(line.replace("AUTHORIZATION", "AUTHORISATION"))
     assert needs_redaction("author\u0130zation = raw")  # İ: the expression's folding
+
+
+def test_a_short_secret_never_leaves_data_but_leaves_error_text(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "ok")
+    secret_env("OPENAI_API_KEY")
+    assert redact_data("ok, S1 = 1") == "ok, S1 = 1"
+    assert redact("Incorrect API key provided: ok.") == f"Incorrect API key provided: {REDACTED}."
+    assert redact("token expired") == "token expired"  # inside a word: not the key
+
+
+def test_a_secret_is_never_one_side_of_a_decimal_point():
+    assert redact("got 4.1 and 1.5 from 127.0.0.1, attempt 1", ["1"]) == (
+        f"got 4.1 and 1.5 from 127.0.0.1, attempt {REDACTED}"
+    )
+
+
+def test_a_middle_length_secret_goes_from_data_as_a_whole_word_and_a_long_one_anywhere():
+    assert redact_data("k3yAB7x; xk3yAB7xx", ["k3yAB7x"]) == f"{REDACTED}; xk3yAB7xx"
+    long = "k3y-0123456789abcdef"
+    assert redact_data(f"x{long}y", [long]) == f"x{REDACTED}y"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("GET /v1?api_key=abc&n=1", f"GET /v1?api_key={REDACTED}&n=1"),
+        ("http://h/v1?a=1&SIG=x%2Fy#f", f"http://h/v1?a=1&SIG={REDACTED}#f"),
+        ("?access_token=t0k", f"?access_token={REDACTED}"),
+        ("/v1?keyboard=1&monkey=2", "/v1?keyboard=1&monkey=2"),
+        ("a basic arithmetic procedure", "a basic arithmetic procedure"),
+    ],
+)
+def test_query_credentials_go_and_look_alikes_stay(text: str, expected: str):
+    assert redact_data(text, []) == expected
+
+
+def test_a_query_credential_of_the_base_url_is_a_secret_wherever_it_is_quoted():
+    secret_url("http://127.0.0.1:9/v1?api-version=2&sig=s1g")
+    assert redact("signature s1g refused; version 2") == f"signature {REDACTED} refused; version 2"
+
+
+def test_a_key_that_spells_a_verdict_or_a_kind_changes_no_field_of_a_record():
+    rec = {
+        "verdict": "faithful",
+        "labels": [{"kind": "skipped_step", "argument": "S1"}],
+        "error": {"kind": "endpoint", "message": "endpoint said faithful", "attempts": 1},
+    }
+    got = redact_values(rec, ["faithful", "endpoint", "skipped_step", "S1"])
+    assert got["verdict"] == "faithful" and got["labels"] == rec["labels"]
+    assert got["error"] == {**rec["error"], "message": f"{REDACTED} said {REDACTED}"}
+
+
+def test_redacting_twice_changes_nothing_more():
+    # An error is redacted when it is recorded and again when its line is written.
+    text = "headers: {'authorization': 'Basic dTpw', 'api-key': 'k'} GET http://u:p@h/?sig=s"
+    once = redact(text)
+    assert redact(once) == once and "]]" not in once

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agentproc.analysis.html.episodes import DETAIL_BUDGET, details, episode_rows, scored
+from agentproc.analysis.html.episodes import DETAIL_BUDGET, details, episode_rows
 from agentproc.analysis.html.figures import figures
 from agentproc.analysis.html.page import render_page
 from agentproc.analysis.report import aggregate
@@ -44,11 +44,12 @@ def html_report(
     warnings: list[str] = []
     heads = last_heads([Path(p) for p in paths], warnings)
     records = [rec for _, rec in heads.values()]
-    report = aggregate(scored(records))
-    rows = episode_rows(heads)
-    drill = details(heads, warnings, budget)
+    report = aggregate(records)
+    warnings.extend(report.notes)
+    rows = episode_rows(heads, report)
+    drill = details(heads, report, warnings, budget)
     html = render_page(
-        report, figures(records), rows, drill, [str(p) for p in paths], warnings, price
+        report, figures(records, report), rows, drill, [str(p) for p in paths], warnings, price
     )
     return HtmlReport(html, len(records), len(drill), warnings)
 

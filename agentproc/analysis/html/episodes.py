@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from collections.abc import Iterable
 from itertools import zip_longest
 from typing import Any
 
@@ -19,7 +18,7 @@ import orjson
 
 from agentproc.analysis.html.align import align
 from agentproc.analysis.replay import labels_by_call
-from agentproc.analysis.report import agent_key
+from agentproc.analysis.report import Report
 from agentproc.analysis.timeline import describe
 from agentproc.errors import RunFileError
 from agentproc.labelling import VERDICTS, Label, LabelKind
@@ -30,8 +29,6 @@ from agentproc.runs import (
     error_kind_of,
     is_error,
     read_at,
-    record_agent,
-    record_variant,
     scenario_of_record,
 )
 from agentproc.runs.runfile import Heads
@@ -45,11 +42,6 @@ DETAIL_BUDGET = 8_000_000
 """Bytes of drill-down data a report embeds at most (the rest names its replay command)."""
 
 
-def _renamed(rec: dict[str, Any]) -> dict[str, Any]:
-    variant = record_variant(rec)  # type: ignore[arg-type]
-    return rec if variant == "default" else {**rec, "name": f"{record_agent(rec)} / {variant}"}
-
-
 def anchor(key: EpisodeKey) -> str:
     """The id of an episode's section in the page: the same for the same episode in
     every report (a digest of its scenario, agent, mode, variant and trial).
@@ -60,9 +52,10 @@ def anchor(key: EpisodeKey) -> str:
     return "ep-" + hashlib.blake2b(json.dumps(list(key)).encode(), digest_size=6).hexdigest()
 
 
-def series_of(rec: dict[str, Any]) -> str:
-    """The line an episode belongs to: its agent and variant (``[text]`` in text mode)."""
-    return agent_key(_renamed(rec))
+def series_of(rec: dict[str, Any], report: Report) -> str:
+    """The line an episode belongs to: its agent as ``report`` shows it (its name and
+    variant, ``[text]`` in text mode; see :mod:`~agentproc.analysis.identity`)."""
+    return report.agent_of(rec)
 
 
 def _index(names: dict[str, int], name: str) -> int:
@@ -70,7 +63,7 @@ def _index(names: dict[str, int], name: str) -> int:
     return names.setdefault(name, len(names))
 
 
-def episode_rows(heads: Heads) -> dict[str, Any]:
+def episode_rows(heads: Heads, report: Report) -> dict[str, Any]:
     """Column arrays of the episode table, one entry per episode."""
     series: dict[str, int] = {}
     cells: dict[str, int] = {}
@@ -84,7 +77,7 @@ def episode_rows(heads: Heads) -> dict[str, Any]:
         cols["anchor"].append(anchor(key))
         m = rec["metrics"]
         cols["id"].append(str(rec["scenario_id"]))
-        cols["series"].append(_index(series, series_of(rec)))
+        cols["series"].append(_index(series, series_of(rec, report)))
         cols["cell"].append(_index(cells, str(rec["cell"])))
         cols["steps"].append(int(rec["params"]["steps"]))
         cols["lookback"].append(int(rec["params"]["lookback"]))
@@ -110,16 +103,18 @@ def episode_rows(heads: Heads) -> dict[str, Any]:
     }
 
 
-def _order(heads: Heads) -> list[int]:
+def _order(heads: Heads, report: Report) -> list[int]:
     """Episode positions round-robin over (series, cell, verdict) groups."""
     groups: dict[tuple[str, str, str], list[int]] = {}
     for i, (_, rec) in enumerate(heads.values()):
-        key = (series_of(rec), str(rec["cell"]), str(rec["verdict"]))
+        key = (series_of(rec, report), str(rec["cell"]), str(rec["verdict"]))
         groups.setdefault(key, []).append(i)
     return [i for row in zip_longest(*groups.values()) for i in row if i is not None]
 
 
-def details(heads: Heads, warnings: list[str], budget: int = DETAIL_BUDGET) -> dict[str, Any]:
+def details(
+    heads: Heads, report: Report, warnings: list[str], budget: int = DETAIL_BUDGET
+) -> dict[str, Any]:
     """Drill-down data by episode position, as much as ``budget`` bytes hold (a warning
     when procedures are missing)."""
     places = [where for where, _ in heads.values()]
@@ -127,7 +122,7 @@ def details(heads: Heads, warnings: list[str], budget: int = DETAIL_BUDGET) -> d
     used = 0
     store = ScenarioStore()
     missing: list[str] = []
-    for i in _order(heads):
+    for i in _order(heads, report):
         where = places[i]
         rec = dict(read_at(where))
         try:
@@ -319,8 +314,3 @@ def _turns(rec: dict[str, Any]) -> list[list[Any]]:
             ]
         )
     return turns
-
-
-def scored(records: Iterable[dict[str, Any]]) -> Iterable[dict[str, Any]]:
-    """Records as the report aggregates them, each series as one agent."""
-    return map(_renamed, records)

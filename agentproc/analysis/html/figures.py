@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentproc.analysis.html.episodes import anchor, series_of
+from agentproc.analysis.report import Report
 from agentproc.runs import episode_key, is_error
 
 BINS = 10
@@ -48,13 +49,13 @@ def position_bin(step: int | None, steps: int) -> int:
     return min(BINS - 1, (max(step, 1) - 1) * BINS // steps)
 
 
-def figures(records: Iterable[dict[str, Any]]) -> Figures:
-    """Fold records into :class:`Figures`."""
+def figures(records: Iterable[dict[str, Any]], report: Report) -> Figures:
+    """Fold records into :class:`Figures`, each under its agent as ``report`` shows it."""
     out = Figures()
     for rec in records:
         if is_error(rec):  # type: ignore[arg-type]
             continue
-        name, m = series_of(rec), rec["metrics"]
+        name, m = series_of(rec, report), rec["metrics"]
         steps, lookback = int(rec["params"]["steps"]), int(rec["params"]["lookback"])
         div = m.get("first_divergence")
         if isinstance(div, dict):

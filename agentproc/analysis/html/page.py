@@ -240,8 +240,12 @@ def render_page(
     runs: list[str],
     warnings: list[str],
     price: Price | None = None,
+    lead: tuple[str, str, str] | None = None,
 ) -> str:
-    """The whole report as one HTML document (tokens costed at ``price``, when given)."""
+    """The whole report as one HTML document (tokens costed at ``price``, when given);
+    ``lead`` (a title, a section's id and its HTML) comes first, before the report's own
+    sections (``compare --html`` leads with the comparison)."""
+    title, lead_id, lead_html = lead or ("agentproc report", "", "")
     css = (ASSETS / "report.css").read_text(encoding="utf-8")
     js = (ASSETS / "report.js").read_text(encoding="utf-8")
     series = "".join(
@@ -254,18 +258,19 @@ def render_page(
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
         f"<meta http-equiv='Content-Security-Policy' content=\"{CSP}\">"
         "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-        f"<title>agentproc report: {esc(', '.join(runs))}</title><style>{css}</style></head><body>"
-        f"{pattern_defs()}<header><h1>agentproc report</h1>"
+        f"<title>{esc(title)}: {esc(', '.join(runs))}</title><style>{css}</style></head><body>"
+        f"{pattern_defs()}<header><h1>{esc(title)}</h1>"
         f"<p>{esc(', '.join(runs))} · {n_episodes} episodes · {report.episodes} scored"
         f"{f' · {report.errored} errored (counted in no figure)' if report.errored else ''}"
         f" · drill-down embedded for {len(details)} of {n_episodes}"
         f"{_rest_hint(runs) if len(details) < n_episodes else ''}</p>"
         f"{f'<ul class=warnings>{notes}</ul>' if notes else ''}"
-        "<nav><a href='#summary'>At a glance</a> "
+        f"<nav>{f'<a href=#{lead_id}>Comparison</a> ' if lead_id else ''}"
+        "<a href='#summary'>At a glance</a> "
         f"{'<a href=#compare>Side by side</a> ' if len(report.agents) > 1 else ''}"
         "<a href='#figures'>Per agent</a> <a href='#cells'>Grid cells</a> "
         "<a href='#episodes'>Episodes</a></nav></header><main>"
-        f"{summary_section(report, fig)}{_comparison(report)}"
+        f"{lead_html}{summary_section(report, fig)}{_comparison(report)}"
         f"<section id='figures'><h2>Per agent</h2><p class='hint'>Bands and bars: 95% Wilson "
         f"intervals. Hover a point for its value and count.</p>{series}</section>"
         f"{_cell_table(report)}"

@@ -1,0 +1,70 @@
+"""Every ``--help`` within 80 and 120 columns, nothing cut; ``run --help`` in groups
+with its defaults shown."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from agentproc.cli import main
+from agentproc.cli.parser import build_parser
+
+PARSERS = next(
+    a.choices for a in build_parser()._actions if isinstance(getattr(a, "choices", None), dict)
+)
+COMMANDS = sorted(PARSERS)
+
+
+def help_text(capsys, monkeypatch: pytest.MonkeyPatch, width: int, *argv: str) -> str:
+    monkeypatch.setenv("COLUMNS", str(width))
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        main([*argv, "--help"])
+    return capsys.readouterr().out
+
+
+@pytest.mark.parametrize("width", [80, 120])
+@pytest.mark.parametrize("command", ["", *COMMANDS])
+def test_every_help_keeps_within_the_width_and_cuts_nothing(
+    command: str, width: int, capsys, monkeypatch
+):
+    text = help_text(capsys, monkeypatch, width, *([command] if command else []))
+    assert [line for line in text.splitlines() if len(line) > width] == []
+    assert "…" not in text
+
+
+def sections(text: str) -> dict[str, str]:
+    """The help's sections by title (``the run``, ``output``, ...)."""
+    parts = re.split(r"^(\S[^\n]*):\n", text, flags=re.MULTILINE)
+    return dict(zip(parts[1::2], parts[2::2], strict=True))
+
+
+def test_run_help_groups_its_options():
+    got = sections(PARSERS["run"].format_help())
+    assert list(got)[-5:] == ["the run", "the agent", "the variant", "output", "examples"]
+    for title, options in {
+        "the run": ("--limit", "--trials", "--concurrency", "--workers", "--seed"),
+        "the agent": ("--agent", "--name", "--base-url", "--timeout", "--retries"),
+        "the variant": ("--variant",),
+        "output": ("--out", "--resume", "--overwrite", "--self-contained"),
+    }.items():
+        for option in options:
+            assert re.search(rf"^  {option}\b", got[title], re.MULTILINE), (title, option)
+
+
+def test_run_help_shows_the_defaults(capsys, monkeypatch):
+    text = " ".join(help_text(capsys, monkeypatch, 80, "run").split())
+    assert "--concurrency CONCURRENCY episodes in flight at once (default: 1)" in text
+    assert "--timeout TIMEOUT seconds per model call (default: 120.0)" in text
+    assert "--retries RETRIES retries per model call (429, 5xx, timeouts) (default: 4)" in text
+    assert "(default: default)" in text and "(default: tools)" in text
+    assert "(default: default: " not in text  # a help that states its default is left alone
+
+
+def test_check_help_examples_are_whole_commands_at_80_columns(capsys, monkeypatch):
+    text = help_text(capsys, monkeypatch, 80, "check")
+    examples = text.split("examples:\n", 1)[1]
+    joined = examples.replace("\\\n", " ")
+    assert " ".join(joined.split()).count("agentproc check ") == 2
+    assert "--junit check.xml" in joined
