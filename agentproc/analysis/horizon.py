@@ -69,14 +69,15 @@ class Horizon:
         """Whether two or more lengths were tested, so that there is a fit at all."""
         return self.shortest != self.longest
 
-    def text(self) -> str:
-        """``23 steps [14, 41]``, ``beyond 95 (the longest tested)``, ``below 5 ...``."""
+    def text(self, short: bool = False) -> str:
+        """``23 steps [14, 41]``, ``beyond 95 (the longest tested)``, ``below 5 ...``
+        (``short``: without what the bound is)."""
         if not self.fitted:
             return f"no fit (one length tested: {self.longest})"
         if self.beyond is True:
-            head = f"beyond {self.longest} (the longest tested)"
+            head = f"beyond {self.longest}" + ("" if short else " (the longest tested)")
         elif self.beyond is False:
-            head = f"below {self.shortest} (the shortest tested)"
+            head = f"below {self.shortest}" + ("" if short else " (the shortest tested)")
         else:
             head = f"{self.steps:.3g} steps"
         low = f"below {self.shortest}" if self.low is None else f"{self.low:.3g}"
@@ -112,6 +113,50 @@ def _info(design: Any, n: Any, beta: Any) -> Any:
     return design.T @ (design * w[:, None])
 
 
+MEASURES = {"faithful": "faithful", "first_answer": "first-answer"}
+"""The measures a horizon is fitted for, and how a line names them."""
+
+
+@dataclass(frozen=True, slots=True)
+class Horizons:
+    """One group's horizons: each of :data:`MEASURES` at each of :data:`LEVELS`."""
+
+    of: dict[str, tuple[Horizon, ...]]
+    """Measure -> its horizon at each level, in :data:`LEVELS` order."""
+
+    def lines(self) -> list[str]:
+        """One line per measure: ``faithful horizon: 50%: 23 steps [14, 41]; 80%: ...``."""
+        return [
+            f"{MEASURES[m]} horizon: " + "; ".join(f"{100 * h.level:.0f}%: {h.text()}" for h in hs)
+            for m, hs in self.of.items()
+        ]
+
+    def to_json(self) -> dict[str, Any]:
+        """Measure -> ``{"50": ..., "80": ...}``."""
+        return {m: {f"{100 * h.level:.0f}": h.to_json() for h in hs} for m, hs in self.of.items()}
+
+
+def by_lookback_lines(per: dict[int, Horizons]) -> list[str]:
+    """Per measure, its 50% horizon at each look-back:
+    ``faithful 50% horizon by look-back: 1: 23 steps [14, 41]; 2: below 5 [...]``."""
+    if not per:
+        return []
+    measures = next(iter(per.values())).of
+    return [
+        f"{MEASURES[m]} 50% horizon by look-back: "
+        + "; ".join(f"{lb}: {h.of[m][0].text(short=True)}" for lb, h in per.items())
+        for m in measures
+    ]
+
+
+def horizons(rows: dict[str, Sequence[Row]]) -> Horizons | None:
+    """Every measure's horizons from its scenarios' rows; ``None`` with one length or none
+    (a suite of one length has no horizon to give)."""
+    if len({s for r in rows.values() for s, _, _ in r}) < 2:
+        return None
+    return Horizons({m: tuple(horizon(r, q) for q in LEVELS) for m, r in rows.items()})
+
+
 def weibull_fit(rows: Sequence[Row]) -> tuple[tuple[float, float], list[list[float]]]:
     """Firth-penalised fit of ``P(success) = exp(-exp(a + b log2(steps)))`` (a binomial
     model with the complementary log-log link on failure): the estimates ``(a, b)`` and
@@ -143,7 +188,8 @@ def weibull_fit(rows: Sequence[Row]) -> tuple[tuple[float, float], list[list[flo
         # Firth: half the trace of I^-1 dI/dbeta_r, by central differences
         adj = np.array(
             [
-                0.5 * np.trace(inv @ (_info(design, n, beta + d) - _info(design, n, beta - d)))
+                0.5
+                * np.trace(inv @ (_info(design, n, beta + d) - _info(design, n, beta - d)))
                 / (2 * 1e-5)
                 for d in (np.array([1e-5, 0.0]), np.array([0.0, 1e-5]))
             ]
