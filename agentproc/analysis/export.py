@@ -92,6 +92,19 @@ def report_json(report: Report, price: Price | None = None) -> dict[str, Any]:
                     else {"cache": {"model_calls": a.cache[0], "cache_hits": a.cache[1]}}
                 ),
                 "tokens": tokens_json(a.tokens, price),
+                **(
+                    {}
+                    if a.horizon is None
+                    else {
+                        "horizon": {
+                            **a.horizon.to_json(),
+                            "by_lookback": [
+                                {"lookback": lb, **h.to_json()}
+                                for lb, h in a.horizon_by_lookback.items()
+                            ],
+                        }
+                    }
+                ),
                 **{
                     f"by_{knob}": [
                         _group({_JSON_KEYS.get(knob, knob): k}, s, knob == "lookback")

@@ -20,6 +20,7 @@ from rich.text import Text
 
 from agentproc.analysis.cell_stats import CellStats, wilson
 from agentproc.analysis.fit import fits, print_wrapped, stack, two_lines
+from agentproc.analysis.horizon import by_lookback_lines
 from agentproc.analysis.report import DEFAULT_BY, KNOBS, AgentReport, Report, tuple_order
 from agentproc.analysis.tokens import Price, tokens_text
 from agentproc.errors import counted, unknown_key
@@ -379,6 +380,9 @@ def _headline(console: Console, name: str, a: AgentReport, price: Price | None =
         )
     else:
         print_wrapped(console, "  first divergence: none (every episode followed the procedure)")
+    if a.horizon is not None:
+        for line in [*a.horizon.lines(), *by_lookback_lines(a.horizon_by_lookback)]:
+            print_wrapped(console, f"  {line}")
 
 
 def _design(s: CellStats) -> str:

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from agentproc.analysis.cell_stats import STUDY_RATES, CellStats, design_effect, ratio
+from agentproc.analysis.horizon import Horizons, horizons
 from agentproc.analysis.identity import AgentId, agent_id, agent_key, agent_names
 from agentproc.analysis.tokens import Tokens
 from agentproc.errors import unknown_key
@@ -265,6 +266,11 @@ class AgentReport:
     response cache answered (``None``: no episode used it)."""
     tokens: Tokens | None = None
     """Token totals of its model calls (``None``: no episode recorded usage)."""
+    horizon: Horizons | None = None
+    """The procedure horizon over every length (``None``: one length, or records that do
+    not name their scenarios)."""
+    horizon_by_lookback: dict[int, Horizons] = field(default_factory=dict)
+    """Per look-back, when the run has several."""
 
     @property
     def by_length(self) -> dict[int, CellStats]:
@@ -351,7 +357,9 @@ class _AgentTally:
                 groups = [self.overall, self.by_cell[key]]
                 groups += [self.by_knob[k][v] for k, v in zip(KNOBS, values, strict=True)]
                 groups += [self.by_sweep[name][values] for name in names]
-                sc = self.scenarios[str(sid)] = _Scenario(groups, [0] * _COUNTERS)
+                sc = self.scenarios[str(sid)] = _Scenario(
+                    groups, [0] * _COUNTERS, key.steps, key.lookback
+                )
             for i, hit in enumerate((1, *_hits(ep))):
                 sc.counts[i] += hit
 
@@ -375,7 +383,21 @@ class _AgentTally:
             },
             self.cache,
             self.tokens.counted(),
+            *self._horizons(),
         )
+
+    def _horizons(self) -> tuple[Horizons | None, dict[int, Horizons]]:
+        """The horizon overall and per look-back (each scenario a row of its trials)."""
+        by_lookback: dict[int, list[_Scenario]] = {}
+        for sc in self.scenarios.values():
+            by_lookback.setdefault(sc.lookback, []).append(sc)
+        per = {}
+        if len(by_lookback) > 1:
+            for lb in sorted(by_lookback):
+                h = horizons(_rows(by_lookback[lb]))
+                if h is not None:
+                    per[lb] = h
+        return horizons(_rows(list(self.scenarios.values()))), per
 
 
 @dataclass(slots=True)
@@ -384,6 +406,17 @@ class _Scenario:
 
     groups: list[_Tally]
     counts: list[int]
+    steps: int
+    lookback: int
+
+
+def _rows(scenarios: list[_Scenario]) -> dict[str, list[tuple[int, int, int]]]:
+    """Each horizon measure's rows: per scenario its steps, successes and trials (the
+    counters after trials are :data:`_CLUSTERED`'s: first answer, then faithful)."""
+    return {
+        "faithful": [(sc.steps, sc.counts[2], sc.counts[0]) for sc in scenarios],
+        "first_answer": [(sc.steps, sc.counts[1], sc.counts[0]) for sc in scenarios],
+    }
 
 
 def group_order(value: Any) -> tuple[int, float, float, str]:

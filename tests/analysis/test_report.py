@@ -664,3 +664,52 @@ def test_sweep_rows_carry_the_realised_distance() -> None:
         ("3", "3"),
         ("7", "7"),
     ]
+
+
+# -- the procedure horizon -----------------------------------------------------------
+
+
+def horizon_records(p: float, lookback: int = 3) -> list[Record]:
+    """Scenarios of 5 to 80 steps, faithful with (1 - p) ** steps (an exact share of 20)."""
+    out = []
+    for steps in (5, 10, 20, 40, 80):
+        ok = round(20 * (1 - p) ** steps)
+        for i in range(20):
+            rec = record(steps=steps, lookback=lookback, verdict="faithful" if i < ok else "wrong")
+            rec["scenario_id"] = f"n{steps}-L{lookback}-{i}"
+            out.append(rec)
+    return out
+
+
+def test_the_report_gives_the_horizon_of_each_measure_and_per_lookback() -> None:
+    report = aggregate(horizon_records(0.02, 1) + horizon_records(0.05, 3))
+    a = report.agents["model:a"]
+    assert a.horizon is not None and set(a.horizon_by_lookback) == {1, 3}
+    one, three = (a.horizon_by_lookback[lb].of["faithful"][0] for lb in (1, 3))
+    assert one.steps == pytest.approx(34.3, rel=0.15)  # log 0.5 / log 0.98
+    assert three.steps == pytest.approx(13.5, rel=0.15)  # log 0.5 / log 0.95
+    data = report_json(report)["agents"]["model:a"]["horizon"]
+    assert set(data) == {"faithful", "first_answer", "by_lookback"}
+    assert data["faithful"]["50"]["text"] == a.horizon.of["faithful"][0].text()
+    assert [g["lookback"] for g in data["by_lookback"]] == [1, 3]
+    text = render(report)
+    assert "  faithful horizon: 50%: " in text and "; 80%: " in text
+    assert "  faithful 50% horizon by look-back: 1: " in text
+
+
+def test_a_run_of_one_length_has_no_horizon_and_its_report_is_unchanged() -> None:
+    records = [rec for rec in horizon_records(0.02) if rec["params"]["steps"] == 20]
+    report = aggregate(records)
+    assert report.agents["model:a"].horizon is None
+    assert "horizon" not in render(report)
+    assert "horizon" not in report_json(report)["agents"]["model:a"]
+
+
+def test_a_horizon_out_of_the_tested_lengths_is_never_a_figure() -> None:
+    # faithful on every procedure up to 80 steps: beyond the longest, no number
+    records = horizon_records(0.0)
+    h = aggregate(records).agents["model:a"].horizon
+    assert h is not None
+    fifty = h.of["faithful"][0]
+    assert (fifty.steps, fifty.beyond) == (None, True)
+    assert fifty.text().startswith("beyond 80 (the longest tested)")
