@@ -66,11 +66,15 @@ member from its enum class costs about ten times reading a global."""
 
 MAX_STEPS = 200
 MAX_LOOKBACK = 16
-FORMAT = 3
+FORMAT = 4
 """Version of the procedures :func:`generate_procedure` draws: 2 adds the rules
 against identities, answers insensitive to the inputs and masked steps; 3 keeps every
 variable operand within the look-back (a one-variable window's ``sub``/``div`` takes a
-constant, not an input). A procedure read without a version is version 1."""
+constant, not an input); 4 holds the rule against identities for the inputs too (a
+step equal to ``S1`` or ``S2`` up to sign, such as ``S4 = S3 - S1`` with
+``S3 = S1 + S2``, is drawn again: format 3 let it through, since the inputs'
+fingerprints were not reduced modulo the prime). A procedure read without a version
+is version 1."""
 NUDGE = 0.01
 """The relative change of a value by which the answer's sensitivity is tested."""
 
@@ -386,7 +390,10 @@ class _Fingerprint(NamedTuple):
         return _Fingerprint(self.a * inv_a % PRIME, self.b * inv_b % PRIME)
 
 
-_INPUTS = (_Fingerprint(_POINTS[0][0], _POINTS[1][0]), _Fingerprint(_POINTS[0][1], _POINTS[1][1]))
+_INPUTS = tuple(_Fingerprint(_POINTS[0][n] % PRIME, _POINTS[1][n] % PRIME) for n in range(2))
+"""The inputs' fingerprints, reduced modulo :data:`PRIME` as every step's is: an
+unreduced one (two of the points exceed the prime) would never equal the step that
+reproduces its input, and the identity would go unseen."""
 
 
 def _apply(op: Op, a: int, b: int, scale: int, integer: bool) -> int | None:
