@@ -190,8 +190,15 @@ def answer_in(text: str) -> str | None:
     equation after it (``3.586, since S10 = 4.318 / 1.204``); else as :func:`value_in`."""
     text = without_asides(text)
     lead = _LEAD.match(text)
-    value, _ = first_value(text[lead.end() if lead else 0 :])
+    rest = text[lead.end() if lead else 0 :]
+    value, end = first_value(rest)
+    if value is not None and _STATED.match(rest, end):
+        return value_in(text)  # ``84/125 = 0.672``: the result stated after ``=`` is read
     return value if value is not None else value_in(text)
+
+
+_STATED = re.compile(r"\s*=\s*[-+\u2212]?\s*\(?\s*[\d.]")
+"""An ``=`` and a number after the number an answer opens with: its stated result."""
 
 
 _LEAD = re.compile(r"\s*(?:(?:about|approximately|roughly|exactly)\s+)*", re.I)
