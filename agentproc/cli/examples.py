@@ -47,7 +47,7 @@ EXAMPLES: dict[str, str] = {
   agentproc report runs/decay.jsonl --by range,ops --json
   agentproc report runs/decay.jsonl --csv tables/    # episodes.csv and cells.csv""",
     "selfcheck": """\
-  agentproc selfcheck                                # 12,000 single-fault episodes
+  agentproc selfcheck                                # 13,200 single-fault episodes
   agentproc selfcheck --count 1 --json""",
 }
 """Command -> the examples printed at the end of its ``--help``, under ``examples:``."""

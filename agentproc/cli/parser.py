@@ -310,7 +310,7 @@ def build_parser() -> argparse.ArgumentParser:
         "selfcheck", help="prove the monitor against injected faults", **examples("selfcheck")
     )
     sc.add_argument(
-        "--count", type=count(1), default=5, help="procedures per cell (240 cells x 10 injectors)"
+        "--count", type=count(1), default=5, help="procedures per cell (240 cells x 11 injectors)"
     )
     sc.add_argument("--seed", type=int, default=0, help="seed of the injected faults")
     sc.add_argument(

@@ -56,6 +56,14 @@ and computes the metrics. The rules:
 ``answer_revised``
     Every answer after the first; ``self_correction`` is true when the previous
     answer was wrong and this one is right.
+``unreturned_value``
+    Under ``dependency`` only (tool mode): an argument equal to a value that only an
+    earlier call of the same message produced, for that argument's variable, and
+    that no earlier message returned (nor is an input): its result had not come
+    back, so the agent worked the value out itself. Under ``dependency`` an answer
+    sent in the same message as the last step's first run is ``premature_finish``
+    (the last step's result had not come back), its ``missing_steps`` counting the
+    steps not returned before that message.
 
 Numbers compare within the scenario's tolerance (half a unit).
 """
@@ -147,6 +155,16 @@ class LabelCore:
         """Entries seen, counted or not."""
         self.trace: list[Entry] = []
         """The entries that count for the first divergence, in order."""
+        self.fresh: dict[int, set[int]] = {}
+        """Variable index -> the values calls of the current message produced for it
+        (their results not yet returned to the agent)."""
+        self.fresh_steps: set[int] = set()
+        """The steps run in the current message."""
+        self.returned: set[int] = set(workflow.correct[1:3])
+        """Unit values the agent has been given: the inputs, and every value a call of an
+        earlier message returned."""
+        self.returned_steps: set[int] = set()
+        """The steps run in an earlier message (their results returned)."""
 
     # -- entries ----------------------------------------------------------------
 
@@ -174,6 +192,19 @@ class LabelCore:
         """The calls that follow came in a new message of the agent's (under ``dependency``,
         batching is judged per message: see :class:`~agentproc.labelling.order.Batching`)."""
         self.batching.new_message(self.last_value if self.order == "dependency" else None)
+        if self.fresh:
+            for values in self.fresh.values():
+                self.returned.update(values)
+            self.fresh = {}
+        if self.fresh_steps:
+            self.returned_steps.update(self.fresh_steps)
+            self.fresh_steps = set()
+
+    def unreturned(self, var: int, matches: Callable[[int], bool]) -> bool:
+        """Whether an argument for ``var`` that ``matches`` a value equals one only a call of
+        the current message produced for ``var``, never returned before (nor an input)."""
+        fresh = self.fresh.get(var)
+        return fresh is not None and any(v not in self.returned and matches(v) for v in fresh)
 
     # -- the rules ------------------------------------------------------------
 
@@ -188,6 +219,8 @@ class LabelCore:
         else:
             self.run_at[step] = entry.index
         entry.executed = True
+        self.fresh.setdefault(target, set()).add(value)
+        self.fresh_steps.add(step)
         self.last_value[step] = value
         self.produced[target] = value
         self.held.setdefault(target, set()).add(value)
@@ -199,8 +232,15 @@ class LabelCore:
     ) -> None:
         """An answer was submitted: premature, wrong (and why) or a revision."""
         wf = self.wf
-        if wf.n_steps not in self.last_value:
+        unreturned = (
+            self.order == "dependency"
+            and wf.n_steps in self.fresh_steps
+            and wf.n_steps not in self.returned_steps
+        )
+        if wf.n_steps not in self.last_value or unreturned:
             missing = wf.n_steps - len(self.last_value)
+            if self.order == "dependency":  # a step whose result has not come back is missing
+                missing = wf.n_steps - len(self.returned_steps)
             self.add(
                 Label(
                     K.PREMATURE_FINISH,

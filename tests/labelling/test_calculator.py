@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from helpers import tiny_scenario
 
+from agentproc.agents.sim import INJECTORS
 from agentproc.agents.sim.selfcheck import run_selfcheck
 from agentproc.errors import ConfigError
 from agentproc.labelling import LabelKind
@@ -119,7 +120,7 @@ def test_calculator_selfcheck_has_precision_and_recall_one_for_every_label():
         "mode": ("decimal", "integer"),
     }
     result = run_selfcheck(count=1, grid=grid, variant=load_variant("calculator"))
-    assert result.episodes == 48 * 10 and result.mismatches == []
+    assert result.episodes == 48 * len(INJECTORS) and result.mismatches == []
     assert result.perfect  # every label kind occurred, every kind and cause at 1.0
 
 
