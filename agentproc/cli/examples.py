@@ -19,6 +19,7 @@ SIM_AGENTS = (
     "sim:missing_answer",
     "sim:wrong_answer",
     "sim:answer_revised",
+    "sim:unreturned_value",
 )
 """The simulated agents, as ``run --help`` lists them (a test keeps this list true)."""
 
@@ -38,7 +39,9 @@ EXAMPLES: dict[str, str] = {
     "replay": """\
   agentproc replay runs/decay.jsonl                  # every episode, a summary table
   agentproc replay runs/decay.jsonl --episode n5-L1-r1_10-mixed-decimal-0000
-  agentproc replay --scenario S.json --messages M.json --json""",
+  agentproc replay --scenario S.json --messages M.json --json
+  agentproc replay --scenario S.json --messages M.json --mode text      # a text-mode conversation
+  agentproc replay --scenario S.json --messages M.json --variant calculator""",
     "relabel": """\
   agentproc relabel runs/decay.jsonl                 # count what the current monitor changes
   agentproc relabel runs/decay.jsonl --out runs/decay-relabelled.jsonl""",
