@@ -192,13 +192,15 @@ def answer_in(text: str) -> str | None:
     lead = _LEAD.match(text)
     rest = text[lead.end() if lead else 0 :]
     value, end = first_value(rest)
-    if value is not None and _STATED.match(rest, end):
-        return value_in(text)  # ``84/125 = 0.672``: the result stated after ``=`` is read
+    if value is not None and "/" in rest[:end] and _STATED.match(rest, end):
+        return value_in(text)  # ``84/125 = 0.672``: a division's stated result is read
     return value if value is not None else value_in(text)
 
 
 _STATED = re.compile(r"\s*=\s*[-+\u2212]?\s*\(?\s*[\d.]")
-"""An ``=`` and a number after the number an answer opens with: its stated result."""
+"""An ``=`` and a number after the fraction an answer opens with: its stated result (a
+whole number over another, followed by its result, is a division worked out; any other
+number an answer opens with wins over an equation after it: ``5 = 2 + 3`` is 5)."""
 
 
 _LEAD = re.compile(r"\s*(?:(?:about|approximately|roughly|exactly)\s+)*", re.I)

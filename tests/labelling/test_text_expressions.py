@@ -50,6 +50,9 @@ def step_of(reply: str) -> str | Fraction | None:
         ("Answer: 3.586 (from 4.318 / (1.204))", Fraction("3.586")),
         ("Answer: (-3.209)", Fraction("-3.209")),
         ("Answer: approx 5", Fraction(5)),
+        ("Answer: 5 = 2 + 3", Fraction(5)),  # the number an answer opens with wins
+        ("Answer: 84/125 = 0.672", Fraction("0.672")),  # a division's stated result
+        ("Answer: 0/0 = 0", Fraction(0)),
     ],
 )
 def test_an_expression_answer_is_read_as_its_result_or_unreadable(reply, expected):
