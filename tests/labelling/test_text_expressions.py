@@ -12,7 +12,7 @@ from fractions import Fraction
 
 import pytest
 from helpers import tiny_scenario
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentproc.labelling import LabelKind, label_text, parse_text
@@ -128,12 +128,18 @@ def expressions(draw: st.DrawFn) -> tuple[str, str | Fraction]:
     return text, expected
 
 
+PROPERTY = settings(max_examples=300, deadline=None)
+"""Many generated forms, and no deadline: a loaded machine must not fail the test."""
+
+
+@PROPERTY
 @given(expressions(), st.sampled_from(["Answer: {}", "$\\boxed{{{}}}$", "The answer is {}."]))
 def test_an_expression_answer_reads_as_its_stated_result_or_nothing(form, template):
     text, expected = form
     assert answer_of(template.format(text)) == expected
 
 
+@PROPERTY
 @given(expressions())
 def test_an_expression_step_line_reads_as_its_stated_result_or_nothing(form):
     text, expected = form
