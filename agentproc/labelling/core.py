@@ -219,8 +219,9 @@ class LabelCore:
         else:
             self.run_at[step] = entry.index
         entry.executed = True
-        self.fresh.setdefault(target, set()).add(value)
-        self.fresh_steps.add(step)
+        if self.order == "dependency":  # only then are messages judged
+            self.fresh.setdefault(target, set()).add(value)
+            self.fresh_steps.add(step)
         self.last_value[step] = value
         self.produced[target] = value
         self.held.setdefault(target, set()).add(value)
