@@ -80,6 +80,7 @@ from operator import eq, itemgetter, lt
 from agentproc.labelling.labels import Divergence, Label, LabelKind, Metrics, Verdict
 from agentproc.labelling.order import (
     Batching,
+    InFlight,
     OrderPolicy,
     dependency_divergence,
     fewest_messages,
@@ -155,16 +156,10 @@ class LabelCore:
         """Entries seen, counted or not."""
         self.trace: list[Entry] = []
         """The entries that count for the first divergence, in order."""
-        self.fresh: dict[int, set[int]] = {}
-        """Variable index -> the values calls of the current message produced for it
-        (their results not yet returned to the agent)."""
-        self.fresh_steps: set[int] = set()
-        """The steps run in the current message."""
-        self.returned: set[int] = set(workflow.correct[1:3])
-        """Unit values the agent has been given: the inputs, and every value a call of an
-        earlier message returned."""
-        self.returned_steps: set[int] = set()
-        """The steps run in an earlier message (their results returned)."""
+        self.in_flight: InFlight | None = (
+            InFlight(set(workflow.correct[1:3])) if order == "dependency" else None
+        )
+        """Under ``dependency``: the values the current message produced, not yet returned."""
 
     # -- entries ----------------------------------------------------------------
 
@@ -192,19 +187,8 @@ class LabelCore:
         """The calls that follow came in a new message of the agent's (under ``dependency``,
         batching is judged per message: see :class:`~agentproc.labelling.order.Batching`)."""
         self.batching.new_message(self.last_value if self.order == "dependency" else None)
-        if self.fresh:
-            for values in self.fresh.values():
-                self.returned.update(values)
-            self.fresh = {}
-        if self.fresh_steps:
-            self.returned_steps.update(self.fresh_steps)
-            self.fresh_steps = set()
-
-    def unreturned(self, var: int, matches: Callable[[int], bool]) -> bool:
-        """Whether an argument for ``var`` that ``matches`` a value equals one only a call of
-        the current message produced for ``var``, never returned before (nor an input)."""
-        fresh = self.fresh.get(var)
-        return fresh is not None and any(v not in self.returned and matches(v) for v in fresh)
+        if self.in_flight is not None:
+            self.in_flight.new_message()
 
     # -- the rules ------------------------------------------------------------
 
@@ -219,9 +203,8 @@ class LabelCore:
         else:
             self.run_at[step] = entry.index
         entry.executed = True
-        if self.order == "dependency":  # only then are messages judged
-            self.fresh.setdefault(target, set()).add(value)
-            self.fresh_steps.add(step)
+        if self.in_flight is not None:
+            self.in_flight.produced(step, target, value)
         self.last_value[step] = value
         self.produced[target] = value
         self.held.setdefault(target, set()).add(value)
@@ -233,15 +216,11 @@ class LabelCore:
     ) -> None:
         """An answer was submitted: premature, wrong (and why) or a revision."""
         wf = self.wf
-        unreturned = (
-            self.order == "dependency"
-            and wf.n_steps in self.fresh_steps
-            and wf.n_steps not in self.returned_steps
-        )
-        if wf.n_steps not in self.last_value or unreturned:
+        flight = self.in_flight
+        if wf.n_steps not in self.last_value or (flight is not None and flight.pending(wf.n_steps)):
             missing = wf.n_steps - len(self.last_value)
-            if self.order == "dependency":  # a step whose result has not come back is missing
-                missing = wf.n_steps - len(self.returned_steps)
+            if flight is not None:  # a step whose result has not come back is missing
+                missing = wf.n_steps - len(flight.returned_steps)
             self.add(
                 Label(
                     K.PREMATURE_FINISH,

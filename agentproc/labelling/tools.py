@@ -18,7 +18,7 @@ from agentproc.arith import to_units
 from agentproc.errors import StoredCallError
 from agentproc.labelling.core import OTHER, PROPAGATED, LabelCore, confusion_cause
 from agentproc.labelling.labels import Label, LabelKind, Metrics, shown_label
-from agentproc.labelling.order import OrderPolicy
+from agentproc.labelling.order import InFlight, OrderPolicy
 from agentproc.workflow import CallRecord, Workflow
 from agentproc.workflow.calls import UNREAD, read_stored
 
@@ -143,11 +143,11 @@ class Monitor:
     ) -> None:
         wf = self.wf
         correct, numbers = wf.correct, wf.numbers
-        fresh = self.core.fresh if self.core.order == "dependency" else None
+        flight = self.core.in_flight
         for param, var in param_vars:
             got = args[param]
-            if fresh and var in fresh:
-                self._unreturned(index, step, param, var, got)
+            if flight is not None and var in flight.fresh:
+                self._unreturned(flight, index, step, param, var, got)
             if got == numbers[var]:  # the correct number as written: the common case
                 continue
             read: int | None = None
@@ -163,12 +163,14 @@ class Monitor:
             label = wrong_argument(self.core, index, step, param, got, exact, read, var)
             self.core.add(label if self.names is None else shown_label(label, self.names))
 
-    def _unreturned(self, index: int, step: int, param: str, var: int, got: Any) -> None:
+    def _unreturned(
+        self, flight: InFlight, index: int, step: int, param: str, var: int, got: Any
+    ) -> None:
         """``unreturned_value`` when ``got`` is a value of ``var`` that only a call of the
         same message produced (under ``dependency``)."""
         wf = self.wf
         matches = to_units(got, wf.scale).__eq__ if self._half_unit else wf.matcher(got)
-        if self.core.unreturned(var, matches):
+        if flight.unreturned(var, matches):
             label = Label(K.UNRETURNED_VALUE, index, step, argument=param, got=got)
             self.core.add(label if self.names is None else shown_label(label, self.names))
 
