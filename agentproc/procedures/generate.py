@@ -22,7 +22,8 @@ farthest operand) from a seeded position.
 Since procedure format 2 (:data:`FORMAT`) nothing erases an upstream mistake:
 
 * no step equals an earlier variable up to sign (``S6 = S5 * S3`` with
-  ``S5 = S2 / S3`` is ``S2``), checked symbolically as constants are;
+  ``S5 = S2 / S3`` is ``S2``), checked symbolically as constants are (an input
+  too since format 4, its fingerprint reduced modulo the prime as a step's);
 * the rounded answer changes when ``S1`` or ``S2`` changes by 1% (by one unit at
   least: :func:`nudge`), checked by evaluating the procedure again in real
   arithmetic, and is not exactly 0 or 1; a procedure that fails is drawn again;
