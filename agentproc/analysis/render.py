@@ -38,6 +38,7 @@ SHORT: dict[LabelKind, str] = {
     LabelKind.WRONG_ANSWER: "wrong_ans",
     LabelKind.ANSWER_REVISED: "revised",
     LabelKind.UNREADABLE: "unread",
+    LabelKind.UNRETURNED_VALUE: "unreturned",
 }
 """Column headers of the label kinds in rendered tables."""
 

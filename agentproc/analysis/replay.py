@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from agentproc.errors import InputError
-from agentproc.labelling import Label, Metrics, run_text_episode
+from agentproc.labelling import Label, Metrics, parse_text, run_text_episode
 from agentproc.labelling.calculator import monitor_for
 from agentproc.labelling.order import OrderPolicy
 from agentproc.labelling.tools import message_starts
@@ -245,23 +245,52 @@ def calls_from_messages(
     return calls, [results.get(str(i)) if i is not None else None for i in ids]
 
 
+ReplayMode = Literal["tools", "text"]
+"""How a message list is read: its tool calls, or the text of its replies (text mode)."""
+
+
+def _replies(listed: list[Any]) -> str:
+    """The text of every assistant message, in order, one after another."""
+    return "\n".join(text_of(m.get("content")) for m in listed if m["role"] == "assistant")
+
+
 def replay_messages(
     scenario: Scenario,
     messages: Any,
     path: Path,
     guard: Guard = "observe",
     order: OrderPolicy = "listed",
+    *,
+    mode: ReplayMode = "tools",
+    variant: Variant | None = None,
 ) -> Replay:
     """Replay a trace given as an OpenAI chat-completions message list (the tool calls of
-    one assistant message are one batch, under the ``dependency`` order policy)."""
+    one assistant message are one batch, under the ``dependency`` order policy), under
+    ``variant`` (the calculator's: ``add``/``sub``/``mul``/``div`` calls); in ``text``
+    mode, the text of its replies is read and labelled as a text-mode reply.
+
+    Raises:
+        InputError: the trace's shape does not match ``mode`` (a text conversation without
+            tool calls replayed as tools, or tool calls replayed as text), naming the mode
+            to use.
+    """
     calls, results = calls_from_messages(messages, path)
     listed = messages["messages"] if isinstance(messages, dict) else messages
+    if mode == "text":
+        return _replay_text_messages(scenario, calls, _replies(listed), path)
+    if not calls and parse_text(_replies(listed)).entries:
+        raise InputError(
+            path,
+            "no tool calls, only a text reply with step or answer lines: "
+            "replay it with --mode text",
+            "messages",
+        )
     batches = [
         len(m.get("tool_calls") or [])
         for m in listed
         if m["role"] == "assistant" and m.get("tool_calls")
     ]
-    replay = replay_calls(scenario, calls, guard, agent="messages", order=order, batches=batches)
+    replay = replay_calls(scenario, calls, guard, "messages", variant, order=order, batches=batches)
     replay.compared = True
     for rec, seen in zip(replay.calls, results, strict=True):
         if seen is not None and seen != rec.result:
@@ -269,3 +298,24 @@ def replay_messages(
                 f"call {rec.index}: tool result was {seen!r}, replay gives {rec.result!r}"
             )
     return replay
+
+
+def _replay_text_messages(
+    scenario: Scenario, calls: list[tuple[str, Any]], text: str, path: Path
+) -> Replay:
+    if calls:
+        raise InputError(
+            path,
+            f"{len(calls)} tool calls, not a text reply: replay it with --mode tools",
+            "messages",
+        )
+    labels, metrics, trace = run_text_episode(scenario, text)
+    return Replay(
+        scenario,
+        "messages",
+        build_workflow(scenario),
+        [],
+        labels,
+        metrics,
+        text_entries=[e.raw for e in trace.entries],
+    )

@@ -41,8 +41,10 @@ LABEL_STYLE: dict[LabelKind, str] = {
     LabelKind.WRONG_ANSWER: "bold red",
     LabelKind.ANSWER_REVISED: "blue",
     LabelKind.UNREADABLE: "magenta",
+    LabelKind.UNRETURNED_VALUE: "yellow",
 }
-"""The colour of each label kind: invented calls magenta, order and repeats yellow,
+"""The colour of each label kind: invented calls magenta, order, repeats and values not
+yet returned yellow,
 wrong values red, skips cyan, answers bright red, revisions blue, unreadable
 numbers magenta."""
 
@@ -64,6 +66,8 @@ _REPEAT_NOTE = re.compile(
 def describe(label: Label) -> str:
     """A label in a few words: ``wrong_argument(S3, propagated)``."""
     value = f"{label.argument}={label.got}, expected {label.expected}" if label.argument else None
+    if label.argument and label.expected is None:  # unreadable, unreturned_value
+        value = label.argument if label.got is None else f"{label.argument}={label.got}"
     attrs = [value, label.cause, label.confused_with and f"as {label.confused_with}"]
     if label.self_correction:
         attrs.append("self-correction")

@@ -20,6 +20,7 @@ SIM_AGENTS = (
     "sim:missing_answer",
     "sim:wrong_answer",
     "sim:answer_revised",
+    "sim:unreturned_value",
 )
 """The simulated agents, as ``run --help`` lists them (a test keeps this list true)."""
 
@@ -41,7 +42,9 @@ EXAMPLES: dict[str, str] = {
     "replay": """\
   agentproc replay runs/decay.jsonl        # every episode, a summary table
   agentproc replay runs/decay.jsonl --episode n5-L1-r1_10-mixed-decimal-0000
-  agentproc replay --scenario S.json --messages M.json --json""",
+  agentproc replay --scenario S.json --messages M.json --json
+  agentproc replay --scenario S.json --messages M.json --mode text
+  agentproc replay --scenario S.json --messages M.json --variant calculator""",
     "relabel": """\
   agentproc relabel runs/decay.jsonl       # count what the current monitor changes
   agentproc relabel runs/decay.jsonl --out runs/decay-relabelled.jsonl""",
@@ -50,7 +53,7 @@ EXAMPLES: dict[str, str] = {
   agentproc report runs/decay.jsonl --by range,ops --json
   agentproc report runs/decay.jsonl --csv tables/      # episodes.csv, cells.csv""",
     "selfcheck": """\
-  agentproc selfcheck                      # 12,000 single-fault episodes
+  agentproc selfcheck                      # 13,200 single-fault episodes
   agentproc selfcheck --count 1 --json""",
 }
 """Command -> the examples printed at the end of its ``--help``, under ``examples:``."""

@@ -291,6 +291,17 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--otel", type=Path, help="OpenTelemetry GenAI traces (OTLP JSON)")
     rp.add_argument("--guard", type=guard, default="observe", help="guard mode for --messages")
     rp.add_argument(
+        "--mode",
+        choices=["tools", "text"],
+        help="how --messages is read: tools (its tool calls; the default) or text (its replies, "
+        "as a text-mode run's)",
+    )
+    rp.add_argument(
+        "--variant",
+        help="the variant --messages ran under (a shipped name or a .toml/.json file; "
+        "calculator: add/sub/mul/div calls)",
+    )
+    rp.add_argument(
         "--json", action="store_true", help="print JSON (one object per episode, per line)"
     )
 
@@ -365,7 +376,7 @@ def build_parser() -> argparse.ArgumentParser:
         "selfcheck", help="prove the monitor against injected faults", **examples("selfcheck")
     )
     sc.add_argument(
-        "--count", type=count(1), default=5, help="procedures per cell (240 cells x 10 injectors)"
+        "--count", type=count(1), default=5, help="procedures per cell (240 cells x 11 injectors)"
     )
     sc.add_argument("--seed", type=int, default=0, help="seed of the injected faults")
     sc.add_argument(

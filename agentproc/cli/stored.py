@@ -26,6 +26,10 @@ from agentproc.runs import (
 def replay_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     if args.otel or args.messages or args.scenario:
         return _replay_given(args, out, err)
+    if args.mode is not None or args.variant is not None:
+        raise ConfigError(
+            "replay --mode and --variant are for --messages: a run file records its own"
+        )
     if args.run is None:
         raise ConfigError("replay needs a run file, or --scenario and --messages")
     with collector.paused():  # what the replay kept is freed on return, before it resumes
@@ -50,6 +54,9 @@ def _replay_given(args: argparse.Namespace, out: Console, err: Console) -> int:
         raise ConfigError(
             "replay takes either RUN.jsonl, or --scenario S.json with --messages M.json"
         )
+    if args.otel and (args.mode is not None or args.variant is not None):
+        raise ConfigError("replay --mode and --variant are for --messages, not --otel")
+    variant = _replay_variant(args)
     scenario = load_scenario(args.scenario)
     if args.otel:
         traces = read_traces(args.otel)
@@ -64,7 +71,15 @@ def _replay_given(args: argparse.Namespace, out: Console, err: Console) -> int:
     else:
         calls = read_json(args.messages)
         results = [
-            replay_messages(scenario, calls, args.messages, args.guard, args.order or "listed")
+            replay_messages(
+                scenario,
+                calls,
+                args.messages,
+                args.guard,
+                args.order or "listed",
+                mode=args.mode or "tools",
+                variant=variant,
+            )
         ]
     for result in results:
         if args.json:
@@ -72,6 +87,22 @@ def _replay_given(args: argparse.Namespace, out: Console, err: Console) -> int:
         else:
             render_timeline(result, out)
     return EXIT_FAILED if any(r.differences for r in results) else EXIT_OK
+
+
+def _replay_variant(args: argparse.Namespace) -> Any:
+    """The variant ``--messages`` is replayed under (``None``: the default); text mode
+    has no tools to vary, so it takes none that changes them."""
+    if args.variant is None:
+        return None
+    from agentproc.workflow.variant import load_variant
+
+    variant = load_variant(args.variant)
+    if args.mode == "text" and not variant.is_default:
+        raise ConfigError(
+            f"replay --mode text takes no --variant ({variant.name!r} changes the tools, "
+            "and text mode has none)"
+        )
+    return None if variant.is_default else variant
 
 
 def _replay_run(args: argparse.Namespace, out: Console, err: Console) -> int:

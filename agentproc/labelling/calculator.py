@@ -36,8 +36,8 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from agentproc.arith import Op, to_units
-from agentproc.labelling.core import OTHER
-from agentproc.labelling.labels import Label, LabelKind
+from agentproc.labelling.core import OTHER, confusion_cause
+from agentproc.labelling.labels import Label, LabelKind, shown_label
 from agentproc.labelling.order import OrderPolicy
 from agentproc.labelling.tools import Monitor
 from agentproc.workflow import CallRecord, ScenarioStep, Workflow
@@ -93,10 +93,19 @@ class CalculatorMonitor(Monitor):
 
     def _constant(self, index: int, spec: ScenarioStep, constant: float | int, got: Any) -> None:
         """A step's constant passed as another number: a ``wrong_argument`` whose
-        ``argument`` is the constant as written (no variable stands for it)."""
-        if not self.is_constant(constant, got):
-            label = Label(K.WRONG_ARGUMENT, index, spec.step, cause=OTHER, got=got)
-            self.core.add(label._replace(argument=spec.terms()[1], expected=constant))
+        ``argument`` is the constant as written (no variable stands for it). Its cause:
+        the value of the step's variable operand (its correct value or the agent's own),
+        when ``got`` is that (``sub(S6, 4.217)`` written ``sub(4.217, S6)``), a
+        ``lookback_confusion`` with it; else ``other``."""
+        if self.is_constant(constant, got):
+            return
+        label = Label(K.WRONG_ARGUMENT, index, spec.step, cause=OTHER, got=got)
+        label = label._replace(argument=spec.terms()[1], expected=constant)
+        operand = spec.operand_vars[0]
+        if self.explains(f"S{operand}", got):
+            cause = confusion_cause(operand, spec.target)
+            label = label._replace(cause=cause, confused_with=f"S{operand}")
+        self.core.add(label if self.names is None else shown_label(label, self.names))
 
     def expected_step(self) -> int | None:
         """The earliest listed step not yet executed."""

@@ -56,6 +56,14 @@ and computes the metrics. The rules:
 ``answer_revised``
     Every answer after the first; ``self_correction`` is true when the previous
     answer was wrong and this one is right.
+``unreturned_value``
+    Under ``dependency`` only (tool mode): an argument equal to a value that only an
+    earlier call of the same message produced, for that argument's variable, and
+    that no earlier message returned (nor is an input): its result had not come
+    back, so the agent worked the value out itself. Under ``dependency`` an answer
+    sent in the same message as the last step's first run is ``premature_finish``
+    (the last step's result had not come back), its ``missing_steps`` counting the
+    steps not returned before that message.
 
 Numbers compare within the scenario's tolerance (half a unit).
 """
@@ -72,6 +80,7 @@ from operator import eq, itemgetter, lt
 from agentproc.labelling.labels import Divergence, Label, LabelKind, Metrics, Verdict
 from agentproc.labelling.order import (
     Batching,
+    InFlight,
     OrderPolicy,
     dependency_divergence,
     fewest_messages,
@@ -147,6 +156,10 @@ class LabelCore:
         """Entries seen, counted or not."""
         self.trace: list[Entry] = []
         """The entries that count for the first divergence, in order."""
+        self.in_flight: InFlight | None = (
+            InFlight(set(workflow.correct[1:3])) if order == "dependency" else None
+        )
+        """Under ``dependency``: the values the current message produced, not yet returned."""
 
     # -- entries ----------------------------------------------------------------
 
@@ -174,6 +187,8 @@ class LabelCore:
         """The calls that follow came in a new message of the agent's (under ``dependency``,
         batching is judged per message: see :class:`~agentproc.labelling.order.Batching`)."""
         self.batching.new_message(self.last_value if self.order == "dependency" else None)
+        if self.in_flight is not None:
+            self.in_flight.new_message()
 
     # -- the rules ------------------------------------------------------------
 
@@ -188,6 +203,8 @@ class LabelCore:
         else:
             self.run_at[step] = entry.index
         entry.executed = True
+        if self.in_flight is not None:
+            self.in_flight.produced(step, target, value)
         self.last_value[step] = value
         self.produced[target] = value
         self.held.setdefault(target, set()).add(value)
@@ -199,8 +216,11 @@ class LabelCore:
     ) -> None:
         """An answer was submitted: premature, wrong (and why) or a revision."""
         wf = self.wf
-        if wf.n_steps not in self.last_value:
+        flight = self.in_flight
+        if wf.n_steps not in self.last_value or (flight is not None and flight.pending(wf.n_steps)):
             missing = wf.n_steps - len(self.last_value)
+            if flight is not None:  # a step whose result has not come back is missing
+                missing = wf.n_steps - len(flight.returned_steps)
             self.add(
                 Label(
                     K.PREMATURE_FINISH,

@@ -31,10 +31,17 @@ class LabelKind(StrEnum):
     UNREADABLE = "unreadable"
     """Text mode: a step or answer line states its value in a form that cannot be read
     exactly (``12,5``, ``4.318 / 1.204``); no number is guessed for it."""
+    UNRETURNED_VALUE = "unreturned_value"
+    """Under the ``dependency`` order policy: an argument equal to a value that only a
+    call in the same message produced (its result not yet returned): the agent worked
+    the value out itself."""
 
 
 TEXT_ONLY: frozenset[LabelKind] = frozenset({LabelKind.UNREADABLE})
 """Kinds only a text reply can have (tool calls carry their numbers as JSON)."""
+DEPENDENCY_ONLY: frozenset[LabelKind] = frozenset({LabelKind.UNRETURNED_VALUE})
+"""Kinds only the ``dependency`` order policy gives (under ``listed`` the agent's
+messages are not judged)."""
 
 
 Verdict = Literal["faithful", "unfaithful_correct", "wrong", "no_answer"]

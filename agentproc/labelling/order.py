@@ -112,6 +112,46 @@ class Batching:
             self.maximal = False
 
 
+@dataclass(slots=True)
+class InFlight:
+    """Under ``dependency``, what the calls of the current message produced: their results
+    have not come back to the agent yet (calls of one message are sent together). The
+    labelling core owns one, tells it each value produced and each new message, and asks
+    it for ``unreturned_value`` and an answer sent with the last step."""
+
+    returned: set[int]
+    """Unit values the agent has been given: the inputs, and every value a call of an
+    earlier message returned."""
+    fresh: dict[int, set[int]] = field(default_factory=dict)
+    """Variable index -> the values calls of the current message produced for it."""
+    fresh_steps: set[int] = field(default_factory=set)
+    """The steps run in the current message."""
+    returned_steps: set[int] = field(default_factory=set)
+    """The steps run in an earlier message (their results returned)."""
+
+    def produced(self, step: int, var: int, value: int) -> None:
+        """A call of the current message produced ``value`` for ``var`` (step ``step``)."""
+        self.fresh.setdefault(var, set()).add(value)
+        self.fresh_steps.add(step)
+
+    def new_message(self) -> None:
+        """The results of the previous message have come back."""
+        for values in self.fresh.values():
+            self.returned.update(values)
+        self.returned_steps.update(self.fresh_steps)
+        self.fresh, self.fresh_steps = {}, set()
+
+    def unreturned(self, var: int, matches: Callable[[int], bool]) -> bool:
+        """Whether an argument for ``var`` that ``matches`` a value equals one only a call of
+        the current message produced for ``var``, never returned before (nor an input)."""
+        fresh = self.fresh.get(var)
+        return fresh is not None and any(v not in self.returned and matches(v) for v in fresh)
+
+    def pending(self, step: int) -> bool:
+        """Whether ``step`` first ran in the current message (its result not yet back)."""
+        return step in self.fresh_steps and step not in self.returned_steps
+
+
 class Traced(Protocol):
     """An entry of the labelling core's trace, as the divergence reads it."""
 

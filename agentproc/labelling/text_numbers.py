@@ -2,10 +2,13 @@ r"""Numbers as people write them in a reply, read exactly or refused.
 
 A value is read from the text where a step or answer states it: its parenthesised
 asides are left out, then the last part after an ``=`` that holds a number is read,
-and in it the first number that stands alone (not an operand of ``+ - * / ^`` or of a
-multiplication or division sign: ``4.318 / 1.204`` is an unevaluated expression, not
-a value). A part whose every
-number is an operand is **unreadable**, and so is a number whose form is ambiguous:
+and in it the first number that stands alone (not an operand of ``+ - * / ^``, of a
+multiplication or division sign (also a lone ``x``) or ``\times``/``\cdot``, or of a unicode
+minus: ``4.318 / 1.204`` is an unevaluated expression, not a value). Operands may be
+signed or bracketed: ``-3.209 + (-3.209)`` and ``2 x -3.209`` are expressions, and a
+bracketed number is an operand, never an aside. A part whose every number is an
+operand is **unreadable** (so an expression reads only as the result written after
+its ``=``, never as its left operand), and so is a number whose form is ambiguous:
 a value is never truncated to a wrong one.
 
 The forms read (:func:`number_of`):
@@ -48,13 +51,21 @@ _PHRASE = re.compile(
 )
 """A number phrase, loosely: sign, digits with grouping, then a power of ten or a
 denominator. :func:`_exact` decides whether it reads as one number."""
-_OPERATOR = r"[-+*/\u00d7\u00f7^]"
-_BEFORE = re.compile(rf"[\w)]\s*{_OPERATOR}\s*$")
-"""An operand and an operator right before a number: it is a right operand."""
-_AFTER = re.compile(rf"\s*{_OPERATOR}\s*[\w(]")
-"""An operator and an operand right after a number: it is a left operand."""
-_SIGNED_AFTER_OPERAND = re.compile(r"[\w)]\s+$")
-_ASIDE = re.compile(r"\([^()]*\)")
+_OPERATOR = r"(?:[-+*/\u00d7\u00f7^\u00b7\u22c5\u2212\u2013]|(?<![A-Za-z])x(?![A-Za-z]))"
+"""An operator between two operands: ``+ - * / ^``, a multiplication or division sign
+(times, middle dot, dot operator, division sign, a lone ``x``), a unicode minus or dash."""
+_BEFORE = re.compile(rf"[\w)]\s*{_OPERATOR}\s*(?:\(\s*)?[-+\u2212]?\s*$")
+"""An operand and an operator right before a number (bracketed or not): it is a
+right operand."""
+_AFTER = re.compile(rf"\s*(?:\)\s*)?{_OPERATOR}\s*(?:\(\s*)?[-+\u2212]?\s*[\w(.]")
+"""An operator and an operand (signed or bracketed) right after a number: it is a
+left operand."""
+_SIGNED_AFTER_OPERAND = re.compile(r"[\w)]\s*$")
+_BRACKETED = r"\(\s*[-+\u2212]?\s*[\d.][\d.,'_ \u2009\u202f\u00a0]*\s*\)"
+"""A number in brackets, ``(-3.209)``: an operand, never an aside."""
+_ASIDE = re.compile(rf"\((?:[^()]|{_BRACKETED})*\)")
+"""An aside in brackets (it may hold bracketed numbers)."""
+_LATEX_OPERATOR = re.compile(r"\\(?:times|cdot)\b")
 
 
 def _grouped(digits: str, sep: str) -> str | None:
@@ -141,12 +152,18 @@ def _standalone(text: str, m: re.Match[str]) -> bool:
 
 
 def without_asides(text: str) -> str:
-    """A text with its parenthesised asides (nested ones too) left out."""
+    """A text with its parenthesised asides (nested ones too) left out; a bracketed
+    number (``(-3.209)``) is an operand and stays."""
+    text = _LATEX_OPERATOR.sub("\u00d7", text)
     while True:
-        shorter = _ASIDE.sub(" ", text)
+        shorter = _ASIDE.sub(_aside, text)
         if shorter == text:
             return text
         text = shorter
+
+
+def _aside(m: re.Match[str]) -> str:
+    return m.group() if re.fullmatch(_BRACKETED, m.group()) else " "
 
 
 def value_in(text: str) -> str | None:
@@ -173,8 +190,17 @@ def answer_in(text: str) -> str | None:
     equation after it (``3.586, since S10 = 4.318 / 1.204``); else as :func:`value_in`."""
     text = without_asides(text)
     lead = _LEAD.match(text)
-    value, _ = first_value(text[lead.end() if lead else 0 :])
+    rest = text[lead.end() if lead else 0 :]
+    value, end = first_value(rest)
+    if value is not None and "/" in rest[:end] and _STATED.match(rest, end):
+        return value_in(text)  # ``84/125 = 0.672``: a division's stated result is read
     return value if value is not None else value_in(text)
+
+
+_STATED = re.compile(r"\s*=\s*[-+\u2212]?\s*\(?\s*[\d.]")
+"""An ``=`` and a number after the fraction an answer opens with: its stated result (a
+whole number over another, followed by its result, is a division worked out; any other
+number an answer opens with wins over an equation after it: ``5 = 2 + 3`` is 5)."""
 
 
 _LEAD = re.compile(r"\s*(?:(?:about|approximately|roughly|exactly)\s+)*", re.I)

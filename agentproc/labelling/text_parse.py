@@ -187,12 +187,32 @@ def _entry(
     return TextEntry(kind, value, line, raw, var, implicit)
 
 
+_NAMED = re.compile(r"\bs(\d+)\s*$", re.I)
+"""The variable an answer statement names, right before ``(the answer)``."""
+
+
+def _named_step(line: str, answer: re.Match[str], entries: list[TextEntry]) -> int | None:
+    """The variable a statement such as "The value of S10 (the answer) is x" names, when
+    the reply has not written that step yet: the statement also writes it."""
+    if answer.re is not _ANSWER or answer.group(2) is None:
+        return None
+    named = _NAMED.search(line, 0, answer.start())
+    if named is None:
+        return None
+    var = int(named.group(1))
+    written = any(e.kind == "step" and e.var == var and not e.unreadable for e in entries)
+    return None if written else var
+
+
 def parse_text(text: str, answer_variable: int | None = None) -> TextTrace:
     r"""Read the step and answer lines of a reply; other lines are ignored.
 
     An answer line (``Answer: 3``, ``The final answer is 3``, ``\boxed{3}``,
-    ``The value of S10 (the answer) is 3``) is never also read as a step line; a
-    line may hold several steps (``S3 = 5, S4 = 15``). Steps read as ``S7 = x``,
+    ``The value of S10 (the answer) is 3``) is not also read as a step line, except
+    that one naming a variable the reply has not written yet ("The value of S10 (the
+    answer) is 3", ``S10 (the answer) = 3``) also writes that step, just before the
+    answer: it stands in place of the step's line. A line may hold several steps
+    (``S3 = 5, S4 = 15``). Steps read as ``S7 = x``,
     ``S7 := x``, ``S7: x``, ``S7 is x`` or "the value of S7 is x", also spelled
     ``S_7``, ``S_{7}`` or in a markdown table row. Numbers are read as
     :mod:`~agentproc.labelling.text_numbers` says; one that cannot be read exactly
@@ -224,6 +244,9 @@ def parse_text(text: str, answer_variable: int | None = None) -> TextTrace:
             said = next(g for g in answer.groups() if g is not None)
             value = answer_in(said)
             if value is not None:
+                named = _named_step(line, answer, entries)
+                if named is not None:
+                    entries.append(_entry("step", value, number, raw, named))
                 entries.append(_entry("answer", value, number, raw))
                 explicit = True
             continue

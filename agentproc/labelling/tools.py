@@ -18,7 +18,7 @@ from agentproc.arith import to_units
 from agentproc.errors import StoredCallError
 from agentproc.labelling.core import OTHER, PROPAGATED, LabelCore, confusion_cause
 from agentproc.labelling.labels import Label, LabelKind, Metrics, shown_label
-from agentproc.labelling.order import OrderPolicy
+from agentproc.labelling.order import InFlight, OrderPolicy
 from agentproc.workflow import CallRecord, Workflow
 from agentproc.workflow.calls import UNREAD, read_stored
 
@@ -143,8 +143,11 @@ class Monitor:
     ) -> None:
         wf = self.wf
         correct, numbers = wf.correct, wf.numbers
+        flight = self.core.in_flight
         for param, var in param_vars:
             got = args[param]
+            if flight is not None and var in flight.fresh:
+                self._unreturned(flight, index, step, param, var, got)
             if got == numbers[var]:  # the correct number as written: the common case
                 continue
             read: int | None = None
@@ -158,6 +161,17 @@ class Monitor:
                 if exact(correct[var]):
                     continue
             label = wrong_argument(self.core, index, step, param, got, exact, read, var)
+            self.core.add(label if self.names is None else shown_label(label, self.names))
+
+    def _unreturned(
+        self, flight: InFlight, index: int, step: int, param: str, var: int, got: Any
+    ) -> None:
+        """``unreturned_value`` when ``got`` is a value of ``var`` that only a call of the
+        same message produced (under ``dependency``)."""
+        wf = self.wf
+        matches = to_units(got, wf.scale).__eq__ if self._half_unit else wf.matcher(got)
+        if flight.unreturned(var, matches):
+            label = Label(K.UNRETURNED_VALUE, index, step, argument=param, got=got)
             self.core.add(label if self.names is None else shown_label(label, self.names))
 
     def finish(self) -> tuple[list[Label], Metrics]:

@@ -22,7 +22,8 @@ farthest operand) from a seeded position.
 Since procedure format 2 (:data:`FORMAT`) nothing erases an upstream mistake:
 
 * no step equals an earlier variable up to sign (``S6 = S5 * S3`` with
-  ``S5 = S2 / S3`` is ``S2``), checked symbolically as constants are;
+  ``S5 = S2 / S3`` is ``S2``), checked symbolically as constants are (an input
+  too since format 4, its fingerprint reduced modulo the prime as a step's);
 * the rounded answer changes when ``S1`` or ``S2`` changes by 1% (by one unit at
   least: :func:`nudge`), checked by evaluating the procedure again in real
   arithmetic, and is not exactly 0 or 1; a procedure that fails is drawn again;
@@ -66,11 +67,15 @@ member from its enum class costs about ten times reading a global."""
 
 MAX_STEPS = 200
 MAX_LOOKBACK = 16
-FORMAT = 3
+FORMAT = 4
 """Version of the procedures :func:`generate_procedure` draws: 2 adds the rules
 against identities, answers insensitive to the inputs and masked steps; 3 keeps every
 variable operand within the look-back (a one-variable window's ``sub``/``div`` takes a
-constant, not an input). A procedure read without a version is version 1."""
+constant, not an input); 4 holds the rule against identities for the inputs too (a
+step equal to ``S1`` or ``S2`` up to sign, such as ``S4 = S3 - S1`` with
+``S3 = S1 + S2``, is drawn again: format 3 let it through, since the inputs'
+fingerprints were not reduced modulo the prime). A procedure read without a version
+is version 1."""
 NUDGE = 0.01
 """The relative change of a value by which the answer's sensitivity is tested."""
 
@@ -386,7 +391,10 @@ class _Fingerprint(NamedTuple):
         return _Fingerprint(self.a * inv_a % PRIME, self.b * inv_b % PRIME)
 
 
-_INPUTS = (_Fingerprint(_POINTS[0][0], _POINTS[1][0]), _Fingerprint(_POINTS[0][1], _POINTS[1][1]))
+_INPUTS = tuple(_Fingerprint(_POINTS[0][n] % PRIME, _POINTS[1][n] % PRIME) for n in range(2))
+"""The inputs' fingerprints, reduced modulo :data:`PRIME` as every step's is: an
+unreduced one (two of the points exceed the prime) would never equal the step that
+reproduces its input, and the identity would go unseen."""
 
 
 def _apply(op: Op, a: int, b: int, scale: int, integer: bool) -> int | None:

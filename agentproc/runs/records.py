@@ -40,7 +40,7 @@ class LabelRecord(TypedDict):
     cause: NotRequired[str]
     """``wrong_argument``/``wrong_answer``: why the value is wrong."""
     argument: NotRequired[str]
-    """``wrong_argument``, ``unreadable``: the argument (text mode: the variable written)."""
+    """``wrong_argument``, ``unreadable``, ``unreturned_value``: the argument (text: variable)."""
     expected: NotRequired[float | int]
     """The correct value."""
     got: NotRequired[float | int]

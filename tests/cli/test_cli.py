@@ -339,7 +339,7 @@ def test_commands_that_run_no_agent_do_not_import_langchain_or_langgraph(
 
 
 def test_selfcheck_json_reports_precision_and_recall(capsys, monkeypatch):
-    from agentproc.agents.sim import selfcheck
+    from agentproc.agents.sim import INJECTORS, selfcheck
 
     monkeypatch.setattr(
         selfcheck,
@@ -350,7 +350,7 @@ def test_selfcheck_json_reports_precision_and_recall(capsys, monkeypatch):
     monkeypatch.setattr(selfcheck.cells, "__defaults__", (selfcheck.GRID,))
     code, out, _ = cli(capsys, "selfcheck", "--count", "2", "--json")
     data = json.loads(out)
-    assert code == 0 and data["perfect"] is True and data["episodes"] == 4 * 2 * 10
+    assert code == 0 and data["perfect"] is True and data["episodes"] == 4 * 2 * len(INJECTORS)
     assert all(v["precision"] == 1.0 and v["recall"] == 1.0 for v in data["labels"].values())
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from helpers import tiny_scenario
+from helpers import constant_scenario, tiny_scenario
 
+from agentproc.agents.sim import INJECTORS
 from agentproc.agents.sim.selfcheck import run_selfcheck
 from agentproc.errors import ConfigError
 from agentproc.labelling import LabelKind
@@ -119,10 +120,66 @@ def test_calculator_selfcheck_has_precision_and_recall_one_for_every_label():
         "mode": ("decimal", "integer"),
     }
     result = run_selfcheck(count=1, grid=grid, variant=load_variant("calculator"))
-    assert result.episodes == 48 * 10 and result.mismatches == []
+    assert result.episodes == 48 * len(INJECTORS) and result.mismatches == []
     assert result.perfect  # every label kind occurred, every kind and cause at 1.0
 
 
 def test_selfcheck_refuses_a_variant_whose_guard_refuses_calls():
     with pytest.raises(ConfigError, match="guard 'feedback' refuses calls"):
         run_selfcheck(count=1, variant=load_variant("feedback"))
+
+
+# -- a constant operand (look-back 1): S3 = S2 * S2 = 9; S4 = S3 - 4; S5 = S4 / 2.5; S6 = S5 + S5
+
+CONSTANT_FAITHFUL = [
+    ("mul", {"a": 3, "b": 3}),
+    ("sub", {"a": 9, "b": 4}),
+    ("div", {"a": 5, "b": 2.5}),
+    ("add", {"a": 2, "b": 2}),
+    ("submit_answer", {"answer": 4}),
+]
+
+
+def constant_episode(calls: list[tuple[str, Any]]):
+    session = EpisodeSession(constant_scenario(), "me", variant=CALCULATOR)
+    for name, args in calls:
+        session.call(name, args)
+    return session.finish("answer")
+
+
+def wrong(ep) -> list[tuple[Any, ...]]:
+    return [
+        (
+            lab.call_index,
+            lab.step,
+            lab.argument,
+            lab.expected,
+            lab.got,
+            lab.cause,
+            lab.confused_with,
+        )
+        for lab in ep.labels
+        if lab.kind is K.WRONG_ARGUMENT
+    ]
+
+
+def test_constant_steps_read_right_are_faithful():
+    assert constant_episode(CONSTANT_FAITHFUL).labels == []
+
+
+def test_a_mistyped_constant_is_a_wrong_argument_named_by_the_constant_as_written():
+    calls = [*CONSTANT_FAITHFUL]
+    calls[2] = ("div", {"a": 5, "b": 2.4})
+    ep = constant_episode(calls)
+    assert wrong(ep)[0] == (2, 3, "2.500", 2.5, 2.4, "other", None)
+
+
+def test_a_swapped_constant_is_explained_by_the_variable_operand_it_equals():
+    """``sub(4, 9)`` for ``S4 = S3 - 4``: the constant's place holds S3's value exactly."""
+    calls = [*CONSTANT_FAITHFUL]
+    calls[1] = ("sub", {"a": 4, "b": 9})
+    ep = constant_episode(calls)
+    assert wrong(ep) == [
+        (1, 2, "4.000", 4.0, 9, "lookback_confusion", "S3"),  # the constant's place: S3
+        (1, 2, "S3", 9.0, 4, "stale_output", "S6"),  # 4 is also S6's value (the answer)
+    ]

@@ -21,9 +21,10 @@ from agentproc.workflow.variant import Variant
 
 K = LabelKind
 SHUFFLED = Variant(name="shuffled", order="shuffled")
-# Seed 0 of this cell shuffles to a listed step 6 that reads S5 and S6 inside, shown as S5 and
-# S7 (the name S6 stands for what was generated as S7).
-SHUFFLED_SCENARIO = scenario_of(generate_procedure(Cell(steps=6, lookback=3), 0, 0))
+# Seed 0, index 21 of this cell shuffles to a listed step 6 that reads S5 and S6 inside, shown
+# as S5 and S7 (the name S6 stands for what was generated as S7). (Index 0 did until procedure
+# format 4, which draws it again: one of its steps equalled an input up to sign.)
+SHUFFLED_SCENARIO = scenario_of(generate_procedure(Cell(steps=6, lookback=3), 0, 21))
 
 
 def _number(units: int, scale: int) -> Any:

@@ -6,6 +6,7 @@ from typing import Any
 
 from agentproc.agents.sim.faults import sim_agent
 from agentproc.labelling import Label, LabelKind, shown_label
+from agentproc.labelling.labels import DEPENDENCY_ONLY
 from agentproc.labelling.order import OrderPolicy
 from agentproc.runs import Episode, EpisodeSession, StopReason, episode_seed
 from agentproc.workflow import CallRecord, Guard, Scenario
@@ -67,6 +68,8 @@ def run_sim_episode(
         truth = [shown_label(lab, presented.names) for lab in truth]
     if truth is not None and order == "dependency":  # only a broken dependency is out of order
         truth = [t for t in truth if t.kind is not K.REORDERED or t.breaks_dependency]
+    elif truth is not None:  # under ``listed`` the agent's messages are not judged
+        truth = [t for t in truth if t.kind not in DEPENDENCY_ONLY]
     if stop != "budget":
         stop = session.stop_reason
         session.say("Done.")

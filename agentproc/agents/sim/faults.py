@@ -18,6 +18,8 @@ later arguments.
   answer; skipping the last step brings ``premature_finish``; the self-correcting
   variant of ``repeated_step`` and the wrong-first variant of ``answer_revised``
   bring the initial ``wrong_argument`` or ``wrong_answer``.
+- ``sim:unreturned_value`` sends a step and the next one, which reads its output, in
+  one message (an ``unreturned_value`` under the ``dependency`` order policy).
 - ``sim:decay`` slips with a probability that grows with step position and
   look-back distance (see :func:`decay`); under prose rendering it also skips
   steps (:data:`PROSE_SKIP`), a known effect for testing comparisons.
@@ -43,7 +45,7 @@ from agentproc.agents.sim.beliefs import (
 )
 from agentproc.errors import unknown_key
 from agentproc.labelling import Label, LabelKind
-from agentproc.workflow import CallRecord, Workflow
+from agentproc.workflow import CallRecord, Workflow, var_index
 
 Policy = Generator[Request, CallRecord, list[Label]]
 """A simulated agent: yields requests, receives records, returns its truth."""
@@ -279,6 +281,44 @@ def batched(wf: Workflow, rng: random.Random) -> Generator[Any, Any, list[Label]
     return a.done()
 
 
+def unreturned_value(wf: Workflow, rng: random.Random) -> Generator[Any, Any, list[Label]]:
+    """Send a step and the next one, which reads its output, in one message: the second's
+    argument is the right value, worked out without the first's result (under the
+    ``dependency`` policy an ``unreturned_value``; under ``listed`` messages are not
+    judged, and :func:`~agentproc.agents.sim.episode.run_sim_episode` drops that truth).
+    Without such a pair it runs as ``sim:oracle``."""
+    a = Agent(wf)
+    pairs = [s.step for s in wf.steps[1:] if s.step - 1 in s.depends_on]
+    if not pairs:
+        return (yield from oracle(wf, rng))
+    k = pairs[pick(rng, len(pairs))] - 1  # steps k and k + 1 go together
+    for spec in wf.steps[: k - 1]:
+        yield from a.step(spec)
+    first, second = wf.steps[k - 1], wf.steps[k]
+    # The numbers the agent has been given: a value among them is no unreturned one.
+    given = {wf.correct[1], wf.correct[2], *(a.belief[v] for v in a.produced)}
+    recs: list[CallRecord] = yield [(first.name, a.args(first)), (second.name, a.args(second))]
+    if len(recs) < 2:  # the budget ran out
+        return a.done()
+    if recs[0].value is None and recs[1].value is not None:  # the second ran first
+        a.truth.append(Label(K.REORDERED, recs[1].index, second.step, breaks_dependency=True))
+    elif recs[1].value is not None and recs[0].value not in given:
+        a.truth += [
+            Label(K.UNRETURNED_VALUE, recs[1].index, second.step, argument=p)
+            for p in second.params
+            if var_index(p) == first.target
+        ]
+    for spec, rec in zip((first, second), recs, strict=True):
+        if rec.value is not None:
+            a.last_run[spec.step] = a.last_value = a.belief[spec.target] = rec.value
+            a.produced.add(spec.target)
+    for spec in wf.steps[k - 1 :]:
+        if spec.step not in a.last_run:  # a call a transient fault refused: sent again
+            yield from a.step(spec)
+    yield from a.submit(a.own_answer())
+    return a.done()
+
+
 SIM_AGENTS: dict[str, Factory] = {
     "sim:oracle": oracle,
     "sim:batched": batched,
@@ -292,6 +332,7 @@ SIM_AGENTS: dict[str, Factory] = {
     "sim:missing_answer": missing_answer,
     "sim:wrong_answer": wrong_answer,
     "sim:answer_revised": answer_revised,
+    "sim:unreturned_value": unreturned_value,
     "sim:decay": decay,
 }
 """Every simulated agent by name."""

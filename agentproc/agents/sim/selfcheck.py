@@ -18,7 +18,7 @@ from agentproc.agents.sim.episode import run_sim_episode
 from agentproc.agents.sim.faults import INJECTORS
 from agentproc.errors import ConfigError
 from agentproc.labelling import LabelKind
-from agentproc.labelling.labels import TEXT_ONLY
+from agentproc.labelling.labels import DEPENDENCY_ONLY, TEXT_ONLY
 from agentproc.labelling.order import OrderPolicy
 from agentproc.procedures import Cell, generate_procedure
 from agentproc.workflow import Scenario, build_workflow, scenario_of
@@ -29,6 +29,8 @@ CAUSES = ("propagated", "lookback_confusion", "stale_output", "other")
 
 _TEXT_ONLY = frozenset(k.value for k in TEXT_ONLY)
 """Kinds no tool-mode injector can cause: they are scored, not required."""
+_DEPENDENCY_ONLY = frozenset(k.value for k in DEPENDENCY_ONLY)
+"""Kinds only the ``dependency`` order policy gives: under ``listed``, scored, not required."""
 
 GRID: dict[str, tuple[Any, ...]] = {
     "steps": (1, 2, 3, 5, 10, 25, 50, 95),
@@ -73,6 +75,8 @@ class SelfCheck:
     causes: dict[str, KindScore] = field(default_factory=lambda: {c: KindScore() for c in CAUSES})
     """``wrong_argument`` agreement per cause."""
     mismatches: list[str] = field(default_factory=list)
+    order: OrderPolicy = "listed"
+    """The order policy the monitor held the calls to."""
     passed_over: int = 0
     """Calculator mode: procedures passed over because a fault could not be placed where
     it reads one way by values (every step has a twin computing the same operation on
@@ -80,9 +84,11 @@ class SelfCheck:
 
     @property
     def perfect(self) -> bool:
-        """True when every label kind a tool call can have occurred, and every kind and
+        """True when every label kind a tool call can have under the order policy
+        occurred, and every kind and
         every ``wrong_argument`` cause has precision and recall 1.0."""
-        kinds = all(s.truth > 0 for k, s in self.scores.items() if k not in _TEXT_ONLY)
+        optional = _TEXT_ONLY if self.order == "dependency" else _TEXT_ONLY | _DEPENDENCY_ONLY
+        kinds = all(s.truth > 0 for k, s in self.scores.items() if k not in optional)
         scores = (*self.scores.values(), *self.causes.values())
         return kinds and all(s.precision == 1.0 and s.recall == 1.0 for s in scores)
 
@@ -125,7 +131,7 @@ def run_selfcheck(
             f"selfcheck cannot run under variant {variant.name!r}: its guard {variant.guard!r} "
             "refuses calls, and the injected truth assumes none is refused"
         )
-    result = SelfCheck()
+    result = SelfCheck(order=order)
     for cell in cells(grid):
         for index in range(count):
             scenario = _readable(cell, seed, index, variant, result)
