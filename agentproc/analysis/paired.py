@@ -35,6 +35,7 @@ from typing import Literal
 
 from agentproc.analysis.cell_stats import wilson
 from agentproc.analysis.stats import ALPHA, RESAMPLES, mcnemar
+from agentproc.errors import ConfigError
 
 Method = Literal["exact McNemar", "sign-flip permutation"]
 """How a paired difference was tested (and its interval made)."""
@@ -139,6 +140,8 @@ def signflip_test(diffs: Sequence[float], alpha: float = ALPHA, *, seed: int = 0
     >>> t.p, t.ci[0] > 0
     (0.03125, True)
     """
+    if seed < 0:  # numpy's generator takes none, and only past EXACT_UNITS: refuse always
+        raise ConfigError(f"a seed is a whole number of at least 0 (not {seed})")
     import numpy as np
 
     n = len(diffs)

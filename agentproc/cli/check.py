@@ -9,7 +9,7 @@ from typing import Any
 
 from rich.console import Console
 
-from agentproc.cli.output import EXIT_FAILED, EXIT_OK, number, print_json, say, words
+from agentproc.cli.output import EXIT_FAILED, EXIT_OK, number, print_json, say, seed, words
 
 EPILOG = """\
 conditions (each one line; a failed one names its scenarios and first divergences):
@@ -68,7 +68,7 @@ def add_check_parser(sub: Any) -> None:
         metavar="KIND,...",
         help="label kinds no episode may carry, e.g. skipped_step,hallucinated_call",
     )
-    p.add_argument("--seed", type=int, default=0, help="seed of the sign-flip test")
+    p.add_argument("--seed", type=seed, default=0, help="seed of the sign-flip test")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--junit", type=Path, metavar="FILE", help="also write JUnit XML here")
 

@@ -87,6 +87,11 @@ def count(low: int) -> Callable[[str], int]:
     return number(int, "a whole number", lambda v: v >= low, f"must be at least {low}")
 
 
+seed = number(int, "a whole number", lambda v: v >= 0, "a seed is a whole number of at least 0")
+"""An argparse type: a seed (every command's ``--seed``: the sign-flip test's generator
+takes no negative seed)."""
+
+
 def words(text: str) -> list[str]:
     """An argparse type: comma-separated names, blanks dropped."""
     return [x.strip() for x in text.split(",") if x.strip()]

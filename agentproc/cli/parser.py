@@ -17,7 +17,7 @@ from agentproc.cli.check import add_check_parser
 from agentproc.cli.examples import SIM_AGENTS, examples
 from agentproc.cli.export import add_export_parser
 from agentproc.cli.import_traces import add_import_traces_parser
-from agentproc.cli.output import EXIT_BAD_INPUT, count, guard, number, words
+from agentproc.cli.output import EXIT_BAD_INPUT, count, guard, number, seed, words
 from agentproc.cli.serve_demo import add_serve_demo_parser
 from agentproc.cli.serve_mcp import add_serve_mcp_parser
 
@@ -134,7 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--ops", type=words, help="op mixes: mixed, add, sub, mul, div or e.g. add+sub")
     g.add_argument("--mode", dest="modes", type=words, help="numeric modes: decimal, integer")
     g.add_argument("--count", type=count(1), help="procedures per cell")
-    g.add_argument("--seed", type=int, help="generator seed")
+    g.add_argument("--seed", type=seed, help="generator seed")
     g.add_argument(
         "--out",
         type=Path,
@@ -312,7 +312,7 @@ def build_parser() -> argparse.ArgumentParser:
     sc.add_argument(
         "--count", type=count(1), default=5, help="procedures per cell (240 cells x 10 injectors)"
     )
-    sc.add_argument("--seed", type=int, default=0, help="seed of the injected faults")
+    sc.add_argument("--seed", type=seed, default=0, help="seed of the injected faults")
     sc.add_argument(
         "--variant", default="default", help="check under a variant (calculator: the aligner)"
     )
@@ -354,7 +354,7 @@ def _episode_options() -> _Parser:
     )
     p.add_argument(
         "--seed",
-        type=int,
+        type=seed,
         default=0,
         help="seed of the agent's randomness (simulated faults, model sampling) and of "
         "compare's sign-flip test; same seed, same run",
