@@ -92,6 +92,17 @@ seed = number(int, "a whole number", lambda v: v >= 0, "a seed is a whole number
 takes no negative seed)."""
 
 
+def label(text: str) -> str:
+    """An argparse type: an agent's name (:func:`~agentproc.runs.names.agent_name`)."""
+    from agentproc.errors import ConfigError
+    from agentproc.runs.names import agent_name
+
+    try:
+        return agent_name(text)
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def words(text: str) -> list[str]:
     """An argparse type: comma-separated names, blanks dropped."""
     return [x.strip() for x in text.split(",") if x.strip()]

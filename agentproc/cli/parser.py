@@ -17,7 +17,7 @@ from agentproc.cli.check import add_check_parser
 from agentproc.cli.examples import SIM_AGENTS, examples
 from agentproc.cli.export import add_export_parser
 from agentproc.cli.import_traces import add_import_traces_parser
-from agentproc.cli.output import EXIT_BAD_INPUT, count, guard, number, seed, words
+from agentproc.cli.output import EXIT_BAD_INPUT, count, guard, label, number, seed, words
 from agentproc.cli.serve_demo import add_serve_demo_parser
 from agentproc.cli.serve_mcp import add_serve_mcp_parser
 
@@ -74,15 +74,6 @@ def _url(text: str) -> str:
 
 CACHE_DEFAULT = Path("\0default")
 """``--cache`` without a folder: the user's cache folder (looked up when the run starts)."""
-
-
-def _label(text: str) -> str:
-    """An argparse type: a name to show, one line of at most 64 characters."""
-    if not text.strip() or len(text) > 64 or not text.isprintable():
-        raise argparse.ArgumentTypeError(
-            f"expected a name of 1 to 64 printable characters, not {text!r}"
-        )
-    return text
 
 
 def _price(text: str) -> tuple[float, float]:
@@ -174,7 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--out", type=Path, required=True, help="run file (JSON lines) to write")
     r.add_argument(
         "--name",
-        type=_label,
+        type=label,
         metavar="LABEL",
         help="the agent's name in report, compare and the HTML report (default: the --agent "
         "value); two runs of one endpoint, e.g. model v1 and v2 served under one name",
