@@ -87,9 +87,19 @@ def count(low: int) -> Callable[[str], int]:
     return number(int, "a whole number", lambda v: v >= low, f"must be at least {low}")
 
 
-seed = number(int, "a whole number", lambda v: v >= 0, "a seed is a whole number of at least 0")
-"""An argparse type: a seed (every command's ``--seed``: the sign-flip test's generator
-takes no negative seed)."""
+def seed(text: str) -> int:
+    """An argparse type: a seed, a whole number of at least 0 (every command's ``--seed``;
+    the sign-flip test's generator takes no negative seed)."""
+    from agentproc.runs.names import shown_value
+
+    try:
+        value = int(text)
+    except ValueError:  # as argparse says it of an int option
+        raise argparse.ArgumentTypeError(f"invalid int value: {shown_value(text)}") from None
+    if value < 0:
+        shown = value if len(text) <= 40 else shown_value(text)
+        raise argparse.ArgumentTypeError(f"a seed is a whole number of at least 0 (not {shown})")
+    return value
 
 
 def label(text: str) -> str:
