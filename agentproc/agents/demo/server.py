@@ -316,6 +316,7 @@ def _handler_for(server: ChatServer) -> type[BaseHTTPRequestHandler]:
             """The standard library's own refusals (a bad request line or header), in
             OpenAI's error shape rather than an HTML page."""
             self.close_connection = True
+            self.request_version = self.protocol_version  # a status line even for a bad one
             text = message or self.responses.get(code, ("error",))[0]
             self._send(json_response(code, error_body(code, text)))
 
