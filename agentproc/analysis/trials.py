@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from agentproc.analysis.stats import pass_hat_k
+from agentproc.analysis.stats import pass_hat_ks
 from agentproc.runs import record_trial
 
 
@@ -145,8 +145,8 @@ def trial_stats(outcomes: Iterable[Outcome]) -> TrialStats:
         trials=trials,
         tasks=len(groups),
         pass_scenarios=len(full),
-        pass_answer={k: pass_hat_k(answer, k) for k in range(1, trials + 1)},
-        pass_faithful={k: pass_hat_k(faithful, k) for k in range(1, trials + 1)},
+        pass_answer=pass_hat_ks(answer, range(1, trials + 1)),
+        pass_faithful=pass_hat_ks(faithful, range(1, trials + 1)),
         deterministic=deterministic,
         stability=_stability(repeated),
     )
