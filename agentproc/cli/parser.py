@@ -87,7 +87,13 @@ def _price(text: str) -> tuple[float, float]:
         raise argparse.ArgumentTypeError(
             f"expected IN,OUT: USD per million input and output tokens, e.g. 3,15 (not {text!r})"
         )
-    return prices[0], prices[1]
+    from agentproc.analysis.tokens import check_price
+    from agentproc.errors import ConfigError
+
+    try:
+        return check_price((prices[0], prices[1]))
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 AGENT_HELP = (
