@@ -43,7 +43,7 @@ from agentproc.analysis.differences import (
     Pair,
     cells_corrected,
     corrected,
-    difference,
+    differences,
     paired_test,
     unit_diffs,
     units_of,
@@ -199,13 +199,16 @@ def compare_arms(base: Arm, arm: Arm, kinds: Sequence[str], *, seed: int = 0) ->
     matched = sum((o.scenario_id, o.trial) in index for o in arm.outcomes)
     unpaired = len(base.outcomes) + len(arm.outcomes) - 2 * matched
     pairs = paired_episodes(base, arm)
-    overall = {m: difference(pairs, m, seed) for m in MEASURES}
+    every = differences(pairs, [*MEASURES, *kinds], seed)
+    overall = {d.measure: d for d in every[: len(MEASURES)]}
     by_cell: dict[CellId, list[Pair]] = {}
     for b, v in pairs:
         by_cell.setdefault((b.steps, b.lookback, b.cell), []).append((b, v))
-    cells = {c: {m: difference(by_cell[c], m, seed) for m in MEASURES} for c in sorted(by_cell)}
+    cells = {
+        c: {d.measure: d for d in differences(by_cell[c], MEASURES, seed)} for c in sorted(by_cell)
+    }
     (cells,) = cells_corrected([cells])
-    labels = corrected([difference(pairs, k, seed) for k in kinds])
+    labels = corrected(every[len(MEASURES) :])
     units = units_of(pairs, "faithful")
     trials = len(pairs) / len(units) if units else 0.0
     f = overall["faithful"]

@@ -10,9 +10,10 @@ reject at all (Tarone's rule).
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Sequence
 
-from agentproc.analysis.compare_result import CellId, Difference, has_measure
+from agentproc.analysis.compare_result import CellId, Difference, measure_of, measures_of
 from agentproc.analysis.multiplicity import tarone_holm
 from agentproc.analysis.paired import PairedTest, mcnemar_test, signflip_test
 from agentproc.analysis.stats import ALPHA
@@ -25,7 +26,10 @@ Pair = tuple[Outcome, Outcome]
 def paired_test(pairs: Sequence[Pair], measure: str, seed: int, alpha: float = ALPHA) -> PairedTest:
     """The paired test of one rate, the scenario as the unit: exact McNemar when every
     scenario has one paired trial, else the sign-flip test of per-scenario means."""
-    units = units_of(pairs, measure)
+    return _test(_units(pairs, _flags(pairs, measure)), alpha, seed)
+
+
+def _test(units: list[tuple[int, int, int]], alpha: float, seed: int) -> PairedTest:
     if all(k == 1 for _, _, k in units):
         lost = sum(lo for _, lo, _ in units)
         gained = sum(g for g, _, _ in units)
@@ -36,11 +40,12 @@ def paired_test(pairs: Sequence[Pair], measure: str, seed: int, alpha: float = A
 def difference(pairs: Sequence[Pair], measure: str, seed: int) -> Difference:
     """The paired difference of one rate over pairs (baseline, arm)."""
     n = len(pairs)
-    base = sum(has_measure(b, measure) for b, _ in pairs)
-    var = sum(has_measure(v, measure) for _, v in pairs)
-    gained = sum(has_measure(v, measure) and not has_measure(b, measure) for b, v in pairs)
-    lost = sum(has_measure(b, measure) and not has_measure(v, measure) for b, v in pairs)
-    test = paired_test(pairs, measure, seed)
+    flags = _flags(pairs, measure)
+    base = sum(hb for hb, _ in flags)
+    var = sum(hv for _, hv in flags)
+    gained = sum(hv and not hb for hb, hv in flags)
+    lost = sum(hb and not hv for hb, hv in flags)
+    test = _test(_units(pairs, flags), ALPHA, seed)
     return Difference(
         measure=measure,
         n=n,
@@ -57,12 +62,67 @@ def difference(pairs: Sequence[Pair], measure: str, seed: int) -> Difference:
     )
 
 
+def differences(pairs: Sequence[Pair], measures: Sequence[str], seed: int) -> list[Difference]:
+    """:func:`difference` of each of ``measures``, counted in one pass over the pairs (a
+    comparison tests every label kind on the same pairs)."""
+    wanted = set(measures)
+    base: Counter[str] = Counter()
+    var: Counter[str] = Counter()
+    gained: dict[str, Counter[str]] = {}  # scenario -> measure -> trials only the arm has it
+    lost: dict[str, Counter[str]] = {}
+    trials: dict[str, int] = {}  # scenario -> paired trials, in order of first appearance
+    for b, v in pairs:
+        mb, mv = measures_of(b) & wanted, measures_of(v) & wanted
+        base.update(mb)
+        var.update(mv)
+        sid = b.scenario_id
+        if sid not in trials:
+            trials[sid], gained[sid], lost[sid] = 0, Counter(), Counter()
+        trials[sid] += 1
+        if mb != mv:
+            gained[sid].update(mv - mb)
+            lost[sid].update(mb - mv)
+    n = len(pairs)
+    out = []
+    for m in measures:
+        units = [(gained[sid][m], lost[sid][m], k) for sid, k in trials.items()]
+        test = _test(units, ALPHA, seed)
+        out.append(
+            Difference(
+                measure=m,
+                n=n,
+                baseline=base[m] / n if n else 0.0,
+                variant=var[m] / n if n else 0.0,
+                diff=test.diff,
+                ci=test.ci,
+                gained=sum(g for g, _, _ in units),
+                lost=sum(lo for _, lo, _ in units),
+                p=test.p,
+                method=test.method,
+                scenarios=test.scenarios,
+                min_p=test.min_p,
+            )
+        )
+    return out
+
+
+def _flags(pairs: Sequence[Pair], measure: str) -> list[tuple[bool, bool]]:
+    """Per pair: whether the baseline's episode, and the arm's, count for ``measure``."""
+    has = measure_of(measure)
+    return [(has(b), has(v)) for b, v in pairs]
+
+
 def units_of(pairs: Sequence[Pair], measure: str) -> list[tuple[int, int, int]]:
     """Per paired scenario: trials only the arm has it, only the baseline, paired trials."""
+    return _units(pairs, _flags(pairs, measure))
+
+
+def _units(pairs: Sequence[Pair], flags: list[tuple[bool, bool]]) -> list[tuple[int, int, int]]:
     rows: dict[str, list[int]] = {}
-    for b, v in pairs:
-        row = rows.setdefault(b.scenario_id, [0, 0, 0])
-        hb, hv = has_measure(b, measure), has_measure(v, measure)
+    for (b, _), (hb, hv) in zip(pairs, flags, strict=True):
+        row = rows.get(b.scenario_id)
+        if row is None:
+            row = rows[b.scenario_id] = [0, 0, 0]
         row[0] += hv and not hb
         row[1] += hb and not hv
         row[2] += 1

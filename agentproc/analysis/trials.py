@@ -12,6 +12,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
+import orjson
+
 from agentproc.analysis.stats import pass_hat_ks
 from agentproc.runs import record_trial
 
@@ -45,13 +47,19 @@ def outcome_of(rec: Mapping[str, Any]) -> Outcome:
     labels = rec["labels"]
     verdict = rec["verdict"]
     did = {
-        "calls": [[c.get("name"), c.get("arguments")] for c in rec.get("calls", [])],
+        # a call as a dict (the whole view) or a compact array (the labelling view)
+        "calls": [
+            c[:2] if type(c) is list else [c.get("name"), c.get("arguments")]
+            for c in rec.get("calls", [])
+        ],
         "output": rec.get("output"),
         "labels": labels,
     }
-    digest = hashlib.blake2b(
-        json.dumps(did, sort_keys=True, default=str).encode(), digest_size=12
-    ).hexdigest()
+    try:
+        text = orjson.dumps(did, option=orjson.OPT_SORT_KEYS, default=str)
+    except TypeError:  # an integer beyond 64 bits: the standard library writes it
+        text = json.dumps(did, sort_keys=True, default=str).encode()
+    digest = hashlib.blake2b(text, digest_size=12).hexdigest()
     return Outcome(
         scenario_id=str(rec["scenario_id"]),
         trial=record_trial(rec),  # type: ignore[arg-type]
