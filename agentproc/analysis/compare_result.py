@@ -80,8 +80,17 @@ def clustered_rate(groups: Sequence[Sequence[Outcome]], measure: str) -> Rate:
 def measures_of(o: Outcome) -> frozenset[str]:
     """Every measure an episode counts for: those of :data:`MEASURES` it has, and the kind
     of each of its labels (what :func:`has_measure` is true of)."""
-    named = [m for m, has in _MEASURED.items() if has(o)]
-    return o.labels.union(named) if named else o.labels
+    named = _NAMED[o.answer, o.faithful, o.unfaithful_correct]
+    return o.labels | named if named else o.labels
+
+
+_NAMED = {
+    (a, f, u): frozenset(m for m, on in zip(MEASURES, (a, f, u), strict=True) if on)
+    for a in (False, True)
+    for f in (False, True)
+    for u in (False, True)
+}
+"""The measures of :data:`MEASURES` an episode counts for, by its three flags."""
 
 
 def arm_stats(outcomes: Sequence[Outcome], kinds: Sequence[str]) -> ArmStats:
