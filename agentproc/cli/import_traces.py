@@ -48,10 +48,10 @@ def import_traces_command(args: argparse.Namespace, out: Console, err: Console) 
         note = f"agentproc: trace {trace_id}: {d}"
         say(err, note if len(note) <= NOTE_CHARS else note[: NOTE_CHARS - 3] + "...")
     if len(notes) > SHOWN:
-        traces = len({trace_id for trace_id, _ in notes})
+        differing = len({trace_id for trace_id, _ in notes})
         say(
             err,
-            f"agentproc: {len(notes):,} calls in {traces:,} of {len(done):,} traces: the tool "
+            f"agentproc: {len(notes):,} calls in {differing:,} of {len(done):,} traces: the tool "
             f"result the trace recorded differs from the replay's (the first {SHOWN} above)",
         )
     verdicts = ", ".join(item.episode.metrics["verdict"] for item in done)
