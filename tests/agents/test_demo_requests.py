@@ -82,6 +82,10 @@ BAD_BODIES = {
     "not UTF-8": b'{"messages": ["\xff"]}',
     "a role that is a number": as_json({"messages": [{"role": 5, "content": "hi"}]}),
     "content as a number": as_json({"messages": [{"role": "user", "content": 5}]}),
+    "a content part's text as a number": as_json(
+        {"messages": [{"role": "user", "content": [{"type": "text", "text": 5}]}]}
+    ),
+    "a content part as a number": as_json({"messages": [{"role": "user", "content": [7]}]}),
     "a description as a list": with_tools([{"function": {"name": "f", "description": []}}]),
 }
 

@@ -81,7 +81,8 @@ def _depth(value: Any) -> int:
 def check_chat(body: Any) -> None:
     """A :class:`BadRequest` (400) naming the first field of a chat-completion body that is
     not of the type the endpoint reads: ``messages`` a list of objects (``role`` and
-    ``tool_call_id`` strings, ``content`` text, ``null`` or a list of parts,
+    ``tool_call_id`` strings, ``content`` text, ``null`` or a list of parts (strings, or
+    objects whose ``text`` is a string),
     ``tool_calls`` a list of objects whose ``function`` is an object with a string
     ``name``), ``tools`` a list of objects (``function`` an object: ``name`` a string,
     ``description`` a string or ``null``, ``parameters`` an object whose ``properties``
@@ -94,6 +95,10 @@ def check_chat(body: Any) -> None:
         for key in ("role", "tool_call_id", "name"):
             _want(msg.get(key), (str, type(None)), f"{at}.{key}", "a string")
         _want(msg.get("content"), (str, list, type(None)), f"{at}.content", "text or a list")
+        for j, part in enumerate(_list(msg.get("content"), f"{at}.content", str)):
+            _want(part, (str, dict), f"{at}.content[{j}]", "a string or an object")
+            if isinstance(part, dict):
+                _want(part.get("text"), (str, type(None)), f"{at}.content[{j}].text", "a string")
         for j, call in enumerate(_list(msg.get("tool_calls"), f"{at}.tool_calls")):
             where = f"{at}.tool_calls[{j}]"
             _want(call, dict, where, "an object")
@@ -119,7 +124,10 @@ def _function(fn: Any, at: str) -> dict[str, Any]:
     return fn  # type: ignore[no-any-return]
 
 
-def _list(value: Any, at: str) -> list[Any]:
+def _list(value: Any, at: str, other: type | None = None) -> list[Any]:
+    """``value`` as a list (``None``: empty; ``other``, a type also allowed: empty too)."""
+    if other is not None and isinstance(value, other):
+        return []
     _want(value, (list, type(None)), at, "a list")
     return value or []  # type: ignore[no-any-return]
 
