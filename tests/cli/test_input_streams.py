@@ -110,3 +110,15 @@ def test_a_stream_is_copied_once_and_read_from_the_copy_since(tmp_path):
     plain.write_text("x\n")
     assert seekable(plain) == plain
     assert seekable(tmp_path / "missing") == tmp_path / "missing"
+
+
+def test_check_and_replay_read_fifos_as_the_file(tmp_path, capsys):
+    data = RECORDED.read_bytes()
+    code, out, err = cli(
+        capsys, "check", fifo_of(tmp_path, data, "a"), "--baseline", fifo_of(tmp_path, data, "b")
+    )
+    assert code == 0, err
+    assert "regression" in out and "over 4 scenarios" in out
+    code, out, err = cli(capsys, "replay", fifo_of(tmp_path, data, "c"), "--json")
+    assert code == 0, err
+    assert len(out.strip().splitlines()) == 4
