@@ -158,11 +158,21 @@ def seekable(path: Path) -> Path:
     return copy
 
 
+def forget_streams() -> None:
+    """Forget the streams :func:`seekable` copied, and remove their copies: a command's
+    reads are over, and a named FIFO read again later holds what is written to it then."""
+    for copy in _spooled.values():
+        copy.unlink(missing_ok=True)
+    _spooled.clear()
+
+
 def _spool(path: Path) -> Path:
     if not _spool_dir:
         _spool_dir.append(Path(tempfile.mkdtemp(prefix="agentproc-stream-")))
         atexit.register(shutil.rmtree, _spool_dir[0], True)
-    copy = _spool_dir[0] / f"{len(_spooled)}-{path.name or 'stream'}"
+    fd, name = tempfile.mkstemp(prefix=f"{path.name or 'stream'}-", dir=_spool_dir[0])
+    os.close(fd)
+    copy = Path(name)
     try:
         with open(path, "rb") as src, open(copy, "wb") as dst:
             shutil.copyfileobj(src, dst, 1 << 20)

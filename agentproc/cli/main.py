@@ -37,6 +37,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt as exc:  # its message, if any, says what is kept
         err.print(f"agentproc: interrupted{f'; {exc}' if str(exc) else ''}", markup=False)
         return EXIT_INTERRUPTED
+    finally:
+        from agentproc.jsonio import forget_streams
+
+        forget_streams()  # a FIFO named again in a later command is read anew
 
 
 def _printable_streams() -> None:

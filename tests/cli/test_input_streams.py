@@ -122,3 +122,19 @@ def test_check_and_replay_read_fifos_as_the_file(tmp_path, capsys):
     code, out, err = cli(capsys, "replay", fifo_of(tmp_path, data, "c"), "--json")
     assert code == 0, err
     assert len(out.strip().splitlines()) == 4
+
+
+def test_a_named_fifo_given_to_a_later_command_is_read_anew(tmp_path, capsys):
+    lines = RECORDED.read_bytes().splitlines(keepends=True)
+    fifo = tmp_path / "again"
+    os.mkfifo(fifo)
+    for count in (4, 2):
+
+        def write(data: bytes = b"".join(lines[:count])) -> None:
+            with open(fifo, "wb") as fh:
+                fh.write(data)
+
+        threading.Thread(target=write, daemon=True).start()
+        code, out, err = cli(capsys, "report", fifo, "--json")
+        assert code == 0, err
+        assert json.loads(out)["episodes"] == count
