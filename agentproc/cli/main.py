@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 
 from rich.console import Console
 
-from agentproc.cli.output import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, say
+from agentproc.cli.output import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_INTERRUPTED, brief, say
 from agentproc.cli.parser import build_parser
 from agentproc.errors import AgentprocError, OutputError, one_line
 
@@ -29,10 +29,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return COMMANDS[args.command](args, out, err)
     except OutputError as exc:  # the input was fine; writing the output failed
-        say(err, f"agentproc: error: {one_line(str(exc))}")
+        say(err, f"agentproc: error: {brief(one_line(str(exc)))}")
         return EXIT_FAILED
     except AgentprocError as exc:
-        say(err, f"agentproc: error: {one_line(str(exc))}")
+        say(err, f"agentproc: error: {brief(one_line(str(exc)))}")
         return EXIT_BAD_INPUT
     except KeyboardInterrupt as exc:  # its message, if any, says what is kept
         err.print(f"agentproc: interrupted{f'; {exc}' if str(exc) else ''}", markup=False)

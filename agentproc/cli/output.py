@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -39,6 +40,21 @@ def _finite(obj: Any) -> Any:
     if isinstance(obj, list | tuple):
         return [_finite(v) for v in obj]
     return obj
+
+
+LONG_WORD = 200
+"""Characters of one word (a run without blanks) an error line shows whole."""
+_LONG_WORD = re.compile(rf"\S{{{LONG_WORD + 1},}}")
+
+
+def brief(text: str) -> str:
+    """An error line with every word longer than :data:`LONG_WORD` (a refused value of
+    thousands of characters, echoed) cut to its first 60 characters and its length.
+
+    >>> brief("unknown agent " + "x" * 300)
+    "unknown agent xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... (300 characters)"
+    """
+    return _LONG_WORD.sub(lambda m: f"{m.group()[:60]}... ({len(m.group()):,} characters)", text)
 
 
 def say(console: Console, *lines: str) -> None:

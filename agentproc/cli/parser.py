@@ -17,7 +17,7 @@ from agentproc.cli.check import add_check_parser
 from agentproc.cli.examples import SIM_AGENTS, examples
 from agentproc.cli.export import add_export_parser
 from agentproc.cli.import_traces import add_import_traces_parser
-from agentproc.cli.output import EXIT_BAD_INPUT, count, guard, label, number, seed, words
+from agentproc.cli.output import EXIT_BAD_INPUT, brief, count, guard, label, number, seed, words
 from agentproc.cli.serve_demo import add_serve_demo_parser
 from agentproc.cli.serve_mcp import add_serve_mcp_parser
 
@@ -108,7 +108,9 @@ class _Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line (naming the option) and exit 2."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+        self.exit(
+            EXIT_BAD_INPUT, f"{self.prog}: error: {brief(message)} (see '{self.prog} --help')\n"
+        )
 
 
 def build_parser() -> argparse.ArgumentParser:
