@@ -9,8 +9,13 @@ input error like any other, never a traceback.
 
 from __future__ import annotations
 
+import atexit
 import json
+import os
 import re
+import shutil
+import stat
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -123,11 +128,64 @@ def cannot_write(path: Path, exc: OSError) -> InputError:
     return InputError(path, f"cannot write: {exc.strerror or exc.__class__.__name__}")
 
 
+_spooled: dict[tuple[int, int], Path] = {}
+"""A stream's device and inode -> the copy it was read into, once per process."""
+_spool_dir: list[Path] = []
+
+
+def seekable(path: Path) -> Path:
+    """Where to read ``path`` from: itself for a regular file, a folder or a path that is
+    not there (its opener says what is wrong), else a copy of the stream it names.
+
+    A pipe, a FIFO, process substitution (``<(cat run.jsonl)``) or ``/dev/stdin`` can be
+    read only once, and readers read a file twice (a count and a run, heads and then
+    records) or seek to a line. Such a stream is copied into a temporary file the first
+    time it is asked for and that copy is read since, in this process (the copy is
+    removed at exit); the caller keeps naming ``path`` in what it shows.
+    """
+    path = Path(path)
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return path
+    if stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode):
+        return path
+    key = (st.st_dev, st.st_ino)
+    copy = _spooled.get(key)
+    if copy is None:
+        copy = _spool(path)
+        _spooled[key] = copy
+    return copy
+
+
+def forget_streams() -> None:
+    """Forget the streams :func:`seekable` copied, and remove their copies: a command's
+    reads are over, and a named FIFO read again later holds what is written to it then."""
+    for copy in _spooled.values():
+        copy.unlink(missing_ok=True)
+    _spooled.clear()
+
+
+def _spool(path: Path) -> Path:
+    if not _spool_dir:
+        _spool_dir.append(Path(tempfile.mkdtemp(prefix="agentproc-stream-")))
+        atexit.register(shutil.rmtree, _spool_dir[0], True)
+    fd, name = tempfile.mkstemp(prefix=f"{path.name or 'stream'}-", dir=_spool_dir[0])
+    os.close(fd)
+    copy = Path(name)
+    try:
+        with open(path, "rb") as src, open(copy, "wb") as dst:
+            shutil.copyfileobj(src, dst, 1 << 20)
+    except OSError as exc:
+        raise unreadable(path, exc) from None
+    return copy
+
+
 def read_json(path: Path) -> Any:
     """A JSON file's content; an :class:`InputError` naming the file when it cannot be read."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = seekable(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise unreadable(path, exc) from None
     try:
@@ -140,7 +198,7 @@ def json_lines(path: Path) -> Iterator[tuple[int, Any]]:
     """``(line number, value)`` of every non-empty line of a JSON-lines file."""
     path = Path(path)
     try:
-        fh = open(path, "rb")  # noqa: SIM115 (closed by the with block below)
+        fh = open(seekable(path), "rb")  # noqa: SIM115 (closed by the with block below)
     except OSError as exc:
         raise unreadable(path, exc) from None
     with fh:

@@ -114,7 +114,10 @@ def run_agent(agent: str, suite: Path | str, out: Path, **options: Any) -> Agent
     """
     from agentproc.cli.output import EXIT_ERRORED, EXIT_OK
     from agentproc.runs import read_run
+    from agentproc.runs.names import agent_name
 
+    if options.get("name") is not None:
+        agent_name(str(options["name"]))  # refused as run --name refuses it, without the usage
     argv = ["run", str(suite), "--agent", agent, "--out", str(out)]
     argv += [x for k, v in options.items() for x in _flag(k, v)]
     code, said = _command(argv)

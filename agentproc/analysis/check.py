@@ -42,12 +42,16 @@ from agentproc.analysis.trials import Outcome, outcome_of
 from agentproc.errors import ConfigError, InputError, counted, unknown_key
 from agentproc.labelling import LabelKind
 from agentproc.runs import (
+    EpisodeKey,
+    EpisodeRecord,
     ReadReport,
+    episode_key,
     error_kind_of,
     is_error,
-    latest_records,
+    read_lines,
     record_trial,
 )
+from agentproc.runs.runfile import superseded
 
 SHOWN = 5
 """Scenarios named per divergence in a failure line (the rest are counted)."""
@@ -151,21 +155,27 @@ def _drop_json(drop: Drop | None) -> dict[str, Any]:
 
 
 def _read(path: Path, warnings: list[str]) -> _Run:
+    """One pass over the file in the labelling view (no bulk): the last record of each
+    episode counts, in the order :func:`~agentproc.runs.latest_records` gives them."""
     report = ReadReport()
     keys: set[AgentId] = set()
-    outcomes: list[Outcome] = []
-    places: dict[tuple[str, int], Place] = {}
-    errored: dict[tuple[str, int], str] = {}
-    for _, _, rec in latest_records([path], [report]):
-        r: Mapping[str, Any] = rec
+    last: dict[EpisodeKey, tuple[tuple[str, int], Outcome | str, Place]] = {}
+    seen = 0
+    for line in read_lines(path, report, "labelling"):
+        r: Mapping[str, Any] = line.rec
+        if type(r.get("labels")) is bytes:  # left as text by the view: parsed and checked
+            r = {**r, "labels": line.recorded_labels([])}
+        rec: EpisodeRecord = r  # type: ignore[assignment]
         keys.add(agent_id(r))
         episode = (str(r["scenario_id"]), record_trial(rec))
-        if is_error(rec):
-            errored[episode] = error_kind_of(rec)
-            continue
-        outcomes.append(outcome_of(r))
         div = (r.get("metrics") or {}).get("first_divergence")
-        places[episode] = (str(div["label"]), _at(div.get("step"), "the answer")) if div else None
+        place = (str(div["label"]), _at(div.get("step"), "the answer")) if div else None
+        key = episode_key(rec)
+        last.pop(key, None)
+        last[key] = (episode, error_kind_of(rec) if is_error(rec) else outcome_of(r), place)
+        seen += 1
+    if seen > len(last):
+        report.warnings.append(superseded(seen - len(last)))
     warnings.extend(f"{path}: {w}" for w in report.warnings)
     if not keys:
         raise InputError(path, "holds no episode: nothing to check")
@@ -175,6 +185,15 @@ def _read(path: Path, warnings: list[str]) -> _Run:
             path,
             f"holds episodes of several agents or variants ({arms}): check takes the run of one",
         )
+    outcomes: list[Outcome] = []
+    places: dict[tuple[str, int], Place] = {}
+    errored: dict[tuple[str, int], str] = {}
+    for episode, got, place in last.values():
+        if isinstance(got, str):
+            errored[episode] = got
+            continue
+        outcomes.append(got)
+        places[episode] = place
     agent = keys.pop()
     return _Run(path, (agent.spec, agent.mode, agent.variant), outcomes, places, errored)
 

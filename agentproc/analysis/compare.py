@@ -43,7 +43,7 @@ from agentproc.analysis.differences import (
     Pair,
     cells_corrected,
     corrected,
-    difference,
+    differences,
     paired_test,
     unit_diffs,
     units_of,
@@ -209,13 +209,14 @@ def compare_arms(base: Arm, arm: Arm, kinds: Sequence[str]) -> Comparison:
     """One arm against the baseline, on their paired episodes."""
     pairs = paired_episodes(base, arm)
     unpaired, lost = _unmatched(base, arm, pairs)
-    overall = {m: difference(pairs, m) for m in MEASURES}
+    every = differences(pairs, [*MEASURES, *kinds])
+    overall = {d.measure: d for d in every[: len(MEASURES)]}
     by_cell: dict[CellId, list[Pair]] = {}
     for b, v in pairs:
         by_cell.setdefault((b.steps, b.lookback, b.cell), []).append((b, v))
-    cells = {c: {m: difference(by_cell[c], m) for m in MEASURES} for c in sorted(by_cell)}
+    cells = {c: {d.measure: d for d in differences(by_cell[c], MEASURES)} for c in sorted(by_cell)}
     (cells,) = cells_corrected([cells])
-    labels = corrected([difference(pairs, k) for k in kinds])
+    labels = corrected(every[len(MEASURES) :])
     units = units_of(pairs, "faithful")
     trials = len(pairs) / len(units) if units else 0.0
     f = overall["faithful"]

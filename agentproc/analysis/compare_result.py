@@ -5,8 +5,10 @@ interval of the same method, the verdict, and their JSON forms (``agentproc comp
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
 from agentproc.analysis.cell_stats import Rate, design_effect
@@ -30,13 +32,21 @@ CellId = tuple[int, int, str]
 
 def has_measure(o: Outcome, measure: str) -> bool:
     """Whether an episode counts for one of :data:`MEASURES` or, by its kind, a label."""
-    if measure == "first_answer":
-        return o.answer
-    if measure == "faithful":
-        return o.faithful
-    if measure == "unfaithful_correct":
-        return o.unfaithful_correct
-    return measure in o.labels
+    return measure_of(measure)(o)
+
+
+_MEASURED: dict[str, Callable[[Outcome], bool]] = {
+    "first_answer": attrgetter("answer"),
+    "faithful": attrgetter("faithful"),
+    "unfaithful_correct": attrgetter("unfaithful_correct"),
+}
+
+
+def measure_of(measure: str) -> Callable[[Outcome], bool]:
+    """:func:`has_measure` of one measure, as a function of the episode (looked up once for
+    a pass over many episodes)."""
+    found = _MEASURED.get(measure)
+    return found if found is not None else lambda o: measure in o.labels
 
 
 def round4(x: float) -> float:
@@ -61,17 +71,41 @@ def clustered_rate(groups: Sequence[Sequence[Outcome]], measure: str) -> Rate:
     """One rate over outcomes grouped by scenario (:func:`~agentproc.analysis.trials.by_scenario`),
     its interval with the design effect of the scenarios' trials (episodes of one
     scenario are not independent)."""
-    clusters = [(sum(has_measure(o, measure) for o in g), len(g)) for g in groups]
+    has = measure_of(measure)
+    clusters = [(sum(map(has, g)), len(g)) for g in groups]
     k, n = sum(y for y, _ in clusters), sum(m for _, m in clusters)
     if n <= len(groups):
         return Rate(k, n)
     return Rate(k, n, design_effect(clusters), len(groups))
 
 
+def measures_of(o: Outcome) -> frozenset[str]:
+    """Every measure an episode counts for: those of :data:`MEASURES` it has, and the kind
+    of each of its labels (what :func:`has_measure` is true of)."""
+    named = _NAMED[o.answer, o.faithful, o.unfaithful_correct]
+    return o.labels | named if named else o.labels
+
+
+_NAMED = {
+    (a, f, u): frozenset(m for m, on in zip(MEASURES, (a, f, u), strict=True) if on)
+    for a in (False, True)
+    for f in (False, True)
+    for u in (False, True)
+}
+"""The measures of :data:`MEASURES` an episode counts for, by its three flags."""
+
+
 def arm_stats(outcomes: Sequence[Outcome], kinds: Sequence[str]) -> ArmStats:
-    """The rates of a group of outcomes (each a :func:`clustered_rate`)."""
+    """The rates of a group of outcomes (each the :func:`clustered_rate` of its measure),
+    counted in one pass over the outcomes."""
     groups = list(by_scenario(outcomes).values())
-    return ArmStats(len(outcomes), {m: clustered_rate(groups, m) for m in [*MEASURES, *kinds]})
+    counts = [Counter(m for o in g for m in measures_of(o)) for g in groups]
+    rates = {}
+    for m in [*MEASURES, *kinds]:
+        clusters = [(c[m], len(g)) for c, g in zip(counts, groups, strict=True)]
+        k, n = sum(y for y, _ in clusters), sum(size for _, size in clusters)
+        rates[m] = Rate(k, n, design_effect(clusters) if n > len(groups) else 1.0)
+    return ArmStats(len(outcomes), rates)
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections import Counter
 from collections.abc import Sequence
 
-from agentproc.analysis.compare_result import CellId, Difference, has_measure
+from agentproc.analysis.compare_result import CellId, Difference, measure_of, measures_of
 from agentproc.analysis.multiplicity import tarone_holm
 from agentproc.analysis.paired import PairedTest, mcnemar_test, signflip_test
 from agentproc.analysis.stats import ALPHA
@@ -26,7 +27,10 @@ Pair = tuple[Outcome, Outcome]
 def paired_test(pairs: Sequence[Pair], measure: str, alpha: float = ALPHA) -> PairedTest:
     """The paired test of one rate, the scenario as the unit: exact McNemar when every
     scenario has one paired trial, else the sign-flip test of per-scenario means."""
-    units = units_of(pairs, measure)
+    return _test(_units(pairs, _flags(pairs, measure)), alpha)
+
+
+def _test(units: list[tuple[int, int, int]], alpha: float) -> PairedTest:
     if all(k == 1 for _, _, k in units):
         lost = sum(lo for _, lo, _ in units)
         gained = sum(g for g, _, _ in units)
@@ -41,55 +45,80 @@ def difference(pairs: Sequence[Pair], measure: str) -> Difference:
     paired trials, as the difference is: one weighting per line, whatever the trials
     (with as many trials in every scenario it is the share of episodes).
     """
-    n = len(pairs)
-    gained = sum(has_measure(v, measure) and not has_measure(b, measure) for b, v in pairs)
-    lost = sum(has_measure(b, measure) and not has_measure(v, measure) for b, v in pairs)
-    base, var = scenario_rates(pairs, measure)
-    test = paired_test(pairs, measure)
-    return Difference(
-        measure=measure,
-        n=n,
-        baseline=base,
-        variant=var,
-        diff=test.diff,
-        ci=test.ci,
-        gained=gained,
-        lost=lost,
-        p=test.p,
-        method=test.method,
-        scenarios=test.scenarios,
-        min_p=test.min_p,
-    )
+    (d,) = differences(pairs, [measure])
+    return d
+
+
+def _mean(per: dict[str, float], n: int) -> float:
+    return math.fsum(per.values()) / n if n else 0.0
+
+
+def differences(pairs: Sequence[Pair], measures: Sequence[str]) -> list[Difference]:
+    """:func:`difference` of each of ``measures``, counted in one pass over the pairs (a
+    comparison tests every label kind on the same pairs)."""
+    wanted = set(measures)
+    base: dict[str, Counter[str]] = {}  # scenario -> measure -> trials the baseline has it
+    var: dict[str, Counter[str]] = {}
+    gained: dict[str, Counter[str]] = {}  # scenario -> measure -> trials only the arm has it
+    lost: dict[str, Counter[str]] = {}
+    trials: dict[str, int] = {}  # scenario -> paired trials, in order of first appearance
+    for b, v in pairs:
+        mb, mv = measures_of(b) & wanted, measures_of(v) & wanted
+        sid = b.scenario_id
+        if sid not in trials:
+            trials[sid], gained[sid], lost[sid] = 0, Counter(), Counter()
+            base[sid], var[sid] = Counter(), Counter()
+        trials[sid] += 1
+        base[sid].update(mb)
+        var[sid].update(mv)
+        if mb != mv:
+            gained[sid].update(mv - mb)
+            lost[sid].update(mb - mv)
+    n, scenarios = len(pairs), len(trials)
+    out = []
+    for m in measures:
+        units = [(gained[sid][m], lost[sid][m], k) for sid, k in trials.items()]
+        test = _test(units, ALPHA)
+        out.append(
+            Difference(
+                measure=m,
+                n=n,
+                baseline=_mean({sid: base[sid][m] / k for sid, k in trials.items()}, scenarios),
+                variant=_mean({sid: var[sid][m] / k for sid, k in trials.items()}, scenarios),
+                diff=test.diff,
+                ci=test.ci,
+                gained=sum(g for g, _, _ in units),
+                lost=sum(lo for _, lo, _ in units),
+                p=test.p,
+                method=test.method,
+                scenarios=test.scenarios,
+                min_p=test.min_p,
+            )
+        )
+    return out
+
+
+def _flags(pairs: Sequence[Pair], measure: str) -> list[tuple[bool, bool]]:
+    """Per pair: whether the baseline's episode, and the arm's, count for ``measure``."""
+    has = measure_of(measure)
+    return [(has(b), has(v)) for b, v in pairs]
 
 
 def units_of(pairs: Sequence[Pair], measure: str) -> list[tuple[int, int, int]]:
     """Per paired scenario: trials only the arm has it, only the baseline, paired trials."""
+    return _units(pairs, _flags(pairs, measure))
+
+
+def _units(pairs: Sequence[Pair], flags: list[tuple[bool, bool]]) -> list[tuple[int, int, int]]:
     rows: dict[str, list[int]] = {}
-    for b, v in pairs:
-        row = rows.setdefault(b.scenario_id, [0, 0, 0])
-        hb, hv = has_measure(b, measure), has_measure(v, measure)
+    for (b, _), (hb, hv) in zip(pairs, flags, strict=True):
+        row = rows.get(b.scenario_id)
+        if row is None:
+            row = rows[b.scenario_id] = [0, 0, 0]
         row[0] += hv and not hb
         row[1] += hb and not hv
         row[2] += 1
     return [(g, lo, k) for g, lo, k in rows.values()]
-
-
-def scenario_rates(pairs: Sequence[Pair], measure: str) -> tuple[float, float]:
-    """The baseline's and the arm's rate, each the mean over paired scenarios of the
-    share of the scenario's paired trials that have it."""
-    rows: dict[str, list[int]] = {}
-    for b, v in pairs:
-        row = rows.setdefault(b.scenario_id, [0, 0, 0])
-        row[0] += has_measure(b, measure)
-        row[1] += has_measure(v, measure)
-        row[2] += 1
-    if not rows:
-        return 0.0, 0.0
-    n = len(rows)
-    return (
-        math.fsum(b / k for b, _, k in rows.values()) / n,
-        math.fsum(v / k for _, v, k in rows.values()) / n,
-    )
 
 
 def unit_diffs(pairs: Sequence[Pair], measure: str) -> list[float]:

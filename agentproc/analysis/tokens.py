@@ -8,12 +8,16 @@ and output tokens (``report --price IN,OUT``).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 Price = tuple[float, float]
 """USD per million input tokens, per million output tokens."""
+MAX_PRICE = 1_000_000.0
+"""The highest price taken, USD per million tokens (a dollar a token): above it a price is a
+typo, and one near the largest float costs a run ``$inf``."""
 NO_TOKENS = "no token counts"
 """What an agent whose episodes recorded no usage shows instead of 0."""
 
@@ -47,6 +51,23 @@ class Tokens:
         13.5
         """
         return (self.input * price[0] + self.output * price[1]) / 1_000_000
+
+
+def check_price(price: Price) -> Price:
+    """``price`` if both its figures are finite, at least 0 and at most :data:`MAX_PRICE`;
+    else a :class:`~agentproc.errors.ConfigError` saying so.
+
+    >>> check_price((3.0, 15.0))
+    (3.0, 15.0)
+    """
+    from agentproc.errors import ConfigError
+
+    if not all(math.isfinite(p) and 0 <= p <= MAX_PRICE for p in price):
+        raise ConfigError(
+            f"a price is USD per million tokens, from 0 to {MAX_PRICE:,.0f} "
+            f"(not {price[0]:g},{price[1]:g})"
+        )
+    return price
 
 
 def _count(value: Any) -> int:

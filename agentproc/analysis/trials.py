@@ -12,7 +12,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from agentproc.analysis.stats import pass_hat_k
+import orjson
+
+from agentproc.analysis.stats import pass_hat_ks
 from agentproc.runs import record_trial
 
 
@@ -45,13 +47,19 @@ def outcome_of(rec: Mapping[str, Any]) -> Outcome:
     labels = rec["labels"]
     verdict = rec["verdict"]
     did = {
-        "calls": [[c.get("name"), c.get("arguments")] for c in rec.get("calls", [])],
+        # a call as a dict (the whole view) or a compact array (the labelling view)
+        "calls": [
+            c[:2] if type(c) is list else [c.get("name"), c.get("arguments")]
+            for c in rec.get("calls", [])
+        ],
         "output": rec.get("output"),
         "labels": labels,
     }
-    digest = hashlib.blake2b(
-        json.dumps(did, sort_keys=True, default=str).encode(), digest_size=12
-    ).hexdigest()
+    try:
+        text = orjson.dumps(did, option=orjson.OPT_SORT_KEYS, default=str)
+    except TypeError:  # an integer beyond 64 bits: the standard library writes it
+        text = json.dumps(did, sort_keys=True, default=str).encode()
+    digest = hashlib.blake2b(text, digest_size=12).hexdigest()
     return Outcome(
         scenario_id=str(rec["scenario_id"]),
         trial=record_trial(rec),  # type: ignore[arg-type]
@@ -145,8 +153,8 @@ def trial_stats(outcomes: Iterable[Outcome]) -> TrialStats:
         trials=trials,
         tasks=len(groups),
         pass_scenarios=len(full),
-        pass_answer={k: pass_hat_k(answer, k) for k in range(1, trials + 1)},
-        pass_faithful={k: pass_hat_k(faithful, k) for k in range(1, trials + 1)},
+        pass_answer=pass_hat_ks(answer, range(1, trials + 1)),
+        pass_faithful=pass_hat_ks(faithful, range(1, trials + 1)),
         deterministic=deterministic,
         stability=_stability(repeated),
     )

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.text import Text
 
 from agentproc.cli.help import HelpFormatter
-from agentproc.cli.output import EXIT_FAILED, EXIT_OK, number, print_json, say, words
+from agentproc.cli.output import EXIT_FAILED, EXIT_OK, number, print_json, say, seed, words
 
 EPILOG = """\
 conditions (each one line; a failed one names its scenarios and first
@@ -78,7 +78,7 @@ def add_check_parser(sub: Any) -> None:
         help="label kinds no episode may carry, e.g. skipped_step,hallucinated_call",
     )
     p.add_argument(
-        "--seed", type=int, default=0, help=argparse.SUPPRESS
+        "--seed", type=seed, default=0, help=argparse.SUPPRESS
     )  # kept for scripts: the sign-flip test is exact and takes no seed
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--junit", type=Path, metavar="FILE", help="also write JUnit XML here")

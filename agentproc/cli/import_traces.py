@@ -12,6 +12,11 @@ from rich.console import Console
 from agentproc.cli.output import EXIT_OK, guard, say
 from agentproc.errors import counted
 
+SHOWN = 5
+"""Differing calls noted one by one; the rest are counted in one line."""
+NOTE_CHARS = 400
+"""The longest note (a tool result may be long): cut past it."""
+
 
 def add_import_traces_parser(sub: Any) -> None:
     """The ``import-traces`` command's options."""
@@ -49,9 +54,17 @@ def import_traces_command(args: argparse.Namespace, out: Console, err: Console) 
         args.order,
         note=lambda line: say(err, f"agentproc: {line}"),
     )
-    for item in done:
-        for d in item.differences:
-            say(err, f"agentproc: trace {item.trace.trace_id}: {d}")
+    notes = [(item.trace.trace_id, d) for item in done for d in item.differences]
+    for trace_id, d in notes[:SHOWN]:
+        note = f"agentproc: trace {trace_id}: {d}"
+        say(err, note if len(note) <= NOTE_CHARS else note[: NOTE_CHARS - 3] + "...")
+    if len(notes) > SHOWN:
+        differing = len({trace_id for trace_id, _ in notes})
+        say(
+            err,
+            f"agentproc: {len(notes):,} calls in {differing:,} of {len(done):,} traces: the tool "
+            f"result the trace recorded differs from the replay's (the first {SHOWN} above)",
+        )
     verdicts = ", ".join(item.episode.metrics["verdict"] for item in done)
     wrote = f"wrote {counted(len(done), 'episode')} to {args.out}"
     out.print(f"{wrote} (verdicts: {verdicts})", highlight=False)

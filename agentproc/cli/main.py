@@ -20,6 +20,7 @@ from agentproc.cli.output import (
     EXIT_ERRORED,
     EXIT_FAILED,
     EXIT_INTERRUPTED,
+    brief,
     say,
 )
 from agentproc.cli.parser import build_parser
@@ -39,14 +40,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         say(err, f"agentproc: error: {one_line(str(exc))}")
         return EXIT_ERRORED
     except OutputError as exc:  # the input was fine; writing the output failed
-        say(err, f"agentproc: error: {_shown(exc)}")
+        say(err, f"agentproc: error: {brief(_shown(exc))}")
         return EXIT_FAILED
     except AgentprocError as exc:
-        say(err, f"agentproc: error: {_shown(exc)}")
+        say(err, f"agentproc: error: {brief(_shown(exc))}")
         return EXIT_BAD_INPUT
     except KeyboardInterrupt as exc:  # its message, if any, says what is kept
         err.print(f"agentproc: interrupted{f'; {exc}' if str(exc) else ''}", markup=False)
         return EXIT_INTERRUPTED
+    finally:
+        from agentproc.jsonio import forget_streams
+
+        forget_streams()  # a FIFO named again in a later command is read anew
 
 
 def _shown(exc: AgentprocError) -> str:

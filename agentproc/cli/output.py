@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -39,6 +40,21 @@ def _finite(obj: Any) -> Any:
     if isinstance(obj, list | tuple):
         return [_finite(v) for v in obj]
     return obj
+
+
+LONG_WORD = 200
+"""Characters of one word (a run without blanks) an error line shows whole."""
+_LONG_WORD = re.compile(rf"\S{{{LONG_WORD + 1},}}")
+
+
+def brief(text: str) -> str:
+    """An error line with every word longer than :data:`LONG_WORD` (a refused value of
+    thousands of characters, echoed) cut to its first 60 characters and its length.
+
+    >>> brief("unknown agent " + "x" * 300)
+    "unknown agent xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... (300 characters)"
+    """
+    return _LONG_WORD.sub(lambda m: f"{m.group()[:60]}... ({len(m.group()):,} characters)", text)
 
 
 def say(console: Console, *lines: str) -> None:
@@ -85,6 +101,32 @@ port = number(int, "a port number", lambda v: 0 <= v <= 65535, "a port is 0 to 6
 def count(low: int) -> Callable[[str], int]:
     """An argparse type: an integer of at least ``low``."""
     return number(int, "a whole number", lambda v: v >= low, f"must be at least {low}")
+
+
+def seed(text: str) -> int:
+    """An argparse type: a seed, a whole number of at least 0 (every command's ``--seed``;
+    the sign-flip test's generator takes no negative seed)."""
+    from agentproc.runs.names import shown_value
+
+    try:
+        value = int(text)
+    except ValueError:  # as argparse says it of an int option
+        raise argparse.ArgumentTypeError(f"invalid int value: {shown_value(text)}") from None
+    if value < 0:
+        shown = value if len(text) <= 40 else shown_value(text)
+        raise argparse.ArgumentTypeError(f"a seed is a whole number of at least 0 (not {shown})")
+    return value
+
+
+def label(text: str) -> str:
+    """An argparse type: an agent's name (:func:`~agentproc.runs.names.agent_name`)."""
+    from agentproc.errors import ConfigError
+    from agentproc.runs.names import agent_name
+
+    try:
+        return agent_name(text)
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def words(text: str) -> list[str]:

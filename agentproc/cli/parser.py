@@ -18,7 +18,7 @@ from agentproc.cli.examples import SIM_AGENTS, examples
 from agentproc.cli.export import add_export_parser
 from agentproc.cli.help import HelpFormatter, grouped
 from agentproc.cli.import_traces import add_import_traces_parser
-from agentproc.cli.output import EXIT_BAD_INPUT, count, guard, number, words
+from agentproc.cli.output import EXIT_BAD_INPUT, brief, count, guard, label, number, seed, words
 from agentproc.cli.serve_demo import add_serve_demo_parser
 from agentproc.cli.serve_mcp import add_serve_mcp_parser
 
@@ -90,15 +90,6 @@ def _cache_folder(text: str) -> Path:
     return Path(text)
 
 
-def _label(text: str) -> str:
-    """An argparse type: a name to show, one line of at most 64 characters."""
-    if not text.strip() or len(text) > 64 or not text.isprintable():
-        raise argparse.ArgumentTypeError(
-            f"expected a name of 1 to 64 printable characters, not {text!r}"
-        )
-    return text
-
-
 def _price(text: str) -> tuple[float, float]:
     """An argparse type: ``IN,OUT``, two finite prices of at least 0."""
     parts = text.split(",")
@@ -110,7 +101,13 @@ def _price(text: str) -> tuple[float, float]:
         raise argparse.ArgumentTypeError(
             f"expected IN,OUT: USD per million input and output tokens, e.g. 3,15 (not {text!r})"
         )
-    return prices[0], prices[1]
+    from agentproc.analysis.tokens import check_price
+    from agentproc.errors import ConfigError
+
+    try:
+        return check_price((prices[0], prices[1]))
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 AGENT_HELP = (
@@ -165,7 +162,9 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+        self.exit(
+            EXIT_BAD_INPUT, f"{self.prog}: error: {brief(message)} (see '{self.prog} --help')\n"
+        )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -188,7 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--ops", type=words, help="op mixes: mixed, add, sub, mul, div or e.g. add+sub")
     g.add_argument("--mode", dest="modes", type=words, help="numeric modes: decimal, integer")
     g.add_argument("--count", type=count(1), help="procedures per cell")
-    g.add_argument("--seed", type=int, help="generator seed")
+    g.add_argument("--seed", type=seed, help="generator seed")
     g.add_argument(
         "--out",
         type=Path,
@@ -228,7 +227,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--out", type=Path, required=True, help="run file (JSON lines) to write")
     r.add_argument(
         "--name",
-        type=_label,
+        type=label,
         metavar="LABEL",
         help="the agent's name in report, compare and the HTML report (default: the --agent "
         "value); two runs of one endpoint, e.g. model v1 and v2 served under one name",
@@ -378,7 +377,7 @@ def build_parser() -> argparse.ArgumentParser:
     sc.add_argument(
         "--count", type=count(1), default=5, help="procedures per cell (240 cells x 11 injectors)"
     )
-    sc.add_argument("--seed", type=int, default=0, help="seed of the injected faults")
+    sc.add_argument("--seed", type=seed, default=0, help="seed of the injected faults")
     sc.add_argument(
         "--variant", default="default", help="check under a variant (calculator: the aligner)"
     )
@@ -425,7 +424,7 @@ def _episode_options() -> _Parser:
     )
     p.add_argument(
         "--seed",
-        type=int,
+        type=seed,
         default=0,
         help="seed of the agent's randomness (simulated faults, model sampling); "
         "same seed, same run",

@@ -14,7 +14,7 @@ from typing import Any
 from rich.console import Console
 
 from agentproc.cli.help import HelpFormatter
-from agentproc.cli.output import EXIT_OK, port, say
+from agentproc.cli.output import EXIT_OK, port, say, seed
 from agentproc.errors import ConfigError
 
 PROFILE_CHOICES = ("faithful", "skipper", "sloppy", "prompt-sensitive")
@@ -46,7 +46,7 @@ def add_serve_demo_parser(sub: Any) -> None:
     p.add_argument(
         "--port", type=port, default=8765, help="port on 127.0.0.1 (default 8765; 0: any free)"
     )
-    p.add_argument("--seed", type=int, default=0, help="seed of its choices; same seed, same run")
+    p.add_argument("--seed", type=seed, default=0, help="seed of its choices; same seed, same run")
 
 
 def serve_demo_command(args: argparse.Namespace, out: Console, err: Console) -> int:

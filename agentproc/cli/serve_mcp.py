@@ -13,7 +13,7 @@ from typing import Any
 
 from rich.console import Console
 
-from agentproc.cli.output import EXIT_OK, count, guard, port, say
+from agentproc.cli.output import EXIT_OK, count, guard, label, port, say
 from agentproc.errors import ConfigError, InputError, counted
 
 PORT = 8000
@@ -45,7 +45,7 @@ def add_serve_mcp_parser(sub: Any) -> None:
     p.add_argument("--port", type=port, help=f"http: port on 127.0.0.1 (default {PORT})")
     p.add_argument("--out", type=Path, required=True, help="run file (JSON lines) to write")
     p.add_argument("--overwrite", action="store_true", help="replace an existing --out")
-    p.add_argument("--name", help="the agent's name (default: the MCP client's name)")
+    p.add_argument("--name", type=label, help="the agent's name (default: the MCP client's name)")
     p.add_argument(
         "--guard", type=guard, default="observe", help="observe (default), enforce or feedback"
     )

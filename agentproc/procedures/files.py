@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from agentproc.errors import InputError
-from agentproc.jsonio import loads, read_json, unreadable
+from agentproc.jsonio import loads, read_json, seekable, unreadable
 
 MANIFEST = "suite.json"
 PROCEDURES = "procedures.jsonl"
@@ -39,7 +39,7 @@ def check_complete(folder_: Path, target: Path) -> None:
     if expected is None:  # a suite written before manifests carried a digest
         return
     try:
-        with open(target, "rb") as fh:
+        with open(seekable(target), "rb") as fh:
             seen = stamp(os.fstat(fh.fileno()))
             if seen is not None and _checked.get(str(target)) == (seen, expected):
                 return
@@ -114,7 +114,7 @@ def indexed_lines(
 
 def _open(target: Path) -> BinaryIO:
     try:
-        return open(target, "rb")
+        return open(seekable(target), "rb")
     except OSError as exc:
         raise unreadable(target, exc) from None
 

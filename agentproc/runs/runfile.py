@@ -30,7 +30,7 @@ from typing import Any, Literal, cast, get_args
 import orjson
 
 from agentproc.errors import InputError, RunFileError
-from agentproc.jsonio import loads, unreadable
+from agentproc.jsonio import loads, seekable, unreadable
 from agentproc.labelling import Metrics
 from agentproc.runs.check import check_record, check_whole
 from agentproc.runs.keys import EpisodeKey, episode_key
@@ -162,7 +162,7 @@ def read_run(
 def read_at(where: Where) -> EpisodeRecord:
     """The whole record at ``where``, checked."""
     try:
-        with open(where.path, "rb") as fh:
+        with open(seekable(where.path), "rb") as fh:
             fh.seek(where.offset)
             raw = fh.read(where.length)
     except OSError as exc:
@@ -175,7 +175,7 @@ def read_at(where: Where) -> EpisodeRecord:
 
 def _raw_lines(path: Path) -> Iterator[tuple[Where, bytes]]:
     try:
-        fh = open(path, "rb", buffering=READ_BUFFER)  # noqa: SIM115 (closed by the with block below)
+        fh = open(seekable(path), "rb", buffering=READ_BUFFER)  # noqa: SIM115 (closed by the with block below)
     except IsADirectoryError:
         raise InputError(path, "is a folder, not a run file") from None
     except OSError as exc:  # a missing file among them: "no such file"

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from agentproc.errors import AgentprocError
-from agentproc.jsonio import invalid, json_lines, read_json
+from agentproc.jsonio import invalid, json_lines, loads, read_json, seekable
 from agentproc.procedures import MANIFEST, Procedure, load_grid, missing_suite, read_procedures
 from agentproc.workflow.compile import compile_procedure, complete
 from agentproc.workflow.scenario import Scenario
@@ -47,7 +47,7 @@ def load_scenarios(path: Path, keep: Callable[[str], bool] | None = None) -> Ite
             scenario.params.sweeps = sweeps.get(p.cell.id)
             scenario._suite = suite
             yield scenario
-    elif path.suffix == ".jsonl":
+    elif path.suffix == ".jsonl" or (path.suffix != ".json" and _json_lines(path)):
         for lineno, data in json_lines(path):
             scenario = parse_scenario(path, data, f"line {lineno}")
             if keep is None or keep(scenario.id):
@@ -56,6 +56,22 @@ def load_scenarios(path: Path, keep: Callable[[str], bool] | None = None) -> Ite
         scenario = load_scenario(path)
         if keep is None or keep(scenario.id):
             yield scenario
+
+
+def _json_lines(path: Path) -> bool:
+    """Whether a file named neither ``.json`` nor ``.jsonl`` (a pipe, ``/dev/stdin``) holds
+    JSON lines: its first non-blank line is a whole JSON value (a one-line file reads the
+    same either way; a pretty-printed scenario's first line is not)."""
+    try:
+        with open(seekable(path), "rb") as fh:
+            first = next((line for line in fh if line.strip()), b"")
+    except OSError:
+        return False  # reading it as one scenario says what is wrong
+    try:
+        loads(first)
+    except ValueError:
+        return False
+    return True
 
 
 def per_cell(scenarios: Iterable[Scenario], k: int | None) -> Iterator[Scenario]:

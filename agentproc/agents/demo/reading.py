@@ -11,10 +11,12 @@ concurrency or the order in which episodes arrive.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
 
+from agentproc.agents.demo.checks import BadRequest, number_text
 from agentproc.arith import SYMBOL, Op, apply_units, to_number, to_units
 from agentproc.runs import text_of
 
@@ -82,7 +84,12 @@ def conversation_key(body: dict[str, Any]) -> str:
 
 
 def _number(value: str) -> Number:
-    return float(value) if any(c in value for c in ".eE") else int(value)
+    if not any(c in value for c in ".eE"):
+        return int(number_text(value))
+    number = float(number_text(value))
+    if not math.isfinite(number):
+        raise BadRequest(400, f"a number too large to read in messages ({value[:20]}...)")
+    return number
 
 
 def read_turn(body: dict[str, Any]) -> Turn:

@@ -27,7 +27,7 @@ True
 
 from __future__ import annotations
 
-import itertools
+import hashlib
 import json
 import sys
 import threading
@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from agentproc.agents.demo.checks import BadRequest, check_chat, content_length, parse_body
 from agentproc.agents.demo.reading import Reply
 
 Planner = Callable[[dict[str, Any]], Reply]
@@ -102,8 +103,6 @@ class ChatServer:
         self.latency = latency
         self.model = model
         self.host = host
-        self._lock = threading.Lock()
-        self._ids = itertools.count(1)
         self._stopping = threading.Event()
         self._httpd = _QuietServer((host, port), _handler_for(self))
         self._httpd.daemon_threads = True
@@ -164,12 +163,17 @@ class ChatServer:
         """Sleep without blocking other requests; False when the server is stopping."""
         return not self._stopping.wait(seconds) if seconds > 0 else True
 
-    def next_id(self) -> int:
-        with self._lock:
-            return next(self._ids)
-
     def respond(self, req: Request) -> Response | None:
-        """The response to a request (None: close the connection without one)."""
+        """The response to a request (None: close the connection without one); a request
+        it cannot read gets a 400 naming the field, a fault of its own a 500."""
+        try:
+            return self._respond(req)
+        except BadRequest as exc:
+            return json_response(exc.status, error_body(exc.status, exc.message))
+        except Exception as exc:  # a planner's fault: an answer, never a dead thread
+            return json_response(500, error_body(500, f"{type(exc).__name__}: {exc}"[:200]))
+
+    def _respond(self, req: Request) -> Response | None:
         route = req.path.split("?")[0].rstrip("/")
         if req.method == "GET":
             if route.endswith("/models"):
@@ -178,10 +182,7 @@ class ChatServer:
             return json_response(404, error_body(404, f"no route GET {req.path}"))
         if not route.endswith("/chat/completions"):
             return json_response(404, error_body(404, f"no route POST {req.path}"))
-        if not isinstance(req.body, dict) or not isinstance(req.body.get("messages"), list):
-            return json_response(
-                400, error_body(400, "the body must be a JSON object with messages")
-            )
+        check_chat(req.body)
         if req.body.get("stream"):
             return json_response(400, error_body(400, "streaming is not supported by this server"))
         reply = self.planned(req.body)
@@ -193,11 +194,23 @@ class ChatServer:
             return Response(status, str(reply["body"]).encode(), content_type)
         if status != 200:
             return json_response(status, error_body(status, self.error_message(reply, req)))
-        return json_response(200, completion(self.next_id(), self.model, req.body, reply))
+        return json_response(200, completion(reply_id(req.body), self.model, req.body, reply))
 
 
-def completion(n: int, model: str, body: dict[str, Any], reply: Reply) -> dict[str, Any]:
-    """A ``chat.completion`` object carrying a planned reply (``n`` makes its ids)."""
+def reply_id(body: dict[str, Any]) -> str:
+    """The id of the reply to a chat completion: its conversation (a digest of its first two
+    messages) and how many replies the conversation holds so far. A function of the
+    request, so two identical runs send identical conversations (and count identical
+    tokens), whatever other conversations the server answered in between."""
+    messages = body.get("messages") or []
+    head = json.dumps(messages[:2], sort_keys=True, default=str).encode()
+    turn = sum(1 for m in messages if isinstance(m, dict) and m.get("role") == "assistant")
+    return f"{hashlib.blake2b(head, digest_size=4).hexdigest()}_{turn}"
+
+
+def completion(n: int | str, model: str, body: dict[str, Any], reply: Reply) -> dict[str, Any]:
+    """A ``chat.completion`` object carrying a planned reply (``n`` makes its ids:
+    :func:`reply_id`)."""
     calls = reply.get("tool_calls") or ([reply["tool_call"]] if "tool_call" in reply else [])
     message: dict[str, Any] = {"role": "assistant", "content": reply.get("content")}
     if "message" in reply:
@@ -271,25 +284,43 @@ def _handler_for(server: ChatServer) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: Any) -> None:
             pass  # one line per request would drown the URL the command printed
 
-        def _receive(self) -> Request:
-            length = int(self.headers.get("content-length") or 0)
+        def _receive(self) -> Request | Response:
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            try:
+                length = content_length(headers)
+            except BadRequest as exc:  # the body is left unread: the connection ends
+                self.close_connection = True
+                return json_response(exc.status, error_body(exc.status, exc.message))
             raw = self.rfile.read(length) if length else b""
             try:
-                body = json.loads(raw) if raw else None
-            except ValueError:
+                body = parse_body(raw)
+            except BadRequest as exc:
+                bad: Response | None = json_response(
+                    exc.status, error_body(exc.status, exc.message)
+                )
                 body = None
-            req = Request(
-                method=self.command,
-                path=self.path,
-                headers={k.lower(): v for k, v in self.headers.items()},
-                body=body,
-                raw=raw,
-            )
+            else:
+                bad = None
+            req = Request(self.command, self.path, headers, body, raw)
             server.record(req)
-            return req
+            return bad or req
 
         def _answer(self) -> None:
-            response = server.respond(self._receive())
+            received = self._receive()
+            response = received if isinstance(received, Response) else server.respond(received)
+            self._send(response)
+
+        def send_error(
+            self, code: int, message: str | None = None, explain: str | None = None
+        ) -> None:
+            """The standard library's own refusals (a bad request line or header), in
+            OpenAI's error shape rather than an HTML page."""
+            self.close_connection = True
+            self.request_version = self.protocol_version  # a status line even for a bad one
+            text = message or self.responses.get(code, ("error",))[0]
+            self._send(json_response(code, error_body(code, text)))
+
+        def _send(self, response: Response | None) -> None:
             if response is None:
                 self.close_connection = True
                 return
