@@ -72,11 +72,16 @@ def clustered_rate(groups: Sequence[Sequence[Outcome]], measure: str) -> Rate:
     its interval with the design effect of the scenarios' trials (episodes of one
     scenario are not independent)."""
     has = measure_of(measure)
-    clusters = [(sum(map(has, g)), len(g)) for g in groups]
+    return _from_clusters([(sum(map(has, g)), len(g)) for g in groups])
+
+
+def _from_clusters(clusters: list[tuple[int, int]]) -> Rate:
+    """A rate from each scenario's ``(successes, trials)``: with trials, its interval
+    carries their design effect and the number of scenarios."""
     k, n = sum(y for y, _ in clusters), sum(m for _, m in clusters)
-    if n <= len(groups):
+    if n <= len(clusters):
         return Rate(k, n)
-    return Rate(k, n, design_effect(clusters), len(groups))
+    return Rate(k, n, design_effect(clusters), len(clusters))
 
 
 def measures_of(o: Outcome) -> frozenset[str]:
@@ -102,9 +107,7 @@ def arm_stats(outcomes: Sequence[Outcome], kinds: Sequence[str]) -> ArmStats:
     counts = [Counter(m for o in g for m in measures_of(o)) for g in groups]
     rates = {}
     for m in [*MEASURES, *kinds]:
-        clusters = [(c[m], len(g)) for c, g in zip(counts, groups, strict=True)]
-        k, n = sum(y for y, _ in clusters), sum(size for _, size in clusters)
-        rates[m] = Rate(k, n, design_effect(clusters) if n > len(groups) else 1.0)
+        rates[m] = _from_clusters([(c[m], len(g)) for c, g in zip(counts, groups, strict=True)])
     return ArmStats(len(outcomes), rates)
 
 
