@@ -32,7 +32,7 @@ lines of numpy.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -149,7 +149,7 @@ def by_lookback_lines(per: dict[int, Horizons]) -> list[str]:
     ]
 
 
-def horizons(rows: dict[str, Sequence[Row]]) -> Horizons | None:
+def horizons(rows: Mapping[str, Sequence[Row]]) -> Horizons | None:
     """Every measure's horizons from its scenarios' rows; ``None`` with one length or none
     (a suite of one length has no horizon to give)."""
     if len({s for r in rows.values() for s, _, _ in r}) < 2:

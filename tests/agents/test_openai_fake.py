@@ -182,7 +182,14 @@ def test_oracle_says_done_after_the_answer() -> None:
 
 
 def test_oracle_reads_values_from_tool_results_not_its_own_arithmetic() -> None:
-    s = _scenario()
+    # the first procedure whose second step reads the first step's output
+    cell = Cell(steps=5, lookback=3, mode="decimal")
+    s = next(
+        sc
+        for i in range(50)
+        if (sc := scenario_of(generate_procedure(cell, 0, i))).steps[0].output
+        in sc.steps[1].expected_call.arguments
+    )
     step_1 = s.steps[0]
     messages = [
         {"role": "user", "content": s.prompt},

@@ -90,13 +90,14 @@ def test_replay_otel_says_where_recorded_tool_results_differ(
 def test_tool_calls_in_chat_messages_are_read_when_there_are_no_tool_spans(
     tmp_path: Path, scenario_file: Path, capsys
 ):
-    turns = [[ORACLE[0]], [ORACLE[1], ORACLE[2]], [ORACLE[3]], [ORACLE[4]]]
+    # steps 3 and 4 both read step 2's output only: sent together once it has returned
+    turns = [[ORACLE[0]], [ORACLE[1]], [ORACLE[2], ORACLE[3]], [ORACLE[4]]]
     trace = write(tmp_path, chat_message_traces(tiny_scenario(), turns))
     argv = ["--scenario", scenario_file, "--otel", trace, "--json", "--order", "dependency"]
     code, out, _ = cli(capsys, "replay", *argv)
     assert code == 0
     calls = [c for turn in turns for c in turn]
-    assert json.loads(out)["labels"] == replayed(calls, order="dependency", batches=[1, 2, 1, 1])
+    assert json.loads(out)["labels"] == replayed(calls, order="dependency", batches=[1, 1, 2, 1])
     assert json.loads(out)["verdict"] == "faithful"
 
 
@@ -311,7 +312,7 @@ def test_a_trace_calling_none_of_the_scenarios_tools_is_skipped_beside_one_that_
     trace = write(tmp_path, tool_span_traces(tiny_scenario(), episodes))
     run = tmp_path / "run.jsonl"
     code, out, err = cli(capsys, "import-traces", trace, "--scenario", scenario_file, "--out", run)
-    assert code == 0 and "wrote 1 episodes" in out
+    assert code == 0 and "wrote 1 episode to" in out
     (note,) = err.strip().splitlines()
     assert "skipped: the trace calls none of scenario 'tiny''s tools (it calls " in note
     assert "lookup_order, refund)" in note

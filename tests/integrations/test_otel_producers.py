@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from helpers import cli, records
 
+from agentproc.errors import counted
 from agentproc.integrations.imported import label_trace
 from agentproc.integrations.otel_traces import read_traces
 from agentproc.workflow import load_scenario
@@ -57,7 +58,7 @@ def test_a_recorded_conversation_is_one_episode_with_the_labels_of_its_calls(
 ):
     eps, out, err = imported(capsys, tmp_path, fixture)
     assert len(eps) == conversations
-    assert f"wrote {conversations} episodes" in out
+    assert f"wrote {counted(conversations, 'episode')} to" in out
     for trial, ep in enumerate(eps):
         assert [c["name"] for c in ep["calls"]] == CONVERSATION
         assert [json.loads(c["arguments"]) for c in ep["calls"]] == ARGUMENTS
@@ -128,7 +129,7 @@ def test_an_export_of_several_scenarios_imports_only_the_scenarios_own_episodes(
     run = tmp_path / "again.jsonl"
     code, out, err = cli(capsys, "import-traces", exported, "--scenario", SCENARIO, "--out", run)
     assert code == 0
-    assert "wrote 1 episodes" in out
+    assert "wrote 1 episode to" in out
     assert "skipped: it is of scenario 'n5-L1-r1_10-mixed-decimal-0000', not " in err
     (again,) = records(run)
     assert again["labels"] == mine[0]["labels"] and again["trial"] == 0
