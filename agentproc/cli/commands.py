@@ -240,7 +240,12 @@ def _check_whole_suite(suite: Path) -> None:
     from agentproc.jsonio import read_json
     from agentproc.procedures import MANIFEST, read_procedures
     from agentproc.workflow import load_scenarios
+    from agentproc.workflow.load import SCENARIOS
 
+    if suite.is_dir() and (suite / SCENARIOS).is_file():  # a declared workflow's suite
+        for _ in load_scenarios(suite):
+            pass
+        return
     if suite.is_dir():
         manifest = read_json(suite / MANIFEST)
         if isinstance(manifest, dict) and isinstance(manifest.get("sha256"), str):

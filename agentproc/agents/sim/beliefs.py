@@ -21,7 +21,7 @@ class Agent:
 
     def __init__(self, wf: Workflow) -> None:
         self.wf = wf
-        self.belief: dict[int, int] = {1: wf.correct[1], 2: wf.correct[2]}
+        self.belief: dict[int, int] = {v: wf.correct[v] for v in range(1, wf.n_inputs + 1)}
         self.produced: set[int] = set()
         self.last_run: dict[int, int] = {}
         self.truth: list[Label] = []
@@ -36,7 +36,7 @@ class Agent:
         return self.belief.get(var, self.wf.correct[var])
 
     def args(self, spec: ScenarioStep, override: dict[str, Any] | None = None) -> dict[str, Any]:
-        args = {p: self.num(self.value_of(var_index(p))) for p in spec.params}
+        args = {p: self.num(self.value_of(self.wf.var_of(p))) for p in spec.params}
         args.update(override or {})
         return args
 
@@ -53,7 +53,7 @@ class Agent:
             rec = yield (spec.name, args)
         wf = self.wf
         for p in spec.params:
-            var = var_index(p)
+            var = self.wf.var_of(p)
             if wf.close(args[p], wf.correct[var]):
                 continue
             if causes and p in causes:
@@ -77,7 +77,7 @@ class Agent:
             # A carried error divided by zero or blew up: retry with the procedure's values.
             return (
                 yield from self.step(
-                    spec, {p: self.num(wf.correct[var_index(p)]) for p in spec.params}
+                    spec, {p: self.num(wf.correct[self.wf.var_of(p)]) for p in spec.params}
                 )
             )
         return rec
@@ -176,7 +176,7 @@ def wrong_value(
     """
     wf = a.wf
     param = spec.params[pick(rng, len(spec.params))]
-    var = var_index(param)
+    var = wf.var_of(param)
     everyone = range(1, wf.answer_index + 1)
     taken = set(wf.correct[1:]) | {a.belief[u] for u in a.produced}
     if allow_confusion and rng.random() < 0.5:
@@ -199,7 +199,7 @@ def wrong_value(
             return (
                 param,
                 a.num(wf.correct[u]),
-                Label(K.WRONG_ARGUMENT, cause=cause, argument=param, confused_with=f"S{u}"),
+                Label(K.WRONG_ARGUMENT, cause=cause, argument=param, confused_with=wf.var_name(u)),
             )
     base = a.value_of(var)
     for tries in range(200):
