@@ -187,7 +187,7 @@ def check_workflow(spec: WorkflowSpec, where: str = "workflow") -> DeclaredWorkf
         try:
             tree = formula.parse(s.formula)
         except FormulaError as exc:
-            raise InputError(where, f"{s.formula!r} {exc}", f"{label}.formula") from None
+            raise InputError(where, f"{s.formula!r}: {exc}", f"{label}.formula") from None
         names = tuple(dict.fromkeys(formula.variables(tree)))
         for name in names:
             if name not in defined:

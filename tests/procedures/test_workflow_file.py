@@ -73,9 +73,9 @@ def _set(path, value):
 
 BAD = [
     ("unparsable", _set(("steps", 1, "formula"), "amount * * rate"),
-     "steps[1] (levy).formula: 'amount * * rate' does not parse"),
+     "steps[1] (levy).formula: 'amount * * rate': does not parse"),
     ("power", _set(("steps", 1, "formula"), "amount ** rate"),
-     "steps[1] (levy).formula: 'amount ** rate' the operator '**' is not allowed"),
+     "steps[1] (levy).formula: 'amount ** rate': the operator '**' is not allowed"),
     ("unknown", _set(("steps", 1, "formula"), "amount * vat"),
      "steps[1] (levy).formula: unknown variable 'vat'"),
     ("later", _set(("steps", 1, "formula"), "unit * rate"),
