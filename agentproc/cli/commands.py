@@ -168,6 +168,10 @@ def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     if first is None and shard is None and args.per_cell is None:
         where = args.suite / "procedures.jsonl" if args.suite.is_dir() else args.suite
         raise InputError(where, "holds no scenario: nothing to run")
+    if first is not None:
+        from agentproc.workflow.declared import check_applies
+
+        check_applies(first, args.mode, spec.options.variant)  # type: ignore[union-attr]
     scenarios = itertools.chain([] if first is None else [first], scenarios)
     _check_whole_suite(args.suite)
     summary = run_suite(

@@ -16,6 +16,7 @@ import json
 from typing import Any
 
 from agentproc.arith import SCALE, to_number
+from agentproc.errors import ConfigError
 from agentproc.procedures.workflow_draw import WorkflowInstance
 from agentproc.procedures.workflow_file import (
     DeclaredWorkflow,
@@ -25,7 +26,7 @@ from agentproc.procedures.workflow_file import (
 )
 from agentproc.workflow.compile import complete
 from agentproc.workflow.scenario import SCHEMA_VERSION, Scenario
-from agentproc.workflow.variant import field_docstrings
+from agentproc.workflow.variant import Variant, field_docstrings
 
 FORMULA_OPS = "formula"
 """The ``params.ops`` of a declared workflow's scenario."""
@@ -94,6 +95,24 @@ def compile_instance(
         }
     )
     return complete(scenario)
+
+
+def check_applies(scenario: Scenario, mode: str, variant: Variant | None) -> None:
+    """Refuse, in one line, what does not apply to a declared workflow's scenario: text
+    mode (its protocol reads ``S<k> = value`` lines of a procedure's steps) and the
+    variants (they present a procedure's operations and ``S`` variables)."""
+    if not scenario.declared:
+        return
+    if mode == "text":
+        raise ConfigError(
+            f"{scenario.id}: --mode text does not apply to a declared workflow (the text "
+            "protocol reads a procedure's S<k> lines); use --mode tools"
+        )
+    if variant is not None and not variant.is_default:
+        raise ConfigError(
+            f"{scenario.id}: variant {variant.name!r} does not apply to a declared workflow "
+            "(variants present a procedure's operations and S variables)"
+        )
 
 
 def _bounds(spec: InputSpec) -> tuple[float, float]:
