@@ -153,8 +153,10 @@ def _walk(node: ast.expr, depth: int) -> Node:
         )
     if isinstance(node, ast.Call):
         return _call(node, depth)
-    raise FormulaError(f"{_what(node)} is not allowed (only + - * /, parentheses, numbers, "
-                       f"variables and {', '.join(FUNCTIONS)})")
+    raise FormulaError(
+        f"{_what(node)} is not allowed (only + - * /, parentheses, numbers, "
+        f"variables and {', '.join(FUNCTIONS)})"
+    )
 
 
 def _call(node: ast.Call, depth: int) -> Call:

@@ -92,9 +92,7 @@ def check_identities(wf: DeclaredWorkflow) -> None:
         where = wf.field(i, "formula")
         prints = [formula.fingerprint(tree, env) for env in points]
         if any(p is None for p in prints):
-            raise InputError(
-                wf.where, f"{s.formula!r} divides by zero whatever the inputs", where
-            )
+            raise InputError(wf.where, f"{s.formula!r} divides by zero whatever the inputs", where)
         key = tuple(p for p in prints if p is not None)
         if len(set(key)) == 1:
             raise InputError(

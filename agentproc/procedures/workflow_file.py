@@ -179,7 +179,9 @@ def check_workflow(spec: WorkflowSpec, where: str = "workflow") -> DeclaredWorkf
             first = "an input" if defined[s.output] == 0 else f"step {defined[s.output]}'s output"
             raise InputError(where, f"{s.output!r} is already {first}", f"{label}.output")
         if s.tool in tools:
-            raise InputError(where, f"tool {s.tool!r} is also step {tools[s.tool]}'s", f"{label}.tool")
+            raise InputError(
+                where, f"tool {s.tool!r} is also step {tools[s.tool]}'s", f"{label}.tool"
+            )
         if s.tool == spec.finish_tool or s.tool in RESERVED_TOOLS:
             what = "the finish tool" if s.tool == spec.finish_tool else "a calculator tool"
             raise InputError(where, f"tool {s.tool!r} is {what}'s name", f"{label}.tool")
@@ -191,9 +193,7 @@ def check_workflow(spec: WorkflowSpec, where: str = "workflow") -> DeclaredWorkf
         names = tuple(dict.fromkeys(formula.variables(tree)))
         for name in names:
             if name not in defined:
-                raise InputError(
-                    where, _not_readable(spec, name, i, outputs), f"{label}.formula"
-                )
+                raise InputError(where, _not_readable(spec, name, i, outputs), f"{label}.formula")
         if not names:
             raise InputError(where, "reads no input or earlier output", f"{label}.formula")
         trees.append(tree)
@@ -209,9 +209,7 @@ def check_workflow(spec: WorkflowSpec, where: str = "workflow") -> DeclaredWorkf
             "a step after the answer would never be needed)",
             "answer",
         )
-    return DeclaredWorkflow(
-        spec, tuple(trees), tuple(reads), tuple(depends), _live(depends), where
-    )
+    return DeclaredWorkflow(spec, tuple(trees), tuple(reads), tuple(depends), _live(depends), where)
 
 
 def _variable_name(name: str, where: str, field: str) -> None:

@@ -77,8 +77,8 @@ def make_tools(
                 "step": s.step,
                 "total": total,
                 "output": name(s.output),
-                "expression": f"{a} {SYMBOL[s.op]} {b}",
-                "verb": VERB[s.op].format(a=a, b=b),
+                "expression": f"{a} {SYMBOL[s.operation]} {b}",
+                "verb": VERB[s.operation].format(a=a, b=b),
             },
         )
         if tool_name is not None:
@@ -113,8 +113,7 @@ def _declared_tool(
     params: dict[str, Any] = {
         "type": "object",
         "properties": {
-            var: _fill(operand_t, {"variable": var, "number_type": number_type})
-            for var in s.params
+            var: _fill(operand_t, {"variable": var, "number_type": number_type}) for var in s.params
         },
         "required": list(s.params),
         "additionalProperties": False,

@@ -42,9 +42,11 @@ def compile_instance(
     names = [*wf.input_names, *(s.output for s in spec.steps)]
     index = {n: i + 1 for i, n in enumerate(names)}
     values = dict(zip(names, (*instance.inputs, *instance.values), strict=True))
-    steps = []
+    steps: list[dict[str, Any]] = []
+    lookback = 1
     for k, (s, reads) in enumerate(zip(spec.steps, wf.reads, strict=True)):
         target = index[s.output]
+        lookback = max(lookback, *(target - index[v] for v in reads))
         text = f"{s.output} = {s.formula.strip()}, rounded to {s.decimals} decimals"
         if s.description:
             text += f" ({s.description.strip().rstrip('.')})"
@@ -66,7 +68,7 @@ def compile_instance(
                 },
             }
         )
-    lows, highs = zip(*(_bounds(i) for i in spec.inputs.values()), strict=True)
+    bounds = [_bounds(i) for i in spec.inputs.values()]
     scenario = Scenario.model_validate(
         {
             "schema_version": SCHEMA_VERSION,
@@ -74,8 +76,8 @@ def compile_instance(
             "params": {
                 "cell": name,
                 "steps": len(steps),
-                "lookback": max(d for st in steps for d in st["distances"]),
-                "range": (min(lows), max(highs)),
+                "lookback": lookback,
+                "range": (min(lo for lo, _ in bounds), max(hi for _, hi in bounds)),
                 "ops": FORMULA_OPS,
                 "mode": "decimal",
                 "seed": seed,

@@ -67,9 +67,7 @@ def write_workflow_suite(
     try:
         out.mkdir(parents=True, exist_ok=True)
         (out / SCENARIOS).write_text("".join(lines), encoding="utf-8")
-        (out / WORKFLOW_COPY).write_text(
-            wf.spec.model_dump_json(indent=2) + "\n", encoding="utf-8"
-        )
+        (out / WORKFLOW_COPY).write_text(wf.spec.model_dump_json(indent=2) + "\n", encoding="utf-8")
         (out / WORKFLOW_MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", "utf-8")
     except OSError as exc:
         raise OutputError(out, f"cannot write the suite ({exc.strerror or exc})") from None

@@ -20,7 +20,6 @@ from agentproc.procedures import MANIFEST, Procedure, load_grid, missing_suite, 
 from agentproc.workflow.compile import compile_procedure, complete
 from agentproc.workflow.scenario import Scenario
 
-
 SCENARIOS = "scenarios.jsonl"
 """A declared workflow's suite holds its compiled scenarios here (without tools and
 prompt), in place of ``procedures.jsonl``."""

@@ -102,6 +102,14 @@ class ScenarioStep(BaseModel):
 
     # Indexed views for the mock tools and the monitor, computed once per step.
 
+    @property
+    def operation(self) -> Op:
+        """The operation of a procedure's step (a declared workflow's step has a
+        :attr:`formula` instead: what reads this never runs on one)."""
+        if self.op is None:
+            raise TypeError(f"step {self.step} has a formula, not an operation")
+        return self.op
+
     @cached_property
     def tree(self) -> formulas.Node | None:
         """The parsed :attr:`formula` (``None`` on a procedure's step)."""

@@ -52,8 +52,15 @@ def test_a_workflow_suite_runs_reports_replays_and_relabels_with_sim_agents(
     code, out, _ = cli(capsys, "run", suite, "--agent", "sim:oracle", "--out", oracle)
     assert code == 0 and "faithful 6" in out
     code, out, _ = cli(
-        capsys, "run", suite, "--agent", "sim:wrong_argument", "--order", "dependency",
-        "--out", decay,
+        capsys,
+        "run",
+        suite,
+        "--agent",
+        "sim:wrong_argument",
+        "--order",
+        "dependency",
+        "--out",
+        decay,
     )
     assert code == 0
     lines = [json.loads(line) for line in decay.read_text(encoding="utf-8").splitlines()]
@@ -84,11 +91,11 @@ def test_a_variant_that_cannot_apply_is_refused_in_one_line(suite, tmp_path, cap
 
 
 BAD = [
-    ("formula = \"a ** 2\"", "steps[0] (t).formula: 'a ** 2': the operator '**' is not allowed"),
-    ("formula = \"a +\"", "steps[0] (t).formula: 'a +': does not parse"),
-    ("formula = \"b * 2\"", "steps[0] (t).formula: reads its own output 'b' (a cycle)"),
-    ("formula = \"c * 2\"", "steps[0] (t).formula: unknown variable 'c'"),
-    ("formula = \"a / (a - a)\"", "divides by zero whatever the inputs"),
+    ('formula = "a ** 2"', "steps[0] (t).formula: 'a ** 2': the operator '**' is not allowed"),
+    ('formula = "a +"', "steps[0] (t).formula: 'a +': does not parse"),
+    ('formula = "b * 2"', "steps[0] (t).formula: reads its own output 'b' (a cycle)"),
+    ('formula = "c * 2"', "steps[0] (t).formula: unknown variable 'c'"),
+    ('formula = "a / (a - a)"', "divides by zero whatever the inputs"),
 ]
 
 

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from agentproc.agents.sim import INJECTORS, run_sim_episode
-from agentproc.runs.session import EpisodeSession
 from agentproc.resources import folder
+from agentproc.runs.session import EpisodeSession
 from agentproc.workflow.declared_suite import load_workflow, workflow_scenarios
 from agentproc.workflow.runtime import build_workflow
 
@@ -56,7 +56,7 @@ def test_the_faithful_trace_gets_no_label():
 
 def test_skipping_a_dead_step_is_a_skipped_step_that_is_not_live_and_the_answer_stays_right():
     trace = [[(t, args(t))] for t in LISTED if t != "line_a_share"]
-    ep = play(trace + [[(FINISH, {"answer": SCENARIO.answer})]])
+    ep = play([*trace, [(FINISH, {"answer": SCENARIO.answer})]])
     assert kinds(ep) == [("skipped_step", None, STEP["line_a_share"].step)]
     assert ep.labels[0].live is False
     assert ep.metrics["verdict"] == "unfaithful_correct"
@@ -101,7 +101,7 @@ BATCHES = [
 
 def test_independent_steps_batched_are_in_order_under_the_dependency_policy():
     trace = [[(t, args(t)) for t in batch] for batch in BATCHES]
-    ep = play(trace + [[(FINISH, {"answer": SCENARIO.answer})]], order="dependency")
+    ep = play([*trace, [(FINISH, {"answer": SCENARIO.answer})]], order="dependency")
     assert ep.labels == []
     assert ep.metrics["messages"] == ep.metrics["fewest_messages"] == len(BATCHES) + 1
     assert ep.metrics["batching_maximal"] is True
@@ -109,7 +109,7 @@ def test_independent_steps_batched_are_in_order_under_the_dependency_policy():
 
 def test_the_same_batches_under_the_listed_policy_are_reordered():
     trace = [[(t, args(t)) for t in batch] for batch in BATCHES]
-    ep = play(trace + [[(FINISH, {"answer": SCENARIO.answer})]])
+    ep = play([*trace, [(FINISH, {"answer": SCENARIO.answer})]])
     assert {lab.kind.value for lab in ep.labels} == {"reordered"}
     assert ("reordered", 2, STEP["tax_on_shipping"].step) in kinds(ep)
 

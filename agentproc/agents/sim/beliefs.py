@@ -131,12 +131,14 @@ def calculator(wf: Workflow) -> bool:
 def twins(wf: Workflow) -> dict[int, set[int]]:
     """Step -> the other steps computing the same operation on the same correct values
     (one computation to a calculator)."""
+    if wf.var_names:  # a declared workflow (no calculator): no step is a twin
+        return {spec.step: set() for spec in wf.steps}
     by: dict[tuple[Op, int, int], set[int]] = {}
     for spec in wf.steps:
         a, b = spec.arguments(wf.correct.__getitem__, wf.scale)
-        if spec.op in (Op.ADD, Op.MUL):
+        if spec.operation in (Op.ADD, Op.MUL):
             a, b = min(a, b), max(a, b)
-        by.setdefault((spec.op, a, b), set()).add(spec.step)
+        by.setdefault((spec.operation, a, b), set()).add(spec.step)
     return {k: group - {k} for group in by.values() for k in group}
 
 
@@ -223,7 +225,7 @@ def _computes_another(a: Agent, spec: ScenarioStep, param: str, value: int) -> b
     if not calculator(wf):
         return False
     x, y = spec.arguments(lambda v: value if f"S{v}" == param else a.value_of(v), wf.scale)
-    result = apply_units(spec.op, x, y, wf.scale)
+    result = apply_units(spec.operation, x, y, wf.scale)
     if result is not None and result in set(wf.correct[1:]) | set(a.belief.values()):
         return True  # its result would pass for another variable's value downstream
     for other in wf.steps:
