@@ -254,3 +254,32 @@ def test_an_absurdly_large_file_is_refused_before_it_is_read(tmp_path):
     path.write_bytes(b"#" * (2 << 20))
     with pytest.raises(InputError, match="bytes, over the limit"):
         read_workflow(path)
+
+
+def test_a_workflow_built_in_python_is_the_one_its_file_declares(tmp_path):
+    from agentproc.procedures.workflow_file import (
+        InputSpec,
+        StepSpec,
+        WorkflowSpec,
+        check_workflow,
+    )
+
+    spec = WorkflowSpec(
+        description="A small order.",
+        inputs={
+            "qty": InputSpec(integers=(1, 9)),
+            "price": InputSpec(range=(1.0, 5.0), decimals=2),
+            "rate": InputSpec(choices=[0.1, 0.2]),
+        },
+        steps=[
+            StepSpec(tool="line", output="amount", formula="qty * price"),
+            StepSpec(tool="levy", output="tax", formula="amount * rate"),
+            StepSpec(tool="memo", output="unit", formula="amount / qty", decimals=3),
+            StepSpec(tool="gross", output="total", formula="amount + tax"),
+        ],
+        answer="total",
+    )
+    built = check_workflow(spec, "flow")
+    read = read_workflow(write(tmp_path, BASE))
+    assert built.spec == read.spec
+    assert (built.trees, built.depends, built.live) == (read.trees, read.depends, read.live)
