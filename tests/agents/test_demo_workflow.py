@@ -12,13 +12,15 @@ from helpers import cli, records
 from agentproc.agents.demo import demo_server
 from agentproc.resources import folder
 
+SHIPPED = sorted(folder("workflows").glob("*.toml"))
 
-@pytest.fixture(scope="module")
-def suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+
+@pytest.fixture(scope="module", params=SHIPPED, ids=[p.stem for p in SHIPPED])
+def suite(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Path:
     from agentproc.cli import main
 
-    out = tmp_path_factory.mktemp("demo-workflow") / "invoices"
-    workflow = folder("workflows") / "invoice_approval.toml"
+    workflow = request.param
+    out = tmp_path_factory.mktemp("demo-workflow") / workflow.stem
     argv = ["generate", "--workflow", str(workflow), "--count", "8", "--out", str(out)]
     assert main(argv) == 0
     return out

@@ -152,3 +152,20 @@ def test_a_tool_computes_its_formula_and_refuses_a_division_by_zero():
     rec = session.call("average_unit_price", {"subtotal": 10, "quantity_a": 2, "quantity_b": -2})
     assert rec.refused == "division_by_zero"
     assert build_workflow(SCENARIO).var_name(1) == "quantity_a"
+
+
+SHIPPED = sorted(folder("workflows").glob("*.toml"))
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=[p.stem for p in SHIPPED])
+def test_each_shipped_workflow_runs_with_the_sim_agents_labelled_as_injected(path):
+    wf = load_workflow(path)
+    for scenario in workflow_scenarios(wf, path.stem, count=4, seed=0):
+        assert run_sim_episode(scenario, "sim:oracle", seed=0).metrics["verdict"] == "faithful"
+        batched = run_sim_episode(scenario, "sim:batched", seed=0, order="dependency")
+        assert batched.labels == [] and batched.metrics["batching_maximal"] is True
+        for agent in INJECTORS:
+            for order in ("listed", "dependency"):
+                ep = run_sim_episode(scenario, agent, seed=0, order=order)
+                got = {lab.key() for lab in ep.labels}
+                assert got == {lab.key() for lab in ep.injected or []}, (agent, scenario.id)
