@@ -142,3 +142,14 @@ def test_an_existing_suite_is_kept_unless_overwrite(suite, capsys):
     code, _, err = cli(capsys, "generate", "--workflow", INVOICE, "--count", 3, "--out", suite)
     assert code == 2 and "--overwrite" in err
     assert (suite / "scenarios.jsonl").read_bytes() == before
+
+
+@pytest.mark.parametrize("command", ["compare", "stress"])
+def test_compare_and_stress_refuse_a_workflow_suite_in_one_line(suite, tmp_path, capsys, command):
+    out = tmp_path / "sweep"
+    extra = ("--variants", "default,terse") if command == "compare" else ()
+    code, _, err = cli(capsys, command, suite, "--agent", "sim:oracle", *extra, "--out", out)
+    assert code == 2
+    assert f"{suite}: a declared workflow's suite: the variants {command} runs" in err
+    assert len(err.strip().splitlines()) == 1
+    assert not out.exists()
