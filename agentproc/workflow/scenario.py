@@ -267,9 +267,10 @@ class Scenario(BaseModel):
         """Whether this is a declared workflow's scenario (steps with formulas)."""
         return self.description is not None
 
-    @cached_property
+    @property
     def variables(self) -> tuple[str, ...]:
-        """Every variable in index order (index 1 first): inputs, then step outputs."""
+        """Every variable in index order (index 1 first): inputs, then step outputs (a
+        plain property: a cached one would be a key of ``__dict__``, which equality reads)."""
         return (*self.inputs, *(s.output for s in self.steps))
 
     @model_validator(mode="after")
