@@ -22,6 +22,7 @@ import ast
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from hashlib import blake2b
 from typing import Literal
 
@@ -112,8 +113,10 @@ _APPLY: dict[str, Callable[[list[Fraction], int], Fraction]] = {
 }
 
 
+@lru_cache(maxsize=4096)
 def parse(text: str) -> Node:
-    """The tree of a formula.
+    """The tree of a formula (kept per text: every instance of a workflow, and every
+    relabelled episode of it, reads the same few formulas; a tree is immutable).
 
     Raises:
         FormulaError: text that is not a formula (the message says where and why).
