@@ -3,7 +3,8 @@
 Fixtures:
 
 - ``agentproc_suite(path=None, **grid)``: a suite folder, the one at ``path`` or one
-  generated once per session (``steps=(5,)``, ``lookback=(1,)``, ``count=2``, ``preset=``...);
+  generated once per session (``steps=(5,)``, ``lookback=(1,)``, ``count=2``, ``preset=``...,
+  or ``workflow="flow.toml"`` for a declared workflow's instances);
 - ``agentproc_run(agent, suite, **options)``: ``agentproc run`` of ``agent`` over the
   suite, returning an :class:`~agentproc.testing.AgentprocResult` (``faithful_accuracy``,
   ``labels``, ``episodes``);
@@ -46,7 +47,8 @@ def agentproc_suite(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., P
 
     def suite(path: str | Path | None = None, **grid: Any) -> Path:
         if path is not None:
-            if not Path(path, "procedures.jsonl").exists() and not Path(path).is_file():
+            files = (Path(path, "procedures.jsonl"), Path(path, "scenarios.jsonl"))
+            if not any(f.exists() for f in files) and not Path(path).is_file():
                 raise FileNotFoundError(f"agentproc_suite: no suite at {path}")
             return Path(path)
         from agentproc.testing import make_suite

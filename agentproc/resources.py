@@ -17,6 +17,7 @@ _PLACES: dict[str, tuple[Path, ...]] = {
     "presets": (_PACKAGE.parent / "scenarios" / "presets", _PACKAGE / "_data" / "presets"),
     "schemas": (_PACKAGE.parent / "schemas", _PACKAGE / "_data" / "schemas"),
     "variants": (_PACKAGE.parent / "scenarios" / "variants", _PACKAGE / "_data" / "variants"),
+    "workflows": (_PACKAGE.parent / "scenarios" / "workflows", _PACKAGE / "_data" / "workflows"),
 }
 
 

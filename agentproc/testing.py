@@ -89,8 +89,13 @@ def _flag(name: str, value: Any) -> list[str]:
 def make_suite(folder: Path, **grid: Any) -> Path:
     """A suite generated into ``folder`` (reused when the same grid was asked for before):
     ``preset`` or ``steps``, ``lookback``, ``range``, ``ops``, ``mode``, ``count``, ``seed``,
-    as ``agentproc generate`` takes them."""
-    grid = {"steps": (5,), "lookback": (1,), "count": 2, "seed": 0} | grid
+    as ``agentproc generate`` takes them; or ``workflow`` (a declared workflow file) with
+    ``count`` and ``seed``."""
+    if "workflow" in grid:
+        grid = {"count": 2, "seed": 0} | grid
+        grid["workflow"] = str(Path(grid["workflow"]).resolve())
+    else:
+        grid = {"steps": (5,), "lookback": (1,), "count": 2, "seed": 0} | grid
     if "preset" in grid:
         grid = {"preset": grid["preset"]}
     name = hashlib.sha256(json.dumps(grid, sort_keys=True, default=str).encode()).hexdigest()

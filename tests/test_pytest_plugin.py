@@ -226,3 +226,19 @@ def test_the_demo_endpoint_passes_when_faithful_and_fails_naming_the_skips_when_
     assert "agentproc: the agent does not follow the procedure:" in out
     assert "skipped_step (forbidden) in " in out
     assert "first divergence: skipped_step at step " in out
+
+
+def test_a_declared_workflow_suite_from_the_fixture_runs_like_any_suite(env):
+    invoice = ROOT / "scenarios" / "workflows" / "invoice_approval.toml"
+    env.makepyfile(
+        test_workflow=f"""
+        def test_workflow(agentproc_suite, agentproc_run):
+            suite = agentproc_suite(workflow="{invoice}", count=3)
+            assert (suite / "scenarios.jsonl").exists()
+            assert agentproc_suite(workflow="{invoice}", count=3) == suite
+            result = agentproc_run("sim:oracle", suite)
+            assert result.faithful_accuracy == 1.0 and len(result.episodes) == 3
+            assert agentproc_suite(suite) == suite
+        """
+    )
+    run(env).assert_outcomes(passed=1)

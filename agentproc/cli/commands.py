@@ -35,6 +35,8 @@ def generate_command(args: argparse.Namespace, out: Console, err: Console) -> in
     from agentproc.procedures import default_folder, holds_suite, write_suite
     from agentproc.procedures.suites import distance_summary
 
+    if args.workflow is not None:
+        return _generate_workflow(args, out)
     try:
         grid = _grid(args)
     except ValidationError as exc:
@@ -66,6 +68,31 @@ def generate_command(args: argparse.Namespace, out: Console, err: Console) -> in
             f"steps by distance {shares}",
             highlight=False,
         )
+    return EXIT_OK
+
+
+def _generate_workflow(args: argparse.Namespace, out: Console) -> int:
+    """``generate --workflow FILE --count N --seed S --out SUITE``."""
+    from agentproc.workflow.declared_suite import load_workflow, write_workflow_suite
+    from agentproc.workflow.load import SCENARIOS
+
+    grid_only = [f"--{k}" for k in ("preset", "steps", "lookback", "ops") if getattr(args, k)]
+    grid_only += ["--range"] * bool(args.ranges) + ["--mode"] * bool(args.modes)
+    if grid_only:
+        raise ConfigError(f"generate --workflow takes no {', '.join(grid_only)} (a grid's options)")
+    if args.out is None:
+        raise ConfigError("generate --workflow needs --out SUITE (the folder to write)")
+    wf = load_workflow(args.workflow)
+    taken = any((args.out / name).exists() for name in (SCENARIOS, "procedures.jsonl"))
+    if taken and not args.overwrite:
+        raise ConfigError(f"{args.out} already holds a suite: use --overwrite to replace it")
+    count, seed = args.count or 10, args.seed or 0
+    n = write_workflow_suite(wf, args.out, count, seed, args.workflow.stem)
+    steps, dead = len(wf.spec.steps), wf.live.count(False)
+    out.print(
+        f"wrote {n} instances of {args.workflow.stem} ({steps} steps, {dead} dead) to {args.out}",
+        highlight=False,
+    )
     return EXIT_OK
 
 
@@ -142,6 +169,10 @@ def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     if first is None and shard is None and args.per_cell is None:
         where = args.suite / "procedures.jsonl" if args.suite.is_dir() else args.suite
         raise InputError(where, "holds no scenario: nothing to run")
+    if first is not None:
+        from agentproc.workflow.declared import check_applies
+
+        check_applies(first, args.mode, spec.options.variant)  # type: ignore[union-attr]
     scenarios = itertools.chain([] if first is None else [first], scenarios)
     _check_whole_suite(args.suite)
     total = _total(args, shard, args.trials)
@@ -244,7 +275,12 @@ def _check_whole_suite(suite: Path) -> None:
     from agentproc.jsonio import read_json
     from agentproc.procedures import MANIFEST, read_procedures
     from agentproc.workflow import load_scenarios
+    from agentproc.workflow.load import SCENARIOS
 
+    if suite.is_dir() and (suite / SCENARIOS).is_file():  # a declared workflow's suite
+        for _ in load_scenarios(suite):
+            pass
+        return
     if suite.is_dir():
         manifest = read_json(suite / MANIFEST)
         if isinstance(manifest, dict) and isinstance(manifest.get("sha256"), str):

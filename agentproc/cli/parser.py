@@ -195,6 +195,12 @@ def build_parser() -> argparse.ArgumentParser:
         "a grid; reused when it already holds the same suite)",
     )
     g.add_argument("--overwrite", action="store_true", help="replace a suite already in --out")
+    g.add_argument(
+        "--workflow",
+        type=Path,
+        help="a declared workflow file (.toml or .json): draw --count instances of it "
+        "(with --seed) into the suite folder --out",
+    )
 
     s = sub.add_parser(
         "scenario",

@@ -65,7 +65,7 @@ class CalculatorMonitor(Monitor):
         self.presented = presented
         self._by_op: dict[Op, list[ScenarioStep]] = {op: [] for op in Op}
         for spec in workflow.steps:
-            self._by_op[spec.op].append(spec)
+            self._by_op[spec.operation].append(spec)
 
     def observe(self, rec: CallRecord) -> list[Label]:
         """Label one call, aligning it to a step when it is a calculator call."""

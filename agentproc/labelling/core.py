@@ -194,7 +194,7 @@ class LabelCore:
 
     def record_step(self, entry: Entry, step: int, value: int) -> None:
         """Step ``step`` produced ``value``: a first run, or a repeat (maybe self-correcting)."""
-        target = step + 2  # the variable it defines
+        target = step + self.wf.n_inputs  # the variable it defines
         previous = self.last_value.get(step)
         if previous is not None:
             right = self.wf.correct[target]

@@ -128,14 +128,14 @@ class TextLabeller:
         # A constant is written in the step: only the variables can be read wrong.
         own = list(spec.arguments(lambda v: core.produced.get(v, wf.correct[v]), scale))
         units = round_units(x)
-        mine = apply_units(spec.op, own[0], own[1], scale)
+        mine = apply_units(spec.operation, own[0], own[1], scale)
         if mine is not None and units == mine:
             return Label(K.WRONG_ARGUMENT, entry.index, spec.step, cause=PROPAGATED, **base)
 
         def swapped(pos: int) -> Any:
             def matches(value: int) -> bool:
                 args = [value, own[1]] if pos == 0 else [own[0], value]
-                return apply_units(spec.op, args[0], args[1], scale) == units
+                return apply_units(spec.operation, args[0], args[1], scale) == units
 
             return matches
 

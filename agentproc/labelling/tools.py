@@ -205,7 +205,7 @@ def wrong_argument(
     """
     wf = core.wf
     if var is None:
-        var = int(param[1:])
+        var = int(param[1:]) if not wf.var_names else wf.var_names.index(param)
     right = wf.correct[var]
     own = core.produced.get(var)
     if exact is None and read is None:
@@ -244,8 +244,8 @@ def wrong_argument(
                 K.WRONG_ARGUMENT,
                 index,
                 step,
-                cause=confusion_cause(best, step + 2),
-                confused_with=f"S{best}",
+                cause=confusion_cause(best, step + wf.n_inputs),
+                confused_with=wf.var_name(best),
                 truncated=cut,
                 **base,
             )

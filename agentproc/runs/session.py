@@ -37,6 +37,7 @@ from agentproc.workflow import (
     opening_messages,
     text_messages,
 )
+from agentproc.workflow.declared import check_applies
 from agentproc.workflow.present import Presented, present
 from agentproc.workflow.variant import Variant
 
@@ -119,6 +120,7 @@ class EpisodeSession:
         variant: Variant | None = None,
         order: OrderPolicy = "listed",
     ) -> None:
+        check_applies(scenario, mode, variant)
         self.scenario = scenario
         self.agent = agent
         self.variant = variant

@@ -67,6 +67,9 @@ def make_tools(
     total = len(steps)
     tools = []
     for s in steps:
+        if s.formula is not None:  # a declared workflow's step: its own tool
+            tools.append(_declared_tool(s, total, number_type, operand_t))
+            continue
         a, b = s.terms(name)
         spec = _fill(
             step_t,
@@ -74,8 +77,8 @@ def make_tools(
                 "step": s.step,
                 "total": total,
                 "output": name(s.output),
-                "expression": f"{a} {SYMBOL[s.op]} {b}",
-                "verb": VERB[s.op].format(a=a, b=b),
+                "expression": f"{a} {SYMBOL[s.operation]} {b}",
+                "verb": VERB[s.operation].format(a=a, b=b),
             },
         )
         if tool_name is not None:
@@ -100,6 +103,32 @@ def make_tools(
         )
     )
     return tools
+
+
+def _declared_tool(
+    s: ScenarioStep, total: int, number_type: str, operand_t: dict[str, Any]
+) -> dict[str, Any]:
+    """The tool of a declared workflow's step: its own name and description, one
+    parameter per variable its formula reads."""
+    params: dict[str, Any] = {
+        "type": "object",
+        "properties": {
+            var: _fill(operand_t, {"variable": var, "number_type": number_type}) for var in s.params
+        },
+        "required": list(s.params),
+        "additionalProperties": False,
+    }
+    return {
+        "type": "function",
+        "function": {
+            "name": s.name,
+            "description": (
+                f"Step {s.step} of {total}: {s.text}. Pass the current value of each "
+                f"variable; the tool returns the value of {s.output}."
+            ),
+            "parameters": params,
+        },
+    }
 
 
 def compile_procedure(p: Procedure, *, with_tools: bool = True) -> Scenario:

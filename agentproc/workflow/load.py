@@ -20,6 +20,10 @@ from agentproc.procedures import MANIFEST, Procedure, load_grid, missing_suite, 
 from agentproc.workflow.compile import compile_procedure, complete
 from agentproc.workflow.scenario import Scenario
 
+SCENARIOS = "scenarios.jsonl"
+"""A declared workflow's suite holds its compiled scenarios here (without tools and
+prompt), in place of ``procedures.jsonl``."""
+
 
 def scenario_of(p: Procedure) -> Scenario:
     """The full scenario of a procedure, tools and prompt included."""
@@ -35,6 +39,9 @@ def load_scenarios(path: Path, keep: Callable[[str], bool] | None = None) -> Ite
     path = Path(path)
     if not path.exists() and path.suffix not in (".json", ".jsonl"):
         raise missing_suite(path)
+    if path.is_dir() and (path / SCENARIOS).is_file():  # a declared workflow's suite
+        yield from load_scenarios(path / SCENARIOS, keep)
+        return
     if path.is_dir():
         procedures = read_procedures(path, keep)
         first = next(procedures, None)  # checks the suite is complete before its design is read

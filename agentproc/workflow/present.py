@@ -87,7 +87,7 @@ class Presented:
         if spec is None:
             return self.tool_names.get(name, name), arguments
         if not isinstance(arguments, dict):
-            tool = spec.op.value if self.calculator else name
+            tool = spec.operation.value if self.calculator else name
             return self.tool_names[tool], arguments
         if self.calculator:
             out: dict[str, Any] = {}
@@ -100,7 +100,7 @@ class Presented:
                 for role in roles or [key]:
                     out[role] = value
             ordered = {r: out[r] for r in CALCULATOR_ARGS if r in out}
-            return self.tool_names[spec.op.value], ordered | out
+            return self.tool_names[spec.operation.value], ordered | out
         shown = {self.shown(k) if k in spec.params else k: v for k, v in arguments.items()}
         return self.tool_names[name], shown
 
@@ -178,7 +178,7 @@ def _shuffled(scenario: Scenario, rng: random.Random) -> tuple[Scenario, dict[st
                 value=s.value,
                 depends_on=sorted(position[d] for d in s.depends_on),
                 live=s.live,
-                text=f"S{target} = {a} {SYMBOL[s.op]} {b}",
+                text=f"S{target} = {a} {SYMBOL[s.operation]} {b}",
                 expected_call=ExpectedCall(
                     name=step_tool_name(k),
                     arguments={rename[v]: x for v, x in s.expected_call.arguments.items()},
@@ -200,7 +200,7 @@ def _names(
     if variant.names == "descriptive":
         out = {"S1": "input_1", "S2": "input_2"}
         for s in scenario.steps:
-            out[s.output] = f"{_NOUN[s.op]}_{s.step}"
+            out[s.output] = f"{_NOUN[s.operation]}_{s.step}"
         return out
     taken = {"a", "b", "answer"}
     return {v: _token(rng, "", taken, letters_only=True) for v in original}

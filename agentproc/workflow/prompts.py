@@ -31,14 +31,40 @@ STEP_TOOLS = (
 """How the built-in prompt says to use per-step tools."""
 
 
+DECLARED_TOOLS = (
+    "For each step call its tool (named before the step) with the current values of the "
+    "variables it reads, as given above or returned by earlier tools."
+)
+"""How the built-in prompt of a declared workflow says to use its tools."""
+
+
 def render_prompt(scenario: Scenario) -> str:
     """The instructions an agent is given for a scenario in tool mode."""
+    if scenario.description is not None:
+        return declared_prompt(scenario, scenario.description)
     values = {
         "inputs": ", ".join(f"{k} = {v}" for k, v in scenario.inputs.items()),
         "procedure": "\n".join(f"{s.step}. {s.text}" for s in scenario.steps),
         "answer_variable": scenario.answer_variable,
     }
     return fill_template(tool_prompt(STEP_TOOLS, scenario.mode, scenario.finish.tool), values)
+
+
+def declared_prompt(scenario: Scenario, description: str) -> str:
+    """The tool-mode prompt of a declared workflow: its description, inputs and steps
+    (each with its tool, formula and rounding)."""
+    inputs = ", ".join(f"{k} = {v}" for k, v in scenario.inputs.items())
+    steps = "\n".join(f"{s.step}. {s.name}: {s.text}" for s in scenario.steps)
+    return (
+        f"{description}\n"
+        "Execute the following workflow exactly, one step at a time, using the tools.\n"
+        f"Inputs: {inputs}.\n"
+        f"Steps:\n{steps}\n"
+        f"{DECLARED_TOOLS} Execute every step, in order. Each value is rounded as its step "
+        "says (half away from zero). "
+        f"When all steps are done, call {scenario.finish.tool} with the value of "
+        f"{scenario.answer_variable}."
+    )
 
 
 def tool_prompt(how: str, mode: str, finish_tool: str) -> str:

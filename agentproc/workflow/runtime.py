@@ -11,7 +11,7 @@ procedures never compiles them.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from typing import Any
 
@@ -56,6 +56,26 @@ class Workflow:
     expected: tuple[float | int, ...] = ()
     """The correct value of every variable as a number (:meth:`to_number`), as a label's
     ``expected`` gives it."""
+    n_inputs: int = 2
+    """How many variables are inputs (S1 and S2 of a procedure; a declared workflow's own)."""
+    var_names: tuple[str, ...] = ()
+    """A declared workflow's variable names by index (index 0 unused); empty: ``S1``, ..."""
+    declared_depends: tuple[tuple[int, ...], ...] | None = None
+    """A declared workflow's steps' :attr:`~ScenarioStep.depends_on` (``None``: a
+    procedure's, found from its operands)."""
+
+    @cached_property
+    def index_of(self) -> dict[str, int]:
+        """A declared workflow's variable name -> index (empty for a procedure's)."""
+        return {name: i for i, name in enumerate(self.var_names) if i}
+
+    def var_of(self, name: str) -> int:
+        """The index of a variable by name (``S7`` -> 7, or a declared name's)."""
+        return self.index_of[name] if self.var_names else var_index(name)
+
+    def var_name(self, var: int) -> str:
+        """The name of the variable of index ``var`` (``S7``, or a declared name)."""
+        return self.var_names[var] if self.var_names else f"S{var}"
 
     @cached_property
     def scenario(self) -> Scenario:
@@ -66,6 +86,8 @@ class Workflow:
     def depends_on(self) -> tuple[tuple[int, ...], ...]:
         """Each step's :attr:`~ScenarioStep.depends_on`, by step number less one (made when
         first asked for: labelling in listed order needs it only for a reordered step)."""
+        if self.declared_depends is not None:
+            return self.declared_depends
         return tuple(map(depends_of, self.operands))
 
     @cached_property
@@ -109,7 +131,7 @@ class Workflow:
     @property
     def targets(self) -> range:
         """Each step's :attr:`~ScenarioStep.target` variable, by step number less one."""
-        return range(3, len(self.correct))
+        return range(self.n_inputs + 1, len(self.correct))
 
     @property
     def n_steps(self) -> int:
@@ -141,8 +163,8 @@ class Workflow:
     def expected_calls(self) -> list[tuple[str, dict[str, Any]]]:
         """The reference trace: every step in order, then the finish call."""
         out: list[tuple[str, dict[str, Any]]] = [
-            (s.name, {p: self.to_number(self.correct[int(p[1:])]) for p in s.params})
-            for s in self.steps
+            (s.name, {p: self.to_number(self.correct[v]) for p, v in params})
+            for s, params in zip(self.steps, self.param_vars, strict=True)
         ]
         out.append((self.finish_tool, {self.finish_argument: self.to_number(self.answer)}))
         return out
@@ -152,6 +174,8 @@ def build_workflow(scenario: Scenario, variant: Variant | None = None) -> Workfl
     """Index a scenario for the mock tools and the monitor (under ``variant``, the
     scenario is the one :func:`~agentproc.workflow.present.present` made)."""
     scale = SCALE[scenario.mode]
+    if scenario.declared:
+        return _declared(scenario, scale, variant)
     correct = [
         0,
         from_number(scenario.inputs["S1"], scale),
@@ -167,6 +191,31 @@ def build_workflow(scenario: Scenario, variant: Variant | None = None) -> Workfl
         lambda: tuple(s.live for s in scenario.steps),
         scenario.finish,
         variant,
+    )
+
+
+def _declared(scenario: Scenario, scale: int, variant: Variant | None) -> Workflow:
+    """:func:`build_workflow` of a declared workflow's scenario: named variables, any
+    number of inputs, steps that read any number of variables."""
+    correct = [0, *(from_number(v, scale) for v in scenario.inputs.values())]
+    correct += [from_number(s.value, scale) for s in scenario.steps]
+    wf = _indexed(
+        lambda: scenario,
+        scale,
+        scenario.tolerance * scale,
+        correct,
+        [s.operand_vars for s in scenario.steps],
+        lambda: tuple(s.live for s in scenario.steps),
+        scenario.finish,
+        variant,
+    )
+    names = ("", *scenario.variables)
+    return replace(
+        wf,
+        n_inputs=len(scenario.inputs),
+        var_names=names,
+        declared_depends=tuple(tuple(s.depends_on) for s in scenario.steps),
+        param_vars=tuple(tuple((names[v], v) for v in dict.fromkeys(ops)) for ops in wf.operands),
     )
 
 

@@ -6,13 +6,15 @@ unknown fields; ``schemas/scenario.schema.json`` documents the same shape.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from fractions import Fraction
 from functools import cached_property
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
-from agentproc.arith import Mode, Op, to_units
+from agentproc.arith import Mode, Op, apply_units, round_units, to_units
+from agentproc.procedures import formula as formulas
 
 SCHEMA_VERSION = 1
 """Version of the scenario and run-file formats."""
@@ -27,6 +29,10 @@ CALCULATOR_TOOLS = frozenset(op.value for op in (Op.ADD, Op.SUB, Op.MUL, Op.DIV)
 
 _VARIABLE = re.compile(r"S[1-9][0-9]{0,5}")
 """A variable name: ``S`` and its number."""
+
+
+MAX_READS = 64
+"""Variables one step may read (a procedure's step reads one or two)."""
 
 
 def var_index(name: str) -> int:
@@ -62,16 +68,23 @@ class ScenarioStep(BaseModel):
     """Step number, from 1."""
     output: str
     """The variable this step defines, e.g. ``S9``."""
-    op: Op
-    """The operation."""
-    operands: list[str] = Field(min_length=1, max_length=2)
+    op: Op | None = Field(default=None, exclude_if=lambda v: v is None)
+    """The operation (absent on a declared workflow's step, which has a :attr:`formula`)."""
+    operands: list[str] = Field(min_length=1, max_length=MAX_READS)
     """Left and right operand variables; the left alone when the right operand is the
-    :attr:`constant`."""
+    :attr:`constant`. A declared workflow's step: every variable its formula reads, in
+    the order written."""
     constant: float | int | None = Field(default=None, exclude_if=lambda v: v is None)
     """The right operand when it is a number written in the step, not a variable
     (``S9 = S8 - 4.217``: look-back 1's ``sub`` and ``div``, from procedure format 3);
     the step's tool takes only the variable. Absent otherwise."""
-    distances: list[int] = Field(min_length=1, max_length=2)
+    formula: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """A declared workflow's step: the formula over :attr:`operands` that defines
+    ``output`` (:mod:`agentproc.procedures.formula`). Absent on a procedure's step."""
+    decimals: int | None = Field(default=None, ge=0, le=3, exclude_if=lambda v: v is None)
+    """A declared workflow's step: the decimals ``output`` is rounded to, half away from
+    zero. Absent on a procedure's step (every value has the mode's)."""
+    distances: list[int] = Field(min_length=1, max_length=MAX_READS)
     """How far back each operand variable lies."""
     value: float | int
     """The correct value of ``output``."""
@@ -83,8 +96,40 @@ class ScenarioStep(BaseModel):
     """The English rendering shown to the agent."""
     expected_call: ExpectedCall
     """The call a faithful agent makes."""
+    _index: Mapping[str, int] | None = PrivateAttr(default=None)
+    """A declared workflow's variable name -> index (set by :class:`Scenario`); ``None``:
+    variables are ``S1``, ``S2``, ... and their index is their number."""
 
     # Indexed views for the mock tools and the monitor, computed once per step.
+
+    @property
+    def operation(self) -> Op:
+        """The operation of a procedure's step (a declared workflow's step has a
+        :attr:`formula` instead: what reads this never runs on one)."""
+        if self.op is None:
+            raise TypeError(f"step {self.step} has a formula, not an operation")
+        return self.op
+
+    @cached_property
+    def tree(self) -> formulas.Node | None:
+        """The parsed :attr:`formula` (``None`` on a procedure's step)."""
+        return None if self.formula is None else formulas.parse(self.formula)
+
+    def compute(self, supplied: Mapping[str, int], scale: int) -> int | None:
+        """The step's value in units from its arguments (by parameter, in units), as its
+        tool computes it; ``None`` for a division by zero."""
+        tree = self.tree
+        if tree is None:
+            if self.op is None:  # pragma: no cover (a scenario's steps are validated)
+                raise ValueError(f"step {self.step}: neither an operation nor a formula")
+            a, b = self.arguments(lambda v: supplied[f"S{v}"], scale)
+            return apply_units(self.op, a, b, scale)
+        env = {p: Fraction(supplied[p], scale) for p in self.params}
+        exact = formulas.evaluate(tree, env)
+        if exact is None:
+            return None
+        shift = 10 ** (self.decimals or 0)
+        return round_units(exact * shift) * scale // shift
 
     @cached_property
     def name(self) -> str:
@@ -94,13 +139,14 @@ class ScenarioStep(BaseModel):
     @cached_property
     def target(self) -> int:
         """Index of the variable this step defines (9 for ``S9``)."""
-        return var_index(self.output)
+        return var_index(self.output) if self._index is None else self._index[self.output]
 
     @cached_property
     def operand_vars(self) -> tuple[int, ...]:
         """The operand variable indices: left and right, or the left alone beside a
         :attr:`constant`."""
-        return tuple(var_index(v) for v in self.operands)
+        index = self._index
+        return tuple(var_index(v) if index is None else index[v] for v in self.operands)
 
     def terms(self, name: Callable[[str], str] = str) -> tuple[str, str]:
         """Left and right operands as the step writes them: each variable as ``name``
@@ -184,6 +230,9 @@ class Scenario(BaseModel):
     """The offered tools, in OpenAI function-tool format."""
     prompt: str = ""
     """The instructions an agent is given."""
+    description: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    """A declared workflow's description (its steps have formulas, its inputs and
+    outputs their declared names); absent on a compiled procedure."""
     _procedure: dict[str, Any] | None = PrivateAttr(default=None)
     """The compact procedure this scenario was compiled from (its ``procedures.jsonl``
     line), when it was: a run file can then store that instead of the scenario."""
@@ -213,11 +262,24 @@ class Scenario(BaseModel):
                 raise ValueError(f"tools[{i}].function.name: expected a string")
         return tools
 
+    @property
+    def declared(self) -> bool:
+        """Whether this is a declared workflow's scenario (steps with formulas)."""
+        return self.description is not None
+
+    @property
+    def variables(self) -> tuple[str, ...]:
+        """Every variable in index order (index 1 first): inputs, then step outputs (a
+        plain property: a cached one would be a key of ``__dict__``, which equality reads)."""
+        return (*self.inputs, *(s.output for s in self.steps))
+
     @model_validator(mode="after")
     def _well_formed(self) -> Scenario:
         """Steps that define S3, S4, ... in order, each reading variables defined before."""
         if not self.steps:
             raise ValueError("steps: a scenario needs at least one step")
+        if self.declared:
+            return self._well_declared()
         if set(self.inputs) != {"S1", "S2"}:
             raise ValueError(f"inputs: expected S1 and S2 (not {', '.join(self.inputs)})")
         defined = {"S1", "S2"}  # the variables defined so far, as f"S{k}" spells them
@@ -248,6 +310,9 @@ class Scenario(BaseModel):
             defined.add(st.output)
         if self.answer_variable not in defined:
             raise ValueError(f"answer_variable: {self.answer_variable!r} is not a variable")
+        return self._finish_tool()
+
+    def _finish_tool(self) -> Scenario:
         taken = {st.expected_call.name for st in self.steps} | CALCULATOR_TOOLS
         if self.finish.tool in taken:  # the answer would never reach the finish tool
             raise ValueError(
@@ -255,3 +320,40 @@ class Scenario(BaseModel):
                 "(the finish tool needs a name of its own)"
             )
         return self
+
+    def _well_declared(self) -> Scenario:
+        """A declared workflow's steps: each with a formula over variables defined before
+        it, defining a new one, with a tool name of its own; the answer the last output."""
+        if not self.inputs:
+            raise ValueError("inputs: a declared workflow needs at least one input")
+        index: dict[str, int] = {}
+        for name in self.inputs:
+            index[name] = len(index) + 1
+        tools: set[str] = set()
+        for i, st in enumerate(self.steps):
+            if st.step != i + 1 or st.formula is None or st.op is not None:
+                raise ValueError(f"steps[{i}]: expected step {i + 1} with a formula, no op")
+            if st.output in index:
+                raise ValueError(f"steps[{i}].output: {st.output!r} is defined twice")
+            try:
+                reads = set(formulas.variables(formulas.parse(st.formula)))
+            except formulas.FormulaError as exc:
+                raise ValueError(f"steps[{i}].formula: {exc}") from None
+            if reads != set(st.operands) or any(v not in index for v in st.operands):
+                raise ValueError(
+                    f"steps[{i}].operands: expected the variables its formula reads, each "
+                    "defined before it"
+                )
+            if st.name in tools:
+                raise ValueError(f"steps[{i}].expected_call.name: {st.name!r} is taken twice")
+            tools.add(st.name)
+            for j, d in enumerate(st.depends_on):
+                if not 1 <= d < st.step:
+                    raise ValueError(
+                        f"steps[{i}].depends_on[{j}]: {d} is not a step before step {st.step}"
+                    )
+            index[st.output] = len(index) + 1
+            st._index = index
+        if self.answer_variable != self.steps[-1].output:
+            raise ValueError(f"answer_variable: {self.answer_variable!r} is not the last output")
+        return self._finish_tool()

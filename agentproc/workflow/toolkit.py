@@ -160,6 +160,10 @@ class Toolkit:
             rec.refused = "unknown_tool"
             offered = ", ".join(t["function"]["name"] for t in wf.scenario.tools)
             rec.result = f"Error: there is no tool named {name!r}. The tools are {offered}."
+        elif wf.var_names:  # a declared workflow: its tools have their own names
+            rec.refused = "unknown_tool"
+            offered = ", ".join([*wf.by_name, wf.finish_tool])
+            rec.result = f"Error: there is no tool named {name!r}. The tools are {offered}."
         else:
             rec.refused = "unknown_tool"
             rec.result = (
@@ -201,8 +205,10 @@ class Toolkit:
         nxt = next((s for s in wf.steps if s.step not in self.runs), None)
         if nxt is None:
             return f" The workflow expects {wf.finish_tool} next."
-        a, b = nxt.terms(self._shown)
         tool = nxt.name if self.presented is None else self.presented.tool_names[nxt.name]
+        if nxt.op is None:  # a declared workflow's step: its formula
+            return f" The next step is step {nxt.step} ({nxt.text}): call {tool}."
+        a, b = nxt.terms(self._shown)
         return (
             f" The next step is step {nxt.step} ({self._shown(nxt.output)} = {a} "
             f"{SYMBOL[nxt.op]} {b}): call {tool}."
@@ -242,10 +248,11 @@ class Toolkit:
                 return
         scale = wf.scale
         supplied = {p: to_units(args[p], scale) for p in spec.params}
-        a, b = spec.arguments(lambda v: supplied[f"S{v}"], scale)
-        value = apply_units(spec.op, a, b, scale)
+        value = spec.compute(supplied, scale)
         if value is None:
-            zero = f"step {spec.step} divides by zero ({spec.terms(self._shown)[1]} = 0)"
+            zero = f"step {spec.step} divides by zero"
+            if spec.formula is None:
+                zero += f" ({spec.terms(self._shown)[1]} = 0)"
             return _refuse(rec, "division_by_zero", zero)
         if abs(value) > RESULT_LIMIT * scale:
             beyond = f"step {spec.step} would produce a value beyond {RESULT_LIMIT:.0e}"

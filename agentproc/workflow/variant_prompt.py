@@ -31,7 +31,8 @@ def _prose(scenario: Scenario, names: dict[str, str]) -> str:
     for s in scenario.steps:
         a, b = s.terms(names.__getitem__)
         lead = "First" if s.step == 1 else "Finally" if s.step == last else "Then"
-        parts.append(f"{lead}, compute {names[s.output]} as {a} {_WORD[s.op]} {b} (step {s.step}).")
+        word = _WORD[s.operation]
+        parts.append(f"{lead}, compute {names[s.output]} as {a} {word} {b} (step {s.step}).")
     return " ".join(parts)
 
 
@@ -39,7 +40,7 @@ def _pseudocode(scenario: Scenario, names: dict[str, str]) -> str:
     lines = [f"procedure({names['S1']}, {names['S2']}):"]
     for s in scenario.steps:
         a, b = s.terms(names.__getitem__)
-        lines.append(f"    {names[s.output]} <- {a} {SYMBOL[s.op]} {b}    # step {s.step}")
+        lines.append(f"    {names[s.output]} <- {a} {SYMBOL[s.operation]} {b}    # step {s.step}")
     lines.append(f"    return {names[scenario.answer_variable]}")
     return "\n".join(lines)
 
@@ -49,7 +50,7 @@ def _json(scenario: Scenario, names: dict[str, str]) -> str:
         {
             "step": s.step,
             "output": names[s.output],
-            "op": s.op.value,
+            "op": s.operation.value,
             "left": names[s.operands[0]],
             "right": names[s.operands[-1]] if s.constant is None else s.constant,
         }
@@ -63,7 +64,7 @@ _RENDERINGS = {"numbered": _numbered, "prose": _prose, "pseudocode": _pseudocode
 
 def _expression(s: ScenarioStep, names: dict[str, str]) -> str:
     a, b = s.terms(names.__getitem__)
-    return f"{names[s.output]} = {a} {SYMBOL[s.op]} {b}"
+    return f"{names[s.output]} = {a} {SYMBOL[s.operation]} {b}"
 
 
 def variant_prompt(

@@ -233,3 +233,34 @@ def test_a_step_of_two_variables_with_a_constant_is_refused():
     assert errors(s) != []
     with pytest.raises(ValidationError, match="one and a constant"):
         Scenario.model_validate(s)
+
+
+def test_the_workflow_file_schema_is_generated_from_its_model():
+    """``AGENTPROC_UPDATE_GOLDEN=1`` rewrites ``schemas/workflow.schema.json`` instead."""
+    import os
+
+    from jsonschema import Draft202012Validator
+
+    from agentproc.workflow.declared import workflow_schema
+
+    path = folder("schemas") / "workflow.schema.json"
+    if os.environ.get("AGENTPROC_UPDATE_GOLDEN") == "1":
+        path.write_text(json.dumps(workflow_schema(), indent=2) + "\n", encoding="utf-8")
+    schema = workflow_schema()
+    assert json.loads(path.read_text(encoding="utf-8")) == schema
+    Draft202012Validator.check_schema(schema)
+    assert schema["properties"]["steps"]["description"] == "The steps, in their listed order."
+
+
+def test_a_declared_workflows_scenario_validates_and_a_procedure_step_still_needs_its_op():
+    from agentproc.workflow.declared_suite import load_workflow, workflow_scenarios
+
+    wf = load_workflow(folder("workflows") / "invoice_approval.toml")
+    scenario = next(workflow_scenarios(wf, "invoice_approval", count=1, seed=0))
+    data = scenario.model_dump(mode="json")
+    assert errors(data) == []
+    del data["description"]  # read as a procedure's: S1 and S2, steps with an op
+    assert errors(data)
+    procedure = compiled()
+    del procedure["steps"][0]["op"]
+    assert set(errors(procedure)) == {"'op' is a required property"}

@@ -21,7 +21,7 @@ class Agent:
 
     def __init__(self, wf: Workflow) -> None:
         self.wf = wf
-        self.belief: dict[int, int] = {1: wf.correct[1], 2: wf.correct[2]}
+        self.belief: dict[int, int] = {v: wf.correct[v] for v in range(1, wf.n_inputs + 1)}
         self.produced: set[int] = set()
         self.last_run: dict[int, int] = {}
         self.truth: list[Label] = []
@@ -36,7 +36,7 @@ class Agent:
         return self.belief.get(var, self.wf.correct[var])
 
     def args(self, spec: ScenarioStep, override: dict[str, Any] | None = None) -> dict[str, Any]:
-        args = {p: self.num(self.value_of(var_index(p))) for p in spec.params}
+        args = {p: self.num(self.value_of(self.wf.var_of(p))) for p in spec.params}
         args.update(override or {})
         return args
 
@@ -53,7 +53,7 @@ class Agent:
             rec = yield (spec.name, args)
         wf = self.wf
         for p in spec.params:
-            var = var_index(p)
+            var = self.wf.var_of(p)
             if wf.close(args[p], wf.correct[var]):
                 continue
             if causes and p in causes:
@@ -77,7 +77,7 @@ class Agent:
             # A carried error divided by zero or blew up: retry with the procedure's values.
             return (
                 yield from self.step(
-                    spec, {p: self.num(wf.correct[var_index(p)]) for p in spec.params}
+                    spec, {p: self.num(wf.correct[self.wf.var_of(p)]) for p in spec.params}
                 )
             )
         return rec
@@ -131,12 +131,14 @@ def calculator(wf: Workflow) -> bool:
 def twins(wf: Workflow) -> dict[int, set[int]]:
     """Step -> the other steps computing the same operation on the same correct values
     (one computation to a calculator)."""
+    if wf.var_names:  # a declared workflow (no calculator): no step is a twin
+        return {spec.step: set() for spec in wf.steps}
     by: dict[tuple[Op, int, int], set[int]] = {}
     for spec in wf.steps:
         a, b = spec.arguments(wf.correct.__getitem__, wf.scale)
-        if spec.op in (Op.ADD, Op.MUL):
+        if spec.operation in (Op.ADD, Op.MUL):
             a, b = min(a, b), max(a, b)
-        by.setdefault((spec.op, a, b), set()).add(spec.step)
+        by.setdefault((spec.operation, a, b), set()).add(spec.step)
     return {k: group - {k} for group in by.values() for k in group}
 
 
@@ -176,7 +178,7 @@ def wrong_value(
     """
     wf = a.wf
     param = spec.params[pick(rng, len(spec.params))]
-    var = var_index(param)
+    var = wf.var_of(param)
     everyone = range(1, wf.answer_index + 1)
     taken = set(wf.correct[1:]) | {a.belief[u] for u in a.produced}
     if allow_confusion and rng.random() < 0.5:
@@ -199,7 +201,7 @@ def wrong_value(
             return (
                 param,
                 a.num(wf.correct[u]),
-                Label(K.WRONG_ARGUMENT, cause=cause, argument=param, confused_with=f"S{u}"),
+                Label(K.WRONG_ARGUMENT, cause=cause, argument=param, confused_with=wf.var_name(u)),
             )
     base = a.value_of(var)
     for tries in range(200):
@@ -223,7 +225,7 @@ def _computes_another(a: Agent, spec: ScenarioStep, param: str, value: int) -> b
     if not calculator(wf):
         return False
     x, y = spec.arguments(lambda v: value if f"S{v}" == param else a.value_of(v), wf.scale)
-    result = apply_units(spec.op, x, y, wf.scale)
+    result = apply_units(spec.operation, x, y, wf.scale)
     if result is not None and result in set(wf.correct[1:]) | set(a.belief.values()):
         return True  # its result would pass for another variable's value downstream
     for other in wf.steps:

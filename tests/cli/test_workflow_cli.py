@@ -1,0 +1,155 @@
+"""``generate --workflow``: a declared workflow's suite, run, reported, replayed and
+relabelled like any suite; a bad workflow file is one line and exit 2."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agentproc.cli import main
+from agentproc.resources import folder
+
+INVOICE = folder("workflows") / "invoice_approval.toml"
+
+
+def cli(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def suite(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    out = tmp_path / "invoices"
+    code, text, _ = cli(
+        capsys, "generate", "--workflow", INVOICE, "--count", 6, "--seed", 2, "--out", out
+    )
+    assert code == 0
+    assert text.strip() == f"wrote 6 instances of invoice_approval (12 steps, 2 dead) to {out}"
+    return out
+
+
+def test_generate_writes_seeded_instances_the_same_each_time(suite, tmp_path, capsys):
+    again = tmp_path / "again"
+    cli(capsys, "generate", "--workflow", INVOICE, "--count", 6, "--seed", 2, "--out", again)
+    assert (again / "scenarios.jsonl").read_bytes() == (suite / "scenarios.jsonl").read_bytes()
+    manifest = json.loads((suite / "suite.json").read_text(encoding="utf-8"))
+    assert manifest == {
+        "kind": "workflow",
+        "workflow": "invoice_approval",
+        "count": 6,
+        "seed": 2,
+        "scenarios": 6,
+    }
+
+
+def test_a_workflow_suite_runs_reports_replays_and_relabels_with_sim_agents(
+    suite, tmp_path, capsys
+):
+    oracle, decay = tmp_path / "oracle.jsonl", tmp_path / "decay.jsonl"
+    code, out, _ = cli(capsys, "run", suite, "--agent", "sim:oracle", "--out", oracle)
+    assert code == 0 and "faithful 6" in out
+    code, out, _ = cli(
+        capsys,
+        "run",
+        suite,
+        "--agent",
+        "sim:wrong_argument",
+        "--order",
+        "dependency",
+        "--out",
+        decay,
+    )
+    assert code == 0
+    lines = [json.loads(line) for line in decay.read_text(encoding="utf-8").splitlines()]
+    episodes = [r for r in lines if "calls" in r]
+    assert len(episodes) == 6
+    assert all(e["scenario"]["description"].startswith("Approve") for e in episodes)
+    code, out, _ = cli(capsys, "report", decay)
+    assert code == 0 and "wrong_argument" in out
+    code, out, _ = cli(capsys, "replay", decay)
+    assert code == 0 and "0 differ from the recording" in out
+    code, out, _ = cli(capsys, "relabel", decay)
+    assert code == 0 and "0 changed" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (("--variant", "prose"), "variant 'prose' does not apply to a declared workflow"),
+        (("--variant", "calculator"), "variant 'calculator' does not apply"),
+    ],
+)
+def test_a_variant_that_cannot_apply_is_refused_in_one_line(suite, tmp_path, capsys, argv, message):
+    out = tmp_path / "run.jsonl"
+    code, _, err = cli(capsys, "run", suite, "--agent", "sim:oracle", *argv, "--out", out)
+    assert code == 2
+    assert message in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()
+
+
+BAD = [
+    ('formula = "a ** 2"', "steps[0] (t).formula: 'a ** 2': the operator '**' is not allowed"),
+    ('formula = "a +"', "steps[0] (t).formula: 'a +': does not parse"),
+    ('formula = "b * 2"', "steps[0] (t).formula: reads its own output 'b' (a cycle)"),
+    ('formula = "c * 2"', "steps[0] (t).formula: unknown variable 'c'"),
+    ('formula = "a / (a - a)"', "divides by zero whatever the inputs"),
+]
+
+
+@pytest.mark.parametrize(("line", "message"), BAD)
+def test_a_bad_workflow_file_is_one_line_naming_file_step_and_field_and_exit_2(
+    tmp_path, capsys, line, message
+):
+    path = tmp_path / "bad.toml"
+    path.write_text(
+        'description = "x"\nanswer = "b"\n[inputs.a]\nintegers = [1, 5]\n'
+        f'[[steps]]\ntool = "t"\noutput = "b"\n{line}\n',
+        encoding="utf-8",
+    )
+    out = tmp_path / "suite"
+    code, _, err = cli(capsys, "generate", "--workflow", path, "--count", 2, "--out", out)
+    assert code == 2
+    assert err.strip().startswith(f"agentproc: error: {path}: steps[0] (t).formula: ")
+    assert message in err and len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err
+    assert not out.exists()
+
+
+def test_a_tool_name_clashing_with_the_finish_tool_is_refused(tmp_path, capsys):
+    path = tmp_path / "clash.toml"
+    path.write_text(
+        'description = "x"\nanswer = "b"\nfinish_tool = "t"\n[inputs.a]\nintegers = [1, 5]\n'
+        '[[steps]]\ntool = "t"\noutput = "b"\nformula = "a * 2"\n',
+        encoding="utf-8",
+    )
+    code, _, err = cli(capsys, "generate", "--workflow", path, "--out", tmp_path / "s")
+    assert code == 2
+    assert f"{path}: steps[0] (t).tool: tool 't' is the finish tool's name" in err
+
+
+def test_grid_options_beside_a_workflow_are_refused(tmp_path, capsys):
+    code, _, err = cli(
+        capsys, "generate", "--workflow", INVOICE, "--steps", "5", "--out", tmp_path / "s"
+    )
+    assert code == 2 and "takes no --steps" in err
+
+
+def test_an_existing_suite_is_kept_unless_overwrite(suite, capsys):
+    before = (suite / "scenarios.jsonl").read_bytes()
+    code, _, err = cli(capsys, "generate", "--workflow", INVOICE, "--count", 3, "--out", suite)
+    assert code == 2 and "--overwrite" in err
+    assert (suite / "scenarios.jsonl").read_bytes() == before
+
+
+@pytest.mark.parametrize("command", ["compare", "stress"])
+def test_compare_and_stress_refuse_a_workflow_suite_in_one_line(suite, tmp_path, capsys, command):
+    out = tmp_path / "sweep"
+    extra = ("--variants", "default,terse") if command == "compare" else ()
+    code, _, err = cli(capsys, command, suite, "--agent", "sim:oracle", *extra, "--out", out)
+    assert code == 2
+    assert f"{suite}: a declared workflow's suite: the variants {command} runs" in err
+    assert len(err.strip().splitlines()) == 1
+    assert not out.exists()
