@@ -45,7 +45,7 @@ from agentproc.agents.sim.beliefs import (
 )
 from agentproc.errors import unknown_key
 from agentproc.labelling import Label, LabelKind
-from agentproc.workflow import CallRecord, Workflow, var_index
+from agentproc.workflow import CallRecord, Workflow
 
 Policy = Generator[Request, CallRecord, list[Label]]
 """A simulated agent: yields requests, receives records, returns its truth."""
@@ -296,7 +296,8 @@ def unreturned_value(wf: Workflow, rng: random.Random) -> Generator[Any, Any, li
         yield from a.step(spec)
     first, second = wf.steps[k - 1], wf.steps[k]
     # The numbers the agent has been given: a value among them is no unreturned one.
-    given = {wf.correct[1], wf.correct[2], *(a.belief[v] for v in a.produced)}
+    inputs = (wf.correct[v] for v in range(1, wf.n_inputs + 1))
+    given = {*inputs, *(a.belief[v] for v in a.produced)}
     recs: list[CallRecord] = yield [(first.name, a.args(first)), (second.name, a.args(second))]
     if len(recs) < 2:  # the budget ran out
         return a.done()
@@ -306,7 +307,7 @@ def unreturned_value(wf: Workflow, rng: random.Random) -> Generator[Any, Any, li
         a.truth += [
             Label(K.UNRETURNED_VALUE, recs[1].index, second.step, argument=p)
             for p in second.params
-            if var_index(p) == first.target
+            if wf.var_of(p) == first.target
         ]
     for spec, rec in zip((first, second), recs, strict=True):
         if rec.value is not None:
