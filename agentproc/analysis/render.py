@@ -19,7 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agentproc.analysis.cell_stats import CellStats, wilson
-from agentproc.analysis.fit import fits, print_wrapped, stack, two_lines
+from agentproc.analysis.fit import fits, print_wrapped, stack
 from agentproc.analysis.horizon import by_lookback_lines
 from agentproc.analysis.report import DEFAULT_BY, KNOBS, AgentReport, Report, tuple_order
 from agentproc.analysis.tokens import Price, tokens_text
@@ -56,9 +56,9 @@ def _ci(value: float, ci: tuple[float, float], n: int) -> str:
 
 
 _RATES: dict[str, Callable[[CellStats], str]] = {
-    "first-answer acc": lambda s: two_lines(_ci(*s.rate("accuracy"), s.n)),
-    "faithful acc": lambda s: two_lines(_ci(*s.rate("faithful_accuracy"), s.n)),
-    "unfaithful-correct": lambda s: two_lines(_ci(*s.rate("unfaithful_correct_rate"), s.n)),
+    "first-answer acc": lambda s: _ci(*s.rate("accuracy"), s.n),
+    "faithful acc": lambda s: _ci(*s.rate("faithful_accuracy"), s.n),
+    "unfaithful-correct": lambda s: _ci(*s.rate("unfaithful_correct_rate"), s.n),
 }
 """The rate columns of the rendered tables: header to cell text."""
 
@@ -217,7 +217,7 @@ def _study_cell(name: str, intervals: bool) -> Callable[[CellStats], str]:
 
 
 def _pct(value: float, ci: tuple[float, float]) -> str:
-    return f"{100 * value:.0f}%\n[{100 * ci[0]:.0f}-{100 * ci[1]:.0f}]"
+    return f"{100 * value:.0f}% [{100 * ci[0]:.0f}-{100 * ci[1]:.0f}]"
 
 
 def _study_columns(intervals: bool) -> list[Column]:

@@ -616,7 +616,7 @@ def test_each_look_back_group_carries_the_farthest_and_mean_realised_distance() 
 def test_a_look_back_table_shows_the_realised_distance_beside_l() -> None:
     recs = [realised(record(lookback=1), 1), realised(record(lookback=3), 2)]
     recs.append(realised(record(agent="model:b", lookback=3), 3))
-    text = render(aggregate(recs))
+    text = render(aggregate(recs), width=160)  # both agents side by side in one table
     table = text[text.index("by look-back") :].split("└")[0]
     header = [line for line in table.splitlines() if "┃" in line][-1]
     assert [c.strip() for c in header.split("┃")[1:3]] == ["L", "dist"]
