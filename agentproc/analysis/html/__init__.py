@@ -10,6 +10,7 @@ and model turns, each episode at its own anchor.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -62,10 +63,16 @@ def write_html_report(
     A folder, or a path under a file, is bad input; a write that fails midway (a full
     disk) is an :class:`OutputError`, and any file already at ``out`` is left as it was.
     """
+    return write_page(out, lambda: html_report(paths, budget, price))
+
+
+def write_page(out: Path, make: Callable[[], HtmlReport]) -> HtmlReport:
+    """Check ``out``, make the page, and write it whole (a temporary file renamed into
+    place): a folder is bad input, and a write that fails leaves any file there as it was."""
     out = Path(out)
     if out.is_dir():
         raise InputError(out, "is a folder: give the path of the HTML file to write")
-    result = html_report(paths, budget, price)
+    page = make()
     with replacing(out) as tmp:
-        tmp.write_text(result.html, encoding="utf-8")
-    return result
+        tmp.write_text(page.html, encoding="utf-8")
+    return page

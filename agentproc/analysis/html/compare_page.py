@@ -20,7 +20,7 @@ from agentproc.analysis.compare_result import (
     Difference,
     p_text,
 )
-from agentproc.analysis.html import HtmlReport
+from agentproc.analysis.html import HtmlReport, write_page
 from agentproc.analysis.html.episodes import DETAIL_BUDGET, anchor, details, episode_rows
 from agentproc.analysis.html.figures import figures
 from agentproc.analysis.html.page import render_page
@@ -29,8 +29,6 @@ from agentproc.analysis.html.svg import esc
 from agentproc.analysis.identity import agent_id, agent_labels
 from agentproc.analysis.report import aggregate
 from agentproc.analysis.trials import Outcome
-from agentproc.errors import InputError
-from agentproc.outputs import replacing
 from agentproc.runs import episode_key, record_trial
 from agentproc.runs.runfile import Heads, last_heads
 
@@ -225,10 +223,4 @@ def write_compare_html(
 ) -> HtmlReport:
     """Render the comparison page and write it to ``out`` whole (any file already there is
     left as it was if writing fails)."""
-    out = Path(out)
-    if out.is_dir():
-        raise InputError(out, "is a folder: give the path of the HTML file to write")
-    page = compare_html(paths, result, budget)
-    with replacing(out) as tmp:
-        tmp.write_text(page.html, encoding="utf-8")
-    return page
+    return write_page(out, lambda: compare_html(paths, result, budget))
