@@ -75,7 +75,7 @@ def _comparison(c: Comparison, out: Console) -> None:
         f"method ({c.overall['faithful'].method}); labels Holm-corrected across the kinds "
         "that can reject; * significant at 0.05",
     )
-    for col in ("measure", c.baseline, c.arm, "difference", "only\nbaseline", "only\narm", "p"):
+    for col in ("measure", c.baseline, c.arm, "difference", "only\nbase", "only\narm", "p"):
         t.add_column(col, justify="left" if col == "measure" else "right")
     rows = [c.overall[m] for m in MEASURES]
     rows += [d for d in c.labels if d.gained or d.lost or d.baseline or d.variant]
@@ -84,7 +84,7 @@ def _comparison(c: Comparison, out: Console) -> None:
             TITLES.get(d.measure, d.measure),
             f"{d.baseline:.3f}",
             f"{d.variant:.3f}",
-            two_lines(diff_text(d.diff, d.ci)),
+            diff_text(d.diff, d.ci),
             str(d.lost),
             str(d.gained),
             two_lines(_p(d)),
@@ -100,8 +100,8 @@ def _comparison(c: Comparison, out: Console) -> None:
         "N",
         "L",
         "pairs",
-        f"faithful\n{c.baseline}",
-        f"faithful\n{c.arm}",
+        "faithful\nbaseline",
+        "faithful\narm",
         "faithful\ndifference",
         "faithful\np",
         "answer\ndifference",
@@ -116,9 +116,9 @@ def _comparison(c: Comparison, out: Console) -> None:
             str(f.n),
             f"{f.baseline:.3f}",
             f"{f.variant:.3f}",
-            two_lines(diff_text(f.diff, f.ci)),
+            diff_text(f.diff, f.ci),
             two_lines(_p(f)),
-            two_lines(diff_text(a.diff, a.ci)),
+            diff_text(a.diff, a.ci),
             two_lines(_p(a)),
         )
     print_table(out, cells, keys=2)

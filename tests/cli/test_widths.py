@@ -54,6 +54,10 @@ def _check(text: str, width: int, name: str, root: Path) -> None:
     for before, after in itertools.pairwise(prose):  # a figure keeps its interval
         assert not (before[-1:].isdigit() and after.lstrip().startswith("[")), (before, after)
     assert not any(re.search(r"\[[^\]]*$", line) for line in prose)  # nor an interval cut
+    rows = [line for line in text.splitlines() if line.startswith("│")]
+    for row in rows:  # in a table, an interval sits beside its figure, never on a line alone
+        cells = [c.strip() for c in row.strip("│").split("│")]
+        assert not any(c.startswith("[") for c in cells), row
     path = GOLDEN / f"{name}_{width}.txt"
     if UPDATE:
         path.write_text(text, encoding="utf-8")
