@@ -136,6 +136,28 @@ def test_a_premature_answer_skips_the_rest_and_is_a_propagated_wrong_answer():
     ]
 
 
+@pytest.mark.parametrize(
+    "call",
+    [
+        ("line_amount_c", {"quantity_c": 3, "unit_price_c": 9.5}),  # a third line, invented
+        ("approve_invoice", {"gross": 1.0}),  # an action the workflow does not offer
+    ],
+)
+def test_a_tool_that_was_not_offered_is_a_hallucinated_call_and_nothing_else(call):
+    trace = [[(t, args(t))] for t in LISTED[:4]] + [[call]]
+    trace += [[(t, args(t))] for t in LISTED[4:]] + [[(FINISH, {"answer": SCENARIO.answer})]]
+    ep = play(trace)
+    assert kinds(ep) == [("hallucinated_call", 4, None)]
+    assert ep.calls[4].refused == "unknown_tool"
+    assert f"there is no tool named {call[0]!r}" in ep.calls[4].result
+    assert ep.metrics["first_divergence"] == {
+        "call_index": 4,
+        "step": STEP["net_amount"].step,
+        "label": "hallucinated_call",
+    }
+    assert ep.metrics["verdict"] == "unfaithful_correct"
+
+
 @pytest.mark.parametrize("order", ["listed", "dependency"])
 def test_every_fault_injector_is_labelled_exactly_as_injected_on_workflow_instances(order):
     for scenario in workflow_scenarios(WF, "invoice_approval", count=8, seed=1):
