@@ -165,6 +165,32 @@ def test_every_readme_command_runs_verbatim_in_a_copy_of_the_repository(tmp_path
     assert (repo / "runs" / "demo.html").stat().st_size > 0
     assert "my-prompt: better than default" in out  # walkthrough 2
     assert "4 episodes replayed; 0 differ from the recording" in out  # walkthrough 3
+    assert "wrote 20 instances of my-workflow (6 steps, 1 dead)" in out  # walkthrough 4
+
+
+OWN_WORKFLOW = "## Walkthrough 4: your own workflow"
+
+
+def section_commands(path: Path, title: str) -> str:
+    """The commands of the blocks of one ``##`` section of ``path``, in order."""
+    text = path.read_text(encoding="utf-8").split(f"\n{title}\n", 1)[1].split("\n## ", 1)[0]
+    return "".join(m[1] for m in COMMANDS.finditer(text))
+
+
+def test_the_own_workflow_walkthrough_runs_verbatim_and_shows_what_it_says(tmp_path: Path):
+    script = section_commands(ROOT / "README.md", OWN_WORKFLOW)
+    assert script.startswith("cat > my-workflow.toml <<'EOF'\n")
+    assert script in session(ROOT / "README.md")  # the whole README's session runs it too
+    done = _run_session(script, _copy(tmp_path), 300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = " ".join(done.stdout.split())
+    assert "wrote 20 instances of my-workflow (6 steps, 1 dead) to suites/quote" in out
+    # what the prose after the block quotes
+    assert "openai:demo: n=20, first-answer acc 0.250" in out
+    assert "wrong_argument 39: 19 carried forward (propagated) from 20 new mistakes" in out
+    assert "my-workflow-0007 (openai:demo)" in out
+    assert "wrong_argument(freight=217, expected 152.29, lookback_confusion, as weight_kg)" in out
+    assert "verdict: unfaithful_correct" in out
 
 
 def test_the_demo_endpoint_guide_runs_verbatim(tmp_path: Path):
