@@ -15,7 +15,6 @@ from helpers import cli, records
 from agentproc import Label, load_scenarios
 from agentproc.agents.sim import INJECTORS, run_sim_episode
 from agentproc.resources import folder
-from agentproc.workflow.declared_suite import load_workflow
 
 SHIPPED = sorted(folder("workflows").glob("*.toml"))
 IDS = [p.stem for p in SHIPPED]
@@ -60,7 +59,9 @@ def test_a_shipped_workflow_draws_fifty_instances_of_8_to_30_steps_parallel_and_
 
 def test_the_oracle_is_faithful_on_every_instance_through_run(suite, tmp_path, capsys):
     out = tmp_path / "oracle.jsonl"
-    code, text, err = cli(capsys, "run", suite, "--agent", "sim:oracle", "--limit", 20, "--out", out)
+    code, text, err = cli(
+        capsys, "run", suite, "--agent", "sim:oracle", "--limit", 20, "--out", out
+    )
     assert code == 0, err
     assert text.strip().endswith("faithful 20")
     assert {e["verdict"] for e in records(out)} == {"faithful"}
@@ -102,7 +103,10 @@ def test_each_fault_injecting_agent_is_labelled_as_it_injected_through_run(
         assert len(episodes) == COUNT
         for e in episodes:
             got = {as_key(label) for label in e["labels"]}
-            assert got == truth(scenarios[e["scenario_id"]], agent, order), (agent, e["scenario_id"])
+            assert got == truth(scenarios[e["scenario_id"]], agent, order), (
+                agent,
+                e["scenario_id"],
+            )
         # the fault it is named for shows (an unreturned value only where batches may be)
         if (order == "dependency") == (agent == "sim:unreturned_value"):
             assert any(lab["kind"] == agent[4:] for e in episodes for lab in e["labels"]), agent
