@@ -63,8 +63,13 @@ def test_each_shipped_workflow_has_8_to_30_steps_parallel_branches_and_dead_step
     assert not all(wf.live)
 
 
-def test_the_shipped_workflows_are_the_invoice_approval_and_the_inventory_reorder():
-    assert [p.stem for p in SHIPPED] == ["inventory_reorder", "invoice_approval"]
+def test_the_shipped_workflows_are_invoices_inventory_payroll_and_an_etl_load():
+    assert [p.stem for p in SHIPPED] == [
+        "etl_aggregation",
+        "inventory_reorder",
+        "invoice_approval",
+        "payroll",
+    ]
     assert read_workflow(INVOICE).spec.finish_tool == "submit_approval_figure"
 
 

@@ -22,10 +22,6 @@ COUNT = 6
 """Instances each simulated agent runs."""
 
 
-def test_the_four_workflows_are_shipped():
-    assert IDS == ["etl_aggregation", "inventory_reorder", "invoice_approval", "payroll"]
-
-
 @pytest.fixture(scope="module", params=SHIPPED, ids=IDS)
 def suite(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
     from agentproc.cli import main
