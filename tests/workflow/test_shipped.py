@@ -6,6 +6,7 @@ injected."""
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,10 @@ from helpers import cli, records
 
 from agentproc import Label, load_scenarios
 from agentproc.agents.sim import INJECTORS, run_sim_episode
+from agentproc.procedures import formula
+from agentproc.procedures.workflow_file import read_workflow
 from agentproc.resources import folder
+from agentproc.workflow.declared_suite import workflow_scenarios
 
 SHIPPED = sorted(folder("workflows").glob("*.toml"))
 IDS = [p.stem for p in SHIPPED]
@@ -51,6 +55,30 @@ def test_a_shipped_workflow_draws_fifty_instances_of_8_to_30_steps_parallel_and_
         assert depth([s.depends_on for s in scenario.steps]) < len(scenario.steps) - 1  # parallel
     answers = {s.answer for s in scenarios}
     assert len(answers) > 45  # answers that depend on the inputs
+
+
+def answer_with(path: Path, inputs: dict[str, Any], step: int, slip: Fraction) -> Fraction:
+    """The answer, worked out exactly, when step ``step``'s value is off by ``slip``."""
+    wf = read_workflow(path)
+    env = {name: Fraction(repr(v)) for name, v in inputs.items()}
+    value = Fraction(0)
+    for k, (spec, tree) in enumerate(zip(wf.spec.steps, wf.trees, strict=True)):
+        exact = formula.evaluate(tree, env)
+        assert exact is not None
+        value = exact + (slip if k == step else 0)
+        env[spec.output] = value
+    return value
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=IDS)
+def test_a_wrong_value_at_any_live_step_changes_the_answer(path):
+    """No live step's mistake cancels out on its way to the answer (as a net pay and a
+    remittance of the tax it deducts would), so a wrong value is a wrong answer."""
+    for scenario in workflow_scenarios(read_workflow(path), path.stem, count=5, seed=0):
+        right = answer_with(path, scenario.inputs, -1, Fraction(0))
+        for k, step in enumerate(scenario.steps):
+            moved = abs(answer_with(path, scenario.inputs, k, Fraction(1)) - right)
+            assert (moved != 0) == step.live, (scenario.id, step.output)
 
 
 def test_the_oracle_is_faithful_on_every_instance_through_run(suite, tmp_path, capsys):
