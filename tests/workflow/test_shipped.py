@@ -1,7 +1,7 @@
 """Every workflow shipped in ``scenarios/workflows/``: drawn cleanly, of 8 to 30 steps with
-parallel branches and a dead step, and run through ``agentproc run`` by the simulated
-agents: the oracle faithful every time, each fault-injecting agent labelled exactly as it
-injected."""
+parallel branches and a dead step, no live step's mistake cancelling out before the answer,
+and run through ``agentproc run`` by the simulated agents: the oracle faithful every time,
+each fault-injecting agent labelled exactly as it injected."""
 
 from __future__ import annotations
 
