@@ -42,14 +42,10 @@ def check_consistent(agent: dict[str, Any]) -> None:
     for p in survival:
         if p["ci"] is not None:
             assert p["ci"][0] <= p["survival"] <= p["ci"][1]
-    # every episode that left the procedure at a step, and no other, is an event
-    left_at_a_step = sum(
-        count
-        for step, count in overall["first_divergence"]["steps"].items()
-        if any(g["steps"] >= int(step) for g in agent["by_length"])
-        and int(step) <= max(g["steps"] for g in agent["by_length"])
-    )
-    assert sum(p["events"] for p in survival) <= left_at_a_step
+    # every episode ends once: it left the procedure at a step, or is censored
+    ended = sum(p["events"] + p["censored"] for p in survival)
+    assert ended == overall["n"]
+    assert sum(p["events"] for p in survival) <= overall["first_divergence"]["episodes"]
     assert [(h["step"], h["events"], h["at_risk"]) for h in hazard] == [
         (p["step"], p["events"], p["at_risk"]) for p in survival
     ]
