@@ -114,8 +114,12 @@ class Paired:
         (la, ua), (lb, ub) = a.ci, b.ci
         pa, pb, r = a.value, b.value, self.correlation()
         d = pa - pb
-        low = d - math.sqrt(max(0.0, (pa - la) ** 2 + (ub - pb) ** 2 - 2 * r * (pa - la) * (ub - pb)))
-        high = d + math.sqrt(max(0.0, (ua - pa) ** 2 + (pb - lb) ** 2 - 2 * r * (ua - pa) * (pb - lb)))
+        low = d - math.sqrt(
+            max(0.0, (pa - la) ** 2 + (ub - pb) ** 2 - 2 * r * (pa - la) * (ub - pb))
+        )
+        high = d + math.sqrt(
+            max(0.0, (ua - pa) ** 2 + (pb - lb) ** 2 - 2 * r * (ua - pa) * (pb - lb))
+        )
         return d, (max(-1.0, low), min(1.0, high))
 
 
@@ -123,4 +127,3 @@ def quantile(clusters: int, robust: bool) -> float:
     """The normal 95% quantile, or Student's t on ``clusters - 1`` degrees of freedom
     when a cluster-robust variance is used (as :class:`Rate` does)."""
     return t_quantile(clusters - 1) if robust and clusters >= 2 else Z95
-

@@ -37,7 +37,7 @@ from typing import Any
 from agentproc.analysis.cell_stats import Rate
 from agentproc.analysis.clustered import Clustered, Paired
 
-_CORRECT, _ERROR, _SKIPPED = ord("c"), ord("e"), ord("s")
+_CORRECT, _ERROR, _SKIPPED = ord("c"), b"e", b"s"
 
 
 def position_bin(step: int) -> int:
@@ -110,14 +110,16 @@ class ObservedTally:
             self.pairs.append(Paired(Clustered(), Clustered()))
         counts = [[0, 0, 0, 0] for _ in range(bins)]  # errors, steps after an error; clean
         for outcomes in cluster:
-            dirty = False
-            for k, outcome in enumerate(outcomes, 1):
-                if outcome != _SKIPPED:
-                    row = counts[position_bin(k)]
-                    at = 0 if dirty else 2
-                    row[at] += outcome == _ERROR
-                    row[at + 1] += 1
-                dirty = dirty or outcome != _CORRECT
+            # the history is clean up to the first step not correct (that step included)
+            first = next((k for k, o in enumerate(outcomes) if o != _CORRECT), len(outcomes))
+            for b, row in enumerate(counts):
+                lo, hi = 2**b - 1, min(2 ** (b + 1) - 1, len(outcomes))  # 0-based [lo, hi)
+                clean = outcomes[lo : min(hi, first + 1)]
+                after = outcomes[max(lo, first + 1) : hi]
+                row[2] += clean.count(_ERROR)
+                row[3] += len(clean) - clean.count(_SKIPPED)
+                row[0] += after.count(_ERROR)
+                row[1] += len(after) - after.count(_SKIPPED)
         for b, (ya, ma, yb, mb) in enumerate(counts):
             self.pairs[b].add(ya, ma, yb, mb)
 

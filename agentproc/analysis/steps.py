@@ -33,6 +33,7 @@ made (as a report keeps counters per scenario); others are folded as they come.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -64,9 +65,10 @@ class EpisodeSteps:
 def episode_steps(rec: Mapping[str, Any]) -> EpisodeSteps:
     """A scored record's step outcomes and its time on the procedure.
 
+    >>> wrong = {"kind": "wrong_argument", "call_index": 1, "step": 2, "cause": "other"}
+    >>> carried = {**wrong, "call_index": 2, "step": 3, "cause": "propagated"}
     >>> rec = {"metrics": {"total_steps": 3, "first_divergence": {"step": 2, "label": "x"}},
-    ...        "labels": [{"kind": "wrong_argument", "call_index": 1, "step": 2, "cause": "other"},
-    ...                   {"kind": "wrong_argument", "call_index": 2, "step": 3, "cause": "propagated"}]}
+    ...        "labels": [wrong, carried]}
     >>> e = episode_steps(rec)
     >>> e.outcomes, e.time, e.left
     (b'cep', 2, True)
@@ -95,7 +97,9 @@ def episode_steps(rec: Mapping[str, Any]) -> EpisodeSteps:
         if step in skipped or not first:
             continue
         labels = calls[first[0]]
-        carried = all(x.get("kind") == "wrong_argument" and x.get("cause") == "propagated" for x in labels)
+        carried = all(
+            x.get("kind") == "wrong_argument" and x.get("cause") == "propagated" for x in labels
+        )
         out[step - 1] = (CARRIED if carried else ERROR)[0]
     div = m.get("first_divergence")
     where = div.get("step") if isinstance(div, Mapping) and div.get("label") is not None else None
@@ -130,10 +134,7 @@ class PerStep:
 
     def median_line(self) -> str:
         """The text report's line."""
-        return (
-            "median step of leaving the procedure (Kaplan-Meier): "
-            f"{self.survival.median.text()}"
-        )
+        return f"median step of leaving the procedure (Kaplan-Meier): {self.survival.median.text()}"
 
 
 def _rate(r: Rate, n: str, k: str) -> dict[str, Any]:
@@ -151,15 +152,25 @@ class StepTally:
 
     An episode whose record names no scenario is its own cluster and is folded at once;
     those of a named scenario are kept (one byte per step each) until every record is
-    read, since its trials may come anywhere in the run.
+    read, since its trials may come anywhere in the run. Most steps are correct: a
+    cluster is counted as if every step were, and the steps that are not (found by a
+    regular expression, in C) are taken back out.
     """
 
-    accuracy: list[Clustered] = field(default_factory=list)
-    carried: list[int] = field(default_factory=list)
     observed: ObservedTally = field(default_factory=ObservedTally)
     loose: dict[Episode, int] = field(default_factory=dict)
     """Episodes of no named scenario, counted by their time on the procedure."""
     scenarios: dict[str, list[EpisodeSteps]] = field(default_factory=dict)
+    carried: dict[int, int] = field(default_factory=dict)
+    """Position (from 0) -> first runs that only carried a mistake forward."""
+    lengths: dict[int, int] = field(default_factory=dict)
+    """Clusters of one episode, by the length of its procedure."""
+    skips: dict[int, int] = field(default_factory=dict)
+    """Clusters of one episode: position -> steps skipped there."""
+    errors: dict[int, int] = field(default_factory=dict)
+    """Clusters of one episode: position -> first runs in error there."""
+    multi: dict[tuple[int, int, int], int] = field(default_factory=dict)
+    """Clusters of several episodes: (position, not in error, executed) -> clusters."""
 
     def add(self, rec: Mapping[str, Any]) -> None:
         """A scored record."""
@@ -173,20 +184,45 @@ class StepTally:
 
     def _fold(self, cluster: list[EpisodeSteps]) -> None:
         """A whole cluster into the accuracy by position and the observed measure."""
-        length = max(len(e.outcomes) for e in cluster)
-        while len(self.accuracy) < length:
-            self.accuracy.append(Clustered())
-            self.carried.append(0)
-        ran, ok = [0] * length, [0] * length
-        for e in cluster:
-            for k, outcome in enumerate(e.outcomes):
-                if outcome != SKIPPED[0]:
-                    ran[k] += 1
-                    ok[k] += outcome != ERROR[0]
-                    self.carried[k] += outcome == CARRIED[0]
-        for k in range(length):
-            self.accuracy[k].add(ok[k], ran[k])
         self.observed.fold([e.outcomes for e in cluster])
+        if len(cluster) == 1:
+            outcomes = cluster[0].outcomes
+            _bump(self.lengths, len(outcomes))
+            for m in _NOT_CORRECT.finditer(outcomes):
+                self._not_correct(m.start(), m.group(), self.skips, self.errors)
+            return
+        longer: dict[int, int] = {}
+        skips: dict[int, int] = {}
+        errors: dict[int, int] = {}
+        for e in cluster:
+            _bump(longer, len(e.outcomes))
+            for m in _NOT_CORRECT.finditer(e.outcomes):
+                self._not_correct(m.start(), m.group(), skips, errors)
+        for k, (ran, ok) in enumerate(_executed(longer, skips, errors)):
+            if ran:
+                _bump(self.multi, (k, ok, ran))
+
+    def _not_correct(
+        self, k: int, what: bytes, skips: dict[int, int], errors: dict[int, int]
+    ) -> None:
+        if what == SKIPPED:
+            _bump(skips, k)
+        elif what == ERROR:
+            _bump(errors, k)
+        else:
+            _bump(self.carried, k)
+
+    def _accuracy(self) -> list[tuple[int, Rate, int]]:
+        """Per position, the share of executed steps not in error, and the carried."""
+        executed = _executed(self.lengths, self.skips, self.errors)
+        width = max([len(executed), *(k + 1 for k, _, _ in self.multi)])
+        acc = [Clustered() for _ in range(width)]
+        for k, (ran, ok) in enumerate(executed):  # clusters of one step or none
+            acc[k].add(1, 1, ok)
+            acc[k].add(0, 1, ran - ok)
+        for (k, ok, ran), times in self.multi.items():
+            acc[k].add(ok, ran, times)
+        return [(k + 1, a.rate(), self.carried.get(k, 0)) for k, a in enumerate(acc) if a.n]
 
     def result(self) -> PerStep | None:
         """The measures, once every record is read; ``None`` with no scored episode."""
@@ -197,14 +233,34 @@ class StepTally:
         clusters: list[list[Episode]] = [[key] for key in self.loose]
         clusters += [[(e.time, e.left) for e in c] for c in self.scenarios.values()]
         counts = [*self.loose.values(), *[1] * len(self.scenarios)]
-        self.scenarios, self.loose = {}, {}
         survival = kaplan_meier(clusters, counts)
         return PerStep(
-            [(k + 1, a.rate(), self.carried[k]) for k, a in enumerate(self.accuracy) if a.n],
+            self._accuracy(),
             survival,
             hazard(clusters, len(survival.points), counts),
             self.observed.result(),
         )
+
+
+_NOT_CORRECT = re.compile(b"[^" + CORRECT + b"]")
+
+
+def _bump(counts: dict[Any, int], key: Any) -> None:
+    counts[key] = counts.get(key, 0) + 1
+
+
+def _executed(
+    lengths: dict[int, int], skips: dict[int, int], errors: dict[int, int]
+) -> list[tuple[int, int]]:
+    """Per position from 0: steps executed and not in error, from the procedures' lengths
+    (every position below a length has a step) less the skipped and the errors."""
+    width = max(lengths, default=0)
+    out, longer = [], 0
+    for k in range(width - 1, -1, -1):
+        longer += lengths.get(k + 1, 0)
+        ran = longer - skips.get(k, 0)
+        out.append((ran, ran - errors.get(k, 0)))
+    return out[::-1]
 
 
 def per_step(records: Iterable[Mapping[str, Any]]) -> PerStep | None:

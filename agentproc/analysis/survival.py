@@ -62,7 +62,11 @@ class SurvivalPoint:
 
     def to_json(self) -> dict[str, Any]:
         """``{"step", "at_risk", "events", "censored", "survival", "ci"}``."""
-        ci = None if self.low is None or self.high is None else [round(self.low, 4), round(self.high, 4)]
+        ci = (
+            None
+            if self.low is None or self.high is None
+            else [round(self.low, 4), round(self.high, 4)]
+        )
         return {
             "step": self.step,
             "at_risk": self.at_risk,
@@ -85,7 +89,9 @@ class Median:
 
     def text(self) -> str:
         """``12 [9, 15]``, or ``beyond 40 (the last step observed) [31, beyond 40]``."""
-        head = f"beyond {self.last} (the last step observed)" if self.step is None else str(self.step)
+        head = (
+            f"beyond {self.last} (the last step observed)" if self.step is None else str(self.step)
+        )
         low = f"beyond {self.last}" if self.low is None else str(self.low)
         high = f"beyond {self.last}" if self.high is None else str(self.high)
         return f"{head} [{low}, {high}]"
@@ -193,7 +199,10 @@ def _robust_var(
 
 def _median(points: list[SurvivalPoint], last: int) -> Median:
     def first(values: list[float | None]) -> int | None:
-        return next((p.step for p, v in zip(points, values, strict=True) if v is not None and v <= 0.5), None)
+        return next(
+            (p.step for p, v in zip(points, values, strict=True) if v is not None and v <= 0.5),
+            None,
+        )
 
     def bound(p: SurvivalPoint, high: bool) -> float | None:
         if p.low is not None and p.high is not None:

@@ -22,7 +22,9 @@ def test_bins_double_in_width():
 
 def test_steps_are_counted_by_their_history_by_hand():
     sc = observed(OUTCOMES)
-    got = [(b.first, b.last, b.after_error.k, b.after_error.n, b.clean.k, b.clean.n) for b in sc.bins]
+    got = [
+        (b.first, b.last, b.after_error.k, b.after_error.n, b.clean.k, b.clean.n) for b in sc.bins
+    ]
     # bin 1: the four first steps, clean. Bin 2-3: clean ones are e (step 2 of the
     # first), c c (third), c c (fourth): 1 error in 5; after an error: p (a carried
     # mistake is no new error) and c after a skip: 0 in 2. Bin 4-5: the fourth's
@@ -69,7 +71,7 @@ def test_a_positive_correlation_narrows_the_difference():
         pair.add(*row)
     r = pair.correlation()
     assert r > 0.9  # hard scenarios err in both histories
-    (la, ua), (lb, ub) = pair.a.rate().ci, pair.b.rate().ci
+    (la, _), (_, ub) = pair.a.rate().ci, pair.b.rate().ci
     pa, pb = 8 / 16, 6 / 16
     independent = math.sqrt((pa - la) ** 2 + (ub - pb) ** 2)
     correlated = math.sqrt((pa - la) ** 2 + (ub - pb) ** 2 - 2 * r * (pa - la) * (ub - pb))

@@ -25,7 +25,14 @@ def rec(steps: int, labels: list[dict[str, Any]], diverged: int | None = None, *
 # p carried forward, s skipped):
 EPISODES = [
     # a new mistake at step 2, carried forward at step 3: c e p
-    rec(3, [lab("wrong_argument", 1, 2, cause="other"), lab("wrong_argument", 2, 3, cause="propagated")], 2),
+    rec(
+        3,
+        [
+            lab("wrong_argument", 1, 2, cause="other"),
+            lab("wrong_argument", 2, 3, cause="propagated"),
+        ],
+        2,
+    ),
     # step 2 never ran: c s c
     rec(3, [lab("skipped_step", None, 2, live=True)], 2),
     # a wrong repeat of step 1 and an invalid call before step 2's clean run: c c c
@@ -74,7 +81,11 @@ def test_the_time_is_the_divergence_step_else_censored_at_the_procedures_end():
     assert (faithful.time, faithful.left) == (7, False)
     assert (at_answer.time, at_answer.left) == (7, False)
     answer_div = rec(7, [])
-    answer_div["metrics"]["first_divergence"] = {"call_index": 7, "step": None, "label": "wrong_answer"}
+    answer_div["metrics"]["first_divergence"] = {
+        "call_index": 7,
+        "step": None,
+        "label": "wrong_answer",
+    }
     assert (episode_steps(answer_div).time, episode_steps(answer_div).left) == (7, False)
 
 
@@ -134,7 +145,9 @@ def _record(**over: Any) -> dict[str, Any]:
 
 
 def test_report_json_holds_per_step_and_self_conditioning_per_agent():
-    data = report_json(aggregate([_record(), _record(), _record(stop_reason="error", error={"kind": "endpoint"})]))
+    data = report_json(
+        aggregate([_record(), _record(), _record(stop_reason="error", error={"kind": "endpoint"})])
+    )
     agent = data["agents"]["model:a"]
     per = agent["per_step"]
     assert list(per) == [

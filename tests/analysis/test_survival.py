@@ -8,7 +8,7 @@ import math
 import pytest
 
 from agentproc.analysis.cell_stats import Z95, wilson
-from agentproc.analysis.survival import kaplan_meier, hazard
+from agentproc.analysis.survival import hazard, kaplan_meier
 
 # Five episodes, one per scenario: left at step 1; censored at 2 (a 2-step procedure
 # followed faithfully); left at 3 twice; censored at 4.
@@ -57,7 +57,10 @@ def test_the_median_is_the_first_step_at_or_below_a_half_with_the_band_crossing_
 def test_no_one_leaving_has_no_band_and_a_median_beyond_the_last_step():
     s = kaplan_meier([[(5, False)], [(3, False)]])
     assert all(p.survival == 1 and p.low is None and p.high is None for p in s.points)
-    assert s.median.step is None and s.median.text() == "beyond 5 (the last step observed) [beyond 5, beyond 5]"
+    assert (
+        s.median.step is None
+        and s.median.text() == "beyond 5 (the last step observed) [beyond 5, beyond 5]"
+    )
     assert s.median.to_json()["beyond"] is True
 
 

@@ -53,7 +53,9 @@ def ticks(first: float, last: float) -> list[float]:
     if span <= TICKS:
         return [first + i for i in range(int(span) + 1)]
     raw = span / TICKS
-    step = min((m * 10**e for e in range(int(math.log10(raw)) + 2) for m in (1, 2, 5) if m * 10**e >= raw))
+    step = min(
+        m * 10**e for e in range(int(math.log10(raw)) + 2) for m in (1, 2, 5) if m * 10**e >= raw
+    )
     out = [first] + [x for x in range(int(step), int(last) + 1, int(step)) if x - first >= step / 2]
     return out
 
@@ -111,7 +113,9 @@ def chart(
     for x in where:
         text = esc(names[x]) if names is not None else f"{x:g}"
         anchor = "end" if names is not None and x == x1 and len(where) > 1 else "middle"
-        body.append(f'<text x="{sx(x):.1f}" y="{H - BOTTOM + 14}" class="tick" text-anchor="{anchor}">{text}</text>')
+        body.append(
+            f'<text x="{sx(x):.1f}" y="{H - BOTTOM + 14}" class="tick" text-anchor="{anchor}">{text}</text>'
+        )
     body.append(
         f'<text x="{LEFT + PW / 2:.1f}" y="{H - BOTTOM + 30}" class="axis" text-anchor="middle">{esc(x_label)}</text>'
         f'<text x="12" y="{TOP + PH / 2}" class="axis" text-anchor="middle" transform="rotate(-90 12 {TOP + PH / 2})">{esc(y_label)}</text>'
@@ -132,7 +136,9 @@ def chart(
 
         upper = path([(p.x, p.hi) for p in pts])
         lower = " ".join(reversed(path([(p.x, p.lo) for p in pts]).split(" ")))
-        body.append(f'<polygon points="{upper} {lower}" fill="{colour}" fill-opacity="0.12" class="band"/>')
+        body.append(
+            f'<polygon points="{upper} {lower}" fill="{colour}" fill-opacity="0.12" class="band"/>'
+        )
         body.append(
             f'<polyline points="{path([(p.x, p.y) for p in pts])}" fill="none" stroke="{colour}" '
             f'stroke-width="2" stroke-dasharray="{DASHES[i % len(DASHES)]}" class="series"/>'
@@ -164,15 +170,34 @@ def step_charts(a: AgentReport) -> list[str]:
         return []
     accuracy = [Point(k, r.value, *r.ci, r.n) for k, r, _ in ps.accuracy]
     survival = [
-        Point(p.step, p.survival, p.survival if p.low is None else p.low, p.survival if p.high is None else p.high, p.at_risk)
+        Point(
+            p.step,
+            p.survival,
+            p.survival if p.low is None else p.low,
+            p.survival if p.high is None else p.high,
+            p.at_risk,
+        )
         for p in ps.survival.points
     ]
     hazard = [Point(t, r.value, *r.ci, r.n) for t, r in ps.hazard if r.n]
     bins = ps.self_conditioning.bins
-    after = [Point(i, b.after_error.value, *b.after_error.ci, b.after_error.n) for i, b in enumerate(bins) if b.after_error.n]
-    clean = [Point(i, b.clean.value, *b.clean.ci, b.clean.n) for i, b in enumerate(bins) if b.clean.n]
-    names = {float(i): str(b.first) if b.first == b.last else f"{b.first}-{b.last}" for i, b in enumerate(bins)}
-    band = "Greenwood's" if ps.survival.variance == "greenwood" else "cluster-robust (scenarios of trials)"
+    after = [
+        Point(i, b.after_error.value, *b.after_error.ci, b.after_error.n)
+        for i, b in enumerate(bins)
+        if b.after_error.n
+    ]
+    clean = [
+        Point(i, b.clean.value, *b.clean.ci, b.clean.n) for i, b in enumerate(bins) if b.clean.n
+    ]
+    names = {
+        float(i): str(b.first) if b.first == b.last else f"{b.first}-{b.last}"
+        for i, b in enumerate(bins)
+    }
+    band = (
+        "Greenwood's"
+        if ps.survival.variance == "greenwood"
+        else "cluster-robust (scenarios of trials)"
+    )
     return [
         chart(
             "Accuracy of a step by its position",
