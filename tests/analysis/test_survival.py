@@ -98,3 +98,54 @@ def test_the_hazard_is_events_over_at_risk_with_wilsons_interval():
     assert [(t, r.k, r.n) for t, r in rates] == [(1, 1, 5), (2, 0, 4), (3, 2, 3), (4, 0, 1)]
     assert rates[2][1].ci == pytest.approx(wilson(2, 3))
     assert rates[0][1].value == pytest.approx(1 / 5)
+
+
+def test_the_cluster_robust_variance_is_the_jackknife_of_log_s_over_scenarios():
+    # uneven scenarios of 1 to 3 trials: the variance the band carries equals
+    # s / (s - 1) times the sum of squared derivatives of log S(t) by each scenario's
+    # weight, taken numerically on the weighted product-limit estimate
+    clusters = [
+        [(2, True), (2, True)],
+        [(1, True)],
+        [(3, True), (3, True), (4, False)],
+        [(5, False), (5, False)],
+        [(4, True), (5, False), (4, True)],
+        [(3, False), (2, True)],
+    ]
+
+    def log_s(weights: list[float], t: int) -> float:
+        total = 0.0
+        for j in range(1, t + 1):
+            n = sum(w for c, w in zip(clusters, weights, strict=True) for s, _ in c if s >= j)
+            d = sum(w for c, w in zip(clusters, weights, strict=True) for s, e in c if s == j and e)
+            total += math.log(1 - d / n)
+        return total
+
+    s = kaplan_meier(clusters)
+    t, h = 3, 1e-6
+    grads = []
+    for i in range(len(clusters)):
+        up, down = [1.0] * len(clusters), [1.0] * len(clusters)
+        up[i], down[i] = 1 + h, 1 - h
+        grads.append((log_s(up, t) - log_s(down, t)) / (2 * h))
+    k = len(clusters)
+    robust = k / (k - 1) * sum(g * g for g in grads)
+    point = s.points[t - 1]
+    assert point.low is not None
+    z = 2.5705818366147395  # Student's t, 5 degrees of freedom
+    se = math.log(math.log(point.low) / math.log(point.survival)) / z
+    greenwood = sum(p.events / (p.at_risk * (p.at_risk - p.events)) for p in s.points[:t])
+    assert robust > greenwood  # so the band is the robust one
+    assert (se * abs(math.log(point.survival))) ** 2 == pytest.approx(robust, rel=1e-5)
+
+
+def test_the_band_is_never_narrower_than_greenwoods():
+    # trials that disagree more than independent episodes would: the robust variance is
+    # below Greenwood's, and the band is Greenwood's (with Student's t)
+    clusters = [[(1, True), (5, False)], [(5, False), (1, True)], [(2, True), (5, False)]]
+    clusters += [[(5, False), (2, True)], [(3, True), (5, False)], [(5, False), (3, True)]]
+    s = kaplan_meier(clusters)
+    p = s.points[1]
+    greenwood = 2 / (12 * 10) + 2 / (10 * 8)
+    low, high = loglog_band(p.survival, greenwood, 2.5705818366147395)
+    assert (p.low, p.high) == (pytest.approx(low), pytest.approx(high))
