@@ -169,7 +169,8 @@ def step_charts(a: AgentReport) -> list[str]:
     if ps is None:
         return []
     accuracy = [Point(k, r.value, *r.ci, r.n) for k, r, _ in ps.accuracy]
-    survival = [
+    start = ps.survival.points[0].at_risk if ps.survival.points else 0
+    survival = [Point(0, 1.0, 1.0, 1.0, start)] + [  # every episode is on it before step 1
         Point(
             p.step,
             p.survival,
