@@ -107,3 +107,23 @@ def test_the_html_report_draws_the_per_step_figures(capsys, tmp_path):
         "Error rate after an error and after a clean history",
     ):
         assert title in html
+
+
+def test_a_live_run_of_the_embedded_model_gets_them(capsys, tmp_path, monkeypatch):
+    from agentproc.agents.local import check_installed
+    from agentproc.errors import ConfigError
+
+    try:
+        check_installed()
+    except ConfigError as e:
+        pytest.skip(str(e))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    suite, out = tmp_path / "s", tmp_path / "local.jsonl"
+    argv = ["generate", "--steps", "3", "--lookback", "1", "--count", "1", "--out", suite]
+    assert cli(capsys, *argv)[0] == 0
+    code, _, err = cli(capsys, "run", suite, "--agent", "local", "--budget", "3", "--out", out)
+    assert code == 0, err
+    (agent,) = report(capsys, out)["agents"].values()
+    check_consistent(agent)
+    assert agent["per_step"]["median_survival_step"]["text"]
+    assert cli(capsys, "report", out, "--html", tmp_path / "r.html")[0] == 0
