@@ -4,9 +4,9 @@ Rendering is :mod:`agentproc.analysis.render`.
 
 Aggregation streams: each record is read once, added to a few counters and
 dropped, so memory grows with the number of groups (agents times grid cells) and
-of scenarios (a counter per measure each, for the design effect of repeated trials;
-and one byte per step of each of their episodes, for the per-step measures of
-:mod:`~agentproc.analysis.steps`), never with the number of episodes of no named scenario.
+of scenarios (a counter per measure each, for the design effect of repeated trials,
+and one byte per step of each trial, for the per-step measures of
+:mod:`~agentproc.analysis.steps`); records that name no scenario add to counters only.
 
 With several trials per scenario the episodes of one scenario are not independent:
 each group's headline and study-measure intervals are Wilson's on the effective
