@@ -17,9 +17,12 @@ what ``report`` reads), through one outcome per step of the procedure:
 
 The first run is found among the step's labelled calls: calls labelled
 ``repeated_step`` ran it again, and ``invalid_arguments``, ``unreadable``,
-``hallucinated_call`` and a refused ``reordered`` executed nothing. A call that sent
-wrong arguments and was refused for its value (a division by zero), then run again
-right, is read as a first run in error.
+``hallucinated_call`` and a refused ``reordered`` executed nothing; the earliest of the
+others is the first run, and a step with none ran clean. The labels do not tell a call
+refused for its value (wrong arguments that divide by zero) from a run, so when such a
+call is the step's earliest labelled one the step reads as in error, even if a clean
+run came before or after it (a record's head holds no unlabelled call; reading every
+call would slow ``report`` for a case this rare).
 
 **Accuracy by position** at step ``k`` is the share of the *executed* steps at position
 ``k`` (episodes whose procedure has a step ``k`` that ran; skipped ones are left out of
