@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from statistics import NormalDist
 from typing import Any
 
@@ -70,6 +71,7 @@ def design_effect(clusters: Sequence[tuple[int, int]]) -> float:
     return max(1.0, min(total / s, robust / (p * (1 - p) / total)))
 
 
+@lru_cache(maxsize=4096)  # a report asks for the same few degrees of freedom many times
 def t_quantile(df: int, level: float = 0.95) -> float:
     """The two-sided ``level`` quantile of Student's t with ``df`` degrees of freedom.
 

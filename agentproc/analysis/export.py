@@ -123,6 +123,10 @@ def report_json(report: Report, price: Price | None = None) -> dict[str, Any]:
                     ]
                     for sweep, groups in a.by_sweep.items()
                 },
+                "per_step": None if a.per_step is None else a.per_step.to_json(),
+                "self_conditioning": None
+                if a.per_step is None
+                else {"observed": a.per_step.self_conditioning.to_json()},
             }
             for name, a in report.agents.items()
         },

@@ -384,6 +384,8 @@ def _headline(console: Console, name: str, a: AgentReport, price: Price | None =
     if a.horizon is not None:
         for line in [*a.horizon.lines(), *by_lookback_lines(a.horizon_by_lookback)]:
             print_wrapped(console, f"  {line}")
+    if a.per_step is not None and s.diverged:
+        print_wrapped(console, f"  {a.per_step.median_line()}")
 
 
 def _design(s: CellStats) -> str:

@@ -4,8 +4,9 @@ Rendering is :mod:`agentproc.analysis.render`.
 
 Aggregation streams: each record is read once, added to a few counters and
 dropped, so memory grows with the number of groups (agents times grid cells) and
-of scenarios (a counter per measure each, for the design effect of repeated trials),
-never with the number of episodes.
+of scenarios (a counter per measure each, for the design effect of repeated trials,
+and one byte per step of each trial, for the per-step measures of
+:mod:`~agentproc.analysis.steps`); records that name no scenario add to counters only.
 
 With several trials per scenario the episodes of one scenario are not independent:
 each group's headline and study-measure intervals are Wilson's on the effective
@@ -34,6 +35,7 @@ from typing import Any, NamedTuple
 from agentproc.analysis.cell_stats import STUDY_RATES, CellStats, design_effect, ratio
 from agentproc.analysis.horizon import Horizons, horizons
 from agentproc.analysis.identity import AgentId, agent_id, agent_key, agent_names
+from agentproc.analysis.steps import PerStep, StepTally
 from agentproc.analysis.tokens import Tokens
 from agentproc.errors import unknown_key
 from agentproc.labelling import VERDICTS, LabelKind
@@ -271,6 +273,9 @@ class AgentReport:
     not name their scenarios)."""
     horizon_by_lookback: dict[int, Horizons] = field(default_factory=dict)
     """Per look-back, when the run has several."""
+    per_step: PerStep | None = None
+    """Accuracy by position, survival on the procedure, hazard and observed
+    self-conditioning (:mod:`~agentproc.analysis.steps`); ``None``: no scored episode."""
 
     @property
     def by_length(self) -> dict[int, CellStats]:
@@ -328,6 +333,7 @@ class _AgentTally:
     """Per scenario (when records name it): where it is grouped and its counters."""
     cache: tuple[int, int] | None = None
     tokens: Tokens = field(default_factory=Tokens)
+    steps: StepTally = field(default_factory=StepTally)
 
     def add(self, rec: Mapping[str, Any]) -> None:
         self.tokens.add(rec)  # an errored episode's tokens were spent too
@@ -345,6 +351,7 @@ class _AgentTally:
         sweeps = params.get("sweeps")
         names = tuple(str(n) for n in sweeps) if isinstance(sweeps, list) else ()
         self.overall.add(ep)
+        self.steps.add(rec)
         for knob, value in zip(KNOBS, values, strict=True):
             self.by_knob[knob][value].add(ep)
         self.by_cell[key].add(ep)
@@ -384,6 +391,7 @@ class _AgentTally:
             self.cache,
             self.tokens.counted(),
             *self._horizons(),
+            per_step=self.steps.result(),
         )
 
     def _horizons(self) -> tuple[Horizons | None, dict[int, Horizons]]:

@@ -298,6 +298,8 @@ def test_json_report_shape() -> None:
         "by_mode",
         "by_cell",
         "by_sweep",
+        "per_step",
+        "self_conditioning",
     ]
     assert agent["by_sweep"] == {}  # these records name no sweep
     assert [g["steps"] for g in agent["by_length"]] == [5, 10]
