@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentproc.arith import SYMBOL, VERB, Op
+from agentproc.workflow.declared_view import shuffled as shuffled_declared
 from agentproc.workflow.compile import NUMBER_TYPE, make_tools
 from agentproc.workflow.prompts import SYSTEM_PROMPT
 from agentproc.workflow.scenario import ExpectedCall, Scenario, ScenarioStep, step_tool_name
@@ -109,7 +110,11 @@ def present(scenario: Scenario, variant: Variant) -> Presented:
     """The scenario as ``variant`` presents it (see the module docstring)."""
     rng = random.Random(f"agentproc-variant:{variant.seed}:{scenario.id}")
     original = {f"S{i}": f"S{i}" for i in range(1, len(scenario.steps) + 3)}
-    if variant.order == "shuffled":
+    if scenario.declared:  # its variables keep their declared names (see declared_view)
+        original = {v: v for v in scenario.variables}
+        if variant.order == "shuffled":
+            scenario = shuffled_declared(scenario, rng)
+    elif variant.order == "shuffled":
         scenario, original = _shuffled(scenario, rng)
     names = _names(scenario, variant, original, rng)
     canonical_tools = (
@@ -119,15 +124,15 @@ def present(scenario: Scenario, variant: Variant) -> Presented:
     )
     tool_names = {t: t for t in canonical_tools}
     if variant.scramble_names:
-        taken = {scenario.finish.tool}
+        taken = {scenario.finish.tool, *canonical_tools}
         for t in canonical_tools:
             tool_names[t] = _token(rng, "tool_", taken)
     tool_names[scenario.finish.tool] = scenario.finish.tool
-    distractors = DISTRACTORS[: variant.distractors]
+    distractors = free_distractors(scenario)[: variant.distractors]
     tools = _tools(scenario, variant, names, tool_names, distractors)
     shown_tools = [t["function"]["name"] for t in tools]
     calc = ", ".join(tool_names[op.value] for op in CALCULATOR_OPS if op.value in tool_names)
-    prompt = variant_prompt(scenario, variant, names, shown_tools, calc)
+    prompt = variant_prompt(scenario, variant, names, shown_tools, calc, tool_names)
     scenario = scenario.model_copy(update={"tools": tools, "prompt": prompt})
     system = variant.prompt.system if variant.prompt.system is not None else SYSTEM_PROMPT
     return Presented(
@@ -139,6 +144,13 @@ def present(scenario: Scenario, variant: Variant) -> Presented:
         distractors=frozenset(name for name, _ in distractors),
         system=system,
     )
+
+
+def free_distractors(scenario: Scenario) -> tuple[tuple[str, str], ...]:
+    """The distractor tools whose names no tool of the scenario has (a declared
+    workflow's tools have names of their own), in :data:`DISTRACTORS` order."""
+    taken = {s.name for s in scenario.steps} | {scenario.finish.tool}
+    return tuple(d for d in DISTRACTORS if d[0] not in taken)
 
 
 # -- listed order ---------------------------------------------------------------
