@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentproc.arith import SYMBOL, VERB, Op
-from agentproc.workflow.declared_view import shuffled as shuffled_declared
 from agentproc.workflow.compile import NUMBER_TYPE, make_tools
+from agentproc.workflow.declared_view import shuffled as shuffled_declared
 from agentproc.workflow.prompts import SYSTEM_PROMPT
 from agentproc.workflow.scenario import ExpectedCall, Scenario, ScenarioStep, step_tool_name
 from agentproc.workflow.variant import Variant
