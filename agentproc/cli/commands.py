@@ -397,7 +397,7 @@ def _selfcheck_scenarios(args: argparse.Namespace) -> list[Any] | None:
         from agentproc.workflow.declared_suite import load_workflow, workflow_scenarios
 
         wf = load_workflow(args.workflow)
-        return list(workflow_scenarios(wf, args.workflow.stem, args.count or 20, args.seed))
+        return list(workflow_scenarios(wf, args.workflow.stem, args.count, args.seed))
     return None
 
 
@@ -410,12 +410,13 @@ def selfcheck_command(args: argparse.Namespace, out: Console, err: Console) -> i
 
     variant = load_variant(args.variant)
     scenarios = _selfcheck_scenarios(args)
-    total = None if scenarios is not None else len(cells()) * (args.count or 5) * len(INJECTORS)
+    runs = len(cells()) * args.count if scenarios is None else len(scenarios)
+    total = runs * len(INJECTORS)
     with Progress(console=err, disable=not err.is_terminal) as progress:
         task = progress.add_task("selfcheck", total=total)
         if scenarios is None:
             result = run_selfcheck(
-                count=args.count or 5,
+                count=args.count,
                 seed=args.seed,
                 on_episode=lambda: progress.advance(task),
                 variant=None if variant.is_default else variant,

@@ -383,8 +383,9 @@ def build_parser() -> argparse.ArgumentParser:
     sc.add_argument(
         "--count",
         type=count(1),
-        help="procedures per cell (240 cells x 11 injectors; default 5); with --suite, "
-        "scenarios per cell (default all); with --workflow, instances (default 20)",
+        default=5,
+        help="procedures per cell (240 cells x 11 injectors); with --suite, scenarios per "
+        "cell; with --workflow, instances",
     )
     sc.add_argument("--seed", type=seed, default=0, help="seed of the injected faults")
     sc.add_argument(

@@ -56,7 +56,7 @@ def test_selfcheck_suite_reads_a_workflow_suite(tmp_path, capsys):
     path = folder("workflows") / "invoice_approval.toml"
     assert main(["generate", "--workflow", str(path), "--count", "8", "--out", str(suite)]) == 0
     capsys.readouterr()
-    code, out, _ = cli(capsys, "selfcheck", "--suite", suite, "--json")
+    code, out, _ = cli(capsys, "selfcheck", "--suite", suite, "--count", 8, "--json")
     assert code == 0
     assert json.loads(out)["episodes"] == 8 * 11 and json.loads(out)["perfect"] is True
     code, out, _ = cli(capsys, "selfcheck", "--suite", suite, "--count", 2, "--json")
