@@ -107,10 +107,17 @@ class Presented:
 
 
 def present(scenario: Scenario, variant: Variant) -> Presented:
-    """The scenario as ``variant`` presents it (see the module docstring)."""
+    """The scenario as ``variant`` presents it (see the module docstring).
+
+    Raises:
+        ConfigError: a variant that cannot present a declared workflow's scenario.
+    """
     rng = random.Random(f"agentproc-variant:{variant.seed}:{scenario.id}")
     original = {f"S{i}": f"S{i}" for i in range(1, len(scenario.steps) + 3)}
     if scenario.declared:  # its variables keep their declared names (see declared_view)
+        from agentproc.workflow.declared import check_applies  # it reads this module
+
+        check_applies(scenario, "tools", variant)  # a run file's variant, say, read back
         original = {v: v for v in scenario.variables}
         if variant.order == "shuffled":
             scenario = shuffled_declared(scenario, rng)
