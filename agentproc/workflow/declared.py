@@ -26,7 +26,9 @@ from agentproc.procedures.workflow_file import (
     WorkflowSpec,
 )
 from agentproc.workflow.compile import complete
-from agentproc.workflow.present import free_distractors
+from agentproc.workflow.declared_view import refusal_line
+from agentproc.workflow.declared_view import refusal_reason as _reason
+from agentproc.workflow.present import DISTRACTORS
 from agentproc.workflow.scenario import SCHEMA_VERSION, Scenario
 from agentproc.workflow.variant import Variant, field_docstrings
 
@@ -120,10 +122,7 @@ def check_applies(scenario: Scenario, mode: str, variant: Variant | None) -> Non
 def variant_refusal(scenario: Scenario, variant: Variant) -> str | None:
     """Why ``variant`` cannot present a declared workflow's scenario, in a line naming
     the variant (``None``: it can; see :func:`refusal_reason`)."""
-    why = refusal_reason(scenario, variant)
-    if why is None:
-        return None
-    return f"variant {variant.name!r} does not apply to a declared workflow ({why})"
+    return refusal_line(scenario, variant, DISTRACTORS)
 
 
 def refusal_reason(scenario: Scenario, variant: Variant) -> str | None:
@@ -131,25 +130,7 @@ def refusal_reason(scenario: Scenario, variant: Variant) -> str | None:
     Everything applies but the calculator tool set (a formula is no one operation of
     ``add``/``sub``/``mul``/``div``) and names made from a procedure's operations;
     distractors need names no tool of the workflow has."""
-    if not scenario.declared:
-        return None
-    if variant.tools == "calculator":
-        return (
-            "the calculator offers add, sub, mul and div; a declared step computes a "
-            "formula, which no one of them is"
-        )
-    if variant.names == "descriptive":
-        return (
-            "descriptive names are made from a procedure's operations; a declared "
-            "workflow's variables have their declared names"
-        )
-    free = len(free_distractors(scenario))
-    if variant.distractors > free:
-        return (
-            f"it asks for {variant.distractors} distractor tools; the workflow's own tool "
-            f"names leave {free}"
-        )
-    return None
+    return _reason(scenario, variant, DISTRACTORS)
 
 
 def _bounds(spec: InputSpec) -> tuple[float, float]:

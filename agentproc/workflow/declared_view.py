@@ -1,5 +1,6 @@
 """A declared workflow's steps as a variant shows them: in other variable names, in a
-shuffled order, rendered as a numbered list, prose, pseudo-code or JSON. Pure; used by
+shuffled order, rendered as a numbered list, prose, pseudo-code or JSON; and why a
+variant cannot show them (:func:`refusal_reason`). Pure; used by
 :func:`~agentproc.workflow.present.present` and the mock tools.
 
 A declared workflow's variables keep their declared names inside (the canonical names
@@ -16,11 +17,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from random import Random
 
 from agentproc.procedures.formula import FUNCTIONS
 from agentproc.workflow.scenario import Scenario, ScenarioStep
+from agentproc.workflow.variant import Variant
 
 _IDENTIFIER = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
 """A name in a formula (a numeric literal's exponent, ``2e3``, is no name: it follows a
@@ -30,6 +32,51 @@ Name = Callable[[str], str | None]
 """A canonical variable -> the name shown (``None``: its own)."""
 ToolLabel = Callable[[ScenarioStep], str | None]
 """A step -> the tool name the prompt gives it (``None``: none, scrambled tool names)."""
+
+
+def refusal_reason(
+    scenario: Scenario, variant: Variant, distractors: Sequence[tuple[str, str]]
+) -> str | None:
+    """Why ``variant`` cannot present a declared workflow's scenario (``None``: it can),
+    ``distractors`` being every distractor tool there is."""
+    if not scenario.declared:
+        return None
+    if variant.tools == "calculator":
+        return (
+            "the calculator offers add, sub, mul and div; a declared step computes a "
+            "formula, which no one of them is"
+        )
+    if variant.names == "descriptive":
+        return (
+            "descriptive names are made from a procedure's operations; a declared "
+            "workflow's variables have their declared names"
+        )
+    free = len(free_distractors(scenario, distractors))
+    if variant.distractors > free:
+        return (
+            f"it asks for {variant.distractors} distractor tools; the workflow's own tool "
+            f"names leave {free}"
+        )
+    return None
+
+
+def refusal_line(
+    scenario: Scenario, variant: Variant, distractors: Sequence[tuple[str, str]]
+) -> str | None:
+    """:func:`refusal_reason` in a line naming the variant."""
+    why = refusal_reason(scenario, variant, distractors)
+    if why is None:
+        return None
+    return f"variant {variant.name!r} does not apply to a declared workflow ({why})"
+
+
+def free_distractors(
+    scenario: Scenario, distractors: Sequence[tuple[str, str]]
+) -> tuple[tuple[str, str], ...]:
+    """The ``distractors`` whose names no tool of the scenario has (a declared workflow's
+    tools have names of their own), in order."""
+    taken = {s.name for s in scenario.steps} | {scenario.finish.tool}
+    return tuple(d for d in distractors if d[0] not in taken)
 
 
 def rename_formula(formula: str, name: Name) -> str:

@@ -10,7 +10,8 @@ variant's seed and the scenario id, so the same pair always presents the same wa
 
 Inside, variables keep their canonical names (``S7``: the 7th in listed order);
 the agent sees :attr:`Presented.names` of them and its arguments are translated
-back on the way in.
+back on the way in. A declared workflow's variables and tools keep their declared
+names inside (:mod:`agentproc.workflow.declared_view` shows its steps).
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentproc.arith import SYMBOL, VERB, Op
+from agentproc.errors import ConfigError
 from agentproc.workflow.compile import NUMBER_TYPE, make_tools
+from agentproc.workflow.declared_view import free_distractors, refusal_line
 from agentproc.workflow.declared_view import shuffled as shuffled_declared
 from agentproc.workflow.prompts import SYSTEM_PROMPT
 from agentproc.workflow.scenario import ExpectedCall, Scenario, ScenarioStep, step_tool_name
@@ -115,9 +118,9 @@ def present(scenario: Scenario, variant: Variant) -> Presented:
     rng = random.Random(f"agentproc-variant:{variant.seed}:{scenario.id}")
     original = {f"S{i}": f"S{i}" for i in range(1, len(scenario.steps) + 3)}
     if scenario.declared:  # its variables keep their declared names (see declared_view)
-        from agentproc.workflow.declared import check_applies  # it reads this module
-
-        check_applies(scenario, "tools", variant)  # a run file's variant, say, read back
+        why = refusal_line(scenario, variant, DISTRACTORS)
+        if why is not None:  # a run file's variant, say, read back
+            raise ConfigError(f"{scenario.id}: {why}")
         original = {v: v for v in scenario.variables}
         if variant.order == "shuffled":
             scenario = shuffled_declared(scenario, rng)
@@ -135,7 +138,7 @@ def present(scenario: Scenario, variant: Variant) -> Presented:
         for t in canonical_tools:
             tool_names[t] = _token(rng, "tool_", taken)
     tool_names[scenario.finish.tool] = scenario.finish.tool
-    distractors = free_distractors(scenario)[: variant.distractors]
+    distractors = free_distractors(scenario, DISTRACTORS)[: variant.distractors]
     tools = _tools(scenario, variant, names, tool_names, distractors)
     shown_tools = [t["function"]["name"] for t in tools]
     calc = ", ".join(tool_names[op.value] for op in CALCULATOR_OPS if op.value in tool_names)
@@ -151,13 +154,6 @@ def present(scenario: Scenario, variant: Variant) -> Presented:
         distractors=frozenset(name for name, _ in distractors),
         system=system,
     )
-
-
-def free_distractors(scenario: Scenario) -> tuple[tuple[str, str], ...]:
-    """The distractor tools whose names no tool of the scenario has (a declared
-    workflow's tools have names of their own), in :data:`DISTRACTORS` order."""
-    taken = {s.name for s in scenario.steps} | {scenario.finish.tool}
-    return tuple(d for d in DISTRACTORS if d[0] not in taken)
 
 
 # -- listed order ---------------------------------------------------------------
