@@ -383,24 +383,53 @@ def cache_config(args: argparse.Namespace) -> Any:
     return config
 
 
+def _selfcheck_scenarios(args: argparse.Namespace) -> list[Any] | None:
+    """The scenarios ``selfcheck --suite`` or ``--workflow`` checks on (``None``: the
+    grid's procedures); read before anything runs, so a bad one is refused at once."""
+    if args.suite is not None:
+        from agentproc.workflow import load_scenarios, per_cell
+
+        scenarios = list(per_cell(load_scenarios(args.suite), args.count))
+        if not scenarios:
+            raise InputError(args.suite, "holds no scenario: nothing to check")
+        return scenarios
+    if args.workflow is not None:
+        from agentproc.workflow.declared_suite import load_workflow, workflow_scenarios
+
+        wf = load_workflow(args.workflow)
+        return list(workflow_scenarios(wf, args.workflow.stem, args.count, args.seed))
+    return None
+
+
 def selfcheck_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     from rich.progress import Progress
 
     from agentproc.agents.sim import INJECTORS
-    from agentproc.agents.sim.selfcheck import cells, run_selfcheck
+    from agentproc.agents.sim.selfcheck import cells, run_selfcheck, run_selfcheck_on
     from agentproc.workflow.variant import load_variant
 
     variant = load_variant(args.variant)
-    total = len(cells()) * args.count * len(INJECTORS)
+    scenarios = _selfcheck_scenarios(args)
+    runs = len(cells()) * args.count if scenarios is None else len(scenarios)
+    total = runs * len(INJECTORS)
     with Progress(console=err, disable=not err.is_terminal) as progress:
         task = progress.add_task("selfcheck", total=total)
-        result = run_selfcheck(
-            count=args.count,
-            seed=args.seed,
-            on_episode=lambda: progress.advance(task),
-            variant=None if variant.is_default else variant,
-            order=args.order,
-        )
+        if scenarios is None:
+            result = run_selfcheck(
+                count=args.count,
+                seed=args.seed,
+                on_episode=lambda: progress.advance(task),
+                variant=None if variant.is_default else variant,
+                order=args.order,
+            )
+        else:
+            result = run_selfcheck_on(
+                scenarios,
+                seed=args.seed,
+                on_episode=lambda: progress.advance(task),
+                variant=None if variant.is_default else variant,
+                order=args.order,
+            )
     if args.json:
         print_json(out, result.to_json())
     else:

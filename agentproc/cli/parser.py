@@ -381,7 +381,11 @@ def build_parser() -> argparse.ArgumentParser:
         "selfcheck", help="prove the monitor against injected faults", **examples("selfcheck")
     )
     sc.add_argument(
-        "--count", type=count(1), default=5, help="procedures per cell (240 cells x 11 injectors)"
+        "--count",
+        type=count(1),
+        default=5,
+        help="procedures per cell (240 cells x 11 injectors); with --suite, scenarios per "
+        "cell; with --workflow, instances",
     )
     sc.add_argument("--seed", type=seed, default=0, help="seed of the injected faults")
     sc.add_argument(
@@ -394,6 +398,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="the order policy the monitor holds the calls to",
     )
     sc.add_argument("--json", action="store_true", help="print the scores as JSON")
+    on = sc.add_mutually_exclusive_group()
+    on.add_argument(
+        "--suite", type=Path, help="check on a suite's scenarios instead of the grid's procedures"
+    )
+    on.add_argument(
+        "--workflow",
+        type=Path,
+        help="check on instances of a declared workflow file (drawn with --seed)",
+    )
 
     va = sub.add_parser("variants", help="list the shipped variants and what each changes")
     va.add_argument("--json", action="store_true", help="print them as JSON")

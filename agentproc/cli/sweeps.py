@@ -31,11 +31,6 @@ def _suite_run(args: argparse.Namespace, err: Console) -> tuple[Any, list[Any]]:
     spec, workers = agent_spec(args)
     agent = spec if workers.parallel else spec.built()
     scenarios = list(select(load_scenarios(args.inputs[0]), None, args.limit))
-    if scenarios and scenarios[0].declared:
-        raise ConfigError(
-            f"{args.inputs[0]}: a declared workflow's suite: the variants {args.command} runs "
-            "present a procedure's operations and S variables, and do not apply to it"
-        )
     how = SuiteRun(
         agent=agent,
         out=args.out,

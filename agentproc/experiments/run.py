@@ -106,6 +106,7 @@ def compare_suite(
     if len(variants) < 2:
         raise ConfigError("--variants needs at least two variants, e.g. default,prose")
     loaded = [load_variant(v) for v in variants]
+    applying(scenarios, loaded, how, named=True)
     base = baseline if baseline is not None else loaded[0].name
     return _run_and_compare(scenarios, loaded, how, base)
 
@@ -125,7 +126,47 @@ def stress_suite(
     chosen = preset_variants(variants, grid=grid)
     if not variants:  # the preset keeps what can run with this guard (the calculator: observe)
         chosen = [v for v in chosen if _runs_under(v, how.agent.options)]
+    chosen = applying(scenarios, chosen, how, named=bool(variants))
     if len(chosen) < 2:
         raise ConfigError("stress needs at least one variant besides the default")
     result, ran = _run_and_compare(scenarios, chosen, how, chosen[0].name)
     return (None if result is None else stress_result(result, chosen, threshold)), ran
+
+
+def applying(
+    scenarios: Sequence[Scenario], variants: Sequence[Variant], how: SuiteRun, *, named: bool
+) -> list[Variant]:
+    """The variants that can present the suite's scenarios: on a declared workflow's
+    suite, a variant that cannot (:func:`~agentproc.workflow.declared.variant_refusal`)
+    is refused when ``named``, else left out of the sweep with a note on ``how.console``.
+
+    Raises:
+        ConfigError: a named variant that does not apply, in one line saying why.
+    """
+    if not scenarios or not scenarios[0].declared:
+        return list(variants)
+    from agentproc.workflow.declared import check_applies, refusal_reason, variant_refusal
+
+    check_applies(scenarios[0], how.agent.options.mode, None)
+    kept: list[Variant] = []
+    left: dict[str, list[str]] = {}
+    for variant in variants:
+        why = refusal_reason(scenarios[0], variant)
+        if why is None:
+            kept.append(variant)
+        elif named:
+            raise ConfigError(f"--variants: {variant_refusal(scenarios[0], variant)}")
+        else:
+            left.setdefault(why, []).append(variant.name)
+    for why, names in left.items():
+        if how.console is not None:
+            note = f"note: left out of the sweep, as no declared workflow takes them ({why}): "
+            shown = ", ".join(names[:_NAMED]) + (
+                f" and {len(names) - _NAMED} more" if len(names) > _NAMED else ""
+            )
+            how.console.print(note + shown, markup=False, highlight=False)
+    return kept
+
+
+_NAMED = 6
+"""Variants a note names before it counts the rest."""

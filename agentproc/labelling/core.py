@@ -157,7 +157,9 @@ class LabelCore:
         self.trace: list[Entry] = []
         """The entries that count for the first divergence, in order."""
         self.in_flight: InFlight | None = (
-            InFlight(set(workflow.correct[1:3])) if order == "dependency" else None
+            InFlight(set(workflow.correct[1 : workflow.n_inputs + 1]))
+            if order == "dependency"
+            else None
         )
         """Under ``dependency``: the values the current message produced, not yet returned."""
 

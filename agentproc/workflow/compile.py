@@ -22,6 +22,7 @@ from typing import Any
 from agentproc.arith import SYMBOL, VERB, to_number
 from agentproc.procedures import Procedure, procedure_record
 from agentproc.resources import load_json
+from agentproc.workflow.declared_view import step_text
 from agentproc.workflow.prompts import render_prompt
 from agentproc.workflow.scenario import (
     SCHEMA_VERSION,
@@ -68,7 +69,7 @@ def make_tools(
     tools = []
     for s in steps:
         if s.formula is not None:  # a declared workflow's step: its own tool
-            tools.append(_declared_tool(s, total, number_type, operand_t))
+            tools.append(_declared_tool(s, total, number_type, operand_t, name, tool_name))
             continue
         a, b = s.terms(name)
         spec = _fill(
@@ -106,25 +107,32 @@ def make_tools(
 
 
 def _declared_tool(
-    s: ScenarioStep, total: int, number_type: str, operand_t: dict[str, Any]
+    s: ScenarioStep,
+    total: int,
+    number_type: str,
+    operand_t: dict[str, Any],
+    name: Callable[[str], str] = str,
+    tool_name: Callable[[str], str] | None = None,
 ) -> dict[str, Any]:
     """The tool of a declared workflow's step: its own name and description, one
-    parameter per variable its formula reads."""
+    parameter per variable its formula reads (as a variant shows them: each variable as
+    ``name`` gives it, the tool as ``tool_name`` does)."""
+    shown = [name(var) for var in s.params]
     params: dict[str, Any] = {
         "type": "object",
         "properties": {
-            var: _fill(operand_t, {"variable": var, "number_type": number_type}) for var in s.params
+            var: _fill(operand_t, {"variable": var, "number_type": number_type}) for var in shown
         },
-        "required": list(s.params),
+        "required": shown,
         "additionalProperties": False,
     }
     return {
         "type": "function",
         "function": {
-            "name": s.name,
+            "name": s.name if tool_name is None else tool_name(s.name),
             "description": (
-                f"Step {s.step} of {total}: {s.text}. Pass the current value of each "
-                f"variable; the tool returns the value of {s.output}."
+                f"Step {s.step} of {total}: {step_text(s, name)}. Pass the current value of "
+                f"each variable; the tool returns the value of {name(s.output)}."
             ),
             "parameters": params,
         },

@@ -7,7 +7,8 @@ The scenario keeps the declared names: inputs and outputs are its variables, eac
 tool is named as declared and takes the variables its formula reads, and the step holds
 its formula and decimals in place of an operation. Inside, variables are indexed in
 declared order (inputs first), as ``S1``, ``S2``, ... are for a procedure, so the mock
-tools and the monitor run unchanged.
+tools and the monitor run unchanged. Variants present it as they present a procedure,
+but for the few that cannot (:func:`variant_refusal`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ from agentproc.procedures.workflow_file import (
     WorkflowSpec,
 )
 from agentproc.workflow.compile import complete
+from agentproc.workflow.declared_view import refusal_line
+from agentproc.workflow.declared_view import refusal_reason as _reason
+from agentproc.workflow.present import DISTRACTORS
 from agentproc.workflow.scenario import SCHEMA_VERSION, Scenario
 from agentproc.workflow.variant import Variant, field_docstrings
 
@@ -101,8 +105,8 @@ def compile_instance(
 
 def check_applies(scenario: Scenario, mode: str, variant: Variant | None) -> None:
     """Refuse, in one line, what does not apply to a declared workflow's scenario: text
-    mode (its protocol reads ``S<k> = value`` lines of a procedure's steps) and the
-    variants (they present a procedure's operations and ``S`` variables)."""
+    mode (its protocol reads ``S<k> = value`` lines of a procedure's steps) and a variant
+    that cannot present it (:func:`variant_refusal`)."""
     if not scenario.declared:
         return
     if mode == "text":
@@ -110,11 +114,23 @@ def check_applies(scenario: Scenario, mode: str, variant: Variant | None) -> Non
             f"{scenario.id}: --mode text does not apply to a declared workflow (the text "
             "protocol reads a procedure's S<k> lines); use --mode tools"
         )
-    if variant is not None and not variant.is_default:
-        raise ConfigError(
-            f"{scenario.id}: variant {variant.name!r} does not apply to a declared workflow "
-            "(variants present a procedure's operations and S variables)"
-        )
+    why = None if variant is None else variant_refusal(scenario, variant)
+    if why is not None:
+        raise ConfigError(f"{scenario.id}: {why}")
+
+
+def variant_refusal(scenario: Scenario, variant: Variant) -> str | None:
+    """Why ``variant`` cannot present a declared workflow's scenario, in a line naming
+    the variant (``None``: it can; see :func:`refusal_reason`)."""
+    return refusal_line(scenario, variant, DISTRACTORS)
+
+
+def refusal_reason(scenario: Scenario, variant: Variant) -> str | None:
+    """Why ``variant`` cannot present a declared workflow's scenario (``None``: it can).
+    Everything applies but the calculator tool set (a formula is no one operation of
+    ``add``/``sub``/``mul``/``div``) and names made from a procedure's operations;
+    distractors need names no tool of the workflow has."""
+    return _reason(scenario, variant, DISTRACTORS)
 
 
 def _bounds(spec: InputSpec) -> tuple[float, float]:

@@ -10,7 +10,8 @@ variant's seed and the scenario id, so the same pair always presents the same wa
 
 Inside, variables keep their canonical names (``S7``: the 7th in listed order);
 the agent sees :attr:`Presented.names` of them and its arguments are translated
-back on the way in.
+back on the way in. A declared workflow's variables and tools keep their declared
+names inside (:mod:`agentproc.workflow.declared_view` shows its steps).
 """
 
 from __future__ import annotations
@@ -21,7 +22,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentproc.arith import SYMBOL, VERB, Op
+from agentproc.errors import ConfigError
 from agentproc.workflow.compile import NUMBER_TYPE, make_tools
+from agentproc.workflow.declared_view import free_distractors, refusal_line
+from agentproc.workflow.declared_view import shuffled as shuffled_declared
 from agentproc.workflow.prompts import SYSTEM_PROMPT
 from agentproc.workflow.scenario import ExpectedCall, Scenario, ScenarioStep, step_tool_name
 from agentproc.workflow.variant import Variant
@@ -106,10 +110,21 @@ class Presented:
 
 
 def present(scenario: Scenario, variant: Variant) -> Presented:
-    """The scenario as ``variant`` presents it (see the module docstring)."""
+    """The scenario as ``variant`` presents it (see the module docstring).
+
+    Raises:
+        ConfigError: a variant that cannot present a declared workflow's scenario.
+    """
     rng = random.Random(f"agentproc-variant:{variant.seed}:{scenario.id}")
     original = {f"S{i}": f"S{i}" for i in range(1, len(scenario.steps) + 3)}
-    if variant.order == "shuffled":
+    if scenario.declared:  # its variables keep their declared names (see declared_view)
+        why = refusal_line(scenario, variant, DISTRACTORS)
+        if why is not None:  # a run file's variant, say, read back
+            raise ConfigError(f"{scenario.id}: {why}")
+        original = {v: v for v in scenario.variables}
+        if variant.order == "shuffled":
+            scenario = shuffled_declared(scenario, rng)
+    elif variant.order == "shuffled":
         scenario, original = _shuffled(scenario, rng)
     names = _names(scenario, variant, original, rng)
     canonical_tools = (
@@ -119,15 +134,15 @@ def present(scenario: Scenario, variant: Variant) -> Presented:
     )
     tool_names = {t: t for t in canonical_tools}
     if variant.scramble_names:
-        taken = {scenario.finish.tool}
+        taken = {scenario.finish.tool, *canonical_tools}
         for t in canonical_tools:
             tool_names[t] = _token(rng, "tool_", taken)
     tool_names[scenario.finish.tool] = scenario.finish.tool
-    distractors = DISTRACTORS[: variant.distractors]
+    distractors = free_distractors(scenario, DISTRACTORS)[: variant.distractors]
     tools = _tools(scenario, variant, names, tool_names, distractors)
     shown_tools = [t["function"]["name"] for t in tools]
     calc = ", ".join(tool_names[op.value] for op in CALCULATOR_OPS if op.value in tool_names)
-    prompt = variant_prompt(scenario, variant, names, shown_tools, calc)
+    prompt = variant_prompt(scenario, variant, names, shown_tools, calc, tool_names)
     scenario = scenario.model_copy(update={"tools": tools, "prompt": prompt})
     system = variant.prompt.system if variant.prompt.system is not None else SYSTEM_PROMPT
     return Presented(

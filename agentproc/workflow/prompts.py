@@ -50,20 +50,36 @@ def render_prompt(scenario: Scenario) -> str:
     return fill_template(tool_prompt(STEP_TOOLS, scenario.mode, scenario.finish.tool), values)
 
 
+DECLARED_SCRAMBLED_TOOLS = (
+    "Each step has its own tool (see the tool descriptions); call it with the current "
+    "values of the variables it reads, as given above or returned by earlier tools."
+)
+"""How a declared workflow's built-in prompt says to use tools whose names are scrambled."""
+
+
 def declared_prompt(scenario: Scenario, description: str) -> str:
     """The tool-mode prompt of a declared workflow: its description, inputs and steps
     (each with its tool, formula and rounding)."""
-    inputs = ", ".join(f"{k} = {v}" for k, v in scenario.inputs.items())
-    steps = "\n".join(f"{s.step}. {s.name}: {s.text}" for s in scenario.steps)
+    values = {
+        "inputs": ", ".join(f"{k} = {v}" for k, v in scenario.inputs.items()),
+        "procedure": "\n".join(f"{s.step}. {s.name}: {s.text}" for s in scenario.steps),
+        "answer_variable": scenario.answer_variable,
+    }
+    template = declared_template(DECLARED_TOOLS, scenario.finish.tool)
+    return f"{description}\n" + fill_template(template, values)
+
+
+def declared_template(how: str, finish_tool: str) -> str:
+    """The built-in tool-mode user prompt of a declared workflow after its description,
+    ``how`` saying how to use the tools, with ``{inputs}``, ``{procedure}`` and
+    ``{answer_variable}`` left to fill in."""
     return (
-        f"{description}\n"
         "Execute the following workflow exactly, one step at a time, using the tools.\n"
-        f"Inputs: {inputs}.\n"
-        f"Steps:\n{steps}\n"
-        f"{DECLARED_TOOLS} Execute every step, in order. Each value is rounded as its step "
+        "Inputs: {inputs}.\n"
+        "Steps:\n{procedure}\n"
+        f"{how} Execute every step, in order. Each value is rounded as its step "
         "says (half away from zero). "
-        f"When all steps are done, call {scenario.finish.tool} with the value of "
-        f"{scenario.answer_variable}."
+        f"When all steps are done, call {finish_tool} with the value of {{answer_variable}}."
     )
 
 

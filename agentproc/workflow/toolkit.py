@@ -34,6 +34,7 @@ from agentproc.arith import BOUND, SYMBOL, Op, apply_units, render, to_units
 from agentproc.errors import unknown_key
 from agentproc.workflow.calls import CallRecord, parse_arguments
 from agentproc.workflow.compile import complete
+from agentproc.workflow.declared_view import step_text
 from agentproc.workflow.runtime import Workflow
 from agentproc.workflow.scenario import ScenarioStep
 
@@ -207,7 +208,9 @@ class Toolkit:
             return f" The workflow expects {wf.finish_tool} next."
         tool = nxt.name if self.presented is None else self.presented.tool_names[nxt.name]
         if nxt.op is None:  # a declared workflow's step: its formula
-            return f" The next step is step {nxt.step} ({nxt.text}): call {tool}."
+            return (
+                f" The next step is step {nxt.step} ({step_text(nxt, self._shown)}): call {tool}."
+            )
         a, b = nxt.terms(self._shown)
         return (
             f" The next step is step {nxt.step} ({self._shown(nxt.output)} = {a} "

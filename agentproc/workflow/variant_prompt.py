@@ -6,10 +6,18 @@ pseudo-code or JSON) and the built-in wording for its tool set. Pure; used by
 from __future__ import annotations
 
 import json
+import re
 
 from agentproc.arith import SYMBOL, Op
-from agentproc.workflow.prompts import STEP_TOOLS, tool_prompt
-from agentproc.workflow.scenario import Scenario, ScenarioStep
+from agentproc.workflow.declared_view import render as render_declared
+from agentproc.workflow.prompts import (
+    DECLARED_SCRAMBLED_TOOLS,
+    DECLARED_TOOLS,
+    STEP_TOOLS,
+    declared_template,
+    tool_prompt,
+)
+from agentproc.workflow.scenario import FINISH_TOOL, Scenario, ScenarioStep
 from agentproc.workflow.variant import Variant, fill_template
 
 _WORD = {Op.ADD: "plus", Op.SUB: "minus", Op.MUL: "times", Op.DIV: "divided by"}
@@ -73,10 +81,14 @@ def variant_prompt(
     names: dict[str, str],
     shown_tools: list[str],
     calculator: str,
+    tool_names: dict[str, str] | None = None,
 ) -> str:
     """The user prompt: the variant's template (or the built-in one for its tool set)
     filled with the rendered steps, the inputs, the tools shown and the answer variable,
-    in the names the agent sees; ``calculator`` lists the calculator tools' names."""
+    in the names the agent sees; ``calculator`` lists the calculator tools' names,
+    ``tool_names`` the names shown of a declared workflow's tools."""
+    if scenario.declared:
+        return _declared_prompt(scenario, variant, names, shown_tools, tool_names or {})
     inputs = ", ".join(f"{names[k]} = {v}" for k, v in scenario.inputs.items())
     values = {
         "procedure": render_steps(scenario, variant.rendering, names),
@@ -106,3 +118,39 @@ def _builtin(variant: Variant, mode: str, calculator: str) -> str:
     else:
         how = STEP_TOOLS
     return tool_prompt(how, mode, "submit_answer")
+
+
+_FINISH_WORD = re.compile(rf"\b{FINISH_TOOL}\b")
+
+
+def _declared_prompt(
+    scenario: Scenario,
+    variant: Variant,
+    names: dict[str, str],
+    shown_tools: list[str],
+    tool_names: dict[str, str],
+) -> str:
+    """:func:`variant_prompt` of a declared workflow: each step with its tool (unless
+    the tool names are scrambled), output and formula; the built-in prompt leads with
+    the workflow's description. A template names the finish tool ``submit_answer`` (the
+    shipped ones are written for procedures): on a workflow whose finish tool is another,
+    that name is read as it."""
+
+    def tool(s: ScenarioStep) -> str | None:
+        return None if variant.scramble_names else tool_names.get(s.name, s.name)
+
+    finish = scenario.finish.tool
+    values = {
+        "procedure": render_declared(scenario, variant.rendering, names.get, tool),
+        "inputs": ", ".join(f"{names[k]} = {v}" for k, v in scenario.inputs.items()),
+        "tools": ", ".join(shown_tools),
+        "answer_variable": names[scenario.answer_variable],
+    }
+    template = variant.prompt.user
+    if template is None:
+        how = DECLARED_SCRAMBLED_TOOLS if variant.scramble_names else DECLARED_TOOLS
+        lead = f"{(scenario.description or '').strip()}\n"
+        return lead + fill_template(declared_template(how, finish), values)
+    if finish != FINISH_TOOL:
+        template = _FINISH_WORD.sub(finish, template)
+    return fill_template(template, values)

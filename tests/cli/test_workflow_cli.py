@@ -78,8 +78,9 @@ def test_a_workflow_suite_runs_reports_replays_and_relabels_with_sim_agents(
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (("--variant", "prose"), "variant 'prose' does not apply to a declared workflow"),
-        (("--variant", "calculator"), "variant 'calculator' does not apply"),
+        (("--variant", "calculator"), "variant 'calculator' does not apply to a declared workflow"),
+        (("--variant", "descriptive-names"), "variant 'descriptive-names' does not apply"),
+        (("--mode", "text", "--agent", "local"), "--mode text does not apply to a declared"),
     ],
 )
 def test_a_variant_that_cannot_apply_is_refused_in_one_line(suite, tmp_path, capsys, argv, message):
@@ -145,11 +146,49 @@ def test_an_existing_suite_is_kept_unless_overwrite(suite, capsys):
 
 
 @pytest.mark.parametrize("command", ["compare", "stress"])
-def test_compare_and_stress_refuse_a_workflow_suite_in_one_line(suite, tmp_path, capsys, command):
+def test_compare_and_stress_refuse_a_named_variant_that_cannot_apply_in_one_line(
+    suite, tmp_path, capsys, command
+):
     out = tmp_path / "sweep"
-    extra = ("--variants", "default,terse") if command == "compare" else ()
-    code, _, err = cli(capsys, command, suite, "--agent", "sim:oracle", *extra, "--out", out)
+    code, _, err = cli(
+        capsys,
+        command,
+        suite,
+        "--agent",
+        "sim:oracle",
+        "--variants",
+        "default,prose,calculator",
+        "--out",
+        out,
+    )
     assert code == 2
-    assert f"{suite}: a declared workflow's suite: the variants {command} runs" in err
-    assert len(err.strip().splitlines()) == 1
+    assert err.strip() == (
+        "agentproc: error: --variants: variant 'calculator' does not apply to a declared "
+        "workflow (the calculator offers add, sub, mul and div; a declared step computes a "
+        "formula, which no one of them is)"
+    )
     assert not out.exists()
+
+
+def test_compare_runs_variants_on_a_workflow_suite(suite, tmp_path, capsys):
+    out = tmp_path / "sweep"
+    argv = ("--variants", "default,shuffled,random-names", "--out", out, "--json")
+    code, text, _ = cli(capsys, "compare", suite, "--agent", "sim:decay", *argv)
+    assert code == 0
+    assert sorted(p.name for p in out.iterdir()) == [
+        "default.jsonl",
+        "random-names.jsonl",
+        "shuffled.jsonl",
+    ]
+    assert json.loads(text)["baseline"] == "default"
+
+
+def test_stress_leaves_out_the_variants_that_cannot_apply_with_a_note(suite, tmp_path, capsys):
+    out = tmp_path / "sweep"
+    code, _, err = cli(capsys, "stress", suite, "--agent", "sim:oracle", "--out", out)
+    assert code == 0
+    notes = [line for line in err.splitlines() if line.startswith("note: left out")]
+    assert [n.rsplit(": ", 1)[1] for n in notes] == ["calculator", "descriptive-names"]
+    ran = {p.stem for p in out.glob("*.jsonl")}
+    assert {"prose", "shuffled", "random-names", "flaky-tools", "feedback"} <= ran
+    assert not ran & {"calculator", "descriptive-names"}

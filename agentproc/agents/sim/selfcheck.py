@@ -9,7 +9,7 @@ step, cause, argument, self-correction and dependency flag must all agree.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +22,7 @@ from agentproc.labelling.labels import DEPENDENCY_ONLY, TEXT_ONLY
 from agentproc.labelling.order import OrderPolicy
 from agentproc.procedures import Cell, generate_procedure
 from agentproc.workflow import Scenario, build_workflow, scenario_of
+from agentproc.workflow.declared import check_applies
 from agentproc.workflow.variant import Variant
 
 CAUSES = ("propagated", "lookback_confusion", "stale_output", "other")
@@ -126,24 +127,66 @@ def run_selfcheck(
     Raises:
         ConfigError: a variant whose guard refuses calls (the injected truth assumes none is).
     """
+    _check_guard(variant)
+    result = SelfCheck(order=order)
+    for cell in cells(grid):
+        for index in range(count):
+            scenario = _readable(cell, seed, index, variant, result)
+            if scenario is not None:
+                _check_scenario(result, scenario, seed, variant, on_episode)
+    return result
+
+
+def run_selfcheck_on(
+    scenarios: Iterable[Scenario],
+    seed: int = 0,
+    on_episode: Callable[[], None] | None = None,
+    *,
+    variant: Variant | None = None,
+    order: OrderPolicy = "listed",
+) -> SelfCheck:
+    """:func:`run_selfcheck` on given scenarios (a suite's: a declared workflow's
+    instances, or procedures); in calculator mode a scenario where some fault cannot be
+    placed to read one way by values is passed over (and counted).
+
+    Raises:
+        ConfigError: a variant whose guard refuses calls, or one that cannot present the
+            scenarios (a declared workflow under the calculator, say).
+    """
+    _check_guard(variant)
+    result = SelfCheck(order=order)
+    calculator = variant is not None and variant.tools == "calculator"
+    for scenario in scenarios:
+        check_applies(scenario, "tools", variant)
+        if calculator and not placeable(build_workflow(scenario)):
+            result.passed_over += 1
+            continue
+        _check_scenario(result, scenario, seed, variant, on_episode)
+    return result
+
+
+def _check_guard(variant: Variant | None) -> None:
     if variant is not None and variant.guard not in (None, "observe"):
         raise ConfigError(
             f"selfcheck cannot run under variant {variant.name!r}: its guard {variant.guard!r} "
             "refuses calls, and the injected truth assumes none is refused"
         )
-    result = SelfCheck(order=order)
-    for cell in cells(grid):
-        for index in range(count):
-            scenario = _readable(cell, seed, index, variant, result)
-            if scenario is None:
-                continue
-            for agent in INJECTORS:
-                ep = run_sim_episode(scenario, agent, seed=seed, variant=variant, order=order)
-                _score(result, ep.labels, ep.injected or [], f"{agent} on {scenario.id}")
-                result.episodes += 1
-                if on_episode is not None:
-                    on_episode()
-    return result
+
+
+def _check_scenario(
+    result: SelfCheck,
+    scenario: Scenario,
+    seed: int,
+    variant: Variant | None,
+    on_episode: Callable[[], None] | None,
+) -> None:
+    """Every injector on one scenario, scored into ``result``."""
+    for agent in INJECTORS:
+        ep = run_sim_episode(scenario, agent, seed=seed, variant=variant, order=result.order)
+        _score(result, ep.labels, ep.injected or [], f"{agent} on {scenario.id}")
+        result.episodes += 1
+        if on_episode is not None:
+            on_episode()
 
 
 def _readable(

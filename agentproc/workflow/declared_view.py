@@ -1,0 +1,196 @@
+"""A declared workflow's steps as a variant shows them: in other variable names, in a
+shuffled order, rendered as a numbered list, prose, pseudo-code or JSON; and why a
+variant cannot show them (:func:`refusal_reason`). Pure; used by
+:func:`~agentproc.workflow.present.present` and the mock tools.
+
+A declared workflow's variables keep their declared names inside (the canonical names
+of :class:`~agentproc.workflow.present.Presented`), as a procedure's keep ``S1``, ...;
+what the agent sees is each name as the variant gives it, written into the formulas
+(a formula's variable names are its only identifiers besides the functions, which no
+variable may be named after).
+
+>>> rename_formula("max(amount - 2e3, 0) * rate", {"amount": "x", "rate": "y"}.get)
+'max(x - 2e3, 0) * y'
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from random import Random
+
+from agentproc.procedures.formula import FUNCTIONS
+from agentproc.workflow.scenario import Scenario, ScenarioStep
+from agentproc.workflow.variant import Variant
+
+_IDENTIFIER = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
+"""A name in a formula (a numeric literal's exponent, ``2e3``, is no name: it follows a
+digit)."""
+
+Name = Callable[[str], str | None]
+"""A canonical variable -> the name shown (``None``: its own)."""
+ToolLabel = Callable[[ScenarioStep], str | None]
+"""A step -> the tool name the prompt gives it (``None``: none, scrambled tool names)."""
+
+
+def refusal_reason(
+    scenario: Scenario, variant: Variant, distractors: Sequence[tuple[str, str]]
+) -> str | None:
+    """Why ``variant`` cannot present a declared workflow's scenario (``None``: it can),
+    ``distractors`` being every distractor tool there is."""
+    if not scenario.declared:
+        return None
+    if variant.tools == "calculator":
+        return (
+            "the calculator offers add, sub, mul and div; a declared step computes a "
+            "formula, which no one of them is"
+        )
+    if variant.names == "descriptive":
+        return (
+            "descriptive names are made from a procedure's operations; a declared "
+            "workflow's variables have their declared names"
+        )
+    free = len(free_distractors(scenario, distractors))
+    if variant.distractors > free:
+        return (
+            f"it asks for {variant.distractors} distractor tools; the workflow's own tool "
+            f"names leave {free}"
+        )
+    return None
+
+
+def refusal_line(
+    scenario: Scenario, variant: Variant, distractors: Sequence[tuple[str, str]]
+) -> str | None:
+    """:func:`refusal_reason` in a line naming the variant."""
+    why = refusal_reason(scenario, variant, distractors)
+    if why is None:
+        return None
+    return f"variant {variant.name!r} does not apply to a declared workflow ({why})"
+
+
+def free_distractors(
+    scenario: Scenario, distractors: Sequence[tuple[str, str]]
+) -> tuple[tuple[str, str], ...]:
+    """The ``distractors`` whose names no tool of the scenario has (a declared workflow's
+    tools have names of their own), in order."""
+    taken = {s.name for s in scenario.steps} | {scenario.finish.tool}
+    return tuple(d for d in distractors if d[0] not in taken)
+
+
+def rename_formula(formula: str, name: Name) -> str:
+    """``formula`` with each variable as ``name`` gives it (functions are kept)."""
+
+    def shown(m: re.Match[str]) -> str:
+        word = m.group()
+        return word if word in FUNCTIONS else name(word) or word
+
+    return _IDENTIFIER.sub(shown, formula)
+
+
+def _head(s: ScenarioStep) -> str:
+    """The start of a declared step's text, before its description."""
+    return f"{s.output} = {s.formula}, rounded to {s.decimals} decimals"
+
+
+def description_of(s: ScenarioStep) -> str:
+    """A declared step's description, as its text holds it (``""``: none)."""
+    rest = s.text[len(_head(s)) :] if s.text.startswith(_head(s)) else ""
+    return rest[2:-1] if rest.startswith(" (") and rest.endswith(")") else ""
+
+
+def step_text(s: ScenarioStep, name: Name) -> str:
+    """A declared step's :attr:`~ScenarioStep.text` in the names shown."""
+    if all((name(v) or v) == v for v in (s.output, *s.operands)):
+        return s.text
+    described = description_of(s)
+    text = f"{name(s.output) or s.output} = {rename_formula(s.formula or '', name)}, "
+    text += f"rounded to {s.decimals} decimals"
+    return f"{text} ({described})" if described else text
+
+
+def shuffled(scenario: Scenario, rng: Random) -> Scenario:
+    """A declared workflow's steps in a seeded dependency-valid order (the answer step
+    last), renumbered in it; variables keep their names, tools theirs."""
+    steps = scenario.steps
+    last = steps[-1].step
+    placed: set[int] = set()
+    order: list[ScenarioStep] = []
+    while len(order) < len(steps) - 1:
+        ready = [s for s in steps if s.step not in placed and s.step != last and s.reads <= placed]
+        pick = ready[int(rng.random() * len(ready))]
+        placed.add(pick.step)
+        order.append(pick)
+    order.append(steps[-1])
+    position = {s.step: k for k, s in enumerate(order, 1)}
+    index = {v: i for i, v in enumerate([*scenario.inputs, *(s.output for s in order)], 1)}
+    rows = []
+    for k, s in enumerate(order, 1):
+        row = s.model_dump(mode="json")
+        row["step"] = k
+        row["depends_on"] = sorted(position[d] for d in s.depends_on)
+        row["distances"] = [index[s.output] - index[v] for v in s.operands]
+        rows.append(row)
+    data = scenario.model_dump(mode="json") | {"steps": rows, "tools": [], "prompt": ""}
+    return Scenario.model_validate(data)
+
+
+def render(scenario: Scenario, rendering: str, name: Name, tool: ToolLabel) -> str:
+    """The steps as the prompt writes them: numbered, prose, pseudo-code or JSON."""
+    return _RENDERINGS[rendering](scenario, name, tool)
+
+
+def _numbered(scenario: Scenario, name: Name, tool: ToolLabel) -> str:
+    lines = []
+    for s in scenario.steps:
+        called = tool(s)
+        lead = f"{s.step}. {called}: " if called else f"{s.step}. "
+        lines.append(lead + step_text(s, name))
+    return "\n".join(lines)
+
+
+def _prose(scenario: Scenario, name: Name, tool: ToolLabel) -> str:
+    parts = []
+    last = len(scenario.steps)
+    for s in scenario.steps:
+        lead = "First" if s.step == 1 else "Finally" if s.step == last else "Then"
+        called = tool(s)
+        how = f"call {called} to compute" if called else "compute"
+        parts.append(f"{lead}, {how} {step_text(s, name)} (step {s.step}).")
+    return " ".join(parts)
+
+
+def _pseudocode(scenario: Scenario, name: Name, tool: ToolLabel) -> str:
+    shown = [name(v) or v for v in scenario.inputs]
+    lines = [f"workflow({', '.join(shown)}):"]
+    for s in scenario.steps:
+        formula = rename_formula(s.formula or "", name)
+        called = tool(s)
+        note = f"# step {s.step}: {called}" if called else f"# step {s.step}"
+        lines.append(
+            f"    {name(s.output) or s.output} <- round({formula}, {s.decimals})    {note}"
+        )
+    answer = scenario.answer_variable
+    lines.append(f"    return {name(answer) or answer}")
+    return "\n".join(lines)
+
+
+def _json(scenario: Scenario, name: Name, tool: ToolLabel) -> str:
+    rows = []
+    for s in scenario.steps:
+        called = tool(s)
+        row: dict[str, object] = {"step": s.step, **({"tool": called} if called else {})}
+        row |= {
+            "output": name(s.output) or s.output,
+            "formula": rename_formula(s.formula or "", name),
+            "decimals": s.decimals,
+        }
+        described = description_of(s)
+        if described:
+            row["description"] = described
+        rows.append(json.dumps(row))
+    return "\n".join(rows)
+
+
+_RENDERINGS = {"numbered": _numbered, "prose": _prose, "pseudocode": _pseudocode, "json": _json}
