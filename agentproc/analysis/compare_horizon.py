@@ -15,7 +15,7 @@ from rich.text import Text
 
 from agentproc.analysis.differences import Pair
 from agentproc.analysis.horizon import Row
-from agentproc.analysis.horizon_diff import LEVEL, HorizonDifference, horizon_difference
+from agentproc.analysis.horizon_diff import LEVEL, HorizonDifference, horizon_difference, p_text
 from agentproc.analysis.multiplicity import holm, holm_levels
 from agentproc.analysis.stats import ALPHA
 
@@ -98,7 +98,7 @@ def render(
             Text(horizons[name]),
             f"{d.diff:+.3g} steps",
             Text(f"x{d.ratio:.3g} [{ci[0]:.3g}, {ci[1]:.3g}]"),
-            f"{p:.3g}{star}" if p is not None else "-",
+            f"{p_text(p)}{star}" if p is not None else "-",
         )
     print_table(out, t)
     for name, d in diffs.items():

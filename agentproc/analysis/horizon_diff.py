@@ -18,7 +18,9 @@ rejects: the verdict and the interval cannot disagree. Shown as the difference i
 (``beyond N``, ``below N``) or there is no fit (one length), there is no difference, and
 the line says why. A cluster bootstrap over scenarios was the alternative: a few
 thousand refits a comparison, and its percentile interval would be another method than
-the test. Calibrated in ``benchmarks/bench_horizon.py --paired``.
+the test. The sandwich is scaled by ``c / (c - 4)`` for ``c`` scenarios (the small-sample
+factor of four estimates, as Stata's CR1). Calibrated in
+``benchmarks/bench_horizon.py --paired``.
 """
 
 from __future__ import annotations
@@ -108,11 +110,11 @@ class HorizonDifference:
         ci, diff, ratio = self.ci, self.diff, self.ratio
         if ci is None or diff is None or ratio is None:
             return f"no difference: {self.why}"
-        holm = "" if self.p_holm is None else f", Holm {_p(self.p_holm)}"
+        holm = "" if self.p_holm is None else f", Holm {p_text(self.p_holm)}"
         at = "" if self.p_holm is None else f" at {100 * self.level:.3g}%"
         return (
             f"{diff:+.3g} steps (x{ratio:.3g} [{ci[0]:.3g}, {ci[1]:.3g}]{at}, "
-            f"p = {_p(self.p or 1.0)}{holm})"
+            f"p = {p_text(self.p or 1.0)}{holm})"
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -141,7 +143,8 @@ class HorizonDifference:
         }
 
 
-def _p(p: float) -> str:
+def p_text(p: float) -> str:
+    """A p-value in three figures, small ones in scientific notation (as compare's)."""
     return f"{p:.3g}" if p >= 0.001 else f"{p:.1e}"
 
 
@@ -211,7 +214,8 @@ def horizon_difference(base: Sequence[Row], arm: Sequence[Row]) -> HorizonDiffer
     c = len(base)
     bread = np.zeros((4, 4))
     bread[:2, :2], bread[2:, 2:] = np.linalg.inv(infos[0]), np.linalg.inv(infos[1])
-    cov = bread @ (meat.T @ meat) @ bread * (c / max(1, c - 1))
+    # small samples: the scenarios over those left after the 4 estimates (as Stata's CR1)
+    cov = bread @ (meat.T @ meat) @ bread * (c / max(1, c - 4))
     var = float(grad @ cov @ grad)
     log2_ratio = math.log2(ha.steps) - math.log2(hb.steps)
     if not var > 0:  # both arms did the same in every scenario: no difference, none unsure
