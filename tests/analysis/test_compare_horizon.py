@@ -4,9 +4,12 @@ baseline in text and JSON, Holm across arms, and never a difference out of range
 from __future__ import annotations
 
 import io
+import itertools
 import random
 from typing import Any
 
+import pytest
+from rich.cells import cell_len
 from rich.console import Console
 
 from agentproc.analysis.compare import compare_records
@@ -119,3 +122,20 @@ def test_the_text_has_the_horizon_table_and_a_line_per_arm_before_the_verdicts()
 def test_one_length_gives_no_horizon_table():
     recs = [rec(f"s{i}", v, 5, i % 2 == 0) for v in ("default", "b") for i in range(10)]
     assert "procedure horizon" not in text_of(compare_records(recs), 120)
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_at_80_and_120_columns_each_figure_keeps_its_interval_on_its_line(width):
+    result = compare_records(records({"default": 0.04, "careful": 0.015, "rushed": 0.05}))
+    text = text_of(result, width)
+    lines = text.splitlines()
+    assert all(cell_len(line) <= width for line in lines)
+    for c in result.comparisons:
+        d = c.horizon
+        assert d is not None and d.ci is not None
+        ratio = f"x{d.ratio:.3g} [{d.ci[0]:.3g}, {d.ci[1]:.3g}]"
+        assert any(ratio in line for line in lines), ratio
+        for h in (d.baseline, d.arm):
+            assert any(h.text(short=True) in line for line in lines)
+    for before, after in itertools.pairwise(lines):
+        assert not (before[-1:].isdigit() and after.lstrip().startswith("[")), (before, after)
