@@ -32,6 +32,7 @@ from typing import Any, Literal
 
 from agentproc.analysis.cell_stats import t_quantile
 from agentproc.analysis.horizon import Horizon, Row, horizon, weibull_fit
+from agentproc.analysis.paired import MIN_SCENARIOS
 from agentproc.analysis.stats import ALPHA
 
 LEVEL = 0.5
@@ -66,6 +67,9 @@ class HorizonDifference:
         for name, h in (("the baseline's", self.baseline), ("the arm's", self.arm)):
             if not h.fitted or h.steps is None:
                 return f"{name} horizon is {h.text(short=True).split(' [')[0]}"
+        if self.baseline.scenarios < MIN_SCENARIOS:
+            n = self.baseline.scenarios
+            return f"too few paired scenarios ({n}, at least {MIN_SCENARIOS} needed)"
         return None if self.log2_ratio is not None else "the fits are degenerate"
 
     @property
@@ -193,7 +197,7 @@ def horizon_difference(base: Sequence[Row], arm: Sequence[Row]) -> HorizonDiffer
     hb, ha = horizon(base, LEVEL), horizon(arm, LEVEL)
     df = max(1, len(base) - 2)
     empty = HorizonDifference(hb, ha, None, None, None, df)
-    if hb.steps is None or ha.steps is None:
+    if hb.steps is None or ha.steps is None or len(base) < MIN_SCENARIOS:
         return empty
     import numpy as np
 

@@ -105,3 +105,11 @@ def test_identical_arms_differ_by_nothing():
 def test_the_p_value_is_the_level_at_which_t_is_the_quantile(df):
     for level in (0.5, 0.95, 0.999):
         assert t_pvalue(t_quantile(df, level), df) == pytest.approx(1 - level, abs=1e-6)
+
+
+def test_fewer_than_5_paired_scenarios_give_no_difference():
+    base = [(5, 3, 3), (10, 2, 3), (20, 1, 3), (40, 0, 3)]
+    arm = [(5, 3, 3), (10, 3, 3), (20, 2, 3), (40, 1, 3)]
+    d = horizon_difference(base, arm)
+    assert d.ci is None and d.verdict == "not compared"
+    assert d.text() == "no difference: too few paired scenarios (4, at least 5 needed)"
