@@ -53,7 +53,8 @@ def differences(pairs: Mapping[str, Sequence[Pair]]) -> dict[str, HorizonDiffere
 
 
 def line(arm: str, baseline: str, d: HorizonDifference) -> str:
-    """``ARM: 50% faithful horizon 32.2 -> 41 steps, +8.8 steps (x1.27 [...], p = 0.1)``."""
+    """``ARM: 50% faithful horizon against BASE 17.2 steps [11.2, 23.4] -> 47.1 steps [...]:
+    +29.8 steps (x2.73 [1.63, 4.59], p = 2.8e-04), longer``, or why there is no difference."""
     head = (
         f"{arm}: {100 * LEVEL:.0f}% faithful horizon against {baseline} "
         f"{d.baseline.text(short=True)} -> {d.arm.text(short=True)}"

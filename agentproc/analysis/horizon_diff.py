@@ -57,7 +57,8 @@ class HorizonDifference:
     df: int
     """Student's t degrees of freedom: paired scenarios less 2."""
     level: float = 1 - ALPHA
-    """The level of :attr:`ci` (below 95% when Holm corrects across arms)."""
+    """The level of :attr:`ci` (above 95% when Holm corrects across arms: the level Holm
+    tested this arm at)."""
     p_holm: float | None = None
     """:attr:`p` Holm-adjusted across arms (``None``: one comparison)."""
 
