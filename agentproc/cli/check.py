@@ -40,7 +40,6 @@ exit status: 0 every condition holds, 1 a condition failed, 2 bad input
 examples:
   agentproc check runs/today.jsonl --min-faithful 0.9 \\
       --labels hallucinated_call
-  agentproc check runs/today.jsonl --min-horizon 20
   agentproc check runs/today.jsonl --baseline runs/golden.jsonl --max-drop 5 \\
       --junit check.xml
 """
