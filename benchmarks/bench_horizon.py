@@ -20,6 +20,7 @@ import time
 
 from agentproc.analysis.cell_stats import wilson
 from agentproc.analysis.horizon import horizon
+from agentproc.analysis.horizon_diff import horizon_difference
 
 LENGTHS = (5, 15, 25, 35, 45, 55, 65, 75, 85, 95)
 
@@ -45,11 +46,67 @@ def coverage(
     return covered, (sorted(widths)[len(widths) // 2] if widths else math.inf)
 
 
+def paired(
+    p0: float, p1: float, per: int, trials: int, reps: int, spread: float, seed: int
+) -> tuple[int, int, int, int]:
+    """Runs whose interval covers the true ratio, runs with a verdict, runs with no
+    difference (a horizon out of range), and runs in all that gave a difference."""
+    rng = random.Random(seed)
+    truth = math.log(1 - p0) / math.log(1 - p1)
+    covered = verdicts = out = 0
+    for _ in range(reps):
+        base, arm = [], []
+        for n in LENGTHS:
+            for _ in range(per):
+                f = 1 + rng.uniform(-spread, spread)  # the scenario's difficulty, both arms
+                for rows, p in ((base, p0), (arm, p1)):
+                    q = min(0.99, p * f)
+                    rows.append(
+                        (n, sum(rng.random() < (1 - q) ** n for _ in range(trials)), trials)
+                    )
+        d = horizon_difference(base, arm)
+        ci = d.ci
+        if ci is None:
+            out += 1
+            continue
+        covered += ci[0] <= truth <= ci[1]
+        verdicts += d.significant
+    return covered, verdicts, out, reps - out
+
+
+def main_paired(reps: int) -> None:
+    print(
+        f"{'p0':>6} {'p1':>6} {'ratio':>5} {'design':<22} {'coverage':<22} "
+        f"{'verdicts':<22} out of range"
+    )
+    for spread in (0.0, 0.5):
+        for p0, p1 in ((0.01, 0.01), (0.02, 0.02), (0.04, 0.04), (0.02, 0.01), (0.04, 0.02)):
+            for per, trials in ((6, 1), (6, 3), (20, 1)):
+                cov, ver, out, given = paired(p0, p1, per, trials, reps, spread, seed=11)
+                design = f"{per} x {trials} a length" + (f", spread {spread}" if spread else "")
+                ratio = math.log(1 - p0) / math.log(1 - p1)
+                c_lo, c_hi = wilson(cov, given) if given else (0.0, 1.0)
+                v_lo, v_hi = wilson(ver, given) if given else (0.0, 1.0)
+                print(
+                    f"{p0:>6} {p1:>6} {ratio:>5.2f} {design:<22} "
+                    f"{100 * cov / max(given, 1):5.1f}% [{100 * c_lo:4.1f}, {100 * c_hi:5.1f}]  "
+                    f"{100 * ver / max(given, 1):5.1f}% [{100 * v_lo:4.1f}, {100 * v_hi:5.1f}]  "
+                    f"{100 * out / reps:.1f}%"
+                )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=400)
+    parser.add_argument(
+        "--paired", action="store_true", help="the paired difference of two arms' horizons"
+    )
     args = parser.parse_args()
     start = time.perf_counter()
+    if args.paired:
+        main_paired(args.reps)
+        print(f"\n{args.reps} repetitions a row, {time.perf_counter() - start:.0f} s")
+        return
     print(f"{'p':>6} {'truth':>6} {'design':<22} {'level':>5}  {'coverage':<22} median high/low")
     for spread in (0.0, 0.5):
         for p in (0.005, 0.01, 0.02, 0.04, 0.08):

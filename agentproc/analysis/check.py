@@ -8,6 +8,7 @@ to a list of :class:`Condition`, each passed or failed with one line that says w
 - ``min_faithful`` (with a threshold): faithful accuracy over the scored episodes is
   at least the threshold; a failure names the first divergences of the unfaithful ones;
 - ``label:KIND`` (one per forbidden label kind): no episode carries the label;
+- ``min_horizon`` (with ``STEPS``): :mod:`agentproc.analysis.check_horizon` says when it holds;
 - ``regression`` (with a baseline): faithful accuracy did not drop. Episodes are
   paired with the baseline's by scenario and trial, as ``compare`` pairs them, and the
   drop is tested with the scenario as the unit by the **one-sided** form of compare's
@@ -32,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentproc.analysis.check_horizon import min_horizon as horizon_held
 from agentproc.analysis.compare import build_arm, compare_arms, paired_episodes
 from agentproc.analysis.compare_result import Comparison
 from agentproc.analysis.differences import unit_diffs
@@ -68,7 +70,7 @@ class Condition:
     """One thing the run is held to, and whether it holds."""
 
     name: str
-    """``errored``, ``min_faithful``, ``label:KIND`` or ``regression``."""
+    """``errored``, ``min_faithful``, ``label:KIND``, ``min_horizon`` or ``regression``."""
     passed: bool
     message: str
     """One line: what was measured, and on failure which scenarios and divergences."""
@@ -147,11 +149,8 @@ class Drop:
 def _drop_json(drop: Drop | None) -> dict[str, Any]:
     if drop is None:
         return {}
-    return {
-        "p_drop": drop.p,
-        "detectable_drop": round(drop.detectable, 4),
-        "can_fail": drop.can_fail,
-    }
+    detectable = round(drop.detectable, 4)
+    return {"p_drop": drop.p, "detectable_drop": detectable, "can_fail": drop.can_fail}
 
 
 def _read(path: Path, warnings: list[str]) -> _Run:
@@ -205,6 +204,7 @@ def check_files(
     min_faithful: float | None = None,
     max_drop: float = 5.0,
     labels: Sequence[str] = (),
+    min_horizon: float | None = None,
 ) -> CheckResult:
     """Hold the run in ``run`` to its conditions (the module docstring says which).
 
@@ -229,6 +229,8 @@ def check_files(
     if min_faithful is not None:
         conditions.append(_min_faithful(now, faithful, min_faithful))
     conditions += [_forbidden(now, kind) for kind in labels]
+    if min_horizon is not None:
+        conditions.append(Condition("min_horizon", *horizon_held(now.outcomes, min_horizon)))
     comparison = drop = None
     if baseline is not None:
         before = _read(baseline, warnings)

@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agentproc.analysis.check_horizon import faithful_rows
+from agentproc.analysis.compare_horizon import differences as horizon_diffs
 from agentproc.analysis.compare_result import (
     MEASURES,
     Arm,
@@ -48,6 +50,7 @@ from agentproc.analysis.differences import (
     unit_diffs,
     units_of,
 )
+from agentproc.analysis.horizon import horizon
 from agentproc.analysis.identity import AgentId, agent_id, agent_labels
 from agentproc.analysis.multiplicity import holm, holm_levels
 from agentproc.analysis.stats import min_detectable_effect, verdict
@@ -130,7 +133,19 @@ def compare_records(
     ]
     if len(comparisons) > 1:
         comparisons = _across_arms(comparisons, arms)
-    return CompareResult(base, arms, comparisons, seed)
+    return _with_horizons(CompareResult(base, arms, comparisons, seed))
+
+
+def _with_horizons(result: CompareResult) -> CompareResult:
+    """Each arm's procedure horizon and each comparison's paired difference of horizons."""
+    arms = {
+        n: dataclasses.replace(a, horizon=horizon(faithful_rows(a.outcomes)))
+        for n, a in result.arms.items()
+    }
+    base = arms[result.baseline]
+    diffs = horizon_diffs({c.arm: paired_episodes(base, arms[c.arm]) for c in result.comparisons})
+    comparisons = [dataclasses.replace(c, horizon=diffs[c.arm]) for c in result.comparisons]
+    return dataclasses.replace(result, arms=arms, comparisons=comparisons)
 
 
 def _across_arms(comparisons: list[Comparison], arms: Mapping[str, Arm]) -> list[Comparison]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from agentproc.analysis.compare_horizon import render as render_horizons
 from agentproc.analysis.compare_result import (
     MEASURES,
     TITLES,
@@ -58,8 +59,17 @@ def render_compare(result: CompareResult, out: Console) -> None:
     for c in result.comparisons:
         _comparison(c, out)
     _trials(result, out)
+    _horizons(result, out)
     for c in result.comparisons:
         print_wrapped(out, c.line())
+
+
+def _horizons(result: CompareResult, out: Console) -> None:
+    """Each arm's procedure horizon and its paired difference from the baseline."""
+    diffs = {c.arm: c.horizon for c in result.comparisons if c.horizon is not None}
+    shown = {n: a.horizon.text(short=True) for n, a in result.arms.items() if a.horizon}
+    if diffs and any(a.horizon is not None and a.horizon.fitted for a in result.arms.values()):
+        render_horizons(list(shown), result.baseline, shown, diffs, out)
 
 
 def _trials_run(result: CompareResult) -> bool:

@@ -12,6 +12,8 @@ from operator import attrgetter
 from typing import Any
 
 from agentproc.analysis.cell_stats import Rate, design_effect
+from agentproc.analysis.horizon import Horizon
+from agentproc.analysis.horizon_diff import HorizonDifference
 from agentproc.analysis.paired import MIN_SCENARIOS, Method
 from agentproc.analysis.stats import ALPHA, Verdict
 from agentproc.analysis.trials import Outcome, TrialStats, by_scenario
@@ -189,6 +191,8 @@ class Arm:
     errored_keys: frozenset[tuple[str, int]] = frozenset()
     """The scenario and trial of each episode an infrastructure failure ended (and no later
     record scored): the pairs it would have made are lost to errors, not unpaired."""
+    horizon: Horizon | None = None
+    """The 50% faithful procedure horizon over the arm's scenarios (``None``: not fitted)."""
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form."""
@@ -202,6 +206,7 @@ class Arm:
             "overall": self.overall.to_json(),
             "cells": [_cell_json(c, s.to_json()) for c, s in self.cells.items()],
             "trials": self.trials.to_json(),
+            **({} if self.horizon is None else {"horizon": self.horizon.to_json()}),
         }
 
 
@@ -247,6 +252,8 @@ class Comparison:
     """Pairs both arms ran that an infrastructure failure of either ended, so they count
     in no figure (counted as :attr:`pairs` are: by scenario when both arms are
     deterministic); more than none changes the design the comparison was run for."""
+    horizon: HorizonDifference | None = None
+    """The paired difference of the 50% faithful horizons (``None``: not fitted)."""
 
     def line(self) -> str:
         """The one-line verdict, naming the method its interval and p-value come from."""
@@ -306,6 +313,7 @@ class Comparison:
             "verdict_level": round4(self.level),
             "p_holm": self.p_holm,
             "line": self.line(),
+            **({} if self.horizon is None else {"horizon": self.horizon.to_json()}),
         }
 
 

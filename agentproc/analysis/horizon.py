@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from agentproc.analysis.cell_stats import t_quantile
@@ -123,6 +123,8 @@ class Horizons:
 
     of: dict[str, tuple[Horizon, ...]]
     """Measure -> its horizon at each level, in :data:`LEVELS` order."""
+    rows: dict[str, tuple[Row, ...]] = field(default_factory=dict, compare=False)
+    """Measure -> the scenarios' rows it was fitted on (for the HTML report's figure)."""
 
     def lines(self) -> list[str]:
         """One line per measure: ``faithful horizon: 50%: 23 steps [14, 41]; 80%: ...``."""
@@ -154,7 +156,10 @@ def horizons(rows: Mapping[str, Sequence[Row]]) -> Horizons | None:
     (a suite of one length has no horizon to give)."""
     if len({s for r in rows.values() for s, _, _ in r}) < 2:
         return None
-    return Horizons({m: tuple(horizon(r, q) for q in LEVELS) for m, r in rows.items()})
+    return Horizons(
+        {m: tuple(horizon(r, q) for q in LEVELS) for m, r in rows.items()},
+        {m: tuple(r) for m, r in rows.items()},
+    )
 
 
 def weibull_fit(rows: Sequence[Row]) -> tuple[tuple[float, float], list[list[float]]]:

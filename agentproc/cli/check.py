@@ -20,6 +20,12 @@ divergences):
                 passes)
   min_faithful  with --min-faithful F: faithful accuracy at least F (0 to 1)
   label:KIND    with --labels: no episode carries KIND
+  min_horizon   with --min-horizon STEPS: the lower bound of the 95% interval
+                of the 50% faithful procedure horizon (as report gives it) is
+                at least STEPS; a horizon below the shortest length tested
+                fails; one beyond the longest (N), its interval open below,
+                passes when N >= STEPS; a run of one length has no horizon
+                and fails
   regression    with --baseline: fails only when faithful accuracy dropped by
                 more than --max-drop points AND the drop is significant
                 (one-sided p < 0.05) by compare's paired test: episodes paired
@@ -42,6 +48,9 @@ examples:
 _fraction = number(
     float, "a fraction from 0 to 1", lambda v: 0 <= v <= 1, "expected a fraction from 0 to 1"
 )
+_steps = number(
+    float, "a number of steps", lambda v: 0 < v < float("inf"), "expected a number of steps above 0"
+)
 _points = number(
     float, "a number of points", lambda v: 0 <= v <= 100, "expected points from 0 to 100"
 )
@@ -61,6 +70,13 @@ def add_check_parser(sub: Any) -> None:
     p.add_argument("--baseline", type=Path, help="a run of the same scenarios to compare with")
     p.add_argument(
         "--min-faithful", type=_fraction, metavar="F", help="least faithful accuracy (0 to 1)"
+    )
+    p.add_argument(
+        "--min-horizon",
+        type=_steps,
+        metavar="STEPS",
+        help="least procedure length at which faithful accuracy is still 50%%: the lower bound "
+        "of the 50%% faithful horizon's 95%% interval (see report)",
     )
     p.add_argument(
         "--max-drop",
@@ -97,6 +113,7 @@ def check_command(args: argparse.Namespace, out: Console, err: Console) -> int:
         min_faithful=args.min_faithful,
         max_drop=args.max_drop,
         labels=args.labels,
+        min_horizon=args.min_horizon,
     )
     say(err, *result.warnings)
     if args.junit is not None:

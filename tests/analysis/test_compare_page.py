@@ -102,3 +102,21 @@ def test_compare_variants_html_reads_the_variants_run_files(runs, tmp_path: Path
     assert code == 0
     html = out.read_text()
     assert "sim:decay / terse" in html and "terse vs default" in html
+
+
+def test_the_page_has_each_arms_horizon_and_the_paired_difference():
+    from agentproc.analysis.compare import compare_records
+    from agentproc.analysis.html.compare_page import comparison_section
+    from tests.analysis.test_compare_horizon import records
+
+    result = compare_records(records({"default": 0.04, "careful": 0.015}))
+    d = result.comparisons[0].horizon
+    assert d is not None and d.ci is not None and d.ratio is not None and d.diff is not None
+    html = comparison_section(result, {})
+    table = html.split("<table class='horizons'>")[1].split("</table>")[0]
+    assert html.index("The arms side by side") < html.index("Procedure horizon")
+    for arm in result.arms.values():
+        assert arm.horizon is not None and esc(arm.horizon.text()) in table
+    assert f"{d.diff:+.3g} steps" in table
+    assert f"\N{MULTIPLICATION SIGN}{d.ratio:.3g} <span class='ci'>[{d.ci[0]:.3g}, " in table
+    assert "(longer)" in table and " *" in table

@@ -87,3 +87,15 @@ def test_a_discordant_scenario_opens_its_episode_in_the_drill_down(page: Page):
     text = drill.inner_text()
     assert scenario in text and "sim:skipped_step" in text
     assert drill.locator("tr.divergence").count() == 1
+
+
+def test_the_procedure_horizon_table_shows_each_arm_and_why_no_difference(page: Page):
+    table = page.locator("#comparison table.horizons")
+    table.scroll_into_view_if_needed()
+    assert table.is_visible()
+    rows = table.locator("tbody tr")
+    assert rows.count() == 2
+    assert rows.nth(0).inner_text().startswith("sim:oracle (baseline)")
+    arm = rows.nth(1).inner_text()
+    assert "below 4 (the shortest tested)" in arm
+    assert "no difference: the baseline's horizon is beyond 6" in arm

@@ -356,3 +356,24 @@ def test_an_episode_opens_by_its_anchor_from_the_address_and_from_the_summary(
         assert pg.evaluate("location.hash") == f"#{anchors[1]}"
         assert pg.locator(f"#drill article#{anchors[1]}").count() == 1
         assert pg.errors == []  # type: ignore[attr-defined]
+
+
+def test_each_agent_has_its_procedure_horizon_figures_with_band_curve_and_marks(page: Page):
+    faithful = page.locator("figure.chart", has_text="Procedure horizon: faithful accuracy")
+    answer = page.locator("figure.chart", has_text="Procedure horizon: first-answer accuracy")
+    assert faithful.count() == answer.count() == len(AGENTS)  # the one-length agent has none
+    for i in range(faithful.count()):
+        fig = faithful.nth(i)
+        fig.scroll_into_view_if_needed()
+        band = fig.locator("polygon.band").bounding_box()
+        curve = fig.locator("polyline.fit").bounding_box()
+        assert band is not None and curve is not None and band["width"] > 100
+        assert fig.locator("g.point").count() == 2  # two lengths tested
+        assert fig.locator("g.horizon-mark").count() == 2
+        caption = fig.locator("figcaption").inner_text()
+        assert "50% horizon: " in caption and "80% horizon: " in caption
+    oracle = page.locator("section.series", has_text="sim:oracle").locator(
+        "figure.chart", has_text="Procedure horizon: faithful accuracy"
+    )
+    assert "50%: beyond 6 (the longest tested)" in oracle.inner_text()
+    assert page.requests == [] and page.errors == []  # type: ignore[attr-defined]

@@ -100,6 +100,9 @@ def test_junit_over_the_run_itself_is_refused_before_reading(capsys, runs):
         ("--min-faithful", "90", "expected a fraction from 0 to 1 (not 90)"),
         ("--max-drop", "-1", "expected points from 0 to 100 (not -1)"),
         ("--labels", "skiped_step", "unknown label 'skiped_step' (expected one of: "),
+        ("--min-horizon", "0", "expected a number of steps above 0 (not 0)"),
+        ("--min-horizon", "nan", "expected a number of steps above 0 (not nan)"),
+        ("--min-horizon", "ten", "expected a number of steps, not 'ten'"),
     ],
 )
 def test_a_bad_option_exits_2_in_one_line(capsys, runs, option, value, said):
@@ -121,3 +124,59 @@ def test_help_states_the_regression_rule_and_exit_statuses(capsys):
     assert "significant (one-sided p < 0.05) by compare's paired test" in text
     assert "a run whose every episode errored fails it" in text
     assert "exit status: 0 every condition holds, 1 a condition failed, 2 bad input" in text
+
+
+@pytest.fixture(scope="module")
+def lengths(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Runs over procedures of 5 to 80 steps: sim:decay (a horizon within them), sim:oracle
+    (beyond them) and sim:skipped_step (below them)."""
+    root = tmp_path_factory.mktemp("check_horizon")
+    argv = ["generate", "--steps", "5,10,20,40,80", "--lookback", "1", "--count", "8"]
+    assert main([*argv, "--out", str(root / "s")]) == 0
+    out = {}
+    for agent in ("sim:decay", "sim:oracle", "sim:skipped_step"):
+        out[agent] = root / f"{agent.split(':')[1]}.jsonl"
+        assert main(["run", str(root / "s"), "--agent", agent, "--out", str(out[agent])]) == 0
+    return out
+
+
+def horizon_of(capsys, run: Path) -> dict:
+    assert main(["report", str(run), "--json"]) == 0
+    (agent,) = json.loads(capsys.readouterr().out)["agents"].values()
+    return agent["horizon"]["faithful"]["50"]
+
+
+@pytest.mark.parametrize(
+    ("agent", "steps", "code"),
+    [
+        ("sim:decay", "low", 0),
+        ("sim:decay", "above low", 1),
+        ("sim:oracle", "80", 0),
+        ("sim:oracle", "81", 1),
+        ("sim:skipped_step", "1", 1),
+    ],
+)
+def test_min_horizon_gates_on_the_lower_bound_report_gives(capsys, lengths, agent, steps, code):
+    h = horizon_of(capsys, lengths[agent])
+    if steps == "low":
+        steps = str(h["ci"][0])
+    elif steps == "above low":
+        steps = str(h["ci"][0] + 0.1)
+    got, out, _ = cli(capsys, "check", lengths[agent], "--min-horizon", steps, "--json")
+    assert got == code
+    (cond,) = [c for c in json.loads(out)["conditions"] if c["name"] == "min_horizon"]
+    assert cond["passed"] is (code == 0)
+    assert cond["message"].startswith(f"faithful 50% horizon {h['text']}: ")
+
+
+def test_a_failed_min_horizon_is_one_failed_line_and_a_junit_failure(capsys, lengths, tmp_path):
+    xml = tmp_path / "check.xml"
+    code, out, _ = cli(
+        capsys, "check", lengths["sim:skipped_step"], "--min-horizon", "5", "--junit", xml
+    )
+    assert code == 1
+    text = " ".join(out.split())
+    assert "FAIL min_horizon: faithful 50% horizon below 5 (the shortest tested)" in text
+    assert text.endswith("check failed: 1 of 2 conditions")
+    cases = {c.get("name"): c.find("failure") for c in ET.parse(xml).iter("testcase")}
+    assert list(cases) == ["errored", "min_horizon"] and cases["min_horizon"] is not None

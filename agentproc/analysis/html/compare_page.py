@@ -99,6 +99,44 @@ def _arms(result: CompareResult) -> str:
     )
 
 
+def _horizons(result: CompareResult) -> str:
+    """Each arm's 50% faithful procedure horizon and its paired difference from the
+    baseline (:mod:`agentproc.analysis.compare_horizon`)."""
+    diffs = {c.arm: c.horizon for c in result.comparisons if c.horizon is not None}
+    arms = [a for a in result.arms.values() if a.horizon is not None]
+    if not diffs or not any(a.horizon is not None and a.horizon.fitted for a in arms):
+        return ""
+    rows = ""
+    for arm in arms:
+        d = diffs.get(arm.name)
+        base = " (baseline)" if arm.name == result.baseline else ""
+        horizon = arm.horizon.text() if arm.horizon is not None else ""
+        if d is None:
+            cells = "<td>—</td><td>—</td><td>—</td>"
+        elif d.ci is None or d.ratio is None or d.diff is None:
+            cells = f"<td colspan='3'>{esc(d.text())}</td>"
+        else:
+            p = d.p if d.p_holm is None else d.p_holm
+            cells = (
+                f"<td data-v='{d.diff:.6f}'>{d.diff:+.3g} steps</td>"
+                f"<td>\N{MULTIPLICATION SIGN}{d.ratio:.3g} "
+                f"<span class='ci'>[{d.ci[0]:.3g}, {d.ci[1]:.3g}]</span></td>"
+                f"<td>{esc(f'{p:.3g}' if p is not None else '—')}{' *' if d.significant else ''}"
+                f" ({esc(d.verdict)})</td>"
+            )
+        rows += f"<tr><th scope='row'>{esc(arm.name)}{base}</th><td>{esc(horizon)}</td>{cells}</tr>"
+    return (
+        "<h3>Procedure horizon</h3><p class='hint'>The length at which faithful accuracy "
+        "falls to 50%, with its 95% interval; the arm's against the baseline's on their "
+        "paired scenarios, the ratio's interval that of its test (the scenario as the unit; "
+        "Holm across arms when there are several). Never extrapolated past the lengths "
+        "tested.</p><div class='scroll'><table class='horizons'><thead><tr>"
+        "<th scope='col'>arm</th><th scope='col'>horizon (50% faithful)</th>"
+        "<th scope='col'>difference</th><th scope='col'>ratio</th><th scope='col'>p</th>"
+        f"</tr></thead><tbody>{rows}</tbody></table></div>"
+    )
+
+
 _DIFF_HEAD = (
     "<th scope='col'>difference (points)</th><th scope='col'>p</th>"
     "<th scope='col'>pairs gained / lost</th>"
@@ -189,7 +227,7 @@ def comparison_section(result: CompareResult, anchors: dict[Place, str]) -> str:
     )
     return (
         "<section id='comparison'><h2>Comparison</h2>"
-        f"<ul class='verdicts'>{verdicts}</ul>{_arms(result)}{each}</section>"
+        f"<ul class='verdicts'>{verdicts}</ul>{_arms(result)}{_horizons(result)}{each}</section>"
     )
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from agentproc.analysis.cell_stats import HEADLINE_RATES, STUDY_RATES, CellStats, Rate
 from agentproc.analysis.html.figures import BINS, Figures
+from agentproc.analysis.html.horizon_figure import horizon_figures
 from agentproc.analysis.html.steps_figure import step_charts
 from agentproc.analysis.html.summary import rate_cell, series_id, sortable_head, summary_section
 from agentproc.analysis.html.svg import (
@@ -118,6 +119,7 @@ def _series_figures(
             [f"{100 * i // BINS}%" for i in range(BINS)] + ["ans"],
         ),
     ]
+    charts += horizon_figures(a)
     charts += step_charts(a)
     errors = (
         f" · {a.errored} errored ({', '.join(f'{k} {v}' for k, v in a.errors.items())}), "
