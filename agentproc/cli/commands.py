@@ -386,6 +386,11 @@ def cache_config(args: argparse.Namespace) -> Any:
 def selfcheck_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     from rich.progress import Progress
 
+    if args.selfcond is not None:
+        from agentproc.cli.selfcond import selfcond_command
+
+        return selfcond_command(args, out, err)
+
     from agentproc.agents.sim import INJECTORS
     from agentproc.agents.sim.selfcheck import cells, run_selfcheck
     from agentproc.workflow.variant import load_variant

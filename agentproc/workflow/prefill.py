@@ -20,12 +20,15 @@ correct execution, not the agent's mistake).
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from agentproc.arith import BOUND, close
+from agentproc.errors import StoredCallError
+from agentproc.workflow.calls import read_stored
 from agentproc.workflow.runtime import NO_NUMBER, READS_BACK, Workflow
+from agentproc.workflow.variant import Variant
 from agentproc.workflow.variant_prefill import Prefill
 
 _SLIP_TRIES = 200
@@ -175,3 +178,37 @@ def _indexed_values(wf: Workflow, correct: list[int]) -> dict[str, Any]:
             for x, u in zip(expected, correct, strict=True)
         )
     return {"correct": tuple(correct), "expected": expected, "numbers": numbers}
+
+
+def given_steps(wf: Workflow, variant: Variant | None) -> int:
+    """How many steps an episode of ``wf`` under ``variant`` opens with, pre-filled."""
+    if variant is None or variant.prefill is None:
+        return 0
+    return variant.prefill.count(wf.n_steps)
+
+
+def stored_prefill(
+    wf: Workflow, variant: Variant | None, calls: Sequence[Any]
+) -> tuple[Workflow, int]:
+    """The workflow a stored episode's agent was judged against (:func:`conditioned` on
+    the values its pre-filled calls returned), and how many of its calls were pre-filled:
+    the first :func:`given_steps`, one per step in order.
+
+    Raises:
+        StoredCallError: a pre-filled call is missing or is not that step's executed call.
+    """
+    k = given_steps(wf, variant)
+    if not k:
+        return wf, 0
+    if len(calls) < k:
+        raise StoredCallError(len(calls), None, f"the episode's {k} pre-filled calls are missing")
+    values = {}
+    for i, call in enumerate(calls[:k]):
+        step, _, refused, _, value, _ = read_stored(call, i, wf.scale, wf.finish_tool)
+        if step != i + 1 or value is None or refused is not None:
+            raise StoredCallError(i, None, f"not the pre-filled call of step {i + 1}")
+        values[i + 1] = value
+    try:
+        return conditioned(wf, values), k
+    except ValueError as exc:
+        raise StoredCallError(k - 1, "value", str(exc)) from None
