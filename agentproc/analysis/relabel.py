@@ -115,7 +115,8 @@ class _Labeller:
             wf, presented = self._variant(wf, spec, where)
         policy, batches = record_order(rec, self.order, where)
         try:
-            wf, given = stored_prefill(wf, presented and presented.variant, rec["calls"])
+            variant = presented.variant if presented is not None else None
+            wf, given = stored_prefill(wf, variant, rec["calls"])
             monitor = monitor_for(wf, presented, policy)
             monitor.observe_stored(rec["calls"], presented, batches, given)
         except StoredCallError as exc:

@@ -132,7 +132,9 @@ class ShareCurve:
         }
 
 
-def share_curve(agent: str, arms: Sequence[tuple[str, float, Sequence[Mapping[str, Any]]]]) -> ShareCurve:
+def share_curve(
+    agent: str, arms: Sequence[tuple[str, float, Sequence[Mapping[str, Any]]]]
+) -> ShareCurve:
     """The curve over ``(variant, wrong share, its records)`` arms, in order of share;
     each share's difference from the first arm of share 0, when there is one."""
     ordered = sorted(arms, key=lambda arm: arm[1])

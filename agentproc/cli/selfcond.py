@@ -24,8 +24,12 @@ def selfcond_command(args: argparse.Namespace, out: Console, err: Console) -> in
     else:
         rows = (
             ("base (clean pre-fill)", result.base, result.clean.value, result.clean.ci),
-            ("base + lift (wrong pre-fill)", result.base + result.lift, result.wrong.value,
-             result.wrong.ci),
+            (
+                "base + lift (wrong pre-fill)",
+                result.base + result.lift,
+                result.wrong.value,
+                result.wrong.ci,
+            ),
             ("lift", result.lift, result.wrong.value - result.clean.value, result.lift_ci),
         )
         out.print(f"sim:selfcond, {result.episodes} episodes: own error rate read back")

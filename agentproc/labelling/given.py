@@ -19,7 +19,8 @@ def own_metrics(metrics: Metrics, given: int, last_value: dict[int, int], wf: Wo
     before the first divergence), and ``given_steps``."""
     own = wf.n_steps - given
     right = sum(
-        last_value.get(step) == wf.correct[step + wf.n_inputs] for step in range(given + 1, wf.n_steps + 1)
+        last_value.get(step) == wf.correct[step + wf.n_inputs]
+        for step in range(given + 1, wf.n_steps + 1)
     )
     metrics["calls"] -= given
     metrics["executed_steps"] = sum(step > given for step in last_value)

@@ -127,7 +127,9 @@ class Variant(BaseModel):
         if self.tools == "calculator" and self.guard in ("enforce", "feedback"):
             raise ValueError("guard: enforce and feedback need per-step tools (not the calculator)")
         if self.tools == "calculator" and self.prefill is not None:
-            raise ValueError("prefill: the pre-filled calls need per-step tools (not the calculator)")
+            raise ValueError(
+                "prefill: the pre-filled calls need per-step tools (not the calculator)"
+            )
         return self
 
     @property

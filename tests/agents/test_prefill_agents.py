@@ -5,7 +5,7 @@ agent from a factory. Each goes on from the first step not pre-filled."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from helpers import cli, records
@@ -43,27 +43,39 @@ def test_an_openai_model_receives_the_prefill_and_goes_on_from_there():
 @pytest.fixture(scope="module")
 def suite(tmp_path_factory: pytest.TempPathFactory):
     out = tmp_path_factory.mktemp("prefill-demo") / "s"
-    assert main(["generate", "--steps", "5,10", "--lookback", "2", "--count", "4", "--out", str(out)]) == 0
+    assert (
+        main(["generate", "--steps", "5,10", "--lookback", "2", "--count", "4", "--out", str(out)])
+        == 0
+    )
     return out
 
 
 def test_the_demo_endpoint_goes_on_from_the_prefill(capsys, suite, tmp_path):
     with demo_server("faithful") as srv:
         code, _, err = cli(
-            capsys, "run", suite, "--agent", "openai:demo", "--base-url", srv.base_url,
-            "--variant", "prefill-wrong-100", "--out", tmp_path / "run.jsonl",
-        )  # fmt: skip
+            capsys,
+            "run",
+            suite,
+            "--agent",
+            "openai:demo",
+            "--base-url",
+            srv.base_url,
+            "--variant",
+            "prefill-wrong-100",
+            "--out",
+            tmp_path / "run.jsonl",
+        )
     assert code == 0, err
     recs = records(tmp_path / "run.jsonl")
     assert {r["verdict"] for r in recs} == {"faithful"}  # the given wrong values carried
     for r in recs:
         k = r["metrics"]["given_steps"]
-        assert [c["name"] for c in r["calls"][:k + 1]] == [f"step_{i}" for i in range(1, k + 2)]
+        assert [c["name"] for c in r["calls"][: k + 1]] == [f"step_{i}" for i in range(1, k + 2)]
         assert r["variant"] == "prefill-wrong-100" and r["variant_spec"]["prefill"]
 
 
 class Recording(GenericFakeChatModel):
-    seen: list[list[Any]] = []
+    seen: ClassVar[list[list[Any]]] = []
 
     def bind_tools(self, tools: Any, **kw: Any) -> Recording:
         return self

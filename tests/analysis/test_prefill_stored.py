@@ -13,7 +13,12 @@ from agentproc.cli import main
 
 def run(tmp_path, agent: str = "sim:selfcond"):
     suite, out = tmp_path / "s", tmp_path / "run.jsonl"
-    assert main(["generate", "--steps", "6,12", "--lookback", "2", "--count", "5", "--out", str(suite)]) == 0
+    assert (
+        main(
+            ["generate", "--steps", "6,12", "--lookback", "2", "--count", "5", "--out", str(suite)]
+        )
+        == 0
+    )
     argv = ["run", str(suite), "--agent", agent, "--variant", "prefill-wrong-50", "--trials", "2"]
     assert main([*argv, "--out", str(out)]) == 0
     return out

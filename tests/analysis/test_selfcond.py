@@ -24,22 +24,32 @@ def rec(sid: str, own: int, prefix: int, step: int | None = None, **extra) -> di
         (rec("a", 5, 2, step=8), (1, 3)),  # departed at its third own step
         (rec("a", 5, 0, step=6), (1, 1)),  # at its first
         (rec("a", 5, 5, step=None), (0, 5)),
-        ({**rec("a", 5, 5), "metrics": {**rec("a", 5, 5)["metrics"],
-          "first_divergence": {"call_index": 9, "step": None, "label": "wrong_answer"}}},
-         (0, 5)),  # a departure at the answer, after every step, is no step error
+        (
+            {
+                **rec("a", 5, 5),
+                "metrics": {
+                    **rec("a", 5, 5)["metrics"],
+                    "first_divergence": {"call_index": 9, "step": None, "label": "wrong_answer"},
+                },
+            },
+            (0, 5),
+        ),  # a departure at the answer, after every step, is no step error
         (rec("a", 4, 5), (0, 4)),  # the prefix counts the finish call: capped at the steps
     ],
-)  # fmt: skip
+)
 def test_own_steps_count_up_to_the_first_own_departure(record, expected):
     assert own_steps(record) == expected
 
 
 def test_the_rate_is_departures_over_own_steps_attempted_with_scenarios_as_clusters():
     recs = [
-        rec("a", 10, 10), rec("a", 10, 3, step=9),
-        rec("b", 10, 0, step=6), rec("b", 10, 10),
-        rec("c", 10, 4, step=10), rec("c", 10, 10, error={"kind": "endpoint"}),
-    ]  # fmt: skip
+        rec("a", 10, 10),
+        rec("a", 10, 3, step=9),
+        rec("b", 10, 0, step=6),
+        rec("b", 10, 10),
+        rec("c", 10, 4, step=10),
+        rec("c", 10, 10, error={"kind": "endpoint"}),
+    ]
     rate = own_error_rate(recs)
     assert (rate.k, rate.n) == (3, 10 + 4 + 1 + 10 + 5)  # the errored episode counts nowhere
     assert rate.clusters == 3 and rate.deff >= 1.0
@@ -66,7 +76,7 @@ def test_the_curve_orders_by_share_and_measures_each_from_the_clean_prefill():
     curve = share_curve("sim:x", [("w", 1.0, wrong), ("c", 0.0, clean)])
     assert [p.variant for p in curve.points] == ["c", "w"] and curve.baseline == "c"
     assert curve.points[0].lift is None
-    diff, (lo, hi) = curve.points[1].lift
+    diff, (lo, _) = curve.points[1].lift
     assert diff == pytest.approx(20 / 50 - 1 / 201) and lo > 0
     data = curve.to_json()
     assert data["measure"] == "own_error_rate" and data["baseline"] == "c"

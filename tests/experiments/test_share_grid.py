@@ -36,9 +36,20 @@ def test_prefill_variants_lie_on_their_own_axis_and_stay_out_of_the_preset_sweep
 
 def test_the_grid_over_the_share_gives_the_curve_as_json(capsys, suite, tmp_path):
     code, out, err = cli(
-        capsys, "stress", suite, "--agent", "sim:selfcond", "--variants", SHARES, "--grid",
-        "--trials", "2", "--out", tmp_path / "runs", "--json",
-    )  # fmt: skip
+        capsys,
+        "stress",
+        suite,
+        "--agent",
+        "sim:selfcond",
+        "--variants",
+        SHARES,
+        "--grid",
+        "--trials",
+        "2",
+        "--out",
+        tmp_path / "runs",
+        "--json",
+    )
     assert code == 0, err
     data = json.loads(out)
     assert data["measure"] == "own_error_rate" and data["baseline"] == "prefill-clean"
@@ -56,9 +67,17 @@ def test_the_grid_over_the_share_gives_the_curve_as_json(capsys, suite, tmp_path
 
 def test_the_grid_over_the_share_prints_one_row_per_share(capsys, suite, tmp_path):
     code, out, _ = cli(
-        capsys, "stress", suite, "--agent", "sim:oracle", "--variants",
-        "prefill-wrong-100,prefill-clean", "--grid", "--out", tmp_path / "runs",
-    )  # fmt: skip
+        capsys,
+        "stress",
+        suite,
+        "--agent",
+        "sim:oracle",
+        "--variants",
+        "prefill-wrong-100,prefill-clean",
+        "--grid",
+        "--out",
+        tmp_path / "runs",
+    )
     assert code == 0
     assert "own error rate against the share of wrong pre-filled steps" in out
     assert "0.000 [0.000," in out and "no difference" in out

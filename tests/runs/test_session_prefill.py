@@ -17,8 +17,10 @@ def own_steps(session: EpisodeSession, value_of=None) -> None:
     """Call every step after the pre-fill with the values the state holds, then answer."""
     wf = session.workflow
     for spec in wf.steps[wf.given :]:
-        args = {p: wf.to_number(session.toolkit.values.get(wf.var_of(p), wf.correct[wf.var_of(p)]))
-                for p in spec.params}  # fmt: skip
+        args = {
+            p: wf.to_number(session.toolkit.values.get(wf.var_of(p), wf.correct[wf.var_of(p)]))
+            for p in spec.params
+        }
         session.call(spec.name, args)
     session.call("submit_answer", {"answer": wf.to_number(session.toolkit.values[wf.answer_index])})
 
@@ -73,7 +75,9 @@ def test_the_given_calls_carry_no_label_and_a_rerun_of_one_is_the_agents_repeat(
     rec = s.call("step_2", s.calls[1].arguments)
     ep = s.finish("no_tool_call")
     assert all(lab.call_index is None or lab.call_index >= 3 for lab in ep.labels)
-    assert any(lab.kind.value == "repeated_step" and lab.call_index == rec.index for lab in ep.labels)
+    assert any(
+        lab.kind.value == "repeated_step" and lab.call_index == rec.index for lab in ep.labels
+    )
     skipped = sorted(lab.step for lab in ep.labels if lab.kind.value == "skipped_step")
     assert skipped == [4, 5, 6, 7, 8]  # the given steps ran
     assert ep.metrics["executed_steps"] == 0 and ep.metrics["progress_rate"] == 0.0
@@ -97,8 +101,10 @@ def test_tool_faults_never_hit_a_prefilled_call():
 
 def test_the_prefill_is_drawn_by_the_trial_and_spoken_in_the_shown_names():
     half = variant_from_json({"prefill": {"steps": 6, "wrong_share": 0.5}, "names": "descriptive"})
-    plans = {tuple(EpisodeSession(SCENARIO, "me", variant=half, trial=t).workflow.given_wrong)
-             for t in range(6)}  # fmt: skip
+    plans = {
+        tuple(EpisodeSession(SCENARIO, "me", variant=half, trial=t).workflow.given_wrong)
+        for t in range(6)
+    }
     assert len(plans) > 1
     s = EpisodeSession(SCENARIO, "me", variant=half)
     first = s.messages[2]["tool_calls"][0]["function"]["arguments"]

@@ -20,7 +20,9 @@ from agentproc.workflow.variant_prefill import Prefill
 
 
 def workflow(steps: int = 10, lookback: int = 2, index: int = 3, mode: str = "decimal"):
-    return build_workflow(scenario_of(generate_procedure(Cell(steps=steps, lookback=lookback, mode=mode), 0, index)))
+    return build_workflow(
+        scenario_of(generate_procedure(Cell(steps=steps, lookback=lookback, mode=mode), 0, index))
+    )
 
 
 def test_the_plan_prefills_the_first_steps_with_the_share_of_them_wrong():
@@ -99,8 +101,10 @@ def test_a_variant_without_a_prefill_keeps_its_digest():
 
 
 def test_the_shipped_prefill_variants_vary_only_the_wrong_share():
-    shares = {n: load_variant(n).prefill for n in ("prefill-clean", "prefill-wrong-25",
-                                                   "prefill-wrong-50", "prefill-wrong-100")}  # fmt: skip
+    shares = {
+        n: load_variant(n).prefill
+        for n in ("prefill-clean", "prefill-wrong-25", "prefill-wrong-50", "prefill-wrong-100")
+    }
     assert {n: p.wrong_share for n, p in shares.items() if p} == {
         "prefill-clean": 0.0,
         "prefill-wrong-25": 0.25,
@@ -138,7 +142,11 @@ def test_a_stored_episode_is_judged_against_its_stored_prefilled_values():
     wf = workflow(10)
     variant = variant_from_json({"prefill": {"steps": 2}})
     assert given_steps(wf, variant) == 2 and given_steps(wf, None) == 0
-    calls = [["step_1", "{}", 1, None, 1.5], ["step_2", "{}", 2, None, 2.5], ["step_3", "{}", 3, None, 0]]
+    calls = [
+        ["step_1", "{}", 1, None, 1.5],
+        ["step_2", "{}", 2, None, 2.5],
+        ["step_3", "{}", 3, None, 0],
+    ]
     cond, k = stored_prefill(wf, variant, calls)
     assert k == 2 and cond.expected[3:5] == (1.5, 2.5)
     with pytest.raises(StoredCallError, match="pre-filled call of step 2"):
