@@ -141,7 +141,7 @@ class Toolkit:
         """Execute one call and record it. Never raises for an agent mistake. A ``given``
         call (pre-filled, :mod:`agentproc.workflow.prefill`) meets no tool fault."""
         raw, args, problem = parse_arguments(arguments)
-        rec = CallRecord(index=len(self.calls), name=name, arguments=raw, result="")
+        rec = CallRecord(index=len(self.calls), name=name, arguments=raw, result="", given=given)
         wf = self.workflow
         pres = self.presented
         canonical = name if pres is None else pres.inbound.get(name, "")

@@ -60,3 +60,11 @@ def test_report_places_the_divergence_in_the_agents_own_part(tmp_path):
     (stats,) = [a.overall for a in aggregate(recs).agents.values()]
     assert stats.divergence_position == sum(where) / len(where)
     assert max(stats.divergence_steps) <= 7  # own steps: at most 6, then the answer
+
+
+def test_the_whole_view_marks_the_given_calls(tmp_path):
+    for rec in records(run(tmp_path, "sim:oracle")):
+        k = rec["metrics"]["given_steps"]
+        assert [c.get("given", False) for c in rec["calls"]] == [True] * k + [False] * (
+            len(rec["calls"]) - k
+        )
