@@ -102,6 +102,13 @@ def preset_variants(names: Sequence[str] | None = None, *, grid: bool = False) -
     chosen = [v for v in chosen if not v.is_default]
     if not grid:
         return [DEFAULT_VARIANT, *chosen]
+    mixed = [v.name for v in chosen if v.prefill is not None]
+    if mixed:  # share_grid takes pre-fill variants alone; the grid crosses no pre-fill
+        raise ConfigError(
+            f"--grid and --variants {','.join(names or [])}: pre-fill variants "
+            f"({', '.join(mixed)}) make the grid over their wrong share alone; name only "
+            "them, or drop them from this grid"
+        )
     if names and len({axis_of(v) for v in chosen} & set(GRID_AXES)) < 2:  # the plain sweep
         raise ConfigError(
             f"--grid and --variants {','.join(names)}: the grid crosses variants of two axes "

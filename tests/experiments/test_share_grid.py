@@ -101,3 +101,12 @@ def test_selfcheck_selfcond_prints_what_it_read_back(capsys):
     code, out, _ = cli(capsys, "selfcheck", "--selfcond", "10", "--json")
     data = json.loads(out)
     assert data["recovered"] and data["episodes"] == 2 * 6 * 10
+
+
+def test_a_grid_mixing_prefill_and_other_variants_is_refused_in_one_line(capsys, suite, tmp_path):
+    code, _, err = cli(
+        capsys, "stress", suite, "--agent", "sim:oracle", "--variants",
+        "prose,terse,prefill-wrong-50", "--grid", "--out", tmp_path / "runs",
+    )  # fmt: skip
+    assert code == 2 and "prefill-wrong-50" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "runs" / "prose.jsonl").exists()
