@@ -68,3 +68,13 @@ def test_the_whole_view_marks_the_given_calls(tmp_path):
         assert [c.get("given", False) for c in rec["calls"]] == [True] * k + [False] * (
             len(rec["calls"]) - k
         )
+
+
+def test_the_timeline_says_which_calls_were_given_and_the_answer_after_them(tmp_path, capsys):
+    out = run(tmp_path, "sim:oracle")
+    rec = records(out)[0]
+    code, text, _ = cli(capsys, "replay", out, "--episode", rec["scenario_id"])
+    assert code == 0
+    k = rec["metrics"]["given_steps"]
+    assert f"calls 0 to {k - 1}: pre-filled steps 1 to {k}, given" in text
+    assert f"expected {rec['metrics']['first_answer']} after the pre-fill" in text
