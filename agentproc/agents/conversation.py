@@ -59,7 +59,8 @@ def conversation(
     model: Any, tools: list[dict[str, Any]] | None, opening: list[dict[str, Any]]
 ) -> Conversation:
     """A conversation with ``model`` that opens with ``opening`` (OpenAI-format
-    system and user messages), offering ``tools`` (none: text mode)."""
+    system and user messages, then any pre-filled calls and their results), offering
+    ``tools`` (none: text mode)."""
     lean = getattr(model, "lean_conversation", None)
     chat = lean(tools, opening) if lean is not None else None
     return chat if chat is not None else LangChainChat(model, tools, opening)
@@ -71,11 +72,14 @@ class LangChainChat:
     def __init__(
         self, model: Any, tools: list[dict[str, Any]] | None, opening: list[dict[str, Any]]
     ) -> None:
-        from langchain_core.messages import HumanMessage, SystemMessage
+        from langchain_core.messages import HumanMessage, SystemMessage, convert_to_messages
 
         self.model = model.bind_tools(tools) if tools is not None else model
         kinds = {"system": SystemMessage, "user": HumanMessage}
-        self.history: list[Any] = [kinds[m["role"]](m["content"]) for m in opening]
+        self.history: list[Any] = [
+            kinds[m["role"]](m["content"]) if m["role"] in kinds else convert_to_messages([m])[0]
+            for m in opening  # a pre-fill's calls and results: OpenAI messages
+        ]
 
     async def next_turn(self) -> Turn:
         from langchain_core.messages import AIMessage

@@ -63,20 +63,23 @@ async def arun_agent_episode(
     budget: int | None = None,
     variant: Variant | None = None,
     order: OrderPolicy = "listed",
+    trial: int = 0,
 ) -> Episode:
     """Run your own agent, built by ``factory`` from the mock tools, on a scenario
-    (presented as ``variant`` says; each tool call counts as a message of its own)."""
+    (presented as ``variant`` says; each tool call counts as a message of its own;
+    ``trial``: the repetition, which a variant's pre-fill is drawn by). A pre-fill's calls
+    and results come after the opening messages, as LangChain messages."""
     from langchain_core.messages import convert_to_messages, convert_to_openai_messages
 
     session = EpisodeSession(
-        scenario, agent, guard=guard, budget=budget, variant=variant, order=order
+        scenario, agent, guard=guard, budget=budget, variant=variant, order=order, trial=trial
     )
     runnable = factory(mock_tools(session))
     opening = list(session.messages)
     stop: StopReason | None = None
     try:
         out = await runnable.ainvoke(
-            {"messages": convert_to_messages([(m["role"], m["content"]) for m in opening])},
+            {"messages": convert_to_messages([_plain(m) for m in opening])},
             config={"recursion_limit": 2 * session.budget + 10},
         )
         if isinstance(out, dict) and isinstance(out.get("messages"), list):
@@ -93,3 +96,11 @@ async def arun_agent_episode(
             # mistake in the procedure; a model endpoint failing inside it is the endpoint's.
             session.fail(episode_error(exc))
     return session.finish(stop or session.stop_reason)
+
+
+def _plain(message: dict[str, Any]) -> Any:
+    """An opening message as ``convert_to_messages`` takes it: ``(role, content)`` for the
+    system and user messages, the OpenAI message itself for a pre-filled call or result."""
+    if message["role"] in ("system", "user"):
+        return (message["role"], message["content"])
+    return message

@@ -102,7 +102,7 @@ def factory_episodes(factory: AgentFactory, agent: str, options: ModelRunOptions
     budget, variant and order policy of ``options``."""
 
     async def episode(scenario: Scenario, trial: int = 0) -> Episode:
-        del trial  # the agent owns its randomness
+        # The agent owns its randomness; the trial draws a variant's pre-fill.
         return await arun_agent_episode(
             scenario,
             factory,
@@ -111,6 +111,7 @@ def factory_episodes(factory: AgentFactory, agent: str, options: ModelRunOptions
             budget=options.budget,
             variant=options.variant,
             order=options.order,
+            trial=trial,
         )
 
     return episode

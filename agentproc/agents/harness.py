@@ -125,15 +125,17 @@ async def arun_model_episode(
     variant: Variant | None = None,
     order: OrderPolicy = "listed",
     cache: CacheUse | None = None,
+    trial: int = 0,
 ) -> Episode:
     """Run a LangChain chat model (anything with ``bind_tools`` and ``ainvoke``) on a scenario
-    (presented as ``variant`` says; its replies through the response cache ``cache``)."""
+    (presented as ``variant`` says; its replies through the response cache ``cache``;
+    ``trial``: the repetition, which a variant's pre-fill is drawn by)."""
     session = EpisodeSession(
-        scenario, agent, guard=guard, budget=budget, variant=variant, order=order
+        scenario, agent, guard=guard, budget=budget, variant=variant, order=order, trial=trial
     )
     ep = _Episode(
         session=session,
-        chat=cached(model, session.tools, session.messages[:2], cache),
+        chat=cached(model, session.tools, list(session.messages), cache),  # with any pre-fill
         continue_after_answer=continue_after_answer,
         retry=retry or RetryPolicy(),
         rng=retry_seed(seed, scenario.id),

@@ -91,6 +91,7 @@ def model_episodes(model: Any, agent: str, options: ModelRunOptions) -> EpisodeF
             variant=options.variant,
             order=options.order,
             cache=cache,
+            trial=trial,
         )
 
     return episode

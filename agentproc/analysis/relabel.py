@@ -38,6 +38,7 @@ from agentproc.runs import (
 from agentproc.runs.keys import record_order
 from agentproc.runs.specs import resolve_spec
 from agentproc.workflow import Workflow, build_workflow
+from agentproc.workflow.prefill import stored_prefill
 from agentproc.workflow.present import Presented, present
 from agentproc.workflow.variant import variant_from_json
 
@@ -113,9 +114,11 @@ class _Labeller:
         if spec is not None:
             wf, presented = self._variant(wf, spec, where)
         policy, batches = record_order(rec, self.order, where)
-        monitor = monitor_for(wf, presented, policy)
         try:
-            monitor.observe_stored(rec["calls"], presented, batches)
+            variant = presented.variant if presented is not None else None
+            wf, given = stored_prefill(wf, variant, rec["calls"])
+            monitor = monitor_for(wf, presented, policy)
+            monitor.observe_stored(rec["calls"], presented, batches, given)
         except StoredCallError as exc:
             field = f"calls[{exc.index}]" + (f".{exc.field}" if exc.field else "")
             raise RunFileError(where, exc.reason, field) from None

@@ -29,6 +29,7 @@ from agentproc.workflow import (
     Workflow,
     build_workflow,
 )
+from agentproc.workflow.prefill import conditioned, given_steps
 from agentproc.workflow.present import present
 from agentproc.workflow.variant import Variant, variant_from_json
 
@@ -104,9 +105,14 @@ def replay_calls(
         wf = build_workflow(presented.scenario, variant)
         guard = variant.with_guard(guard)
     toolkit = Toolkit(wf, guard, presented)
+    given = [toolkit.call(*call, given=True) for call in calls[: given_steps(wf, variant)]]
+    if given:  # judged against the state the pre-filled calls left
+        wf = conditioned(wf, {c.index + 1: c.value for c in given if c.value is not None})
     monitor = monitor_for(wf, presented, order)
-    starts = message_starts(len(calls), batches)
-    for i, (name, arguments) in enumerate(calls):
+    for rec in given:
+        monitor.give(rec)
+    starts = message_starts(len(calls) - len(given), batches)
+    for i, (name, arguments) in enumerate(calls[len(given) :]):
         if i in starts:
             monitor.message()
         monitor.observe(toolkit.call(name, arguments))

@@ -90,6 +90,8 @@ def _episode(rec: Mapping[str, Any]) -> _Episode:
     divergence = None
     if isinstance(div, Mapping) and div.get("label") is not None:
         step = div.get("step")
+        if isinstance(step, int):  # after a pre-fill, its position in the agent's own part
+            step -= int(m.get("given_steps", 0))
         divergence = (str(div["label"]), step if isinstance(step, int) else None, total)
     realised = rec["params"].get("realised_lookback")
     distinct = int(m.get("executed_steps", total - labels.get(LabelKind.SKIPPED_STEP, 0)))

@@ -297,9 +297,13 @@ def _summary(replay: Replay, console: Console, width: int) -> None:
     steps = ", ".join(str(lab.step) for lab in replay.labels if lab.kind.value == "skipped_step")
     verdict = m["verdict"]
     console.print(Text(f"verdict: {verdict}", style=VERDICT_STYLE.get(verdict, "")))
+    given = m.get("given_steps", 0)
+    expected: object = replay.scenario.answer
+    if given:  # judged against the state the pre-filled calls left
+        wf = replay.workflow
+        expected = f"{wf.expected[wf.answer_index]} after the pre-fill"
     answers = (
-        f"answer: {m['first_answer']} (first), {m['final_answer']} (final); "
-        f"expected {replay.scenario.answer}"
+        f"answer: {m['first_answer']} (first), {m['final_answer']} (final); expected {expected}"
     )
     progress = (
         f"steps executed {m['executed_steps']}/{m['total_steps']}; "
@@ -310,6 +314,13 @@ def _summary(replay: Replay, console: Console, width: int) -> None:
     else:
         console.print(answers, highlight=False, soft_wrap=True)
         console.print(progress, highlight=False, soft_wrap=True)
+    if given:
+        console.print(
+            f"calls 0 to {given - 1}: pre-filled steps 1 to {given}, given (not the agent's, "
+            "not labelled; the counts above are its own)",
+            highlight=False,
+            soft_wrap=True,
+        )
     if div is not None:
         step = f"step {div['step']}" if div["step"] is not None else "the answer"
         console.print(

@@ -404,6 +404,11 @@ def _selfcheck_scenarios(args: argparse.Namespace) -> list[Any] | None:
 def selfcheck_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     from rich.progress import Progress
 
+    if args.selfcond is not None:
+        from agentproc.cli.selfcond import selfcond_command
+
+        return selfcond_command(args, out, err)
+
     from agentproc.agents.sim import INJECTORS
     from agentproc.agents.sim.selfcheck import cells, run_selfcheck, run_selfcheck_on
     from agentproc.workflow.variant import load_variant

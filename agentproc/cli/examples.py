@@ -10,6 +10,7 @@ SIM_AGENTS = (
     "sim:oracle",
     "sim:batched",
     "sim:decay",
+    "sim:selfcond",
     "sim:hallucinated_call",
     "sim:invalid_arguments",
     "sim:repeated_step",

@@ -407,6 +407,15 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         help="check on instances of a declared workflow file (drawn with --seed)",
     )
+    on.add_argument(
+        "--selfcond",
+        nargs="?",
+        const=50,
+        type=count(1),
+        metavar="COUNT",
+        help="instead: check that the induced self-conditioning measure recovers sim:selfcond's "
+        "parameters (clean and half-wrong pre-fills of COUNT procedures a cell, default 50)",
+    )
 
     va = sub.add_parser("variants", help="list the shipped variants and what each changes")
     va.add_argument("--json", action="store_true", help="print them as JSON")
@@ -517,7 +526,8 @@ def _compare_parsers(sub: argparse._SubParsersAction[_Parser], episodes: _Parser
     st.add_argument(
         "--grid",
         action="store_true",
-        help="every combination of one prompt style, one rendering and one tool set",
+        help="every combination of one prompt style, one rendering and one tool set; over "
+        "pre-fill variants only, the agent's own error rate against their share of wrong steps",
     )
     for q in (cp, st):
         q.add_argument("--out", type=Path, help="with a suite: folder for one run file per variant")

@@ -116,8 +116,12 @@ def _shown(
 def stress_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     from agentproc.experiments import stress_suite
     from agentproc.experiments.render import render_stress
+    from agentproc.experiments.stress import share_grid
 
+    shares = share_grid(args.variants) if args.grid else None
     how, scenarios = _suite_run(args, err)
+    if shares is not None:  # the curve over the share of wrong pre-filled steps
+        return _share_curve(scenarios, how, shares, args, out, err)
     result, ran = stress_suite(
         scenarios, how, variants=args.variants, grid=args.grid, threshold=args.threshold
     )
@@ -125,3 +129,20 @@ def stress_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     if result is None:
         return status
     return _shown(result, result.compare, render_stress, args.json, out, err, status)
+
+
+def _share_curve(
+    scenarios: Any, how: Any, variants: Any, args: argparse.Namespace, out: Console, err: Console
+) -> int:
+    from agentproc.experiments.run import share_suite
+    from agentproc.experiments.share_render import render_share_curve
+
+    curve, ran = share_suite(scenarios, how, variants)
+    status = _after_runs(ran, err)
+    if curve is None:
+        return status
+    if args.json:
+        print_json(out, curve.to_json())
+    else:
+        render_share_curve(curve, out)
+    return status

@@ -18,10 +18,11 @@ from agentproc.agents.suite import ModelRunOptions
 from agentproc.agents.sweep import Agent, run_variants
 from agentproc.analysis.compare import compare_files
 from agentproc.analysis.compare_result import CompareResult
+from agentproc.analysis.selfcond import ShareCurve, share_curve
 from agentproc.errors import ConfigError
 from agentproc.experiments.stress import StressResult, preset_variants, stress_result
 from agentproc.experiments.wording import prompt_blind_note
-from agentproc.runs import RunSummary, Workers
+from agentproc.runs import RunSummary, Workers, latest_records
 from agentproc.workflow import Scenario
 from agentproc.workflow.variant import Variant, load_variant
 
@@ -170,3 +171,33 @@ def applying(
 
 _NAMED = 6
 """Variants a note names before it counts the rest."""
+def share_suite(
+    scenarios: Sequence[Scenario], how: SuiteRun, variants: Sequence[Variant]
+) -> tuple[ShareCurve | None, Ran]:
+    """Run every pre-fill variant and give the agent's own error rate against the share of
+    wrong pre-filled steps (``stress SUITE --variants prefill-... --grid``; ``None`` when
+    the endpoint failed and the sweep stopped)."""
+    if not scenarios:
+        raise ConfigError("the suite holds no scenario to run")
+    done = run_variants(
+        scenarios,
+        how.agent,
+        variants,
+        how.out,
+        trials=how.trials,
+        resume=how.resume,
+        overwrite=how.overwrite,
+        console=how.console,
+        workers=how.workers,
+        inputs=how.inputs,
+    )
+    ran = Ran({v.name: s for v, (_, s) in zip(variants, done, strict=False)}, [])
+    ran.aborted = next((s.aborted for _, s in done if s.aborted is not None), None)
+    if ran.aborted is not None:
+        return None, ran
+    arms = []
+    for variant, (path, _) in zip(variants, done, strict=True):
+        records = [rec for _, _, rec in latest_records([path], view="head")]
+        share = variant.prefill.wrong_share if variant.prefill is not None else 0.0
+        arms.append((variant.name, share, records))
+    return share_curve(how.agent.agent, arms), ran

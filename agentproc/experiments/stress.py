@@ -37,8 +37,9 @@ from agentproc.workflow.variant import (
     variant_from_json,
 )
 
-Axis = Literal["default", "prompt", "rendering", "tools", "guard", "mixed"]
-"""What a variant changes: the prompt, how the steps are rendered, the tool set, the guard."""
+Axis = Literal["default", "prompt", "rendering", "tools", "guard", "prefill", "mixed"]
+"""What a variant changes: the prompt, how the steps are rendered, the tool set, the guard,
+the pre-filled steps."""
 
 _AXIS_OF_KNOB: dict[str, Axis] = {
     "prompt": "prompt",
@@ -51,6 +52,7 @@ _AXIS_OF_KNOB: dict[str, Axis] = {
     "descriptions": "tools",
     "faults": "tools",
     "guard": "guard",
+    "prefill": "prefill",
 }
 
 GRID_AXES: tuple[Axis, ...] = ("prompt", "rendering", "tools")
@@ -93,12 +95,20 @@ def preset_variants(names: Sequence[str] | None = None, *, grid: bool = False) -
     if names:
         chosen = [load_variant(n) for n in names]
     else:
-        # A slow tool changes the wall time, never what the agent sees: left out unless named.
+        # A slow tool changes the wall time, never what the agent sees, and a pre-fill
+        # changes what is measured (the agent's own part): left out unless named.
         chosen = [load_variant(n) for n in shipped_variants()]
-        chosen = [v for v in chosen if not v.faults.slow_seconds]
+        chosen = [v for v in chosen if not v.faults.slow_seconds and v.prefill is None]
     chosen = [v for v in chosen if not v.is_default]
     if not grid:
         return [DEFAULT_VARIANT, *chosen]
+    mixed = [v.name for v in chosen if v.prefill is not None]
+    if mixed:  # share_grid takes pre-fill variants alone; the grid crosses no pre-fill
+        raise ConfigError(
+            f"--grid and --variants {','.join(names or [])}: pre-fill variants "
+            f"({', '.join(mixed)}) make the grid over their wrong share alone; name only "
+            "them, or drop them from this grid"
+        )
     if names and len({axis_of(v) for v in chosen} & set(GRID_AXES)) < 2:  # the plain sweep
         raise ConfigError(
             f"--grid and --variants {','.join(names)}: the grid crosses variants of two axes "
@@ -106,6 +116,15 @@ def preset_variants(names: Sequence[str] | None = None, *, grid: bool = False) -
         )
     by_axis = {a: [DEFAULT_VARIANT, *(v for v in chosen if axis_of(v) == a)] for a in GRID_AXES}
     return [combine(parts) for parts in itertools.product(*by_axis.values())]
+
+
+def share_grid(names: Sequence[str] | None) -> list[Variant] | None:
+    """The variants of ``--grid`` over the share of wrong pre-filled steps: ``names`` when
+    every one has a ``[prefill]`` (``None``: not that grid)."""
+    if not names:
+        return None
+    chosen = [load_variant(n) for n in names]
+    return chosen if all(v.prefill is not None for v in chosen) else None
 
 
 @dataclass(frozen=True, slots=True)

@@ -77,6 +77,7 @@ from functools import partial
 from itertools import compress, filterfalse, repeat
 from operator import eq, itemgetter, lt
 
+from agentproc.labelling.given import own_metrics
 from agentproc.labelling.labels import Divergence, Label, LabelKind, Metrics, Verdict
 from agentproc.labelling.order import (
     Batching,
@@ -162,6 +163,8 @@ class LabelCore:
             else None
         )
         """Under ``dependency``: the values the current message produced, not yet returned."""
+        self.given = 0
+        """Pre-filled calls seen (:meth:`give`): the first entries, none of them the agent's."""
 
     # -- entries ----------------------------------------------------------------
 
@@ -180,6 +183,14 @@ class LabelCore:
             self.trace.pop()
         else:
             self.trace.remove(entry)
+
+    def give(self, index: int, step: int, value: int) -> None:
+        """A pre-filled call (:mod:`agentproc.workflow.prefill`): step ``step`` returned
+        ``value`` before the agent's first call. It is the procedure as given: never
+        labelled, part of the correct prefix, and left out of every metric of the agent's
+        (its calls, steps, progress and prefix count its own)."""
+        self.record_step(self.begin(index, step), step, value)
+        self.given += 1
 
     def add(self, label: Label) -> None:
         """Record a label."""
@@ -422,6 +433,8 @@ class LabelCore:
             "longest_correct_prefix": prefix,
             "first_divergence": divergence,
         }
+        if self.given:
+            own_metrics(metrics, self.given, self.last_value, wf)
         if self.order == "dependency":
             self.batching.close()
             metrics["messages"] = self.batching.messages

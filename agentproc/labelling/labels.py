@@ -193,6 +193,10 @@ class Metrics(TypedDict):
     fewest_messages: NotRequired[int]
     """Under ``dependency``: the fewest messages a faithful episode needs (the depth of the
     step graph, plus one for the answer)."""
+    given_steps: NotRequired[int]
+    """Steps ``1 .. given_steps`` were pre-filled (a variant's ``[prefill]``): not the
+    agent's calls; ``calls``, ``executed_steps``, ``total_steps``, ``progress_rate`` and
+    ``longest_correct_prefix`` then count the agent's own part."""
     batching_maximal: NotRequired[bool]
     """Under ``dependency``: every message held every step that was ready when it was sent
     (its inputs produced, itself not yet run)."""

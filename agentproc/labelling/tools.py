@@ -66,6 +66,12 @@ class Monitor:
         self.observe_parts(rec.index, *rec.observed)
         return self.core.labels[start:]
 
+    def give(self, rec: CallRecord) -> None:
+        """A pre-filled call, not the agent's (:meth:`LabelCore.give`): never labelled."""
+        if rec.step is None or rec.value is None:
+            raise ValueError(f"pre-filled call {rec.index} executed no step")
+        self.core.give(rec.index, rec.step, rec.value)
+
     def observe_parts(
         self,
         index: int,
@@ -103,20 +109,25 @@ class Monitor:
         calls: Sequence[Any],
         presented: Presented | None = None,
         batches: Sequence[int] | None = None,
+        given: int = 0,
     ) -> None:
         """:meth:`observe` each call of a stored trace, each read by
         :func:`~agentproc.workflow.calls.read_stored` (under a variant, its arguments keyed
         back to the canonical variables). ``batches``: how many calls each of the agent's
-        messages held, in order (``None``: one call per message). A call that is not one
+        messages held, in order (``None``: one call per message); ``given``: how many calls
+        open the trace pre-filled (:meth:`give` n, in no message). A call that is not one
         raises :class:`~agentproc.errors.StoredCallError` naming its index and field."""
         wf = self.wf
         scale, finish_tool = wf.scale, wf.finish_tool
         # Read to its parts and labelled from them, no record made (a run's every call
         # passes here); a subclass that labels whole records (the calculator's) gets each.
         parts = type(self).observe is Monitor.observe
-        starts = message_starts(len(calls), batches)
+        starts = message_starts(len(calls) - given, batches)
         for i, c in enumerate(calls):
-            if i in starts:
+            if i < given:
+                self._give_stored(c, i)
+                continue
+            if i - given in starts:
                 self.core.new_message()
             rec = None if parts else CallRecord.read(c, i, scale, finish_tool)
             step, finish, refused, args, value, answer = (
@@ -133,6 +144,12 @@ class Monitor:
             except (KeyError, TypeError, AttributeError, IndexError):
                 # A step it has not, arguments it lacks, a value that is no number.
                 raise StoredCallError(i, None, "not a recorded call") from None
+
+    def _give_stored(self, call: Any, index: int) -> None:
+        step, _, refused, _, value, _ = read_stored(call, index, self.wf.scale, self.wf.finish_tool)
+        if step is None or value is None or refused is not None:
+            raise StoredCallError(index, None, "a pre-filled call executes a step")
+        self.core.give(index, step, value)
 
     def _arguments(
         self,

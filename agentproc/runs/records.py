@@ -84,6 +84,9 @@ class CallJSON(TypedDict):
     """The value the step produced."""
     answer: NotRequired[float | int]
     """The answer an accepted finish call submitted."""
+    given: NotRequired[bool]
+    """A pre-filled call (a variant's ``[prefill]``), not the agent's: the first
+    ``metrics.given_steps`` calls (a line stores the count, not the flag)."""
 
 
 @with_config(_CONFIG)

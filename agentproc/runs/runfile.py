@@ -237,6 +237,8 @@ def expand(rec: dict[str, Any]) -> dict[str, Any]:
     bulk = bulk if isinstance(bulk, dict) else {}
     results = bulk.get("results") or []
     hashes = bulk.get("state_hashes") or []
+    metrics = rec.get("metrics")
+    given = metrics.get("given_steps", 0) if isinstance(metrics, dict) else 0  # pre-filled
     calls = []
     for i, c in enumerate(rec["calls"]):
         if not isinstance(c, list) or len(c) != 5:
@@ -253,6 +255,8 @@ def expand(rec: dict[str, Any]) -> dict[str, Any]:
         }
         if value is not None:
             call["value" if step is not None else "answer"] = value
+        if isinstance(given, int) and i < given:
+            call["given"] = True
         calls.append(call)
     rec["calls"] = calls
     for key in BULK_KEYS:

@@ -38,6 +38,7 @@ from agentproc.workflow import (
     text_messages,
 )
 from agentproc.workflow.declared import check_applies
+from agentproc.workflow.prefill import Plan, conditioned, plan_prefill, prefill_seed
 from agentproc.workflow.present import Presented, present
 from agentproc.workflow.variant import Variant
 
@@ -46,8 +47,9 @@ BUDGET_EXHAUSTED = "Error: call budget exhausted."
 
 
 def default_budget(workflow: Workflow) -> int:
-    """The call budget of an episode: twice what a faithful agent needs, plus five."""
-    return 2 * (workflow.n_steps + 1) + 5
+    """The call budget of an episode: twice what a faithful agent needs, plus five (the
+    steps after a pre-fill are what it needs: pre-filled calls are not the agent's)."""
+    return 2 * (workflow.n_steps - workflow.given + 1) + 5
 
 
 def text_of(content: Any) -> str:
@@ -106,7 +108,11 @@ class EpisodeSession:
         mode: ``tools``, or ``text`` for the study's protocol (see :meth:`read_text`).
         variant: How the workflow is presented (:mod:`agentproc.workflow.variant`);
             ``None`` or a variant that changes nothing: today's workflow. Its guard,
-            when set, overrides ``guard``.
+            when set, overrides ``guard``. Its ``[prefill]`` opens the episode with the
+            first steps already called (:mod:`agentproc.workflow.prefill`, drawn by the
+            variant's seed, the scenario and ``trial``): in the messages, executed by the
+            mock tools, given to the monitor; the agent is judged from there on.
+        trial: The repetition of the scenario (what a pre-fill is drawn by).
     """
 
     def __init__(
@@ -119,6 +125,7 @@ class EpisodeSession:
         mode: Mode = "tools",
         variant: Variant | None = None,
         order: OrderPolicy = "listed",
+        trial: int = 0,
     ) -> None:
         check_applies(scenario, mode, variant)
         self.scenario = scenario
@@ -134,6 +141,14 @@ class EpisodeSession:
             self.presented = present(scenario, variant)
         shown = self.presented.scenario if self.presented is not None else scenario
         self.workflow = build_workflow(shown, variant if self.presented is not None else None)
+        plan = None
+        if variant is not None and variant.prefill is not None and mode == "tools":
+            key = prefill_seed(variant.seed, scenario.id, trial)
+            plan = plan_prefill(self.workflow, variant.prefill, key)
+            if plan.calls:
+                self.workflow = conditioned(self.workflow, plan.values, plan.wrong_steps)
+        self.given = 0
+        """Pre-filled calls: the first of :attr:`calls`, none of them the agent's."""
         self.toolkit = Toolkit(self.workflow, guard, self.presented)
         self.order: OrderPolicy = order
         self.monitor: Monitor = monitor_for(self.workflow, self.presented, order)
@@ -149,11 +164,29 @@ class EpisodeSession:
             self.messages = opening_messages(shown, self.presented.system)
         else:
             self.messages = opening_messages(scenario)
+        if plan is not None:
+            self._prefill(plan)
         self.output: str | None = None
         self.error: EpisodeError | None = None
         self.over_budget = False
         """Whether a call was refused because the budget was used up."""
         self._text: tuple[list[Label], Any] | None = None
+
+    def _prefill(self, plan: Plan) -> None:
+        """Execute the pre-filled calls as the agent would have made them (in the names it
+        is shown), give them to the monitor and log them after the opening messages."""
+        for given in plan.calls:
+            spec = self.workflow.steps[given.step - 1]
+            args = {p: self.workflow.to_number(u) for p, u in given.args.items()}
+            spoken = (spec.name, args)
+            if self.presented is not None:
+                spoken = self.presented.outbound(spec.name, args)
+            rec = self.toolkit.call(*spoken, given=True)
+            if rec.value != given.value:  # pragma: no cover - the plan computes as the tools do
+                raise RuntimeError(f"pre-filled step {given.step} returned {rec.result!r}")
+            self.monitor.give(rec)
+            self.messages.extend(call_messages(rec))
+        self.given = len(plan.calls)
 
     @property
     def tools(self) -> list[dict[str, Any]]:
@@ -169,7 +202,7 @@ class EpisodeSession:
     @property
     def exhausted(self) -> bool:
         """Whether the call budget is used up: a further call is not executed."""
-        return len(self.toolkit.calls) >= self.budget
+        return len(self.toolkit.calls) - self.given >= self.budget
 
     @property
     def answered(self) -> bool:

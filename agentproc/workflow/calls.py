@@ -36,6 +36,8 @@ class CallRecord:
     answer: float | int | None = None
     """The submitted answer, for an accepted finish call."""
     state_hash: str = ""
+    given: bool = False
+    """A pre-filled call (:mod:`agentproc.workflow.prefill`), not the agent's."""
 
     @property
     def observed(self) -> Observed:
@@ -57,6 +59,8 @@ class CallRecord:
             out["value"] = to_number(self.value, scale)
         if self.finish and self.answer is not None:
             out["answer"] = self.answer
+        if self.given:
+            out["given"] = True
         return out
 
     @classmethod

@@ -63,6 +63,11 @@ class Workflow:
     declared_depends: tuple[tuple[int, ...], ...] | None = None
     """A declared workflow's steps' :attr:`~ScenarioStep.depends_on` (``None``: a
     procedure's, found from its operands)."""
+    given: int = 0
+    """Steps ``1 .. given`` were pre-filled (:mod:`agentproc.workflow.prefill`): executed
+    before the agent's first call, their values the correct ones from then on."""
+    given_wrong: tuple[int, ...] = ()
+    """The pre-filled steps whose call holds a slip of its own."""
 
     @cached_property
     def index_of(self) -> dict[str, int]:

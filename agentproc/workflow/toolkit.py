@@ -136,15 +136,19 @@ class Toolkit:
         number = self.workflow.number_type
         return f"expected exactly the arguments {', '.join(params)}, each a {number}"
 
-    def call(self, name: str, arguments: str | dict[str, Any] | None) -> CallRecord:
-        """Execute one call and record it. Never raises for an agent mistake."""
+    def call(
+        self, name: str, arguments: str | dict[str, Any] | None, given: bool = False
+    ) -> CallRecord:
+        """Execute one call and record it. Never raises for an agent mistake. A ``given``
+        call (pre-filled, :mod:`agentproc.workflow.prefill`) meets no tool fault."""
         raw, args, problem = parse_arguments(arguments)
-        rec = CallRecord(index=len(self.calls), name=name, arguments=raw, result="")
+        rec = CallRecord(index=len(self.calls), name=name, arguments=raw, result="", given=given)
         wf = self.workflow
         pres = self.presented
         canonical = name if pres is None else pres.inbound.get(name, "")
         spec = wf.by_name.get(canonical)
-        if pres is not None and canonical and name != wf.finish_tool and self._faulted(rec):
+        faults = pres is not None and canonical and name != wf.finish_tool and not given
+        if faults and self._faulted(rec):
             rec.step = spec.step if spec is not None else None
         elif spec is not None:
             rec.step = spec.step

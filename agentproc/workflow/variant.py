@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from agentproc.errors import ConfigError, InputError, unknown_key
 from agentproc.jsonio import invalid, loads, unreadable
 from agentproc.resources import folder
+from agentproc.workflow.variant_prefill import Prefill
 
 Rendering = Literal["numbered", "prose", "pseudocode", "json"]
 """How the steps are written in the prompt."""
@@ -118,11 +119,17 @@ class Variant(BaseModel):
     """The guard mode; unset: the run's ``--guard``."""
     seed: int = Field(default=0, ge=0)
     """Seed of random names, shuffles and faults (each also keyed by the scenario)."""
+    prefill: Prefill | None = None
+    """The steps every episode opens with, already executed (some wrong); unset: none."""
 
     @model_validator(mode="after")
     def _consistent(self) -> Variant:
         if self.tools == "calculator" and self.guard in ("enforce", "feedback"):
             raise ValueError("guard: enforce and feedback need per-step tools (not the calculator)")
+        if self.tools == "calculator" and self.prefill is not None:
+            raise ValueError(
+                "prefill: the pre-filled calls need per-step tools (not the calculator)"
+            )
         return self
 
     @property
@@ -160,7 +167,8 @@ class Variant(BaseModel):
     @property
     def digest(self) -> str:
         """A short hash of what it changes (the name and description excluded)."""
-        knobs = self.model_dump(mode="json", exclude={"name", "description"})
+        unset = {"prefill"} if self.prefill is None else set()  # digests from before it
+        knobs = self.model_dump(mode="json", exclude={"name", "description", *unset})
         text = json.dumps(knobs, sort_keys=True, separators=(",", ":"))
         return hashlib.blake2b(text.encode(), digest_size=6).hexdigest()
 
@@ -186,10 +194,19 @@ class Variant(BaseModel):
             out.append(f"transient faults p={self.faults.transient:g}")
         if self.faults.slow_seconds:
             out.append(f"slow tools {self.faults.slow_seconds:g}s")
+        if self.prefill is not None:
+            out.append(prefill_phrase(self.prefill))
         return out
 
 
 DEFAULT_VARIANT = Variant(name=DEFAULT, description="Today's workflow: nothing changed.")
+
+
+def prefill_phrase(prefill: Prefill) -> str:
+    """What a ``[prefill]`` table changes, in a phrase."""
+    steps, fraction = prefill.steps, prefill.fraction
+    length = f"{steps} steps" if steps is not None else f"{fraction or 0:.0%} of the steps"
+    return f"pre-filled {length} ({prefill.wrong_share:.0%} wrong)"
 
 
 def fill_template(template: str, values: dict[str, str]) -> str:
@@ -281,7 +298,7 @@ def variant_schema() -> dict[str, Any]:
     """The JSON Schema of a variant file, generated from :class:`Variant`, each field
     described by the docstring written under it."""
     schema = Variant.model_json_schema()
-    for model in (Variant, PromptTemplate, ToolFaults):
+    for model in (Variant, PromptTemplate, ToolFaults, Prefill):
         where = schema if model is Variant else schema["$defs"][model.__name__]
         for name, doc in field_docstrings(model).items():
             where["properties"][name].setdefault("description", doc)

@@ -27,6 +27,10 @@ class Agent:
         self.truth: list[Label] = []
         self.answers: list[float | int] = []
         self.last_value: int | None = None
+        for spec in wf.steps[: wf.given]:  # pre-filled: run, their values as returned
+            self.last_run[spec.step] = self.belief[spec.target] = wf.correct[spec.target]
+            self.produced.add(spec.target)
+            self.last_value = wf.correct[spec.target]
 
     def num(self, units: int) -> float | int:
         return self.wf.to_number(units)
@@ -46,7 +50,10 @@ class Agent:
         override: dict[str, Any] | None = None,
         causes: dict[str, Label] | None = None,
     ) -> Generator[Request, CallRecord, CallRecord]:
-        """Call a step tool; record the truth of its arguments and repeat status."""
+        """Call a step tool; record the truth of its arguments and repeat status (a
+        pre-filled step is not called: it ran before the agent's first call)."""
+        if spec.step <= self.wf.given:
+            return CallRecord(-1, spec.name, "", "", spec.step, value=self.last_run[spec.step])
         args = self.args(spec, override)
         rec = yield (spec.name, args)
         while rec.refused == "transient":  # a tool fault: the call is simply tried again

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentproc.agents.sim.faults import sim_agent
+from agentproc.agents.sim.faults import Factory, sim_agent
 from agentproc.labelling import Label, LabelKind, shown_label
 from agentproc.labelling.labels import DEPENDENCY_ONLY
 from agentproc.labelling.order import OrderPolicy
@@ -26,6 +26,7 @@ def run_sim_episode(
     trial: int = 0,
     variant: Variant | None = None,
     order: OrderPolicy = "listed",
+    factory: Factory | None = None,
 ) -> Episode:
     """Run a simulated agent on a scenario and label what it did (``trial`` reseeds it).
 
@@ -33,11 +34,13 @@ def run_sim_episode(
     order) and speaks the names it is shown: its calls are translated on the way out.
     A policy that yields a list of calls sends them in one message (a batch) and is sent
     back the list of their records, in call order; ``order`` is the order policy the
-    monitor holds the calls to.
+    monitor holds the calls to; ``factory``: the agent's policy, when it is not the one
+    ``agent`` names (a :func:`~agentproc.agents.sim.conditioning.self_conditioning` of
+    other parameters, say).
     """
-    factory = sim_agent(agent)
+    factory = factory or sim_agent(agent)
     session = EpisodeSession(
-        scenario, agent, guard=guard, budget=budget, variant=variant, order=order
+        scenario, agent, guard=guard, budget=budget, variant=variant, order=order, trial=trial
     )
     presented = session.presented
     policy = factory(session.workflow, episode_seed(seed, scenario.id, agent, trial))

@@ -23,6 +23,9 @@ later arguments.
 - ``sim:decay`` slips with a probability that grows with step position and
   look-back distance (see :func:`decay`); under prose rendering it also skips
   steps (:data:`PROSE_SKIP`), a known effect for testing comparisons.
+- ``sim:selfcond`` slips more once its history holds an error (a wrong pre-filled call or
+  its own slip): a known self-conditioning effect
+  (:mod:`agentproc.agents.sim.conditioning`).
 
 A simulated agent ends its own episode (it is not stopped at its first answer).
 """
@@ -43,6 +46,7 @@ from agentproc.agents.sim.beliefs import (
     unsupported,
     wrong_value,
 )
+from agentproc.agents.sim.conditioning import self_conditioning
 from agentproc.errors import unknown_key
 from agentproc.labelling import Label, LabelKind
 from agentproc.workflow import CallRecord, Workflow
@@ -137,7 +141,7 @@ def reordered(wf: Workflow, rng: random.Random) -> Policy:
     order[k - 1], order[k] = order[k], order[k - 1]
     for spec in order:
         rec = yield from a.step(spec)
-        if spec.step == k + 1:
+        if spec.step == k + 1 and k > wf.given:  # (a pre-filled step k ran before k + 1)
             a.truth.append(
                 Label(K.REORDERED, rec.index, k + 1, breaks_dependency=k in spec.depends_on)
             )
@@ -234,7 +238,7 @@ def decay(wf: Workflow, rng: random.Random) -> Policy:
     a = Agent(wf)
     prose = wf.variant is not None and wf.variant.rendering == "prose"
     extra = random.Random(repr(rng.getstate())) if prose else None
-    for spec in wf.steps:
+    for spec in wf.steps[wf.given :]:
         # The farthest operand within the window (a procedure of format 2 read an input
         # there, at any distance: it is in view all along, the prompt states it).
         d = min(spec.target - min(spec.operand_vars), wf.scenario.params.lookback)
@@ -264,7 +268,7 @@ def batched(wf: Workflow, rng: random.Random) -> Generator[Any, Any, list[Label]
     under the ``dependency`` order policy, with maximal batching. It yields a list of
     requests per message and is sent back the list of their records."""
     a = Agent(wf)
-    done: set[int] = set()
+    done: set[int] = set(a.last_run)  # the pre-filled steps, if any
     while len(done) < wf.n_steps:
         ready = [s for s in wf.steps if s.step not in done and set(s.depends_on) <= done]
         rng.shuffle(ready)
@@ -288,7 +292,7 @@ def unreturned_value(wf: Workflow, rng: random.Random) -> Generator[Any, Any, li
     judged, and :func:`~agentproc.agents.sim.episode.run_sim_episode` drops that truth).
     Without such a pair it runs as ``sim:oracle``."""
     a = Agent(wf)
-    pairs = [s.step for s in wf.steps[1:] if s.step - 1 in s.depends_on]
+    pairs = [s.step for s in wf.steps[1:] if s.step - 1 in s.depends_on and s.step - 1 > wf.given]
     if not pairs:
         return (yield from oracle(wf, rng))
     k = pairs[pick(rng, len(pairs))] - 1  # steps k and k + 1 go together
@@ -335,6 +339,7 @@ SIM_AGENTS: dict[str, Factory] = {
     "sim:answer_revised": answer_revised,
     "sim:unreturned_value": unreturned_value,
     "sim:decay": decay,
+    "sim:selfcond": self_conditioning(),
 }
 """Every simulated agent by name."""
 
