@@ -171,6 +171,8 @@ def applying(
 
 _NAMED = 6
 """Variants a note names before it counts the rest."""
+
+
 def share_suite(
     scenarios: Sequence[Scenario], how: SuiteRun, variants: Sequence[Variant]
 ) -> tuple[ShareCurve | None, Ran]:
