@@ -405,6 +405,7 @@ def build_parser() -> argparse.ArgumentParser:
     on.add_argument(
         "--workflow",
         type=Path,
+        metavar="FILE",
         help="check on instances of a declared workflow file (drawn with --seed)",
     )
     on.add_argument(
@@ -412,9 +413,9 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="?",
         const=50,
         type=count(1),
-        metavar="COUNT",
+        metavar="N",
         help="instead: check that the induced self-conditioning measure recovers sim:selfcond's "
-        "parameters (clean and half-wrong pre-fills of COUNT procedures a cell, default 50)",
+        "parameters (clean and half-wrong pre-fills of N procedures a cell, default 50)",
     )
 
     va = sub.add_parser("variants", help="list the shipped variants and what each changes")
