@@ -7,7 +7,8 @@ default, every instance distinct) and ``--count`` generated procedures of as man
 (``--agent``, ``sim:oracle`` by default: one call per turn, as many calls on both) and
 then ``agentproc relabel`` of each run file, each in a child process pinned to one core
 and timed from inside, after its imports (what the command line does, the command's
-start-up left out). Rounds are interleaved, so both suites see the same machine; the
+start-up left out), in CPU seconds (the machine is shared: its other work slows the
+wall clock more than the CPU time). Rounds are interleaved, so both suites see the same machine; the
 figures are medians over the rounds, the ratios the median of each round's ratio.
 
 Prints the cost per turn of ``run``, the cost per call of ``relabel`` and the run
@@ -34,19 +35,19 @@ from agentproc.cli.main import main
 from agentproc.analysis import relabel_run
 import agentproc.agents.sim, agentproc.cli.commands, agentproc.runs, agentproc.workflow
 what, path, *argv = sys.argv[1:]
-t = time.perf_counter()
+t = time.process_time()
 if what == "run":
     code = main(argv)
     assert code == 0, code
 else:
     relabel_run(__import__("pathlib").Path(path))
-print(time.perf_counter() - t)
+print(time.process_time() - t)
 """
 
 
 def _timed(what: str, path: Path, argv: list[str]) -> float:
-    """Seconds ``agentproc run`` (``argv``) or a relabel of ``path`` took in a child pinned
-    to one core, after its imports."""
+    """CPU seconds ``agentproc run`` (``argv``) or a relabel of ``path`` took in a child
+    pinned to one core, after its imports."""
     out = subprocess.run(
         ["taskset", "-c", "0", sys.executable, "-c", _CHILD, what, str(path), *argv],
         capture_output=True,
@@ -96,10 +97,8 @@ def main() -> None:
                 str(suites["workflow"]),
             ]
         )
-        _generate(
-            ["--steps", str(steps), "--lookback", "3", "--count", str(args.count)]
-            + ["--seed", "0", "--out", str(suites["procedure"])]
-        )
+        grid = ["--steps", str(steps), "--lookback", "3", "--count", str(args.count)]
+        _generate([*grid, "--seed", "0", "--out", str(suites["procedure"])])
         run: dict[str, list[float]] = {k: [] for k in suites}
         relabel: dict[str, list[float]] = {k: [] for k in suites}
         size: dict[str, tuple[int, int, int]] = {}

@@ -269,7 +269,7 @@ def _check_run_out(args: argparse.Namespace) -> None:
 def _check_whole_suite(suite: Path) -> None:
     """Read every procedure (or scenario) of ``suite`` before the first episode is written,
     so that a bad line far in refuses the run with nothing written. A suite whose
-    manifest holds the digest of its procedures was checked against it when its first
+    manifest holds the digest of its procedures (or scenarios) was checked against it when its first
     scenario was read (the bytes ``generate`` wrote); any other suite's procedures are
     parsed, not compiled (a tenth of the cost)."""
     from agentproc.jsonio import read_json
@@ -277,14 +277,14 @@ def _check_whole_suite(suite: Path) -> None:
     from agentproc.workflow import load_scenarios
     from agentproc.workflow.load import SCENARIOS
 
-    if suite.is_dir() and (suite / SCENARIOS).is_file():  # a declared workflow's suite
-        for _ in load_scenarios(suite):
-            pass
-        return
     if suite.is_dir():
         manifest = read_json(suite / MANIFEST)
         if isinstance(manifest, dict) and isinstance(manifest.get("sha256"), str):
             return
+    if suite.is_dir() and (suite / SCENARIOS).is_file():  # a declared workflow's suite
+        for _ in load_scenarios(suite):
+            pass
+        return
     for _ in read_procedures(suite) if suite.is_dir() else load_scenarios(suite):
         pass
 
