@@ -73,8 +73,8 @@ def generate_command(args: argparse.Namespace, out: Console, err: Console) -> in
 
 def _generate_workflow(args: argparse.Namespace, out: Console) -> int:
     """``generate --workflow FILE --count N --seed S --out SUITE``."""
+    from agentproc.procedures.files import SCENARIOS
     from agentproc.workflow.declared_suite import load_workflow, write_workflow_suite
-    from agentproc.workflow.load import SCENARIOS
 
     grid_only = [f"--{k}" for k in ("preset", "steps", "lookback", "ops") if getattr(args, k)]
     grid_only += ["--range"] * bool(args.ranges) + ["--mode"] * bool(args.modes)
@@ -274,8 +274,8 @@ def _check_whole_suite(suite: Path) -> None:
     parsed, not compiled (a tenth of the cost)."""
     from agentproc.jsonio import read_json
     from agentproc.procedures import MANIFEST, read_procedures
+    from agentproc.procedures.files import SCENARIOS
     from agentproc.workflow import load_scenarios
-    from agentproc.workflow.load import SCENARIOS
 
     if suite.is_dir():
         manifest = read_json(suite / MANIFEST)

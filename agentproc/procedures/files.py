@@ -19,6 +19,9 @@ from agentproc.jsonio import loads, read_json, seekable, unreadable
 
 MANIFEST = "suite.json"
 PROCEDURES = "procedures.jsonl"
+SCENARIOS = "scenarios.jsonl"
+"""A declared workflow's suite holds its compiled scenarios here (without tools and
+prompt), in place of :data:`PROCEDURES`."""
 
 
 def check_complete(folder_: Path, target: Path) -> None:

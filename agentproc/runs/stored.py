@@ -28,11 +28,10 @@ from agentproc.procedures import (
     procedure_of_text,
     procedure_record,
 )
-from agentproc.procedures.files import line_digest, line_index
+from agentproc.procedures.files import SCENARIOS, line_digest, line_index
 from agentproc.runs.records import EpisodeRecord, procedure_digest
 from agentproc.workflow import Scenario, Workflow, build_workflow
 from agentproc.workflow.compile import compile_procedure
-from agentproc.workflow.load import SCENARIOS
 from agentproc.workflow.runtime import declared_workflow, procedure_workflow
 
 CACHE_SIZE = 1024

@@ -17,10 +17,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from agentproc.errors import ConfigError, OutputError
+from agentproc.procedures.files import SCENARIOS
 from agentproc.procedures.workflow_draw import check_identities, draw_instance
 from agentproc.procedures.workflow_file import DeclaredWorkflow, read_workflow
 from agentproc.workflow.declared import compile_instance
-from agentproc.workflow.load import SCENARIOS
 from agentproc.workflow.scenario import Scenario
 
 MAX_COUNT = 100_000

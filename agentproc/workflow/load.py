@@ -17,13 +17,9 @@ from pydantic import ValidationError
 from agentproc.errors import AgentprocError, InputError
 from agentproc.jsonio import invalid, json_lines, loads, read_json, seekable
 from agentproc.procedures import MANIFEST, Procedure, load_grid, missing_suite, read_procedures
-from agentproc.procedures.files import check_complete, indexed_lines, line_digest
+from agentproc.procedures.files import SCENARIOS, check_complete, indexed_lines, line_digest
 from agentproc.workflow.compile import compile_procedure, complete
 from agentproc.workflow.scenario import Scenario
-
-SCENARIOS = "scenarios.jsonl"
-"""A declared workflow's suite holds its compiled scenarios here (without tools and
-prompt), in place of ``procedures.jsonl``."""
 
 
 def scenario_of(p: Procedure) -> Scenario:
@@ -72,7 +68,7 @@ def _declared_suite(folder: Path, keep: Callable[[str], bool] | None) -> Iterato
     target = folder / SCENARIOS
     check_complete(folder, target)
     suite = str(folder.resolve())
-    for lineno, raw in indexed_lines(target):
+    for lineno, raw in indexed_lines(target, keep):  # the lines of other ids unread
         try:
             data = loads(raw)
         except ValueError as exc:  # UnicodeDecodeError is one

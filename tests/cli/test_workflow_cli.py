@@ -167,3 +167,15 @@ def test_a_workflow_suite_changed_after_generation_is_refused_before_the_run(
     assert code == 2 and len(err.strip().splitlines()) == 1
     assert f"{target}: does not match the digest in suite.json" in err
     assert not out.exists()
+
+
+def test_a_workflow_suite_runs_over_workers_as_in_one_process(suite, tmp_path, capsys):
+    one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
+    code, _, err = cli(capsys, "run", suite, "--agent", "sim:decay", "--out", one)
+    assert code == 0, err
+    argv = ("run", suite, "--agent", "sim:decay", "--workers", 2, "--out", two)
+    code, out, err = cli(capsys, *argv)
+    assert code == 0, err
+    assert "(2 workers)" in out
+    by_id = lambda path: sorted(path.read_text(encoding="utf-8").splitlines())  # noqa: E731
+    assert by_id(two) == by_id(one)
