@@ -269,9 +269,9 @@ def _check_run_out(args: argparse.Namespace) -> None:
 def _check_whole_suite(suite: Path) -> None:
     """Read every procedure (or scenario) of ``suite`` before the first episode is written,
     so that a bad line far in refuses the run with nothing written. A suite whose
-    manifest holds the digest of its procedures (or scenarios) was checked against it when its first
-    scenario was read (the bytes ``generate`` wrote); any other suite's procedures are
-    parsed, not compiled (a tenth of the cost)."""
+    manifest holds the digest of its procedures (or scenarios) was checked against it when
+    its first scenario was read (the bytes ``generate`` wrote); any other suite's
+    procedures are parsed, not compiled (a tenth of the cost)."""
     from agentproc.jsonio import read_json
     from agentproc.procedures import MANIFEST, read_procedures
     from agentproc.procedures.files import SCENARIOS

@@ -94,9 +94,9 @@ class SuiteJob:
 
     def order(self) -> dict[str, int]:
         """Scenario id -> its position in the suite, read without compiling anything."""
-        suite = self.suite
         from agentproc.procedures.files import SCENARIOS
 
+        suite = self.suite
         if isinstance(suite, tuple):
             ids: Iterator[str] = (s.id for s in suite)
         elif suite.is_dir() and not (suite / SCENARIOS).is_file():
