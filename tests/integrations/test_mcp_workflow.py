@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from helpers import cli, records
-from mcp_script import server_env
+from mcp_script import server_env, wire
 
 from agentproc.analysis import replay_calls
 from agentproc.workflow import Scenario, build_workflow, load_scenarios
@@ -52,14 +52,11 @@ async def drive(session: Any, calls: list[list[tuple[str, dict[str, Any]]]]) -> 
     seen: dict[str, Any] = {"errors": []}
     tools = await session.list_tools()
     seen["tools"] = [t.name for t in tools.tools]
-    seen["schema"] = next(
-        t.inputSchema for t in tools.tools if t.name == "line_amount_a"
-    )  # the SDK's 1.x and 2.x both name it so
+    seen["schema"] = next(wire(t)["inputSchema"] for t in tools.tools if t.name == "line_amount_a")
     seen["prompt"] = (await session.get_prompt("procedure")).messages[0].content.text
     for i, script in enumerate(calls):
         for name, args in script:
-            result = await session.call_tool(name, args)
-            seen["errors"].append(result.isError)
+            seen["errors"].append(wire(await session.call_tool(name, args))["isError"])
         moved = await session.call_tool("next_scenario", {})
         seen[f"moved{i}"] = moved.content[0].text
     return seen
