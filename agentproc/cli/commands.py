@@ -73,8 +73,8 @@ def generate_command(args: argparse.Namespace, out: Console, err: Console) -> in
 
 def _generate_workflow(args: argparse.Namespace, out: Console) -> int:
     """``generate --workflow FILE --count N --seed S --out SUITE``."""
+    from agentproc.procedures.files import SCENARIOS
     from agentproc.workflow.declared_suite import load_workflow, write_workflow_suite
-    from agentproc.workflow.load import SCENARIOS
 
     grid_only = [f"--{k}" for k in ("preset", "steps", "lookback", "ops") if getattr(args, k)]
     grid_only += ["--range"] * bool(args.ranges) + ["--mode"] * bool(args.modes)
@@ -269,22 +269,22 @@ def _check_run_out(args: argparse.Namespace) -> None:
 def _check_whole_suite(suite: Path) -> None:
     """Read every procedure (or scenario) of ``suite`` before the first episode is written,
     so that a bad line far in refuses the run with nothing written. A suite whose
-    manifest holds the digest of its procedures was checked against it when its first
-    scenario was read (the bytes ``generate`` wrote); any other suite's procedures are
-    parsed, not compiled (a tenth of the cost)."""
+    manifest holds the digest of its procedures (or scenarios) was checked against it when
+    its first scenario was read (the bytes ``generate`` wrote); any other suite's
+    procedures are parsed, not compiled (a tenth of the cost)."""
     from agentproc.jsonio import read_json
     from agentproc.procedures import MANIFEST, read_procedures
+    from agentproc.procedures.files import SCENARIOS
     from agentproc.workflow import load_scenarios
-    from agentproc.workflow.load import SCENARIOS
 
-    if suite.is_dir() and (suite / SCENARIOS).is_file():  # a declared workflow's suite
-        for _ in load_scenarios(suite):
-            pass
-        return
     if suite.is_dir():
         manifest = read_json(suite / MANIFEST)
         if isinstance(manifest, dict) and isinstance(manifest.get("sha256"), str):
             return
+    if suite.is_dir() and (suite / SCENARIOS).is_file():  # a declared workflow's suite
+        for _ in load_scenarios(suite):
+            pass
+        return
     for _ in read_procedures(suite) if suite.is_dir() else load_scenarios(suite):
         pass
 

@@ -19,6 +19,9 @@ from agentproc.jsonio import loads, read_json, seekable, unreadable
 
 MANIFEST = "suite.json"
 PROCEDURES = "procedures.jsonl"
+SCENARIOS = "scenarios.jsonl"
+"""A declared workflow's suite holds its compiled scenarios here (without tools and
+prompt), in place of :data:`PROCEDURES`."""
 
 
 def check_complete(folder_: Path, target: Path) -> None:
@@ -159,12 +162,26 @@ def procedure_ids(folder_: Path, read_id: IdReader) -> Iterator[str]:
             yield sid
 
 
+def line_digest(raw: bytes) -> str:
+    """SHA-256 of a line of a suite's file, its line ending left out: what a run file
+    refers to a declared workflow's scenario by (its ``scenarios.jsonl`` line)."""
+    return hashlib.sha256(raw.rstrip(b"\r\n")).hexdigest()
+
+
+_ID_AT = tuple(at.encode() for at in ('{"id":"', '{"schema_version":1,"id":"'))
+"""How a procedures line and a declared workflow's scenarios line, as written, start
+(spelt as text: only the run-file reader spells a line's keys in bytes)."""
+
+
 def id_of(raw: bytes) -> str | None:
-    """The id of a procedures line as ``write_suite`` writes it (``{"id":"...",``), or
-    ``None`` for a line laid out otherwise (then parse it)."""
-    if not raw.startswith(b'{"id":"'):
-        return None
-    end = raw.find(b'"', 7)
-    if end < 0 or b"\\" in raw[7:end]:
-        return None
-    return raw[7:end].decode("utf-8", "replace")
+    """The id of a procedures line as ``write_suite`` writes it (``{"id":"...",``) or of a
+    scenarios line as a declared workflow's suite writes it, or ``None`` for a line laid
+    out otherwise (then parse it)."""
+    for at in _ID_AT:
+        if raw.startswith(at):
+            start = len(at)
+            end = raw.find(b'"', start)
+            if end < 0 or b"\\" in raw[start:end]:
+                return None
+            return raw[start:end].decode("utf-8", "replace")
+    return None

@@ -94,15 +94,17 @@ class SuiteJob:
 
     def order(self) -> dict[str, int]:
         """Scenario id -> its position in the suite, read without compiling anything."""
+        from agentproc.procedures.files import SCENARIOS
+
         suite = self.suite
         if isinstance(suite, tuple):
             ids: Iterator[str] = (s.id for s in suite)
-        elif suite.is_dir():
+        elif suite.is_dir() and not (suite / SCENARIOS).is_file():
             from agentproc.procedures.files import procedure_ids
             from agentproc.procedures.suites import procedure_id
 
             ids = procedure_ids(suite, procedure_id)
-        else:
+        else:  # a scenario file, or a declared workflow's suite
             from agentproc.workflow import load_scenarios
 
             ids = (s.id for s in load_scenarios(suite))

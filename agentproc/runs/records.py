@@ -142,7 +142,8 @@ class ScenarioRef(TypedDict):
     suite: str
     """The suite folder (absolute path) the scenario was read from."""
     sha256: str
-    """SHA-256 of its compact procedure (its ``procedures.jsonl`` line, as written)."""
+    """SHA-256 of its compact procedure (its ``procedures.jsonl`` line, as written), or of a
+    declared workflow's scenario (its ``scenarios.jsonl`` line, without the newline)."""
 
 
 _VERSION = (
@@ -265,12 +266,14 @@ def procedure_digest(procedure: dict[str, Any]) -> str:
 
 
 def _scenario_fields(scenario: Scenario, self_contained: bool) -> dict[str, Any]:
-    procedure = scenario._procedure
+    procedure, suite = scenario._procedure, scenario._suite
+    if suite is not None and not self_contained:
+        digest = scenario._digest if procedure is None else procedure_digest(procedure)
+        if digest is not None:
+            return {"scenario_ref": {"suite": suite, "sha256": digest}}
     if procedure is None:
         return {"scenario": scenario.model_dump(mode="json", exclude={"tools", "prompt"})}
-    if scenario._suite is None or self_contained:
-        return {"procedure": procedure}
-    return {"scenario_ref": {"suite": scenario._suite, "sha256": procedure_digest(procedure)}}
+    return {"procedure": procedure}
 
 
 def episode_record(
@@ -279,8 +282,9 @@ def episode_record(
     """The run-file form of an episode.
 
     A scenario read from a suite is referred to by the suite and its procedure's digest
-    (``scenario_ref``), unless ``self_contained``: then, like any scenario compiled from
-    a procedure, it is stored as its compact procedure. Any other scenario is stored whole.
+    (or, a declared workflow's, its line's: ``scenario_ref``), unless ``self_contained``:
+    then, like any scenario compiled from a procedure, it is stored as its compact
+    procedure. Any other scenario is stored whole.
     """
     scenario = ep.scenario
     rec: EpisodeRecord = {

@@ -1,5 +1,6 @@
 """The scenario of a stored episode, however its line keeps it: whole (``scenario``), as
-its compact procedure (``procedure``), or by reference to its suite (``scenario_ref``).
+its compact procedure (``procedure``), or by reference to its suite (``scenario_ref``:
+its procedure's line, or a declared workflow's scenario's line in ``scenarios.jsonl``).
 
 Each distinct scenario is indexed once as a :class:`~agentproc.workflow.Workflow` and
 kept (a run holds each scenario once per agent, variant and trial); one stored as a
@@ -19,6 +20,7 @@ import orjson
 from pydantic import ValidationError
 
 from agentproc.errors import RunFileError
+from agentproc.jsonio import loads
 from agentproc.procedures import (
     PROCEDURES,
     Procedure,
@@ -26,22 +28,24 @@ from agentproc.procedures import (
     procedure_of_text,
     procedure_record,
 )
-from agentproc.procedures.files import line_index
+from agentproc.procedures.files import SCENARIOS, line_digest, line_index
 from agentproc.runs.records import EpisodeRecord, procedure_digest
 from agentproc.workflow import Scenario, Workflow, build_workflow
 from agentproc.workflow.compile import compile_procedure
-from agentproc.workflow.runtime import procedure_workflow
+from agentproc.workflow.runtime import declared_workflow, procedure_workflow
 
 CACHE_SIZE = 1024
 """Workflows kept, least recently used first out."""
 
 
 class _Suite:
-    """Where each procedure's line lies in a suite's ``procedures.jsonl``, by its id (the
-    suite's own line index: :func:`~agentproc.procedures.files.line_index`)."""
+    """Where each scenario's line lies in a suite's ``procedures.jsonl`` (a declared
+    workflow's: ``scenarios.jsonl``), by its id (the suite's own line index:
+    :func:`~agentproc.procedures.files.line_index`)."""
 
     def __init__(self, folder: Path) -> None:
-        self.path = folder / PROCEDURES
+        self.declared = (folder / SCENARIOS).is_file()
+        self.path = folder / (SCENARIOS if self.declared else PROCEDURES)
         index = line_index(self.path)  # a file it cannot read: an InputError naming it
         self.at = {sid: (offset, size) for _, offset, size, sid in index if sid is not None}
 
@@ -80,7 +84,7 @@ class ScenarioStore:
             ):
                 raise RunFileError(path, "expected {suite, sha256}", f"{at}scenario_ref")
             key = ref["sha256"].encode()
-            make = lambda: _indexed(self._referenced(path, at, rec, ref), sweeps)  # noqa: E731
+            make = lambda: self._referenced(path, at, rec, ref, sweeps)  # noqa: E731
         elif "procedure" in rec:
             procedure = rec["procedure"]
             if isinstance(procedure, bytes):  # its text, as the line holds it: parsed once
@@ -107,36 +111,51 @@ class ScenarioStore:
         return found
 
     def _referenced(
-        self, path: Path | str, at: str, rec: EpisodeRecord, ref: dict[str, str]
-    ) -> Procedure:
+        self, path: Path | str, at: str, rec: EpisodeRecord, ref: dict[str, str], sweeps: Any
+    ) -> Workflow:
         folder = self.suite or Path(ref["suite"])
         hint = "give --suite DIR, or run with --self-contained to store scenarios in the run"
         suite = self._suites.get(str(folder))
         if suite is None:
-            if not (folder / PROCEDURES).is_file():
+            if not (folder / PROCEDURES).is_file() and not (folder / SCENARIOS).is_file():
                 raise RunFileError(
                     path, f"the suite {folder} is not here ({hint})", f"{at}scenario_ref"
                 )
             suite = self._suites[str(folder)] = _Suite(folder)
-        raw = suite.line(str(rec["scenario_id"]))
+        sid = str(rec["scenario_id"])
+        raw = suite.line(sid)
         if raw is None:
             raise RunFileError(
-                path,
-                f"the suite {folder} holds no scenario {rec['scenario_id']!r} ({hint})",
-                f"{at}scenario_ref",
+                path, f"the suite {folder} holds no scenario {sid!r} ({hint})", f"{at}scenario_ref"
             )
+        if suite.declared:  # a declared workflow's scenario: its line's digest
+            if line_digest(raw) != ref["sha256"]:
+                raise _changed(path, at, folder, "scenario", sid)
+            try:
+                data = loads(raw)
+            except ValueError as exc:
+                raise RunFileError(suite.path, f"not valid JSON ({exc})", f"id {sid}") from None
+            make = lambda: _validated(suite.path, f"id {sid}: ", data, "")  # noqa: E731
+            try:  # the line the run read and checked (its digest): indexed as it is
+                return declared_workflow(data, make)
+            except (KeyError, TypeError, ValueError, AttributeError):
+                return build_workflow(make())  # the first field that is wrong, named
         try:
-            procedure = procedure_of_text(folder / PROCEDURES, f"id {rec['scenario_id']}", raw)
+            procedure = procedure_of_text(suite.path, f"id {sid}", raw)
         except ValueError as exc:
-            raise RunFileError(folder / PROCEDURES, f"not valid JSON ({exc})") from None
+            raise RunFileError(suite.path, f"not valid JSON ({exc})") from None
         if procedure_digest(procedure_record(procedure)) != ref["sha256"]:
-            raise RunFileError(
-                path,
-                f"the suite {folder} holds another procedure {rec['scenario_id']!r} than the "
-                "one this episode ran (the suite changed since the run)",
-                f"{at}scenario_ref.sha256",
-            )
-        return procedure
+            raise _changed(path, at, folder, "procedure", sid)
+        return _indexed(procedure, sweeps)
+
+
+def _changed(path: Path | str, at: str, folder: Path, what: str, sid: str) -> RunFileError:
+    return RunFileError(
+        path,
+        f"the suite {folder} holds another {what} {sid!r} than the one this episode ran "
+        "(the suite changed since the run)",
+        f"{at}scenario_ref.sha256",
+    )
 
 
 def _key(data: Any, sort: bool = True) -> bytes:
@@ -171,13 +190,13 @@ def _with_sweeps(scenario: Scenario, sweeps: Any) -> Scenario:
     return scenario
 
 
-def _validated(path: Path | str, at: str, data: Any) -> Scenario:
+def _validated(path: Path | str, at: str, data: Any, field: str = "scenario.") -> Scenario:
     try:
         return Scenario.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
         loc = ".".join(str(p) for p in err["loc"])
-        raise RunFileError(path, err["msg"], f"{at}scenario.{loc}") from None
+        raise RunFileError(path, err["msg"], f"{at}{field}{loc}") from None
 
 
 _DEFAULT = ScenarioStore()

@@ -1,7 +1,7 @@
 """A suite of a declared workflow's instances on disk: ``scenarios.jsonl`` (each
 scenario without its tools and prompt, filled in as it is read), ``suite.json`` (what
-made it) and ``workflow.json`` (the workflow as declared). ``run``, ``replay``,
-``relabel`` and ``report`` read it as any suite.
+made it, and the digest of ``scenarios.jsonl``) and ``workflow.json`` (the workflow as
+declared). ``run``, ``replay``, ``relabel`` and ``report`` read it as any suite.
 
 >>> from agentproc.resources import folder
 >>> wf = load_workflow(folder("workflows") / "invoice_approval.toml")
@@ -11,15 +11,16 @@ made it) and ``workflow.json`` (the workflow as declared). ``run``, ``replay``,
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
 
 from agentproc.errors import ConfigError, OutputError
+from agentproc.procedures.files import SCENARIOS
 from agentproc.procedures.workflow_draw import check_identities, draw_instance
 from agentproc.procedures.workflow_file import DeclaredWorkflow, read_workflow
 from agentproc.workflow.declared import compile_instance
-from agentproc.workflow.load import SCENARIOS
 from agentproc.workflow.scenario import Scenario
 
 MAX_COUNT = 100_000
@@ -57,16 +58,18 @@ def write_workflow_suite(
         s.model_dump_json(exclude={"tools", "prompt"}) + "\n"
         for s in workflow_scenarios(wf, name, count, seed)
     ]
+    text = "".join(lines).encode()
     manifest = {
         "kind": "workflow",
         "workflow": name,
         "count": count,
         "seed": seed,
         "scenarios": len(lines),
+        "sha256": hashlib.sha256(text).hexdigest(),  # checked as the suite is read
     }
     try:
         out.mkdir(parents=True, exist_ok=True)
-        (out / SCENARIOS).write_text("".join(lines), encoding="utf-8")
+        (out / SCENARIOS).write_bytes(text)
         (out / WORKFLOW_COPY).write_text(wf.spec.model_dump_json(indent=2) + "\n", encoding="utf-8")
         (out / WORKFLOW_MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", "utf-8")
     except OSError as exc:

@@ -14,15 +14,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from agentproc.errors import AgentprocError
+from agentproc.errors import AgentprocError, InputError
 from agentproc.jsonio import invalid, json_lines, loads, read_json, seekable
 from agentproc.procedures import MANIFEST, Procedure, load_grid, missing_suite, read_procedures
+from agentproc.procedures.files import SCENARIOS, check_complete, indexed_lines, line_digest
 from agentproc.workflow.compile import compile_procedure, complete
 from agentproc.workflow.scenario import Scenario
-
-SCENARIOS = "scenarios.jsonl"
-"""A declared workflow's suite holds its compiled scenarios here (without tools and
-prompt), in place of ``procedures.jsonl``."""
 
 
 def scenario_of(p: Procedure) -> Scenario:
@@ -40,7 +37,7 @@ def load_scenarios(path: Path, keep: Callable[[str], bool] | None = None) -> Ite
     if not path.exists() and path.suffix not in (".json", ".jsonl"):
         raise missing_suite(path)
     if path.is_dir() and (path / SCENARIOS).is_file():  # a declared workflow's suite
-        yield from load_scenarios(path / SCENARIOS, keep)
+        yield from _declared_suite(path, keep)
         return
     if path.is_dir():
         procedures = read_procedures(path, keep)
@@ -63,6 +60,24 @@ def load_scenarios(path: Path, keep: Callable[[str], bool] | None = None) -> Ite
         scenario = load_scenario(path)
         if keep is None or keep(scenario.id):
             yield scenario
+
+
+def _declared_suite(folder: Path, keep: Callable[[str], bool] | None) -> Iterator[Scenario]:
+    """A declared workflow's suite: its scenarios, each knowing its suite and the digest of
+    its line (a run file refers to it by them, as to a procedure)."""
+    target = folder / SCENARIOS
+    check_complete(folder, target)
+    suite = str(folder.resolve())
+    for lineno, raw in indexed_lines(target, keep):  # the lines of other ids unread
+        try:
+            data = loads(raw)
+        except ValueError as exc:  # UnicodeDecodeError is one
+            raise InputError(target, f"not valid JSON ({exc})", f"line {lineno}") from None
+        scenario = parse_scenario(target, data, f"line {lineno}")
+        if keep is None or keep(scenario.id):
+            scenario._suite = suite
+            scenario._digest = line_digest(raw)
+            yield complete(scenario)
 
 
 def _json_lines(path: Path) -> bool:

@@ -202,25 +202,75 @@ def build_workflow(scenario: Scenario, variant: Variant | None = None) -> Workfl
 def _declared(scenario: Scenario, scale: int, variant: Variant | None) -> Workflow:
     """:func:`build_workflow` of a declared workflow's scenario: named variables, any
     number of inputs, steps that read any number of variables."""
-    correct = [0, *(from_number(v, scale) for v in scenario.inputs.values())]
-    correct += [from_number(s.value, scale) for s in scenario.steps]
-    wf = _indexed(
+    return _named(
         lambda: scenario,
         scale,
-        scenario.tolerance * scale,
-        correct,
-        [s.operand_vars for s in scenario.steps],
+        scenario.tolerance,
+        scenario.inputs,
+        [(s.output, s.operands, s.value, s.depends_on) for s in scenario.steps],
         lambda: tuple(s.live for s in scenario.steps),
         scenario.finish,
         variant,
     )
-    names = ("", *scenario.variables)
+
+
+def declared_workflow(data: dict[str, Any], make_scenario: Callable[[], Scenario]) -> Workflow:
+    """:func:`build_workflow` of a declared workflow's scenario, indexed from its JSON
+    (a line of its suite's ``scenarios.jsonl``, checked when it was run: the same bytes
+    by their digest); the scenario (``make_scenario``) is made only when asked for, as
+    :func:`procedure_workflow` does for a procedure. Raises ``KeyError``, ``TypeError``
+    or ``ValueError`` for JSON of another shape (then validate it as a scenario)."""
+    steps = data["steps"]
+    finish = data.get("finish")
+    return _named(
+        make_scenario,
+        SCALE[data["mode"]],
+        data["tolerance"],
+        data["inputs"],
+        [(s["output"], s["operands"], s["value"], s["depends_on"]) for s in steps],
+        lambda: tuple(bool(s["live"]) for s in steps),
+        _FINISH if not finish else _finish_spec(finish.get("tool"), finish.get("argument")),
+        None,
+    )
+
+
+@lru_cache(maxsize=64)
+def _finish_spec(tool: str | None, argument: str | None) -> FinishSpec:
+    """A finish tool as a scenario's JSON gives it (kept: a suite's share one; only read)."""
+    given = {"tool": tool, "argument": argument}
+    return FinishSpec(**{k: v for k, v in given.items() if v is not None})
+
+
+NamedStep = tuple[str, Sequence[str], float | int, Sequence[int]]
+"""A declared step as indexing reads it: its output, operands, value and dependencies."""
+
+
+def _named(
+    make_scenario: Callable[[], Scenario],
+    scale: int,
+    tolerance: float | int,
+    inputs: dict[str, float | int],
+    steps: list[NamedStep],
+    make_live: Callable[[], tuple[bool, ...]],
+    finish: FinishSpec,
+    variant: Variant | None,
+) -> Workflow:
+    """The workflow of a declared scenario's named variables (inputs first, then each
+    step's output, indexed from 1)."""
+    names = ("", *inputs, *(output for output, _, _, _ in steps))
+    index = {name: i for i, name in enumerate(names) if i}
+    correct = [0, *(from_number(v, scale) for v in inputs.values())]
+    correct += [from_number(value, scale) for _, _, value, _ in steps]
+    operands = [tuple(index[v] for v in ops) for _, ops, _, _ in steps]
+    wf = _indexed(
+        make_scenario, scale, tolerance * scale, correct, operands, make_live, finish, variant
+    )
     return replace(
         wf,
-        n_inputs=len(scenario.inputs),
+        n_inputs=len(inputs),
         var_names=names,
-        declared_depends=tuple(tuple(s.depends_on) for s in scenario.steps),
-        param_vars=tuple(tuple((names[v], v) for v in dict.fromkeys(ops)) for ops in wf.operands),
+        declared_depends=tuple(tuple(depends) for _, _, _, depends in steps),
+        param_vars=tuple(tuple((names[v], v) for v in dict.fromkeys(ops)) for ops in operands),
     )
 
 

@@ -238,6 +238,10 @@ class Scenario(BaseModel):
     line), when it was: a run file can then store that instead of the scenario."""
     _suite: str | None = PrivateAttr(default=None)
     """The suite folder it was read from, when it was: a run file can then refer to it."""
+    _digest: str | None = PrivateAttr(default=None)
+    """A declared workflow's scenario read from its suite: the SHA-256 of its line in
+    ``scenarios.jsonl`` (:func:`~agentproc.procedures.files.line_digest`), which a run
+    file refers to it by."""
 
     def __eq__(self, other: object) -> bool:
         """Scenarios are equal when their fields are (where they came from does not count)."""

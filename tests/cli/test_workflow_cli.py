@@ -3,6 +3,7 @@ relabelled like any suite; a bad workflow file is one line and exit 2."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -42,6 +43,7 @@ def test_generate_writes_seeded_instances_the_same_each_time(suite, tmp_path, ca
         "count": 6,
         "seed": 2,
         "scenarios": 6,
+        "sha256": hashlib.sha256((suite / "scenarios.jsonl").read_bytes()).hexdigest(),
     }
 
 
@@ -66,7 +68,7 @@ def test_a_workflow_suite_runs_reports_replays_and_relabels_with_sim_agents(
     lines = [json.loads(line) for line in decay.read_text(encoding="utf-8").splitlines()]
     episodes = [r for r in lines if "calls" in r]
     assert len(episodes) == 6
-    assert all(e["scenario"]["description"].startswith("Approve") for e in episodes)
+    assert all(e["scenario_ref"]["suite"] == str(suite.resolve()) for e in episodes)
     code, out, _ = cli(capsys, "report", decay)
     assert code == 0 and "wrong_argument" in out
     code, out, _ = cli(capsys, "replay", decay)
@@ -192,3 +194,27 @@ def test_stress_leaves_out_the_variants_that_cannot_apply_with_a_note(suite, tmp
     ran = {p.stem for p in out.glob("*.jsonl")}
     assert {"prose", "shuffled", "random-names", "flaky-tools", "feedback"} <= ran
     assert not ran & {"calculator", "descriptive-names"}
+
+
+def test_a_workflow_suite_changed_after_generation_is_refused_before_the_run(
+    suite, tmp_path, capsys
+):
+    target = suite / "scenarios.jsonl"
+    target.write_bytes(target.read_bytes().replace(b'"answer":', b'"answer": ', 1))
+    out = tmp_path / "run.jsonl"
+    code, _, err = cli(capsys, "run", suite, "--agent", "sim:oracle", "--out", out)
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert f"{target}: does not match the digest in suite.json" in err
+    assert not out.exists()
+
+
+def test_a_workflow_suite_runs_over_workers_as_in_one_process(suite, tmp_path, capsys):
+    one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
+    code, _, err = cli(capsys, "run", suite, "--agent", "sim:decay", "--out", one)
+    assert code == 0, err
+    argv = ("run", suite, "--agent", "sim:decay", "--workers", 2, "--out", two)
+    code, out, err = cli(capsys, *argv)
+    assert code == 0, err
+    assert "(2 workers)" in out
+    by_id = lambda path: sorted(path.read_text(encoding="utf-8").splitlines())  # noqa: E731
+    assert by_id(two) == by_id(one)

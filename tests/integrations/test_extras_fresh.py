@@ -25,6 +25,7 @@ INSIDE = "AGENTPROC_FRESH_VENV"
 EXTRA_TESTS: dict[str, list[str]] = {
     "mcp": [
         "tests/integrations/test_mcp_server.py",
+        "tests/integrations/test_mcp_workflow.py",
         "tests/integrations/test_mcp_sessions.py",
         "tests/integrations/test_mcp_jsonrpc.py",
         "tests/integrations/test_serving.py",
@@ -37,6 +38,7 @@ EXTRA_TESTS: dict[str, list[str]] = {
     ],
     "inspect": [
         "tests/integrations/test_inspect_task.py",
+        "tests/integrations/test_inspect_workflow.py",
         "tests/integrations/test_inspect_metrics.py",
         "tests/integrations/test_readme_integrations.py::"
         "test_the_inspect_section_runs_offline_as_written_and_prints_its_log_s_metrics",

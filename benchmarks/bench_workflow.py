@@ -1,0 +1,150 @@
+"""Cost parity of a declared workflow's suite with a generated procedure's, run on demand:
+``python benchmarks/bench_workflow.py``.
+
+Two suites of the same size: ``--count`` instances of a shipped workflow (12 steps by
+default, every instance distinct) and ``--count`` generated procedures of as many steps
+(one grid cell, every procedure distinct). Each round runs ``agentproc run`` over each
+(``--agent``, ``sim:oracle`` by default: one call per turn, as many calls on both) and
+then ``agentproc relabel`` of each run file, each in a child process pinned to one core
+and timed from inside, after its imports (what the command line does, the command's
+start-up left out), in CPU seconds (the machine is shared: its other work slows the
+wall clock more than the CPU time). Rounds are interleaved, so both suites see the same machine; the
+figures are medians over the rounds, the ratios the median of each round's ratio.
+
+Prints the cost per turn of ``run``, the cost per call of ``relabel`` and the run
+file's bytes per call, for each suite, and the workflow's over the procedure's
+[target: within about 10% per turn and per call].
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+WORKFLOWS = ROOT / "scenarios" / "workflows"
+
+_CHILD = """
+import sys, time
+from agentproc.cli.main import main
+from agentproc.analysis import relabel_run
+import agentproc.agents.sim, agentproc.cli.commands, agentproc.runs, agentproc.workflow
+what, path, *argv = sys.argv[1:]
+t = time.process_time()
+if what == "run":
+    code = main(argv)
+    assert code == 0, code
+else:
+    relabel_run(__import__("pathlib").Path(path))
+print(time.process_time() - t)
+"""
+
+
+def _timed(what: str, path: Path, argv: list[str]) -> float:
+    """CPU seconds ``agentproc run`` (``argv``) or a relabel of ``path`` took in a child
+    pinned to one core, after its imports."""
+    out = subprocess.run(
+        ["taskset", "-c", "0", sys.executable, "-c", _CHILD, what, str(path), *argv],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return float(out.split()[-1])
+
+
+def _generate(argv: list[str]) -> None:
+    subprocess.run(
+        [sys.executable, "-m", "agentproc", "generate", *argv], check=True, capture_output=True
+    )
+
+
+def _calls(path: Path) -> tuple[int, int]:
+    """Episodes and calls of a run file."""
+    episodes = calls = 0
+    with open(path, "rb") as fh:
+        for line in fh:
+            episodes += 1
+            calls += len(json.loads(line)["calls"])
+    return episodes, calls
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--count", type=int, default=2000, help="instances (and procedures)")
+    p.add_argument("--workflow", default="invoice_approval", help="a shipped workflow")
+    p.add_argument("--agent", default="sim:oracle", help="the simulated agent")
+    p.add_argument("--repeats", type=int, default=5, help="interleaved rounds")
+    p.add_argument("--self-contained", action="store_true", help="run --self-contained")
+    args = p.parse_args()
+    steps = _steps(WORKFLOWS / f"{args.workflow}.toml")
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        suites = {"workflow": tmp / "wf", "procedure": tmp / "proc"}
+        _generate(
+            [
+                "--workflow",
+                str(WORKFLOWS / f"{args.workflow}.toml"),
+                "--count",
+                str(args.count),
+                "--seed",
+                "0",
+                "--out",
+                str(suites["workflow"]),
+            ]
+        )
+        grid = ["--steps", str(steps), "--lookback", "3", "--count", str(args.count)]
+        _generate([*grid, "--seed", "0", "--out", str(suites["procedure"])])
+        run: dict[str, list[float]] = {k: [] for k in suites}
+        relabel: dict[str, list[float]] = {k: [] for k in suites}
+        size: dict[str, tuple[int, int, int]] = {}
+        extra = ["--self-contained"] if args.self_contained else []
+        for _ in range(args.repeats):
+            for kind, suite in suites.items():
+                out = tmp / f"{kind}.jsonl"
+                argv = ["run", str(suite), "--agent", args.agent, "--out", str(out)]
+                run[kind].append(_timed("run", out, [*argv, "--overwrite", *extra]))
+                relabel[kind].append(_timed("relabel", out, []))
+                size[kind] = (*_calls(out), out.stat().st_size)
+        _report(args, steps, run, relabel, size)
+
+
+def _steps(path: Path) -> int:
+    import tomllib
+
+    return len(tomllib.loads(path.read_text(encoding="utf-8"))["steps"])
+
+
+def _report(
+    args: argparse.Namespace,
+    steps: int,
+    run: dict[str, list[float]],
+    relabel: dict[str, list[float]],
+    size: dict[str, tuple[int, int, int]],
+) -> None:
+    for kind in run:
+        episodes, calls, nbytes = size[kind]
+        print(
+            f"{kind:9}: {episodes} episodes, {calls} calls ({steps} steps, {args.agent}): "
+            f"run {statistics.median(run[kind]) / calls * 1e6:.0f} us per turn, relabel "
+            f"{statistics.median(relabel[kind]) / calls * 1e6:.1f} us per call, "
+            f"{nbytes / calls:.0f} bytes per call ({nbytes / 1e6:.1f} MB)"
+        )
+    (_, wc, wb), (_, pc, pb) = size["workflow"], size["procedure"]
+    for name, times in (("run per turn", run), ("relabel per call", relabel)):
+        ratios = sorted(
+            (w / wc) / (q / pc) for w, q in zip(times["workflow"], times["procedure"], strict=True)
+        )
+        print(
+            f"workflow / procedure, {name}: {statistics.median(ratios):.2f}x "
+            f"(rounds {', '.join(f'{r:.2f}' for r in ratios)}) [target <= 1.1x]"
+        )
+    print(f"workflow / procedure, bytes per call: {(wb / wc) / (pb / pc):.2f}x")
+
+
+if __name__ == "__main__":
+    main()
