@@ -30,6 +30,10 @@ the denominator) whose first run is not in ``error``; ``carried`` ones count as 
 and are counted apart. Its interval is Wilson's, over scenarios when they have several
 trials (:class:`~agentproc.analysis.clustered.Clustered`).
 
+After a variant's pre-filled steps (``given_steps`` in the metrics), positions count from
+the agent's own first step, as ``total_steps`` and the report's first divergence do: the
+given steps are not the agent's and are in no measure.
+
 Memory: an episode of a named scenario keeps one byte per step until the report is
 made (as a report keeps counters per scenario); others are folded as they come.
 """
@@ -78,11 +82,14 @@ def episode_steps(rec: Mapping[str, Any]) -> EpisodeSteps:
     """
     m = rec["metrics"]
     total = int(m["total_steps"])
+    given = int(m.get("given_steps", 0))  # after a pre-fill, positions in the agent's own part
     skipped: set[int] = set()
     repeats: set[tuple[int, int]] = set()
     runs: dict[int, dict[int, list[Mapping[str, Any]]]] = {}  # step -> call -> labels
     for lab in rec["labels"]:
         step, call, kind = lab.get("step"), lab.get("call_index"), lab.get("kind")
+        if isinstance(step, int):
+            step -= given
         if not isinstance(step, int) or not 1 <= step <= total:
             continue
         if call is None:
@@ -106,6 +113,8 @@ def episode_steps(rec: Mapping[str, Any]) -> EpisodeSteps:
         out[step - 1] = (CARRIED if carried else ERROR)[0]
     div = m.get("first_divergence")
     where = div.get("step") if isinstance(div, Mapping) and div.get("label") is not None else None
+    if isinstance(where, int):
+        where -= given
     if isinstance(where, int) and 1 <= where <= total:
         return EpisodeSteps(bytes(out), where, True)
     return EpisodeSteps(bytes(out), total, False)

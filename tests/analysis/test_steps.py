@@ -89,6 +89,25 @@ def test_the_time_is_the_divergence_step_else_censored_at_the_procedures_end():
     assert (episode_steps(answer_div).time, episode_steps(answer_div).left) == (7, False)
 
 
+def test_after_a_pre_fill_positions_count_from_the_agents_own_first_step():
+    # 10 steps given, 4 the agent's own (absolute steps 11 to 14): a new mistake at step
+    # 13 is its own third step, carried into step 14; the first divergence likewise
+    r = rec(
+        4,
+        [
+            lab("wrong_argument", 12, 13, cause="other"),
+            lab("wrong_argument", 13, 14, cause="propagated"),
+        ],
+        13,
+    )
+    r["metrics"]["given_steps"] = 10
+    e = episode_steps(r)
+    assert (e.outcomes, e.time, e.left) == (b"ccep", 3, True)
+    skip = rec(4, [lab("skipped_step", None, 11, live=True)], 11)
+    skip["metrics"]["given_steps"] = 10
+    assert (episode_steps(skip).outcomes, episode_steps(skip).time) == (b"sccc", 1)
+
+
 def test_accuracy_by_position_divides_by_the_executed_steps_there():
     ps = per_step(EPISODES)
     assert ps is not None
