@@ -5,6 +5,7 @@ as a model does, so nothing of a workflow's own is known to them."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from collections import Counter
@@ -65,6 +66,10 @@ def run(capsys: Any, suite: Path, url: str, out: Path) -> list[dict[str, Any]]:
     assert code == 0, err
     episodes = records(out)
     assert len(episodes) == COUNT
+    lines = (suite / "scenarios.jsonl").read_text(encoding="utf-8").splitlines()
+    scenarios = {s["id"]: s for s in map(json.loads, lines)}
+    for e in episodes:  # an episode refers to its suite's line
+        e["scenario"] = scenarios[e["scenario_id"]]
     return episodes
 
 
