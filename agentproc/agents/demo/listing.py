@@ -78,7 +78,7 @@ def _numbered(prompt: str) -> list[Listed]:
 
 
 def _prose(prompt: str) -> list[Listed]:
-    rows = [Listed(int(m[6]), m[1], m[2], m[3], int(m[4])) for m in _PROSE.finditer(prompt)]
+    rows = [Listed(int(m[5]), m[1], m[2], m[3], int(m[4])) for m in _PROSE.finditer(prompt)]
     rows += [
         Listed(int(m[5]), None, m[1], f"{m[2]} {_WORDS[m[3]]} {m[4]}", None)
         for m in _PROSE_OP.finditer(prompt)
