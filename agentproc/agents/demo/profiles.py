@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Literal, get_args
 
-from agentproc.agents.demo.reading import Number, Reply, Turn
+from agentproc.agents.demo.reading import Number, Reply, Turn, literal
 from agentproc.errors import unknown_key
 
 ProfileName = Literal["faithful", "skipper", "sloppy", "prompt-sensitive"]
@@ -58,10 +59,65 @@ def _call(name: str, arguments: dict[str, Number]) -> Reply:
     return {"tool_call": {"name": name, "arguments": arguments}}
 
 
+@dataclass(frozen=True)
+class Progress:
+    """How far an episode is, as the agent reckons it from the conversation."""
+
+    known: dict[str, Number]
+    """The values it holds: what the tools gave and what it worked out itself."""
+    results: dict[str, Number]
+    """The values the tools gave (what a value worked out in its head is worked from)."""
+    ran: list[str]
+    """The steps whose tools it called, in order."""
+    pending: str | None
+    """The step to call next (``None``: every step is done or left out)."""
+    last_output: Number | None
+    """What the last step's tool returned."""
+
+
+def walk(turn: Turn, skip: Callable[[str], bool] = lambda step: False) -> Progress:
+    """The steps in order: those called already, those left out (``skip``: worked out
+    without the tool, where it can be), up to the first still to call.
+
+    A calculator's results name no variable: each is the value of the next step the
+    agent did not leave out, as it knows which step it called the calculator for.
+    """
+    known, results = dict(turn.known), dict(turn.known)
+    answers = list(turn.answered or ())
+    ran: list[str] = []
+    last_output = turn.last_output
+    for i, step in enumerate(turn.steps):
+        final = i == len(turn.steps) - 1
+        if turn.answered is None and step in turn.done:
+            ran.append(step)
+            continue
+        if not final and skip(step):
+            value = turn.head_value(step, results)
+            expression = turn.expressions.get(step)
+            if value is not None and expression is not None:
+                known[expression.output] = value
+                continue
+        if answers:  # the calculator's next result: this step's value
+            value = answers.pop(0)
+            ran.append(step)
+            output = turn.calls[step].output
+            if value is not None and output is not None:
+                known[output] = results[output] = value
+            last_output = value if final else last_output
+            continue
+        return Progress(known, results, ran, step, last_output)
+    return Progress(known, results, ran, None, last_output)
+
+
+Slip = Callable[[str, dict[str, Number], dict[str, Number]], dict[str, Number]]
+"""A step, the arguments it is called with and the values the tools gave -> the
+arguments passed."""
+
+
 def follow(
     turn: Turn,
     skip: Callable[[str], bool] = lambda step: False,
-    slip: Callable[[str, dict[str, Number]], dict[str, Number]] = lambda step, args: args,
+    slip: Slip = lambda step, args, results: args,
 ) -> Reply:
     """The next reply of an agent that takes the steps in order, except those it skips.
 
@@ -69,21 +125,22 @@ def follow(
     is called after all); the last step is never skipped, so the answer is what its tool
     returned. ``slip`` may change a call's arguments.
     """
-    known = dict(turn.known)
-    for i, step in enumerate(turn.steps):
-        if step in turn.done:
-            continue
-        if i < len(turn.steps) - 1 and skip(step):
-            value = turn.head_value(step)
-            expression = turn.expressions.get(step)
-            if value is not None and expression is not None:
-                known[expression.output] = value
-                continue
-        missing = [p for p in turn.params[step] if p not in known]
-        if missing:
-            return {"content": f"I do not know the value of {', '.join(missing)}."}
-        return _call(step, slip(step, {p: known[p] for p in turn.params[step]}))
-    return finish(turn, turn.last_output)
+    progress = walk(turn, skip)
+    step = progress.pending
+    if step is None:
+        return finish(turn, progress.last_output)
+    call = turn.calls[step]
+    args: dict[str, Number] = {}
+    missing: list[str] = []
+    for param, source in call.arguments:
+        value = progress.known.get(source, literal(source))
+        if value is None:
+            missing.append(source)
+        else:
+            args[param] = value
+    if missing:
+        return {"content": f"I do not know the value of {', '.join(missing)}."}
+    return _call(call.tool, slip(step, args, progress.results))
 
 
 def finish(turn: Turn, value: Number | None) -> Reply:
@@ -107,12 +164,14 @@ def skipper(seed: int, rate: float = SKIP_RATE) -> Profile:
 def sloppy(seed: int) -> Profile:
     """Slips on arguments now and then, and answers some episodes half-way through."""
 
-    def slip(key: str, turn: Turn) -> Callable[[str, dict[str, Number]], dict[str, Number]]:
-        def change(step: str, args: dict[str, Number]) -> dict[str, Number]:
+    def slip(key: str, turn: Turn) -> Slip:
+        def change(
+            step: str, args: dict[str, Number], results: dict[str, Number]
+        ) -> dict[str, Number]:
             if not args or draw(seed, key, step, "slip") >= SLIP_RATE:
                 return args
             name = next(iter(args))
-            others = [v for k, v in sorted(turn.known.items()) if k != name and v != args[name]]
+            others = [v for k, v in sorted(results.items()) if k != name and v != args[name]]
             if others and draw(seed, key, step, "how") < 0.5:  # a neighbour's value
                 wrong = others[int(draw(seed, key, step, "which") * len(others))]
             else:  # off by one unit
@@ -123,10 +182,11 @@ def sloppy(seed: int) -> Profile:
 
     def reply(turn: Turn, key: str) -> Reply:
         if draw(seed, key, "early") < EARLY_RATE:
-            ran = [s for s in turn.steps if s in turn.done]
+            progress = walk(turn)
+            ran = progress.ran
             if len(ran) >= max(1, len(turn.steps) // 2):
                 latest = turn.expressions.get(ran[-1])
-                value = turn.known.get(latest.output) if latest else None
+                value = progress.results.get(latest.output) if latest else None
                 return finish(turn, value)
         return follow(turn, slip=slip(key, turn))
 
