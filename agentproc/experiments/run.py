@@ -58,11 +58,11 @@ class Ran:
     """Why the sweep stopped early (the endpoint failed), if it did."""
 
 
-def _run_and_compare(
-    scenarios: Sequence[Scenario], variants: Sequence[Variant], how: SuiteRun, baseline: str
-) -> tuple[CompareResult | None, Ran]:
-    """Run every variant, then compare the run files against ``baseline`` (``None`` when
-    the endpoint failed and the sweep stopped: ``Ran.aborted`` says why)."""
+def _run_all(
+    scenarios: Sequence[Scenario], variants: Sequence[Variant], how: SuiteRun
+) -> tuple[list[tuple[Path, RunSummary]], Ran]:
+    """Run every variant over the suite: each one's run file and summary, and what ran
+    (``Ran.aborted`` says why the sweep stopped early, if it did)."""
     if not scenarios:
         raise ConfigError("the suite holds no scenario to run")
     done = run_variants(
@@ -79,6 +79,15 @@ def _run_and_compare(
     )
     ran = Ran({v.name: s for v, (_, s) in zip(variants, done, strict=False)}, [])
     ran.aborted = next((s.aborted for _, s in done if s.aborted is not None), None)
+    return done, ran
+
+
+def _run_and_compare(
+    scenarios: Sequence[Scenario], variants: Sequence[Variant], how: SuiteRun, baseline: str
+) -> tuple[CompareResult | None, Ran]:
+    """Run every variant, then compare the run files against ``baseline`` (``None`` when
+    the endpoint failed and the sweep stopped: ``Ran.aborted`` says why)."""
+    done, ran = _run_all(scenarios, variants, how)
     if ran.aborted is not None:
         return None, ran
     result, warnings = compare_files([p for p, _ in done], baseline=baseline, seed=how.seed)
@@ -179,22 +188,7 @@ def share_suite(
     """Run every pre-fill variant and give the agent's own error rate against the share of
     wrong pre-filled steps (``stress SUITE --variants prefill-... --grid``; ``None`` when
     the endpoint failed and the sweep stopped)."""
-    if not scenarios:
-        raise ConfigError("the suite holds no scenario to run")
-    done = run_variants(
-        scenarios,
-        how.agent,
-        variants,
-        how.out,
-        trials=how.trials,
-        resume=how.resume,
-        overwrite=how.overwrite,
-        console=how.console,
-        workers=how.workers,
-        inputs=how.inputs,
-    )
-    ran = Ran({v.name: s for v, (_, s) in zip(variants, done, strict=False)}, [])
-    ran.aborted = next((s.aborted for _, s in done if s.aborted is not None), None)
+    done, ran = _run_all(scenarios, variants, how)
     if ran.aborted is not None:
         return None, ran
     arms = []

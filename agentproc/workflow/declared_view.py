@@ -110,10 +110,8 @@ def step_text(s: ScenarioStep, name: Name) -> str:
     return f"{text} ({described})" if described else text
 
 
-def shuffled(scenario: Scenario, rng: Random) -> Scenario:
-    """A declared workflow's steps in a seeded dependency-valid order (the answer step
-    last), renumbered in it; variables keep their names, tools theirs."""
-    steps = scenario.steps
+def dependency_order(steps: list[ScenarioStep], rng: Random) -> list[ScenarioStep]:
+    """The steps in a seeded dependency-valid order, the answer step (the last) last."""
     last = steps[-1].step
     placed: set[int] = set()
     order: list[ScenarioStep] = []
@@ -123,6 +121,14 @@ def shuffled(scenario: Scenario, rng: Random) -> Scenario:
         placed.add(pick.step)
         order.append(pick)
     order.append(steps[-1])
+    return order
+
+
+def shuffled(scenario: Scenario, rng: Random) -> Scenario:
+    """A declared workflow's steps in a seeded dependency-valid order (the answer step
+    last), renumbered in it; variables keep their names, tools theirs."""
+    steps = scenario.steps
+    order = dependency_order(steps, rng)
     position = {s.step: k for k, s in enumerate(order, 1)}
     index = {v: i for i, v in enumerate([*scenario.inputs, *(s.output for s in order)], 1)}
     rows = []

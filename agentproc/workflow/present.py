@@ -24,7 +24,7 @@ from typing import Any
 from agentproc.arith import SYMBOL, VERB, Op
 from agentproc.errors import ConfigError
 from agentproc.workflow.compile import NUMBER_TYPE, make_tools
-from agentproc.workflow.declared_view import free_distractors, refusal_line
+from agentproc.workflow.declared_view import dependency_order, free_distractors, refusal_line
 from agentproc.workflow.declared_view import shuffled as shuffled_declared
 from agentproc.workflow.prompts import SYSTEM_PROMPT
 from agentproc.workflow.scenario import ExpectedCall, Scenario, ScenarioStep, step_tool_name
@@ -166,15 +166,7 @@ def _shuffled(scenario: Scenario, rng: random.Random) -> tuple[Scenario, dict[st
     variable had as generated (what the agent is shown unless names are changed).
     """
     steps = scenario.steps
-    last = steps[-1].step
-    placed: set[int] = set()
-    order: list[ScenarioStep] = []
-    while len(order) < len(steps) - 1:
-        ready = [s for s in steps if s.step not in placed and s.step != last and s.reads <= placed]
-        pick = ready[int(rng.random() * len(ready))]
-        placed.add(pick.step)
-        order.append(pick)
-    order.append(steps[-1])
+    order = dependency_order(steps, rng)
     position = {s.step: k for k, s in enumerate(order, 1)}
     rename = {"S1": "S1", "S2": "S2"} | {s.output: f"S{position[s.step] + 2}" for s in steps}
     new_steps = []
