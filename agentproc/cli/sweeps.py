@@ -13,7 +13,7 @@ from agentproc.errors import ConfigError
 
 def _suite_run(args: argparse.Namespace, err: Console) -> tuple[Any, list[Any]]:
     """How to run the agent over the suite, and its scenarios (validated before running)."""
-    from agentproc.cli.commands import agent_spec
+    from agentproc.cli.agent_options import agent_spec
     from agentproc.experiments import SuiteRun
     from agentproc.outputs import check_output, input_files
     from agentproc.runs import select

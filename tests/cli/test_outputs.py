@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agentproc.cli import commands
+from agentproc.cli import run as run_cli
 from tests.helpers import cli
 
 SIM = ["--agent", "sim:oracle"]
@@ -212,7 +212,7 @@ def test_run_resume_of_an_unreadable_run_file_is_bad_input(capsys, work: Path, m
     def unreadable(path, *a, **k):  # as root, permissions cannot make a file unreadable
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(commands, "open", unreadable, raising=False)
+    monkeypatch.setattr(run_cli, "open", unreadable, raising=False)
     refused(capsys, work, "run", work / "suite", *SIM, "--resume", "--out", work / "r.jsonl",
             says=("r.jsonl", "cannot read it to resume", "Permission denied"))  # fmt: skip
 
