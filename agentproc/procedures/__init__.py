@@ -1,14 +1,14 @@
 """Seeded generation of step-wise arithmetic procedures, and suites of them on disk."""
 
 from agentproc.procedures.files import MANIFEST, PROCEDURES
-from agentproc.procedures.generate import (
+from agentproc.procedures.generate import generate_procedure
+from agentproc.procedures.procedure import (
     MAX_LOOKBACK,
     MAX_STEPS,
     OP_MIXES,
     Cell,
     Procedure,
     StepDef,
-    generate_procedure,
     parse_ops,
 )
 from agentproc.procedures.suites import (
