@@ -15,12 +15,8 @@ import multiprocessing
 from typing import Any
 
 from agentproc.procedures import Cell, generate_procedure, preset
-from agentproc.procedures.generate import (
-    _INPUTS,
-    PRIME,
-    _constant_print,
-    insensitive_input,
-)
+from agentproc.procedures.fingerprint import _INPUTS, PRIME, _constant_print
+from agentproc.procedures.sensitivity import insensitive_input
 
 
 def identities(p: Any) -> int:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import collections
 import contextlib
 import hashlib
-import itertools
 import json
 import os
 import shutil
@@ -21,121 +20,39 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
-
-from agentproc.arith import Mode, Op
-from agentproc.errors import AgentprocError, InputError, OutputError, unknown_key
-from agentproc.jsonio import cannot_write, invalid, json_lines, loads, read_json
+from agentproc.errors import AgentprocError, InputError, OutputError
+from agentproc.jsonio import cannot_write, json_lines, loads, read_json
 from agentproc.procedures.files import MANIFEST, PROCEDURES, check_complete, indexed_lines
 from agentproc.procedures.files import procedure_ids as ids_in
-from agentproc.procedures.generate import (
-    FORMAT,
-    Cell,
-    Procedure,
-    StepDef,
-    generate_procedure,
-    problem_of,
-)
-from agentproc.resources import folder
+from agentproc.procedures.generate import generate_procedure
+from agentproc.procedures.grid import Block, Grid, load_grid, preset, presets
+from agentproc.procedures.procedure import FORMAT, Cell, Procedure
+from agentproc.procedures.records import procedure_of_json, procedure_of_text, procedure_record
 
-
-class Block(BaseModel):
-    """A rectangular grid: every combination of the listed values is a cell."""
-
-    model_config = ConfigDict(extra="forbid")
-    name: str = ""
-    """The sweep this block is (``length``, ``lookback``, ...); blocks of one name form one
-    sweep, and a report gives each sweep its own tables."""
-    steps: list[int] = Field(min_length=1)
-    lookback: list[int] = Field(default=[3], min_length=1)
-    ranges: list[tuple[float, float]] = Field(default=[(1.0, 10.0)], min_length=1)
-    ops: list[str] = Field(default=["mixed"], min_length=1)
-    modes: list[Mode] = Field(default=["decimal"], min_length=1)
-
-    def cells(self) -> list[Cell]:
-        """The cells of this block, in a fixed order."""
-        return [
-            Cell(steps=n, lookback=lb, range=r, ops=o, mode=m)
-            for n, lb, r, o, m in itertools.product(
-                self.steps, self.lookback, self.ranges, self.ops, self.modes
-            )
-        ]
-
-
-class Grid(BaseModel):
-    """A suite's design: one or more blocks, a count per cell and a seed."""
-
-    model_config = ConfigDict(extra="forbid")
-    name: str = "custom"
-    description: str = ""
-    blocks: list[Block] = Field(min_length=1)
-    count: int = Field(default=100, ge=1)
-    seed: int = 0
-
-    def cells(self) -> list[Cell]:
-        """Every distinct cell, in block order."""
-        return list(dict.fromkeys(c for b in self.blocks for c in b.cells()))
-
-    def sweeps(self) -> dict[str, list[str]]:
-        """Cell id -> the sweeps whose blocks list it, in block order (an unnamed
-        block is ``block I``, counted from 1)."""
-        out: dict[str, list[str]] = {}
-        for i, block in enumerate(self.blocks, start=1):
-            name = block.name or f"block {i}"
-            for c in block.cells():
-                names = out.setdefault(c.id, [])
-                if name not in names:
-                    names.append(name)
-        return out
-
-
-def presets() -> dict[str, Path]:
-    """Shipped presets by name."""
-    return {p.stem: p for p in sorted(folder("presets").glob("*.json"))}
-
-
-def load_grid(path: Path) -> Grid:
-    """Read a preset or ``suite.json`` file."""
-    data = read_json(path)
-    data = data.get("grid", data) if isinstance(data, dict) else data
-    try:
-        return Grid.model_validate(data)
-    except ValidationError as exc:
-        raise invalid(path, exc) from None
-
-
-def preset(name: str) -> Grid:
-    """A shipped preset by name, or a preset file by path."""
-    if name.endswith(".json") or "/" in name:
-        return load_grid(Path(name))
-    known = presets()
-    if name not in known:
-        raise unknown_key("preset", name, list(known))
-    return load_grid(known[name])
-
-
-def procedure_record(p: Procedure) -> dict[str, Any]:
-    """The compact on-disk form of a procedure (values in units); ``format`` is left out
-    for a version-1 procedure, so that one is written back exactly as it was read."""
-    record = {
-        "id": p.id,
-        "cell": p.cell.model_dump(mode="json"),
-        "seed": p.seed,
-        "index": p.index,
-        "inputs": list(p.inputs),
-        "steps": [_step_record(s) for s in p.steps],
-    }
-    if p.format != 1:
-        record["format"] = p.format
-    return record
-
-
-def _step_record(s: StepDef) -> list[Any]:
-    """``[op, left, right, value]``; with a constant (format 3), ``[op, left, 0, value,
-    constant]``: the right variable 0 marks the constant, in units, as the fifth item."""
-    if s.constant is not None:
-        return [s.op.value, s.operands[0], 0, s.value, s.constant]
-    return [s.op.value, s.operands[0], s.operands[-1], s.value]
+__all__ = [
+    "BATCH",
+    "SUITES",
+    "SUITE_FILES",
+    "Block",
+    "Grid",
+    "OldFormatWarning",
+    "check_format",
+    "default_folder",
+    "distance_summary",
+    "holds_suite",
+    "load_grid",
+    "missing_suite",
+    "preset",
+    "presets",
+    "procedure_id",
+    "procedure_ids",
+    "procedure_of_json",
+    "procedure_of_text",
+    "procedure_record",
+    "read_procedures",
+    "write_suite",
+]
+"""The names this module has always offered; grids and records live in their own modules."""
 
 
 class OldFormatWarning(UserWarning):
@@ -337,106 +254,6 @@ def _check_target(out: Path) -> None:
             raise InputError(
                 out, f"holds {extra!r}, so it is not a suite folder: give an empty or new folder"
             )
-
-
-class _ProcedureLine(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    id: str
-    cell: Cell
-    seed: int
-    index: StrictInt = Field(ge=0)
-    """The procedure's place in its cell (``generate`` numbers them from 0)."""
-    inputs: tuple[int, int]
-    steps: list[tuple[Op, int, int, int] | tuple[Op, int, int, int, int]]
-    """``[op, left, right, value]``, or ``[op, left, 0, value, constant]`` (format 3)."""
-    format: int = 1
-
-
-def procedure_of_json(path: Path, where: str, data: Any) -> Procedure:
-    """A procedure from its compact JSON (a ``procedures.jsonl`` line), checked; an
-    :class:`InputError` naming the file, the line and the field.
-
-    Steps whose every row is plain (``[op, int, int, int]``, or with a fifth ``int``) are
-    read by :func:`_plain_steps` and the rest of the line by the model; any other line is
-    read whole by the model, which names what is wrong (relabelling reads one procedure
-    per distinct scenario, and the model reads a 95-step procedure's rows several times
-    slower)."""
-    rows = data.get("steps") if type(data) is dict else None
-    steps = _plain_steps(rows)
-    try:
-        if steps is None:
-            line = _ProcedureLine.model_validate(data)
-            steps = tuple(map(_step_of, range(1, len(line.steps) + 1), line.steps))
-        else:
-            line = _ProcedureLine.model_validate({**data, "steps": ()})
-    except ValidationError as exc:
-        raise invalid(path, exc, where) from None
-    return _checked(path, where, line, steps)
-
-
-def procedure_of_text(path: Path, where: str, text: bytes) -> Procedure:
-    """:func:`procedure_of_json` of a procedure's JSON text; ``ValueError`` for text that
-    is not JSON, as :func:`~agentproc.jsonio.loads` raises."""
-    return procedure_of_json(path, where, loads(text))
-
-
-_OPS = {op.value: op for op in Op}
-
-
-def _plain_steps(rows: Any) -> tuple[StepDef, ...] | None:
-    """The steps of rows that are all plain, read as the model reads them; ``None`` when
-    any is not (the model then reads the line and names the row and field)."""
-    if type(rows) is not list:
-        return None
-    steps, make, ops = [], StepDef._make, _OPS
-    operands: tuple[Any, ...]
-    for k, row in enumerate(rows, 1):
-        if type(row) is not list:
-            return None
-        if len(row) == 4:
-            op, i, j, value = row
-            constant, operands = None, (i, j)
-        elif len(row) == 5:
-            op, i, j, value, constant = row
-            if type(constant) is not int:
-                return None
-            operands = (i,) if j == 0 else (i, j)
-        else:
-            return None
-        op = ops.get(op) if type(op) is str else None
-        if op is None or type(i) is not int or type(j) is not int or type(value) is not int:
-            return None
-        steps.append(make((k, op, operands, value, constant)))
-    return tuple(steps)
-
-
-def _checked(path: Path, where: str, line: _ProcedureLine, steps: tuple[StepDef, ...]) -> Procedure:
-    """The procedure of a validated line and its steps, checked against its cell and its
-    own steps."""
-    if len(steps) != line.cell.steps:
-        raise InputError(
-            path, f"{len(steps)} steps for a cell of {line.cell.steps}", f"{where}: steps"
-        )
-    if not 1 <= line.format <= FORMAT:
-        raise InputError(
-            path, f"procedure format {line.format} is not 1 to {FORMAT}", f"{where}: format"
-        )
-    procedure = Procedure(
-        line.id, line.cell, line.seed, line.index, steps, line.inputs, line.format
-    )
-    problem = problem_of(procedure)
-    if problem is not None:
-        raise InputError(path, problem[1], f"{where}: {problem[0]}")
-    return procedure
-
-
-def _step_of(k: int, row: tuple[Any, ...]) -> StepDef:
-    """A step from its compact row (see :func:`_step_record`)."""
-    if len(row) == 4:
-        op, i, j, value = row
-        return StepDef(k, op, (i, j), value)
-    op, i, j, value, constant = row
-    return StepDef(k, op, (i,) if j == 0 else (i, j), value, constant)
 
 
 def read_procedures(

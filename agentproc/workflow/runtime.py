@@ -17,7 +17,7 @@ from typing import Any
 
 from agentproc.arith import SCALE, close, from_number, matcher, to_number
 from agentproc.procedures import Procedure
-from agentproc.procedures.generate import depends_of
+from agentproc.procedures.procedure import depends_of
 from agentproc.workflow.compile import compile_procedure
 from agentproc.workflow.scenario import FinishSpec, Scenario, ScenarioStep, var_index
 from agentproc.workflow.variant import Variant

@@ -15,15 +15,9 @@ from pydantic import ValidationError
 from agentproc.arith import Op
 from agentproc.errors import InputError
 from agentproc.procedures import Cell, Procedure, StepDef, generate_procedure, preset
-from agentproc.procedures.generate import (
-    _INPUTS,
-    FORMAT,
-    MAX_LOOKBACK,
-    PRIME,
-    _constant_print,
-    insensitive_input,
-    masked,
-)
+from agentproc.procedures.fingerprint import _INPUTS, PRIME, _constant_print
+from agentproc.procedures.procedure import FORMAT, MAX_LOOKBACK
+from agentproc.procedures.sensitivity import insensitive_input, masked
 from agentproc.procedures.suites import (
     Block,
     Grid,

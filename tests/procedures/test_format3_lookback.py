@@ -10,7 +10,7 @@ import pytest
 
 from agentproc.errors import InputError
 from agentproc.procedures import Cell, generate_procedure
-from agentproc.procedures.generate import FORMAT
+from agentproc.procedures.procedure import FORMAT
 from agentproc.procedures.suites import (
     OldFormatWarning,
     procedure_of_json,
@@ -76,7 +76,7 @@ def test_a_format_two_suite_loads_with_a_warning_and_its_old_meaning(tmp_path: P
 def test_an_answer_too_large_to_scale_is_not_taken_as_insensitive_nor_raises():
     from agentproc.arith import Op
     from agentproc.procedures import Procedure, StepDef
-    from agentproc.procedures.generate import insensitive_input
+    from agentproc.procedures.sensitivity import insensitive_input
 
     # S2 = 1e6 squared and multiplied up to an answer of 1e306: finite, but not once
     # nudged and scaled to units (the values in units do not matter here).

@@ -12,7 +12,9 @@ from pydantic import ValidationError
 from agentproc.arith import BOUND, Op, apply_units
 from agentproc.errors import ConfigError, GenerationError
 from agentproc.procedures import Cell, Procedure, StepDef, generate_procedure, parse_ops
-from agentproc.procedures.generate import _INPUTS, _try, masked
+from agentproc.procedures.fingerprint import _INPUTS
+from agentproc.procedures.generate import _try
+from agentproc.procedures.sensitivity import masked
 from agentproc.workflow import compile_procedure
 
 RANGES = ((1.0, 10.0), (0.0, 1.0), (10.0, 100.0), (-10.0, 10.0), (-1.0, 1.0), (0.0, 0.0))

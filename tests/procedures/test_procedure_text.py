@@ -19,7 +19,7 @@ from agentproc.procedures import (
     procedure_of_text,
     procedure_record,
 )
-from agentproc.procedures.suites import _checked, _ProcedureLine, _step_of
+from agentproc.procedures.records import _checked, _ProcedureLine, _step_of
 
 WHERE = Path("run.jsonl")
 
