@@ -197,7 +197,7 @@ class CellStats(BaseModel):
     wrong_argument_causes: dict[str, int] = {}
     """``wrong_argument`` labels per cause (``propagated``: an upstream mistake carried
     forward; the others are new mistakes), causes in
-    :data:`~agentproc.analysis.report.CAUSES` order."""
+    :data:`~agentproc.analysis.tally.CAUSES` order."""
     divergence_labels: dict[str, int] = {}
     """Episodes per label of their first divergence (episodes that left the procedure)."""
     divergence_steps: dict[int, int] = {}

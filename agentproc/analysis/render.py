@@ -18,12 +18,14 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from agentproc.analysis.cell_stats import CellStats, wilson
+from agentproc.analysis.cell_stats import CellStats
 from agentproc.analysis.fit import fits, print_wrapped, stack
-from agentproc.analysis.horizon import by_lookback_lines
+from agentproc.analysis.headline import NONE as NONE
+from agentproc.analysis.headline import headline
+from agentproc.analysis.headline import rate_text as _ci
 from agentproc.analysis.report import DEFAULT_BY, KNOBS, AgentReport, Report, tuple_order
-from agentproc.analysis.tokens import Price, tokens_text
-from agentproc.errors import counted, unknown_key
+from agentproc.analysis.tokens import Price
+from agentproc.errors import unknown_key
 from agentproc.labelling import LabelKind
 
 SHORT: dict[LabelKind, str] = {
@@ -46,14 +48,6 @@ SHORT: dict[LabelKind, str] = {
 REALISED = "dist"
 """Header of the realised look-back beside ``L`` (four letters: two agents' look-back
 tables still fit 120 columns side by side)."""
-
-NONE = "\N{EN DASH}"
-"""A rate over no episodes: there is no figure."""
-
-
-def _ci(value: float, ci: tuple[float, float], n: int) -> str:
-    return f"{value:.3f} [{ci[0]:.2f}-{ci[1]:.2f}]" if n else NONE
-
 
 _RATES: dict[str, Callable[[CellStats], str]] = {
     "first-answer acc": lambda s: _ci(*s.rate("accuracy"), s.n),
@@ -315,91 +309,6 @@ def _render_study(console: Console, g: _Grouping, agents: list[str]) -> None:
     _fitting_or_stacked(console, f"execution measures {g.title}", g, *choices)
 
 
-def _counts(items: dict[str, int]) -> str:
-    return ", ".join(f"{k} {v}" for k, v in items.items() if v)
-
-
-def _headline(console: Console, name: str, a: AgentReport, price: Price | None = None) -> None:
-    """One line of headline figures, then verdicts, causes, the first divergence and the
-    tokens (costed at ``price``)."""
-    s = a.overall
-    runs = s.n + a.errored
-    err_rate = a.errored / runs if runs else 0.0
-    print_wrapped(
-        console,
-        Text.assemble(
-            (name, "bold"),
-            f": n={s.n}{_design(s)}, first-answer acc {_ci(*s.rate('accuracy'), s.n)},"
-            f" faithful acc {_ci(*s.rate('faithful_accuracy'), s.n)},"
-            " unfaithful-correct gap "
-            f"{_ci(*s.rate('unfaithful_correct_rate'), s.n)},"
-            f" errored {a.errored} of {runs} ({_ci(err_rate, wilson(a.errored, runs), runs)})",
-        ),
-    )
-    if a.errored:
-        print_wrapped(
-            console,
-            Text(
-                f"warning: {counted(a.errored, 'episode')} of {name} could not be run "
-                f"({_counts(a.errors)}) and count in no figure; run again with --resume "
-                "to retry them",
-                style="yellow",
-            ),
-        )
-    if a.cache is not None:
-        calls, hits = a.cache
-        console.print(
-            f"  response cache: {hits} of {calls} model calls answered from the cache "
-            "(left out of model time)",
-            highlight=False,
-        )
-    console.print(f"  {tokens_text(a.tokens, price)}", markup=False, highlight=False)
-    if not s.n:
-        return
-    print_wrapped(
-        console,
-        f"  verdicts: {', '.join(f'{k} {v}' for k, v in s.verdicts.items())}; final-answer acc "
-        f"{s.final_accuracy:.3f}, mean progress {s.progress_rate:.3f}, mean correct prefix "
-        f"{s.prefix_rate:.3f}",
-    )
-    wrong = s.label_counts[LabelKind.WRONG_ARGUMENT]
-    if wrong:
-        carried = s.wrong_argument_causes.get("propagated", 0)
-        new = {k: v for k, v in s.wrong_argument_causes.items() if k != "propagated"}
-        print_wrapped(
-            console,
-            f"  wrong_argument {wrong}: {carried} carried forward (propagated) from "
-            f"{s.slips} new mistakes" + (f" ({_counts(new)})" if new else ""),
-        )
-    if s.diverged:
-        print_wrapped(
-            console,
-            f"  first divergence: {s.diverged} of {s.n} episodes left the procedure "
-            f"({_ci(s.diverged / s.n, s.diverged_ci, s.n)}); first label "
-            f"{_counts(s.divergence_labels)}; median step {s.divergence_median_step}, on "
-            f"average {100 * s.divergence_position:.0f}% of the way through",
-        )
-    else:
-        print_wrapped(console, "  first divergence: none (every episode followed the procedure)")
-    if a.horizon is not None:
-        for line in [*a.horizon.lines(), *by_lookback_lines(a.horizon_by_lookback)]:
-            print_wrapped(console, f"  {line}")
-    if a.per_step is not None and s.diverged:
-        print_wrapped(console, f"  {a.per_step.median_line()}")
-
-
-def _design(s: CellStats) -> str:
-    """Scenarios and trials, when a scenario has several (intervals then carry the design
-    effect)."""
-    if s.trials <= 1:
-        return ""
-    deff = s.design_effects.get("faithful", 1.0)
-    return (
-        f" ({s.scenarios} scenarios x {s.trials:.3g} trials; intervals on n / design effect, "
-        f"{deff:.2f} for faithful acc)"
-    )
-
-
 def _legend(console: Console, report: Report, realised: bool) -> None:
     used = [REALISED] if realised else []
     used += ["n", "first-answer acc", "faithful acc", "unfaithful-correct", "[a-b]"]
@@ -434,7 +343,7 @@ def render_report(
         console.print("no episodes")
         return
     for name, a in report.agents.items():
-        _headline(console, name, a, price)
+        headline(console, name, a, price)
     agents = [name for name, a in report.agents.items() if a.overall.n]
     if not agents:
         return

@@ -28,200 +28,18 @@ counts in no figure: it is counted apart, per kind of failure.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from agentproc.analysis.cell_stats import STUDY_RATES, CellStats, design_effect, ratio
+from agentproc.analysis.cell_stats import CellStats
 from agentproc.analysis.horizon import Horizons, horizons
 from agentproc.analysis.identity import AgentId, agent_id, agent_key, agent_names
 from agentproc.analysis.steps import PerStep, StepTally
+from agentproc.analysis.tally import CAUSES as CAUSES
+from agentproc.analysis.tally import COUNTERS, Tally, clustered_hits, episode_of
 from agentproc.analysis.tokens import Tokens
-from agentproc.errors import unknown_key
-from agentproc.labelling import VERDICTS, LabelKind
 from agentproc.runs import error_kind_of, is_error
-
-_KINDS: dict[str, LabelKind] = {k.value: k for k in LabelKind}
-
-
-CAUSES = ("propagated", "other", "lookback_confusion", "stale_output", "misread_input")
-"""Causes of a ``wrong_argument`` label, carried-forward first; others sort after these."""
-
-
-class _Episode(NamedTuple):
-    """What one scored record adds to each of its groups (parsed once per record)."""
-
-    verdict: str
-    first_ok: bool
-    final_ok: bool
-    labels: dict[LabelKind, int]
-    progress: float
-    prefix: float
-    exact: bool
-    under: bool
-    over: bool
-    corrected: bool
-    causes: dict[str, int]
-    divergence: tuple[str, int | None, int] | None
-    """(label, step, total steps) of the first divergence."""
-    realised: int | None
-    """The procedure's realised look-back (``params.realised_lookback``); ``None`` in
-    records written before it was recorded."""
-
-
-def _episode(rec: Mapping[str, Any]) -> _Episode:
-    verdict, m = rec["verdict"], rec["metrics"]
-    if verdict not in VERDICTS:
-        raise unknown_key("verdict", str(verdict), VERDICTS)
-    labels: dict[LabelKind, int] = {}
-    causes: dict[str, int] = {}
-    corrected = False
-    for lab in rec["labels"]:
-        kind = _KINDS.get(lab["kind"])
-        if kind is None:
-            raise unknown_key("label kind", str(lab["kind"]), list(_KINDS))
-        labels[kind] = labels.get(kind, 0) + 1
-        corrected = corrected or bool(lab.get("self_correction"))
-        if kind is LabelKind.WRONG_ARGUMENT:
-            cause = str(lab.get("cause") or "other")
-            causes[cause] = causes.get(cause, 0) + 1
-    total = int(m["total_steps"])
-    div = m.get("first_divergence")
-    divergence = None
-    if isinstance(div, Mapping) and div.get("label") is not None:
-        step = div.get("step")
-        if isinstance(step, int):  # after a pre-fill, its position in the agent's own part
-            step -= int(m.get("given_steps", 0))
-        divergence = (str(div["label"]), step if isinstance(step, int) else None, total)
-    realised = rec["params"].get("realised_lookback")
-    distinct = int(m.get("executed_steps", total - labels.get(LabelKind.SKIPPED_STEP, 0)))
-    runs = distinct + labels.get(LabelKind.REPEATED_STEP, 0)
-    invented = labels.get(LabelKind.HALLUCINATED_CALL, 0)
-    return _Episode(
-        verdict,
-        bool(m["first_answer_correct"]),
-        bool(m["final_answer_correct"]),
-        labels,
-        float(m["progress_rate"]),
-        m["longest_correct_prefix"] / (total or 1),
-        exact=distinct == total and runs + invented == total,
-        under=distinct < total,
-        over=runs + invented > total,
-        corrected=corrected,
-        causes=causes,
-        divergence=divergence,
-        realised=None if realised is None else int(realised),
-    )
-
-
-@dataclass(slots=True)
-class _Tally:
-    """Running counters of one group."""
-
-    n: int = 0
-    first_ok: int = 0
-    final_ok: int = 0
-    verdicts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(VERDICTS, 0))
-    labels: dict[LabelKind, int] = field(default_factory=lambda: dict.fromkeys(LabelKind, 0))
-    episodes: dict[LabelKind, int] = field(default_factory=lambda: dict.fromkeys(LabelKind, 0))
-    progress: float = 0.0
-    prefix: float = 0.0
-    exact: int = 0
-    under: int = 0
-    over: int = 0
-    corrected: int = 0
-    causes: dict[str, int] = field(default_factory=dict)
-    div_labels: dict[str, int] = field(default_factory=dict)
-    div_steps: dict[int, int] = field(default_factory=dict)
-    div_position: float = 0.0
-    realised: dict[int, int] = field(default_factory=dict)
-    clusters: list[tuple[int, ...]] = field(default_factory=list)
-    """Per scenario of the group (when the records name them): its trials, then its count
-    of each :data:`_CLUSTERED` measure; filled in once every record is read."""
-
-    def add(self, ep: _Episode) -> None:
-        self.n += 1
-        self.first_ok += ep.first_ok
-        self.final_ok += ep.final_ok
-        self.verdicts[ep.verdict] += 1
-        for kind, count in ep.labels.items():
-            self.labels[kind] += count
-            self.episodes[kind] += 1
-        self.progress += ep.progress
-        self.prefix += ep.prefix
-        self.exact += ep.exact
-        self.under += ep.under
-        self.over += ep.over
-        self.corrected += ep.corrected
-        for cause, count in ep.causes.items():
-            self.causes[cause] = self.causes.get(cause, 0) + count
-        if ep.divergence is not None:
-            label, step, total = ep.divergence
-            self.div_labels[label] = self.div_labels.get(label, 0) + 1
-            where = total + 1 if step is None else step  # no step: past the last one
-            self.div_steps[where] = self.div_steps.get(where, 0) + 1
-            self.div_position += min(where - 1, total) / (total or 1)
-        if ep.realised is not None:
-            self.realised[ep.realised] = self.realised.get(ep.realised, 0) + 1
-
-    def stats(self) -> CellStats:
-        """The group's statistics (design effects from its :attr:`clusters`)."""
-        clusters = self.clusters
-        extra: dict[str, Any] = dict(self.verdicts)  # and scenarios, design effects if known
-        if clusters:
-            extra["scenarios"] = len(clusters)
-            if self.n > len(clusters):
-                extra["design_effects"] = {
-                    m: round(design_effect([(c[i], c[0]) for c in clusters]), 6)
-                    for i, m in enumerate(_CLUSTERED, 1)
-                }
-        return CellStats(
-            n=self.n,
-            first_answer_correct=self.first_ok,
-            final_answer_correct=self.final_ok,
-            exact_steps=self.exact,
-            under_executed=self.under,
-            over_executed=self.over,
-            missing_answer=self.episodes[LabelKind.MISSING_ANSWER],
-            premature_answer=self.episodes[LabelKind.PREMATURE_FINISH],
-            self_corrected=self.corrected,
-            label_counts=dict(self.labels),
-            episodes_with_label=dict(self.episodes),
-            progress_rate=ratio(self.progress, self.n),
-            prefix_rate=ratio(self.prefix, self.n),
-            wrong_argument_causes=dict(sorted(self.causes.items(), key=_cause_order)),
-            divergence_labels=dict(sorted(self.div_labels.items(), key=_label_order)),
-            divergence_steps=dict(sorted(self.div_steps.items())),
-            divergence_position=ratio(self.div_position, sum(self.div_labels.values())),
-            realised_lookbacks=dict(sorted(self.realised.items())),
-            **extra,
-        )
-
-
-_CLUSTERED = ("first_answer", "faithful", "unfaithful_correct", *STUDY_RATES, "diverged")
-"""The rates whose intervals carry the design effect, in a scenario's counter order
-(after its trials)."""
-_COUNTERS = 1 + len(_CLUSTERED)
-
-
-def _hits(ep: _Episode) -> tuple[bool, ...]:
-    """Whether an episode counts toward each :data:`_CLUSTERED` measure, in that order."""
-    missing = LabelKind.MISSING_ANSWER in ep.labels
-    premature = LabelKind.PREMATURE_FINISH in ep.labels
-    return (
-        *(ep.first_ok, ep.verdict == "faithful", ep.verdict == "unfaithful_correct"),
-        *(ep.exact, ep.under, ep.over, missing, premature, ep.corrected),
-        ep.divergence is not None,
-    )
-
-
-def _in_order(order: Iterable[str]) -> Callable[[tuple[str, int]], tuple[int, str]]:
-    """Sort key of a ``(name, count)`` item: ``name``'s place in ``order``, others after."""
-    rank = {name: i for i, name in enumerate(order)}
-    return lambda item: (rank.get(item[0], len(rank)), item[0])
-
-
-_cause_order, _label_order = _in_order(CAUSES), _in_order(_KINDS)
 
 
 class CellKey(NamedTuple):
@@ -322,14 +140,14 @@ class Report:
 
 @dataclass(slots=True)
 class _AgentTally:
-    overall: _Tally = field(default_factory=_Tally)
-    by_knob: dict[str, defaultdict[Any, _Tally]] = field(
-        default_factory=lambda: {k: defaultdict(_Tally) for k in KNOBS}
+    overall: Tally = field(default_factory=Tally)
+    by_knob: dict[str, defaultdict[Any, Tally]] = field(
+        default_factory=lambda: {k: defaultdict(Tally) for k in KNOBS}
     )
-    by_cell: defaultdict[CellKey, _Tally] = field(default_factory=lambda: defaultdict(_Tally))
+    by_cell: defaultdict[CellKey, Tally] = field(default_factory=lambda: defaultdict(Tally))
     errors: dict[str, int] = field(default_factory=dict)
-    by_sweep: defaultdict[str, defaultdict[tuple[Any, ...], _Tally]] = field(
-        default_factory=lambda: defaultdict(lambda: defaultdict(_Tally))
+    by_sweep: defaultdict[str, defaultdict[tuple[Any, ...], Tally]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(Tally))
     )
     scenarios: dict[str, _Scenario] = field(default_factory=dict)
     """Per scenario (when records name it): where it is grouped and its counters."""
@@ -347,7 +165,7 @@ class _AgentTally:
             kind = error_kind_of(rec)  # type: ignore[arg-type]
             self.errors[kind] = self.errors.get(kind, 0) + 1
             return
-        ep, params = _episode(rec), rec["params"]
+        ep, params = episode_of(rec), rec["params"]
         key = CellKey(int(params["steps"]), int(params["lookback"]), str(rec["cell"]))
         values = tuple(of(params) for of in KNOBS.values())
         sweeps = params.get("sweeps")
@@ -367,9 +185,9 @@ class _AgentTally:
                 groups += [self.by_knob[k][v] for k, v in zip(KNOBS, values, strict=True)]
                 groups += [self.by_sweep[name][values] for name in names]
                 sc = self.scenarios[str(sid)] = _Scenario(
-                    groups, [0] * _COUNTERS, key.steps, key.lookback
+                    groups, [0] * COUNTERS, key.steps, key.lookback
                 )
-            for i, hit in enumerate((1, *_hits(ep))):
+            for i, hit in enumerate((1, *clustered_hits(ep))):
                 sc.counts[i] += hit
 
     def report(self, agent: str) -> AgentReport:
@@ -412,9 +230,10 @@ class _AgentTally:
 
 @dataclass(slots=True)
 class _Scenario:
-    """One scenario's groups and counters: trials, then each :data:`_CLUSTERED` measure."""
+    """One scenario's groups and counters: trials, then each
+    :data:`~agentproc.analysis.tally.CLUSTERED` measure."""
 
-    groups: list[_Tally]
+    groups: list[Tally]
     counts: list[int]
     steps: int
     lookback: int
@@ -422,7 +241,8 @@ class _Scenario:
 
 def _rows(scenarios: list[_Scenario]) -> dict[str, list[tuple[int, int, int]]]:
     """Each horizon measure's rows: per scenario its steps, successes and trials (the
-    counters after trials are :data:`_CLUSTERED`'s: first answer, then faithful)."""
+    counters after trials are :data:`~agentproc.analysis.tally.CLUSTERED`'s: first answer,
+    then faithful)."""
     return {
         "faithful": [(sc.steps, sc.counts[2], sc.counts[0]) for sc in scenarios],
         "first_answer": [(sc.steps, sc.counts[1], sc.counts[0]) for sc in scenarios],

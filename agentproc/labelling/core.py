@@ -72,22 +72,14 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
-from functools import partial
-from itertools import compress, filterfalse, repeat
-from operator import eq, itemgetter, lt
+from itertools import compress, repeat
+from operator import eq
 
-from agentproc.labelling.given import own_metrics
-from agentproc.labelling.labels import Divergence, Label, LabelKind, Metrics, Verdict
-from agentproc.labelling.order import (
-    Batching,
-    InFlight,
-    OrderPolicy,
-    dependency_divergence,
-    fewest_messages,
-    kept_in_order,
-    ran_too_early,
-)
+from agentproc.labelling.episode import KIND_ORDER as KIND_ORDER
+from agentproc.labelling.episode import Entry as Entry
+from agentproc.labelling.episode import EpisodeEnd
+from agentproc.labelling.labels import Label, LabelKind
+from agentproc.labelling.order import Batching, InFlight, OrderPolicy
 from agentproc.workflow import Workflow
 
 K = LabelKind
@@ -99,34 +91,9 @@ STALE = "stale_output"
 """Cause: the value of the step's own output variable, or of a later one."""
 OTHER = "other"
 """Cause: nothing the agent could see explains the value (an arithmetic slip)."""
-KIND_ORDER: dict[LabelKind, int] = {k: i for i, k in enumerate(LabelKind)}
-_NEVER = 1 << 62
-_CALL_INDEX = itemgetter(1)
-"""A :class:`Label`'s ``call_index``, got in C."""
-_SKIPPED: dict[tuple[int, bool], Label] = {}
-"""``skipped_step`` labels by (step, live), built once each: labels are immutable, and
-relabelling a run finds the same ones in many episodes."""
 
 
-@dataclass(slots=True)
-class Entry:
-    """One thing the agent did, as the core tracks it for the first divergence."""
-
-    index: int
-    """Position among the episode's calls (text mode: among the parsed entries)."""
-    step: int | None = None
-    """The step it executes or writes, if any."""
-    finish: bool = False
-    """Whether it submits an answer."""
-    executed: bool = False
-    """A step that produced a value."""
-    answered: bool = False
-    """An answer that was accepted."""
-    message: int = 0
-    """The agent's message it came in (counted from 1; 0 when no message was marked)."""
-
-
-class LabelCore:
+class LabelCore(EpisodeEnd):
     """Labels an episode entry by entry; :meth:`finish` adds the episode-level findings.
 
     >>> # core = LabelCore(workflow); entry = core.begin(0, step=1); core.record_step(...)
@@ -345,147 +312,6 @@ class LabelCore:
         candidates = [u for u in found if 1 <= u < end]
         return min(candidates, key=lambda u: (abs(u - var), u)) if candidates else None
 
-    # -- the episode ------------------------------------------------------------
-
-    def finish(self) -> tuple[list[Label], Metrics]:
-        """All labels, sorted by call, and the episode's metrics."""
-        labels = self.labels + self._reordered()
-        labels.sort(key=_label_order)
-        # Then the findings of no call, in their order: skipped steps by step, then
-        # the missing answer.
-        n, skipped = self.wf.n_steps, _SKIPPED
-        # Liveness is read only when a step was skipped (it is made when first asked for).
-        live = self.wf.live if len(self.last_value) < n else ()
-        for step in filterfalse(self.last_value.__contains__, range(1, n + 1)):
-            key = (step, live[step - 1])
-            found = skipped.get(key)
-            if found is None:
-                found = skipped[key] = Label(K.SKIPPED_STEP, None, step, live=key[1])
-            labels.append(found)
-        if not self.answers:
-            labels.append(Label(K.MISSING_ANSWER))
-        return labels, self._metrics(labels)
-
-    def _reordered(self) -> list[Label]:
-        run_at = self.run_at
-        if self.order == "dependency":
-            early = ran_too_early(run_at, self.wf.depends_on)
-            return [Label(K.REORDERED, run_at[s], s, breaks_dependency=True) for s in early]
-        steps = list(run_at)  # first runs, in the order they ran
-        if all(map(lt, steps, steps[1:])):  # in listed order (compared without a loop)
-            return []
-        out = []
-        for pos in sorted(set(range(len(steps))) - set(kept_in_order(steps))):
-            step = steps[pos]
-            index = run_at[step]
-            deps = self.wf.depends_on[step - 1]
-            breaks = any(run_at.get(d, _NEVER) > index for d in deps)
-            out.append(Label(K.REORDERED, index, step, breaks_dependency=breaks))
-        return out
-
-    def _metrics(self, labels: list[Label]) -> Metrics:
-        wf = self.wf
-        first = self.answers[0][1] if self.answers else None
-        final = self.answers[-1][1] if self.answers else None
-        first_ok = first is not None and wf.close(first, wf.answer)
-        final_ok = final is not None and wf.close(final, wf.answer)
-        faithful = first_ok and not labels
-        verdict: Verdict
-        if first is None:
-            verdict = "no_answer"
-        elif not first_ok:
-            verdict = "wrong"
-        else:
-            verdict = "faithful" if faithful else "unfaithful_correct"
-        last_value, correct = self.last_value, wf.correct
-        # Steps whose latest value is their variable's correct value (``None``, never run,
-        # is no value), counted without a Python loop.
-        correct_steps = sum(
-            map(
-                eq,
-                map(last_value.get, range(1, len(wf.targets) + 1)),
-                map(correct.__getitem__, wf.targets),
-            )
-        )
-        if self.order == "dependency":
-            labelled = set(map(_CALL_INDEX, labels))
-            prefix, divergence = dependency_divergence(
-                self.trace,
-                labelled,
-                wf.depends_on,
-                self.calls,
-                partial(self._departure, labels=labels),
-            )
-        else:
-            prefix, divergence = self._divergence(labels)
-        metrics: Metrics = {
-            "verdict": verdict,
-            "faithful": faithful,
-            "first_answer": first,
-            "final_answer": final,
-            "first_answer_correct": first_ok,
-            "final_answer_correct": final_ok,
-            "answers": len(self.answers),
-            "calls": self.calls,
-            "executed_steps": len(self.last_value),
-            "total_steps": wf.n_steps,
-            "progress_rate": round(correct_steps / wf.n_steps, 6),
-            "longest_correct_prefix": prefix,
-            "first_divergence": divergence,
-        }
-        if self.given:
-            own_metrics(metrics, self.given, self.last_value, wf)
-        if self.order == "dependency":
-            self.batching.close()
-            metrics["messages"] = self.batching.messages
-            metrics["fewest_messages"] = fewest_messages(wf.depends_on)
-            metrics["batching_maximal"] = self.batching.maximal
-        return metrics
-
-    def _divergence(self, labels: list[Label]) -> tuple[int, Divergence | None]:
-        """Longest prefix of the reference trace matched, and where it was left.
-
-        The divergence is the earliest departure from the procedure, named by the
-        label that describes it: a call for a later step than the one expected is a
-        ``skipped_step`` (the expected step never runs) or ``reordered`` (it runs
-        later); a call for the expected step, a repeat, an unknown tool or an
-        answer is named by its own first label.
-        """
-        n = self.wf.n_steps
-        labelled = set(map(_CALL_INDEX, labels))  # the calls with a label
-        p = 0
-        for e in self.trace:
-            clean = e.index not in labelled
-            if p < n and e.step == p + 1 and e.executed and clean:
-                p += 1
-                continue
-            if p == n and e.finish and e.answered and clean:
-                p += 1
-                continue
-            expected = p + 1 if p < n else None
-            if e.step is not None and expected is not None and e.step > expected:
-                # It jumped ahead: that is the departure, whatever else is wrong with
-                # the call (a made-up argument for the step it skipped, say).
-                skipped = expected not in self.last_value
-                kind = (K.SKIPPED_STEP if skipped else K.REORDERED).value
-            else:
-                kind = self._departure(e.index, clean, expected, labels)
-            return min(p, n), {"call_index": e.index, "step": expected, "label": kind}
-        if p <= n:
-            kind = K.SKIPPED_STEP.value if p < n else K.MISSING_ANSWER.value
-            # Past the last entry: the episode ended before the procedure did.
-            return p, {"call_index": self.calls, "step": p + 1 if p < n else None, "label": kind}
-        return n, None
-
-    def _departure(self, index: int, clean: bool, expected: int | None, labels: list[Label]) -> str:
-        """The label naming a departure at call ``index``: its own first label, else a
-        skipped step (the expected one never ran) or a reordering."""
-        if not clean:
-            return next(lab for lab in labels if lab.call_index == index).kind.value
-        if expected is not None and expected not in self.last_value:
-            return K.SKIPPED_STEP.value
-        return K.REORDERED.value
-
 
 def confusion_cause(u: int, target: int) -> str:
     """The cause of a wrong value explained by variable ``u`` at a step defining ``target``."""
@@ -503,8 +329,3 @@ def _by_distance(var: int, end: int) -> Iterator[int]:
             yield below
         if above < target:
             yield above
-
-
-def _label_order(lab: Label) -> tuple[int, int, int]:
-    call = lab.call_index if lab.call_index is not None else _NEVER
-    return (call, KIND_ORDER[lab.kind], lab.step or 0)

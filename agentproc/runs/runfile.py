@@ -23,26 +23,31 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, cast, get_args
 
 import orjson
 
-from agentproc.errors import InputError, RunFileError
-from agentproc.jsonio import loads, seekable, unreadable
+from agentproc.errors import RunFileError
+from agentproc.jsonio import loads
 from agentproc.labelling import Metrics
-from agentproc.runs.check import check_record, check_whole
+from agentproc.runs.check import check_record
 from agentproc.runs.keys import EpisodeKey, episode_key
 from agentproc.runs.layout import BULK_KEYS, MIDDLE_KEYS, line_of
+from agentproc.runs.lines import READ_BUFFER as READ_BUFFER
+from agentproc.runs.lines import ReadReport as ReadReport
+from agentproc.runs.lines import Where as Where
+from agentproc.runs.lines import expand as expand
+from agentproc.runs.lines import is_compact as is_compact
+from agentproc.runs.lines import parse_line as parse_line
+from agentproc.runs.lines import raw_lines
+from agentproc.runs.lines import read_at as read_at
 from agentproc.runs.records import EpisodeRecord, is_error
 
 View = Literal["head", "labelling", "whole"]
 """How much of each record a reader gets (see the module docstring)."""
 VIEWS: tuple[View, ...] = get_args(View)
-READ_BUFFER = 1 << 20
-"""Bytes read from a run file at a time: a line is often longer than the default 8 KiB,
-and reading it in pieces and joining them cost more than parsing its head."""
 CALLS_AT = b',"calls":['
 """Where the head of a version-2 line ends."""
 BULK_AT = b',"bulk":{'
@@ -53,25 +58,6 @@ LABELS_AT = b',"labels":['
 """Where a line's labels start (in its head)."""
 NOT_HEAD = frozenset({"calls", "bulk", *MIDDLE_KEYS, *BULK_KEYS})
 """Record fields the head view leaves out."""
-
-
-@dataclass
-class ReadReport:
-    """What reading a run file skipped."""
-
-    torn_last_line: int | None = None
-    """The line number of a torn last line, if there was one."""
-    warnings: list[str] = field(default_factory=list)
-
-
-@dataclass(frozen=True, slots=True)
-class Where:
-    """Where a record lies: file, line number, byte offset and length."""
-
-    path: Path
-    lineno: int
-    offset: int
-    length: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +123,7 @@ def read_lines(
         raise ValueError(f"unknown view {view!r} (expected one of: {', '.join(VIEWS)})")
     path = Path(path)
     cut = _CUTS.get(view)
-    for where, raw in _raw_lines(path):
+    for where, raw in raw_lines(path):
         part = cut(raw) if cut is not None and raw.endswith(b"\n") else None
         if part is not None:
             _check_part(where, part, view)
@@ -159,58 +145,6 @@ def read_run(
         yield line.where.lineno, cast(EpisodeRecord, line.rec)
 
 
-def read_at(where: Where) -> EpisodeRecord:
-    """The whole record at ``where``, checked."""
-    try:
-        with open(seekable(where.path), "rb") as fh:
-            fh.seek(where.offset)
-            raw = fh.read(where.length)
-    except OSError as exc:
-        raise unreadable(where.path, exc) from None
-    rec = parse_line(where.path, where.lineno, raw)
-    if rec is None:
-        raise RunFileError(where.path, "not valid JSON (a torn line)", f"line {where.lineno}")
-    return rec
-
-
-def _raw_lines(path: Path) -> Iterator[tuple[Where, bytes]]:
-    try:
-        fh = open(seekable(path), "rb", buffering=READ_BUFFER)  # noqa: SIM115 (closed by the with block below)
-    except IsADirectoryError:
-        raise InputError(path, "is a folder, not a run file") from None
-    except OSError as exc:  # a missing file among them: "no such file"
-        raise unreadable(path, exc) from None
-    with fh:
-        offset = 0
-        for lineno, raw in enumerate(fh, start=1):
-            if raw and not raw.isspace():  # not raw.strip(), which copies the line
-                yield Where(path, lineno, offset, len(raw)), raw
-            offset += len(raw)
-
-
-def parse_line(
-    path: Path, lineno: int, raw: bytes, report: ReadReport | None = None
-) -> EpisodeRecord | None:
-    """One whole line, checked and expanded; ``None`` for a torn last line (an
-    unterminated line that is not JSON), which is noted in ``report``."""
-    try:
-        rec = loads(raw)
-    except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError both are
-        if not raw.endswith(b"\n"):  # only the last line can lack one
-            if report is not None:
-                report.torn_last_line = lineno
-                report.warnings.append(
-                    f"{path}: line {lineno}: torn last line (an interrupted write) skipped"
-                )
-            return None
-        raise RunFileError(path, f"not valid JSON ({exc})", f"line {lineno}") from None
-    check_whole(path, lineno, rec)
-    try:
-        return cast(EpisodeRecord, expand(rec))
-    except (ValueError, TypeError) as exc:
-        raise RunFileError(path, str(exc), f"line {lineno}") from None
-
-
 def _check_part(where: Where, part: dict[str, Any], view: View) -> None:
     if type(part.get("labels")) is bytes:  # checked once known to differ (recorded_labels)
         check_record(where.path, where.lineno, {**part, "labels": []})
@@ -218,51 +152,6 @@ def _check_part(where: Where, part: dict[str, Any], view: View) -> None:
         check_record(where.path, where.lineno, part)
     if view == "labelling" and not isinstance(part.get("calls"), list):
         raise RunFileError(where.path, "missing", f"line {where.lineno}: calls")
-
-
-def is_compact(rec: dict[str, Any]) -> bool:
-    """Whether a parsed line is laid out as version 2."""
-    v = rec.get("schema_version")
-    return isinstance(v, int) and not isinstance(v, bool) and v >= 2
-
-
-def expand(rec: dict[str, Any]) -> dict[str, Any]:
-    """A parsed line as the whole view gives it: calls as dicts, bulk fields at the top
-    level. Version-1 lines are already so and come back unchanged. Raises ``TypeError``,
-    ``IndexError`` or ``ValueError`` for calls of the wrong shape.
-    """
-    if not is_compact(rec) or not isinstance(rec.get("calls"), list):
-        return rec
-    bulk = rec.pop("bulk", None)
-    bulk = bulk if isinstance(bulk, dict) else {}
-    results = bulk.get("results") or []
-    hashes = bulk.get("state_hashes") or []
-    metrics = rec.get("metrics")
-    given = metrics.get("given_steps", 0) if isinstance(metrics, dict) else 0  # pre-filled
-    calls = []
-    for i, c in enumerate(rec["calls"]):
-        if not isinstance(c, list) or len(c) != 5:
-            raise ValueError(f"calls[{i}]: expected [name, arguments, step, refused, value]")
-        name, arguments, step, refused, value = c
-        call: dict[str, Any] = {
-            "index": i,
-            "name": name,
-            "arguments": arguments,
-            "result": results[i] if i < len(results) else "",
-            "step": step,
-            "refused": refused,
-            "state_hash": hashes[i] if i < len(hashes) else "",
-        }
-        if value is not None:
-            call["value" if step is not None else "answer"] = value
-        if isinstance(given, int) and i < given:
-            call["given"] = True
-        calls.append(call)
-    rec["calls"] = calls
-    for key in BULK_KEYS:
-        if key in bulk:
-            rec[key] = bulk[key]
-    return rec
 
 
 def head_of(raw: bytes) -> dict[str, Any] | None:
