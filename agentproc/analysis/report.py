@@ -184,9 +184,8 @@ class _AgentTally:
                 groups = [self.overall, self.by_cell[key]]
                 groups += [self.by_knob[k][v] for k, v in zip(KNOBS, values, strict=True)]
                 groups += [self.by_sweep[name][values] for name in names]
-                sc = self.scenarios[str(sid)] = _Scenario(
-                    groups, [0] * COUNTERS, key.steps, key.lookback
-                )
+                own = key.steps - int(rec["metrics"].get("given_steps", 0))  # after a pre-fill
+                sc = self.scenarios[str(sid)] = _Scenario(groups, [0] * COUNTERS, own, key.lookback)
             for i, hit in enumerate((1, *clustered_hits(ep))):
                 sc.counts[i] += hit
 

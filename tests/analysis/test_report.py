@@ -699,6 +699,17 @@ def test_the_report_gives_the_horizon_of_each_measure_and_per_lookback() -> None
     assert "  faithful 50% horizon by look-back: 1: " in text
 
 
+def test_after_a_pre_fill_the_horizon_is_over_the_steps_the_agent_ran_itself() -> None:
+    plain = aggregate(horizon_records(0.02)).agents["model:a"].horizon
+    records = horizon_records(0.02)
+    for rec in records:  # the same outcomes, each procedure 10 steps longer, pre-filled
+        rec["params"]["steps"] += 10
+        rec["metrics"]["given_steps"] = 10
+    given = aggregate(records).agents["model:a"].horizon
+    assert plain is not None and given is not None
+    assert given.of["faithful"][0].steps == pytest.approx(plain.of["faithful"][0].steps)
+
+
 def test_a_run_of_one_length_has_no_horizon_and_its_report_is_unchanged() -> None:
     records = [rec for rec in horizon_records(0.02) if rec["params"]["steps"] == 20]
     report = aggregate(records)
