@@ -22,7 +22,16 @@ def suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.parametrize(
-    "variant", ["random-names", "shuffled", "flaky-tools", "feedback", "json", "distractors"]
+    "variant",
+    [
+        "random-names",
+        "shuffled",
+        "flaky-tools",
+        "feedback",
+        "json",
+        "distractors",
+        "prefill-wrong-50",
+    ],
 )
 def test_a_variant_run_replays_and_relabels_unchanged(suite, tmp_path, capsys, variant):
     run = tmp_path / "run.jsonl"
@@ -60,3 +69,18 @@ def test_a_run_file_whose_variant_cannot_apply_is_refused_in_one_line(suite, tmp
         "declared workflow (the calculator offers add, sub, mul and div; a declared step "
         "computes a formula, which no one of them is)"
     ]
+
+
+def test_a_pre_fill_gives_a_workflows_first_steps_and_judges_the_agents_own(
+    suite, tmp_path, capsys
+):
+    run = tmp_path / "run.jsonl"
+    argv = ["run", suite, "--agent", "sim:oracle", "--variant", "prefill-wrong-100", "--out", run]
+    code, _, _ = cli(capsys, *argv)
+    assert code == 0
+    records = [json.loads(line) for line in run.read_text(encoding="utf-8").splitlines()]
+    episodes = [r for r in records if "metrics" in r]
+    assert len(episodes) == 5
+    for r in episodes:  # half of the 12 steps given, every one wrong: carried forward, correct
+        assert r["metrics"]["given_steps"] == 6 and r["metrics"]["total_steps"] == 6
+        assert r["verdict"] == "faithful" and r["labels"] == []
