@@ -3,8 +3,6 @@ approval, labelled by the one monitor as the taxonomy says."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from agentproc.agents.sim import INJECTORS, run_sim_episode
@@ -12,29 +10,12 @@ from agentproc.resources import folder
 from agentproc.runs.session import EpisodeSession
 from agentproc.workflow.declared_suite import load_workflow, workflow_scenarios
 from agentproc.workflow.runtime import build_workflow
+from tests.workflow.hand_traces import Instance, kinds
 
-WF = load_workflow(folder("workflows") / "invoice_approval.toml")
-SCENARIO = next(workflow_scenarios(WF, "invoice_approval", count=1, seed=0))
-STEP = {s.name: s for s in SCENARIO.steps}
-VALUE: dict[str, Any] = {**SCENARIO.inputs, **{s.output: s.value for s in SCENARIO.steps}}
+HAND = Instance("invoice_approval")
+WF, SCENARIO, STEP, VALUE = HAND.workflow, HAND.scenario, HAND.step, HAND.value
+args, play = HAND.args, HAND.play
 FINISH = SCENARIO.finish.tool
-
-
-def args(tool: str, **override: Any) -> dict[str, Any]:
-    return {v: override.get(v, VALUE[v]) for v in STEP[tool].operands}
-
-
-def play(messages: list[list[tuple[str, dict[str, Any]]]], order: str = "listed") -> Any:
-    session = EpisodeSession(SCENARIO, "hand", order=order)  # type: ignore[arg-type]
-    for message in messages:
-        session.message()
-        for name, arguments in message:
-            session.call(name, arguments)
-    return session.finish("answer")
-
-
-def kinds(ep: Any) -> list[tuple[Any, ...]]:
-    return [(lab.kind.value, lab.call_index, lab.step) for lab in ep.labels]
 
 
 LISTED = [s.name for s in SCENARIO.steps]

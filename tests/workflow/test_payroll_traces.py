@@ -4,36 +4,15 @@ out, net pay given as the answer, and a variable read for another one."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from agentproc.arith import to_number
-from agentproc.resources import folder
 from agentproc.runs.session import EpisodeSession
-from agentproc.workflow.declared_suite import load_workflow, workflow_scenarios
+from tests.workflow.hand_traces import Instance, kinds
 
-WF = load_workflow(folder("workflows") / "payroll.toml")
-SCENARIO = next(workflow_scenarios(WF, "payroll", count=1, seed=0))
-STEP = {s.name: s for s in SCENARIO.steps}
-VALUE: dict[str, Any] = {**SCENARIO.inputs, **{s.output: s.value for s in SCENARIO.steps}}
+HAND = Instance("payroll")
+WF, SCENARIO, STEP, VALUE = HAND.workflow, HAND.scenario, HAND.step, HAND.value
+args, play = HAND.args, HAND.play
 LISTED = [s.name for s in SCENARIO.steps]
 FINISH = SCENARIO.finish.tool
-
-
-def args(tool: str, **override: Any) -> dict[str, Any]:
-    return {v: override.get(v, VALUE[v]) for v in STEP[tool].operands}
-
-
-def play(messages: list[list[tuple[str, dict[str, Any]]]], order: str = "listed") -> Any:
-    session = EpisodeSession(SCENARIO, "hand", order=order)  # type: ignore[arg-type]
-    for message in messages:
-        session.message()
-        for name, arguments in message:
-            session.call(name, arguments)
-    return session.finish("answer")
-
-
-def kinds(ep: Any) -> list[tuple[Any, ...]]:
-    return [(lab.kind.value, lab.call_index, lab.step) for lab in ep.labels]
 
 
 def test_the_instance_reads_every_value_one_way():
