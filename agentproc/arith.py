@@ -16,7 +16,8 @@ from collections.abc import Callable
 from decimal import Decimal, localcontext
 from enum import StrEnum
 from fractions import Fraction
-from typing import Literal
+from hashlib import blake2b
+from typing import Any, Literal
 
 Mode = Literal["decimal", "integer"]
 
@@ -78,7 +79,9 @@ def to_units(x: float | int, scale: int) -> int:
     exactly one tenth, as the agent wrote it.
     """
     if isinstance(x, int):
-        return x * scale
+        return x * scale if x.__class__ is not bool else symbol_units(x)
+    if isinstance(x, str):
+        return symbol_units(x)
     u = x * scale
     if -1e15 < u < 1e15:
         # A number written to the unit (the common case) is the float nearest some
@@ -139,23 +142,62 @@ def matcher(x: float | int, scale: int, tolerance: float = 0.5) -> Callable[[int
     return lambda units: abs(scaled - units) <= tolerance + 1e-9
 
 
-def to_number(units: int, scale: int) -> float | int:
-    """A unit value as the JSON number an agent sees (``12.345`` or ``12``).
+def to_number(units: int, scale: int) -> Any:
+    """A unit value as the JSON number an agent sees (``12.345`` or ``12``); a symbol's
+    code as its category or boolean (:func:`symbol_units`), :data:`UNDEFINED` as ``None``.
 
-    >>> to_number(12345, 1000), to_number(12, 1)
-    (12.345, 12)
+    >>> to_number(12345, 1000), to_number(12, 1), to_number(symbol_units("gold"), 1000)
+    (12.345, 12, 'gold')
     """
+    if units <= -SYMBOL_BASE:
+        return SYMBOLS.get(units)
     return units // scale if scale == 1 else units / scale
 
 
-def from_number(x: float | int, scale: int) -> int:
+def from_number(x: Any, scale: int) -> int:
     """The units of a number that is an exact multiple of a unit (a scenario's own
     values, a recorded step value): the inverse of :func:`to_number`.
 
     >>> from_number(12.345, 1000)
     12345
     """
+    if isinstance(x, str | bool) or x is None:
+        return symbol_units(x)
     return round(x * scale)
+
+
+SYMBOL_BASE = 1 << 100
+"""Codes of categories and booleans lie at or below ``-SYMBOL_BASE`` units: far beyond
+any number a tool accepts (:data:`BOUND`), so no number ever equals one, and the
+monitor compares them exactly like any value in units."""
+UNDEFINED = -SYMBOL_BASE
+"""The units of a step that has no value on an instance (a branch not taken whose
+formula reads what the instance never computes)."""
+SYMBOLS: dict[int, str | bool] = {}
+"""Code -> category or boolean, for every symbol coded so far (codes are the same in
+every process: a category's comes from a hash of its name)."""
+
+
+def symbol_units(value: str | bool | None) -> int:
+    """The code of a category, a boolean (``None``: :data:`UNDEFINED`).
+
+    >>> symbol_units(True) == symbol_units(True) != symbol_units(False)
+    True
+    """
+    if value is None:
+        return UNDEFINED
+    if isinstance(value, bool):
+        code = -SYMBOL_BASE - 1 - value
+    else:
+        digest = blake2b(value.encode(), digest_size=8, person=b"category").digest()
+        code = -SYMBOL_BASE - 4 - int.from_bytes(digest, "big")
+    SYMBOLS.setdefault(code, value)
+    return code
+
+
+def is_symbol(units: int) -> bool:
+    """Whether a unit value is a category's, a boolean's or :data:`UNDEFINED`."""
+    return units <= -SYMBOL_BASE
 
 
 HALF = Fraction(1, 2)
@@ -177,7 +219,11 @@ def round_units(x: Fraction) -> int:
 
 
 def render(units: int, scale: int) -> str:
-    """A unit value as text: three decimals in decimal mode, e.g. ``-0.050``."""
+    """A unit value as text: three decimals in decimal mode, e.g. ``-0.050``; a
+    category as its name, a boolean as ``true`` or ``false``."""
+    if units <= -SYMBOL_BASE:
+        v = SYMBOLS.get(units)
+        return str(v).lower() if isinstance(v, bool) or v is None else v
     if scale == 1:
         return str(units)
     sign = "-" if units < 0 else ""

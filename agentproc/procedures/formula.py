@@ -9,6 +9,13 @@ calls) is refused with a message naming it. Nothing is ever evaluated by Python.
 Values are exact fractions; a step rounds its result once, to its declared decimals,
 half away from zero (:func:`agentproc.arith.round_units`), as every step value is.
 
+A workflow of format 2 reads the *typed* grammar (``parse(text, typed=True)``), a
+superset: string literals (categories), ``true`` and ``false``, comparisons
+``== != < <= > >=`` (a chain ``a < b <= c`` is their ``and``), ``and or not``, and the
+lazy ``ifelse(c, a, b)`` and ``case(c1, v1, c2, v2, ..., default)``. Values are then a
+:class:`~fractions.Fraction`, a ``str`` or a ``bool``; types are checked by
+:mod:`agentproc.procedures.formula_types` when the file is read.
+
 >>> tree = parse("max(price * qty - discount, 0) / 2")
 >>> sorted(variables(tree))
 ['discount', 'price', 'qty']
@@ -24,7 +31,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from hashlib import blake2b
-from typing import Literal
+from typing import Any, Literal
 
 from agentproc.arith import round_units
 
@@ -34,6 +41,8 @@ MAX_DEPTH = 40
 """How deeply a formula's operations may nest."""
 MAX_ROUND_DIGITS = 3
 """``round(x, n)`` takes a literal ``n`` from 0 to this."""
+MAX_CATEGORY = 64
+"""Characters of a category name."""
 
 BinOp = Literal["+", "-", "*", "/"]
 _BINOPS: dict[type[ast.operator], BinOp] = {
@@ -88,8 +97,69 @@ class Call:
     """``round``'s number of decimals (0 when not given)."""
 
 
-Node = Num | Var | Neg | Bin | Call
+@dataclass(frozen=True)
+class Lit:
+    """A category (string) or ``true``/``false`` literal (typed grammar)."""
+
+    value: str | bool
+
+
+CmpOp = Literal["==", "!=", "<", "<=", ">", ">="]
+_CMPOPS: dict[type[ast.cmpop], CmpOp] = {
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+    ast.Lt: "<",
+    ast.LtE: "<=",
+    ast.Gt: ">",
+    ast.GtE: ">=",
+}
+
+
+@dataclass(frozen=True)
+class Cmp:
+    """``left op right``, a comparison (typed grammar)."""
+
+    op: CmpOp
+    left: Node
+    right: Node
+
+
+@dataclass(frozen=True)
+class Logic:
+    """``and`` / ``or`` of two or more operands, lazy; ``not`` of one (typed grammar)."""
+
+    op: Literal["and", "or", "not"]
+    args: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class Choose:
+    """``ifelse(c, a, b)`` or ``case(c1, v1, ..., default)``: the value of the first
+    branch whose condition holds, else the default; only that branch is evaluated."""
+
+    fn: Literal["ifelse", "case"]
+    args: tuple[Node, ...]
+
+    @property
+    def branches(self) -> tuple[tuple[Node, Node], ...]:
+        """``(condition, value)`` pairs, in order."""
+        a = self.args
+        return tuple((a[k], a[k + 1]) for k in range(0, len(a) - 1, 2))
+
+    @property
+    def default(self) -> Node:
+        """The value when no condition holds."""
+        return self.args[-1]
+
+
+Node = Num | Var | Neg | Bin | Call | Lit | Cmp | Logic | Choose
 """A formula tree."""
+Value = Fraction | str | bool
+"""A value of the typed grammar."""
+LITERALS: dict[str, bool] = {"true": True, "false": False}
+"""The boolean literals of the typed grammar (names no variable may take)."""
+CHOOSERS: dict[str, tuple[int, int | None]] = {"ifelse": (3, 3), "case": (3, None)}
+"""The typed grammar's lazy functions -> fewest and most arguments."""
 
 
 def _round(args: list[Fraction], digits: int) -> Fraction:
@@ -114,9 +184,10 @@ _APPLY: dict[str, Callable[[list[Fraction], int], Fraction]] = {
 
 
 @lru_cache(maxsize=4096)
-def parse(text: str) -> Node:
+def parse(text: str, typed: bool = False) -> Node:
     """The tree of a formula (kept per text: every instance of a workflow, and every
     relabelled episode of it, reads the same few formulas; a tree is immutable).
+    ``typed``: the grammar of format 2 (categories, booleans, comparisons, conditions).
 
     Raises:
         FormulaError: text that is not a formula (the message says where and why).
@@ -132,41 +203,74 @@ def parse(text: str) -> Node:
         raise FormulaError(f"does not parse{where}: {exc.msg}") from None
     except (RecursionError, MemoryError):
         raise FormulaError(f"nested more than {MAX_DEPTH} deep") from None
-    return _walk(tree.body, 0)
+    return _walk(tree.body, 0, typed)
 
 
-def _walk(node: ast.expr, depth: int) -> Node:
+def _walk(node: ast.expr, depth: int, typed: bool = False) -> Node:
     if depth > MAX_DEPTH:
         raise FormulaError(f"nested more than {MAX_DEPTH} deep")
     if isinstance(node, ast.Constant):
         v = node.value
+        if typed and isinstance(v, str):
+            if not 0 < len(v) <= MAX_CATEGORY:
+                raise FormulaError(f"a category is 1 to {MAX_CATEGORY} characters, not {v!r}")
+            return Lit(v)
         if isinstance(v, bool) or not isinstance(v, int | float):
             raise FormulaError(f"{v!r} is not a number")
         return Num(Fraction(repr(v)) if isinstance(v, float) else Fraction(v))
     if isinstance(node, ast.Name):
-        if node.id in FUNCTIONS:
+        if node.id in FUNCTIONS or (typed and node.id in CHOOSERS):
             raise FormulaError(f"{node.id} is a function: write {node.id}(...)")
+        if typed and node.id in LITERALS:
+            return Lit(LITERALS[node.id])
         return Var(node.id)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
-        arg = _walk(node.operand, depth + 1)
+        arg = _walk(node.operand, depth + 1, typed)
         return Neg(arg) if isinstance(node.op, ast.USub) else arg
     if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
         return Bin(
-            _BINOPS[type(node.op)], _walk(node.left, depth + 1), _walk(node.right, depth + 1)
+            _BINOPS[type(node.op)],
+            _walk(node.left, depth + 1, typed),
+            _walk(node.right, depth + 1, typed),
         )
     if isinstance(node, ast.Call):
-        return _call(node, depth)
+        return _call(node, depth, typed)
+    if typed:
+        return _typed(node, depth)
     raise FormulaError(
         f"{_what(node)} is not allowed (only + - * /, parentheses, numbers, "
         f"variables and {', '.join(FUNCTIONS)})"
     )
 
 
-def _call(node: ast.Call, depth: int) -> Call:
-    if not isinstance(node.func, ast.Name) or node.func.id not in FUNCTIONS:
+def _typed(node: ast.expr, depth: int) -> Node:
+    """The typed grammar's own nodes: comparisons, ``and or not``."""
+    if isinstance(node, ast.Compare) and all(type(o) in _CMPOPS for o in node.ops):
+        terms = [_walk(t, depth + 1, True) for t in (node.left, *node.comparators)]
+        pairs = [
+            Cmp(_CMPOPS[type(o)], a, b) for o, a, b in zip(node.ops, terms, terms[1:], strict=False)
+        ]
+        return pairs[0] if len(pairs) == 1 else Logic("and", tuple(pairs))
+    if isinstance(node, ast.BoolOp):
+        op: Literal["and", "or"] = "and" if isinstance(node.op, ast.And) else "or"
+        return Logic(op, tuple(_walk(v, depth + 1, True) for v in node.values))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return Logic("not", (_walk(node.operand, depth + 1, True),))
+    raise FormulaError(
+        f"{_what(node)} is not allowed (only + - * /, comparisons, and, or, not, "
+        f"parentheses, numbers, 'categories', true, false, variables and "
+        f"{', '.join([*FUNCTIONS, *CHOOSERS])})"
+    )
+
+
+def _call(node: ast.Call, depth: int, typed: bool = False) -> Node:
+    known = {**FUNCTIONS, **CHOOSERS} if typed else FUNCTIONS
+    if not isinstance(node.func, ast.Name) or node.func.id not in known:
         name = node.func.id if isinstance(node.func, ast.Name) else ast.unparse(node.func)
-        raise FormulaError(f"unknown function {name!r} (expected one of: {', '.join(FUNCTIONS)})")
+        raise FormulaError(f"unknown function {name!r} (expected one of: {', '.join(known)})")
     fn = node.func.id
+    if fn in CHOOSERS:
+        return _choose(node, fn, depth)
     if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
         raise FormulaError(f"{fn}() takes plain arguments only")
     args = list(node.args)
@@ -186,7 +290,21 @@ def _call(node: ast.Call, depth: int) -> Call:
     if len(args) < least or (most is not None and len(args) > most):
         want = f"{least}" if least == most else f"at least {least}"
         raise FormulaError(f"{fn}() takes {want} argument(s), not {len(node.args)}")
-    return Call(fn, tuple(_walk(a, depth + 1) for a in args), digits)
+    return Call(fn, tuple(_walk(a, depth + 1, typed) for a in args), digits)
+
+
+def _choose(node: ast.Call, fn: str, depth: int) -> Choose:
+    if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+        raise FormulaError(f"{fn}() takes plain arguments only")
+    n = len(node.args)
+    if fn == "ifelse" and n != 3:
+        raise FormulaError(f"ifelse() takes 3 arguments (condition, then, else), not {n}")
+    if fn == "case" and (n < 3 or n % 2 == 0):
+        raise FormulaError(
+            f"case() takes condition, value pairs and a default (an odd number, 3 or more), not {n}"
+        )
+    args = tuple(_walk(a, depth + 1, True) for a in node.args)
+    return Choose("ifelse" if fn == "ifelse" else "case", args)
 
 
 _SYMBOLS: dict[type, str] = {
@@ -223,13 +341,19 @@ def variables(tree: Node) -> Iterator[str]:
     elif isinstance(tree, Bin):
         yield from variables(tree.left)
         yield from variables(tree.right)
-    elif isinstance(tree, Call):
+    elif isinstance(tree, Call | Logic | Choose):
         for a in tree.args:
             yield from variables(a)
+    elif isinstance(tree, Cmp):
+        yield from variables(tree.left)
+        yield from variables(tree.right)
 
 
-def evaluate(tree: Node, env: Mapping[str, Fraction]) -> Fraction | None:
-    """The exact value of a formula, or ``None`` where it divides by zero."""
+def evaluate(tree: Node, env: Mapping[str, Any]) -> Any:
+    """The exact value of a formula, or ``None`` where it divides by zero (typed: a
+    :data:`Value`; only the branch ``ifelse``/``case``/``and``/``or`` take is evaluated,
+    so a variable of a branch not taken need not be in ``env``). Raises ``KeyError`` for
+    a variable it reads that ``env`` lacks."""
     if isinstance(tree, Num):
         return tree.value
     if isinstance(tree, Var):
@@ -248,10 +372,50 @@ def evaluate(tree: Node, env: Mapping[str, Fraction]) -> Fraction | None:
         if tree.op == "*":
             return a * b
         return None if b == 0 else a / b
-    args = [evaluate(a, env) for a in tree.args]
-    if any(a is None for a in args):
-        return None
-    return _APPLY[tree.fn]([a for a in args if a is not None], tree.digits)
+    if isinstance(tree, Call):
+        args = [evaluate(a, env) for a in tree.args]
+        if any(a is None for a in args):
+            return None
+        return _APPLY[tree.fn](args, tree.digits)
+    return _evaluate_typed(tree, env)
+
+
+def _evaluate_typed(tree: Node, env: Mapping[str, Any]) -> Any:
+    if isinstance(tree, Lit):
+        return tree.value
+    if isinstance(tree, Cmp):
+        a, b = evaluate(tree.left, env), evaluate(tree.right, env)
+        if a is None or b is None:
+            return None
+        return _COMPARE[tree.op](a, b)
+    if isinstance(tree, Logic):
+        if tree.op == "not":
+            v = evaluate(tree.args[0], env)
+            return None if v is None else not v
+        for a in tree.args:  # lazy: the first operand that decides
+            v = evaluate(a, env)
+            if v is None or v is (tree.op == "or"):
+                return v
+        return tree.op == "and"
+    if isinstance(tree, Choose):
+        for cond, value in tree.branches:
+            c = evaluate(cond, env)
+            if c is None:
+                return None
+            if c:
+                return evaluate(value, env)
+        return evaluate(tree.default, env)
+    raise TypeError(f"not a formula node: {tree!r}")  # pragma: no cover
+
+
+_COMPARE: dict[str, Callable[[Any, Any], bool]] = {
+    "==": lambda a, b: bool(a == b),
+    "!=": lambda a, b: bool(a != b),
+    "<": lambda a, b: bool(a < b),
+    "<=": lambda a, b: bool(a <= b),
+    ">": lambda a, b: bool(a > b),
+    ">=": lambda a, b: bool(a >= b),
+}
 
 
 PRIME = (1 << 61) - 1
@@ -287,11 +451,24 @@ def fingerprint(tree: Node, env: Mapping[str, int]) -> int | None:
         if tree.op == "*":
             return a * b % PRIME
         return None if b == 0 else a * pow(b, PRIME - 2, PRIME) % PRIME
-    args = [fingerprint(a, env) for a in tree.args]
-    if any(a is None for a in args):
+    if isinstance(tree, Lit):
+        return _hashed(f"lit:{tree.value!r}")
+    if isinstance(tree, Cmp):
+        sides = [fingerprint(tree.left, env), fingerprint(tree.right, env)]
+        name = f"cmp{tree.op}"
+    else:
+        sides = [fingerprint(a, env) for a in tree.args]
+        name = f"{tree.fn}:{tree.digits}" if isinstance(tree, Call) else f"{type(tree).__name__}"
+        if isinstance(tree, Logic | Choose):
+            name += f":{tree.op if isinstance(tree, Logic) else tree.fn}"
+    if any(a is None for a in sides):
         return None
-    key = f"{tree.fn}:{tree.digits}:{':'.join(map(str, args))}".encode()
-    return int.from_bytes(blake2b(key, digest_size=8).digest(), "big") % PRIME
+    return _hashed(f"{name}:{':'.join(map(str, sides))}")
+
+
+def _hashed(key: str) -> int:
+    """A pseudo-random field element of ``key`` (an uninterpreted application)."""
+    return int.from_bytes(blake2b(key.encode(), digest_size=8).digest(), "big") % PRIME
 
 
 def render(tree: Node) -> str:
@@ -316,6 +493,18 @@ def _render(tree: Node, outer: int) -> str:
         if tree.fn == "round" and tree.digits:
             args.append(str(tree.digits))
         return f"{tree.fn}({', '.join(args)})"
+    if isinstance(tree, Lit):
+        return repr(tree.value) if isinstance(tree.value, str) else str(tree.value).lower()
+    if isinstance(tree, Choose):
+        return f"{tree.fn}({', '.join(_render(a, 0) for a in tree.args)})"
+    if isinstance(tree, Cmp):
+        text = f"{_render(tree.left, 1)} {tree.op} {_render(tree.right, 1)}"
+        return f"({text})" if outer else text
+    if isinstance(tree, Logic):
+        if tree.op == "not":
+            return f"not {_render(tree.args[0], -1)}"
+        text = f" {tree.op} ".join(_render(a, -1) for a in tree.args)
+        return f"({text})" if outer else text
     p = _PRECEDENCE[tree.op]
     right = _render(tree.right, p + 1 if tree.op in "-/" else p)
     text = f"{_render(tree.left, p)} {tree.op} {right}"

@@ -25,6 +25,14 @@ from agentproc.arith import BOUND, SCALE, round_units
 from agentproc.errors import InputError
 from agentproc.procedures import formula
 from agentproc.procedures.workflow_file import MAX_DECIMALS, DeclaredWorkflow, InputSpec
+from agentproc.procedures.workflow_paths import (
+    PROBE,
+    DrawFailure,
+    Walk,
+    draw_typed,
+    path_name,
+    walk,
+)
 
 UNITS = SCALE["decimal"]
 """Units per whole number of a workflow's values: thousandths."""
@@ -45,6 +53,14 @@ class WorkflowInstance:
     """Each input's value, in declared order."""
     values: tuple[int, ...]
     """Each step's value, in listed order."""
+    required: tuple[bool, ...] | None = None
+    """A branched workflow's: each step, whether this instance requires it (``None``:
+    every step is)."""
+    exit: int | None = None
+    """A branched workflow's: the exit that fires (its index in ``wf.exits``), if any."""
+    path: str | None = None
+    """A branched workflow's: the path's name
+    (:func:`~agentproc.procedures.workflow_paths.path_name`)."""
 
 
 def _field_value(units: int) -> int:
@@ -53,7 +69,10 @@ def _field_value(units: int) -> int:
 
 
 def _single(spec: InputSpec) -> Fraction | None:
-    """The one value an input can take, or ``None`` when it can take several."""
+    """The one value an input can take, or ``None`` when it can take several (or when
+    it is not a number)."""
+    if spec.kind != "number":
+        return None
     if spec.choices is not None:
         distinct = {Fraction(repr(c)) for c in spec.choices}
         return distinct.pop() if len(distinct) == 1 else None
@@ -88,7 +107,7 @@ def check_identities(wf: DeclaredWorkflow) -> None:
             )
         if single is None:
             _remember(names, tuple(env[name] for env in points), name)
-    for i, (s, tree) in enumerate(zip(wf.spec.steps, wf.trees, strict=True)):
+    for i, (s, tree) in enumerate(zip(wf.steps, wf.trees, strict=True)):
         where = wf.field(i, "formula")
         prints = [formula.fingerprint(tree, env) for env in points]
         if any(p is None for p in prints):
@@ -116,6 +135,9 @@ def _remember(names: dict[tuple[int, ...], str], key: tuple[int, ...], name: str
 
 
 def _draw_input(spec: InputSpec, rng: random.Random) -> int:
+    typed = draw_typed(spec, rng)
+    if typed is not None:
+        return typed
     if spec.choices is not None:
         return round(Fraction(repr(rng.choice(spec.choices))) * UNITS)
     lo, hi = _grid(spec)
@@ -123,16 +145,21 @@ def _draw_input(spec: InputSpec, rng: random.Random) -> int:
     return rng.randint(lo, hi) * per
 
 
-class _Failure(Exception):
-    def __init__(self, step: int, reason: str) -> None:
-        self.step, self.reason = step, reason
+_Failure = DrawFailure
 
 
 def evaluate_steps(wf: DeclaredWorkflow, inputs: tuple[int, ...]) -> tuple[int, ...]:
-    """Every step's value in thousandths from these inputs (raises ``_Failure``)."""
+    """Every step's value in thousandths from these inputs (raises ``DrawFailure``)."""
+    return _walk(wf, inputs).values
+
+
+def _walk(wf: DeclaredWorkflow, inputs: tuple[int, ...]) -> Walk:
+    """The values of every step (and, for a workflow of format 2, its path)."""
+    if wf.types is not None:
+        return walk(wf, inputs)
     env = {n: Fraction(v, UNITS) for n, v in zip(wf.input_names, inputs, strict=True)}
     values = []
-    for i, (s, tree) in enumerate(zip(wf.spec.steps, wf.trees, strict=True)):
+    for i, (s, tree) in enumerate(zip(wf.steps, wf.trees, strict=True)):
         exact = formula.evaluate(tree, env)
         if exact is None:
             raise _Failure(i, "divides by zero")
@@ -142,14 +169,18 @@ def evaluate_steps(wf: DeclaredWorkflow, inputs: tuple[int, ...]) -> tuple[int, 
             raise _Failure(i, "exceeds the bound |value| <= 1e12")
         values.append(units)
         env[s.output] = Fraction(units, UNITS)
-    return tuple(values)
+    return Walk(tuple(values), (), None)
 
 
-def _answer_moves(wf: DeclaredWorkflow, inputs: tuple[int, ...], answer: int) -> bool:
+def _answer_moves(wf: DeclaredWorkflow, inputs: tuple[int, ...], w: Walk) -> bool:
     """Whether moving some input by :data:`NUDGE` (one grid step at least) changes the
-    answer."""
+    answer. A category or boolean answer, and an exit's fixed one, are not asked to (a
+    threshold's outcome stays put under a small move)."""
+    answer = w.values[-1]
+    if w.exit is not None or (wf.types is not None and wf.types[wf.spec.answer].kind != "number"):
+        return True
     for k, spec in enumerate(wf.spec.inputs.values()):
-        if _single(spec) is not None:
+        if _single(spec) is not None or spec.kind != "number":
             continue
         grid = 10 ** (MAX_DECIMALS - spec.decimals) if spec.range is not None else UNITS
         step = max(round_units(abs(inputs[k]) * NUDGE), grid)
@@ -163,30 +194,106 @@ def _answer_moves(wf: DeclaredWorkflow, inputs: tuple[int, ...], answer: int) ->
     return False
 
 
-def draw_instance(wf: DeclaredWorkflow, seed: int, index: int) -> WorkflowInstance:
-    """One instance; the same arguments give the same instance anywhere.
+def draw_instance(
+    wf: DeclaredWorkflow, seed: int, index: int, path: str | None = None
+) -> WorkflowInstance:
+    """One instance; the same arguments give the same instance anywhere. ``path``: draw
+    until the instance takes that path (``--balance paths``; up to ``ATTEMPTS`` times as
+    many draws).
 
     Raises:
         InputError: no valid draw in :data:`ATTEMPTS` (naming the step that failed most).
     """
     failures: dict[tuple[int, str], int] = {}
-    for attempt in range(ATTEMPTS):
+    wrong_path = 0
+    for attempt in range(ATTEMPTS if path is None else ATTEMPTS * ATTEMPTS):
         rng = random.Random(f"agentproc:workflow:{seed}:{index}:{attempt}")
         inputs = tuple(_draw_input(spec, rng) for spec in wf.spec.inputs.values())
         try:
-            values = evaluate_steps(wf, inputs)
+            w = _walk(wf, inputs)
         except _Failure as f:
             failures[f.step, f.reason] = failures.get((f.step, f.reason), 0) + 1
             continue
-        if not _answer_moves(wf, inputs, values[-1]):
-            key = (len(values) - 1, "gives an answer that changes with none of the inputs")
+        if not _answer_moves(wf, inputs, w):
+            key = (len(w.values) - 1, "gives an answer that changes with none of the inputs")
             failures[key] = failures.get(key, 0) + 1
             continue
-        return WorkflowInstance(index, inputs, values)
+        if wf.types is None:
+            return WorkflowInstance(index, inputs, w.values)
+        name = path_name(wf, w)
+        if path is not None and name != path:
+            wrong_path += 1
+            continue
+        return WorkflowInstance(index, inputs, w.values, w.required, w.exit, name)
+    if not failures:
+        raise InputError(
+            wf.where,
+            f"path {path!r} was not taken in {wrong_path} draws of instance {index}",
+        )
     (step, reason), count = max(failures.items(), key=lambda kv: kv[1])
     raise InputError(
         wf.where,
-        f"{wf.spec.steps[step].formula!r} {reason} in {count} of {ATTEMPTS} draws of "
+        f"{wf.steps[step].formula!r} {reason} in {count} of {ATTEMPTS} draws of "
         f"instance {index}: no instance can be drawn (narrow the input ranges)",
         wf.field(step, "formula"),
     )
+
+
+def _probe(wf: DeclaredWorkflow) -> list[Walk]:
+    """The walks of :data:`PROBE` seeded draws (those that would be replaced left out)."""
+    walks = []
+    for attempt in range(PROBE):
+        rng = random.Random(f"agentproc:workflow:probe:{attempt}")
+        inputs = tuple(_draw_input(spec, rng) for spec in wf.spec.inputs.values())
+        try:
+            walks.append(_walk(wf, inputs))
+        except _Failure:
+            continue
+    return walks
+
+
+def probe_paths(wf: DeclaredWorkflow) -> dict[str, int]:
+    """Path name -> how many of :data:`PROBE` seeded draws take it (a branched workflow)."""
+    seen: dict[str, int] = {}
+    for w in _probe(wf):
+        name = path_name(wf, w)
+        seen[name] = seen.get(name, 0) + 1
+    return dict(sorted(seen.items()))
+
+
+def check_conditions(wf: DeclaredWorkflow) -> None:
+    """Refuse a condition that holds on every one of :data:`PROBE` draws or on none (its
+    branch would never, or always, be taken: nothing would be measured): one
+    :class:`InputError` naming the step."""
+    if not wf.branched:
+        return
+    counts = {k: [0, 0] for k in range(len(wf.steps))}
+    fires = [0] * len(wf.exits)
+    reached = [0] * len(wf.exits)
+    for w in _probe(wf):
+        for j in range(len(wf.exits)):
+            if w.exit is None or w.exit >= j:
+                reached[j] += 1
+                fires[j] += w.exit == j
+        for k, need in enumerate(w.required):
+            before = w.exit is None or wf.exits[w.exit].after > k
+            if wf.conditions[k] is not None and before:
+                counts[k][need] += 1
+    for j, e in enumerate(wf.exits):
+        if reached[j] and fires[j] in (0, reached[j]):
+            how = "on none" if fires[j] == 0 else "on every one"
+            raise InputError(
+                wf.where,
+                f"{wf.spec.steps[e.position].when!r} holds {how} of the {reached[j]} draws "
+                "that reach it: the exit would never be measured both ways",
+                f"steps[{e.position}] ({e.name}).when",
+            )
+    for k, (no, yes) in counts.items():
+        if no + yes and 0 in (no, yes):
+            how = "on none" if yes == 0 else "on every one"
+            raise InputError(
+                wf.where,
+                f"{wf.steps[k].when!r} holds {how} of the {no + yes} draws that reach it: "
+                "its branch would never be measured both ways",
+                wf.field(k, "when"),
+            )

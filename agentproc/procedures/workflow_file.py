@@ -28,14 +28,24 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    ValidationError,
+    model_validator,
+)
 
 from agentproc.errors import InputError
-from agentproc.jsonio import invalid, loads, unreadable
+from agentproc.jsonio import loads, unreadable
 from agentproc.procedures import formula
-from agentproc.procedures.formula import FUNCTIONS, FormulaError, Node
+from agentproc.procedures.formula import MAX_LENGTH as FORMULA_LENGTH
+from agentproc.procedures.formula import Node
+from agentproc.procedures.formula_types import Kind, Type
 
 MAX_INPUTS = 50
 """Inputs a workflow may declare."""
@@ -62,23 +72,47 @@ _NAME = re.compile(NAME)
 _CONFIG = ConfigDict(extra="forbid")
 
 
+def _unset(v: object) -> bool:
+    return v is None
+
+
 class InputSpec(BaseModel):
-    """One input and how it is drawn: exactly one of ``range``, ``integers``, ``choices``."""
+    """One input and how it is drawn: a number gives exactly one of ``range``,
+    ``integers``, ``choices``; a category its ``choices`` (names); a boolean its
+    ``p_true`` (format 2)."""
 
     model_config = _CONFIG
     description: str = Field(default="", max_length=MAX_TEXT)
     """What the input is, as the agent is told."""
+    type: Kind | None = Field(default=None, exclude_if=_unset)
+    """``number`` (the default), ``category`` or ``boolean`` (format 2)."""
     range: tuple[float, float] | None = None
     """Drawn uniformly from ``[low, high]`` on the grid of ``decimals``."""
     decimals: int = Field(default=2, ge=0, le=MAX_DECIMALS)
     """Decimals of a ``range`` draw."""
     integers: tuple[int, int] | None = None
     """Drawn uniformly among the whole numbers of ``[low, high]``."""
-    choices: list[float] | None = Field(default=None, min_length=1, max_length=MAX_CHOICES)
-    """Drawn uniformly from these values (at most 3 decimals each)."""
+    choices: list[float | str] | None = Field(default=None, min_length=1, max_length=MAX_CHOICES)
+    """Drawn from these values (at most 3 decimals each), uniformly unless ``weights``
+    are given; a category's: its names."""
+    weights: list[float] | None = Field(default=None, exclude_if=_unset)
+    """The relative weight of each of ``choices`` (format 2; default: all equal)."""
+    p_true: float | None = Field(default=None, gt=0, lt=1, exclude_if=_unset)
+    """A boolean input's chance of ``true`` (format 2; default 0.5)."""
+
+    @property
+    def kind(self) -> Kind:
+        """Its type: ``number`` unless given."""
+        return self.type or "number"
 
     @model_validator(mode="after")
     def _one_way(self) -> InputSpec:
+        if self.weights is not None:
+            _weights(self.weights, self.choices)
+        if self.kind != "number":
+            return _typed_input(self)
+        if self.p_true is not None:
+            raise ValueError('p_true is for a boolean input (type = "boolean")')
         given = [k for k in ("range", "integers", "choices") if getattr(self, k) is not None]
         if len(given) != 1:
             raise ValueError(
@@ -91,13 +125,44 @@ class InputSpec(BaseModel):
                 raise ValueError(f"{given[0]}: low {bounds[0]} is above high {bounds[1]}")
             values: list[float] = list(bounds)
         else:
-            values = list(self.choices or [])
+            if any(isinstance(v, str) for v in self.choices or []):
+                raise ValueError('choices: names are for a category input (type = "category")')
+            values = [float(v) for v in self.choices or []]
             for v in values:
                 if Fraction(repr(v)) * 10**MAX_DECIMALS % 1:
                     raise ValueError(f"choices: {v} has more than {MAX_DECIMALS} decimals")
         if any(abs(v) > MAX_MAGNITUDE for v in values):
             raise ValueError(f"{given[0]}: values must lie within [-1e6, 1e6]")
         return self
+
+
+def _weights(weights: list[float], choices: list[Any] | None) -> None:
+    if choices is None or len(weights) != len(choices):
+        raise ValueError("weights: give one weight for each of choices")
+    if any(w < 0 for w in weights) or not sum(weights) > 0:
+        raise ValueError("weights: each at least 0, and not all 0")
+
+
+def _typed_input(spec: InputSpec) -> InputSpec:
+    """A category's or boolean's own fields, and none of a number's."""
+    kind = spec.kind
+    extra = [k for k in ("range", "integers") if getattr(spec, k) is not None]
+    if kind == "boolean" and spec.choices is not None:
+        extra.append("choices")
+    if kind == "category" and spec.p_true is not None:
+        extra.append("p_true")
+    if extra:
+        raise ValueError(f"a {kind} input takes no {' or '.join(extra)}")
+    if kind == "category":
+        names = spec.choices or []
+        if not names or not all(isinstance(n, str) for n in names):
+            raise ValueError("choices: a category input lists its names (strings)")
+        for n in names:
+            if not 0 < len(str(n)) <= formula.MAX_CATEGORY:
+                raise ValueError(f"choices: {n!r} is not 1 to {formula.MAX_CATEGORY} characters")
+        if len(set(names)) != len(names):
+            raise ValueError("choices: a name is listed twice")
+    return spec
 
 
 class StepSpec(BaseModel):
@@ -110,27 +175,78 @@ class StepSpec(BaseModel):
     """What the step does, as its tool describes it."""
     output: str = Field(pattern=NAME)
     """The variable the step defines, unique in the workflow."""
-    formula: str = Field(max_length=formula.MAX_LENGTH)
+    formula: str = Field(max_length=FORMULA_LENGTH)
     """Over inputs and earlier outputs: ``+ - * /``, parentheses, unary minus, numbers,
     ``min``, ``max``, ``abs``, ``round``."""
     decimals: int = Field(default=2, ge=0, le=MAX_DECIMALS)
     """The output is rounded to this many decimals, half away from zero."""
+    when: str | None = Field(default=None, max_length=FORMULA_LENGTH, exclude_if=_unset)
+    """A boolean condition (format 2): the step is required only on instances where it
+    holds; its tool is offered on every instance."""
+
+
+class ExitSpec(BaseModel):
+    """An early exit (format 2): where its condition holds, the procedure ends here with
+    its fixed answer, and no later step is required."""
+
+    model_config = _CONFIG
+    kind: Literal["exit"]
+    """Marks an exit among the steps."""
+    name: str = Field(pattern=NAME)
+    """The exit's name, unique in the workflow (no tool is offered for it)."""
+    description: str = Field(default="", max_length=MAX_TEXT)
+    """What the exit means, as the agent is told."""
+    when: str = Field(max_length=FORMULA_LENGTH)
+    """The boolean condition on which the procedure ends here."""
+    answer: bool | float | str
+    """The answer given to the finish tool when it does: of the answer's type."""
+
+
+def _step_kind(v: Any) -> str:
+    kind = v.get("kind") if isinstance(v, dict) else getattr(v, "kind", None)
+    return "exit" if kind == "exit" else "step"
+
+
+Entry = Annotated[
+    Annotated[StepSpec, Tag("step")] | Annotated[ExitSpec, Tag("exit")],
+    Discriminator(_step_kind),
+]
+"""A listed step: a tool step, or (``kind = "exit"``) an exit."""
 
 
 class WorkflowSpec(BaseModel):
     """A declared workflow file."""
 
     model_config = _CONFIG
+    format: Literal[1, 2] | None = Field(default=None, exclude_if=_unset)
+    """2: typed values, conditions and exits (a file without it reads as format 1)."""
     description: str = Field(min_length=1, max_length=MAX_TEXT)
     """What the workflow is for, as the agent is told."""
     inputs: dict[str, InputSpec] = Field(min_length=1, max_length=MAX_INPUTS)
     """Input name -> how it is drawn, in the order the agent is shown them."""
-    steps: list[StepSpec] = Field(min_length=1, max_length=MAX_WORKFLOW_STEPS)
-    """The steps, in their listed order."""
+    steps: list[Entry] = Field(min_length=1, max_length=MAX_WORKFLOW_STEPS)
+    """The steps (and, in format 2, exits), in their listed order."""
     answer: str = Field(pattern=NAME)
     """The answer variable: the last step's output."""
     finish_tool: str = Field(default="submit_answer", pattern=TOOL)
     """The tool the answer is given to, which ends the workflow."""
+
+
+@dataclass(frozen=True)
+class Exit:
+    """A checked exit (format 2)."""
+
+    name: str
+    position: int
+    """Its index among the listed steps (``steps[position]`` in the file)."""
+    after: int
+    """How many tool steps are listed before it."""
+    tree: Node
+    """Its condition."""
+    reads: tuple[str, ...]
+    """The variables its condition reads."""
+    answer: formula.Value
+    """The answer it ends the procedure with (a number as an exact fraction)."""
 
 
 @dataclass(frozen=True)
@@ -143,11 +259,33 @@ class DeclaredWorkflow:
     reads: tuple[tuple[str, ...], ...]
     """Each step's distinct variables, in the order its formula writes them."""
     depends: tuple[tuple[int, ...], ...]
-    """Each step's steps (numbered from 1) whose outputs it reads."""
+    """Each step's steps (numbered from 1) whose outputs it reads (format 2: its
+    formula, its condition, and the conditions of the exits listed before it)."""
     live: tuple[bool, ...]
     """Each step: whether its output reaches the answer."""
     where: str = "workflow"
     """The file it was read from (errors name it)."""
+    types: Mapping[str, Type] | None = None
+    """Format 2: every variable's type (``None``: format 1, every value a number)."""
+    conditions: tuple[Node | None, ...] = ()
+    """Format 2: each step's ``when`` (``None``: always required)."""
+    exits: tuple[Exit, ...] = ()
+    """Format 2: the exits, in listed order."""
+
+    @property
+    def steps(self) -> tuple[StepSpec, ...]:
+        """The tool steps, in listed order (the exits left out)."""
+        return tuple(s for s in self.spec.steps if isinstance(s, StepSpec))
+
+    @property
+    def positions(self) -> tuple[int, ...]:
+        """Each tool step's index among the listed steps."""
+        return tuple(i for i, s in enumerate(self.spec.steps) if isinstance(s, StepSpec))
+
+    @property
+    def branched(self) -> bool:
+        """Whether some step has a condition or the workflow has an exit."""
+        return bool(self.exits) or any(c is not None for c in self.conditions)
 
     @property
     def input_names(self) -> tuple[str, ...]:
@@ -155,115 +293,17 @@ class DeclaredWorkflow:
         return tuple(self.spec.inputs)
 
     def field(self, index: int, name: str) -> str:
-        """How an error names a step's field: ``steps[2] (net_amount).formula``."""
-        return f"steps[{index}] ({self.spec.steps[index].tool}).{name}"
+        """How an error names a tool step's field: ``steps[2] (net_amount).formula``."""
+        at = self.positions[index] if self.types is not None else index
+        return f"steps[{at}] ({self.spec.steps[at].tool}).{name}"  # type: ignore[union-attr]
 
 
 def check_workflow(spec: WorkflowSpec, where: str = "workflow") -> DeclaredWorkflow:
     """The checked workflow, or one :class:`InputError` naming ``where``, the step and the
-    field: an input or output name that is not one or is taken twice, a tool name used
-    twice or clashing with the finish tool, a formula that does not parse or reads an
-    unknown, own or later variable (a cycle, when that later step reads this one), an
-    answer that is not the last step's output. The identities are checked by
-    :func:`agentproc.procedures.workflow_draw.check_identities`."""
-    for name in spec.inputs:
-        _variable_name(name, where, f"inputs.{name}")
-    defined: dict[str, int] = {name: 0 for name in spec.inputs}
-    outputs = {s.output: i for i, s in enumerate(spec.steps)}
-    tools: dict[str, int] = {}
-    trees, reads, depends = [], [], []
-    for i, s in enumerate(spec.steps):
-        label = f"steps[{i}] ({s.tool})"
-        _variable_name(s.output, where, f"{label}.output")
-        if s.output in defined:
-            first = "an input" if defined[s.output] == 0 else f"step {defined[s.output]}'s output"
-            raise InputError(where, f"{s.output!r} is already {first}", f"{label}.output")
-        if s.tool in tools:
-            raise InputError(
-                where, f"tool {s.tool!r} is also step {tools[s.tool]}'s", f"{label}.tool"
-            )
-        if s.tool == spec.finish_tool or s.tool in RESERVED_TOOLS:
-            what = "the finish tool" if s.tool == spec.finish_tool else "a calculator tool"
-            raise InputError(where, f"tool {s.tool!r} is {what}'s name", f"{label}.tool")
-        tools[s.tool] = i + 1
-        try:
-            tree = formula.parse(s.formula)
-        except FormulaError as exc:
-            raise InputError(where, f"{s.formula!r}: {exc}", f"{label}.formula") from None
-        names = tuple(dict.fromkeys(formula.variables(tree)))
-        for name in names:
-            if name not in defined:
-                raise InputError(where, _not_readable(spec, name, i, outputs), f"{label}.formula")
-        if not names:
-            raise InputError(where, "reads no input or earlier output", f"{label}.formula")
-        trees.append(tree)
-        reads.append(names)
-        depends.append(tuple(sorted({defined[n] for n in names} - {0})))
-        defined[s.output] = i + 1
-    if spec.finish_tool in RESERVED_TOOLS:
-        raise InputError(where, f"{spec.finish_tool!r} is a calculator tool's name", "finish_tool")
-    if spec.answer != spec.steps[-1].output:
-        raise InputError(
-            where,
-            f"{spec.answer!r} is not the last step's output ({spec.steps[-1].output!r}; "
-            "a step after the answer would never be needed)",
-            "answer",
-        )
-    return DeclaredWorkflow(spec, tuple(trees), tuple(reads), tuple(depends), _live(depends), where)
+    field (:func:`agentproc.procedures.workflow_check.check_spec`)."""
+    from agentproc.procedures.workflow_check import check_spec  # it reads these models
 
-
-def _variable_name(name: str, where: str, field: str) -> None:
-    if not _NAME.match(name):
-        raise InputError(where, f"{name!r} is not a variable name ({NAME})", field)
-    if name in FUNCTIONS:
-        raise InputError(where, f"{name!r} is a function's name", field)
-
-
-def _not_readable(spec: WorkflowSpec, name: str, index: int, outputs: Mapping[str, int]) -> str:
-    """Why step ``index`` cannot read ``name``: unknown, its own, later, or a cycle."""
-    if name not in outputs:
-        return f"unknown variable {name!r} (not an input or an earlier step's output)"
-    at = outputs[name]
-    if at == index:
-        return f"reads its own output {name!r} (a cycle)"
-    path = _path_back(spec, at, spec.steps[index].output, outputs)
-    if path is not None:
-        chain = " -> ".join([spec.steps[index].output, *path])
-        return f"a cycle: {chain}"
-    return f"{name!r} is step {at + 1}'s output, defined later (steps read earlier outputs only)"
-
-
-def _path_back(
-    spec: WorkflowSpec, at: int, target: str, outputs: Mapping[str, int]
-) -> list[str] | None:
-    """The variables from step ``at``'s output back to ``target`` through what each reads,
-    or ``None`` when step ``at`` does not (even indirectly) read ``target``."""
-    seen: set[int] = set()
-    stack: list[tuple[int, list[str]]] = [(at, [spec.steps[at].output])]
-    while stack:
-        i, path = stack.pop()
-        if i in seen:
-            continue
-        seen.add(i)
-        try:
-            names = set(formula.variables(formula.parse(spec.steps[i].formula)))
-        except FormulaError:
-            continue
-        if target in names:
-            return [*path, target]
-        stack.extend((outputs[n], [*path, n]) for n in names if n in outputs)
-    return None
-
-
-def _live(depends: list[tuple[int, ...]]) -> tuple[bool, ...]:
-    """Per step: whether the answer (the last step) reads it, directly or not."""
-    live = [False] * len(depends)
-    live[-1] = True
-    for k in range(len(depends), 0, -1):
-        if live[k - 1]:
-            for d in depends[k - 1]:
-                live[d - 1] = True
-    return tuple(live)
+    return check_spec(spec, where)
 
 
 def workflow_from_json(data: Any, where: str = "workflow") -> DeclaredWorkflow:
@@ -271,9 +311,12 @@ def workflow_from_json(data: Any, where: str = "workflow") -> DeclaredWorkflow:
     try:
         spec = WorkflowSpec.model_validate(data)
     except ValidationError as exc:
-        err = invalid(where, exc)
-        message = str(err).removeprefix(f"{err.path}: {err.field}: ")
-        raise InputError(where, message.removeprefix("Value error, "), err.field) from None
+        first = exc.errors()[0]
+        loc = first["loc"]
+        if len(loc) > 2 and loc[0] == "steps" and loc[2] in ("step", "exit"):
+            loc = (*loc[:2], *loc[3:])  # the kind of step the union tried: not a field
+        field = ".".join(map(str, loc)) or None
+        raise InputError(where, first["msg"].removeprefix("Value error, "), field) from None
     return check_workflow(spec, where)
 
 

@@ -16,17 +16,18 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agentproc.arith import SCALE, to_number
+from agentproc.arith import SCALE, UNDEFINED, is_symbol, to_number
 from agentproc.errors import ConfigError
 from agentproc.procedures.workflow_draw import WorkflowInstance
 from agentproc.procedures.workflow_file import (
     DeclaredWorkflow,
+    ExitSpec,
     InputSpec,
     StepSpec,
     WorkflowSpec,
 )
 from agentproc.workflow.compile import complete
-from agentproc.workflow.declared_view import refusal_line
+from agentproc.workflow.declared_view import head, refusal_line
 from agentproc.workflow.declared_view import refusal_reason as _reason
 from agentproc.workflow.present import DISTRACTORS
 from agentproc.workflow.scenario import SCHEMA_VERSION, Scenario
@@ -43,64 +44,112 @@ def compile_instance(
     the cell every instance shares)."""
     scale = SCALE["decimal"]
     spec = wf.spec
-    names = [*wf.input_names, *(s.output for s in spec.steps)]
+    steps_in = wf.steps
+    names = [*wf.input_names, *(s.output for s in steps_in)]
     index = {n: i + 1 for i, n in enumerate(names)}
     values = dict(zip(names, (*instance.inputs, *instance.values), strict=True))
+    typed = wf.types is not None
     steps: list[dict[str, Any]] = []
     lookback = 1
-    for k, (s, reads) in enumerate(zip(spec.steps, wf.reads, strict=True)):
+    for k, (s, reads) in enumerate(zip(steps_in, wf.reads, strict=True)):
         target = index[s.output]
         lookback = max(lookback, *(target - index[v] for v in reads))
-        text = f"{s.output} = {s.formula.strip()}, rounded to {s.decimals} decimals"
-        if s.description:
-            text += f" ({s.description.strip().rstrip('.')})"
-        steps.append(
-            {
-                "step": k + 1,
-                "output": s.output,
-                "operands": list(reads),
-                "formula": s.formula.strip(),
-                "decimals": s.decimals,
-                "distances": [target - index[v] for v in reads],
-                "value": to_number(values[s.output], scale),
-                "depends_on": list(wf.depends[k]),
-                "live": wf.live[k],
-                "text": text,
-                "expected_call": {
-                    "name": s.tool,
-                    "arguments": {v: to_number(values[v], scale) for v in reads},
+        number = not typed or wf.types[s.output].kind == "number"  # type: ignore[index]
+        step: dict[str, Any] = {
+            "step": k + 1,
+            "output": s.output,
+            "operands": list(reads),
+            "formula": s.formula.strip(),
+            "decimals": s.decimals if number else None,
+            "distances": [target - index[v] for v in reads],
+            "value": to_number(values[s.output], scale),
+            "depends_on": list(wf.depends[k]),
+            "live": wf.live[k],
+            "text": "",
+            "expected_call": {
+                "name": s.tool,
+                "arguments": {
+                    v: to_number(values[v], scale) for v in reads if values[v] != UNDEFINED
                 },
-            }
-        )
-    bounds = [_bounds(i) for i in spec.inputs.values()]
-    scenario = Scenario.model_validate(
-        {
-            "schema_version": SCHEMA_VERSION,
-            "id": f"{name}-{instance.index:04d}",
-            "params": {
-                "cell": name,
-                "steps": len(steps),
-                "lookback": lookback,
-                "range": (min(lo for lo, _ in bounds), max(hi for _, hi in bounds)),
-                "ops": FORMULA_OPS,
-                "mode": "decimal",
-                "seed": seed,
-                "index": instance.index,
             },
-            "inputs": {
-                n: v // scale if v % scale == 0 else to_number(v, scale)
-                for n, v in zip(wf.input_names, instance.inputs, strict=True)
-            },
-            "answer": to_number(instance.values[-1], scale),
-            "answer_variable": spec.answer,
-            "mode": "decimal",
-            "tolerance": 0.5 / scale,
-            "steps": steps,
-            "finish": {"tool": spec.finish_tool},
-            "description": spec.description.strip(),
         }
-    )
+        if typed and wf.branched:
+            step["when"] = None if s.when is None else s.when.strip()
+            step["required"] = (instance.required or ())[k]
+        steps.append(step)
+    bounds = [_bounds(i) for i in spec.inputs.values() if i.kind == "number"] or [(0.0, 0.0)]
+    data: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "id": f"{name}-{instance.index:04d}",
+        "params": {
+            "cell": name,
+            "steps": len(steps),
+            "lookback": lookback,
+            "range": (min(lo for lo, _ in bounds), max(hi for _, hi in bounds)),
+            "ops": FORMULA_OPS,
+            "mode": "decimal",
+            "seed": seed,
+            "index": instance.index,
+        },
+        "inputs": {
+            n: v // scale if v % scale == 0 and not is_symbol(v) else to_number(v, scale)
+            for n, v in zip(wf.input_names, instance.inputs, strict=True)
+        },
+        "answer": to_number(instance.values[-1], scale),
+        "answer_variable": spec.answer,
+        "mode": "decimal",
+        "tolerance": 0.5 / scale,
+        "steps": steps,
+        "finish": {"tool": spec.finish_tool},
+        "description": spec.description.strip(),
+    }
+    if typed:
+        _branched(wf, instance, data)
+    scenario = Scenario.model_validate(data)
+    for st, s in zip(scenario.steps, steps_in, strict=True):
+        st.text = head(st)
+        if s.description:
+            st.text += f" ({s.description.strip().rstrip('.')})"
     return complete(scenario)
+
+
+def _branched(wf: DeclaredWorkflow, instance: WorkflowInstance, data: dict[str, Any]) -> None:
+    """A workflow of format 2's own fields: the types of its variables that are not
+    numbers, its exits and the instance's path (and an exit's answer, when one fires)."""
+    types = wf.types or {}
+    data["types"] = {
+        n: {"type": t.kind, "choices": list(t.choices) if t.kind == "category" else None}
+        for n, t in types.items()
+        if t.kind != "number"
+    } or None
+    answer = types[wf.spec.answer]
+    if answer.kind == "category":  # the exits' answers are the answer's names too
+        names = {*answer.choices, *(str(e.answer) for e in wf.exits)}
+        data["types"][wf.spec.answer]["choices"] = sorted(names)
+    if not wf.branched:
+        return
+    data["exits"] = [
+        {
+            "name": e.name,
+            "when": wf.spec.steps[e.position].when.strip(),  # type: ignore[union-attr]
+            "answer": _answer(e.answer),
+            "after": e.after,
+            "description": wf.spec.steps[e.position].description.strip(),
+            "operands": list(e.reads),
+        }
+        for e in wf.exits
+    ] or None
+    fired = None if instance.exit is None else wf.exits[instance.exit]
+    data["path"] = {"name": instance.path, "exit": None if fired is None else fired.name}
+    if fired is not None:
+        data["answer"] = _answer(fired.answer)
+
+
+def _answer(value: Any) -> Any:
+    """An exit's answer as a scenario holds it (a number as its JSON number)."""
+    if isinstance(value, bool | str):
+        return value
+    return int(value) if value.denominator == 1 else float(value)
 
 
 def check_applies(scenario: Scenario, mode: str, variant: Variant | None) -> None:
@@ -145,7 +194,7 @@ def workflow_schema() -> dict[str, Any]:
     :class:`~agentproc.procedures.workflow_file.WorkflowSpec`, each field described by the
     docstring written under it."""
     schema = WorkflowSpec.model_json_schema()
-    for model in (WorkflowSpec, InputSpec, StepSpec):
+    for model in (WorkflowSpec, InputSpec, StepSpec, ExitSpec):
         at = schema if model is WorkflowSpec else schema["$defs"][model.__name__]
         for name, doc in field_docstrings(model).items():
             at["properties"][name].setdefault("description", doc)

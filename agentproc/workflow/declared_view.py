@@ -89,25 +89,42 @@ def rename_formula(formula: str, name: Name) -> str:
     return _IDENTIFIER.sub(shown, formula)
 
 
-def _head(s: ScenarioStep) -> str:
-    """The start of a declared step's text, before its description."""
-    return f"{s.output} = {s.formula}, rounded to {s.decimals} decimals"
+def head(s: ScenarioStep, name: Name | None = None) -> str:
+    """The start of a declared step's text, before its description: its output, formula,
+    decimals (a number's) and condition (a branched workflow's), in the names shown."""
+    if name is None:
+        text = f"{s.output} = {s.formula}"
+    else:
+        text = f"{name(s.output) or s.output} = {rename_formula(s.formula or '', name)}"
+    if s.decimals is not None:
+        text += f", rounded to {s.decimals} decimals"
+    if s.when is not None:
+        text += f"; only when {s.when if name is None else rename_formula(s.when, name)}"
+    return text
 
 
 def description_of(s: ScenarioStep) -> str:
     """A declared step's description, as its text holds it (``""``: none)."""
-    rest = s.text[len(_head(s)) :] if s.text.startswith(_head(s)) else ""
+    rest = s.text[len(head(s)) :] if s.text.startswith(head(s)) else ""
     return rest[2:-1] if rest.startswith(" (") and rest.endswith(")") else ""
 
 
 def step_text(s: ScenarioStep, name: Name) -> str:
     """A declared step's :attr:`~ScenarioStep.text` in the names shown."""
-    if all((name(v) or v) == v for v in (s.output, *s.operands)):
+    if all((name(v) or v) == v for v in (s.output, *s.operands, *_when_reads(s))):
         return s.text
     described = description_of(s)
-    text = f"{name(s.output) or s.output} = {rename_formula(s.formula or '', name)}, "
-    text += f"rounded to {s.decimals} decimals"
+    text = head(s, name)
     return f"{text} ({described})" if described else text
+
+
+def _when_reads(s: ScenarioStep) -> tuple[str, ...]:
+    """The variables a step's condition reads (none without one)."""
+    if s.when is None:
+        return ()
+    from agentproc.procedures.formula import parse, variables
+
+    return tuple(variables(parse(s.when, True)))
 
 
 def dependency_order(steps: list[ScenarioStep], rng: Random) -> list[ScenarioStep]:

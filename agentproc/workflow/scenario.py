@@ -9,11 +9,20 @@ import re
 from collections.abc import Callable, Mapping
 from fractions import Fraction
 from functools import cached_property
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
-from agentproc.arith import Mode, Op, apply_units, round_units, to_units
+from agentproc.arith import (
+    SYMBOL_BASE,
+    SYMBOLS,
+    Mode,
+    Op,
+    apply_units,
+    round_units,
+    symbol_units,
+    to_units,
+)
 from agentproc.procedures import formula as formulas
 
 SCHEMA_VERSION = 1
@@ -33,6 +42,12 @@ _VARIABLE = re.compile(r"S[1-9][0-9]{0,5}")
 
 MAX_READS = 64
 """Variables one step may read (a procedure's step reads one or two)."""
+
+
+def _value(units: int, scale: int) -> Any:
+    """A value in units as the formula grammar reads it (a category, a boolean, or a
+    fraction)."""
+    return SYMBOLS.get(units) if units <= -SYMBOL_BASE else Fraction(units, scale)
 
 
 def var_index(name: str) -> int:
@@ -56,8 +71,56 @@ class ExpectedCall(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str
     """Tool name."""
-    arguments: dict[str, float | int]
-    """Argument name to value."""
+    arguments: dict[str, float | int | bool | str]
+    """Argument name to value (a branched workflow's: a category's name or a boolean)."""
+
+
+Value = float | int | bool | str
+"""A value of a scenario: a number, or (workflow format 2) a category's name or a boolean."""
+
+
+def _unset(v: object) -> bool:
+    return v is None
+
+
+class VariableType(BaseModel):
+    """The type of a variable that is not a number (workflow format 2)."""
+
+    model_config = ConfigDict(extra="forbid")
+    type: Literal["category", "boolean"]
+    """``category`` (one of :attr:`choices`) or ``boolean``."""
+    choices: list[str] | None = Field(default=None, exclude_if=_unset)
+    """A category's names."""
+
+
+class ScenarioExit(BaseModel):
+    """An early exit of a branched workflow: where its condition holds, the procedure
+    ends with its answer and no later step is required."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str
+    """The exit's name."""
+    when: str
+    """Its condition over the variables."""
+    answer: Value
+    """The answer it ends the procedure with."""
+    after: int = Field(ge=0)
+    """How many steps are listed before it."""
+    description: str = ""
+    """What it means, as the agent is told."""
+    operands: list[str] = Field(default_factory=list)
+    """The variables its condition reads."""
+
+
+class ScenarioPath(BaseModel):
+    """A branched workflow's instance: the path its correct values take."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str
+    """The path's name: the conditional steps it takes joined by ``+``, and
+    ``exit:NAME`` when an exit fires (``base``: none of either)."""
+    exit: str | None = None
+    """The exit that fires, or ``None`` when the procedure runs to its answer."""
 
 
 class ScenarioStep(BaseModel):
@@ -86,8 +149,13 @@ class ScenarioStep(BaseModel):
     zero. Absent on a procedure's step (every value has the mode's)."""
     distances: list[int] = Field(min_length=1, max_length=MAX_READS)
     """How far back each operand variable lies."""
-    value: float | int
-    """The correct value of ``output``."""
+    value: float | int | bool | str | None
+    """The correct value of ``output`` (``None``: a step of a branch not taken that has
+    no value on this instance)."""
+    when: str | None = Field(default=None, exclude_if=_unset)
+    """A branched workflow's step: the condition on which it is required."""
+    required: bool | None = Field(default=None, exclude_if=_unset)
+    """A branched workflow's step: whether this instance requires it (absent: it does)."""
     depends_on: list[int]
     """Step numbers whose outputs this step reads."""
     live: bool
@@ -113,7 +181,7 @@ class ScenarioStep(BaseModel):
     @cached_property
     def tree(self) -> formulas.Node | None:
         """The parsed :attr:`formula` (``None`` on a procedure's step)."""
-        return None if self.formula is None else formulas.parse(self.formula)
+        return None if self.formula is None else formulas.parse(self.formula, True)
 
     def compute(self, supplied: Mapping[str, int], scale: int) -> int | None:
         """The step's value in units from its arguments (by parameter, in units), as its
@@ -124,10 +192,12 @@ class ScenarioStep(BaseModel):
                 raise ValueError(f"step {self.step}: neither an operation nor a formula")
             a, b = self.arguments(lambda v: supplied[f"S{v}"], scale)
             return apply_units(self.op, a, b, scale)
-        env = {p: Fraction(supplied[p], scale) for p in self.params}
-        exact = formulas.evaluate(tree, env)
+        env = {p: _value(u, scale) for p, u in supplied.items()}
+        exact = formulas.evaluate(tree, env)  # a KeyError: an argument it needs is missing
         if exact is None:
             return None
+        if isinstance(exact, str | bool):
+            return symbol_units(exact)
         shift = 10 ** (self.decimals or 0)
         return round_units(exact * shift) * scale // shift
 
@@ -213,9 +283,9 @@ class Scenario(BaseModel):
     id: str
     """Unique within a suite."""
     params: ScenarioParams
-    inputs: dict[str, float | int]
-    """``S1`` and ``S2``."""
-    answer: float | int
+    inputs: dict[str, float | int | bool | str]
+    """``S1`` and ``S2`` (a declared workflow's: its own)."""
+    answer: float | int | bool | str
     """The correct final answer."""
     answer_variable: str
     """The variable whose value is the answer."""
@@ -233,6 +303,13 @@ class Scenario(BaseModel):
     description: str | None = Field(default=None, exclude_if=lambda v: v is None)
     """A declared workflow's description (its steps have formulas, its inputs and
     outputs their declared names); absent on a compiled procedure."""
+    types: dict[str, VariableType] | None = Field(default=None, exclude_if=_unset)
+    """A branched workflow's: the type of each variable that is not a number."""
+    exits: list[ScenarioExit] | None = Field(default=None, exclude_if=_unset)
+    """A branched workflow's early exits, in listed order."""
+    path: ScenarioPath | None = Field(default=None, exclude_if=_unset)
+    """A branched workflow's: the path this instance's correct values take (which steps
+    are required is each step's :attr:`~ScenarioStep.required`)."""
     _procedure: dict[str, Any] | None = PrivateAttr(default=None)
     """The compact procedure this scenario was compiled from (its ``procedures.jsonl``
     line), when it was: a run file can then store that instead of the scenario."""
@@ -340,7 +417,7 @@ class Scenario(BaseModel):
             if st.output in index:
                 raise ValueError(f"steps[{i}].output: {st.output!r} is defined twice")
             try:
-                reads = set(formulas.variables(formulas.parse(st.formula)))
+                reads = set(formulas.variables(formulas.parse(st.formula, True)))
             except formulas.FormulaError as exc:
                 raise ValueError(f"steps[{i}].formula: {exc}") from None
             if reads != set(st.operands) or any(v not in index for v in st.operands):

@@ -249,7 +249,9 @@ def test_the_workflow_file_schema_is_generated_from_its_model():
     schema = workflow_schema()
     assert json.loads(path.read_text(encoding="utf-8")) == schema
     Draft202012Validator.check_schema(schema)
-    assert schema["properties"]["steps"]["description"] == "The steps, in their listed order."
+    assert schema["properties"]["steps"]["description"] == (
+        "The steps (and, in format 2, exits), in their listed order."
+    )
 
 
 def test_a_declared_workflows_scenario_validates_and_a_procedure_step_still_needs_its_op():
