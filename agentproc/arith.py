@@ -72,7 +72,7 @@ def apply_units(op: Op, a: int, b: int, scale: int) -> int | None:
     return div_round(a * scale, b)
 
 
-def to_units(x: float | int, scale: int) -> int:
+def to_units(x: float | int | str | bool, scale: int) -> int:
     """Round a number an agent supplied to whole units, half away from zero.
 
     The number is read through its shortest decimal spelling, so ``0.1`` is
@@ -109,7 +109,7 @@ def to_units(x: float | int, scale: int) -> int:
     return units
 
 
-def close(x: float | int, units: int, scale: int, tolerance: float = 0.5) -> bool:
+def close(x: Any, units: int, scale: int, tolerance: float = 0.5) -> bool:
     """True when a supplied number equals a unit value.
 
     With the default tolerance of half a unit, that is exactly when the mock tools
@@ -129,7 +129,7 @@ def close(x: float | int, units: int, scale: int, tolerance: float = 0.5) -> boo
     return abs(x * scale - units) <= tolerance + 1e-9
 
 
-def matcher(x: float | int, scale: int, tolerance: float = 0.5) -> Callable[[int], bool]:
+def matcher(x: Any, scale: int, tolerance: float = 0.5) -> Callable[[int], bool]:
     """``lambda units: close(x, units, scale, tolerance)``, with ``x`` read once: for
     comparing one supplied number with many unit values."""
     if scale == 1 or tolerance <= 0:

@@ -41,6 +41,7 @@ SHORT: dict[LabelKind, str] = {
     LabelKind.ANSWER_REVISED: "revised",
     LabelKind.UNREADABLE: "unread",
     LabelKind.UNRETURNED_VALUE: "unreturned",
+    LabelKind.UNNEEDED_STEP: "unneeded",
 }
 """Column headers of the label kinds in rendered tables."""
 

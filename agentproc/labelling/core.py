@@ -74,6 +74,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from itertools import compress, repeat
 from operator import eq
+from typing import Any
 
 from agentproc.labelling.episode import KIND_ORDER as KIND_ORDER
 from agentproc.labelling.episode import Entry as Entry
@@ -81,6 +82,7 @@ from agentproc.labelling.episode import EpisodeEnd
 from agentproc.labelling.labels import Label, LabelKind
 from agentproc.labelling.order import Batching, InFlight, OrderPolicy
 from agentproc.workflow import Workflow
+from agentproc.workflow.branching import env_of
 
 K = LabelKind
 PROPAGATED = "propagated"
@@ -91,6 +93,8 @@ STALE = "stale_output"
 """Cause: the value of the step's own output variable, or of a later one."""
 OTHER = "other"
 """Cause: nothing the agent could see explains the value (an arithmetic slip)."""
+UNSUPPORTED = "unsupported"
+"""Cause: nothing the agent holds supports what it did (a branch, an exit, an answer)."""
 
 
 class LabelCore(EpisodeEnd):
@@ -103,7 +107,9 @@ class LabelCore(EpisodeEnd):
         self.wf = workflow
         self.order: OrderPolicy = order
         """The order policy calls are held to."""
-        self.batching = Batching(workflow.depends_on if order == "dependency" else ())
+        self.batching = Batching(
+            workflow.depends_on if order == "dependency" else (), workflow.skip
+        )
         """The agent's messages with tool calls so far, and under ``dependency`` whether
         each held every step that was ready when it was sent."""
         self.labels: list[Label] = []
@@ -182,6 +188,9 @@ class LabelCore(EpisodeEnd):
             self.add(Label(K.REPEATED_STEP, entry.index, step, self_correction=fixed))
         else:
             self.run_at[step] = entry.index
+            branching = self.wf.branching
+            if branching is not None and step in branching.skip:
+                self._unneeded(entry.index, step)
         entry.executed = True
         if self.in_flight is not None:
             self.in_flight.produced(step, target, value)
@@ -191,20 +200,44 @@ class LabelCore(EpisodeEnd):
         self.holders.setdefault(value, set()).add(target)
         self.last_executed = value
 
+    def _unneeded(self, index: int, step: int) -> None:
+        """The first run of a step the instance does not require: ``unneeded_step``,
+        ``propagated`` when the agent's own values so far make it required."""
+        b = self.wf.branching
+        if b is None:  # pragma: no cover (only a branched workflow has unrequired steps)
+            return
+        own = b.required_on(step, self.agent_env())
+        cause = PROPAGATED if own else UNSUPPORTED
+        self.add(Label(K.UNNEEDED_STEP, index, step, cause=cause, reason=b.reason(step)))
+
+    def agent_env(self) -> dict[str, Any]:
+        """Every variable's value by name as the agent holds it: its latest value of each
+        it produced, the correct one of the rest (a branched workflow's conditions read
+        it)."""
+        wf, produced = self.wf, self.produced
+        correct = wf.correct
+        return env_of(wf.var_names, lambda v: produced.get(v, correct[v]), wf.scale)
+
     def record_answer(
         self, entry: Entry, answer: float | int | None, refused: bool = False
     ) -> None:
         """An answer was submitted: premature, wrong (and why) or a revision."""
         wf = self.wf
         flight = self.in_flight
-        if wf.n_steps not in self.last_value or (flight is not None and flight.pending(wf.n_steps)):
-            missing = wf.n_steps - len(self.last_value)
-            if flight is not None:  # a step whose result has not come back is missing
-                missing = wf.n_steps - len(flight.returned_steps)
+        last = wf.last_step
+        if last is not None and (
+            last not in self.last_value or (flight is not None and flight.pending(last))
+        ):
+            done = self.last_value if flight is None else flight.returned_steps
+            if wf.branching is None:
+                missing = wf.n_steps - len(done)
+            else:
+                missing = sum(s not in done for s in wf.branching.steps)
             self.add(
                 Label(
                     K.PREMATURE_FINISH,
                     entry.index,
+                    cause=None if wf.branching is None else self._exit_cause(answer),
                     missing_steps=missing,
                     refused=True if refused else None,
                 )
@@ -216,6 +249,8 @@ class LabelCore(EpisodeEnd):
             if not right:
                 own = self.produced.get(wf.answer_index, self.last_executed)
                 carried = own is not None and wf.close(answer, own)
+                if not carried and wf.branching is not None:
+                    carried = self._exit_cause(answer) == PROPAGATED
                 self.add(
                     Label(
                         K.WRONG_ANSWER,
@@ -237,6 +272,17 @@ class LabelCore(EpisodeEnd):
             )
         entry.answered = True
         self.answers.append((entry.index, answer))
+
+    def _exit_cause(self, answer: Any) -> str:
+        """``propagated`` when an exit that fires on the agent's own values gives
+        ``answer``; else ``unsupported``."""
+        b = self.wf.branching
+        if b is None or answer is None:
+            return UNSUPPORTED
+        env = self.agent_env()
+        fired = b.exit_on(env)
+        right = fired is not None and self.wf.close(answer, b.exits[fired].answer)
+        return PROPAGATED if right else UNSUPPORTED
 
     def own(self, var: int, matches: Callable[[int], bool]) -> bool:
         """Whether a value the agent produced for ``var`` (its latest, or an earlier one it

@@ -9,10 +9,12 @@ state the core kept while recording entries.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from itertools import filterfalse
 from operator import eq, itemgetter, lt
+from typing import Any
 
 from agentproc.labelling.given import own_metrics
 from agentproc.labelling.labels import Divergence, Label, LabelKind, Metrics, Verdict
@@ -25,6 +27,7 @@ from agentproc.labelling.order import (
     ran_too_early,
 )
 from agentproc.workflow import Workflow
+from agentproc.workflow.branching import Branching
 
 K = LabelKind
 KIND_ORDER: dict[LabelKind, int] = {k: i for i, k in enumerate(LabelKind)}
@@ -67,6 +70,8 @@ class EpisodeEnd:
     calls: int
     trace: list[Entry]
     given: int
+    agent_env: Callable[[], dict[str, Any]]
+    """Every variable's value as the agent holds it (the core's)."""
 
     def finish(self) -> tuple[list[Label], Metrics]:
         """All labels, sorted by call, and the episode's metrics."""
@@ -75,20 +80,43 @@ class EpisodeEnd:
         # Then the findings of no call, in their order: skipped steps by step, then
         # the missing answer.
         n, skipped = self.wf.n_steps, _SKIPPED
-        # Liveness is read only when a step was skipped (it is made when first asked for).
-        live = self.wf.live if len(self.last_value) < n else ()
-        for step in filterfalse(self.last_value.__contains__, range(1, n + 1)):
-            key = (step, live[step - 1])
-            found = skipped.get(key)
-            if found is None:
-                found = skipped[key] = Label(K.SKIPPED_STEP, None, step, live=key[1])
-            labels.append(found)
+        branching = self.wf.branching
+        if branching is not None:
+            labels += self._skipped_on_path(branching)
+        else:
+            # Liveness is read only when a step was skipped (made when first asked for).
+            live = self.wf.live if len(self.last_value) < n else ()
+            for step in filterfalse(self.last_value.__contains__, range(1, n + 1)):
+                key = (step, live[step - 1])
+                found = skipped.get(key)
+                if found is None:
+                    found = skipped[key] = Label(K.SKIPPED_STEP, None, step, live=key[1])
+                labels.append(found)
         if not self.answers:
             labels.append(Label(K.MISSING_ANSWER))
         return labels, self._metrics(labels)
 
+    def _skipped_on_path(self, branching: Branching) -> list[Label]:
+        """A branched workflow's skipped steps: the required ones never run; one whose
+        requirement depends on the values has a cause (``propagated`` when the agent's
+        own values make it unneeded)."""
+        missing = [s for s in branching.steps if s not in self.last_value]
+        if not missing:
+            return []
+        live, env = self.wf.live, self.agent_env()
+        out = []
+        for step in missing:
+            cause = None
+            if branching.conditional(step):
+                cause = "propagated" if branching.required_on(step, env) is False else "unsupported"
+            out.append(Label(K.SKIPPED_STEP, None, step, cause=cause, live=live[step - 1]))
+        return out
+
     def _reordered(self) -> list[Label]:
         run_at = self.run_at
+        skip = self.wf.skip
+        if skip:  # an unneeded step has its own label, and is in no order
+            run_at = {s: i for s, i in run_at.items() if s not in skip}
         if self.order == "dependency":
             early = ran_too_early(run_at, self.wf.depends_on)
             return [Label(K.REORDERED, run_at[s], s, breaks_dependency=True) for s in early]
@@ -100,7 +128,7 @@ class EpisodeEnd:
             step = steps[pos]
             index = run_at[step]
             deps = self.wf.depends_on[step - 1]
-            breaks = any(run_at.get(d, _NEVER) > index for d in deps)
+            breaks = any(run_at.get(d, _NEVER) > index for d in deps if d not in skip)
             out.append(Label(K.REORDERED, index, step, breaks_dependency=breaks))
         return out
 
@@ -119,15 +147,18 @@ class EpisodeEnd:
         else:
             verdict = "faithful" if faithful else "unfaithful_correct"
         last_value, correct = self.last_value, wf.correct
+        branching = wf.branching
         # Steps whose latest value is their variable's correct value (``None``, never run,
         # is no value), counted without a Python loop.
+        counted = range(1, len(wf.targets) + 1) if branching is None else branching.steps
         correct_steps = sum(
             map(
                 eq,
-                map(last_value.get, range(1, len(wf.targets) + 1)),
-                map(correct.__getitem__, wf.targets),
+                map(last_value.get, counted),
+                (correct[s + wf.n_inputs] for s in counted),
             )
         )
+        total = len(counted)
         if self.order == "dependency":
             labelled = set(map(_CALL_INDEX, labels))
             prefix, divergence = dependency_divergence(
@@ -136,6 +167,7 @@ class EpisodeEnd:
                 wf.depends_on,
                 self.calls,
                 partial(self._departure, labels=labels),
+                wf.skip,
             )
         else:
             prefix, divergence = self._divergence(labels)
@@ -149,19 +181,38 @@ class EpisodeEnd:
             "answers": len(self.answers),
             "calls": self.calls,
             "executed_steps": len(self.last_value),
-            "total_steps": wf.n_steps,
-            "progress_rate": round(correct_steps / wf.n_steps, 6),
+            "total_steps": total,
+            "progress_rate": round(correct_steps / total, 6) if total else 1.0,
             "longest_correct_prefix": prefix,
             "first_divergence": divergence,
         }
+        if branching is not None:
+            metrics["path"] = branching.path
+            metrics["path_correct"] = set(last_value) == set(branching.steps)
+            metrics["exit_correct"] = self._exit_taken(branching) == (branching.fired, True)
         if self.given:
             own_metrics(metrics, self.given, self.last_value, wf)
         if self.order == "dependency":
             self.batching.close()
             metrics["messages"] = self.batching.messages
-            metrics["fewest_messages"] = fewest_messages(wf.depends_on)
+            metrics["fewest_messages"] = fewest_messages(wf.depends_on, wf.skip)
             metrics["batching_maximal"] = self.batching.maximal
         return metrics
+
+    def _exit_taken(self, branching: Branching) -> tuple[int | None, bool]:
+        """Where the first answer came: ``(exit, True)`` at an exit (its answer given before
+        any step past it ran), ``(None, True)`` after the last required step ran, and
+        ``(None, False)`` elsewhere or never."""
+        if not self.answers:
+            return None, False
+        at, answer = self.answers[0]
+        ran = [e.step for e in self.trace if e.index < at and e.executed and e.step is not None]
+        furthest = max(ran, default=0)
+        for j, e in enumerate(branching.exits):
+            if furthest <= e.after and self.wf.close(answer, e.answer):
+                return j, True
+        last = branching.last
+        return None, last is None or last in ran
 
     def _divergence(self, labels: list[Label]) -> tuple[int, Divergence | None]:
         """Longest prefix of the reference trace matched, and where it was left.
@@ -172,19 +223,28 @@ class EpisodeEnd:
         later); a call for the expected step, a repeat, an unknown tool or an
         answer is named by its own first label.
         """
-        n = self.wf.n_steps
+        branching = self.wf.branching
+        # The reference trace: every step (a branched workflow's: those it requires).
+        seq = range(1, self.wf.n_steps + 1) if branching is None else branching.steps
+        skip = self.wf.skip
+        n = len(seq)
         labelled = set(map(_CALL_INDEX, labels))  # the calls with a label
         p = 0
         for e in self.trace:
             clean = e.index not in labelled
-            if p < n and e.step == p + 1 and e.executed and clean:
+            if p < n and e.step == seq[p] and e.executed and clean:
                 p += 1
                 continue
             if p == n and e.finish and e.answered and clean:
                 p += 1
                 continue
-            expected = p + 1 if p < n else None
-            if e.step is not None and expected is not None and e.step > expected:
+            expected = seq[p] if p < n else None
+            if (
+                e.step is not None
+                and expected is not None
+                and e.step > expected
+                and e.step not in skip  # an unneeded step is named by its own label
+            ):
                 # It jumped ahead: that is the departure, whatever else is wrong with
                 # the call (a made-up argument for the step it skipped, say).
                 skipped = expected not in self.last_value
@@ -195,7 +255,7 @@ class EpisodeEnd:
         if p <= n:
             kind = K.SKIPPED_STEP.value if p < n else K.MISSING_ANSWER.value
             # Past the last entry: the episode ended before the procedure did.
-            return p, {"call_index": self.calls, "step": p + 1 if p < n else None, "label": kind}
+            return p, {"call_index": self.calls, "step": seq[p] if p < n else None, "label": kind}
         return n, None
 
     def _departure(self, index: int, clean: bool, expected: int | None, labels: list[Label]) -> str:

@@ -35,10 +35,16 @@ class LabelKind(StrEnum):
     """Under the ``dependency`` order policy: an argument equal to a value that only a
     call in the same message produced (its result not yet returned): the agent worked
     the value out itself."""
+    UNNEEDED_STEP = "unneeded_step"
+    """A branched workflow: a call of an offered step this instance does not require
+    (``reason``: ``condition``, its ``when`` is false; ``after_exit``, it lies past the
+    exit that fired)."""
 
 
 TEXT_ONLY: frozenset[LabelKind] = frozenset({LabelKind.UNREADABLE})
 """Kinds only a text reply can have (tool calls carry their numbers as JSON)."""
+BRANCH_ONLY: frozenset[LabelKind] = frozenset({LabelKind.UNNEEDED_STEP})
+"""Kinds only a branched workflow gives (every step of any other is required)."""
 DEPENDENCY_ONLY: frozenset[LabelKind] = frozenset({LabelKind.UNRETURNED_VALUE})
 """Kinds only the ``dependency`` order policy gives (under ``listed`` the agent's
 messages are not judged)."""
@@ -70,13 +76,14 @@ class Label(NamedTuple):
     live: bool | None = None
     refused: bool | None = None
     truncated: bool | None = None
+    reason: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """``kind``, ``call_index`` and ``step`` always; other attributes when set, in
         :data:`_ATTRS` order (written out, from the tuple unpacked: relabelling a run calls
         it for every label)."""
         (kind, call, step, cause, argument, expected, got, confused_with, self_correction,
-         breaks_dependency, missing_steps, live, refused, truncated) = self  # fmt: skip
+         breaks_dependency, missing_steps, live, refused, truncated, reason) = self  # fmt: skip
         out: dict[str, Any] = {"kind": _KIND_VALUES[kind], "call_index": call, "step": step}
         if cause is not None:
             out["cause"] = cause
@@ -100,6 +107,8 @@ class Label(NamedTuple):
             out["refused"] = refused
         if truncated is not None:
             out["truncated"] = truncated
+        if reason is not None:
+            out["reason"] = reason
         return out
 
     @classmethod
@@ -118,6 +127,7 @@ class Label(NamedTuple):
             self.confused_with,
             self.self_correction,
             self.breaks_dependency,
+            self.reason,
         )
 
 
@@ -149,6 +159,7 @@ _ATTRS = (
     "live",
     "refused",
     "truncated",
+    "reason",
 )
 
 
@@ -200,3 +211,10 @@ class Metrics(TypedDict):
     batching_maximal: NotRequired[bool]
     """Under ``dependency``: every message held every step that was ready when it was sent
     (its inputs produced, itself not yet run)."""
+    path: NotRequired[str]
+    """A branched workflow: the name of the path the instance's correct values take."""
+    path_correct: NotRequired[bool]
+    """A branched workflow: the steps run are exactly the ones the instance requires."""
+    exit_correct: NotRequired[bool]
+    """A branched workflow: the first answer came where it should: at the exit that fires
+    (its answer, before any step past it ran), or after the last step when none does."""

@@ -66,13 +66,17 @@ def ran_too_early(run_at: Mapping[int, int], depends_on: Sequence[tuple[int, ...
     ]
 
 
-def fewest_messages(depends_on: Sequence[tuple[int, ...]]) -> int:
+def fewest_messages(
+    depends_on: Sequence[tuple[int, ...]], skip: Collection[int] = frozenset()
+) -> int:
     """The fewest messages of tool calls a faithful episode needs when each message holds
     every step whose inputs are available: the depth of the step graph, plus one for the
-    answer (which needs the last step's value)."""
+    answer (which needs the last step's value). ``skip``: steps not required (a branch not
+    taken), which take no message."""
     depth: list[int] = []
-    for deps in depends_on:
-        depth.append(1 + max((depth[d - 1] for d in deps), default=0))
+    for step, deps in enumerate(depends_on, 1):
+        own = 0 if step in skip else 1
+        depth.append(own + max((depth[d - 1] for d in deps if d not in skip), default=0))
     return max(depth, default=0) + 1
 
 
@@ -83,6 +87,8 @@ class Batching:
     ``batching_maximal`` metric. The labelling core owns one and tells it what happened."""
 
     depends_on: Sequence[tuple[int, ...]]
+    skip: Collection[int] = frozenset()
+    """Steps not required (a branch not taken): never ready."""
     messages: int = 0
     """The agent's messages with tool calls so far."""
     maximal: bool = True
@@ -99,10 +105,13 @@ class Batching:
         self.messages += 1
         if done is not None:
             deps = self.depends_on
+            skip = self.skip
             self.ready = {
                 s
                 for s in range(1, len(deps) + 1)
-                if s not in done and all(d in done for d in deps[s - 1])
+                if s not in done
+                and s not in skip
+                and all(d in done or d in skip for d in deps[s - 1])
             }
             self.called = set()
 
@@ -172,13 +181,15 @@ def dependency_divergence(
     depends_on: Sequence[tuple[int, ...]],
     calls: int,
     departure: Departure,
+    skip: Collection[int] = frozenset(),
 ) -> tuple[int, Divergence | None]:
     """The longest correct prefix and the first divergence under the ``dependency``
     policy: a clean first run of a step whose inputs were all produced extends the prefix,
     in any order; ``step`` is then the earliest listed step not yet run. ``labelled``: the
-    calls with a label; ``calls``: the entries seen."""
-    n = len(depends_on)
-    done: set[int] = set()
+    calls with a label; ``calls``: the entries seen; ``skip``: steps not required (a
+    branch not taken: neither run nor waited for)."""
+    done: set[int] = set(skip)
+    n = len(depends_on) - len(done)
     p = 0
     for e in trace:
         clean = e.index not in labelled
@@ -191,11 +202,11 @@ def dependency_divergence(
         if p == n and e.finish and e.answered and clean:
             p += 1
             continue
-        expected = next((k for k in range(1, n + 1) if k not in done), None)
+        expected = next((k for k in range(1, len(depends_on) + 1) if k not in done), None)
         kind = departure(e.index, clean, expected)
         return min(p, n), {"call_index": e.index, "step": expected, "label": kind}
     if p <= n:
-        expected = next((k for k in range(1, n + 1) if k not in done), None)
+        expected = next((k for k in range(1, len(depends_on) + 1) if k not in done), None)
         kind = LabelKind.SKIPPED_STEP.value if p < n else LabelKind.MISSING_ANSWER.value
         return p, {"call_index": calls, "step": expected, "label": kind}
     return n, None

@@ -162,7 +162,11 @@ class Monitor:
         correct, numbers = wf.correct, wf.numbers
         flight = self.core.in_flight
         for param, var in param_vars:
-            got = args[param]
+            try:
+                got = args[param]
+            except KeyError:  # an optional argument (a branched workflow's) left out
+                self._left_out(index, step, param, var)
+                continue
             if flight is not None and var in flight.fresh:
                 self._unreturned(flight, index, step, param, var, got)
             if got == numbers[var]:  # the correct number as written: the common case
@@ -179,6 +183,15 @@ class Monitor:
                     continue
             label = wrong_argument(self.core, index, step, param, got, exact, read, var)
             self.core.add(label if self.names is None else shown_label(label, self.names))
+
+    def _left_out(self, index: int, step: int, param: str, var: int) -> None:
+        """A branched workflow's optional argument left out although its variable is
+        computed on the instance's path: ``propagated`` when the agent never produced it
+        (the step that computes it did not run), else ``other``."""
+        wf = self.wf
+        cause = OTHER if var in self.core.produced else PROPAGATED
+        label = Label(K.WRONG_ARGUMENT, index, step, cause, param, wf.expected[var], None)
+        self.core.add(label if self.names is None else shown_label(label, self.names))
 
     def _unreturned(
         self, flight: InFlight, index: int, step: int, param: str, var: int, got: Any
@@ -239,6 +252,10 @@ def wrong_argument(
     if exact is None:
         exact = read.__eq__
     base: dict[str, Any] = {"argument": param, "expected": expected, "got": got}
+    if wf.types is not None and isinstance(got, bool):
+        # Two values only: another variable holding the same one does so by chance.
+        cause = PROPAGATED if var in core.held and core.own(var, exact) else OTHER
+        return Label(K.WRONG_ARGUMENT, index, step, cause=cause, **base)
     cuts = _shortener(got, wf.scale)
     shorten = cuts[0] if cuts is not None else None
     right_cut = shorten is not None and shorten(right)

@@ -41,10 +41,10 @@ class LabelRecord(TypedDict):
     """``wrong_argument``/``wrong_answer``: why the value is wrong."""
     argument: NotRequired[str]
     """``wrong_argument``, ``unreadable``, ``unreturned_value``: the argument (text: variable)."""
-    expected: NotRequired[float | int]
-    """The correct value."""
-    got: NotRequired[float | int]
-    """The value the agent gave."""
+    expected: NotRequired[float | int | bool | str]
+    """The correct value (a branched workflow's: a category's name or a boolean too)."""
+    got: NotRequired[float | int | bool | str | None]
+    """The value the agent gave (``null``: an optional argument it left out)."""
     confused_with: NotRequired[str]
     """``lookback_confusion``: the variable whose value explains the wrong one."""
     self_correction: NotRequired[bool]
@@ -60,6 +60,9 @@ class LabelRecord(TypedDict):
     truncated: NotRequired[bool]
     """``wrong_argument``: the value is a candidate cut to fewer decimals (``-4.0`` for
     ``-4.002``)."""
+    reason: NotRequired[str]
+    """``unneeded_step``: ``condition`` (its ``when`` is false on the instance) or
+    ``after_exit`` (it lies past the exit that fired)."""
 
 
 @with_config(_CONFIG)

@@ -14,7 +14,7 @@ JSON Schemas.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
@@ -29,6 +29,7 @@ from agentproc.workflow.scenario import (
     FinishSpec,
     Scenario,
     ScenarioStep,
+    VariableType,
     step_tool_name,
 )
 
@@ -55,11 +56,15 @@ def make_tools(
     name: Callable[[str], str] = str,
     tool_name: Callable[[str], str] | None = None,
     others: Sequence[dict[str, Any]] = (),
+    types: Mapping[str, VariableType] | None = None,
 ) -> list[dict[str, Any]]:
     """The offered tools of a scenario's steps, then ``others``, then the finish tool.
 
     A variant presents them under other names: each variable as ``name`` gives it, each
-    step tool as ``tool_name`` names it (by default ``step_N``)."""
+    step tool as ``tool_name`` names it (by default ``step_N``). ``types``: a branched
+    workflow's variables that are not numbers (a category's parameter lists its names;
+    a boolean's is a JSON boolean); a parameter whose variable a conditional step defines
+    is optional (given when that step ran)."""
     # Each read once per process (load_json keeps them), filled into new objects here.
     step_t, operand_t, finish_t = (
         load_json("tools", f"{name}.json") for name in ("step", "operand", "submit_answer")
@@ -67,9 +72,12 @@ def make_tools(
     number_type = NUMBER_TYPE[mode]
     total = len(steps)
     tools = []
+    optional = {s.output for s in steps if s.when is not None}
     for s in steps:
         if s.formula is not None:  # a declared workflow's step: its own tool
-            tools.append(_declared_tool(s, total, number_type, operand_t, name, tool_name))
+            tools.append(
+                _declared_tool(s, total, number_type, operand_t, name, tool_name, types, optional)
+            )
             continue
         a, b = s.terms(name)
         spec = _fill(
@@ -92,18 +100,28 @@ def make_tools(
             params["required"].append(var)
         tools.append(spec)
     tools.extend(others)
-    tools.append(
-        _fill(
-            finish_t,
-            {
-                "finish_tool": finish.tool,
-                "finish_argument": finish.argument,
-                "answer_variable": answer_variable,
-                "number_type": number_type,
-            },
-        )
+    finish_spec = _fill(
+        finish_t,
+        {
+            "finish_tool": finish.tool,
+            "finish_argument": finish.argument,
+            "answer_variable": answer_variable,
+            "number_type": number_type,
+        },
     )
+    typed = types.get(steps[-1].output) if types and steps else None
+    if typed is not None:
+        prop = finish_spec["function"]["parameters"]["properties"][finish.argument]
+        prop.update(_typed_schema(typed))
+    tools.append(finish_spec)
     return tools
+
+
+def _typed_schema(t: VariableType) -> dict[str, Any]:
+    """The JSON Schema type of a category (a string among its names) or a boolean."""
+    if t.type == "boolean":
+        return {"type": "boolean"}
+    return {"type": "string", "enum": list(t.choices or ())}
 
 
 def _declared_tool(
@@ -113,17 +131,26 @@ def _declared_tool(
     operand_t: dict[str, Any],
     name: Callable[[str], str] = str,
     tool_name: Callable[[str], str] | None = None,
+    types: Mapping[str, VariableType] | None = None,
+    optional: Collection[str] = (),
 ) -> dict[str, Any]:
     """The tool of a declared workflow's step: its own name and description, one
     parameter per variable its formula reads (as a variant shows them: each variable as
     ``name`` gives it, the tool as ``tool_name`` does)."""
     shown = [name(var) for var in s.params]
+    properties = {}
+    for var, canonical in zip(shown, s.params, strict=True):
+        prop = _fill(operand_t, {"variable": var, "number_type": number_type})
+        typed = types.get(canonical) if types else None
+        if typed is not None:
+            prop.update(_typed_schema(typed))
+        if canonical in optional:
+            prop["description"] += " Give it only if the step that computes it was run."
+        properties[var] = prop
     params: dict[str, Any] = {
         "type": "object",
-        "properties": {
-            var: _fill(operand_t, {"variable": var, "number_type": number_type}) for var in shown
-        },
-        "required": shown,
+        "properties": properties,
+        "required": [v for v, c in zip(shown, s.params, strict=True) if c not in optional],
         "additionalProperties": False,
     }
     return {
@@ -201,7 +228,13 @@ def complete(scenario: Scenario) -> Scenario:
     return scenario.model_copy(
         update={
             "tools": scenario.tools
-            or make_tools(scenario.steps, scenario.mode, scenario.answer_variable, scenario.finish),
+            or make_tools(
+                scenario.steps,
+                scenario.mode,
+                scenario.answer_variable,
+                scenario.finish,
+                types=scenario.types,
+            ),
             "prompt": scenario.prompt or render_prompt(scenario),
         }
     )

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agentproc.arith import SCALE, UNDEFINED, is_symbol, to_number
+from agentproc.arith import SCALE, is_symbol, to_number
 from agentproc.errors import ConfigError
 from agentproc.procedures.workflow_draw import WorkflowInstance
 from agentproc.procedures.workflow_file import (
@@ -49,6 +49,12 @@ def compile_instance(
     index = {n: i + 1 for i, n in enumerate(names)}
     values = dict(zip(names, (*instance.inputs, *instance.values), strict=True))
     typed = wf.types is not None
+    # The variables the instance's path computes: a branch not taken passes nothing on.
+    available = set(wf.input_names) | {
+        s.output for s, r in zip(steps_in, instance.required or (), strict=False) if r
+    }
+    if instance.required is None:
+        available.update(s.output for s in steps_in)
     steps: list[dict[str, Any]] = []
     lookback = 1
     for k, (s, reads) in enumerate(zip(steps_in, wf.reads, strict=True)):
@@ -68,9 +74,7 @@ def compile_instance(
             "text": "",
             "expected_call": {
                 "name": s.tool,
-                "arguments": {
-                    v: to_number(values[v], scale) for v in reads if values[v] != UNDEFINED
-                },
+                "arguments": {v: to_number(values[v], scale) for v in reads if v in available},
             },
         }
         if typed and wf.branched:
@@ -184,7 +188,8 @@ def refusal_reason(scenario: Scenario, variant: Variant) -> str | None:
 
 def _bounds(spec: InputSpec) -> tuple[float, float]:
     if spec.choices is not None:
-        return min(spec.choices), max(spec.choices)
+        numbers = [float(c) for c in spec.choices]  # a number input's (categories are left out)
+        return min(numbers), max(numbers)
     lo, hi = spec.range or spec.integers or (0, 0)
     return float(lo), float(hi)
 

@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from random import Random
 
 from agentproc.procedures.formula import FUNCTIONS
-from agentproc.workflow.scenario import Scenario, ScenarioStep
+from agentproc.workflow.scenario import Scenario, ScenarioExit, ScenarioStep
 from agentproc.workflow.variant import Variant
 
 _IDENTIFIER = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
@@ -160,60 +160,100 @@ def shuffled(scenario: Scenario, rng: Random) -> Scenario:
 
 
 def render(scenario: Scenario, rendering: str, name: Name, tool: ToolLabel) -> str:
-    """The steps as the prompt writes them: numbered, prose, pseudo-code or JSON."""
-    return _RENDERINGS[rendering](scenario, name, tool)
+    """The steps as the prompt writes them: numbered, prose, pseudo-code or JSON (a
+    branched workflow's exits in their places)."""
+    step_chunk, exit_chunk, join = _RENDERINGS[rendering]
+    chunks = [step_chunk(scenario, s, name, tool) for s in scenario.steps]
+    for e in reversed(scenario.exits or ()):
+        chunks.insert(e.after, exit_chunk(scenario, e, name))
+    if rendering == "pseudocode":
+        shown = [name(v) or v for v in scenario.inputs]
+        answer = scenario.answer_variable
+        chunks = [f"workflow({', '.join(shown)}):", *chunks, f"    return {name(answer) or answer}"]
+    return join.join(chunks)
 
 
-def _numbered(scenario: Scenario, name: Name, tool: ToolLabel) -> str:
-    lines = []
-    for s in scenario.steps:
-        called = tool(s)
-        lead = f"{s.step}. {called}: " if called else f"{s.step}. "
-        lines.append(lead + step_text(s, name))
-    return "\n".join(lines)
+def shown_value(value: object) -> str:
+    """A value as a prompt writes it: a number as itself, a category as a JSON string, a
+    boolean as ``true`` or ``false``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return json.dumps(value) if isinstance(value, str) else str(value)
 
 
-def _prose(scenario: Scenario, name: Name, tool: ToolLabel) -> str:
-    parts = []
+def _when(s: ScenarioStep | ScenarioExit, name: Name) -> str:
+    return rename_formula(s.when or "", name)
+
+
+def _numbered(scenario: Scenario, s: ScenarioStep, name: Name, tool: ToolLabel) -> str:
+    called = tool(s)
+    lead = f"{s.step}. {called}: " if called else f"{s.step}. "
+    return lead + step_text(s, name)
+
+
+def _exit_text(scenario: Scenario, e: ScenarioExit, name: Name) -> str:
+    text = (
+        f"if {_when(e, name)}, stop here: call {scenario.finish.tool} with {shown_value(e.answer)}"
+    )
+    return text + (f" ({e.description.rstrip('.')})" if e.description else "")
+
+
+def _numbered_exit(scenario: Scenario, e: ScenarioExit, name: Name) -> str:
+    return f"Exit {e.name}: {_exit_text(scenario, e, name)}"
+
+
+def _prose(scenario: Scenario, s: ScenarioStep, name: Name, tool: ToolLabel) -> str:
     last = len(scenario.steps)
-    for s in scenario.steps:
-        lead = "First" if s.step == 1 else "Finally" if s.step == last else "Then"
-        called = tool(s)
-        how = f"call {called} to compute" if called else "compute"
-        parts.append(f"{lead}, {how} {step_text(s, name)} (step {s.step}).")
-    return " ".join(parts)
+    lead = "First" if s.step == 1 else "Finally" if s.step == last else "Then"
+    called = tool(s)
+    how = f"call {called} to compute" if called else "compute"
+    return f"{lead}, {how} {step_text(s, name)} (step {s.step})."
 
 
-def _pseudocode(scenario: Scenario, name: Name, tool: ToolLabel) -> str:
-    shown = [name(v) or v for v in scenario.inputs]
-    lines = [f"workflow({', '.join(shown)}):"]
-    for s in scenario.steps:
-        formula = rename_formula(s.formula or "", name)
-        called = tool(s)
-        note = f"# step {s.step}: {called}" if called else f"# step {s.step}"
-        lines.append(
-            f"    {name(s.output) or s.output} <- round({formula}, {s.decimals})    {note}"
-        )
-    answer = scenario.answer_variable
-    lines.append(f"    return {name(answer) or answer}")
-    return "\n".join(lines)
+def _prose_exit(scenario: Scenario, e: ScenarioExit, name: Name) -> str:
+    return f"At this point, {_exit_text(scenario, e, name)} (exit {e.name})."
 
 
-def _json(scenario: Scenario, name: Name, tool: ToolLabel) -> str:
-    rows = []
-    for s in scenario.steps:
-        called = tool(s)
-        row: dict[str, object] = {"step": s.step, **({"tool": called} if called else {})}
-        row |= {
-            "output": name(s.output) or s.output,
-            "formula": rename_formula(s.formula or "", name),
-            "decimals": s.decimals,
-        }
-        described = description_of(s)
-        if described:
-            row["description"] = described
-        rows.append(json.dumps(row))
-    return "\n".join(rows)
+def _pseudocode(scenario: Scenario, s: ScenarioStep, name: Name, tool: ToolLabel) -> str:
+    formula = rename_formula(s.formula or "", name)
+    called = tool(s)
+    note = f"# step {s.step}: {called}" if called else f"# step {s.step}"
+    value = f"round({formula}, {s.decimals})" if s.decimals is not None else formula
+    line = f"{name(s.output) or s.output} <- {value}    {note}"
+    return f"    if {_when(s, name)}: {line}" if s.when else f"    {line}"
 
 
-_RENDERINGS = {"numbered": _numbered, "prose": _prose, "pseudocode": _pseudocode, "json": _json}
+def _pseudocode_exit(scenario: Scenario, e: ScenarioExit, name: Name) -> str:
+    return f"    if {_when(e, name)}: return {shown_value(e.answer)}    # exit {e.name}"
+
+
+def _json(scenario: Scenario, s: ScenarioStep, name: Name, tool: ToolLabel) -> str:
+    called = tool(s)
+    row: dict[str, object] = {"step": s.step, **({"tool": called} if called else {})}
+    row |= {
+        "output": name(s.output) or s.output,
+        "formula": rename_formula(s.formula or "", name),
+        "decimals": s.decimals,
+    }
+    if s.when:
+        row["when"] = _when(s, name)
+    described = description_of(s)
+    if described:
+        row["description"] = described
+    return json.dumps(row)
+
+
+def _json_exit(scenario: Scenario, e: ScenarioExit, name: Name) -> str:
+    row: dict[str, object] = {"exit": e.name, "when": _when(e, name), "answer": e.answer}
+    if e.description:
+        row["description"] = e.description
+    return json.dumps(row)
+
+
+_RENDERINGS: dict[str, tuple[Callable[..., str], Callable[..., str], str]] = {
+    "numbered": (_numbered, _numbered_exit, "\n"),
+    "prose": (_prose, _prose_exit, " "),
+    "pseudocode": (_pseudocode, _pseudocode_exit, "\n"),
+    "json": (_json, _json_exit, "\n"),
+}
+"""A rendering's step, its exit and what joins them."""

@@ -260,6 +260,7 @@ def _tools(
         name=names.__getitem__,
         tool_name=tool_names.__getitem__,
         others=[_function(name, description, props) for name, description in distractors],
+        types=scenario.types,
     )
     if not variant.descriptions:
         tools = [_undescribed(t) for t in tools]

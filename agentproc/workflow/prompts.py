@@ -60,24 +60,34 @@ DECLARED_SCRAMBLED_TOOLS = (
 def declared_prompt(scenario: Scenario, description: str) -> str:
     """The tool-mode prompt of a declared workflow: its description, inputs and steps
     (each with its tool, formula and rounding)."""
+    from agentproc.workflow.declared_view import render, shown_value
+
     values = {
-        "inputs": ", ".join(f"{k} = {v}" for k, v in scenario.inputs.items()),
-        "procedure": "\n".join(f"{s.step}. {s.name}: {s.text}" for s in scenario.steps),
+        "inputs": ", ".join(f"{k} = {shown_value(v)}" for k, v in scenario.inputs.items()),
+        "procedure": render(scenario, "numbered", lambda v: None, lambda s: s.name),
         "answer_variable": scenario.answer_variable,
     }
-    template = declared_template(DECLARED_TOOLS, scenario.finish.tool)
+    template = declared_template(DECLARED_TOOLS, scenario.finish.tool, scenario.path is not None)
     return f"{description}\n" + fill_template(template, values)
 
 
-def declared_template(how: str, finish_tool: str) -> str:
+def declared_template(how: str, finish_tool: str, branched: bool = False) -> str:
     """The built-in tool-mode user prompt of a declared workflow after its description,
     ``how`` saying how to use the tools, with ``{inputs}``, ``{procedure}`` and
-    ``{answer_variable}`` left to fill in."""
+    ``{answer_variable}`` left to fill in (``branched``: a workflow with conditions and
+    exits)."""
+    every = "Execute every step, in order."
+    if branched:
+        every = (
+            "Execute every step whose condition holds, in order, and skip a step whose "
+            "condition ('only when ...') does not hold. Where an exit's condition holds, "
+            f"stop there and call {finish_tool} with its answer."
+        )
     return (
         "Execute the following workflow exactly, one step at a time, using the tools.\n"
         "Inputs: {inputs}.\n"
         "Steps:\n{procedure}\n"
-        f"{how} Execute every step, in order. Each value is rounded as its step "
+        f"{how} {every} Each value is rounded as its step "
         "says (half away from zero). "
         f"When all steps are done, call {finish_tool} with the value of {{answer_variable}}."
     )

@@ -33,7 +33,7 @@ from agentproc.workflow.toolkit import Guard, Toolkit
 class ReferenceState(TypedDict):
     """What flows between the nodes of the reference graph."""
 
-    values: Annotated[dict[str, float | int], operator.or_]
+    values: Annotated[dict[str, Any], operator.or_]
     """Variable name (``S1``, ``S2``, ...) to the value produced so far."""
     calls: Annotated[list[dict[str, Any]], operator.add]
     """The calls made so far, as ``{"name", "arguments"}`` dicts."""

@@ -10,16 +10,23 @@ procedures never compiles them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from typing import Any
 
-from agentproc.arith import SCALE, close, from_number, matcher, to_number
+from agentproc.arith import SCALE, close, from_number, is_symbol, matcher, to_number
 from agentproc.procedures import Procedure
 from agentproc.procedures.procedure import depends_of
+from agentproc.workflow.branching import Branching, branching
 from agentproc.workflow.compile import compile_procedure
-from agentproc.workflow.scenario import FinishSpec, Scenario, ScenarioStep, var_index
+from agentproc.workflow.scenario import (
+    FinishSpec,
+    Scenario,
+    ScenarioStep,
+    VariableType,
+    var_index,
+)
 from agentproc.workflow.variant import Variant
 
 
@@ -68,6 +75,11 @@ class Workflow:
     before the agent's first call, their values the correct ones from then on."""
     given_wrong: tuple[int, ...] = ()
     """The pre-filled steps whose call holds a slip of its own."""
+    branching: Branching | None = None
+    """A branched workflow's instance: its required path and conditions (``None``: every
+    step is required)."""
+    types: Mapping[str, VariableType] | None = None
+    """A branched workflow's variables that are not numbers (``None``: every one is)."""
 
     @cached_property
     def index_of(self) -> dict[str, int]:
@@ -145,8 +157,21 @@ class Workflow:
 
     @property
     def answer(self) -> int:
-        """The correct answer in units."""
+        """The correct answer in units (where an exit fires, its answer)."""
+        b = self.branching
+        if b is not None and b.fired is not None:
+            return b.exits[b.fired].answer
         return self.correct[-1]
+
+    @property
+    def last_step(self) -> int | None:
+        """The last step the instance requires (``None``: an exit fires before any)."""
+        return self.n_steps if self.branching is None else self.branching.last
+
+    @property
+    def skip(self) -> frozenset[int]:
+        """The steps the instance does not require (none but on a branched workflow)."""
+        return frozenset() if self.branching is None else self.branching.skip
 
     @property
     def answer_index(self) -> int:
@@ -166,10 +191,13 @@ class Workflow:
         return to_number(units, self.scale)
 
     def expected_calls(self) -> list[tuple[str, dict[str, Any]]]:
-        """The reference trace: every step in order, then the finish call."""
+        """The reference trace: every step the instance requires in order, then the
+        finish call."""
+        skip = self.skip
         out: list[tuple[str, dict[str, Any]]] = [
             (s.name, {p: self.to_number(self.correct[v]) for p, v in params})
             for s, params in zip(self.steps, self.param_vars, strict=True)
+            if s.step not in skip
         ]
         out.append((self.finish_tool, {self.finish_argument: self.to_number(self.answer)}))
         return out
@@ -202,7 +230,7 @@ def build_workflow(scenario: Scenario, variant: Variant | None = None) -> Workfl
 def _declared(scenario: Scenario, scale: int, variant: Variant | None) -> Workflow:
     """:func:`build_workflow` of a declared workflow's scenario: named variables, any
     number of inputs, steps that read any number of variables."""
-    return _named(
+    wf = _named(
         lambda: scenario,
         scale,
         scenario.tolerance,
@@ -212,6 +240,14 @@ def _declared(scenario: Scenario, scale: int, variant: Variant | None) -> Workfl
         scenario.finish,
         variant,
     )
+    if scenario.types is None and scenario.path is None:
+        return wf
+    data = {
+        "path": None if scenario.path is None else scenario.path.model_dump(),
+        "exits": [e.model_dump() for e in scenario.exits or ()],
+    }
+    steps = [{"required": s.required, "when": s.when} for s in scenario.steps]
+    return _on_path(wf, branching(data, steps, scale), scenario.types)
 
 
 def declared_workflow(data: dict[str, Any], make_scenario: Callable[[], Scenario]) -> Workflow:
@@ -222,7 +258,7 @@ def declared_workflow(data: dict[str, Any], make_scenario: Callable[[], Scenario
     or ``ValueError`` for JSON of another shape (then validate it as a scenario)."""
     steps = data["steps"]
     finish = data.get("finish")
-    return _named(
+    wf = _named(
         make_scenario,
         SCALE[data["mode"]],
         data["tolerance"],
@@ -232,6 +268,33 @@ def declared_workflow(data: dict[str, Any], make_scenario: Callable[[], Scenario
         _FINISH if not finish else _finish_spec(finish.get("tool"), finish.get("argument")),
         None,
     )
+    if data.get("types") is None and data.get("path") is None:
+        return wf
+    types = {k: VariableType.model_validate(v) for k, v in (data.get("types") or {}).items()}
+    return _on_path(wf, branching(data, steps, SCALE[data["mode"]]), types)
+
+
+def _on_path(
+    wf: Workflow, paths: Branching | None, types: Mapping[str, VariableType] | None
+) -> Workflow:
+    """A branched workflow's instance: its path, its types, and each step's arguments
+    only the variables the path computes (an input, or a step it requires): a branch not
+    taken gives nothing to pass on."""
+    # A category's or boolean's value as the agent writes it (its name, true or false).
+    expected = tuple(
+        to_number(u, wf.scale) if is_symbol(u) else x
+        for u, x in zip(wf.correct, wf.expected, strict=True)
+    )
+    numbers = tuple(
+        x if is_symbol(u) else n for u, x, n in zip(wf.correct, expected, wf.numbers, strict=True)
+    )
+    wf = replace(wf, expected=expected, numbers=numbers, types=types)
+    if paths is None:
+        return wf
+    available = set(range(1, wf.n_inputs + 1))
+    available.update(s + wf.n_inputs for s in paths.steps)
+    param_vars = tuple(tuple(pv for pv in pvs if pv[1] in available) for pvs in wf.param_vars)
+    return replace(wf, branching=paths, param_vars=param_vars)
 
 
 @lru_cache(maxsize=64)
@@ -241,7 +304,7 @@ def _finish_spec(tool: str | None, argument: str | None) -> FinishSpec:
     return FinishSpec(**{k: v for k, v in given.items() if v is not None})
 
 
-NamedStep = tuple[str, Sequence[str], float | int, Sequence[int]]
+NamedStep = tuple[str, Sequence[str], Any, Sequence[int]]
 """A declared step as indexing reads it: its output, operands, value and dependencies."""
 
 
@@ -249,7 +312,7 @@ def _named(
     make_scenario: Callable[[], Scenario],
     scale: int,
     tolerance: float | int,
-    inputs: dict[str, float | int],
+    inputs: Mapping[str, Any],
     steps: list[NamedStep],
     make_live: Callable[[], tuple[bool, ...]],
     finish: FinishSpec,

@@ -44,7 +44,7 @@ MAX_READS = 64
 """Variables one step may read (a procedure's step reads one or two)."""
 
 
-def _value(units: int, scale: int) -> Any:
+def grammar_value(units: int, scale: int) -> Any:
     """A value in units as the formula grammar reads it (a category, a boolean, or a
     fraction)."""
     return SYMBOLS.get(units) if units <= -SYMBOL_BASE else Fraction(units, scale)
@@ -192,7 +192,7 @@ class ScenarioStep(BaseModel):
                 raise ValueError(f"step {self.step}: neither an operation nor a formula")
             a, b = self.arguments(lambda v: supplied[f"S{v}"], scale)
             return apply_units(self.op, a, b, scale)
-        env = {p: _value(u, scale) for p, u in supplied.items()}
+        env = {p: grammar_value(u, scale) for p, u in supplied.items()}
         exact = formulas.evaluate(tree, env)  # a KeyError: an argument it needs is missing
         if exact is None:
             return None

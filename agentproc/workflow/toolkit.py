@@ -30,7 +30,7 @@ import time
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
-from agentproc.arith import BOUND, SYMBOL, Op, apply_units, render, to_units
+from agentproc.arith import BOUND, SYMBOL, Op, apply_units, is_symbol, render, to_units
 from agentproc.errors import unknown_key
 from agentproc.workflow.calls import CallRecord, parse_arguments
 from agentproc.workflow.compile import complete
@@ -120,7 +120,10 @@ class Toolkit:
         self, name: str, params: tuple[str, ...], args: dict[str, Any]
     ) -> str | None:
         integer = self.workflow.number_type == "integer"
-        if len(args) == len(params) and all(
+        if self.workflow.types is not None:  # a branched workflow: typed, some optional
+            if self._typed_fit(name, params, args):
+                return None
+        elif len(args) == len(params) and all(
             p in args and _is_number(args[p], integer) for p in params
         ):
             bad = [p for p in params if isinstance(args[p], float) and not math.isfinite(args[p])]
@@ -135,6 +138,38 @@ class Toolkit:
                 return f"{where + ': ' if where else ''}{error.message}"
         number = self.workflow.number_type
         return f"expected exactly the arguments {', '.join(params)}, each a {number}"
+
+    def _typed_fit(self, name: str, params: tuple[str, ...], args: dict[str, Any]) -> bool:
+        """Whether a branched workflow's call fits its tool: each argument of its type, a
+        category one of its names, no argument unknown, every required one given."""
+        wf, pres = self.workflow, self.presented
+        types = wf.types or {}
+        canonical = name if pres is None else pres.inbound.get(name, "")
+        step = wf.by_name.get(canonical)
+        shown = {self._shown(p): p for p in step.params} if step is not None else {}
+        optional = self._optional
+        for p in params:
+            if p not in args:
+                if shown.get(p) in optional:
+                    continue
+                return False
+            var = shown.get(p, wf.scenario.answer_variable if step is None else p)
+            t = types.get(var)
+            v = args[p]
+            if t is None:
+                if not _is_number(v, False) or (isinstance(v, float) and not math.isfinite(v)):
+                    return False
+            elif (t.type == "boolean" and not isinstance(v, bool)) or (
+                t.type == "category" and v not in (t.choices or ())
+            ):
+                return False
+        return len(args) <= len(params) and all(p in params for p in args)
+
+    @cached_property
+    def _optional(self) -> frozenset[str]:
+        """A branched workflow's variables that a conditional step defines: optional
+        arguments (given when that step ran)."""
+        return frozenset(s.output for s in self.workflow.steps if s.when is not None)
 
     def call(
         self, name: str, arguments: str | dict[str, Any] | None, given: bool = False
@@ -207,7 +242,8 @@ class Toolkit:
     def _next_step(self) -> str:
         """Feedback mode: the step expected next, as the refusal names it."""
         wf = self.workflow
-        nxt = next((s for s in wf.steps if s.step not in self.runs), None)
+        skip = wf.skip
+        nxt = next((s for s in wf.steps if s.step not in self.runs and s.step not in skip), None)
         if nxt is None:
             return f" The workflow expects {wf.finish_tool} next."
         tool = nxt.name if self.presented is None else self.presented.tool_names[nxt.name]
@@ -245,7 +281,8 @@ class Toolkit:
             args = pres.canonical_args(spec, args)
         rec.args = args
         if self.guard != "observe":
-            missing = sorted(d for d in spec.reads if d not in self.runs)
+            skip = wf.skip
+            missing = sorted(d for d in spec.reads if d not in self.runs and d not in skip)
             if missing:
                 first = missing[0]
                 why = f"step {spec.step} reads the output of step {first}, which has not been "
@@ -254,14 +291,22 @@ class Toolkit:
                     rec.result += self._next_step()
                 return
         scale = wf.scale
-        supplied = {p: to_units(args[p], scale) for p in spec.params}
-        value = spec.compute(supplied, scale)
+        supplied = {p: to_units(args[p], scale) for p in spec.params if p in args}
+        try:
+            value = spec.compute(supplied, scale)
+        except KeyError as exc:  # an optional argument the values given make it read
+            rec.refused = "invalid_arguments"
+            rec.result = (
+                f"Error: invalid arguments for {rec.name}: {self._shown(exc.args[0])} is "
+                "needed with the values given. Nothing was executed."
+            )
+            return
         if value is None:
             zero = f"step {spec.step} divides by zero"
             if spec.formula is None:
                 zero += f" ({spec.terms(self._shown)[1]} = 0)"
             return _refuse(rec, "division_by_zero", zero)
-        if abs(value) > RESULT_LIMIT * scale:
+        if abs(value) > RESULT_LIMIT * scale and not is_symbol(value):
             beyond = f"step {spec.step} would produce a value beyond {RESULT_LIMIT:.0e}"
             return _refuse(rec, "out_of_range", beyond)
         before = self.values.get(spec.target)
@@ -299,10 +344,11 @@ class Toolkit:
         if args is None:
             return
         rec.args = args
-        if self.guard != "observe" and wf.n_steps not in self.runs:
+        last = wf.last_step
+        if self.guard != "observe" and last is not None and last not in self.runs:
             rec.refused = "premature"
             rec.result = (
-                f"Error: the workflow is not finished: step {wf.n_steps} has not been executed. "
+                f"Error: the workflow is not finished: step {last} has not been executed. "
                 "Nothing was submitted."
             )
             if self.guard == "feedback":

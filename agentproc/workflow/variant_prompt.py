@@ -10,6 +10,7 @@ import re
 
 from agentproc.arith import SYMBOL, Op
 from agentproc.workflow.declared_view import render as render_declared
+from agentproc.workflow.declared_view import shown_value
 from agentproc.workflow.prompts import (
     DECLARED_SCRAMBLED_TOOLS,
     DECLARED_TOOLS,
@@ -142,7 +143,7 @@ def _declared_prompt(
     finish = scenario.finish.tool
     values = {
         "procedure": render_declared(scenario, variant.rendering, names.get, tool),
-        "inputs": ", ".join(f"{names[k]} = {v}" for k, v in scenario.inputs.items()),
+        "inputs": ", ".join(f"{names[k]} = {shown_value(v)}" for k, v in scenario.inputs.items()),
         "tools": ", ".join(shown_tools),
         "answer_variable": names[scenario.answer_variable],
     }
@@ -150,7 +151,8 @@ def _declared_prompt(
     if template is None:
         how = DECLARED_SCRAMBLED_TOOLS if variant.scramble_names else DECLARED_TOOLS
         lead = f"{(scenario.description or '').strip()}\n"
-        return lead + fill_template(declared_template(how, finish), values)
+        template = declared_template(how, finish, scenario.path is not None)
+        return lead + fill_template(template, values)
     if finish != FINISH_TOOL:
         template = _FINISH_WORD.sub(finish, template)
     return fill_template(template, values)

@@ -7,9 +7,10 @@ import random
 from collections.abc import Generator
 from typing import Any
 
-from agentproc.arith import Op, apply_units
+from agentproc.arith import UNDEFINED, Op, apply_units, is_symbol, symbol_units
 from agentproc.labelling import Label, LabelKind
 from agentproc.workflow import CallRecord, ScenarioStep, Workflow, var_index
+from agentproc.workflow.branching import env_of
 
 K = LabelKind
 Request = tuple[str, "str | dict[str, Any]"]
@@ -27,6 +28,10 @@ class Agent:
         self.truth: list[Label] = []
         self.answers: list[float | int] = []
         self.last_value: int | None = None
+        skip = wf.skip
+        self.path = [s for s in wf.steps if s.step not in skip]
+        """The steps the instance requires, in listed order (every step but on a
+        branched workflow)."""
         for spec in wf.steps[: wf.given]:  # pre-filled: run, their values as returned
             self.last_run[spec.step] = self.belief[spec.target] = wf.correct[spec.target]
             self.produced.add(spec.target)
@@ -40,9 +45,24 @@ class Agent:
         return self.belief.get(var, self.wf.correct[var])
 
     def args(self, spec: ScenarioStep, override: dict[str, Any] | None = None) -> dict[str, Any]:
-        args = {p: self.num(self.value_of(self.wf.var_of(p))) for p in spec.params}
+        """The arguments of a step: the value of each variable it reads that the path
+        computes (a branch not taken passes nothing on), then ``override``."""
+        args = {p: self.num(self.value_of(var)) for p, var in self.wf.param_vars[spec.step - 1]}
         args.update(override or {})
         return args
+
+    def env(self) -> dict[str, Any]:
+        """Every variable's value as the agent holds it (a branched workflow's
+        conditions read it, as the monitor does)."""
+        wf = self.wf
+        return env_of(wf.var_names, self.value_of, wf.scale)
+
+    def exit_cause(self, answer: Any) -> str:
+        """``propagated`` when an exit firing on the agent's own values gives ``answer``."""
+        b = self.wf.branching
+        fired = None if b is None else b.exit_on(self.env())
+        right = b is not None and fired is not None and self.wf.close(answer, b.exits[fired].answer)
+        return "propagated" if right else "unsupported"
 
     def step(
         self,
@@ -55,12 +75,16 @@ class Agent:
         if spec.step <= self.wf.given:
             return CallRecord(-1, spec.name, "", "", spec.step, value=self.last_run[spec.step])
         args = self.args(spec, override)
+        wf = self.wf
+        b = wf.branching
+        unneeded = b is not None and spec.step in b.skip and spec.step not in self.last_run
+        cause = "propagated" if unneeded and b and b.required_on(spec.step, self.env()) else None
         rec = yield (spec.name, args)
         while rec.refused == "transient":  # a tool fault: the call is simply tried again
             rec = yield (spec.name, args)
-        wf = self.wf
-        for p in spec.params:
-            var = self.wf.var_of(p)
+        if rec.refused == "invalid_arguments" and b is not None:
+            return (yield from self._fill(spec, rec, args, override, causes))
+        for p, var in wf.param_vars[spec.step - 1]:
             if wf.close(args[p], wf.correct[var]):
                 continue
             if causes and p in causes:
@@ -69,6 +93,16 @@ class Agent:
                 self.truth.append(
                     Label(K.WRONG_ARGUMENT, rec.index, spec.step, cause="propagated", argument=p)
                 )
+        if rec.value is not None and unneeded and b is not None:
+            self.truth.append(
+                Label(
+                    K.UNNEEDED_STEP,
+                    rec.index,
+                    spec.step,
+                    cause=cause or "unsupported",
+                    reason=b.reason(spec.step),
+                )
+            )
         if rec.value is not None:
             right = wf.correct[spec.target]
             if spec.step in self.last_run:
@@ -84,18 +118,49 @@ class Agent:
             # A carried error divided by zero or blew up: retry with the procedure's values.
             return (
                 yield from self.step(
-                    spec, {p: self.num(wf.correct[self.wf.var_of(p)]) for p in spec.params}
+                    spec, {p: self.num(wf.correct[v]) for p, v in wf.param_vars[spec.step - 1]}
                 )
             )
         return rec
 
+    def _fill(
+        self,
+        spec: ScenarioStep,
+        rec: CallRecord,
+        args: dict[str, Any],
+        override: dict[str, Any] | None,
+        causes: dict[str, Label] | None,
+    ) -> Generator[Request, CallRecord, CallRecord]:
+        """A branched workflow's step refused for an optional argument its own values make
+        it read (a branch its mistake chose): ``invalid_arguments``, then the call again
+        with every variable it reads that has a value (none left: the step is given up)."""
+        self.truth.append(Label(K.INVALID_ARGUMENTS, rec.index, spec.step))
+        wf = self.wf
+        extra = {
+            p: self.value_of(wf.var_of(p))
+            for p in spec.params
+            if p not in args and self.value_of(wf.var_of(p)) != UNDEFINED
+        }
+        if not extra:
+            return rec
+        filled = {**(override or {}), **{p: self.num(v) for p, v in extra.items()}}
+        return (yield from self.step(spec, filled, causes))
+
     def submit(self, answer: float | int) -> Generator[Request, CallRecord, CallRecord]:
         wf = self.wf
+        b = wf.branching
         rec = yield (wf.finish_tool, {wf.finish_argument: answer})
         right = wf.close(answer, wf.answer)
-        if wf.n_steps not in self.last_run:
-            missing = wf.n_steps - len(self.last_run)
-            self.truth.append(Label(K.PREMATURE_FINISH, rec.index, missing_steps=missing))
+        last = wf.last_step
+        if last is not None and last not in self.last_run:
+            if b is None:
+                missing, cause = wf.n_steps - len(self.last_run), None
+            else:
+                missing = sum(s not in self.last_run for s in b.steps)
+                cause = self.exit_cause(answer)
+            self.truth.append(
+                Label(K.PREMATURE_FINISH, rec.index, cause=cause, missing_steps=missing)
+            )
         if not self.answers:
             if not right:
                 own = (
@@ -104,6 +169,8 @@ class Agent:
                     else self.last_value
                 )
                 cause = "propagated" if own is not None and wf.close(answer, own) else "unsupported"
+                if b is not None and cause == "unsupported":
+                    cause = self.exit_cause(answer)
                 self.truth.append(Label(K.WRONG_ANSWER, rec.index, cause=cause))
         else:
             was_right = wf.close(self.answers[-1], wf.answer)
@@ -113,14 +180,46 @@ class Agent:
         self.answers.append(answer)
         return rec
 
-    def own_answer(self) -> float | int:
+    def own_answer(self) -> Any:
+        """The answer as the agent holds it: its value of the answer variable, or the
+        answer of the exit that fires on the instance."""
+        b = self.wf.branching
+        if b is not None and b.fired is not None:
+            return b.exits[b.fired].shown
         return self.num(self.value_of(self.wf.answer_index))
+
+    def last_answer(self) -> Any:
+        """An early answer: the last value computed (before any, the second input); on a
+        branched workflow, the last one of the answer's type (before any, the correct
+        value of the first variable of that type)."""
+        wf = self.wf
+        if wf.types is None:
+            last = self.last_value if self.last_value is not None else wf.correct[2]
+            return self.num(last)
+        t = wf.types.get(wf.var_name(wf.answer_index))
+        shown = [self.num(v) for v in reversed(self.last_run.values())]
+        shown += [self.num(u) for u in wf.correct[1:]]
+        for value in shown:
+            if t is None and not isinstance(value, bool | str | None):
+                return value
+            if t is not None and t.type == "boolean" and isinstance(value, bool):
+                return value
+            if t is not None and t.type == "category" and value in (t.choices or ()):
+                return value
+        return self.own_answer()
 
     def done(self) -> list[Label]:
         """Add the episode-level truth and return it all."""
-        for spec in self.wf.steps:
+        b = self.wf.branching
+        env = self.env() if b is not None else {}
+        for spec in self.path:
             if spec.step not in self.last_run:
-                self.truth.append(Label(K.SKIPPED_STEP, None, spec.step, live=spec.live))
+                cause = None
+                if b is not None and b.conditional(spec.step):
+                    own = b.required_on(spec.step, env)
+                    cause = "propagated" if own is False else "unsupported"
+                label = Label(K.SKIPPED_STEP, None, spec.step, cause=cause, live=spec.live)
+                self.truth.append(label)
         if not self.answers:
             self.truth.append(Label(K.MISSING_ANSWER))
         return self.truth
@@ -184,8 +283,15 @@ def wrong_value(
     no variable holds, with all the mode's decimals (so it is no shortened copy).
     """
     wf = a.wf
-    param = spec.params[pick(rng, len(spec.params))]
+    if wf.branching is None and wf.types is None:
+        param = spec.params[pick(rng, len(spec.params))]
+    else:  # a branched workflow's: an argument the path gives, a number if there is one
+        given = wf.param_vars[spec.step - 1]
+        numbers = [p for p, v in given if not is_symbol(wf.correct[v])] or [p for p, _ in given]
+        param = numbers[pick(rng, len(numbers))]
     var = wf.var_of(param)
+    if is_symbol(wf.correct[var]):
+        return _wrong_symbol(a, spec, param, var, rng)
     everyone = range(1, wf.answer_index + 1)
     taken = set(wf.correct[1:]) | {a.belief[u] for u in a.produced}
     if allow_confusion and rng.random() < 0.5:
@@ -199,7 +305,11 @@ def wrong_value(
                 for w in everyone
                 if w != u and w != var and (wf.correct[w] == value or a.belief.get(w) == value)
             ]
-            usable = value not in (wf.correct[var], a.value_of(var), 0) and not clashes
+            usable = (
+                value not in (wf.correct[var], a.value_of(var), 0)
+                and not clashes
+                and not is_symbol(value)
+            )
             if usable and not _computes_another(a, spec, param, value):
                 choices.append(u)
         if choices:
@@ -222,6 +332,40 @@ def wrong_value(
         if value not in taken and value != 0 and clear:
             return param, a.num(value), Label(K.WRONG_ARGUMENT, cause="other", argument=param)
     raise RuntimeError("no distinct wrong value found")  # pragma: no cover - values are sparse
+
+
+def _wrong_symbol(
+    a: Agent, spec: ScenarioStep, param: str, var: int, rng: random.Random
+) -> tuple[str, Any, Label]:
+    """A wrong category or boolean for one argument, labelled as the monitor reads it: a
+    boolean flipped is ``other`` (two values: no confusion); a category no variable holds
+    is ``other``, else the nearest variable holding it explains it."""
+    wf = a.wf
+    right = wf.correct[var]
+    label = Label(K.WRONG_ARGUMENT, cause="other", argument=param)
+    t = (wf.types or {}).get(wf.var_name(var))
+    if t is None or t.type == "boolean":
+        return param, not wf.expected[var], label
+    names = [n for n in t.choices or () if symbol_units(n) not in (right, a.value_of(var))]
+    held = {
+        u
+        for u in range(1, wf.answer_index + 1)
+        for v in (wf.correct[u], a.belief.get(u))
+        if v is not None and u != var
+    }
+    free = [n for n in names if all(symbol_units(n) not in _values(a, u) for u in held)]
+    if free:
+        return param, free[pick(rng, len(free))], label
+    name = names[pick(rng, len(names))]
+    code = symbol_units(name)
+    u = min((w for w in held if code in _values(a, w)), key=lambda w: (abs(w - var), w))
+    cause = "lookback_confusion" if u < spec.target else "stale_output"
+    return param, name, label._replace(cause=cause, confused_with=wf.var_name(u))
+
+
+def _values(a: Agent, var: int) -> set[int]:
+    """The values ``var`` holds: its correct one and the agent's."""
+    return {a.wf.correct[var], *((a.belief[var],) if var in a.belief else ())}
 
 
 def _computes_another(a: Agent, spec: ScenarioStep, param: str, value: int) -> bool:
@@ -254,9 +398,24 @@ def _holds(a: Agent, var: int, units: int) -> bool:
     return units in (a.wf.correct[var], a.belief.get(var))
 
 
-def unsupported(a: Agent, rng: random.Random) -> float | int:
+def unsupported(a: Agent, rng: random.Random) -> Any:
+    """An answer the agent's chain never produced (nor an exit gives)."""
     wf = a.wf
+    if is_symbol(wf.answer):
+        t = (wf.types or {}).get(wf.var_name(wf.answer_index))
+        if t is None or t.type == "boolean":
+            return not wf.to_number(wf.answer)
+        exits = {e.answer for e in wf.branching.exits} if wf.branching else set()
+        own = a.value_of(wf.answer_index)
+        names = [
+            n
+            for n in t.choices or ()
+            if symbol_units(n) not in (wf.answer, own) and symbol_units(n) not in exits
+        ]
+        return names[pick(rng, len(names))]
     taken = set(wf.correct) | {a.value_of(wf.answer_index)}
+    if wf.branching is not None:
+        taken |= {e.answer for e in wf.branching.exits}
     while True:
         value = wf.answer + (1 + pick(rng, 50)) * (1 if rng.random() < 0.5 else -1)
         if value not in taken:

@@ -18,6 +18,8 @@ later arguments.
   answer; skipping the last step brings ``premature_finish``; the self-correcting
   variant of ``repeated_step`` and the wrong-first variant of ``answer_revised``
   bring the initial ``wrong_argument`` or ``wrong_answer``.
+- ``sim:wrong_branch`` (a branched workflow) takes the other branch at one step with a
+  condition; ``sim:ignores_exit`` carries on past the exit that fires.
 - ``sim:unreturned_value`` sends a step and the next one, which reads its output, in
   one message (an ``unreturned_value`` under the ``dependency`` order policy).
 - ``sim:decay`` slips with a probability that grows with step position and
@@ -47,9 +49,11 @@ from agentproc.agents.sim.beliefs import (
     wrong_value,
 )
 from agentproc.agents.sim.conditioning import self_conditioning
+from agentproc.arith import UNDEFINED
 from agentproc.errors import unknown_key
 from agentproc.labelling import Label, LabelKind
 from agentproc.workflow import CallRecord, Workflow
+from agentproc.workflow.branching import holds
 
 Policy = Generator[Request, CallRecord, list[Label]]
 """A simulated agent: yields requests, receives records, returns its truth."""
@@ -59,7 +63,7 @@ Factory = Callable[[Workflow, random.Random], Policy]
 def oracle(wf: Workflow, rng: random.Random) -> Policy:
     """Execute every step in order with the right values, then submit the answer."""
     a = Agent(wf)
-    for spec in wf.steps:
+    for spec in a.path:
         yield from a.step(spec)
     yield from a.submit(a.own_answer())
     return a.done()
@@ -68,15 +72,16 @@ def oracle(wf: Workflow, rng: random.Random) -> Policy:
 def hallucinated_call(wf: Workflow, rng: random.Random) -> Policy:
     """Call a tool that was not offered, at a random point, then go on."""
     a = Agent(wf)
-    where = pick(rng, wf.n_steps + 1)
+    n = len(a.path)
+    where = pick(rng, n + 1)
     names = [f"step_{wf.n_steps + 1}", "step_0", "compute", "get_value", "calculator", "finish"]
     name = names[pick(rng, len(names))]
-    for spec in wf.steps:
-        if spec.step - 1 == where:
+    for k, spec in enumerate(a.path):
+        if k == where:
             rec = yield (name, {"x": 1})
             a.truth.append(Label(K.HALLUCINATED_CALL, rec.index))
         yield from a.step(spec)
-    if where == wf.n_steps:
+    if where == n:
         rec = yield (name, {"value": a.own_answer()})
         a.truth.append(Label(K.HALLUCINATED_CALL, rec.index))
     yield from a.submit(a.own_answer())
@@ -93,20 +98,31 @@ _BAD_ARGUMENTS: tuple[Callable[[dict[str, Any]], str | dict[str, Any]], ...] = (
 )
 
 
+_TYPED_BAD: dict[int, Callable[[dict[str, Any]], str | dict[str, Any]]] = {
+    1: lambda args: {k: [v] for k, v in args.items()},  # lists, of no type a value has
+    3: lambda args: {},  # every argument missing
+}
+"""On a branched workflow, the malformations of :data:`_BAD_ARGUMENTS` that its types could
+accept (a string is a category's name; a left-out argument may be optional)."""
+
+
 def invalid_arguments(wf: Workflow, rng: random.Random) -> Policy:
     """Send malformed arguments once (a step or the answer), then retry correctly."""
     a = Agent(wf)
-    where = pick(rng, wf.n_steps + 1)
+    n = len(a.path)
+    where = pick(rng, n + 1)
     bad = _BAD_ARGUMENTS[pick(rng, len(_BAD_ARGUMENTS))]
-    for spec in wf.steps:
-        if spec.step - 1 == where:
+    if wf.types is not None:  # a category's name is a string, an argument may be optional
+        bad = _TYPED_BAD.get(_BAD_ARGUMENTS.index(bad), bad)
+    for k, spec in enumerate(a.path):
+        if k == where:
             call = (spec.name, bad(a.args(spec)))
             rec = yield call
             while rec.refused == "transient":  # a tool fault: the same call is tried again
                 rec = yield call
             a.truth.append(Label(K.INVALID_ARGUMENTS, rec.index, spec.step))
         yield from a.step(spec)
-    if where == wf.n_steps:
+    if where == n:
         rec = yield (wf.finish_tool, bad({wf.finish_argument: a.own_answer()}))
         a.truth.append(Label(K.INVALID_ARGUMENTS, rec.index, None))
     yield from a.submit(a.own_answer())
@@ -116,15 +132,17 @@ def invalid_arguments(wf: Workflow, rng: random.Random) -> Policy:
 def repeated_step(wf: Workflow, rng: random.Random) -> Policy:
     """Execute one step twice: the same call again, or a wrong call then a right one."""
     a = Agent(wf)
+    if not a.path:
+        return (yield from oracle(wf, rng))
     twin = twins(wf)
-    k = place(wf, rng, 1, wf.n_steps, lambda c: not twin[c])
+    k = place(wf, rng, 1, len(a.path), lambda c: not twin[a.path[c - 1].step])
     correcting = rng.random() < 0.5
-    for spec in wf.steps:
-        if spec.step == k and correcting:
+    for at, spec in enumerate(a.path, 1):
+        if at == k and correcting:
             param, value, cause = wrong_value(a, spec, rng, allow_confusion=False)
             yield from a.step(spec, {param: value}, {param: cause})
         yield from a.step(spec)
-        if spec.step == k and not correcting:
+        if at == k and not correcting:
             yield from a.step(spec)
     yield from a.submit(a.own_answer())
     return a.done()
@@ -133,18 +151,19 @@ def repeated_step(wf: Workflow, rng: random.Random) -> Policy:
 def reordered(wf: Workflow, rng: random.Random) -> Policy:
     """Swap two adjacent steps: step k+1 runs just before step k."""
     a = Agent(wf)
-    if wf.n_steps < 2:
+    path = a.path
+    if len(path) < 2:
         return (yield from oracle(wf, rng))
     twin = twins(wf)
-    k = place(wf, rng, 1, wf.n_steps - 1, lambda c: c + 1 not in twin[c])
-    order = [s for s in wf.steps]
-    order[k - 1], order[k] = order[k], order[k - 1]
+    k = place(wf, rng, 1, len(path) - 1, lambda c: path[c].step not in twin[path[c - 1].step])
+    first, second = path[k - 1], path[k]
+    order = list(path)
+    order[k - 1], order[k] = second, first
     for spec in order:
         rec = yield from a.step(spec)
-        if spec.step == k + 1 and k > wf.given:  # (a pre-filled step k ran before k + 1)
-            a.truth.append(
-                Label(K.REORDERED, rec.index, k + 1, breaks_dependency=k in spec.depends_on)
-            )
+        if spec is second and first.step > wf.given:  # (a pre-filled step ran before it)
+            breaks = first.step in spec.depends_on
+            a.truth.append(Label(K.REORDERED, rec.index, spec.step, breaks_dependency=breaks))
     yield from a.submit(a.own_answer())
     return a.done()
 
@@ -152,9 +171,9 @@ def reordered(wf: Workflow, rng: random.Random) -> Policy:
 def wrong_argument(wf: Workflow, rng: random.Random) -> Policy:
     """Pass one wrong argument (an arithmetic slip or another variable's value)."""
     a = Agent(wf)
-    k = 1 + pick(rng, wf.n_steps)
-    for spec in wf.steps:
-        if spec.step == k:
+    k = 1 + pick(rng, len(a.path))
+    for at, spec in enumerate(a.path, 1):
+        if at == k and wf.param_vars[spec.step - 1]:
             param, value, cause = wrong_value(a, spec, rng)
             yield from a.step(spec, {param: value}, {param: cause})
         else:
@@ -166,10 +185,15 @@ def wrong_argument(wf: Workflow, rng: random.Random) -> Policy:
 def skipped_step(wf: Workflow, rng: random.Random) -> Policy:
     """Leave one step out; later steps use its right value as if computed in the head."""
     a = Agent(wf)
+    if not a.path:
+        return (yield from oracle(wf, rng))
     twin = twins(wf)
-    k = place(wf, rng, 1, wf.n_steps, lambda c: not any(j > c for j in twin[c]))
-    for spec in wf.steps:
-        if spec.step != k:
+    steps = [s.step for s in a.path]
+    k = place(
+        wf, rng, 1, len(steps), lambda c: not any(j > steps[c - 1] for j in twin[steps[c - 1]])
+    )
+    for at, spec in enumerate(a.path, 1):
+        if at != k:
             yield from a.step(spec)
     yield from a.submit(a.own_answer())
     return a.done()
@@ -178,18 +202,19 @@ def skipped_step(wf: Workflow, rng: random.Random) -> Policy:
 def premature_finish(wf: Workflow, rng: random.Random) -> Policy:
     """Stop after step k < N and submit the last value computed."""
     a = Agent(wf)
-    k = pick(rng, wf.n_steps)  # steps 1..k run; k may be 0
-    for spec in wf.steps[:k]:
+    if not a.path:  # an exit fires before any step: nothing to finish early
+        return (yield from oracle(wf, rng))
+    k = pick(rng, len(a.path))  # the path's first k steps run; k may be 0
+    for spec in a.path[:k]:
         yield from a.step(spec)
-    last = a.num(a.last_value) if a.last_value is not None else a.num(wf.correct[2])
-    yield from a.submit(last)
+    yield from a.submit(a.last_answer())
     return a.done()
 
 
 def missing_answer(wf: Workflow, rng: random.Random) -> Policy:
     """Execute every step and never submit an answer."""
     a = Agent(wf)
-    for spec in wf.steps:
+    for spec in a.path:
         yield from a.step(spec)
     return a.done()
 
@@ -197,7 +222,7 @@ def missing_answer(wf: Workflow, rng: random.Random) -> Policy:
 def wrong_answer(wf: Workflow, rng: random.Random) -> Policy:
     """Execute every step right, then submit a number the chain never produced."""
     a = Agent(wf)
-    for spec in wf.steps:
+    for spec in a.path:
         yield from a.step(spec)
     yield from a.submit(unsupported(a, rng))
     return a.done()
@@ -206,7 +231,7 @@ def wrong_answer(wf: Workflow, rng: random.Random) -> Policy:
 def answer_revised(wf: Workflow, rng: random.Random) -> Policy:
     """Submit twice: right then right, wrong then right, or right then wrong."""
     a = Agent(wf)
-    for spec in wf.steps:
+    for spec in a.path:
         yield from a.step(spec)
     right = a.own_answer()
     wrong = unsupported(a, rng)
@@ -238,7 +263,7 @@ def decay(wf: Workflow, rng: random.Random) -> Policy:
     a = Agent(wf)
     prose = wf.variant is not None and wf.variant.rendering == "prose"
     extra = random.Random(repr(rng.getstate())) if prose else None
-    for spec in wf.steps[wf.given :]:
+    for spec in a.path[wf.given :]:
         # The farthest operand within the window (a procedure of format 2 read an input
         # there, at any distance: it is in view all along, the prompt states it).
         d = min(spec.target - min(spec.operand_vars), wf.scenario.params.lookback)
@@ -255,8 +280,7 @@ def decay(wf: Workflow, rng: random.Random) -> Policy:
         elif kind < 0.9:
             continue
         else:
-            last = a.num(a.last_value) if a.last_value is not None else a.num(wf.correct[2])
-            yield from a.submit(last)
+            yield from a.submit(a.last_answer())
             return a.done()
     yield from a.submit(a.own_answer())
     return a.done()
@@ -268,9 +292,10 @@ def batched(wf: Workflow, rng: random.Random) -> Generator[Any, Any, list[Label]
     under the ``dependency`` order policy, with maximal batching. It yields a list of
     requests per message and is sent back the list of their records."""
     a = Agent(wf)
+    skip = wf.skip
     done: set[int] = set(a.last_run)  # the pre-filled steps, if any
-    while len(done) < wf.n_steps:
-        ready = [s for s in wf.steps if s.step not in done and set(s.depends_on) <= done]
+    while len(done) < len(a.path):
+        ready = [s for s in a.path if s.step not in done and set(s.depends_on) - skip <= done]
         rng.shuffle(ready)
         recs: list[CallRecord] = yield [(s.name, a.args(s)) for s in ready]
         for spec, rec in zip(ready, recs, strict=False):
@@ -292,13 +317,18 @@ def unreturned_value(wf: Workflow, rng: random.Random) -> Generator[Any, Any, li
     judged, and :func:`~agentproc.agents.sim.episode.run_sim_episode` drops that truth).
     Without such a pair it runs as ``sim:oracle``."""
     a = Agent(wf)
-    pairs = [s.step for s in wf.steps[1:] if s.step - 1 in s.depends_on and s.step - 1 > wf.given]
+    path = a.path
+    pairs = [
+        k
+        for k in range(1, len(path))
+        if path[k - 1].step in path[k].depends_on and path[k - 1].step > wf.given
+    ]
     if not pairs:
         return (yield from oracle(wf, rng))
-    k = pairs[pick(rng, len(pairs))] - 1  # steps k and k + 1 go together
-    for spec in wf.steps[: k - 1]:
+    k = pairs[pick(rng, len(pairs))]  # the path's steps k and k + 1 go together
+    for spec in path[: k - 1]:
         yield from a.step(spec)
-    first, second = wf.steps[k - 1], wf.steps[k]
+    first, second = path[k - 1], path[k]
     # The numbers the agent has been given: a value among them is no unreturned one.
     inputs = (wf.correct[v] for v in range(1, wf.n_inputs + 1))
     given = {*inputs, *(a.belief[v] for v in a.produced)}
@@ -317,10 +347,57 @@ def unreturned_value(wf: Workflow, rng: random.Random) -> Generator[Any, Any, li
         if rec.value is not None:
             a.last_run[spec.step] = a.last_value = a.belief[spec.target] = rec.value
             a.produced.add(spec.target)
-    for spec in wf.steps[k - 1 :]:
+    for spec in path[k - 1 :]:
         if spec.step not in a.last_run:  # a call a transient fault refused: sent again
             yield from a.step(spec)
     yield from a.submit(a.own_answer())
+    return a.done()
+
+
+def wrong_branch(wf: Workflow, rng: random.Random) -> Policy:
+    """A branched workflow: take the branch the conditions do not support at one step with
+    a ``when`` (before any exit that fires): skip it where it is required, run it where
+    it is not (an ``unneeded_step``, ``unsupported``). Elsewhere it runs as the oracle."""
+    a = Agent(wf)
+    b = wf.branching
+    fired = None if b is None or b.fired is None else b.exits[b.fired].after
+    choices = [
+        s
+        for s in wf.steps
+        if b is not None
+        and b.conditions[s.step - 1] is not None
+        and (fired is None or s.step <= fired)
+        and (s.step not in b.skip or wf.correct[s.target] != UNDEFINED)
+    ]
+    if not choices:
+        return (yield from oracle(wf, rng))
+    flip = choices[pick(rng, len(choices))]
+    for spec in wf.steps:
+        if (spec.step == flip.step) != (spec in a.path):
+            yield from a.step(spec)
+    yield from a.submit(a.own_answer())
+    return a.done()
+
+
+def ignores_exit(wf: Workflow, rng: random.Random) -> Policy:
+    """A branched workflow: carry on past the exit that fires, running every later step
+    whose condition holds and that has a value, then answer its own value of the answer
+    (an ``unneeded_step`` for each step past the exit). Without an exit that fires it runs
+    as the oracle."""
+    a = Agent(wf)
+    b = wf.branching
+    if b is None or b.fired is None:
+        return (yield from oracle(wf, rng))
+    env = a.env()
+    for spec in wf.steps:
+        cond = b.conditions[spec.step - 1]
+        if spec in a.path or (
+            spec.step > b.exits[b.fired].after
+            and wf.correct[spec.target] != UNDEFINED
+            and (cond is None or holds(cond, env))
+        ):
+            yield from a.step(spec)
+    yield from a.submit(a.num(a.value_of(wf.answer_index)))
     return a.done()
 
 
@@ -338,6 +415,8 @@ SIM_AGENTS: dict[str, Factory] = {
     "sim:wrong_answer": wrong_answer,
     "sim:answer_revised": answer_revised,
     "sim:unreturned_value": unreturned_value,
+    "sim:wrong_branch": wrong_branch,
+    "sim:ignores_exit": ignores_exit,
     "sim:decay": decay,
     "sim:selfcond": self_conditioning(),
 }
@@ -345,6 +424,8 @@ SIM_AGENTS: dict[str, Factory] = {
 
 INJECTORS = tuple(n for n in SIM_AGENTS if n.removeprefix("sim:") in {k.value for k in LabelKind})
 """The ``sim:<label>`` agents: one per label kind."""
+BRANCH_INJECTORS = ("sim:wrong_branch", "sim:ignores_exit")
+"""The injectors of a branched workflow's own faults (on any other, the oracle)."""
 
 
 def sim_agent(name: str) -> Factory:

@@ -15,10 +15,10 @@ from typing import Any
 
 from agentproc.agents.sim.beliefs import placeable
 from agentproc.agents.sim.episode import run_sim_episode
-from agentproc.agents.sim.faults import INJECTORS
+from agentproc.agents.sim.faults import BRANCH_INJECTORS, INJECTORS
 from agentproc.errors import ConfigError
 from agentproc.labelling import LabelKind
-from agentproc.labelling.labels import DEPENDENCY_ONLY, TEXT_ONLY
+from agentproc.labelling.labels import BRANCH_ONLY, DEPENDENCY_ONLY, TEXT_ONLY
 from agentproc.labelling.order import OrderPolicy
 from agentproc.procedures import Cell, generate_procedure
 from agentproc.workflow import Scenario, build_workflow, scenario_of
@@ -27,6 +27,7 @@ from agentproc.workflow.variant import Variant
 
 CAUSES = ("propagated", "lookback_confusion", "stale_output", "other")
 """The ``wrong_argument`` causes a tool-mode episode can have; each is scored on its own."""
+
 
 _TEXT_ONLY = frozenset(k.value for k in TEXT_ONLY)
 """Kinds no tool-mode injector can cause: they are scored, not required."""
@@ -71,7 +72,7 @@ class SelfCheck:
 
     episodes: int = 0
     scores: dict[str, KindScore] = field(
-        default_factory=lambda: {k.value: KindScore() for k in LabelKind}
+        default_factory=lambda: {k.value: KindScore() for k in LabelKind if k not in BRANCH_ONLY}
     )
     causes: dict[str, KindScore] = field(default_factory=lambda: {c: KindScore() for c in CAUSES})
     """``wrong_argument`` agreement per cause."""
@@ -82,6 +83,15 @@ class SelfCheck:
     """Calculator mode: procedures passed over because a fault could not be placed where
     it reads one way by values (every step has a twin computing the same operation on
     the same values)."""
+    branched: bool = False
+    """Whether a branched workflow's instance was checked (its kinds and causes are then
+    scored and required)."""
+
+    def branch(self) -> None:
+        """Score what only a branched workflow gives from now on."""
+        if not self.branched:
+            self.branched = True
+            self.scores.update({k.value: KindScore() for k in BRANCH_ONLY})
 
     @property
     def perfect(self) -> bool:
@@ -180,8 +190,13 @@ def _check_scenario(
     variant: Variant | None,
     on_episode: Callable[[], None] | None,
 ) -> None:
-    """Every injector on one scenario, scored into ``result``."""
-    for agent in INJECTORS:
+    """Every injector on one scenario, scored into ``result`` (on a branched workflow's
+    instance, the branch injectors too)."""
+    agents = INJECTORS
+    if scenario.path is not None:
+        result.branch()
+        agents = (*INJECTORS, *BRANCH_INJECTORS)
+    for agent in agents:
         ep = run_sim_episode(scenario, agent, seed=seed, variant=variant, order=result.order)
         _score(result, ep.labels, ep.injected or [], f"{agent} on {scenario.id}")
         result.episodes += 1
@@ -218,6 +233,10 @@ def _score(result: SelfCheck, labels: list[Any], truth: list[Any], where: str) -
             scores = [result.scores[key[0]]]
             if key[0] == wrong and key[3] in result.causes:
                 scores.append(result.causes[key[3]])
+            elif key[3] is not None and result.branched:
+                # Every other kind's causes (an unneeded step's, a skipped one's, an
+                # answer's), scored apart as ``kind:cause``.
+                scores.append(result.causes.setdefault(f"{key[0]}:{key[3]}", KindScore()))
             for score in scores:
                 setattr(score, attr, getattr(score, attr) + 1)
     if got != want and len(result.mismatches) < 100:
