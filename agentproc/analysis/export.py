@@ -123,6 +123,11 @@ def report_json(report: Report, price: Price | None = None) -> dict[str, Any]:
                     ]
                     for sweep, groups in a.by_sweep.items()
                 },
+                **(
+                    {"by_path": [_group({"path": k}, s, False) for k, s in a.by_path.items()]}
+                    if a.by_path
+                    else {}
+                ),
                 "per_step": None if a.per_step is None else a.per_step.to_json(),
                 "self_conditioning": None
                 if a.per_step is None

@@ -171,11 +171,24 @@ def _sweep_grouping(report: Report, sweep: str) -> _Grouping:
     return _Grouping(f"sweep {sweep}: by {names}", headers, rows, stats, False, named)
 
 
+def _path_grouping(report: Report) -> _Grouping | None:
+    """A branched workflow's episodes by path (``None``: no agent has any)."""
+    stats = {name: {(k,): s for k, s in a.by_path.items()} for name, a in report.agents.items()}
+    keys = sorted({k for groups in stats.values() for k in groups})
+    if not keys:
+        return None
+    for name, a in report.agents.items():
+        stats[name][("all",)] = a.overall
+    named = len(report.agents) > 1
+    return _Grouping("by path", ["path"], [*keys, ("all",)], stats, True, named)
+
+
 def _groupings(report: Report, by: Sequence[str]) -> list[_Grouping]:
     sweeps = _sweep_names(report)
     if len(sweeps) > 1:
         return [_sweep_grouping(report, s) for s in sweeps]
-    return [_knob_grouping(report, k) for k in by]
+    paths = _path_grouping(report)
+    return [_knob_grouping(report, k) for k in by] + ([paths] if paths is not None else [])
 
 
 def _kinds(a: AgentReport) -> list[LabelKind]:

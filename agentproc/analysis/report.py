@@ -96,6 +96,9 @@ class AgentReport:
     per_step: PerStep | None = None
     """Accuracy by position, survival on the procedure, hazard and observed
     self-conditioning (:mod:`~agentproc.analysis.steps`); ``None``: no scored episode."""
+    by_path: dict[str, CellStats] = field(default_factory=dict)
+    """A branched workflow's episodes by the path their instance takes (its conditional
+    steps and exit: ``manager_approval``, ``exit:expired``, ``base``); empty otherwise."""
 
     @property
     def by_length(self) -> dict[int, CellStats]:
@@ -154,6 +157,7 @@ class _AgentTally:
     cache: tuple[int, int] | None = None
     tokens: Tokens = field(default_factory=Tokens)
     steps: StepTally = field(default_factory=StepTally)
+    by_path: defaultdict[str, Tally] = field(default_factory=lambda: defaultdict(Tally))
 
     def add(self, rec: Mapping[str, Any]) -> None:
         self.tokens.add(rec)  # an errored episode's tokens were spent too
@@ -175,6 +179,9 @@ class _AgentTally:
         for knob, value in zip(KNOBS, values, strict=True):
             self.by_knob[knob][value].add(ep)
         self.by_cell[key].add(ep)
+        path = rec["metrics"].get("path")
+        if path is not None:
+            self.by_path[str(path)].add(ep)
         for name in names:
             self.by_sweep[name][values].add(ep)
         sid = rec.get("scenario_id")
@@ -184,6 +191,7 @@ class _AgentTally:
                 groups = [self.overall, self.by_cell[key]]
                 groups += [self.by_knob[k][v] for k, v in zip(KNOBS, values, strict=True)]
                 groups += [self.by_sweep[name][values] for name in names]
+                groups += [self.by_path[str(path)]] if path is not None else []
                 own = key.steps - int(rec["metrics"].get("given_steps", 0))  # after a pre-fill
                 sc = self.scenarios[str(sid)] = _Scenario(groups, [0] * COUNTERS, own, key.lookback)
             for i, hit in enumerate((1, *clustered_hits(ep))):
@@ -211,6 +219,7 @@ class _AgentTally:
             self.tokens.counted(),
             *self._horizons(),
             per_step=self.steps.result(),
+            by_path={p: self.by_path[p].stats() for p in sorted(self.by_path)},
         )
 
     def _horizons(self) -> tuple[Horizons | None, dict[int, Horizons]]:

@@ -78,7 +78,7 @@ def episode_of(rec: Mapping[str, Any]) -> Episode:
         bool(m["final_answer_correct"]),
         labels,
         float(m["progress_rate"]),
-        m["longest_correct_prefix"] / (total or 1),
+        m["longest_correct_prefix"] / total if total else 1.0,  # an exit before any step: 0 of 0
         exact=distinct == total and runs + invented == total,
         under=distinct < total,
         over=runs + invented > total,

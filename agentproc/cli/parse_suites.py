@@ -36,6 +36,12 @@ def add_suite_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
         help="a declared workflow file (.toml or .json): draw --count instances of it "
         "(with --seed) into the suite folder --out",
     )
+    g.add_argument(
+        "--balance",
+        choices=["paths"],
+        help="with --workflow: spread the instances evenly over the workflow's paths (each "
+        "branch and exit taken as often), so that rare branches are measured",
+    )
 
     s = sub.add_parser(
         "scenario",

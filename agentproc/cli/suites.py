@@ -73,12 +73,18 @@ def _generate_workflow(args: argparse.Namespace, out: Console) -> int:
     if taken and not args.overwrite:
         raise ConfigError(f"{args.out} already holds a suite: use --overwrite to replace it")
     count, seed = args.count or 10, args.seed or 0
-    n = write_workflow_suite(wf, args.out, count, seed, args.workflow.stem)
-    steps, dead = len(wf.spec.steps), wf.live.count(False)
+    paths: dict[str, int] = {}
+    n = write_workflow_suite(
+        wf, args.out, count, seed, args.workflow.stem, balance=args.balance, paths=paths
+    )
+    steps, dead = len(wf.steps), wf.live.count(False)
     out.print(
         f"wrote {n} instances of {args.workflow.stem} ({steps} steps, {dead} dead) to {args.out}",
         highlight=False,
     )
+    if paths:
+        shown = ", ".join(f"{name} {k}" for name, k in paths.items())
+        out.print(f"paths: {shown}", highlight=False)
     return EXIT_OK
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from agentproc.agents.sim import INJECTORS, selfcheck
+from agentproc.agents.sim.faults import BRANCH_INJECTORS
 from agentproc.agents.sim.selfcheck import run_selfcheck
 from agentproc.labelling import LabelKind, tools
-from agentproc.labelling.labels import DEPENDENCY_ONLY, TEXT_ONLY
+from agentproc.labelling.labels import BRANCH_ONLY, DEPENDENCY_ONLY, TEXT_ONLY
 
 SMALL = {
     "steps": (1, 2, 5, 25, 95),
@@ -18,8 +19,9 @@ SMALL = {
 
 
 def test_there_is_one_injector_per_label_kind_a_tool_call_can_have():
-    tool_kinds = sorted(k.value for k in LabelKind if k not in TEXT_ONLY)
+    tool_kinds = sorted(k.value for k in LabelKind if k not in TEXT_ONLY | BRANCH_ONLY)
     assert sorted(a.removeprefix("sim:") for a in INJECTORS) == tool_kinds
+    assert BRANCH_INJECTORS == ("sim:wrong_branch", "sim:ignores_exit")
 
 
 def test_a_text_only_kind_is_scored_but_not_required_to_occur():
