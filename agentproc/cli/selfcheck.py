@@ -72,7 +72,11 @@ def selfcheck_command(args: argparse.Namespace, out: Console, err: Console) -> i
         for col in ("label", "truth", "found", "agreed", "precision", "recall"):
             table.add_column(col, justify="left" if col == "label" else "right")
         rows = [*result.scores.items()]
-        rows += [(f"  cause {c}", s) for c, s in result.causes.items()]
+        # wrong_argument's causes, then (a branched workflow's) every other kind's.
+        rows += [
+            (f"  cause {c}" if ":" not in c else c.replace(":", " cause "), s)
+            for c, s in result.causes.items()
+        ]
         for kind, s in rows:
             table.add_row(
                 kind,

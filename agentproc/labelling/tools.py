@@ -165,6 +165,8 @@ class Monitor:
             try:
                 got = args[param]
             except KeyError:  # an optional argument (a branched workflow's) left out
+                if wf.branching is None:
+                    raise  # every argument of any other workflow is required: not a call
                 self._left_out(index, step, param, var)
                 continue
             if flight is not None and var in flight.fresh:

@@ -20,13 +20,15 @@ import re
 from collections.abc import Callable, Sequence
 from random import Random
 
-from agentproc.procedures.formula import FUNCTIONS
+from agentproc.procedures.formula import CHOOSERS, FUNCTIONS, LITERALS
 from agentproc.workflow.scenario import Scenario, ScenarioExit, ScenarioStep
 from agentproc.workflow.variant import Variant
 
-_IDENTIFIER = re.compile(r"(?<![\w.])[A-Za-z_]\w*")
+_IDENTIFIER = re.compile(r"'[^']*'|\"[^\"]*\"|(?<![\w.])[A-Za-z_]\w*")
 """A name in a formula (a numeric literal's exponent, ``2e3``, is no name: it follows a
-digit)."""
+digit), or a quoted category, matched whole so that no name inside it is read."""
+_KEPT = frozenset({*FUNCTIONS, *CHOOSERS, *LITERALS, "and", "or", "not"})
+"""The words of a formula that are no variable: functions, ``true``/``false``, operators."""
 
 Name = Callable[[str], str | None]
 """A canonical variable -> the name shown (``None``: its own)."""
@@ -84,7 +86,7 @@ def rename_formula(formula: str, name: Name) -> str:
 
     def shown(m: re.Match[str]) -> str:
         word = m.group()
-        return word if word in FUNCTIONS else name(word) or word
+        return word if word in _KEPT or word[0] in "'\"" else name(word) or word
 
     return _IDENTIFIER.sub(shown, formula)
 

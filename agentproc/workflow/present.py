@@ -76,8 +76,9 @@ class Presented:
         return self.names.get(var, var)
 
     def canonical_args(self, spec: ScenarioStep, args: dict[str, Any]) -> dict[str, Any]:
-        """Arguments of a step tool, keyed by canonical variables (the shown keys given)."""
-        return {p: args[self.shown(p)] for p in spec.params}
+        """Arguments of a step tool, keyed by canonical variables (the shown keys given; an
+        optional one of a branched workflow's step may be left out)."""
+        return {p: args[self.shown(p)] for p in spec.params if self.shown(p) in args}
 
     def outbound(self, name: str, arguments: Any) -> tuple[str, Any]:
         """A call in canonical names as the agent would make it under this variant.

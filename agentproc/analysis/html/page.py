@@ -217,6 +217,37 @@ def _cell_table(report: Report) -> str:
     )
 
 
+_PATH_COLUMNS = (
+    ("series", "text"),
+    ("path", "text"),
+    ("n", "num"),
+    ("accuracy", "num"),
+    ("faithful", "num"),
+    ("unfaithful-correct", "num"),
+)
+
+
+def _path_table(report: Report) -> str:
+    """A branched workflow's accuracy by path ("": no agent's episodes have paths)."""
+    rows = [
+        f"<tr><td>{esc(name)}</td><td>{esc(path)}</td><td data-v='{s.n}'>{s.n}</td>"
+        + "".join(rate_cell(*s.rate(r)) for r in HEADLINE_RATES)
+        + "</tr>"
+        for name, a in report.agents.items()
+        for path, s in a.by_path.items()
+    ]
+    if not rows:
+        return ""
+    head = sortable_head((esc(c), t) for c, t in _PATH_COLUMNS)
+    return (
+        "<section id='paths'><h2>Paths</h2><p class='hint'>A branched workflow's episodes "
+        "by the path their instance takes: the conditional steps it requires and the exit "
+        "that fires (base: none of either). Percentages with their 95% Wilson interval.</p>"
+        f"<div class='scroll'><table id='path-table' class='sortable'><thead><tr>{head}</tr>"
+        f"</thead><tbody>{''.join(rows)}</tbody></table></div></section>"
+    )
+
+
 _SCRIPT_SAFE = str.maketrans({c: f"\\u{ord(c):04x}" for c in "<>&\u2028\u2029"})
 """The characters that could end a ``<script>`` element or open markup, as JSON escapes."""
 
@@ -277,7 +308,7 @@ def render_page(
         f"{lead_html}{summary_section(report, fig)}{_comparison(report)}"
         f"<section id='figures'><h2>Per agent</h2><p class='hint'>Bands and bars: 95% Wilson "
         f"intervals. Hover a point for its value and count.</p>{series}</section>"
-        f"{_cell_table(report)}"
+        f"{_cell_table(report)}{_path_table(report)}"
         "<section id='episodes'><h2>Episodes</h2><div id='filters' class='filters'></div>"
         "<p id='count' aria-live='polite'></p><div class='scroll'><table id='episode-table'>"
         "<thead><tr><th scope='col'>episode</th><th scope='col'>series</th><th scope='col'>cell</th>"
