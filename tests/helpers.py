@@ -96,3 +96,14 @@ def constant_scenario() -> Scenario:
     )
     cell = Cell(steps=4, lookback=1)
     return scenario_of(Procedure("constants", cell, 0, 0, steps, (2000, 3000)))
+
+
+def shipped_workflows(branched: bool | None = None) -> list[Any]:
+    """The shipped workflow files, sorted: all, or only those of format 2 (``True``, with
+    conditions and exits) or of format 1 (``False``)."""
+    from agentproc.resources import folder
+
+    paths = sorted(folder("workflows").glob("*.toml"))
+    if branched is None:
+        return paths
+    return [p for p in paths if ("format = 2" in p.read_text(encoding="utf-8")) == branched]

@@ -82,6 +82,8 @@ def walk(wf: DeclaredWorkflow, inputs: tuple[int, ...]) -> Walk:
         InputError: a condition or a required step reads a value its path never computes.
     """
     env: dict[str, Any] = {n: value_of(v) for n, v in zip(wf.input_names, inputs, strict=True)}
+    everything = dict(env)
+    """Every value computed, on the path or not (``env``: the path's)."""
     exits = wf.exits
     values: list[int] = []
     required: list[bool] = []
@@ -94,11 +96,15 @@ def walk(wf: DeclaredWorkflow, inputs: tuple[int, ...]) -> Walk:
                 fired = next_exit
             next_exit += 1
         need = fired is None and (cond is None or _holds(wf, cond, env, wf.field(k, "when")))
-        units = _value(wf, k, s.decimals, tree, env, need)
+        # A required step reads only what the path computes; a step off the path computes
+        # on whatever values there are, as its tool would.
+        units = _value(wf, k, s.decimals, tree, env if need else everything, need)
         values.append(units)
         required.append(need)
         if units != UNDEFINED:
-            env[s.output] = value_of(units)
+            everything[s.output] = value_of(units)
+            if need:
+                env[s.output] = everything[s.output]
     return Walk(tuple(values), tuple(required), fired)
 
 

@@ -26,6 +26,13 @@ def test_every_label_and_cause_scores_1_on_each_shipped_workflow(path, order):
     result = run_selfcheck_on(scenarios, seed=0, order=order)
     assert result.mismatches == []
     assert result.perfect
+    if result.branched:  # its own injectors too; causes of branches, exits and answers
+        assert result.episodes == 100 * 13
+        assert result.scores["unneeded_step"].truth >= 20
+        for kind in ("skipped_step", "unneeded_step", "premature_finish", "wrong_answer"):
+            assert result.causes[f"{kind}:unsupported"].truth > 0, kind
+        assert result.causes["propagated"].truth >= 5
+        return
     assert result.episodes == 100 * 11
     for cause in NAMED_CAUSES:  # a wrong argument explained by each, on named variables
         assert result.causes[cause].truth >= 5, cause

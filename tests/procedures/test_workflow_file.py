@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from agentproc.errors import InputError
-from agentproc.procedures.workflow_draw import check_identities
+from agentproc.procedures.workflow_draw import check_conditions, check_identities, probe_paths
 from agentproc.procedures.workflow_file import read_workflow
 from agentproc.resources import folder
+from tests.helpers import shipped_workflows
 
 INVOICE = folder("workflows") / "invoice_approval.toml"
 BASE = {
@@ -51,10 +52,12 @@ def test_a_valid_file_gives_its_dependencies_and_dead_steps(tmp_path):
     assert wf.input_names == ("qty", "price", "rate")
 
 
-SHIPPED = sorted(folder("workflows").glob("*.toml"))
+SHIPPED = shipped_workflows()
+LINEAR = shipped_workflows(branched=False)
+BRANCHED = shipped_workflows(branched=True)
 
 
-@pytest.mark.parametrize("path", SHIPPED, ids=[p.stem for p in SHIPPED])
+@pytest.mark.parametrize("path", LINEAR, ids=[p.stem for p in LINEAR])
 def test_each_shipped_workflow_has_8_to_30_steps_parallel_branches_and_dead_steps(path):
     wf = read_workflow(path)
     check_identities(wf)
@@ -63,13 +66,25 @@ def test_each_shipped_workflow_has_8_to_30_steps_parallel_branches_and_dead_step
     assert not all(wf.live)
 
 
-def test_the_shipped_workflows_are_invoices_inventory_payroll_and_an_etl_load():
-    assert [p.stem for p in SHIPPED] == [
+@pytest.mark.parametrize("path", BRANCHED, ids=[p.stem for p in BRANCHED])
+def test_each_shipped_branched_workflow_has_two_conditions_an_exit_and_a_dead_step(path):
+    wf = read_workflow(path)
+    check_identities(wf)
+    check_conditions(wf)
+    assert sum(c is not None for c in wf.conditions) >= 2
+    assert wf.exits
+    assert not all(wf.live)
+    assert len(probe_paths(wf)) >= 4
+
+
+def test_the_shipped_workflows_are_the_four_linear_and_three_branched_ones():
+    assert [p.stem for p in LINEAR] == [
         "etl_aggregation",
         "inventory_reorder",
         "invoice_approval",
         "payroll",
     ]
+    assert [p.stem for p in BRANCHED] == ["hazard_class", "refund_approval", "service_triage"]
     assert read_workflow(INVOICE).spec.finish_tool == "submit_approval_figure"
 
 

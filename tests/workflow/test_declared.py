@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from agentproc.agents.sim import INJECTORS, run_sim_episode
+from agentproc.agents.sim.faults import BRANCH_INJECTORS
 from agentproc.resources import folder
 from agentproc.runs.session import EpisodeSession
 from agentproc.workflow.declared_suite import load_workflow, workflow_scenarios
@@ -167,7 +168,8 @@ def test_each_shipped_workflow_runs_with_the_sim_agents_labelled_as_injected(pat
         assert run_sim_episode(scenario, "sim:oracle", seed=0).metrics["verdict"] == "faithful"
         batched = run_sim_episode(scenario, "sim:batched", seed=0, order="dependency")
         assert batched.labels == [] and batched.metrics["batching_maximal"] is True
-        for agent in INJECTORS:
+        injectors = INJECTORS if scenario.path is None else (*INJECTORS, *BRANCH_INJECTORS)
+        for agent in injectors:
             for order in ("listed", "dependency"):
                 ep = run_sim_episode(scenario, agent, seed=0, order=order)
                 got = {lab.key() for lab in ep.labels}

@@ -17,11 +17,12 @@ from agentproc import Label, load_scenarios
 from agentproc.agents.sim import INJECTORS, run_sim_episode
 from agentproc.procedures import formula
 from agentproc.procedures.workflow_file import read_workflow
-from agentproc.resources import folder
 from agentproc.workflow.declared_suite import workflow_scenarios
+from tests.helpers import shipped_workflows
 
-SHIPPED = sorted(folder("workflows").glob("*.toml"))
+SHIPPED = shipped_workflows()
 IDS = [p.stem for p in SHIPPED]
+LINEAR = shipped_workflows(branched=False)
 COUNT = 6
 """Instances each simulated agent runs."""
 
@@ -44,11 +45,15 @@ def depth(depends_on: list[list[int]]) -> int:
     return max(level.values())
 
 
-def test_a_shipped_workflow_draws_fifty_instances_of_8_to_30_steps_parallel_and_dead(suite):
+def test_a_shipped_workflow_draws_fifty_instances_of_7_to_30_steps_parallel_and_dead(suite):
     manifest = json.loads((suite / "suite.json").read_text(encoding="utf-8"))
     assert manifest["scenarios"] == 50
     scenarios = list(load_scenarios(suite))
     assert len({s.id for s in scenarios}) == 50
+    if scenarios[0].path is not None:  # a branched one: several paths, answers of each
+        assert len({s.path.name for s in scenarios if s.path}) >= 3
+        assert len({s.answer for s in scenarios}) >= 4
+        return
     for scenario in scenarios:
         assert 8 <= len(scenario.steps) <= 30
         assert not all(s.live for s in scenario.steps)  # a dead step
@@ -70,7 +75,7 @@ def answer_with(path: Path, inputs: dict[str, Any], step: int, slip: Fraction) -
     return value
 
 
-@pytest.mark.parametrize("path", SHIPPED, ids=IDS)
+@pytest.mark.parametrize("path", LINEAR, ids=[p.stem for p in LINEAR])
 def test_a_wrong_value_at_any_live_step_changes_the_answer(path):
     """No live step's mistake cancels out on its way to the answer (as a net pay and a
     remittance of the tax it deducts would), so a wrong value is a wrong answer."""
@@ -101,7 +106,9 @@ def test_the_batched_oracle_takes_the_fewest_messages_under_the_dependency_polic
     for episode in records(out):
         assert episode["verdict"] == "faithful"
         metrics = episode["metrics"]
-        assert metrics["messages"] == metrics["fewest_messages"] < len(episode["calls"])
+        assert metrics["messages"] == metrics["fewest_messages"]
+        # fewer messages than calls, but where an exit fires before any step (one answer)
+        assert metrics["messages"] < len(episode["calls"]) or metrics["total_steps"] == 0
 
 
 def truth(scenario: Any, agent: str, order: str) -> set[tuple[Any, ...]]:
