@@ -2,7 +2,8 @@
 ``python benchmarks/bench_workflow.py``.
 
 Two suites of the same size: ``--count`` instances of a shipped workflow (12 steps by
-default, every instance distinct) and ``--count`` generated procedures of as many steps
+default, every instance distinct; a branched one, ``--workflow refund_approval``, draws
+its instances over its paths, exits included, and the agent runs each one's path) and ``--count`` generated procedures of as many steps
 (one grid cell, every procedure distinct). Each round runs ``agentproc run`` over each
 (``--agent``, ``sim:oracle`` by default: one call per turn, as many calls on both) and
 then ``agentproc relabel`` of each run file, each in a child process pinned to one core
@@ -114,9 +115,11 @@ def main() -> None:
 
 
 def _steps(path: Path) -> int:
+    """A workflow's tool steps (a branched one's exits left out)."""
     import tomllib
 
-    return len(tomllib.loads(path.read_text(encoding="utf-8"))["steps"])
+    listed = tomllib.loads(path.read_text(encoding="utf-8"))["steps"]
+    return sum(s.get("kind") != "exit" for s in listed)
 
 
 def _report(

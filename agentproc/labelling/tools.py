@@ -122,6 +122,7 @@ class Monitor:
         # Read to its parts and labelled from them, no record made (a run's every call
         # passes here); a subclass that labels whole records (the calculator's) gets each.
         parts = type(self).observe is Monitor.observe
+        typed = wf.types is not None
         starts = message_starts(len(calls) - given, batches)
         for i, c in enumerate(calls):
             if i < given:
@@ -129,9 +130,9 @@ class Monitor:
                 continue
             if i - given in starts:
                 self.core.new_message()
-            rec = None if parts else CallRecord.read(c, i, scale, finish_tool)
+            rec = None if parts else CallRecord.read(c, i, scale, finish_tool, typed)
             step, finish, refused, args, value, answer = (
-                read_stored(c, i, scale, finish_tool) if rec is None else rec.observed
+                read_stored(c, i, scale, finish_tool, typed) if rec is None else rec.observed
             )
             try:
                 if presented is not None and step is not None and args is not None:
@@ -146,7 +147,10 @@ class Monitor:
                 raise StoredCallError(i, None, "not a recorded call") from None
 
     def _give_stored(self, call: Any, index: int) -> None:
-        step, _, refused, _, value, _ = read_stored(call, index, self.wf.scale, self.wf.finish_tool)
+        wf = self.wf
+        step, _, refused, _, value, _ = read_stored(
+            call, index, wf.scale, wf.finish_tool, wf.types is not None
+        )
         if step is None or value is None or refused is not None:
             raise StoredCallError(index, None, "a pre-filled call executes a step")
         self.core.give(index, step, value)

@@ -64,12 +64,16 @@ class CallRecord:
         return out
 
     @classmethod
-    def read(cls, call: Any, index: int, scale: int, finish_tool: str) -> CallRecord:
+    def read(
+        cls, call: Any, index: int, scale: int, finish_tool: str, typed: bool = False
+    ) -> CallRecord:
         """A stored call, compact or a version-1 object, made a record: the parts
         :func:`read_stored` reads (the same errors), with its name and argument text, and
         a version-1 object's ``result`` and ``state_hash``. The recorded result and value
         are trusted; the arguments are parsed again."""
-        step, finish, refused, args, value, answer = read_stored(call, index, scale, finish_tool)
+        step, finish, refused, args, value, answer = read_stored(
+            call, index, scale, finish_tool, typed
+        )
         whole = call if isinstance(call, dict) else {}
         name, arguments = (call["name"], call.get("arguments")) if whole else call[:2]
         return cls(
@@ -92,12 +96,15 @@ Observed = tuple[int | None, bool, str | None, dict[str, Any] | None, int | None
 :meth:`CallRecord` names them (``value`` in units)."""
 
 
-def read_stored(call: Any, index: int, scale: int, finish_tool: str) -> Observed:
+def read_stored(
+    call: Any, index: int, scale: int, finish_tool: str, typed: bool = False
+) -> Observed:
     """What labelling reads of a stored call, compact (``[name, arguments, step, refused,
     value]``) or a version-1 object, without making the record (relabelling reads every
     call of a run; :meth:`CallRecord.read` makes it); a
     :class:`~agentproc.errors.StoredCallError` naming ``index`` and the field when it is
-    not one."""
+    not one. ``typed``: a branched workflow's, whose step values may be a category's name
+    or a boolean (elsewhere a value that is no number is no recorded call)."""
     try:
         if type(call) is list and len(call) == 5:  # compact: a run's every call
             name, arguments, step, refused, value = call
@@ -110,6 +117,8 @@ def read_stored(call: Any, index: int, scale: int, finish_tool: str) -> Observed
         args = stored_arguments(arguments, refused)
         if name == finish_tool:
             return step, True, refused, args, None, value
+        if not typed and isinstance(value, str | bool):
+            raise TypeError("a step's value is a number")
         return (
             step,
             False,

@@ -19,6 +19,7 @@ from __future__ import annotations
 import random
 import string
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from agentproc.arith import SYMBOL, VERB, Op
@@ -77,8 +78,20 @@ class Presented:
 
     def canonical_args(self, spec: ScenarioStep, args: dict[str, Any]) -> dict[str, Any]:
         """Arguments of a step tool, keyed by canonical variables (the shown keys given; an
-        optional one of a branched workflow's step may be left out)."""
-        return {p: args[self.shown(p)] for p in spec.params if self.shown(p) in args}
+        optional one of a branched workflow's step may be left out: a missing one that is
+        not raises ``KeyError``)."""
+        optional = self.optional
+        return {
+            p: args[self.shown(p)]
+            for p in spec.params
+            if p not in optional or self.shown(p) in args
+        }
+
+    @cached_property
+    def optional(self) -> frozenset[str]:
+        """The variables a conditional step defines (a branched workflow's): optional
+        arguments of the steps that read them."""
+        return frozenset(s.output for s in self.scenario.steps if s.when is not None)
 
     def outbound(self, name: str, arguments: Any) -> tuple[str, Any]:
         """A call in canonical names as the agent would make it under this variant.

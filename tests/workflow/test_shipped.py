@@ -107,8 +107,8 @@ def test_the_batched_oracle_takes_the_fewest_messages_under_the_dependency_polic
         assert episode["verdict"] == "faithful"
         metrics = episode["metrics"]
         assert metrics["messages"] == metrics["fewest_messages"]
-        # fewer messages than calls, but where an exit fires before any step (one answer)
-        assert metrics["messages"] < len(episode["calls"]) or metrics["total_steps"] == 0
+        # fewer messages than calls (on a branched workflow's path, a chain may need them all)
+        assert metrics["messages"] < len(episode["calls"]) or "path" in metrics
 
 
 def truth(scenario: Any, agent: str, order: str) -> set[tuple[Any, ...]]:
