@@ -184,6 +184,9 @@ def symbol_units(value: str | bool | None) -> int:
     >>> symbol_units(True) == symbol_units(True) != symbol_units(False)
     True
     """
+    code = _CODES.get(value)  # the common case: a name seen before
+    if code is not None:
+        return code
     if value is None:
         return UNDEFINED
     if isinstance(value, bool):
@@ -192,7 +195,12 @@ def symbol_units(value: str | bool | None) -> int:
         digest = blake2b(value.encode(), digest_size=8, person=b"category").digest()
         code = -SYMBOL_BASE - 4 - int.from_bytes(digest, "big")
     SYMBOLS.setdefault(code, value)
+    _CODES[value] = code
     return code
+
+
+_CODES: dict[str | bool | None, int] = {}
+"""Category or boolean -> its code, once computed (the inverse of :data:`SYMBOLS`)."""
 
 
 def is_symbol(units: int) -> bool:

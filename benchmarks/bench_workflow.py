@@ -98,6 +98,9 @@ def main() -> None:
                 str(suites["workflow"]),
             ]
         )
+        # A branched workflow's instances run their paths: the procedures get as many
+        # steps as a path has on average, so that both make as many calls an episode.
+        steps = _path_steps(suites["workflow"]) or steps
         grid = ["--steps", str(steps), "--lookback", "3", "--count", str(args.count)]
         _generate([*grid, "--seed", "0", "--out", str(suites["procedure"])])
         run: dict[str, list[float]] = {k: [] for k in suites}
@@ -112,6 +115,19 @@ def main() -> None:
                 relabel[kind].append(_timed("relabel", out, []))
                 size[kind] = (*_calls(out), out.stat().st_size)
         _report(args, steps, run, relabel, size)
+
+
+def _path_steps(suite: Path) -> int | None:
+    """The mean number of steps an instance's path requires, rounded (``None``: not a
+    branched workflow's suite)."""
+    counts = []
+    with open(suite / "scenarios.jsonl", "rb") as fh:
+        for line in fh:
+            steps = json.loads(line)["steps"]
+            if "required" not in steps[0]:
+                return None
+            counts.append(sum(s["required"] for s in steps))
+    return max(1, round(statistics.mean(counts)))
 
 
 def _steps(path: Path) -> int:

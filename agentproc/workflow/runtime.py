@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from typing import Any
 
-from agentproc.arith import SCALE, close, from_number, is_symbol, matcher, to_number
+from agentproc.arith import SCALE, SYMBOL_BASE, close, from_number, matcher, to_number
 from agentproc.procedures import Procedure
 from agentproc.procedures.procedure import depends_of
 from agentproc.workflow.branching import Branching, branching
@@ -270,8 +270,18 @@ def declared_workflow(data: dict[str, Any], make_scenario: Callable[[], Scenario
     )
     if data.get("types") is None and data.get("path") is None:
         return wf
-    types = {k: VariableType.model_validate(v) for k, v in (data.get("types") or {}).items()}
+    types = {
+        k: _variable_type(v["type"], tuple(v.get("choices") or ()))
+        for k, v in (data.get("types") or {}).items()
+    }
     return _on_path(wf, branching(data, steps, SCALE[data["mode"]]), types)
+
+
+@lru_cache(maxsize=256)
+def _variable_type(kind: str, choices: tuple[str, ...]) -> VariableType:
+    """A variable's type as a scenario's JSON gives it (kept: a suite's instances share
+    them; only read)."""
+    return VariableType(type=kind, choices=list(choices) or None)  # type: ignore[arg-type]
 
 
 def _on_path(
@@ -281,20 +291,23 @@ def _on_path(
     only the variables the path computes (an input, or a step it requires): a branch not
     taken gives nothing to pass on."""
     # A category's or boolean's value as the agent writes it (its name, true or false).
-    expected = tuple(
-        to_number(u, wf.scale) if is_symbol(u) else x
-        for u, x in zip(wf.correct, wf.expected, strict=True)
+    symbols = [i for i, u in enumerate(wf.correct) if u <= -SYMBOL_BASE]
+    expected, numbers = list(wf.expected), list(wf.numbers)
+    for i in symbols:
+        expected[i] = numbers[i] = to_number(wf.correct[i], wf.scale)
+    param_vars = wf.param_vars
+    if paths is not None:
+        available = set(range(1, wf.n_inputs + 1))
+        available.update(s + wf.n_inputs for s in paths.steps)
+        param_vars = tuple(tuple(pv for pv in pvs if pv[1] in available) for pvs in param_vars)
+    return replace(
+        wf,
+        expected=tuple(expected),
+        numbers=tuple(numbers),
+        types=types,
+        branching=paths,
+        param_vars=param_vars,
     )
-    numbers = tuple(
-        x if is_symbol(u) else n for u, x, n in zip(wf.correct, expected, wf.numbers, strict=True)
-    )
-    wf = replace(wf, expected=expected, numbers=numbers, types=types)
-    if paths is None:
-        return wf
-    available = set(range(1, wf.n_inputs + 1))
-    available.update(s + wf.n_inputs for s in paths.steps)
-    param_vars = tuple(tuple(pv for pv in pvs if pv[1] in available) for pvs in wf.param_vars)
-    return replace(wf, branching=paths, param_vars=param_vars)
 
 
 @lru_cache(maxsize=64)
