@@ -42,9 +42,10 @@ LABEL_STYLE: dict[LabelKind, str] = {
     LabelKind.ANSWER_REVISED: "blue",
     LabelKind.UNREADABLE: "magenta",
     LabelKind.UNRETURNED_VALUE: "yellow",
+    LabelKind.UNNEEDED_STEP: "cyan",
 }
 """The colour of each label kind: invented calls magenta, order, repeats and values not
-yet returned yellow,
+yet returned yellow, skips and unneeded steps (a branch not taken) cyan,
 wrong values red, skips cyan, answers bright red, revisions blue, unreadable
 numbers magenta."""
 
@@ -77,6 +78,8 @@ def describe(label: Label) -> str:
         attrs.append(f"{label.missing_steps} missing")
     if label.refused:
         attrs.append("refused")
+    if label.reason is not None:  # an unneeded step: a branch not taken, or past an exit
+        attrs.append("past the exit" if label.reason == "after_exit" else "condition false")
     shown = ", ".join(a for a in attrs if a)
     return f"{label.kind.value}({shown})" if shown else label.kind.value
 

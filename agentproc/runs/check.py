@@ -124,16 +124,20 @@ def check_record(path: Path, lineno: int, rec: dict[str, Any]) -> None:
                 f"line {lineno}: labels[{i}].kind",
             )
     _check_shapes(path, lineno, rec)
-    _check_bounds(path, lineno, rec["metrics"])
+    _check_bounds(path, lineno, rec["metrics"], rec["params"])
 
 
-def _check_bounds(path: Path, lineno: int, metrics: dict[str, Any]) -> None:
+def _check_bounds(
+    path: Path, lineno: int, metrics: dict[str, Any], params: dict[str, Any]
+) -> None:
     """Counts within the procedure's steps and rates within 0 to 1, as every report
-    figure assumes (a prefix of 10^6 calls in a procedure of 3 steps is no record of a run)."""
+    figure assumes (a prefix of 10^6 calls in a procedure of 3 steps is no record of a run).
+    A branched workflow's ``total_steps`` counts its path's; any step may run."""
     total = metrics["total_steps"]
+    offered = params["steps"] if "path" in metrics else total
     bounds = {
         "total_steps": (0, None),
-        "executed_steps": (0, total),
+        "executed_steps": (0, offered),
         "longest_correct_prefix": (0, total + 1),  # the steps, then the finish call
         "progress_rate": (0, 1),
     }

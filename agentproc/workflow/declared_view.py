@@ -53,6 +53,11 @@ def refusal_reason(
             "descriptive names are made from a procedure's operations; a declared "
             "workflow's variables have their declared names"
         )
+    if variant.prefill is not None and scenario.path is not None:
+        return (
+            "a pre-fill gives the first listed steps; a branched workflow's instance "
+            "requires only the steps of its path"
+        )
     free = len(free_distractors(scenario, distractors))
     if variant.distractors > free:
         return (

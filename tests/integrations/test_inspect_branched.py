@@ -8,6 +8,7 @@ from the same endpoint."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,7 +16,6 @@ from typing import Any
 
 import pytest
 from helpers import cli
-from test_inspect_workflow import inspect_env, transcript_calls
 
 from agentproc.agents.demo import ChatServer
 from agentproc.analysis import replay_calls
@@ -45,6 +45,34 @@ def suite(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
     code, _, err = cli(capsys, *argv)
     assert code == 0, err
     return out
+
+
+def inspect_env(tmp_path: Path) -> dict[str, str]:
+    """This checkout's agentproc, with the task's entry point as an install declares it
+    (as in ``test_inspect_workflow``)."""
+    dist = tmp_path / "site" / "agentproc_entry-0.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: agentproc-entry\nVersion: 0\n")
+    (dist / "entry_points.txt").write_text(
+        "[inspect_ai]\nagentproc = agentproc._inspect_registry\n"
+    )
+    return {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), str(dist.parent)]),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),  # no reply cached by an earlier run
+        "COLUMNS": "100",
+    }
+
+
+def transcript_calls(sample: Any) -> tuple[list[tuple[str, str]], list[int]]:
+    """The tool calls a sample's transcript holds, in order, and how many each message held."""
+    calls: list[tuple[str, str]] = []
+    batches: list[int] = []
+    for message in sample.messages:
+        if message.role == "assistant" and message.tool_calls:
+            calls += [(c.function, json.dumps(c.arguments)) for c in message.tool_calls]
+            batches.append(len(message.tool_calls))
+    return calls, batches
 
 
 def script(scenario: Scenario) -> list[Message]:
