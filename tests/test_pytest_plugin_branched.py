@@ -21,15 +21,6 @@ PLUGIN = [*(() if INSTALLED else ("-p", "agentproc.pytest_plugin")), "-p", "no:c
 REFUND = ROOT / "scenarios" / "workflows" / "refund_approval.toml"
 
 
-KNOWN_BUG = "known bug: a run file with an unneeded step is unreadable"
-"""The run-file check (``agentproc/runs/check.py``, ``_check_bounds``) bounds
-``executed_steps`` by ``total_steps``, which on a branched workflow counts only the steps
-the instance's path requires (``agentproc/labelling/episode.py``, ``metrics``): an episode
-that runs an unneeded step is written by ``run`` but refused by every reader, so
-``agentproc_run`` raises ``RunFileError`` on ``sim:wrong_branch``. The inner test marks
-itself an expected failure on that error alone, and this test then does too."""
-
-
 @pytest.fixture
 def env(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
@@ -43,12 +34,10 @@ def test_a_branched_suite_passes_the_path_follower_and_fails_the_wrong_branch(en
 
         import pytest
 
-        from agentproc.errors import RunFileError
         from agentproc.pytest_plugin import assert_follows_procedure
 
         REFUND = {str(REFUND)!r}
         BRANCHING = {{"unneeded_step", "skipped_step"}}
-        KNOWN_BUG = {KNOWN_BUG!r}
 
 
         @pytest.fixture
@@ -87,12 +76,7 @@ def test_a_branched_suite_passes_the_path_follower_and_fails_the_wrong_branch(en
 
 
         def test_the_wrong_branch_is_not_faithful_and_says_where(agentproc_run, suite):
-            try:
-                result = agentproc_run("sim:wrong_branch", suite)
-            except RunFileError as exc:
-                if "metrics.executed_steps: " in str(exc):  # see the outer test
-                    pytest.xfail(f"{{KNOWN_BUG}}: {{exc}}")
-                raise
+            result = agentproc_run("sim:wrong_branch", suite)
             assert len(result.episodes) == 10 and not result.errored
             assert result.faithful_accuracy < 1.0
             assert set(result.labels) <= BRANCHING and set(result.labels) & BRANCHING
@@ -111,9 +95,5 @@ def test_a_branched_suite_passes_the_path_follower_and_fails_the_wrong_branch(en
             assert "unneeded_step (forbidden) in " in message
         """
     )
-    result = env.runpytest_subprocess(*PLUGIN, "-q", "-rx", timeout=300)
-    if result.parseoutcomes().get("xfailed"):
-        result.assert_outcomes(passed=2, xfailed=1)
-        line = next(x for x in result.outlines if KNOWN_BUG in x)
-        pytest.xfail(line.split(" - ", 1)[-1])
+    result = env.runpytest_subprocess(*PLUGIN, "-q", timeout=300)
     result.assert_outcomes(passed=3)

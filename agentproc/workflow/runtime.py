@@ -242,9 +242,10 @@ def _declared(scenario: Scenario, scale: int, variant: Variant | None) -> Workfl
     )
     if scenario.types is None and scenario.path is None:
         return wf
+    path = scenario.path
     data = {
-        "path": None if scenario.path is None else scenario.path.model_dump(),
-        "exits": [e.model_dump() for e in scenario.exits or ()],
+        "path": None if path is None else {"name": path.name, "exit": path.exit},
+        "exits": [vars(e) for e in scenario.exits or ()],
     }
     steps = [{"required": s.required, "when": s.when} for s in scenario.steps]
     return _on_path(wf, branching(data, steps, scale), scenario.types)
@@ -388,7 +389,10 @@ def _indexed(
         tuple(correct) if scale == 1 else tuple(u / scale for u in correct)  # to_number
     )
     numbers: tuple[Any, ...]
-    if scale == 1 or (tolerance == 0.5 and -READS_BACK < min(correct) <= max(correct) < READS_BACK):
+    low = min(correct)
+    if low <= -SYMBOL_BASE:  # a branched workflow's categories and booleans (set apart)
+        low = min((u for u in correct if u > -SYMBOL_BASE), default=0)
+    if scale == 1 or (tolerance == 0.5 and -READS_BACK < low <= max(correct) < READS_BACK):
         numbers = expected  # each is close to its own value: the check would keep them all
     else:
         numbers = tuple(

@@ -142,34 +142,48 @@ class Toolkit:
     def _typed_fit(self, name: str, params: tuple[str, ...], args: dict[str, Any]) -> bool:
         """Whether a branched workflow's call fits its tool: each argument of its type, a
         category one of its names, no argument unknown, every required one given."""
-        wf, pres = self.workflow, self.presented
-        types = wf.types or {}
-        canonical = name if pres is None else pres.inbound.get(name, "")
-        step = wf.by_name.get(canonical)
-        shown = {self._shown(p): p for p in step.params} if step is not None else {}
-        optional = self._optional
-        for p in params:
-            if p not in args:
-                if shown.get(p) in optional:
+        kinds = self._kinds.get(name)
+        if kinds is None or len(args) > len(kinds):
+            return False
+        for param, (kind, optional) in kinds.items():
+            if param not in args:
+                if optional:
                     continue
                 return False
-            var = shown.get(p, wf.scenario.answer_variable if step is None else p)
-            t = types.get(var)
-            v = args[p]
-            if t is None:
+            v = args[param]
+            if kind is None:  # a number
                 if not _is_number(v, False) or (isinstance(v, float) and not math.isfinite(v)):
                     return False
-            elif (t.type == "boolean" and not isinstance(v, bool)) or (
-                t.type == "category" and v not in (t.choices or ())
-            ):
+            elif isinstance(kind, bool):  # a boolean
+                if not isinstance(v, bool):
+                    return False
+            elif not isinstance(v, str) or v not in kind:  # a category's names
                 return False
-        return len(args) <= len(params) and all(p in params for p in args)
+        return all(p in kinds for p in args)
 
     @cached_property
-    def _optional(self) -> frozenset[str]:
-        """A branched workflow's variables that a conditional step defines: optional
-        arguments (given when that step ran)."""
-        return frozenset(s.output for s in self.workflow.steps if s.when is not None)
+    def _kinds(self) -> dict[str, dict[str, tuple[frozenset[str] | bool | None, bool]]]:
+        """A branched workflow's tools as shown -> each parameter as shown -> its kind (a
+        category's names, ``True`` for a boolean, ``None`` for a number) and whether it
+        is optional (a variable a conditional step defines)."""
+        wf, pres = self.workflow, self.presented
+        types = wf.types or {}
+        optional = {s.output for s in wf.steps if s.when is not None}
+
+        def kind(var: str) -> frozenset[str] | bool | None:
+            t = types.get(var)
+            if t is None:
+                return None
+            return True if t.type == "boolean" else frozenset(t.choices or ())
+
+        out = {
+            (s.name if pres is None else pres.tool_names[s.name]): {
+                self._shown(p): (kind(p), p in optional) for p in s.params
+            }
+            for s in wf.steps
+        }
+        out[wf.finish_tool] = {wf.finish_argument: (kind(wf.scenario.answer_variable), False)}
+        return out
 
     def call(
         self, name: str, arguments: str | dict[str, Any] | None, given: bool = False

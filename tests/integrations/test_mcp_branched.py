@@ -18,7 +18,6 @@ from helpers import cli, records
 from mcp_script import server_env, wire
 
 from agentproc.analysis import replay_calls
-from agentproc.errors import RunFileError
 from agentproc.workflow import Scenario, build_workflow, load_scenarios
 
 mcp = pytest.importorskip("mcp")
@@ -65,19 +64,8 @@ def script(scenario: Scenario) -> Script:
 
 def lines(run: Path) -> list[dict[str, Any]]:
     """The run file's records as the server wrote them (calls compact: name, arguments,
-    step, refusal, value), read without the run-file checks (see :func:`known_bug`)."""
+    step, refusal, value)."""
     return [json.loads(line) for line in run.read_text(encoding="utf-8").splitlines()]
-
-
-def known_bug(exc: Exception) -> None:
-    """Mark the test an expected failure when ``exc`` is the known bug: the run-file check
-    (``agentproc/runs/check.py``, ``_check_bounds``) bounds ``executed_steps`` by
-    ``total_steps``, which on a branched workflow counts only the steps the instance's
-    path requires (``agentproc/labelling/episode.py``, ``metrics``), so an episode that
-    runs an unneeded step (here: 6 steps run on a path of 5) is written by ``run`` and
-    ``serve-mcp`` but refused by every reader (``replay``, ``relabel``, ``report``)."""
-    if "metrics.executed_steps: " in str(exc) and " is not from 0 to " in str(exc):
-        pytest.xfail(f"known bug: a run file with an unneeded step is unreadable: {exc}")
 
 
 async def drive(session: Any, calls: list[Script]) -> dict[str, Any]:
@@ -153,11 +141,7 @@ async def test_a_branched_suite_over_stdio_gets_typed_tools_and_the_labels_repla
     exit_ep = by_path[EXIT]
     assert exit_ep["metrics"]["exit_correct"] is True
     assert [c[0] for c in exit_ep["calls"]] == ["submit_refund"]
-    try:  # the run file as its readers get it: the labels written, each call's name
-        read = records(run)
-    except RunFileError as exc:
-        known_bug(exc)
-        raise
+    read = records(run)  # the run file as its readers get it (it passes their checks)
     assert [e["labels"] for e in read] == [e["labels"] for e in eps]
     assert [[c["name"] for c in e["calls"]] for e in read] == [[n for n, _ in c] for c in calls]
     for command in ("replay", "relabel"):
