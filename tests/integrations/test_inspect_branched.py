@@ -23,7 +23,7 @@ from agentproc.runs import EpisodeSession, text_of
 from agentproc.workflow import Scenario, build_workflow, load_scenarios
 
 pytest.importorskip("inspect_ai")
-from inspect_ai.log import read_eval_log  # noqa: E402
+from inspect_ai.log import read_eval_log
 
 ROOT = Path(__file__).resolve().parents[2]
 REFUND = ROOT / "scenarios" / "workflows" / "refund_approval.toml"
@@ -157,15 +157,17 @@ def test_inspect_eval_on_a_branched_suite_scores_as_replay_and_run_do(
         assert batches == [len(m) for m in planned]
         expected = replay_calls(scenario, calls, batches=batches)
         score = sample.scores["monitor"]  # type: ignore[index]
+        assert score.metadata is not None
+        meta: dict[str, Any] = score.metadata
         labels = [lab.to_json() for lab in expected.labels]
-        assert score.metadata["labels"] == labels
-        assert score.metadata["verdict"] == score.explanation == expected.metrics["verdict"]
+        assert meta["labels"] == labels
+        assert meta["verdict"] == score.explanation == expected.metrics["verdict"]
         ran = written[scenario.id]  # ``run`` on the same calls from the same endpoint
         assert [(c[0], json.loads(c[1])) for c in ran["calls"]] == parsed
         assert ran["labels"] == labels and ran["verdict"] == expected.metrics["verdict"]
         for key in ("path", "path_correct", "exit_correct", "executed_steps", "total_steps"):
-            assert score.metadata["metrics"][key] == ran["metrics"][key], key
-        scores[paths[scenario.id]] = score.metadata
+            assert meta["metrics"][key] == ran["metrics"][key], key
+        scores[paths[scenario.id]] = meta
     for name, meta in scores.items():
         assert meta["metrics"]["path"] == name
         if name != "base":  # the faithful paths, the exit's and the batched one's among them

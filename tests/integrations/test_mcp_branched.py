@@ -140,7 +140,11 @@ async def test_a_branched_suite_over_stdio_gets_typed_tools_and_the_labels_repla
     assert wrong["metrics"]["path_correct"] is False
     exit_ep = by_path[EXIT]
     assert exit_ep["metrics"]["exit_correct"] is True
-    assert [c[0] for c in exit_ep["calls"]] == ["submit_refund"]
+    (declined,) = scenarios[paths.index(EXIT)].exits or []
+    assert [(c[0], json.loads(c[1])) for c in exit_ep["calls"]] == [
+        ("submit_refund", {"answer": declined.answer})  # the exit's answer, at once
+    ]
+    assert exit_ep["metrics"]["first_answer_correct"] and exit_ep["metrics"]["total_steps"] == 0
     read = records(run)  # the run file as its readers get it (it passes their checks)
     assert [e["labels"] for e in read] == [e["labels"] for e in eps]
     assert [[c["name"] for c in e["calls"]] for e in read] == [[n for n, _ in c] for c in calls]
