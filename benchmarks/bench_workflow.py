@@ -5,8 +5,8 @@ Two suites of the same size: ``--count`` instances of a shipped workflow (12 ste
 default, every instance distinct; a branched one, ``--workflow refund_approval``, draws
 its instances over its paths, exits included, and the agent runs each one's path) and
 ``--count`` generated procedures of as many steps (a branched workflow's: as many as its
-paths require on average; one grid cell, every procedure distinct). Each round runs ``agentproc run`` over each
-(``--agent``, ``sim:oracle`` by default: one call per turn, as many calls on both) and
+paths require on average; one grid cell, every procedure distinct). Each round runs
+``agentproc run`` over each (``--agent``, ``sim:oracle`` by default: one call per turn, as many calls on both) and
 then ``agentproc relabel`` of each run file, each in a child process pinned to one core
 and timed from inside, after its imports (what the command line does, the command's
 start-up left out), in CPU seconds (the machine is shared: its other work slows the
