@@ -6,12 +6,13 @@ default, every instance distinct; a branched one, ``--workflow refund_approval``
 its instances over its paths, exits included, and the agent runs each one's path) and
 ``--count`` generated procedures of as many steps (a branched workflow's: as many as its
 paths require on average; one grid cell, every procedure distinct). Each round runs
-``agentproc run`` over each (``--agent``, ``sim:oracle`` by default: one call per turn,
-as many calls on both) and then ``agentproc relabel`` of each run file, each in a child process pinned to one core
-and timed from inside, after its imports (what the command line does, the command's
-start-up left out), in CPU seconds (the machine is shared: its other work slows the
-wall clock more than the CPU time). Rounds are interleaved, so both suites see the same machine; the
-figures are medians over the rounds, the ratios the median of each round's ratio.
+``agentproc run`` over each (``--agent``, ``sim:oracle`` by default: one call per turn, as
+many calls on both) and then ``agentproc relabel`` of each run file, each in a child
+process pinned to one core and timed from inside, after its imports (what the command line
+does, the command's start-up left out), in CPU seconds (the machine is shared: its other
+work slows the wall clock more than the CPU time). Rounds are interleaved, so both suites
+see the same machine; the figures are medians over the rounds, the ratios the median of
+each round's ratio.
 
 Prints the cost per turn of ``run``, the cost per call of ``relabel`` and the run
 file's bytes per call, for each suite, and the workflow's over the procedure's
