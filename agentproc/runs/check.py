@@ -127,9 +127,7 @@ def check_record(path: Path, lineno: int, rec: dict[str, Any]) -> None:
     _check_bounds(path, lineno, rec["metrics"], rec["params"])
 
 
-def _check_bounds(
-    path: Path, lineno: int, metrics: dict[str, Any], params: dict[str, Any]
-) -> None:
+def _check_bounds(path: Path, lineno: int, metrics: dict[str, Any], params: dict[str, Any]) -> None:
     """Counts within the procedure's steps and rates within 0 to 1, as every report
     figure assumes (a prefix of 10^6 calls in a procedure of 3 steps is no record of a run).
     A branched workflow's ``total_steps`` counts its path's; any step may run."""
