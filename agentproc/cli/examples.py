@@ -22,6 +22,8 @@ SIM_AGENTS = (
     "sim:wrong_answer",
     "sim:answer_revised",
     "sim:unreturned_value",
+    "sim:wrong_branch",
+    "sim:ignores_exit",
 )
 """The simulated agents, as ``run --help`` lists them (a test keeps this list true)."""
 
@@ -29,7 +31,9 @@ EXAMPLES: dict[str, str] = {
     "generate": """\
   agentproc generate --preset quick        # suites/quick (reused if unchanged)
   agentproc generate --steps 5,25,95 --lookback 1,7 --count 100 --seed 0 \\
-      --out suites/mine""",
+      --out suites/mine
+  agentproc generate --workflow scenarios/workflows/refund_approval.toml \\
+      --balance paths --count 50 --out suites/refunds""",
     "scenario": """\
   agentproc scenario suites/quick          # the first scenario, as JSON
   agentproc scenario suites/quick --id n5-L1-r1_10-mixed-decimal-0003""",

@@ -21,7 +21,7 @@ from agentproc.errors import InputError
 from agentproc.procedures import formula
 from agentproc.procedures.formula import CHOOSERS, FUNCTIONS, LITERALS, FormulaError, Node
 from agentproc.procedures.formula_types import BOOLEAN, NUMBER, Type, check
-from agentproc.procedures.workflow_file import (
+from agentproc.procedures.workflow_spec import (
     _NAME,
     MAX_DECIMALS,
     NAME,

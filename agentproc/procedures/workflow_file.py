@@ -1,4 +1,6 @@
-"""A declared workflow: the file a user writes (TOML or JSON), its model and its checks.
+"""A declared workflow: the file a user writes (TOML or JSON), read and checked (its models
+in :mod:`agentproc.procedures.workflow_spec`, its checks in
+:mod:`agentproc.procedures.workflow_check`, both re-exported here).
 
 A workflow names its inputs and how each is drawn (a range with decimals, an integer
 range or a list of choices), then its steps, each a tool that computes one output
@@ -23,286 +25,59 @@ naming the file, the step and the field.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping
-from dataclasses import dataclass
-from fractions import Fraction
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Discriminator,
-    Field,
-    Tag,
-    ValidationError,
-    model_validator,
-)
+from pydantic import ValidationError
 
 from agentproc.errors import InputError
 from agentproc.jsonio import loads, unreadable
-from agentproc.procedures import formula
-from agentproc.procedures.formula import MAX_LENGTH as FORMULA_LENGTH
-from agentproc.procedures.formula import Node
-from agentproc.procedures.formula_types import Kind, Type
+from agentproc.procedures.workflow_check import check_spec
+from agentproc.procedures.workflow_spec import (
+    MAX_CHOICES,
+    MAX_DECIMALS,
+    MAX_FILE_BYTES,
+    MAX_INPUTS,
+    MAX_MAGNITUDE,
+    MAX_TEXT,
+    MAX_WORKFLOW_STEPS,
+    NAME,
+    RESERVED_TOOLS,
+    TOOL,
+    DeclaredWorkflow,
+    Exit,
+    ExitSpec,
+    InputSpec,
+    StepSpec,
+    WorkflowSpec,
+)
 
-MAX_INPUTS = 50
-"""Inputs a workflow may declare."""
-MAX_WORKFLOW_STEPS = 200
-"""Steps a workflow may declare (as many as a generated procedure)."""
-MAX_CHOICES = 1000
-"""Values a list of choices may hold."""
-MAX_DECIMALS = 3
-"""Decimals a value may have: values are held in thousandths."""
-MAX_MAGNITUDE = 10**6
-"""Every bound and choice of an input lies within ``[-1e6, 1e6]``."""
-MAX_TEXT = 4000
-"""Characters of a description."""
-MAX_FILE_BYTES = 1 << 20
-"""A workflow file larger than this is refused before it is read."""
-RESERVED_TOOLS = frozenset({"add", "sub", "mul", "div"})
-"""The calculator tool set's names, which no step or finish tool may take."""
-NAME = r"^[A-Za-z_][A-Za-z0-9_]{0,63}$"
-"""A variable name: a letter or ``_``, then letters, digits or ``_`` (64 at most)."""
-TOOL = r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$"
-"""A tool name as the chat-completions API accepts it (64 characters at most)."""
-_NAME = re.compile(NAME)
-
-_CONFIG = ConfigDict(extra="forbid")
-
-
-def _unset(v: object) -> bool:
-    return v is None
-
-
-class InputSpec(BaseModel):
-    """One input and how it is drawn: a number gives exactly one of ``range``,
-    ``integers``, ``choices``; a category its ``choices`` (names); a boolean its
-    ``p_true`` (format 2)."""
-
-    model_config = _CONFIG
-    description: str = Field(default="", max_length=MAX_TEXT)
-    """What the input is, as the agent is told."""
-    type: Kind | None = Field(default=None, exclude_if=_unset)
-    """``number`` (the default), ``category`` or ``boolean`` (format 2)."""
-    range: tuple[float, float] | None = None
-    """Drawn uniformly from ``[low, high]`` on the grid of ``decimals``."""
-    decimals: int = Field(default=2, ge=0, le=MAX_DECIMALS)
-    """Decimals of a ``range`` draw."""
-    integers: tuple[int, int] | None = None
-    """Drawn uniformly among the whole numbers of ``[low, high]``."""
-    choices: list[float | str] | None = Field(default=None, min_length=1, max_length=MAX_CHOICES)
-    """Drawn from these values (at most 3 decimals each), uniformly unless ``weights``
-    are given; a category's: its names."""
-    weights: list[float] | None = Field(default=None, exclude_if=_unset)
-    """The relative weight of each of ``choices`` (format 2; default: all equal)."""
-    p_true: float | None = Field(default=None, gt=0, lt=1, exclude_if=_unset)
-    """A boolean input's chance of ``true`` (format 2; default 0.5)."""
-
-    @property
-    def kind(self) -> Kind:
-        """Its type: ``number`` unless given."""
-        return self.type or "number"
-
-    @model_validator(mode="after")
-    def _one_way(self) -> InputSpec:
-        if self.weights is not None:
-            _weights(self.weights, self.choices)
-        if self.kind != "number":
-            return _typed_input(self)
-        if self.p_true is not None:
-            raise ValueError('p_true is for a boolean input (type = "boolean")')
-        given = [k for k in ("range", "integers", "choices") if getattr(self, k) is not None]
-        if len(given) != 1:
-            raise ValueError(
-                "give exactly one of range, integers, choices "
-                f"(not {' and '.join(given) or 'none'})"
-            )
-        bounds = self.range or self.integers
-        if bounds is not None:
-            if bounds[0] > bounds[1]:
-                raise ValueError(f"{given[0]}: low {bounds[0]} is above high {bounds[1]}")
-            values: list[float] = list(bounds)
-        else:
-            if any(isinstance(v, str) for v in self.choices or []):
-                raise ValueError('choices: names are for a category input (type = "category")')
-            values = [float(v) for v in self.choices or []]
-            for v in values:
-                if Fraction(repr(v)) * 10**MAX_DECIMALS % 1:
-                    raise ValueError(f"choices: {v} has more than {MAX_DECIMALS} decimals")
-        if any(abs(v) > MAX_MAGNITUDE for v in values):
-            raise ValueError(f"{given[0]}: values must lie within [-1e6, 1e6]")
-        return self
-
-
-def _weights(weights: list[float], choices: list[Any] | None) -> None:
-    if choices is None or len(weights) != len(choices):
-        raise ValueError("weights: give one weight for each of choices")
-    if any(w < 0 for w in weights) or not sum(weights) > 0:
-        raise ValueError("weights: each at least 0, and not all 0")
-
-
-def _typed_input(spec: InputSpec) -> InputSpec:
-    """A category's or boolean's own fields, and none of a number's."""
-    kind = spec.kind
-    extra = [k for k in ("range", "integers") if getattr(spec, k) is not None]
-    if kind == "boolean" and spec.choices is not None:
-        extra.append("choices")
-    if kind == "category" and spec.p_true is not None:
-        extra.append("p_true")
-    if extra:
-        raise ValueError(f"a {kind} input takes no {' or '.join(extra)}")
-    if kind == "category":
-        names = spec.choices or []
-        if not names or not all(isinstance(n, str) for n in names):
-            raise ValueError("choices: a category input lists its names (strings)")
-        for n in names:
-            if not 0 < len(str(n)) <= formula.MAX_CATEGORY:
-                raise ValueError(f"choices: {n!r} is not 1 to {formula.MAX_CATEGORY} characters")
-        if len(set(names)) != len(names):
-            raise ValueError("choices: a name is listed twice")
-    return spec
-
-
-class StepSpec(BaseModel):
-    """One step: a tool that computes ``output`` by ``formula``."""
-
-    model_config = _CONFIG
-    tool: str = Field(pattern=TOOL)
-    """The step's tool name, unique in the workflow."""
-    description: str = Field(default="", max_length=MAX_TEXT)
-    """What the step does, as its tool describes it."""
-    output: str = Field(pattern=NAME)
-    """The variable the step defines, unique in the workflow."""
-    formula: str = Field(max_length=FORMULA_LENGTH)
-    """Over inputs and earlier outputs: ``+ - * /``, parentheses, unary minus, numbers,
-    ``min``, ``max``, ``abs``, ``round``."""
-    decimals: int = Field(default=2, ge=0, le=MAX_DECIMALS)
-    """The output is rounded to this many decimals, half away from zero."""
-    when: str | None = Field(default=None, max_length=FORMULA_LENGTH, exclude_if=_unset)
-    """A boolean condition (format 2): the step is required only on instances where it
-    holds; its tool is offered on every instance."""
-
-
-class ExitSpec(BaseModel):
-    """An early exit (format 2): where its condition holds, the procedure ends here with
-    its fixed answer, and no later step is required."""
-
-    model_config = _CONFIG
-    kind: Literal["exit"]
-    """Marks an exit among the steps."""
-    name: str = Field(pattern=NAME)
-    """The exit's name, unique in the workflow (no tool is offered for it)."""
-    description: str = Field(default="", max_length=MAX_TEXT)
-    """What the exit means, as the agent is told."""
-    when: str = Field(max_length=FORMULA_LENGTH)
-    """The boolean condition on which the procedure ends here."""
-    answer: bool | float | str
-    """The answer given to the finish tool when it does: of the answer's type."""
-
-
-def _step_kind(v: Any) -> str:
-    kind = v.get("kind") if isinstance(v, dict) else getattr(v, "kind", None)
-    return "exit" if kind == "exit" else "step"
-
-
-Entry = Annotated[
-    Annotated[StepSpec, Tag("step")] | Annotated[ExitSpec, Tag("exit")],
-    Discriminator(_step_kind),
+__all__ = [
+    "MAX_CHOICES",
+    "MAX_DECIMALS",
+    "MAX_FILE_BYTES",
+    "MAX_INPUTS",
+    "MAX_MAGNITUDE",
+    "MAX_TEXT",
+    "MAX_WORKFLOW_STEPS",
+    "NAME",
+    "RESERVED_TOOLS",
+    "TOOL",
+    "DeclaredWorkflow",
+    "Exit",
+    "ExitSpec",
+    "InputSpec",
+    "StepSpec",
+    "WorkflowSpec",
+    "check_workflow",
+    "read_workflow",
+    "workflow_from_json",
 ]
-"""A listed step: a tool step, or (``kind = "exit"``) an exit."""
-
-
-class WorkflowSpec(BaseModel):
-    """A declared workflow file."""
-
-    model_config = _CONFIG
-    format: Literal[1, 2] | None = Field(default=None, exclude_if=_unset)
-    """2: typed values, conditions and exits (a file without it reads as format 1)."""
-    description: str = Field(min_length=1, max_length=MAX_TEXT)
-    """What the workflow is for, as the agent is told."""
-    inputs: dict[str, InputSpec] = Field(min_length=1, max_length=MAX_INPUTS)
-    """Input name -> how it is drawn, in the order the agent is shown them."""
-    steps: list[Entry] = Field(min_length=1, max_length=MAX_WORKFLOW_STEPS)
-    """The steps (and, in format 2, exits), in their listed order."""
-    answer: str = Field(pattern=NAME)
-    """The answer variable: the last step's output."""
-    finish_tool: str = Field(default="submit_answer", pattern=TOOL)
-    """The tool the answer is given to, which ends the workflow."""
-
-
-@dataclass(frozen=True)
-class Exit:
-    """A checked exit (format 2)."""
-
-    name: str
-    position: int
-    """Its index among the listed steps (``steps[position]`` in the file)."""
-    after: int
-    """How many tool steps are listed before it."""
-    tree: Node
-    """Its condition."""
-    reads: tuple[str, ...]
-    """The variables its condition reads."""
-    answer: formula.Value
-    """The answer it ends the procedure with (a number as an exact fraction)."""
-
-
-@dataclass(frozen=True)
-class DeclaredWorkflow:
-    """A checked workflow: its model and what its formulas say."""
-
-    spec: WorkflowSpec
-    trees: tuple[Node, ...]
-    """Each step's formula tree."""
-    reads: tuple[tuple[str, ...], ...]
-    """Each step's distinct variables, in the order its formula writes them."""
-    depends: tuple[tuple[int, ...], ...]
-    """Each step's steps (numbered from 1) whose outputs it reads (format 2: its
-    formula, its condition, and the conditions of the exits listed before it)."""
-    live: tuple[bool, ...]
-    """Each step: whether its output reaches the answer."""
-    where: str = "workflow"
-    """The file it was read from (errors name it)."""
-    types: Mapping[str, Type] | None = None
-    """Format 2: every variable's type (``None``: format 1, every value a number)."""
-    conditions: tuple[Node | None, ...] = ()
-    """Format 2: each step's ``when`` (``None``: always required)."""
-    exits: tuple[Exit, ...] = ()
-    """Format 2: the exits, in listed order."""
-
-    @property
-    def steps(self) -> tuple[StepSpec, ...]:
-        """The tool steps, in listed order (the exits left out)."""
-        return tuple(s for s in self.spec.steps if isinstance(s, StepSpec))
-
-    @property
-    def positions(self) -> tuple[int, ...]:
-        """Each tool step's index among the listed steps."""
-        return tuple(i for i, s in enumerate(self.spec.steps) if isinstance(s, StepSpec))
-
-    @property
-    def branched(self) -> bool:
-        """Whether some step has a condition or the workflow has an exit."""
-        return bool(self.exits) or any(c is not None for c in self.conditions)
-
-    @property
-    def input_names(self) -> tuple[str, ...]:
-        """The inputs, in declared order."""
-        return tuple(self.spec.inputs)
-
-    def field(self, index: int, name: str) -> str:
-        """How an error names a tool step's field: ``steps[2] (net_amount).formula``."""
-        at = self.positions[index] if self.types is not None else index
-        return f"steps[{at}] ({self.spec.steps[at].tool}).{name}"  # type: ignore[union-attr]
 
 
 def check_workflow(spec: WorkflowSpec, where: str = "workflow") -> DeclaredWorkflow:
     """The checked workflow, or one :class:`InputError` naming ``where``, the step and the
     field (:func:`agentproc.procedures.workflow_check.check_spec`)."""
-    from agentproc.procedures.workflow_check import check_spec  # it reads these models
-
     return check_spec(spec, where)
 
 
