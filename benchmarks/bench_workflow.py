@@ -79,19 +79,26 @@ def _calls(path: Path) -> tuple[int, int]:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--count", type=int, default=2000, help="instances (and procedures)")
-    p.add_argument("--workflow", default="invoice_approval", help="a shipped workflow")
+    p.add_argument(
+        "--workflow", default="invoice_approval", help="a shipped workflow, or a .toml file"
+    )
     p.add_argument("--agent", default="sim:oracle", help="the simulated agent")
     p.add_argument("--repeats", type=int, default=5, help="interleaved rounds")
     p.add_argument("--self-contained", action="store_true", help="run --self-contained")
     args = p.parse_args()
-    steps = _steps(WORKFLOWS / f"{args.workflow}.toml")
+    path = (
+        Path(args.workflow)
+        if args.workflow.endswith(".toml")
+        else WORKFLOWS / f"{args.workflow}.toml"
+    )
+    steps = _steps(path)
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         suites = {"workflow": tmp / "wf", "procedure": tmp / "proc"}
         _generate(
             [
                 "--workflow",
-                str(WORKFLOWS / f"{args.workflow}.toml"),
+                str(path),
                 "--count",
                 str(args.count),
                 "--seed",
@@ -153,7 +160,9 @@ def _report(
             f"{kind:9}: {episodes} episodes, {calls} calls ({steps} steps, {args.agent}): "
             f"run {statistics.median(run[kind]) / calls * 1e6:.0f} us per turn, relabel "
             f"{statistics.median(relabel[kind]) / calls * 1e6:.1f} us per call, "
-            f"{nbytes / calls:.0f} bytes per call ({nbytes / 1e6:.1f} MB)"
+            f"{nbytes / calls:.0f} bytes per call ({nbytes / 1e6:.1f} MB); per episode run "
+            f"{statistics.median(run[kind]) / episodes * 1e6:.0f} us, relabel "
+            f"{statistics.median(relabel[kind]) / episodes * 1e6:.0f} us"
         )
     (_, wc, wb), (_, pc, pb) = size["workflow"], size["procedure"]
     for name, times in (("run per turn", run), ("relabel per call", relabel)):

@@ -230,7 +230,15 @@ def build_workflow(scenario: Scenario, variant: Variant | None = None) -> Workfl
 def _declared(scenario: Scenario, scale: int, variant: Variant | None) -> Workflow:
     """:func:`build_workflow` of a declared workflow's scenario: named variables, any
     number of inputs, steps that read any number of variables."""
-    wf = _named(
+    paths, path = None, scenario.path
+    if path is not None:
+        data = {
+            "path": {"name": path.name, "exit": path.exit},
+            "exits": [vars(e) for e in scenario.exits or ()],
+        }
+        steps = [{"required": s.required, "when": s.when} for s in scenario.steps]
+        paths = branching(data, steps, scale)
+    return _named(
         lambda: scenario,
         scale,
         scenario.tolerance,
@@ -239,16 +247,9 @@ def _declared(scenario: Scenario, scale: int, variant: Variant | None) -> Workfl
         lambda: tuple(s.live for s in scenario.steps),
         scenario.finish,
         variant,
+        paths,
+        scenario.types,
     )
-    if scenario.types is None and scenario.path is None:
-        return wf
-    path = scenario.path
-    data = {
-        "path": None if path is None else {"name": path.name, "exit": path.exit},
-        "exits": [vars(e) for e in scenario.exits or ()],
-    }
-    steps = [{"required": s.required, "when": s.when} for s in scenario.steps]
-    return _on_path(wf, branching(data, steps, scale), scenario.types)
 
 
 def declared_workflow(data: dict[str, Any], make_scenario: Callable[[], Scenario]) -> Workflow:
@@ -259,23 +260,25 @@ def declared_workflow(data: dict[str, Any], make_scenario: Callable[[], Scenario
     or ``ValueError`` for JSON of another shape (then validate it as a scenario)."""
     steps = data["steps"]
     finish = data.get("finish")
-    wf = _named(
+    scale = SCALE[data["mode"]]
+    typed = data.get("types")
+    types = None
+    if typed is not None:
+        types = {
+            k: _variable_type(v["type"], tuple(v.get("choices") or ())) for k, v in typed.items()
+        }
+    return _named(
         make_scenario,
-        SCALE[data["mode"]],
+        scale,
         data["tolerance"],
         data["inputs"],
         [(s["output"], s["operands"], s["value"], s["depends_on"]) for s in steps],
         lambda: tuple(bool(s["live"]) for s in steps),
         _FINISH if not finish else _finish_spec(finish.get("tool"), finish.get("argument")),
         None,
+        branching(data, steps, scale),
+        types,
     )
-    if data.get("types") is None and data.get("path") is None:
-        return wf
-    types = {
-        k: _variable_type(v["type"], tuple(v.get("choices") or ()))
-        for k, v in (data.get("types") or {}).items()
-    }
-    return _on_path(wf, branching(data, steps, SCALE[data["mode"]]), types)
 
 
 @lru_cache(maxsize=256)
@@ -286,29 +289,29 @@ def _variable_type(kind: str, choices: tuple[str, ...]) -> VariableType:
 
 
 def _on_path(
-    wf: Workflow, paths: Branching | None, types: Mapping[str, VariableType] | None
-) -> Workflow:
-    """A branched workflow's instance: its path, its types, and each step's arguments
-    only the variables the path computes (an input, or a step it requires): a branch not
-    taken gives nothing to pass on."""
-    # A category's or boolean's value as the agent writes it (its name, true or false).
-    symbols = [i for i, u in enumerate(wf.correct) if u <= -SYMBOL_BASE]
+    wf: Workflow,
+    paths: Branching | None,
+    param_vars: tuple[tuple[tuple[str, int], ...], ...],
+    n_inputs: int,
+) -> dict[str, Any]:
+    """A branched workflow's instance's own fields: each category's and boolean's value as
+    the agent writes it (its name, ``true`` or ``false``), and each step's arguments only
+    the variables the path computes (an input, or a step it requires): a branch not taken
+    gives nothing to pass on."""
     expected, numbers = list(wf.expected), list(wf.numbers)
-    for i in symbols:
-        expected[i] = numbers[i] = to_number(wf.correct[i], wf.scale)
-    param_vars = wf.param_vars
+    for i, u in enumerate(wf.correct):
+        if u <= -SYMBOL_BASE:
+            expected[i] = numbers[i] = to_number(u, wf.scale)
     if paths is not None:
-        available = set(range(1, wf.n_inputs + 1))
-        available.update(s + wf.n_inputs for s in paths.steps)
+        available = set(range(1, n_inputs + 1))
+        available.update(s + n_inputs for s in paths.steps)
         param_vars = tuple(tuple(pv for pv in pvs if pv[1] in available) for pvs in param_vars)
-    return replace(
-        wf,
-        expected=tuple(expected),
-        numbers=tuple(numbers),
-        types=types,
-        branching=paths,
-        param_vars=param_vars,
-    )
+    return {
+        "expected": tuple(expected),
+        "numbers": tuple(numbers),
+        "branching": paths,
+        "param_vars": param_vars,
+    }
 
 
 @lru_cache(maxsize=64)
@@ -331,9 +334,11 @@ def _named(
     make_live: Callable[[], tuple[bool, ...]],
     finish: FinishSpec,
     variant: Variant | None,
+    paths: Branching | None = None,
+    types: Mapping[str, VariableType] | None = None,
 ) -> Workflow:
     """The workflow of a declared scenario's named variables (inputs first, then each
-    step's output, indexed from 1)."""
+    step's output, indexed from 1); a branched workflow's with its path and types."""
     names = ("", *inputs, *(output for output, _, _, _ in steps))
     index = {name: i for i, name in enumerate(names) if i}
     correct = [0, *(from_number(v, scale) for v in inputs.values())]
@@ -342,12 +347,16 @@ def _named(
     wf = _indexed(
         make_scenario, scale, tolerance * scale, correct, operands, make_live, finish, variant
     )
+    param_vars = tuple(tuple((names[v], v) for v in dict.fromkeys(ops)) for ops in operands)
+    fields: dict[str, Any] = {"param_vars": param_vars, "types": types}
+    if types is not None or paths is not None:
+        fields.update(_on_path(wf, paths, param_vars, len(inputs)))
     return replace(
         wf,
         n_inputs=len(inputs),
         var_names=names,
         declared_depends=tuple(tuple(depends) for _, _, _, depends in steps),
-        param_vars=tuple(tuple((names[v], v) for v in dict.fromkeys(ops)) for ops in operands),
+        **fields,
     )
 
 

@@ -17,23 +17,44 @@ their descriptions start with; tools without descriptions by the prompt's step l
 ``add``/``sub``/``mul``/``div`` by the step list too, each step called with the tool of its
 operation; the finish tool, among tools no step names (distractors), by its description or
 the prompt; a call that failed transiently (``... try again``) as not made.
+
+A branched workflow (format 2) says more, and is read the same way: a step's condition
+(``...; only when needs_manager``) from its tool's description or the step list; its
+exits (``Exit NAME: if COND, stop here: call FINISH with ANSWER``) from the step list,
+each checked before the step listed after it; typed values, a category as a JSON string
+and a boolean as ``true``/``false`` in the ``Inputs:`` line, a tool's result written bare
+(``queue = tier1_support``, ``needs_manager = true``, read by the parameters' schemas:
+``enum`` for a category, ``boolean``); and which arguments a step may go without (those its
+schema does not require). Conditions and formulas are evaluated by
+:mod:`agentproc.procedures.formula` (``typed=True``) on the values known so far. A call
+refused because the values given make it read an optional argument (``... X is needed
+with the values given``) is read as not made, and ``X`` as one the agent must work out.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
 from agentproc.agents.demo.checks import BadRequest, number_text
-from agentproc.agents.demo.listing import Listed, listed_steps
+from agentproc.agents.demo.listing import (
+    Listed,
+    condition_after,
+    leading_formula,
+    listed_exits,
+    listed_steps,
+)
 from agentproc.arith import SYMBOL, Op, apply_units, round_units, to_number, to_units
 from agentproc.procedures import formula
 from agentproc.runs import text_of
 
 Number = float | int
+Value = float | int | str | bool
+"""A variable's value: a number, or (a branched workflow's) a category or a boolean."""
 Reply = dict[str, Any]
 """A planned reply: ``{"tool_call": {"name", "arguments"}}`` or ``{"content": text}``
 (see :func:`agentproc.agents.demo.server.completion` for every form)."""
@@ -53,6 +74,13 @@ _CALCULATOR = re.compile(r"^Compute a ([-+*/]) b\b")
 _CALCULATOR_NAMES = {op.value: op for op in Op}
 _TRANSIENT = re.compile(r"^Error:.*\btry again\b", re.DOTALL)
 _FINISH_NAMED = re.compile(rf"\bcall ({_NAME}) with the value\b")
+_DECLARED = re.compile(rf"^Step \d+ of \d+: ({_NAME}) = (.+)$", re.DOTALL)
+_PASS = ". Pass the current value"
+_TYPED_ASSIGN = re.compile(rf'\b({_NAME})\s*=\s*("(?:[^"\\]|\\.)*"|true|false)(?!\w)')
+_TYPED_RESULT = re.compile(rf"^({_NAME}) = (.+?)(?: \(note: .*)?$", re.DOTALL)
+_NEEDED = re.compile(
+    rf"^Error: invalid arguments for {_NAME}: ({_NAME}) is needed with the values given\b"
+)
 
 
 @dataclass(frozen=True)
@@ -65,8 +93,22 @@ class Expression:
     b: str
     tree: formula.Node | None = None
     """A declared workflow's step: its formula (``op`` is then ``None``)."""
-    decimals: int = 3
-    """A declared workflow's step: the decimals its output is rounded to."""
+    decimals: int | None = 3
+    """A declared workflow's step: the decimals its output is rounded to (``None``: a
+    category or a boolean, not rounded)."""
+    when: formula.Node | None = None
+    """A branched workflow's step: its condition (``None``: it always runs)."""
+
+
+@dataclass(frozen=True)
+class Exit:
+    """A branched workflow's exit, as the prompt lists it."""
+
+    after: int
+    """Steps listed before it: it is checked before step ``after + 1`` (by position)."""
+    condition: formula.Node
+    answer: Value
+    """What the finish tool is given where it holds."""
 
 
 @dataclass(frozen=True)
@@ -91,11 +133,11 @@ class Turn:
     """The steps, in step order: each its tool's name (``step_K`` with the calculator)."""
     finish: str | None
     """The tool that takes the answer."""
-    known: dict[str, Number]
+    known: dict[str, Value]
     """Variable -> the value the conversation gave it (inputs and tool results)."""
     done: frozenset[str]
     """The tools called so far (a call that failed transiently is not counted)."""
-    last_output: Number | None
+    last_output: Value | None
     """What the last step's tool returned, once it has been called."""
     expressions: dict[str, Expression]
     """Step -> its expression, where the request states one."""
@@ -108,8 +150,17 @@ class Turn:
     answered: tuple[Number | None, ...] | None = None
     """With the calculator: what each call returned, in order (``None``: an error), the
     failed-transiently ones left out; ``None`` without the calculator."""
+    conditions: dict[str, formula.Node] = field(default_factory=dict)
+    """A branched workflow: step -> its condition (a step not listed always runs)."""
+    exits: tuple[Exit, ...] = ()
+    """A branched workflow's exits, in listed order."""
+    optional: dict[str, frozenset[str]] = field(default_factory=dict)
+    """Tool -> the parameters its schema does not require (a branched workflow's step
+    goes without the value of a step not run)."""
+    needed: frozenset[str] = frozenset()
+    """Variables a tool said it needs (a call refused for want of an optional argument)."""
 
-    def head_value(self, step: str, known: dict[str, Number] | None = None) -> Number | None:
+    def head_value(self, step: str, known: dict[str, Value] | None = None) -> Value | None:
         """The value of ``step``'s output worked out without its tool (None: cannot),
         from ``known`` (default: the values the conversation gave)."""
         known = self.known if known is None else known
@@ -118,20 +169,52 @@ class Turn:
             return _formula_value(e.tree, e.decimals, known)
         if e is None or e.op is None or e.a not in known or e.b not in known:
             return None
+        a, b = known[e.a], known[e.b]
+        if isinstance(a, str) or isinstance(b, str):
+            return None
         scale = 1000 if self.decimal else 1
-        units = apply_units(e.op, to_units(known[e.a], scale), to_units(known[e.b], scale), scale)
+        units = apply_units(e.op, to_units(a, scale), to_units(b, scale), scale)
         return None if units is None else to_number(units, scale)
 
+    def output(self, step: str) -> str | None:
+        """The variable ``step`` computes, where the request says."""
+        e = self.expressions.get(step)
+        return e.output if e is not None else self.calls[step].output
 
-def _formula_value(tree: formula.Node, decimals: int, known: dict[str, Number]) -> Number | None:
-    names = set(formula.variables(tree))
-    if not names <= known.keys():
+    def exit_at(self, after: int, known: dict[str, Value]) -> Exit | None:
+        """The first exit listed after ``after`` steps whose condition holds on ``known``
+        (one it cannot decide does not)."""
+        return next((e for e in self.exits if e.after == after and holds(e.condition, known)), None)
+
+
+def holds(condition: formula.Node, known: dict[str, Value]) -> bool | None:
+    """A condition on the values ``known`` (``None``: it reads one not known)."""
+    value = _evaluate(condition, known)
+    return None if value is None else bool(value)
+
+
+def _evaluate(tree: formula.Node, known: dict[str, Value]) -> Any:
+    """A formula's exact value on ``known`` (``None``: it reads a value not known, or
+    divides by zero)."""
+    env = {n: _exact(known[n]) for n in set(formula.variables(tree)) if n in known}
+    try:
+        return formula.evaluate(tree, env)
+    except (KeyError, TypeError):
         return None
-    exact = formula.evaluate(tree, {n: Fraction(repr(known[n])) for n in names})
-    if exact is None:
-        return None
-    shift = 10**decimals
-    return to_number(round_units(exact * shift) * (1000 // shift), 1000)
+
+
+def _exact(value: Value) -> formula.Value:
+    return value if isinstance(value, bool | str) else Fraction(repr(value))
+
+
+def _formula_value(
+    tree: formula.Node, decimals: int | None, known: dict[str, Value]
+) -> Value | None:
+    exact = _evaluate(tree, known)
+    if exact is None or isinstance(exact, bool | str):
+        return exact  # type: ignore[no-any-return]
+    shift = 10 ** (3 if decimals is None else decimals)
+    return to_number(round_units(exact * shift) * (1000 // shift), 1000)  # type: ignore[no-any-return]
 
 
 def literal(source: str) -> Number | None:
@@ -163,6 +246,8 @@ class _Plan:
     calls: dict[str, Call]
     calculator: frozenset[str] = frozenset()
     """The calculator's tools the steps are called with (empty: none)."""
+    conditions: dict[str, formula.Node] = field(default_factory=dict)
+    """A branched workflow: step -> its condition."""
 
 
 Tools = dict[str, tuple[str | None, list[str]]]
@@ -177,7 +262,10 @@ def _plan(tools: Tools, prompt: str) -> _Plan:
     for name, (description, _) in tools.items():
         text = description or ""
         if (f := _FORMULA.match(text)) and (tree := _parsed(f[2])):
-            expressions[name] = Expression(f[1], None, "", "", tree, int(f[3]))
+            when = _parsed(condition_after(text[f.end() :]))
+            expressions[name] = Expression(f[1], None, "", "", tree, int(f[3]), when)
+        elif e := _typed_expression(text):
+            expressions[name] = e
         elif m := _EXPRESSION.search(text):
             expressions[name] = Expression(m[1], _OPS[m[3]], m[2], m[4])
         if stage := _STAGE.match(text):
@@ -201,7 +289,23 @@ def _plan(tools: Tools, prompt: str) -> _Plan:
         if step not in expressions and (e := _listed_expression(row)) is not None:
             expressions[step] = e
     calls = {step: Call(step, tuple((p, p) for p in tools[step][1])) for step in steps}
-    return _Plan(steps, expressions, calls)
+    conditions = {s: e.when for s in steps if (e := expressions.get(s)) and e.when is not None}
+    return _Plan(steps, expressions, calls, conditions=conditions)
+
+
+def _typed_expression(description: str) -> Expression | None:
+    """A step tool's description of a value not rounded (a category or a boolean):
+    ``Step 4 of 7: needs_manager = refund > 500 (...)``, with its condition if any."""
+    head = _DECLARED.match(description)
+    if head is None:
+        return None
+    body = head[2]
+    body = body[: body.rfind(_PASS)] if _PASS in body else body
+    lead = leading_formula(body)
+    tree = None if lead is None else _parsed(lead[0])
+    if lead is None or tree is None:
+        return None
+    return Expression(head[1], None, "", "", tree, None, _parsed(condition_after(lead[1])))
 
 
 def _calculator_plan(tools: Tools, rows: list[Listed]) -> _Plan:
@@ -212,7 +316,7 @@ def _calculator_plan(tools: Tools, rows: list[Listed]) -> _Plan:
     expressions: dict[str, Expression] = {}
     calls: dict[str, Call] = {}
     for row in rows:
-        terms = _TERMS.match(row.formula) if row.decimals is None else None
+        terms = _TERMS.match(row.formula) if row.decimals is None and not row.typed else None
         if terms is None or _OPS[terms[2]] not in by_op:
             return _Plan([], {}, {})
         step, tool = f"step_{row.number}", by_op[_OPS[terms[2]]]
@@ -239,9 +343,11 @@ def _listed_expression(row: Listed) -> Expression | None:
     """A listed step's expression as a step tool's description would state it: a
     formula, or two variables and an operation (a step with a constant has none, as its
     tool's description gives none)."""
-    if row.decimals is not None:
+    if row.decimals is not None or row.typed:
         tree = _parsed(row.formula)
-        return None if tree is None else Expression(row.output, None, "", "", tree, row.decimals)
+        if tree is None:
+            return None
+        return Expression(row.output, None, "", "", tree, row.decimals, _parsed(row.when))
     terms = _TERMS.match(row.formula)
     if terms is None or _LITERAL.match(terms[1]) or _LITERAL.match(terms[3]):
         return None
@@ -274,24 +380,35 @@ def _opening(messages: list[Any]) -> str:
 def read_turn(body: dict[str, Any]) -> Turn:
     """Read the episode's state from a chat-completion request body."""
     tools: Tools = {}
+    optional: dict[str, frozenset[str]] = {}
+    kinds: dict[str, str] = {}  # variable -> "category" or "boolean", by the schemas
     for tool in body.get("tools") or []:
         fn = tool.get("function", {})
-        properties = fn.get("parameters", {}).get("properties", {})
+        parameters = fn.get("parameters") or {}
+        properties = parameters.get("properties") or {}
         tools[fn.get("name", "")] = (fn.get("description"), list(properties))
+        required = parameters.get("required")
+        if isinstance(required, list):
+            optional[fn.get("name", "")] = frozenset(p for p in properties if p not in required)
+        for var, schema in properties.items():
+            if isinstance(schema, dict) and (kind := _kind(schema)) is not None:
+                kinds.setdefault(var, kind)
     messages = body.get("messages", [])
     wording = _opening(messages)
     plan = _plan(tools, wording)
     steps = plan.steps
 
-    known: dict[str, Number] = {}
+    known: dict[str, Value] = {}
     called: dict[str, str] = {}  # tool_call_id -> tool name
     failed: set[str] = set()  # the calls that failed transiently
+    needed: set[str] = set()
     answered: list[Number | None] = []
-    last_output: Number | None = None
+    last_output: Value | None = None
     for msg in messages:
         role, content = msg.get("role"), text_of(msg.get("content"))
         if role == "user" and (line := _INPUTS.search(content)):
             known.update((var, _number(v)) for var, v in _ASSIGN.findall(line[1]))
+            known.update((var, json.loads(v)) for var, v in _TYPED_ASSIGN.findall(line[1]))
         for call in msg.get("tool_calls") or []:
             called[call.get("id", "")] = call.get("function", {}).get("name", "")
         if role != "tool":
@@ -305,6 +422,13 @@ def read_turn(body: dict[str, Any]) -> Turn:
             known[m[1]] = _number(m[2])
             if steps and name == steps[-1]:
                 last_output = known[m[1]]
+        elif (t := _TYPED_RESULT.match(content.strip())) and (v := _typed(t[2], kinds.get(t[1]))):
+            known[t[1]] = v[0]
+            if steps and name == steps[-1]:
+                last_output = v[0]
+        elif n := _NEEDED.match(content):  # it needs a value the call left out
+            failed.add(msg.get("tool_call_id", ""))
+            needed.add(n[1])
     decimal = "decimal" in wording or any(isinstance(v, float) for v in known.values())
     return Turn(
         params={name: params for name, (_, params) in tools.items()},
@@ -318,11 +442,52 @@ def read_turn(body: dict[str, Any]) -> Turn:
         decimal=decimal,
         calls=plan.calls,
         answered=tuple(answered) if plan.calculator else None,
+        conditions=plan.conditions,
+        exits=_exits(wording) if steps and not plan.calculator else (),
+        optional=optional,
+        needed=frozenset(needed),
     )
 
 
-def _parsed(text: str) -> formula.Node | None:
+def _kind(schema: dict[str, Any]) -> str | None:
+    """A parameter's type by its schema: a category (``enum``) or a boolean."""
+    if isinstance(schema.get("enum"), list):
+        return "category"
+    return "boolean" if schema.get("type") == "boolean" else None
+
+
+def _typed(text: str, kind: str | None) -> tuple[Value] | None:
+    """A tool result's value that is not a number: a boolean (``true``/``false``, unless
+    the schemas say the variable is a category) or a category's name (``None``: an
+    undefined value, ``none``)."""
+    text = text.strip()
+    if kind != "category" and text in ("true", "false"):
+        return (text == "true",)
+    if not text or (kind is None and text == "none"):
+        return None
+    return (text,)
+
+
+def _exits(prompt: str) -> tuple[Exit, ...]:
+    """The exits the prompt lists, with their conditions parsed."""
+    exits = []
+    for e in listed_exits(prompt):
+        tree = _parsed(e.when)
+        if tree is not None:
+            exits.append(Exit(e.after, tree, e.answer))
+    return tuple(exits)
+
+
+def _parsed(text: str | None) -> formula.Node | None:
+    """A formula's tree: the arithmetic grammar, else the typed one (``None``: neither,
+    or no text)."""
+    if text is None:
+        return None
     try:
         return formula.parse(text)
+    except formula.FormulaError:
+        pass
+    try:
+        return formula.parse(text, True)
     except formula.FormulaError:
         return None
