@@ -58,6 +58,9 @@ EPISODE_COLUMNS: dict[str, str] = {
     "labels": "number of labels",
     **{c: f"number of {c[2:]} labels" for c in LABEL_COLUMNS},
     "wrong_argument_propagated": "wrong_argument labels carried forward from an earlier mistake",
+    "path": "a branched workflow's: the path its instance takes (empty otherwise)",
+    "path_correct": "a branched workflow's: the steps run were exactly the path's",
+    "exit_correct": "a branched workflow's: the first answer came where the path ends",
 }
 """Columns of the episodes table and what each holds."""
 
@@ -103,9 +106,10 @@ CELL_COLUMNS: dict[str, str] = {
 
 _TEXT = {
     "scenario_id", "agent", "mode", "variant", "cell", "ops", "numeric_mode", "sweeps",
-    "stop_reason", "error_kind", "verdict", "divergence_label",
+    "stop_reason", "error_kind", "verdict", "divergence_label", "path",
 }  # fmt: skip
-_FLAGS = {"first_answer_correct", "final_answer_correct", "faithful"}
+_FLAGS = {"first_answer_correct", "final_answer_correct", "faithful", "path_correct"}
+_FLAGS |= {"exit_correct"}
 _REALS = {"range_low", "range_high", "progress_rate", "prefix_rate", "final_accuracy"}
 _REALS |= {c for c in CELL_COLUMNS if c.endswith(("_low", "_high")) or c in _RATE_COLUMNS}
 
@@ -164,6 +168,9 @@ def episode_row(rec: Mapping[str, Any]) -> dict[str, Any]:
         "labels": sum(counts.values()),
         **counts,
         "wrong_argument_propagated": propagated,
+        "path": m.get("path", ""),
+        "path_correct": m.get("path_correct"),
+        "exit_correct": m.get("exit_correct"),
     }
 
 
