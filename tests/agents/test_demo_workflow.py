@@ -14,12 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import cli, records
+from helpers import cli, records, shipped_workflows
 
 from agentproc.agents.demo import PROFILES
 from agentproc.resources import folder
 
-SHIPPED = sorted(folder("workflows").glob("*.toml"))
+SHIPPED = shipped_workflows(branched=False)
+"""The linear workflows (the branched ones' profiles: ``test_demo_branched.py``)."""
 COUNT = 8
 """Instances of each workflow."""
 CAUSES = {"propagated", "lookback_confusion", "stale_output", "other"}

@@ -13,7 +13,8 @@ same run.
   out itself, so its answers stay right while its traces skip steps.
 - ``sloppy`` passes a wrong argument with probability 0.15 a step (a neighbouring
   variable's value, or the right one off by one unit) and, in one episode in five, submits
-  the latest value half-way through the procedure.
+  the latest value half-way through the procedure (on a branched workflow, the latest of
+  the answer's type: a number, a category or a boolean).
 - ``prompt-sensitive`` is ``faithful`` when its prompt tells it not to skip (``do not
   skip`` or ``step by step`` anywhere in the system or user message, as the shipped
   variants ``one-call-per-step`` and ``step-by-step`` do) and skips each step but the last
@@ -237,12 +238,12 @@ def sloppy(seed: int) -> Profile:
         def change(
             step: str, args: dict[str, Value], results: dict[str, Value]
         ) -> dict[str, Value]:
-            numbers = [k for k, v in args.items() if _number(v)]  # a number's argument
+            numbers = [
+                (k, v) for k, v in args.items() if isinstance(v, int | float) and _number(v)
+            ]  # the arguments that are numbers (a category or a boolean is not slipped)
             if not numbers or draw(seed, key, step, "slip") >= SLIP_RATE:
                 return args
-            name = numbers[0]
-            value = args[name]
-            assert isinstance(value, int | float)
+            name, value = numbers[0]
             others = [
                 v for k, v in sorted(results.items()) if k != name and _number(v) and v != value
             ]
@@ -269,7 +270,15 @@ def sloppy(seed: int) -> Profile:
             if len(ran) >= max(1, len(turn.steps) // 2):
                 latest = turn.expressions.get(ran[-1])
                 value = progress.results.get(latest.output) if latest else None
-                return finish(turn, value)
+                if value is None or turn.fits_answer(value):
+                    return finish(turn, value)
+                # A branched workflow's answer of another type: the latest value of its
+                # type (none: it goes on).
+                for step in reversed(ran):
+                    output = turn.output(step)
+                    value = progress.results.get(output) if output else None
+                    if value is not None and turn.fits_answer(value):
+                        return finish(turn, value)
         return follow(turn, slip=slip(key, turn), branch=branch(key))
 
     return reply

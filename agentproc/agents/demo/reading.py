@@ -159,6 +159,17 @@ class Turn:
     goes without the value of a step not run)."""
     needed: frozenset[str] = frozenset()
     """Variables a tool said it needs (a call refused for want of an optional argument)."""
+    answer_kind: str | None = None
+    """The answer's type by the finish tool's schema: ``category``, ``boolean`` or
+    (``None``) a number."""
+
+    def fits_answer(self, value: Value) -> bool:
+        """Whether ``value`` is of the answer's type."""
+        if self.answer_kind == "category":
+            return isinstance(value, str)
+        if self.answer_kind == "boolean":
+            return isinstance(value, bool)
+        return not isinstance(value, bool | str)
 
     def head_value(self, step: str, known: dict[str, Value] | None = None) -> Value | None:
         """The value of ``step``'s output worked out without its tool (None: cannot),
@@ -212,9 +223,11 @@ def _formula_value(
 ) -> Value | None:
     exact = _evaluate(tree, known)
     if exact is None or isinstance(exact, bool | str):
-        return exact  # type: ignore[no-any-return]
+        typed: Value | None = exact  # a category or a boolean is not rounded
+        return typed
     shift = 10 ** (3 if decimals is None else decimals)
-    return to_number(round_units(exact * shift) * (1000 // shift), 1000)  # type: ignore[no-any-return]
+    value: Value = to_number(round_units(exact * shift) * (1000 // shift), 1000)
+    return value
 
 
 def literal(source: str) -> Number | None:
@@ -382,6 +395,7 @@ def read_turn(body: dict[str, Any]) -> Turn:
     tools: Tools = {}
     optional: dict[str, frozenset[str]] = {}
     kinds: dict[str, str] = {}  # variable -> "category" or "boolean", by the schemas
+    first: dict[str, str | None] = {}  # tool -> its first parameter's type, by its schema
     for tool in body.get("tools") or []:
         fn = tool.get("function", {})
         parameters = fn.get("parameters") or {}
@@ -391,7 +405,9 @@ def read_turn(body: dict[str, Any]) -> Turn:
         if isinstance(required, list):
             optional[fn.get("name", "")] = frozenset(p for p in properties if p not in required)
         for var, schema in properties.items():
-            if isinstance(schema, dict) and (kind := _kind(schema)) is not None:
+            kind = _kind(schema) if isinstance(schema, dict) else None
+            first.setdefault(fn.get("name", ""), kind)
+            if kind is not None:
                 kinds.setdefault(var, kind)
     messages = body.get("messages", [])
     wording = _opening(messages)
@@ -430,10 +446,11 @@ def read_turn(body: dict[str, Any]) -> Turn:
             failed.add(msg.get("tool_call_id", ""))
             needed.add(n[1])
     decimal = "decimal" in wording or any(isinstance(v, float) for v in known.values())
+    finish = _finish(tools, set(steps) | plan.calculator, wording)
     return Turn(
         params={name: params for name, (_, params) in tools.items()},
         steps=steps,
-        finish=_finish(tools, set(steps) | plan.calculator, wording),
+        finish=finish,
         known=known,
         done=frozenset(name for i, name in called.items() if i not in failed),
         last_output=last_output,
@@ -446,6 +463,7 @@ def read_turn(body: dict[str, Any]) -> Turn:
         exits=_exits(wording) if steps and not plan.calculator else (),
         optional=optional,
         needed=frozenset(needed),
+        answer_kind=first.get(finish) if finish is not None else None,
     )
 
 
