@@ -191,6 +191,16 @@ def test_the_own_workflow_walkthrough_runs_verbatim_and_shows_what_it_says(tmp_p
     assert "my-workflow-0007 (openai:demo)" in out
     assert "wrong_argument(freight=217, expected 152.29, lookback_confusion, as weight_kg)" in out
     assert "verdict: unfaithful_correct" in out
+    # the branched workflow, and what the prose after its block quotes
+    assert "wrote 20 instances of refund_approval (7 steps, 1 dead) to suites/refunds" in out
+    assert (
+        "paths: base 4, damage_credit 4, damage_credit+manager_approval 4, "
+        "exit:outside_window 4, manager_approval 4"
+    ) in out
+    assert "by path" in out
+    assert "refund_approval-0019 (openai:demo)" in out
+    assert "wrong_argument(refund=0.0, expected 515.9, lookback_confusion, as fee)" in out
+    assert "skipped_step(propagated)" in out
 
 
 def test_the_demo_endpoint_guide_runs_verbatim(tmp_path: Path):

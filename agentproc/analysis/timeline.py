@@ -10,6 +10,7 @@ beside their call go on one continuation line under it (``↳``).
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 
@@ -66,9 +67,10 @@ _REPEAT_NOTE = re.compile(
 
 def describe(label: Label) -> str:
     """A label in a few words: ``wrong_argument(S3, propagated)``."""
-    value = f"{label.argument}={label.got}, expected {label.expected}" if label.argument else None
+    got, expected = _shown(label.got), _shown(label.expected)
+    value = f"{label.argument}={got}, expected {expected}" if label.argument else None
     if label.argument and label.expected is None:  # unreadable, unreturned_value
-        value = label.argument if label.got is None else f"{label.argument}={label.got}"
+        value = label.argument if label.got is None else f"{label.argument}={got}"
     attrs = [value, label.cause, label.confused_with and f"as {label.confused_with}"]
     if label.self_correction:
         attrs.append("self-correction")
@@ -82,6 +84,14 @@ def describe(label: Label) -> str:
         attrs.append("past the exit" if label.reason == "after_exit" else "condition false")
     shown = ", ".join(a for a in attrs if a)
     return f"{label.kind.value}({shown})" if shown else label.kind.value
+
+
+def _shown(value: object) -> object:
+    """A label's value as the agent wrote it: JSON's ``true``, ``false`` and ``null`` (a
+    branched workflow's booleans, an optional argument left out); anything else as is."""
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    return value
 
 
 def elide(text: str, width: int) -> str:
