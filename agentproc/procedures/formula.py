@@ -19,21 +19,19 @@ lazy ``ifelse(c, a, b)`` and ``case(c1, v1, c2, v2, ..., default)``. Values are 
 >>> tree = parse("max(price * qty - discount, 0) / 2")
 >>> sorted(variables(tree))
 ['discount', 'price', 'qty']
->>> evaluate(tree, {"price": Fraction(5), "qty": Fraction(3), "discount": Fraction(1)})
-Fraction(7, 1)
+
+Its exact value and its fingerprint modulo a prime are
+:mod:`agentproc.procedures.formula_values`'s.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from hashlib import blake2b
-from typing import Any, Literal
-
-from agentproc.arith import round_units
+from typing import Literal
 
 MAX_LENGTH = 1000
 """Characters a formula may hold."""
@@ -162,11 +160,6 @@ CHOOSERS: dict[str, tuple[int, int | None]] = {"ifelse": (3, 3), "case": (3, Non
 """The typed grammar's lazy functions -> fewest and most arguments."""
 
 
-def _round(args: list[Fraction], digits: int) -> Fraction:
-    shift = 10**digits
-    return Fraction(round_units(args[0] * shift), shift)
-
-
 FUNCTIONS: dict[str, tuple[int, int | None]] = {
     "min": (2, None),
     "max": (2, None),
@@ -175,12 +168,6 @@ FUNCTIONS: dict[str, tuple[int, int | None]] = {
 }
 """Function name -> fewest and most arguments (``None``: any number); ``round`` may take
 a second, literal argument: its decimals."""
-_APPLY: dict[str, Callable[[list[Fraction], int], Fraction]] = {
-    "min": lambda a, _: min(a),
-    "max": lambda a, _: max(a),
-    "abs": lambda a, _: abs(a[0]),
-    "round": _round,
-}
 
 
 @lru_cache(maxsize=4096)
@@ -347,128 +334,6 @@ def variables(tree: Node) -> Iterator[str]:
     elif isinstance(tree, Cmp):
         yield from variables(tree.left)
         yield from variables(tree.right)
-
-
-def evaluate(tree: Node, env: Mapping[str, Any]) -> Any:
-    """The exact value of a formula, or ``None`` where it divides by zero (typed: a
-    :data:`Value`; only the branch ``ifelse``/``case``/``and``/``or`` take is evaluated,
-    so a variable of a branch not taken need not be in ``env``). Raises ``KeyError`` for
-    a variable it reads that ``env`` lacks."""
-    if isinstance(tree, Num):
-        return tree.value
-    if isinstance(tree, Var):
-        return env[tree.name]
-    if isinstance(tree, Neg):
-        v = evaluate(tree.arg, env)
-        return None if v is None else -v
-    if isinstance(tree, Bin):
-        a, b = evaluate(tree.left, env), evaluate(tree.right, env)
-        if a is None or b is None:
-            return None
-        if tree.op == "+":
-            return a + b
-        if tree.op == "-":
-            return a - b
-        if tree.op == "*":
-            return a * b
-        return None if b == 0 else a / b
-    if isinstance(tree, Call):
-        args = [evaluate(a, env) for a in tree.args]
-        if any(a is None for a in args):
-            return None
-        return _APPLY[tree.fn](args, tree.digits)
-    return _evaluate_typed(tree, env)
-
-
-def _evaluate_typed(tree: Node, env: Mapping[str, Any]) -> Any:
-    if isinstance(tree, Lit):
-        return tree.value
-    if isinstance(tree, Cmp):
-        a, b = evaluate(tree.left, env), evaluate(tree.right, env)
-        if a is None or b is None:
-            return None
-        return _COMPARE[tree.op](a, b)
-    if isinstance(tree, Logic):
-        if tree.op == "not":
-            v = evaluate(tree.args[0], env)
-            return None if v is None else not v
-        for a in tree.args:  # lazy: the first operand that decides
-            v = evaluate(a, env)
-            if v is None or v is (tree.op == "or"):
-                return v
-        return tree.op == "and"
-    if isinstance(tree, Choose):
-        for cond, value in tree.branches:
-            c = evaluate(cond, env)
-            if c is None:
-                return None
-            if c:
-                return evaluate(value, env)
-        return evaluate(tree.default, env)
-    raise TypeError(f"not a formula node: {tree!r}")  # pragma: no cover
-
-
-_COMPARE: dict[str, Callable[[Any, Any], bool]] = {
-    "==": lambda a, b: bool(a == b),
-    "!=": lambda a, b: bool(a != b),
-    "<": lambda a, b: bool(a < b),
-    "<=": lambda a, b: bool(a <= b),
-    ">": lambda a, b: bool(a > b),
-    ">=": lambda a, b: bool(a >= b),
-}
-
-
-PRIME = (1 << 61) - 1
-"""The field of :func:`fingerprint` (the generator's)."""
-
-
-def fingerprint(tree: Node, env: Mapping[str, int]) -> int | None:
-    """The formula evaluated modulo :data:`PRIME` at a point ``env`` (each variable a field
-    element), or ``None`` where it divides by an expression that is zero there.
-
-    The functions are taken as uninterpreted: ``min(a, b)`` is a pseudo-random field
-    element of its function and arguments, so two formulas agree at random points
-    (with overwhelming probability) only when they are the same rational function of
-    the same function applications: ``a * b / b`` is ``a``, ``min(a, b) - min(a, b)``
-    is 0; an identity that needs what ``min`` means (``min(a, b) + max(a, b)``) is not
-    seen.
-    """
-    if isinstance(tree, Num):
-        return tree.value.numerator * pow(tree.value.denominator, PRIME - 2, PRIME) % PRIME
-    if isinstance(tree, Var):
-        return env[tree.name]
-    if isinstance(tree, Neg):
-        v = fingerprint(tree.arg, env)
-        return None if v is None else (PRIME - v) % PRIME
-    if isinstance(tree, Bin):
-        a, b = fingerprint(tree.left, env), fingerprint(tree.right, env)
-        if a is None or b is None:
-            return None
-        if tree.op == "+":
-            return (a + b) % PRIME
-        if tree.op == "-":
-            return (a - b) % PRIME
-        if tree.op == "*":
-            return a * b % PRIME
-        return None if b == 0 else a * pow(b, PRIME - 2, PRIME) % PRIME
-    if isinstance(tree, Lit):
-        return _hashed(f"lit:{tree.value!r}")
-    if isinstance(tree, Cmp):
-        sides = [fingerprint(tree.left, env), fingerprint(tree.right, env)]
-        name = f"cmp{tree.op}"
-    else:
-        sides = [fingerprint(a, env) for a in tree.args]
-        name = f"{tree.fn}:{tree.digits}" if isinstance(tree, Call) else f"{type(tree).__name__}"
-        if isinstance(tree, Logic | Choose):
-            name += f":{tree.op if isinstance(tree, Logic) else tree.fn}"
-    if any(a is None for a in sides):
-        return None
-    return _hashed(f"{name}:{':'.join(map(str, sides))}")
-
-
-def _hashed(key: str) -> int:
-    """A pseudo-random field element of ``key`` (an uninterpreted application)."""
-    return int.from_bytes(blake2b(key.encode(), digest_size=8).digest(), "big") % PRIME
 
 
 def render(tree: Node) -> str:

@@ -23,7 +23,7 @@ from fractions import Fraction
 
 from agentproc.arith import BOUND, SCALE, round_units
 from agentproc.errors import InputError
-from agentproc.procedures import formula
+from agentproc.procedures import formula_values
 from agentproc.procedures.workflow_file import MAX_DECIMALS, DeclaredWorkflow, InputSpec
 from agentproc.procedures.workflow_paths import (
     PROBE,
@@ -65,7 +65,7 @@ class WorkflowInstance:
 
 def _field_value(units: int) -> int:
     """A value in thousandths as a field element."""
-    return units * pow(UNITS, formula.PRIME - 2, formula.PRIME) % formula.PRIME
+    return units * pow(UNITS, formula_values.PRIME - 2, formula_values.PRIME) % formula_values.PRIME
 
 
 def _single(spec: InputSpec) -> Fraction | None:
@@ -99,17 +99,17 @@ def check_identities(wf: DeclaredWorkflow) -> None:
         single = _single(spec)
         for env in points:
             env[name] = (
-                rng.randrange(1, formula.PRIME)
+                rng.randrange(1, formula_values.PRIME)
                 if single is None
                 else single.numerator
-                * pow(single.denominator, formula.PRIME - 2, formula.PRIME)
-                % formula.PRIME
+                * pow(single.denominator, formula_values.PRIME - 2, formula_values.PRIME)
+                % formula_values.PRIME
             )
         if single is None:
             _remember(names, tuple(env[name] for env in points), name)
     for i, (s, tree) in enumerate(zip(wf.steps, wf.trees, strict=True)):
         where = wf.field(i, "formula")
-        prints = [formula.fingerprint(tree, env) for env in points]
+        prints = [formula_values.fingerprint(tree, env) for env in points]
         if any(p is None for p in prints):
             raise InputError(wf.where, f"{s.formula!r} divides by zero whatever the inputs", where)
         key = tuple(p for p in prints if p is not None)
@@ -131,7 +131,9 @@ def check_identities(wf: DeclaredWorkflow) -> None:
 
 def _remember(names: dict[tuple[int, ...], str], key: tuple[int, ...], name: str) -> None:
     names.setdefault(key, name)
-    names.setdefault(tuple((formula.PRIME - k) % formula.PRIME for k in key), f"-{name}")
+    names.setdefault(
+        tuple((formula_values.PRIME - k) % formula_values.PRIME for k in key), f"-{name}"
+    )
 
 
 def _draw_input(spec: InputSpec, rng: random.Random) -> int:
@@ -160,7 +162,7 @@ def _walk(wf: DeclaredWorkflow, inputs: tuple[int, ...]) -> Walk:
     env = {n: Fraction(v, UNITS) for n, v in zip(wf.input_names, inputs, strict=True)}
     values = []
     for i, (s, tree) in enumerate(zip(wf.steps, wf.trees, strict=True)):
-        exact = formula.evaluate(tree, env)
+        exact = formula_values.evaluate(tree, env)
         if exact is None:
             raise _Failure(i, "divides by zero")
         shift = 10**s.decimals

@@ -26,7 +26,7 @@ from typing import Any
 
 from agentproc.arith import BOUND, SCALE, SYMBOLS, UNDEFINED, is_symbol, round_units, symbol_units
 from agentproc.errors import InputError
-from agentproc.procedures import formula
+from agentproc.procedures import formula, formula_values
 from agentproc.procedures.workflow_file import DeclaredWorkflow, InputSpec
 
 UNITS = SCALE["decimal"]
@@ -110,7 +110,7 @@ def walk(wf: DeclaredWorkflow, inputs: tuple[int, ...]) -> Walk:
 
 def _holds(wf: DeclaredWorkflow, tree: formula.Node, env: Mapping[str, Any], field: str) -> bool:
     try:
-        return bool(formula.evaluate(tree, env))
+        return bool(formula_values.evaluate(tree, env))
     except KeyError as exc:
         raise InputError(wf.where, _never(exc), field) from None
 
@@ -131,7 +131,7 @@ def _value(
     need: bool,
 ) -> int:
     try:
-        exact = formula.evaluate(tree, env)
+        exact = formula_values.evaluate(tree, env)
     except KeyError as exc:
         if need:
             raise InputError(wf.where, _never(exc), wf.field(k, "formula")) from None

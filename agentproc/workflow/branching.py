@@ -15,8 +15,8 @@ from functools import cached_property
 from typing import Any
 
 from agentproc.arith import from_number, is_symbol
-from agentproc.procedures import formula
-from agentproc.workflow.scenario import grammar_value
+from agentproc.procedures import formula, formula_values
+from agentproc.workflow.scenario_types import grammar_value
 
 UNNEEDED_CONDITION = "condition"
 """``unneeded_step`` reason: the step's ``when`` is false on the instance."""
@@ -105,7 +105,7 @@ def holds(tree: formula.Node, env: Mapping[str, Any]) -> bool | None:
     """A condition on ``env`` (``None`` where it reads a value ``env`` lacks, or divides
     by zero)."""
     try:
-        v = formula.evaluate(tree, env)
+        v = formula_values.evaluate(tree, env)
     except KeyError:
         return None
     return None if v is None else bool(v)

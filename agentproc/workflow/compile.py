@@ -29,9 +29,9 @@ from agentproc.workflow.scenario import (
     FinishSpec,
     Scenario,
     ScenarioStep,
-    VariableType,
     step_tool_name,
 )
+from agentproc.workflow.scenario_types import VariableType
 
 NUMBER_TYPE = {"decimal": "number", "integer": "integer"}
 

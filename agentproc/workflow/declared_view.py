@@ -21,7 +21,8 @@ from collections.abc import Callable, Sequence
 from random import Random
 
 from agentproc.procedures.formula import CHOOSERS, FUNCTIONS, LITERALS
-from agentproc.workflow.scenario import Scenario, ScenarioExit, ScenarioStep
+from agentproc.workflow.scenario import Scenario, ScenarioStep
+from agentproc.workflow.scenario_types import ScenarioExit
 from agentproc.workflow.variant import Variant
 
 _IDENTIFIER = re.compile(r"'[^']*'|\"[^\"]*\"|(?<![\w.])[A-Za-z_]\w*")

@@ -24,9 +24,9 @@ from agentproc.workflow.scenario import (
     FinishSpec,
     Scenario,
     ScenarioStep,
-    VariableType,
     var_index,
 )
+from agentproc.workflow.scenario_types import VariableType
 from agentproc.workflow.variant import Variant
 
 

@@ -7,15 +7,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from fractions import Fraction
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from agentproc.arith import (
-    SYMBOL_BASE,
-    SYMBOLS,
     Mode,
     Op,
     apply_units,
@@ -24,6 +21,14 @@ from agentproc.arith import (
     to_units,
 )
 from agentproc.procedures import formula as formulas
+from agentproc.procedures.formula_values import evaluate
+from agentproc.workflow.scenario_types import (
+    ScenarioExit,
+    ScenarioPath,
+    VariableType,
+    grammar_value,
+    unset,
+)
 
 SCHEMA_VERSION = 1
 """Version of the scenario and run-file formats."""
@@ -42,12 +47,6 @@ _VARIABLE = re.compile(r"S[1-9][0-9]{0,5}")
 
 MAX_READS = 64
 """Variables one step may read (a procedure's step reads one or two)."""
-
-
-def grammar_value(units: int, scale: int) -> Any:
-    """A value in units as the formula grammar reads it (a category, a boolean, or a
-    fraction)."""
-    return SYMBOLS.get(units) if units <= -SYMBOL_BASE else Fraction(units, scale)
 
 
 def var_index(name: str) -> int:
@@ -73,54 +72,6 @@ class ExpectedCall(BaseModel):
     """Tool name."""
     arguments: dict[str, float | int | bool | str]
     """Argument name to value (a branched workflow's: a category's name or a boolean)."""
-
-
-Value = float | int | bool | str
-"""A value of a scenario: a number, or (workflow format 2) a category's name or a boolean."""
-
-
-def _unset(v: object) -> bool:
-    return v is None
-
-
-class VariableType(BaseModel):
-    """The type of a variable that is not a number (workflow format 2)."""
-
-    model_config = ConfigDict(extra="forbid")
-    type: Literal["category", "boolean"]
-    """``category`` (one of :attr:`choices`) or ``boolean``."""
-    choices: list[str] | None = Field(default=None, exclude_if=_unset)
-    """A category's names."""
-
-
-class ScenarioExit(BaseModel):
-    """An early exit of a branched workflow: where its condition holds, the procedure
-    ends with its answer and no later step is required."""
-
-    model_config = ConfigDict(extra="forbid")
-    name: str
-    """The exit's name."""
-    when: str
-    """Its condition over the variables."""
-    answer: Value
-    """The answer it ends the procedure with."""
-    after: int = Field(ge=0)
-    """How many steps are listed before it."""
-    description: str = ""
-    """What it means, as the agent is told."""
-    operands: list[str] = Field(default_factory=list)
-    """The variables its condition reads."""
-
-
-class ScenarioPath(BaseModel):
-    """A branched workflow's instance: the path its correct values take."""
-
-    model_config = ConfigDict(extra="forbid")
-    name: str
-    """The path's name: the conditional steps it takes joined by ``+``, and
-    ``exit:NAME`` when an exit fires (``base``: none of either)."""
-    exit: str | None = None
-    """The exit that fires, or ``None`` when the procedure runs to its answer."""
 
 
 class ScenarioStep(BaseModel):
@@ -152,9 +103,9 @@ class ScenarioStep(BaseModel):
     value: float | int | bool | str | None
     """The correct value of ``output`` (``None``: a step of a branch not taken that has
     no value on this instance)."""
-    when: str | None = Field(default=None, exclude_if=_unset)
+    when: str | None = Field(default=None, exclude_if=unset)
     """A branched workflow's step: the condition on which it is required."""
-    required: bool | None = Field(default=None, exclude_if=_unset)
+    required: bool | None = Field(default=None, exclude_if=unset)
     """A branched workflow's step: whether this instance requires it (absent: it does)."""
     depends_on: list[int]
     """Step numbers whose outputs this step reads."""
@@ -193,7 +144,7 @@ class ScenarioStep(BaseModel):
             a, b = self.arguments(lambda v: supplied[f"S{v}"], scale)
             return apply_units(self.op, a, b, scale)
         env = {p: grammar_value(u, scale) for p, u in supplied.items()}
-        exact = formulas.evaluate(tree, env)  # a KeyError: an argument it needs is missing
+        exact = evaluate(tree, env)  # a KeyError: an argument it needs is missing
         if exact is None:
             return None
         if isinstance(exact, str | bool):
@@ -303,11 +254,11 @@ class Scenario(BaseModel):
     description: str | None = Field(default=None, exclude_if=lambda v: v is None)
     """A declared workflow's description (its steps have formulas, its inputs and
     outputs their declared names); absent on a compiled procedure."""
-    types: dict[str, VariableType] | None = Field(default=None, exclude_if=_unset)
+    types: dict[str, VariableType] | None = Field(default=None, exclude_if=unset)
     """A branched workflow's: the type of each variable that is not a number."""
-    exits: list[ScenarioExit] | None = Field(default=None, exclude_if=_unset)
+    exits: list[ScenarioExit] | None = Field(default=None, exclude_if=unset)
     """A branched workflow's early exits, in listed order."""
-    path: ScenarioPath | None = Field(default=None, exclude_if=_unset)
+    path: ScenarioPath | None = Field(default=None, exclude_if=unset)
     """A branched workflow's: the path this instance's correct values take (which steps
     are required is each step's :attr:`~ScenarioStep.required`)."""
     _procedure: dict[str, Any] | None = PrivateAttr(default=None)

@@ -6,14 +6,8 @@ from fractions import Fraction
 
 import pytest
 
-from agentproc.procedures.formula import (
-    FormulaError,
-    evaluate,
-    fingerprint,
-    parse,
-    render,
-    variables,
-)
+from agentproc.procedures.formula import FormulaError, parse, render, variables
+from agentproc.procedures.formula_values import evaluate, fingerprint
 
 F = Fraction
 

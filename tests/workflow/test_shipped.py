@@ -15,7 +15,7 @@ from helpers import cli, records
 
 from agentproc import Label, load_scenarios
 from agentproc.agents.sim import INJECTORS, run_sim_episode
-from agentproc.procedures import formula
+from agentproc.procedures import formula_values
 from agentproc.procedures.workflow_file import read_workflow
 from agentproc.workflow.declared_suite import workflow_scenarios
 from tests.helpers import shipped_workflows
@@ -68,7 +68,7 @@ def answer_with(path: Path, inputs: dict[str, Any], step: int, slip: Fraction) -
     env = {name: Fraction(repr(v)) for name, v in inputs.items()}
     value = Fraction(0)
     for k, (spec, tree) in enumerate(zip(wf.spec.steps, wf.trees, strict=True)):
-        exact = formula.evaluate(tree, env)
+        exact = formula_values.evaluate(tree, env)
         assert exact is not None
         value = exact + (slip if k == step else 0)
         env[spec.output] = value

@@ -49,7 +49,7 @@ from agentproc.agents.demo.listing import (
     listed_steps,
 )
 from agentproc.arith import SYMBOL, Op, apply_units, round_units, to_number, to_units
-from agentproc.procedures import formula
+from agentproc.procedures import formula, formula_values
 from agentproc.runs import text_of
 
 Number = float | int
@@ -209,7 +209,7 @@ def _evaluate(tree: formula.Node, known: dict[str, Value]) -> Any:
     divides by zero)."""
     env = {n: _exact(known[n]) for n in set(formula.variables(tree)) if n in known}
     try:
-        return formula.evaluate(tree, env)
+        return formula_values.evaluate(tree, env)
     except (KeyError, TypeError):
         return None
 

@@ -1,0 +1,69 @@
+"""The parts of a scenario that only a branched workflow's has (format 2): the types of its
+variables that are not numbers, its exits and the instance's path; and a value in units as
+the typed formula grammar reads it. Pydantic models that forbid unknown fields, as the rest
+of :mod:`agentproc.workflow.scenario`.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agentproc.arith import SYMBOL_BASE, SYMBOLS
+
+
+def grammar_value(units: int, scale: int) -> Any:
+    """A value in units as the formula grammar reads it (a category, a boolean, or a
+    fraction)."""
+    return SYMBOLS.get(units) if units <= -SYMBOL_BASE else Fraction(units, scale)
+
+
+Value = float | int | bool | str
+"""A value of a scenario: a number, or (workflow format 2) a category's name or a boolean."""
+
+
+def unset(v: object) -> bool:
+    """Whether an optional field is left out (``None``): it is then not written."""
+    return v is None
+
+
+class VariableType(BaseModel):
+    """The type of a variable that is not a number (workflow format 2)."""
+
+    model_config = ConfigDict(extra="forbid")
+    type: Literal["category", "boolean"]
+    """``category`` (one of :attr:`choices`) or ``boolean``."""
+    choices: list[str] | None = Field(default=None, exclude_if=unset)
+    """A category's names."""
+
+
+class ScenarioExit(BaseModel):
+    """An early exit of a branched workflow: where its condition holds, the procedure
+    ends with its answer and no later step is required."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str
+    """The exit's name."""
+    when: str
+    """Its condition over the variables."""
+    answer: Value
+    """The answer it ends the procedure with."""
+    after: int = Field(ge=0)
+    """How many steps are listed before it."""
+    description: str = ""
+    """What it means, as the agent is told."""
+    operands: list[str] = Field(default_factory=list)
+    """The variables its condition reads."""
+
+
+class ScenarioPath(BaseModel):
+    """A branched workflow's instance: the path its correct values take."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str
+    """The path's name: the conditional steps it takes joined by ``+``, and
+    ``exit:NAME`` when an exit fires (``base``: none of either)."""
+    exit: str | None = None
+    """The exit that fires, or ``None`` when the procedure runs to its answer."""
