@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from agentproc.arith import from_number, is_symbol
+from agentproc.arith import SYMBOL_BASE, from_number, is_symbol, to_number
 from agentproc.procedures import formula, formula_values
 from agentproc.workflow.scenario_types import grammar_value
 
@@ -149,3 +149,33 @@ def branching(
         fired,
         path["name"],
     )
+
+
+def path_fields(
+    correct: Sequence[int],
+    expected: Sequence[Any],
+    numbers: Sequence[Any],
+    scale: int,
+    paths: Branching | None,
+    param_vars: tuple[tuple[tuple[str, int], ...], ...],
+) -> dict[str, Any]:
+    """A branched instance's own fields of its indexed workflow: each category's and
+    boolean's value as the agent writes it (its name, ``true`` or ``false``) among the
+    ``expected`` values and the ``numbers`` of the fast check, and each step's arguments
+    only the variables the path computes (an input, or a step it requires): a branch not
+    taken gives nothing to pass on."""
+    shown, fast = list(expected), list(numbers)
+    for i, u in enumerate(correct):
+        if u <= -SYMBOL_BASE:
+            shown[i] = fast[i] = to_number(u, scale)
+    if paths is not None:
+        n_inputs = len(correct) - 1 - len(paths.required)
+        available = set(range(1, n_inputs + 1))
+        available.update(s + n_inputs for s in paths.steps)
+        param_vars = tuple(tuple(pv for pv in pvs if pv[1] in available) for pvs in param_vars)
+    return {
+        "expected": tuple(shown),
+        "numbers": tuple(fast),
+        "branching": paths,
+        "param_vars": param_vars,
+    }

@@ -18,7 +18,7 @@ from typing import Any
 from agentproc.arith import SCALE, SYMBOL_BASE, close, from_number, matcher, to_number
 from agentproc.procedures import Procedure
 from agentproc.procedures.procedure import depends_of
-from agentproc.workflow.branching import Branching, branching
+from agentproc.workflow.branching import Branching, branching, path_fields
 from agentproc.workflow.compile import compile_procedure
 from agentproc.workflow.scenario import (
     FinishSpec,
@@ -26,7 +26,7 @@ from agentproc.workflow.scenario import (
     ScenarioStep,
     var_index,
 )
-from agentproc.workflow.scenario_types import VariableType
+from agentproc.workflow.scenario_types import VariableType, variable_type
 from agentproc.workflow.variant import Variant
 
 
@@ -265,7 +265,7 @@ def declared_workflow(data: dict[str, Any], make_scenario: Callable[[], Scenario
     types = None
     if typed is not None:
         types = {
-            k: _variable_type(v["type"], tuple(v.get("choices") or ())) for k, v in typed.items()
+            k: variable_type(v["type"], tuple(v.get("choices") or ())) for k, v in typed.items()
         }
     return _named(
         make_scenario,
@@ -279,39 +279,6 @@ def declared_workflow(data: dict[str, Any], make_scenario: Callable[[], Scenario
         branching(data, steps, scale),
         types,
     )
-
-
-@lru_cache(maxsize=256)
-def _variable_type(kind: str, choices: tuple[str, ...]) -> VariableType:
-    """A variable's type as a scenario's JSON gives it (kept: a suite's instances share
-    them; only read)."""
-    return VariableType(type=kind, choices=list(choices) or None)  # type: ignore[arg-type]
-
-
-def _on_path(
-    wf: Workflow,
-    paths: Branching | None,
-    param_vars: tuple[tuple[tuple[str, int], ...], ...],
-    n_inputs: int,
-) -> dict[str, Any]:
-    """A branched workflow's instance's own fields: each category's and boolean's value as
-    the agent writes it (its name, ``true`` or ``false``), and each step's arguments only
-    the variables the path computes (an input, or a step it requires): a branch not taken
-    gives nothing to pass on."""
-    expected, numbers = list(wf.expected), list(wf.numbers)
-    for i, u in enumerate(wf.correct):
-        if u <= -SYMBOL_BASE:
-            expected[i] = numbers[i] = to_number(u, wf.scale)
-    if paths is not None:
-        available = set(range(1, n_inputs + 1))
-        available.update(s + n_inputs for s in paths.steps)
-        param_vars = tuple(tuple(pv for pv in pvs if pv[1] in available) for pvs in param_vars)
-    return {
-        "expected": tuple(expected),
-        "numbers": tuple(numbers),
-        "branching": paths,
-        "param_vars": param_vars,
-    }
 
 
 @lru_cache(maxsize=64)
@@ -350,7 +317,7 @@ def _named(
     param_vars = tuple(tuple((names[v], v) for v in dict.fromkeys(ops)) for ops in operands)
     fields: dict[str, Any] = {"param_vars": param_vars, "types": types}
     if types is not None or paths is not None:
-        fields.update(_on_path(wf, paths, param_vars, len(inputs)))
+        fields.update(path_fields(wf.correct, wf.expected, wf.numbers, wf.scale, paths, param_vars))
     return replace(
         wf,
         n_inputs=len(inputs),

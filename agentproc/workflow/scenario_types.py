@@ -7,6 +7,7 @@ of :mod:`agentproc.workflow.scenario`.
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -67,3 +68,10 @@ class ScenarioPath(BaseModel):
     ``exit:NAME`` when an exit fires (``base``: none of either)."""
     exit: str | None = None
     """The exit that fires, or ``None`` when the procedure runs to its answer."""
+
+
+@lru_cache(maxsize=256)
+def variable_type(kind: str, choices: tuple[str, ...]) -> VariableType:
+    """A variable's type as a scenario's JSON gives it (kept: a suite's instances share
+    them; only read)."""
+    return VariableType(type=kind, choices=list(choices) or None)  # type: ignore[arg-type]
