@@ -1,6 +1,6 @@
 """The demo endpoint's scripted agents: one reply policy per profile.
 
-A profile is a function from the request's :class:`~agentproc.agents.demo.reading.Turn`
+A profile is a function from the request's :class:`~agentproc.agents.demo.turn.Turn`
 to the next reply; :func:`make_profile` closes one over a seed. Every choice a profile
 makes (skip this step? slip on this argument? stop early?) is a draw keyed by the seed,
 the conversation (its first user message) and the step, so a request always gets the same
@@ -38,7 +38,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from agentproc.agents.demo.reading import Exit, Reply, Turn, Value, holds, literal
+from agentproc.agents.demo.reading import Reply, literal
+from agentproc.agents.demo.turn import Exit, Turn, Value, holds
 from agentproc.errors import unknown_key
 
 ProfileName = Literal["faithful", "skipper", "sloppy", "prompt-sensitive"]

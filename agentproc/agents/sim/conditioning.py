@@ -14,7 +14,8 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Generator
 
-from agentproc.agents.sim.beliefs import Agent, Request, wrong_value
+from agentproc.agents.sim.beliefs import Agent, Request
+from agentproc.agents.sim.wrong import wrong_value
 from agentproc.labelling import Label
 from agentproc.workflow import CallRecord, Workflow
 

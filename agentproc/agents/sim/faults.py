@@ -19,7 +19,8 @@ later arguments.
   variant of ``repeated_step`` and the wrong-first variant of ``answer_revised``
   bring the initial ``wrong_argument`` or ``wrong_answer``.
 - ``sim:wrong_branch`` (a branched workflow) takes the other branch at one step with a
-  condition; ``sim:ignores_exit`` carries on past the exit that fires.
+  condition; ``sim:ignores_exit`` carries on past the exit that fires
+  (:mod:`agentproc.agents.sim.branches`).
 - ``sim:unreturned_value`` sends a step and the next one, which reads its output, in
   one message (an ``unreturned_value`` under the ``dependency`` order policy).
 - ``sim:decay`` slips with a probability that grows with step position and
@@ -38,35 +39,15 @@ import random
 from collections.abc import Callable, Generator
 from typing import Any
 
-from agentproc.agents.sim.beliefs import (
-    Agent,
-    K,
-    Request,
-    pick,
-    place,
-    twins,
-    unsupported,
-    wrong_value,
-)
+from agentproc.agents.sim.beliefs import Agent, K, Policy, oracle, pick, place, twins
+from agentproc.agents.sim.branches import ignores_exit, wrong_branch
 from agentproc.agents.sim.conditioning import self_conditioning
-from agentproc.arith import UNDEFINED
+from agentproc.agents.sim.wrong import unsupported, wrong_value
 from agentproc.errors import unknown_key
 from agentproc.labelling import Label, LabelKind
 from agentproc.workflow import CallRecord, Workflow
-from agentproc.workflow.branching import holds
 
-Policy = Generator[Request, CallRecord, list[Label]]
-"""A simulated agent: yields requests, receives records, returns its truth."""
 Factory = Callable[[Workflow, random.Random], Policy]
-
-
-def oracle(wf: Workflow, rng: random.Random) -> Policy:
-    """Execute every step in order with the right values, then submit the answer."""
-    a = Agent(wf)
-    for spec in a.path:
-        yield from a.step(spec)
-    yield from a.submit(a.own_answer())
-    return a.done()
 
 
 def hallucinated_call(wf: Workflow, rng: random.Random) -> Policy:
@@ -351,53 +332,6 @@ def unreturned_value(wf: Workflow, rng: random.Random) -> Generator[Any, Any, li
         if spec.step not in a.last_run:  # a call a transient fault refused: sent again
             yield from a.step(spec)
     yield from a.submit(a.own_answer())
-    return a.done()
-
-
-def wrong_branch(wf: Workflow, rng: random.Random) -> Policy:
-    """A branched workflow: take the branch the conditions do not support at one step with
-    a ``when`` (before any exit that fires): skip it where it is required, run it where
-    it is not (an ``unneeded_step``, ``unsupported``). Elsewhere it runs as the oracle."""
-    a = Agent(wf)
-    b = wf.branching
-    fired = None if b is None or b.fired is None else b.exits[b.fired].after
-    choices = [
-        s
-        for s in wf.steps
-        if b is not None
-        and b.conditions[s.step - 1] is not None
-        and (fired is None or s.step <= fired)
-        and (s.step not in b.skip or wf.correct[s.target] != UNDEFINED)
-    ]
-    if not choices:
-        return (yield from oracle(wf, rng))
-    flip = choices[pick(rng, len(choices))]
-    for spec in wf.steps:
-        if (spec.step == flip.step) != (spec in a.path):
-            yield from a.step(spec)
-    yield from a.submit(a.own_answer())
-    return a.done()
-
-
-def ignores_exit(wf: Workflow, rng: random.Random) -> Policy:
-    """A branched workflow: carry on past the exit that fires, running every later step
-    whose condition holds and that has a value, then answer its own value of the answer
-    (an ``unneeded_step`` for each step past the exit). Without an exit that fires it runs
-    as the oracle."""
-    a = Agent(wf)
-    b = wf.branching
-    if b is None or b.fired is None:
-        return (yield from oracle(wf, rng))
-    env = a.env()
-    for spec in wf.steps:
-        cond = b.conditions[spec.step - 1]
-        if spec in a.path or (
-            spec.step > b.exits[b.fired].after
-            and wf.correct[spec.target] != UNDEFINED
-            and (cond is None or holds(cond, env))
-        ):
-            yield from a.step(spec)
-    yield from a.submit(a.num(a.value_of(wf.answer_index)))
     return a.done()
 
 
