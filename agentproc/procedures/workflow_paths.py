@@ -105,6 +105,13 @@ def walk(wf: DeclaredWorkflow, inputs: tuple[int, ...]) -> Walk:
             everything[s.output] = value_of(units)
             if need:
                 env[s.output] = everything[s.output]
+    if fired is None and not required[-1]:
+        raise InputError(
+            wf.where,
+            "the answer's step is not required on an instance where no exit fires: "
+            "it would end with no answer (give an exit for that case)",
+            wf.field(len(required) - 1, "when"),
+        )
     return Walk(tuple(values), tuple(required), fired)
 
 

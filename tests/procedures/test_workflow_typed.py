@@ -163,6 +163,12 @@ BAD: list[tuple[str, Any, str]] = [
         "never computes",
     ),
     (
+        "an answer step that is not always required",
+        lambda d: d["steps"][6].update(when="big"),
+        "steps[6] (pay).when: the answer's step is not required on an instance where no exit "
+        "fires",
+    ),
+    (
         "a variable named like a literal",
         lambda d: d["inputs"].update(true={"integers": [1, 2]}),
         "inputs.true: 'true' is a boolean literal",
