@@ -165,8 +165,7 @@ BAD: list[tuple[str, Any, str]] = [
     (
         "an answer step that is not always required",
         lambda d: d["steps"][6].update(when="big"),
-        "steps[6] (pay).when: the answer's step is not required on an instance where no exit "
-        "fires",
+        "steps[6] (pay).when: the answer's step is not required on an instance where no exit fires",
     ),
     (
         "a variable named like a literal",
