@@ -79,8 +79,8 @@ def to_units(x: float | int | str | bool, scale: int) -> int:
     exactly one tenth, as the agent wrote it.
     """
     if isinstance(x, int):
-        return x * scale if x.__class__ is not bool else symbol_units(x)
-    if isinstance(x, str):
+        return x * scale
+    if isinstance(x, str):  # a branched workflow's category (a number is never a string)
         return symbol_units(x)
     u = x * scale
     if -1e15 < u < 1e15:
@@ -201,6 +201,19 @@ def symbol_units(value: str | bool | None) -> int:
 
 _CODES: dict[str | bool | None, int] = {}
 """Category or boolean -> its code, once computed (the inverse of :data:`SYMBOLS`)."""
+
+
+def value_units(x: Any, scale: int) -> int:
+    """The units of a value a branched workflow's agent supplied: a category's or a
+    boolean's code (:func:`symbol_units`), else the number's (:func:`to_units`, which reads
+    a boolean as its number, 1 or 0, as every workflow without types does).
+
+    >>> value_units(True, 1000) == symbol_units(True), to_units(True, 1000)
+    (True, 1000)
+    """
+    if isinstance(x, bool | str):
+        return symbol_units(x)
+    return to_units(x, scale)
 
 
 def is_symbol(units: int) -> bool:

@@ -179,7 +179,7 @@ class Monitor:
                 continue
             read: int | None = None
             if self._half_unit:
-                read = to_units(got, wf.scale)
+                read = wf.units(got)
                 if read == correct[var]:
                     continue
                 exact: Callable[[int], bool] | None = None  # equality with ``read``
@@ -205,7 +205,7 @@ class Monitor:
         """``unreturned_value`` when ``got`` is a value of ``var`` that only a call of the
         same message produced (under ``dependency``)."""
         wf = self.wf
-        matches = to_units(got, wf.scale).__eq__ if self._half_unit else wf.matcher(got)
+        matches = wf.units(got).__eq__ if self._half_unit else wf.matcher(got)
         if flight.unreturned(var, matches):
             label = Label(K.UNRETURNED_VALUE, index, step, argument=param, got=got)
             self.core.add(label if self.names is None else shown_label(label, self.names))

@@ -15,7 +15,17 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from typing import Any
 
-from agentproc.arith import SCALE, SYMBOL_BASE, close, from_number, matcher, to_number
+from agentproc.arith import (
+    SCALE,
+    SYMBOL_BASE,
+    close,
+    from_number,
+    matcher,
+    symbol_units,
+    to_number,
+    to_units,
+    value_units,
+)
 from agentproc.procedures import Procedure
 from agentproc.procedures.procedure import depends_of
 from agentproc.workflow.branching import Branching, branching, path_fields
@@ -178,13 +188,24 @@ class Workflow:
         """Variable index of the answer."""
         return len(self.correct) - 1
 
-    def close(self, x: float | int, units: int) -> bool:
-        """Whether a supplied number equals a unit value, within :attr:`tolerance`."""
+    def close(self, x: Any, units: int) -> bool:
+        """Whether a supplied value equals a unit value, within :attr:`tolerance` (a
+        branched workflow's boolean or category: exactly its code)."""
+        if self.types is not None and isinstance(x, bool | str):
+            return symbol_units(x) == units
         return close(x, units, self.scale, self.tolerance)
 
-    def matcher(self, x: float | int) -> Callable[[int], bool]:
+    def matcher(self, x: Any) -> Callable[[int], bool]:
         """:meth:`close` of ``x`` against any unit value, with ``x`` read once."""
+        if self.types is not None and isinstance(x, bool | str):
+            return symbol_units(x).__eq__
         return matcher(x, self.scale, self.tolerance)
+
+    def units(self, x: Any) -> int:
+        """A supplied value in units (a branched workflow's boolean: its code)."""
+        if self.types is not None:
+            return value_units(x, self.scale)
+        return to_units(x, self.scale)
 
     def to_number(self, units: int) -> float | int:
         """Units as the JSON number an agent sees."""

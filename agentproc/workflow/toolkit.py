@@ -305,7 +305,7 @@ class Toolkit:
                     rec.result += self._next_step()
                 return
         scale = wf.scale
-        supplied = {p: to_units(args[p], scale) for p in spec.params if p in args}
+        supplied = {p: wf.units(args[p]) for p in spec.params if p in args}
         try:
             value = spec.compute(supplied, scale)
         except KeyError as exc:  # an optional argument the values given make it read
@@ -370,9 +370,7 @@ class Toolkit:
             return
         answer = args[wf.finish_argument]
         self.answers.append(answer)
-        self._hash = (
-            self._hash + _entry_hash("A", len(self.answers), to_units(answer, wf.scale))
-        ) & _MASK
+        self._hash = (self._hash + _entry_hash("A", len(self.answers), wf.units(answer))) & _MASK
         rec.answer = answer
         rec.result = f"Answer recorded: {answer}."
 
