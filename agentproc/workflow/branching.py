@@ -68,7 +68,7 @@ class Branching:
         return self.steps[-1] if self.steps else None
 
     def conditional(self, step: int) -> bool:
-        """Whether whether ``step`` is required depends on the values (a ``when``, or an
+        """Whether ``step``'s requirement depends on the values (a ``when``, or an
         exit listed before it)."""
         return self.conditions[step - 1] is not None or any(e.after < step for e in self.exits)
 
