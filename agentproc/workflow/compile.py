@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
+import orjson
+
 from agentproc.arith import SYMBOL, VERB, to_number
 from agentproc.procedures import Procedure, procedure_record
 from agentproc.resources import load_json
@@ -75,6 +77,9 @@ def make_tools(
     optional = {s.output for s in steps if s.when is not None}
     for s in steps:
         if s.formula is not None:  # a declared workflow's step: its own tool
+            if name is str and tool_name is None:  # as every instance of the workflow has it
+                tools.append(_shared_tool(s, total, number_type, operand_t, types, optional))
+                continue
             tools.append(
                 _declared_tool(s, total, number_type, operand_t, name, tool_name, types, optional)
             )
@@ -122,6 +127,36 @@ def _typed_schema(t: VariableType) -> dict[str, Any]:
     if t.type == "boolean":
         return {"type": "boolean"}
     return {"type": "string", "enum": list(t.choices or ())}
+
+
+_SHARED: dict[tuple[Any, ...], bytes] = {}
+"""Declared steps' tools as JSON, by what they are made of (see :func:`_shared_tool`)."""
+
+
+def _shared_tool(
+    s: ScenarioStep,
+    total: int,
+    number_type: str,
+    operand_t: dict[str, Any],
+    types: Mapping[str, VariableType] | None,
+    optional: Collection[str],
+) -> dict[str, Any]:
+    """:func:`_declared_tool` in the names a workflow declares, made once per process for
+    all the instances of a workflow (a tool reads the step's text, never a value) and
+    returned as a new object each time."""
+    typed = tuple(
+        None if (t := (types or {}).get(p)) is None else (t.type, *(t.choices or ()))
+        for p in s.params
+    )
+    given = tuple(p in optional for p in s.params)
+    key = (s.step, total, s.name, s.output, s.text, s.params, number_type, typed, given)
+    made = _SHARED.get(key)
+    if made is None:
+        if len(_SHARED) >= 4096:  # bounded: a process may read many workflows
+            _SHARED.clear()
+        tool = _declared_tool(s, total, number_type, operand_t, str, None, types, optional)
+        made = _SHARED[key] = orjson.dumps(tool)
+    return orjson.loads(made)  # type: ignore[no-any-return]
 
 
 def _declared_tool(

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
@@ -368,7 +368,7 @@ class Scenario(BaseModel):
             if st.output in index:
                 raise ValueError(f"steps[{i}].output: {st.output!r} is defined twice")
             try:
-                reads = set(formulas.variables(formulas.parse(st.formula, True)))
+                reads = _reads(st.formula)
             except formulas.FormulaError as exc:
                 raise ValueError(f"steps[{i}].formula: {exc}") from None
             if reads != set(st.operands) or any(v not in index for v in st.operands):
@@ -389,3 +389,10 @@ class Scenario(BaseModel):
         if self.answer_variable != self.steps[-1].output:
             raise ValueError(f"answer_variable: {self.answer_variable!r} is not the last output")
         return self._finish_tool()
+
+
+@lru_cache(maxsize=4096)
+def _reads(formula: str) -> frozenset[str]:
+    """The variables a declared step's formula reads (kept: a suite's instances share
+    their formulas)."""
+    return frozenset(formulas.variables(formulas.parse(formula, True)))
