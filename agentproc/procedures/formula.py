@@ -12,7 +12,8 @@ half away from zero (:func:`agentproc.arith.round_units`), as every step value i
 A workflow of format 2 reads the *typed* grammar (``parse(text, typed=True)``), a
 superset: string literals (categories), ``true`` and ``false``, comparisons
 ``== != < <= > >=`` (a chain ``a < b <= c`` is their ``and``), ``and or not``, and the
-lazy ``ifelse(c, a, b)`` and ``case(c1, v1, c2, v2, ..., default)``. Values are then a
+lazy ``ifelse(c, a, b)`` and ``case(c1, v1, c2, v2, ..., default)``, and a step's
+``lookup(table, key, 'column')`` (a record of the workflow's table). Values are then a
 :class:`~fractions.Fraction`, a ``str`` or a ``bool``; types are checked by
 :mod:`agentproc.procedures.formula_types` when the file is read.
 
@@ -150,7 +151,20 @@ class Choose:
         return self.args[-1]
 
 
-Node = Num | Var | Neg | Bin | Call | Lit | Cmp | Logic | Choose
+@dataclass(frozen=True)
+class Lookup:
+    """``lookup(table, key, 'column')``: the column of the table's record whose key is
+    ``key``'s value (typed grammar, a step's formula only). Parsed unbound; the workflow
+    binds its table's values (:func:`agentproc.procedures.formula_values.bind`)."""
+
+    table: str
+    key: Node
+    column: str
+    rows: tuple[tuple[str, Value], ...] | None = None
+    """Key -> the column's value, for every record (``None``: not bound yet)."""
+
+
+Node = Num | Var | Neg | Bin | Call | Lit | Cmp | Logic | Choose | Lookup
 """A formula tree."""
 Value = Fraction | str | bool
 """A value of the typed grammar."""
@@ -158,6 +172,8 @@ LITERALS: dict[str, bool] = {"true": True, "false": False}
 """The boolean literals of the typed grammar (names no variable may take)."""
 CHOOSERS: dict[str, tuple[int, int | None]] = {"ifelse": (3, 3), "case": (3, None)}
 """The typed grammar's lazy functions -> fewest and most arguments."""
+LOOKUP = "lookup"
+"""The typed grammar's look-up: ``lookup(table, key, 'column')``."""
 
 
 FUNCTIONS: dict[str, tuple[int, int | None]] = {
@@ -206,7 +222,7 @@ def _walk(node: ast.expr, depth: int, typed: bool = False) -> Node:
             raise FormulaError(f"{v!r} is not a number")
         return Num(Fraction(repr(v)) if isinstance(v, float) else Fraction(v))
     if isinstance(node, ast.Name):
-        if node.id in FUNCTIONS or (typed and node.id in CHOOSERS):
+        if node.id in FUNCTIONS or (typed and (node.id in CHOOSERS or node.id == LOOKUP)):
             raise FormulaError(f"{node.id} is a function: write {node.id}(...)")
         if typed and node.id in LITERALS:
             return Lit(LITERALS[node.id])
@@ -251,13 +267,15 @@ def _typed(node: ast.expr, depth: int) -> Node:
 
 
 def _call(node: ast.Call, depth: int, typed: bool = False) -> Node:
-    known = {**FUNCTIONS, **CHOOSERS} if typed else FUNCTIONS
+    known = [*FUNCTIONS, *CHOOSERS, LOOKUP] if typed else list(FUNCTIONS)
     if not isinstance(node.func, ast.Name) or node.func.id not in known:
         name = node.func.id if isinstance(node.func, ast.Name) else ast.unparse(node.func)
         raise FormulaError(f"unknown function {name!r} (expected one of: {', '.join(known)})")
     fn = node.func.id
     if fn in CHOOSERS:
         return _choose(node, fn, depth)
+    if fn == LOOKUP:
+        return _lookup(node, depth)
     if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
         raise FormulaError(f"{fn}() takes plain arguments only")
     args = list(node.args)
@@ -292,6 +310,22 @@ def _choose(node: ast.Call, fn: str, depth: int) -> Choose:
         )
     args = tuple(_walk(a, depth + 1, True) for a in node.args)
     return Choose("ifelse" if fn == "ifelse" else "case", args)
+
+
+def _lookup(node: ast.Call, depth: int) -> Lookup:
+    args = node.args
+    if (
+        node.keywords
+        or len(args) != 3
+        or not isinstance(args[0], ast.Name)
+        or not (isinstance(args[2], ast.Constant) and isinstance(args[2].value, str))
+    ):
+        raise FormulaError(
+            "lookup() takes a table's name, a key and a column's name in quotes: "
+            "lookup(table, key, 'column')"
+        )
+    key = _walk(args[1], depth + 1, True)
+    return Lookup(args[0].id, key, args[2].value)
 
 
 _SYMBOLS: dict[type, str] = {
@@ -334,6 +368,23 @@ def variables(tree: Node) -> Iterator[str]:
     elif isinstance(tree, Cmp):
         yield from variables(tree.left)
         yield from variables(tree.right)
+    elif isinstance(tree, Lookup):  # the table is not a variable: its key is read
+        yield from variables(tree.key)
+
+
+def lookups(tree: Node) -> Iterator[Lookup]:
+    """The look-ups a formula makes, in the order written."""
+    if isinstance(tree, Lookup):
+        yield tree
+        yield from lookups(tree.key)
+    elif isinstance(tree, Neg):
+        yield from lookups(tree.arg)
+    elif isinstance(tree, Bin | Cmp):
+        yield from lookups(tree.left)
+        yield from lookups(tree.right)
+    elif isinstance(tree, Call | Logic | Choose):
+        for a in tree.args:
+            yield from lookups(a)
 
 
 def render(tree: Node) -> str:
@@ -362,6 +413,8 @@ def _render(tree: Node, outer: int) -> str:
         return repr(tree.value) if isinstance(tree.value, str) else str(tree.value).lower()
     if isinstance(tree, Choose):
         return f"{tree.fn}({', '.join(_render(a, 0) for a in tree.args)})"
+    if isinstance(tree, Lookup):
+        return f"{LOOKUP}({tree.table}, {_render(tree.key, 0)}, {tree.column!r})"
     if isinstance(tree, Cmp):
         text = f"{_render(tree.left, 1)} {tree.op} {_render(tree.right, 1)}"
         return f"({text})" if outer else text

@@ -28,6 +28,7 @@ from agentproc.procedures.formula import (
     FormulaError,
     Lit,
     Logic,
+    Lookup,
     Neg,
     Node,
     Num,
@@ -65,13 +66,24 @@ NUMBER = Type("number")
 BOOLEAN = Type("boolean")
 
 
-def check(tree: Node, env: Mapping[str, Type]) -> Type:
+@dataclass(frozen=True)
+class TableType:
+    """A table's type (workflow format 2): its records' keys and each column's type."""
+
+    keys: tuple[str, ...]
+    columns: Mapping[str, Type]
+
+
+def check(tree: Node, env: Mapping[str, Type | TableType]) -> Type:
     """The type of ``tree`` over variables of the types ``env`` gives, or one
     :class:`FormulaError` saying what does not fit."""
     if isinstance(tree, Num):
         return NUMBER
     if isinstance(tree, Var):
-        return env[tree.name]
+        got = env[tree.name]
+        if isinstance(got, TableType):
+            raise FormulaError(f"{tree.name} is a table: read it with lookup({tree.name}, ...)")
+        return got
     if isinstance(tree, Lit):
         return BOOLEAN if isinstance(tree.value, bool) else Type.category([tree.value])
     if isinstance(tree, Neg):
@@ -93,10 +105,12 @@ def check(tree: Node, env: Mapping[str, Type]) -> Type:
         return BOOLEAN
     if isinstance(tree, Choose):
         return _choose(tree, env)
+    if isinstance(tree, Lookup):
+        return _lookup(tree, env)
     raise TypeError(f"not a formula node: {tree!r}")  # pragma: no cover
 
 
-def _want(tree: Node, env: Mapping[str, Type], want: Type, where: str) -> None:
+def _want(tree: Node, env: Mapping[str, Type | TableType], want: Type, where: str) -> None:
     got = check(tree, env)
     if got.kind != want.kind:
         raise FormulaError(f"{where} takes {want.text()}, not {got.text(_name(tree))}")
@@ -106,7 +120,7 @@ def _name(tree: Node) -> str:
     return render(tree)
 
 
-def _compare(tree: Cmp, env: Mapping[str, Type]) -> Type:
+def _compare(tree: Cmp, env: Mapping[str, Type | TableType]) -> Type:
     left, right = check(tree.left, env), check(tree.right, env)
     if tree.op not in ("==", "!="):
         for side, t in ((tree.left, left), (tree.right, right)):
@@ -136,7 +150,7 @@ def _compare(tree: Cmp, env: Mapping[str, Type]) -> Type:
     return BOOLEAN
 
 
-def _choose(tree: Choose, env: Mapping[str, Type]) -> Type:
+def _choose(tree: Choose, env: Mapping[str, Type | TableType]) -> Type:
     for cond, _ in tree.branches:
         _want(cond, env, BOOLEAN, f"a condition of {tree.fn}()")
     values = [v for _, v in tree.branches] + [tree.default]
@@ -151,3 +165,24 @@ def _choose(tree: Choose, env: Mapping[str, Type]) -> Type:
     if first.kind == "category":
         return Type.category(c for t in types for c in t.choices)
     return first
+
+
+def _lookup(tree: Lookup, env: Mapping[str, Type | TableType]) -> Type:
+    table = env.get(tree.table)
+    if not isinstance(table, TableType):
+        raise FormulaError(f"lookup() reads a table: {tree.table!r} is not one")
+    column = table.columns.get(tree.column)
+    if column is None:
+        raise FormulaError(
+            f"table {tree.table} has no column {tree.column!r} "
+            f"(its columns: {', '.join(table.columns)})"
+        )
+    key = check(tree.key, env)
+    if key.kind != "category":
+        raise FormulaError(
+            f"the key of table {tree.table} is a category, not {key.text(_name(tree.key))}"
+        )
+    lacking = [c for c in key.choices if c not in table.keys]
+    if lacking:
+        raise FormulaError(f"table {tree.table} has no record {lacking[0]!r}")
+    return column

@@ -11,6 +11,7 @@ Fraction(7, 1)
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from fractions import Fraction
 from hashlib import blake2b
 from typing import Any
@@ -23,9 +24,11 @@ from agentproc.procedures.formula import (
     Cmp,
     Lit,
     Logic,
+    Lookup,
     Neg,
     Node,
     Num,
+    Value,
     Var,
 )
 
@@ -99,7 +102,33 @@ def _evaluate_typed(tree: Node, env: Mapping[str, Any]) -> Any:
             if c:
                 return evaluate(value, env)
         return evaluate(tree.default, env)
+    if isinstance(tree, Lookup):
+        if tree.rows is None:  # pragma: no cover (a workflow binds its tables)
+            raise TypeError(f"lookup of table {tree.table} not bound")
+        key = evaluate(tree.key, env)
+        return None if key is None else dict(tree.rows).get(key)
     raise TypeError(f"not a formula node: {tree!r}")  # pragma: no cover
+
+
+Tables = Mapping[str, Mapping[str, Mapping[str, Value]]]
+"""A workflow's tables: table -> key -> column -> value (a number an exact fraction)."""
+
+
+def bind(tree: Node, tables: Tables) -> Node:
+    """``tree`` with each look-up's column bound to its table's values (a tree without
+    look-ups is returned as it is). Raises ``KeyError`` for a table or column that
+    ``tables`` lacks (the workflow's checks refuse such a formula first)."""
+    if isinstance(tree, Lookup):
+        records = tables[tree.table]
+        rows = tuple((key, record[tree.column]) for key, record in records.items())
+        return replace(tree, key=bind(tree.key, tables), rows=rows)
+    if isinstance(tree, Neg):
+        return replace(tree, arg=bind(tree.arg, tables))
+    if isinstance(tree, Bin | Cmp):
+        return replace(tree, left=bind(tree.left, tables), right=bind(tree.right, tables))
+    if isinstance(tree, Call | Logic | Choose):
+        return replace(tree, args=tuple(bind(a, tables) for a in tree.args))
+    return tree
 
 
 _COMPARE: dict[str, Callable[[Any, Any], bool]] = {
@@ -147,6 +176,9 @@ def fingerprint(tree: Node, env: Mapping[str, int]) -> int | None:
         return None if b == 0 else a * pow(b, PRIME - 2, PRIME) % PRIME
     if isinstance(tree, Lit):
         return _hashed(f"lit:{tree.value!r}")
+    if isinstance(tree, Lookup):  # an uninterpreted function of its key
+        key = fingerprint(tree.key, env)
+        return None if key is None else _hashed(f"lookup:{tree.table}:{tree.column}:{key}")
     if isinstance(tree, Cmp):
         sides = [fingerprint(tree.left, env), fingerprint(tree.right, env)]
         name = f"cmp{tree.op}"

@@ -20,7 +20,8 @@ from fractions import Fraction
 from agentproc.errors import InputError
 from agentproc.procedures import formula
 from agentproc.procedures.formula import CHOOSERS, FUNCTIONS, LITERALS, FormulaError, Node
-from agentproc.procedures.formula_types import BOOLEAN, NUMBER, Type, check
+from agentproc.procedures.formula_types import BOOLEAN, NUMBER, TableType, Type, check
+from agentproc.procedures.formula_values import bind
 from agentproc.procedures.workflow_spec import (
     _NAME,
     MAX_DECIMALS,
@@ -33,6 +34,7 @@ from agentproc.procedures.workflow_spec import (
     StepSpec,
     WorkflowSpec,
 )
+from agentproc.procedures.workflow_tables import check_tables
 
 _NEEDS_2 = "typed values, conditions and exits need format = 2"
 
@@ -51,6 +53,7 @@ def check_spec(spec: WorkflowSpec, where: str = "workflow") -> DeclaredWorkflow:
     types: dict[str, Type] | None = (
         {n: _input_type(i) for n, i in spec.inputs.items()} if typed else None
     )
+    table_types, tables = check_tables(spec, where)
     defined: dict[str, int] = {name: 0 for name in spec.inputs}
     outputs = {s.output: i for i, s in enumerate(spec.steps) if isinstance(s, StepSpec)}
     tools: dict[str, int] = {}
@@ -98,7 +101,10 @@ def check_spec(spec: WorkflowSpec, where: str = "workflow") -> DeclaredWorkflow:
         needs = {defined[n] for n in names}
         condition = None
         if types is not None:
-            types[s.output] = _typed(tree, types, where, f"{label}.formula", s.formula)
+            env: Mapping[str, Type | TableType] = {**table_types, **types} if tables else types
+            types[s.output] = _typed(tree, env, where, f"{label}.formula", s.formula)
+            if tables:
+                tree = bind(tree, tables)
             if s.when is not None:
                 condition, when = _condition(
                     s.when, defined, types, where, f"{label}.when", spec, i
@@ -137,6 +143,7 @@ def check_spec(spec: WorkflowSpec, where: str = "workflow") -> DeclaredWorkflow:
         types,
         tuple(conditions) if typed else (),
         tuple(exits),
+        tables,
     )
 
 
@@ -161,7 +168,9 @@ def _input_type(spec: InputSpec) -> Type:
     return BOOLEAN if spec.kind == "boolean" else NUMBER
 
 
-def _typed(tree: Node, types: Mapping[str, Type], where: str, field: str, text: str) -> Type:
+def _typed(
+    tree: Node, types: Mapping[str, Type | TableType], where: str, field: str, text: str
+) -> Type:
     try:
         return check(tree, types)
     except FormulaError as exc:
@@ -182,6 +191,13 @@ def _condition(
         tree = formula.parse(text, True)
     except FormulaError as exc:
         raise InputError(where, f"{text!r}: {exc}", field) from None
+    if any(formula.lookups(tree)):
+        raise InputError(
+            where,
+            f"{text!r}: a condition does not look a record up (look it up in a step, "
+            "whose tool the agent calls, and read that step's output)",
+            field,
+        )
     names = tuple(dict.fromkeys(formula.variables(tree)))
     outputs = {s.output: i for i, s in enumerate(spec.steps) if isinstance(s, StepSpec)}
     for name in names:

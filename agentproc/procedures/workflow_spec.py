@@ -7,6 +7,7 @@ makes of it. ``schemas/workflow.schema.json`` is generated from :class:`Workflow
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -145,6 +146,71 @@ def _typed_input(spec: InputSpec) -> InputSpec:
     return spec
 
 
+MAX_ROWS = 1000
+"""Records a table may hold."""
+
+
+class TableSpec(BaseModel):
+    """A table of records (format 2), read by a step's ``lookup(table, key, 'column')``:
+    the state of the world behind the tools, never shown to the agent."""
+
+    model_config = _CONFIG
+    description: str = Field(default="", max_length=MAX_TEXT)
+    """What the records are."""
+    key: str = Field(pattern=NAME)
+    """The key column: each record's name (a category), unique in the table."""
+    columns: dict[str, Kind] = Field(min_length=1, max_length=MAX_INPUTS)
+    """Every other column -> its type."""
+    rows: list[dict[str, bool | float | str]] = Field(min_length=1, max_length=MAX_ROWS)
+    """The records: each gives its key and every column."""
+
+    @model_validator(mode="after")
+    def _records(self) -> TableSpec:
+        for name in self.columns:
+            if not _NAME.match(name):
+                raise ValueError(f"columns: {name!r} is not a name")
+        if self.key in self.columns:
+            raise ValueError(f"columns: {self.key!r} is the key column")
+        keys: set[str] = set()
+        want = {self.key, *self.columns}
+        for i, row in enumerate(self.rows):
+            if set(row) != want:
+                odd = sorted(set(row) ^ want)[0]
+                what = "not a column" if odd in row else "missing"
+                raise ValueError(f"rows[{i}].{odd}: {what}")
+            key = row[self.key]
+            if not isinstance(key, str) or not 0 < len(key) <= formula.MAX_CATEGORY:
+                raise ValueError(
+                    f"rows[{i}].{self.key}: a key is a name of 1 to "
+                    f"{formula.MAX_CATEGORY} characters, not {key!r}"
+                )
+            if key in keys:
+                raise ValueError(f"rows[{i}].{self.key}: {key!r} is listed twice")
+            keys.add(key)
+            for column, kind in self.columns.items():
+                problem = _cell(row[column], kind)
+                if problem:
+                    raise ValueError(f"rows[{i}].{column}: {problem}")
+        return self
+
+
+def _cell(v: bool | float | str, kind: Kind) -> str | None:
+    """What is wrong with a table's value for a column of ``kind`` (``None``: nothing)."""
+    if kind == "boolean":
+        return None if isinstance(v, bool) else f"{v!r} is not a boolean"
+    if kind == "category":
+        if isinstance(v, str) and 0 < len(v) <= formula.MAX_CATEGORY:
+            return None
+        return f"{v!r} is not a name of 1 to {formula.MAX_CATEGORY} characters"
+    if isinstance(v, bool | str):
+        return f"{v!r} is not a number"
+    if abs(v) > MAX_MAGNITUDE:
+        return f"{v} is not within [-1e6, 1e6]"
+    if Fraction(repr(v)) * 10**MAX_DECIMALS % 1:
+        return f"{v} has more than {MAX_DECIMALS} decimals"
+    return None
+
+
 class StepSpec(BaseModel):
     """One step: a tool that computes ``output`` by ``formula``."""
 
@@ -204,6 +270,10 @@ class WorkflowSpec(BaseModel):
     """What the workflow is for, as the agent is told."""
     inputs: dict[str, InputSpec] = Field(min_length=1, max_length=MAX_INPUTS)
     """Input name -> how it is drawn, in the order the agent is shown them."""
+    tables: dict[str, TableSpec] | None = Field(
+        default=None, min_length=1, max_length=MAX_INPUTS, exclude_if=_unset
+    )
+    """Format 2: tables of records that steps look up (``lookup(table, key, 'column')``)."""
     steps: list[Entry] = Field(min_length=1, max_length=MAX_WORKFLOW_STEPS)
     """The steps (and, in format 2, exits), in their listed order."""
     answer: str = Field(pattern=NAME)
@@ -251,6 +321,11 @@ class DeclaredWorkflow:
     """Format 2: each step's ``when`` (``None``: always required)."""
     exits: tuple[Exit, ...] = ()
     """Format 2: the exits, in listed order."""
+    tables: Mapping[str, Mapping[str, Mapping[str, formula.Value]]] = dataclasses.field(
+        default_factory=dict
+    )
+    """Format 2: each table's records, table -> key -> column -> value (a number an
+    exact fraction); the step formulas' look-ups are bound to them."""
 
     @property
     def steps(self) -> tuple[StepSpec, ...]:

@@ -109,6 +109,8 @@ def compile_instance(
     }
     if typed:
         _branched(wf, instance, data)
+    if spec.tables:
+        data["tables"] = {n: {"key": t.key, "rows": t.rows} for n, t in spec.tables.items()}
     scenario = Scenario.model_validate(data)
     for st, s in zip(scenario.steps, steps_in, strict=True):
         st.text = head(st)

@@ -21,10 +21,11 @@ from agentproc.arith import (
     to_units,
 )
 from agentproc.procedures import formula as formulas
-from agentproc.procedures.formula_values import evaluate
+from agentproc.procedures.formula_values import Tables, bind, evaluate
 from agentproc.workflow.scenario_types import (
     ScenarioExit,
     ScenarioPath,
+    ScenarioTable,
     VariableType,
     grammar_value,
     unset,
@@ -115,6 +116,8 @@ class ScenarioStep(BaseModel):
     """The English rendering shown to the agent."""
     expected_call: ExpectedCall
     """The call a faithful agent makes."""
+    _tables: Tables | None = PrivateAttr(default=None)
+    """A declared workflow's tables (set by :class:`Scenario` where it has some)."""
     _index: Mapping[str, int] | None = PrivateAttr(default=None)
     """A declared workflow's variable name -> index (set by :class:`Scenario`); ``None``:
     variables are ``S1``, ``S2``, ... and their index is their number."""
@@ -131,8 +134,12 @@ class ScenarioStep(BaseModel):
 
     @cached_property
     def tree(self) -> formulas.Node | None:
-        """The parsed :attr:`formula` (``None`` on a procedure's step)."""
-        return None if self.formula is None else formulas.parse(self.formula, True)
+        """The parsed :attr:`formula` (``None`` on a procedure's step), its look-ups
+        bound to the scenario's tables."""
+        if self.formula is None:
+            return None
+        tree = formulas.parse(self.formula, True)
+        return tree if self._tables is None else bind(tree, self._tables)
 
     def compute(self, supplied: Mapping[str, int], scale: int) -> int | None:
         """The step's value in units from its arguments (by parameter, in units), as its
@@ -258,6 +265,8 @@ class Scenario(BaseModel):
     """A branched workflow's: the type of each variable that is not a number."""
     exits: list[ScenarioExit] | None = Field(default=None, exclude_if=unset)
     """A branched workflow's early exits, in listed order."""
+    tables: dict[str, ScenarioTable] | None = Field(default=None, exclude_if=unset)
+    """A workflow's tables that its look-up steps read (never shown to the agent)."""
     path: ScenarioPath | None = Field(default=None, exclude_if=unset)
     """A branched workflow's: the path this instance's correct values take (which steps
     are required is each step's :attr:`~ScenarioStep.required`)."""
@@ -362,7 +371,11 @@ class Scenario(BaseModel):
         for name in self.inputs:
             index[name] = len(index) + 1
         tools: set[str] = set()
+        tables = None
+        if self.tables:
+            tables = {name: t.records() for name, t in self.tables.items()}
         for i, st in enumerate(self.steps):
+            st._tables = tables
             if st.step != i + 1 or st.formula is None or st.op is not None:
                 raise ValueError(f"steps[{i}]: expected step {i + 1} with a formula, no op")
             if st.output in index:

@@ -70,6 +70,29 @@ class ScenarioPath(BaseModel):
     """The exit that fires, or ``None`` when the procedure runs to its answer."""
 
 
+class ScenarioTable(BaseModel):
+    """A table of records the instance's look-up steps read (workflow format 2): the
+    state of the world behind its tools, never shown to the agent."""
+
+    model_config = ConfigDict(extra="forbid")
+    key: str
+    """The key column."""
+    rows: list[dict[str, Value]]
+    """The records, each with its key and every column."""
+
+    def records(self) -> dict[str, dict[str, Any]]:
+        """Key -> column -> value as the formula grammar reads it (a number an exact
+        fraction)."""
+        return {
+            str(row[self.key]): {c: _exact(v) for c, v in row.items() if c != self.key}
+            for row in self.rows
+        }
+
+
+def _exact(v: Value) -> Any:
+    return v if isinstance(v, bool | str) else Fraction(repr(v)).limit_denominator(1000)
+
+
 @lru_cache(maxsize=256)
 def variable_type(kind: str, choices: tuple[str, ...]) -> VariableType:
     """A variable's type as a scenario's JSON gives it (kept: a suite's instances share

@@ -24,6 +24,7 @@ from agentproc.workflow import (
     compile_procedure,
     load_scenario,
 )
+from agentproc.workflow.scenario_types import ScenarioTable
 
 SCHEMA = json.loads((folder("schemas") / "scenario.schema.json").read_text(encoding="utf-8"))
 VALIDATOR = Draft202012Validator(SCHEMA)
@@ -91,6 +92,7 @@ def test_every_property_has_a_description():
         ("/$defs/step", ScenarioStep),
         ("/$defs/expected_call", ExpectedCall),
         ("/$defs/finish", FinishSpec),
+        ("/$defs/table", ScenarioTable),
     ],
 )
 def test_schema_objects_mirror_the_pydantic_models_fields_and_required_ones(

@@ -1,0 +1,59 @@
+"""A workflow's tables (format 2): checked, typed and read into exact values.
+
+A table is the state of the world behind the tools: records with a key (a name) and
+typed columns, read by a step's ``lookup(table, key, 'column')``. Its key column's names
+are a category: a look-up's key is a category whose names are all the table's keys, so
+that a look-up of a record that does not exist is refused when the file is read. The
+agent never sees a table; it sees what the step's tool returns.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from agentproc.errors import InputError
+from agentproc.procedures.formula import CHOOSERS, FUNCTIONS, LITERALS, LOOKUP, Value
+from agentproc.procedures.formula_types import BOOLEAN, NUMBER, TableType, Type
+from agentproc.procedures.formula_values import Tables
+from agentproc.procedures.workflow_spec import _NAME, NAME, StepSpec, WorkflowSpec
+
+_KINDS = {"number": NUMBER, "boolean": BOOLEAN}
+
+
+def check_tables(spec: WorkflowSpec, where: str) -> tuple[dict[str, TableType], Tables]:
+    """Each table's type and records (none without tables). Raises one
+    :class:`~agentproc.errors.InputError` for a table that needs format 2, or whose
+    name is not one or is also a variable's or a function's."""
+    if not spec.tables:
+        return {}, {}
+    if spec.format != 2:
+        raise InputError(where, "tables need format = 2", "tables")
+    outputs = {s.output for s in spec.steps if isinstance(s, StepSpec)}
+    types: dict[str, TableType] = {}
+    values: dict[str, dict[str, dict[str, Value]]] = {}
+    for name, table in spec.tables.items():
+        field = f"tables.{name}"
+        if not _NAME.match(name):
+            raise InputError(where, f"{name!r} is not a table name ({NAME})", field)
+        if name in spec.inputs or name in outputs:
+            what = "an input" if name in spec.inputs else "a step's output"
+            why = f"{name!r} is also {what}: a table needs a name of its own"
+            raise InputError(where, why, field)
+        if name in FUNCTIONS or name in CHOOSERS or name in LITERALS or name == LOOKUP:
+            raise InputError(where, f"{name!r} is a name of the formula grammar", field)
+        records: dict[str, dict[str, Value]] = {}
+        for row in table.rows:
+            key = str(row[table.key])
+            records[key] = {c: _value(row[c]) for c in table.columns}
+        columns = {
+            c: _KINDS.get(kind) or Type.category(str(r[c]) for r in table.rows)
+            for c, kind in table.columns.items()
+        }
+        types[name] = TableType(tuple(records), columns)
+        values[name] = records
+    return types, values
+
+
+def _value(v: bool | float | str) -> Value:
+    """A table's value as the formula grammar reads it (a number an exact fraction)."""
+    return v if isinstance(v, bool | str) else Fraction(repr(v)).limit_denominator(1000)
