@@ -40,13 +40,14 @@ def selfcheck_command(args: argparse.Namespace, out: Console, err: Console) -> i
         return selfcond_command(args, out, err)
 
     from agentproc.agents.sim import INJECTORS
+    from agentproc.agents.sim.faults import FAITHFUL
     from agentproc.agents.sim.selfcheck import cells, run_selfcheck, run_selfcheck_on
     from agentproc.workflow.variant import load_variant
 
     variant = load_variant(args.variant)
     scenarios = _selfcheck_scenarios(args)
     runs = len(cells()) * args.count if scenarios is None else len(scenarios)
-    total = runs * len(INJECTORS)
+    total = runs * (len(INJECTORS) + len(FAITHFUL))
     with Progress(console=err, disable=not err.is_terminal) as progress:
         task = progress.add_task("selfcheck", total=total)
         if scenarios is None:
@@ -87,6 +88,10 @@ def selfcheck_command(args: argparse.Namespace, out: Console, err: Console) -> i
                 f"{s.recall:.4f}",
             )
         out.print(table)
+        faithful = ", ".join(
+            f"{agent} {f.faithful} of {f.episodes}" for agent, f in result.faithful.items()
+        )
+        out.print(f"faithful episodes of the agents that make no mistake: {faithful}")
         say(out, *result.mismatches[:10])
         if result.passed_over:
             out.print(
