@@ -40,14 +40,17 @@ def selfcheck_command(args: argparse.Namespace, out: Console, err: Console) -> i
         return selfcond_command(args, out, err)
 
     from agentproc.agents.sim import INJECTORS
-    from agentproc.agents.sim.faults import FAITHFUL
+    from agentproc.agents.sim.faults import BRANCH_INJECTORS, FAITHFUL
     from agentproc.agents.sim.selfcheck import cells, run_selfcheck, run_selfcheck_on
     from agentproc.workflow.variant import load_variant
 
     variant = load_variant(args.variant)
     scenarios = _selfcheck_scenarios(args)
-    runs = len(cells()) * args.count if scenarios is None else len(scenarios)
-    total = runs * (len(INJECTORS) + len(FAITHFUL))
+    each = len(INJECTORS) + len(FAITHFUL)  # the episodes of one scenario
+    if scenarios is None:
+        total = len(cells()) * args.count * each
+    else:  # a branched instance adds its own injectors
+        total = sum(each + len(BRANCH_INJECTORS) * (s.path is not None) for s in scenarios)
     with Progress(console=err, disable=not err.is_terminal) as progress:
         task = progress.add_task("selfcheck", total=total)
         if scenarios is None:
