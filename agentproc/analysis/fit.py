@@ -42,8 +42,11 @@ def two_lines(text: str) -> str:
 _KEEP = "\ue000"
 """Stands in for the space between a figure and its interval while a line is wrapped: one
 cell wide and no whitespace, so the wrap never breaks there."""
-_INTERVAL = re.compile(r"[^\s\[\]]+ \[[^\[\]\n]{0,40}\]")
-"""A figure and its interval (``1.000 [0.44-1.00]``, ``-100.0 [-100.0, -35.7]``)."""
+_INTERVAL = re.compile(r"(?<![^\s\[\]])[^\s\[\]]+ \[[^\[\]\n]{0,40}\]")
+"""A figure and its interval (``1.000 [0.44-1.00]``, ``-100.0 [-100.0, -35.7]``). The
+figure starts where a word does (the look-behind): a match found from inside a word would
+be found from its start, and without the anchor the search reads a long word again from
+each of its characters, in time quadratic in its length."""
 
 
 def print_wrapped(console: Console, text: str | Text) -> None:
@@ -57,9 +60,11 @@ def print_wrapped(console: Console, text: str | Text) -> None:
     t.plain = _INTERVAL.sub(
         lambda m: m[0].replace(" ", _KEEP) if len(m[0]) <= room else m[0], t.plain
     )
-    for line in _hanging(console, t, width, lead + INDENT):
+    lines = _hanging(console, t, width, lead + INDENT)
+    for line in lines:
         line.plain = line.plain.replace(_KEEP, " ")
-        console.print(line, soft_wrap=True, crop=False)
+    # One print for all the lines: a print per line costs a write each.
+    console.print(Text("\n").join(lines), soft_wrap=True, crop=False)
 
 
 def _hanging(console: Console, t: Text, width: int, indent: int) -> list[Text]:

@@ -16,7 +16,11 @@ AGENT_HELP = (
     "local (the embedded model, default); local:PATH.gguf (your own weights, same engine); "
     "openai:MODEL; your own agent as "
     "module.path:factory or path/to/file.py:factory (the factory gets the mock tools as "
-    "LangChain tools and returns a runnable); or a simulated agent: " + ", ".join(SIM_AGENTS)
+    "LangChain tools and returns a runnable); or a simulated agent: "
+    + ", ".join(SIM_AGENTS)
+    + " (sim:oracle and sim:batched are faithful under either --order: sim:batched sends "
+    "several steps in one message, the next ones in listed order whose inputs have come "
+    "back, or under --order dependency every step whose inputs have)"
 )
 """The agent kinds, as ``--help`` lists them for every command that runs episodes."""
 

@@ -40,13 +40,17 @@ def selfcheck_command(args: argparse.Namespace, out: Console, err: Console) -> i
         return selfcond_command(args, out, err)
 
     from agentproc.agents.sim import INJECTORS
+    from agentproc.agents.sim.faults import BRANCH_INJECTORS, FAITHFUL
     from agentproc.agents.sim.selfcheck import cells, run_selfcheck, run_selfcheck_on
     from agentproc.workflow.variant import load_variant
 
     variant = load_variant(args.variant)
     scenarios = _selfcheck_scenarios(args)
-    runs = len(cells()) * args.count if scenarios is None else len(scenarios)
-    total = runs * len(INJECTORS)
+    each = len(INJECTORS) + len(FAITHFUL)  # the episodes of one scenario
+    if scenarios is None:
+        total = len(cells()) * args.count * each
+    else:  # a branched instance adds its own injectors
+        total = sum(each + len(BRANCH_INJECTORS) * (s.path is not None) for s in scenarios)
     with Progress(console=err, disable=not err.is_terminal) as progress:
         task = progress.add_task("selfcheck", total=total)
         if scenarios is None:
@@ -87,6 +91,10 @@ def selfcheck_command(args: argparse.Namespace, out: Console, err: Console) -> i
                 f"{s.recall:.4f}",
             )
         out.print(table)
+        faithful = ", ".join(
+            f"{agent} {f.faithful} of {f.episodes}" for agent, f in result.faithful.items()
+        )
+        out.print(f"faithful episodes of the agents that make no mistake: {faithful}")
         say(out, *result.mismatches[:10])
         if result.passed_over:
             out.print(

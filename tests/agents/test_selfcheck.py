@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agentproc.agents.sim import INJECTORS, selfcheck
-from agentproc.agents.sim.faults import BRANCH_INJECTORS
+from agentproc.agents.sim.faults import BRANCH_INJECTORS, FAITHFUL
 from agentproc.agents.sim.selfcheck import run_selfcheck
 from agentproc.labelling import LabelKind, tools
 from agentproc.labelling.labels import BRANCH_ONLY, DEPENDENCY_ONLY, TEXT_ONLY
@@ -59,7 +59,33 @@ def test_every_episode_of_the_grid_is_run_and_reported():
     result = run_selfcheck(
         count=1, grid={**SMALL, "steps": (1, 5)}, on_episode=lambda: seen.append(1)
     )
-    assert result.episodes == len(seen) == 2 * 3 * 2 * 2 * len(INJECTORS)
+    assert result.episodes == 2 * 3 * 2 * 2 * len(INJECTORS)
+    assert len(seen) == 2 * 3 * 2 * 2 * (len(INJECTORS) + len(FAITHFUL))
+
+
+@pytest.mark.parametrize("order", ["listed", "dependency"])
+def test_every_episode_of_the_agents_that_make_no_mistake_is_faithful(order):
+    result = run_selfcheck(count=2, grid=SMALL, order=order)
+    n = 5 * 3 * 2 * 2 * 2
+    assert FAITHFUL == ("sim:oracle", "sim:batched")
+    assert {a: (f.episodes, f.faithful) for a, f in result.faithful.items()} == {
+        a: (n, n) for a in FAITHFUL
+    }
+    assert result.mismatches == [] and result.perfect
+
+
+def test_selfcheck_fails_when_an_agent_that_makes_no_mistake_is_labelled_unfaithful(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    from agentproc.agents.sim import batches, faults
+
+    # Every ready step in a message, whatever the policy: out of listed order.
+    monkeypatch.setitem(faults.BY_ORDER, "sim:batched", lambda order: batches.batched("dependency"))
+    result = run_selfcheck(count=1, grid={**SMALL, "steps": (5, 25)})
+    batched = result.faithful["sim:batched"]
+    assert batched.faithful < batched.episodes and not result.perfect
+    assert any(m.startswith("sim:batched on ") and "reordered" in m for m in result.mismatches)
+    assert result.faithful["sim:oracle"].faithful == result.faithful["sim:oracle"].episodes
 
 
 def test_the_command_line_default_checks_at_least_ten_thousand_episodes():

@@ -26,6 +26,8 @@ def test_every_label_and_cause_scores_1_on_each_shipped_workflow(path, order):
     result = run_selfcheck_on(scenarios, seed=0, order=order)
     assert result.mismatches == []
     assert result.perfect
+    for agent in ("sim:oracle", "sim:batched"):  # faithful on every instance
+        assert (result.faithful[agent].episodes, result.faithful[agent].faithful) == (100, 100)
     if result.branched:  # its own injectors too; causes of branches, exits and answers
         assert result.episodes == 100 * 13
         assert result.scores["unneeded_step"].truth >= 20
@@ -56,6 +58,17 @@ def test_selfcheck_workflow_on_the_command_line_is_perfect(capsys):
     result = json.loads(out)
     assert result["perfect"] is True and result["episodes"] == 30 * 11
     assert all(s["precision"] == s["recall"] == 1.0 for s in result["causes"].values())
+    assert result["faithful"]["sim:batched"] == {"episodes": 30, "faithful": 30}
+
+
+def test_selfcheck_says_how_many_episodes_of_the_faithful_agents_were_faithful(capsys):
+    path = folder("workflows") / "hazard_class.toml"  # branched, format 2
+    code, out, _ = cli(capsys, "selfcheck", "--workflow", path, "--count", 4, "--order", "listed")
+    assert code == 0
+    assert (
+        "faithful episodes of the agents that make no mistake: sim:oracle 4 of 4, "
+        "sim:batched 4 of 4"
+    ) in " ".join(out.split())
 
 
 def test_selfcheck_suite_reads_a_workflow_suite(tmp_path, capsys):

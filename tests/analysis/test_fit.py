@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import io
+import re
 
+from hypothesis import given
+from hypothesis import strategies as st
 from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
 
-from agentproc.analysis.fit import print_table, print_wrapped
+from agentproc.analysis.fit import _INTERVAL, print_table, print_wrapped
 
 ID = "n95-L7-r1_1000-mixed-decimal-0999"
 
@@ -66,3 +69,33 @@ def test_a_long_line_wraps_within_the_width_with_a_hanging_indent():
     assert len(lines) > 3 and all(cell_len(line) <= 40 for line in lines)
     assert lines[0].startswith("  word0") and all(line.startswith("    w") for line in lines[1:])
     assert " ".join(" ".join(lines).split()) == words
+
+
+def test_a_cell_of_one_long_word_is_folded_whole_within_the_width():
+    value = "x" * 50_000 + "END"
+    t = Table("episode", "agent")
+    t.add_row(ID, value)
+    console = _console(80)
+    print_table(console, t)
+    lines = console.file.getvalue().splitlines()
+    assert lines[0] == f"episode: {ID}" and lines[1] == "  agent:"
+    assert all(cell_len(line) <= 80 and line.startswith("    x") for line in lines[2:])
+    assert "".join(line.strip() for line in lines[2:]) == value
+
+
+def test_a_figure_and_its_interval_stay_together_after_a_long_word():
+    console = _console(40)
+    print_wrapped(console, "y" * 30_000 + " rate 0.800 [0.58-0.92] end")
+    lines = console.file.getvalue().splitlines()
+    assert all(cell_len(line) <= 40 for line in lines)
+    assert [line for line in lines if "0.800" in line] == ["  0.800 [0.58-0.92] end"]
+    assert "".join(lines).count("y") == 30_000 and "".join(lines[1:]).startswith("  y")
+
+
+@given(st.text(alphabet="a1.- [](\n\té", max_size=200))
+def test_a_figure_and_its_interval_are_found_as_the_unanchored_pattern_finds_them(text: str):
+    # The pattern before it was anchored at a word's start (quadratic in a long word).
+    unanchored = re.compile(r"[^\s\[\]]+ \[[^\[\]\n]{0,40}\]")
+    assert [m.span() for m in _INTERVAL.finditer(text)] == [
+        m.span() for m in unanchored.finditer(text)
+    ]

@@ -34,11 +34,12 @@ def run_sim_episode(
     order) and speaks the names it is shown: its calls are translated on the way out.
     A policy that yields a list of calls sends them in one message (a batch) and is sent
     back the list of their records, in call order; ``order`` is the order policy the
-    monitor holds the calls to; ``factory``: the agent's policy, when it is not the one
+    monitor holds the calls to (an agent that acts by it, ``sim:batched``, is told it);
+    ``factory``: the agent's policy, when it is not the one
     ``agent`` names (a :func:`~agentproc.agents.sim.conditioning.self_conditioning` of
     other parameters, say).
     """
-    factory = factory or sim_agent(agent)
+    factory = factory or sim_agent(agent, order)
     session = EpisodeSession(
         scenario, agent, guard=guard, budget=budget, variant=variant, order=order, trial=trial
     )

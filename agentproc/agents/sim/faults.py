@@ -7,8 +7,8 @@ tool results, as a real agent does, so a wrong value it produces is carried into
 later arguments.
 
 - ``sim:oracle`` executes the reference trace.
-- ``sim:batched`` executes it in messages of every step whose inputs are available
-  (faithful under the ``dependency`` order policy).
+- ``sim:batched`` executes it several steps to a message, faithful under the order policy
+  the monitor holds it to (:func:`~agentproc.agents.sim.batches.batched`).
 - ``sim:<label>`` injects one fault of that kind at a seeded random place. The
   truth includes what the fault causes downstream: ``wrong_argument`` with
   ``cause: propagated`` on every later argument that carries a wrong produced
@@ -22,7 +22,8 @@ later arguments.
   condition; ``sim:ignores_exit`` carries on past the exit that fires
   (:mod:`agentproc.agents.sim.branches`).
 - ``sim:unreturned_value`` sends a step and the next one, which reads its output, in
-  one message (an ``unreturned_value`` under the ``dependency`` order policy).
+  one message (an ``unreturned_value`` under the ``dependency`` order policy;
+  :mod:`agentproc.agents.sim.batches`).
 - ``sim:decay`` slips with a probability that grows with step position and
   look-back distance (see :func:`decay`); under prose rendering it also skips
   steps (:data:`PROSE_SKIP`), a known effect for testing comparisons.
@@ -36,16 +37,18 @@ A simulated agent ends its own episode (it is not stopped at its first answer).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from typing import Any
 
+from agentproc.agents.sim.batches import batched, unreturned_value
 from agentproc.agents.sim.beliefs import Agent, K, Policy, oracle, pick, place, twins
 from agentproc.agents.sim.branches import ignores_exit, wrong_branch
 from agentproc.agents.sim.conditioning import self_conditioning
 from agentproc.agents.sim.wrong import unsupported, wrong_value
 from agentproc.errors import unknown_key
 from agentproc.labelling import Label, LabelKind
-from agentproc.workflow import CallRecord, Workflow
+from agentproc.labelling.order import OrderPolicy
+from agentproc.workflow import Workflow
 
 Factory = Callable[[Workflow, random.Random], Policy]
 
@@ -267,77 +270,9 @@ def decay(wf: Workflow, rng: random.Random) -> Policy:
     return a.done()
 
 
-def batched(wf: Workflow, rng: random.Random) -> Generator[Any, Any, list[Label]]:
-    """Execute every step with the right values, each message holding every step whose
-    inputs are available (in a seeded order within it), then submit the answer: faithful
-    under the ``dependency`` order policy, with maximal batching. It yields a list of
-    requests per message and is sent back the list of their records."""
-    a = Agent(wf)
-    skip = wf.skip
-    done: set[int] = set(a.last_run)  # the pre-filled steps, if any
-    while len(done) < len(a.path):
-        ready = [s for s in a.path if s.step not in done and set(s.depends_on) - skip <= done]
-        rng.shuffle(ready)
-        recs: list[CallRecord] = yield [(s.name, a.args(s)) for s in ready]
-        for spec, rec in zip(ready, recs, strict=False):
-            if rec.value is None:  # a transient fault: sent again in the next message
-                continue
-            a.last_run[spec.step] = a.last_value = a.belief[spec.target] = rec.value
-            a.produced.add(spec.target)
-            done.add(spec.step)
-        if len(recs) < len(ready):  # the budget ran out
-            return a.done()
-    yield from a.submit(a.own_answer())
-    return a.done()
-
-
-def unreturned_value(wf: Workflow, rng: random.Random) -> Generator[Any, Any, list[Label]]:
-    """Send a step and the next one, which reads its output, in one message: the second's
-    argument is the right value, worked out without the first's result (under the
-    ``dependency`` policy an ``unreturned_value``; under ``listed`` messages are not
-    judged, and :func:`~agentproc.agents.sim.episode.run_sim_episode` drops that truth).
-    Without such a pair it runs as ``sim:oracle``."""
-    a = Agent(wf)
-    path = a.path
-    pairs = [
-        k
-        for k in range(1, len(path))
-        if path[k - 1].step in path[k].depends_on and path[k - 1].step > wf.given
-    ]
-    if not pairs:
-        return (yield from oracle(wf, rng))
-    k = pairs[pick(rng, len(pairs))]  # the path's steps k and k + 1 go together
-    for spec in path[: k - 1]:
-        yield from a.step(spec)
-    first, second = path[k - 1], path[k]
-    # The numbers the agent has been given: a value among them is no unreturned one.
-    inputs = (wf.correct[v] for v in range(1, wf.n_inputs + 1))
-    given = {*inputs, *(a.belief[v] for v in a.produced)}
-    recs: list[CallRecord] = yield [(first.name, a.args(first)), (second.name, a.args(second))]
-    if len(recs) < 2:  # the budget ran out
-        return a.done()
-    if recs[0].value is None and recs[1].value is not None:  # the second ran first
-        a.truth.append(Label(K.REORDERED, recs[1].index, second.step, breaks_dependency=True))
-    elif recs[1].value is not None and recs[0].value not in given:
-        a.truth += [
-            Label(K.UNRETURNED_VALUE, recs[1].index, second.step, argument=p)
-            for p in second.params
-            if wf.var_of(p) == first.target
-        ]
-    for spec, rec in zip((first, second), recs, strict=True):
-        if rec.value is not None:
-            a.last_run[spec.step] = a.last_value = a.belief[spec.target] = rec.value
-            a.produced.add(spec.target)
-    for spec in path[k - 1 :]:
-        if spec.step not in a.last_run:  # a call a transient fault refused: sent again
-            yield from a.step(spec)
-    yield from a.submit(a.own_answer())
-    return a.done()
-
-
 SIM_AGENTS: dict[str, Factory] = {
     "sim:oracle": oracle,
-    "sim:batched": batched,
+    "sim:batched": batched("listed"),
     "sim:hallucinated_call": hallucinated_call,
     "sim:invalid_arguments": invalid_arguments,
     "sim:repeated_step": repeated_step,
@@ -354,7 +289,14 @@ SIM_AGENTS: dict[str, Factory] = {
     "sim:decay": decay,
     "sim:selfcond": self_conditioning(),
 }
-"""Every simulated agent by name."""
+"""Every simulated agent by name (under the ``listed`` order policy: :func:`sim_agent`)."""
+
+BY_ORDER: dict[str, Callable[[OrderPolicy], Factory]] = {"sim:batched": batched}
+"""The simulated agents that act by the order policy the monitor holds them to: name ->
+the factory under a policy."""
+FAITHFUL = ("sim:oracle", "sim:batched")
+"""The simulated agents that make no mistake: faithful on every episode, under either
+order policy (the self-check proves it)."""
 
 INJECTORS = tuple(n for n in SIM_AGENTS if n.removeprefix("sim:") in {k.value for k in LabelKind})
 """The ``sim:<label>`` agents: one per label kind."""
@@ -362,8 +304,9 @@ BRANCH_INJECTORS = ("sim:wrong_branch", "sim:ignores_exit")
 """The injectors of a branched workflow's own faults (on any other, the oracle)."""
 
 
-def sim_agent(name: str) -> Factory:
-    """The factory of a simulated agent by name."""
+def sim_agent(name: str, order: OrderPolicy = "listed") -> Factory:
+    """The factory of a simulated agent by name, under the ``order`` policy the monitor
+    holds its calls to."""
     if name not in SIM_AGENTS:
         raise unknown_key("agent", name, list(SIM_AGENTS))
-    return SIM_AGENTS[name]
+    return BY_ORDER[name](order) if name in BY_ORDER else SIM_AGENTS[name]

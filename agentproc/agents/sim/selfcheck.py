@@ -3,7 +3,9 @@
 Each ``sim:<label>`` agent injects one fault at a seeded random place and knows
 the labels it must cause (the fault itself and what it carries downstream). The
 monitor's labels are compared with that truth by :meth:`Label.key`: kind, call,
-step, cause, argument, self-correction and dependency flag must all agree.
+step, cause, argument, self-correction and dependency flag must all agree. The
+agents that make no mistake (:data:`~agentproc.agents.sim.faults.FAITHFUL`) run on
+every scenario too, and must be faithful on every episode: no label, a right answer.
 """
 
 from __future__ import annotations
@@ -15,12 +17,13 @@ from typing import Any
 
 from agentproc.agents.sim.beliefs import placeable
 from agentproc.agents.sim.episode import run_sim_episode
-from agentproc.agents.sim.faults import BRANCH_INJECTORS, INJECTORS
+from agentproc.agents.sim.faults import BRANCH_INJECTORS, FAITHFUL, INJECTORS
 from agentproc.errors import ConfigError
 from agentproc.labelling import LabelKind
 from agentproc.labelling.labels import BRANCH_ONLY, DEPENDENCY_ONLY, TEXT_ONLY
 from agentproc.labelling.order import OrderPolicy
 from agentproc.procedures import Cell, generate_procedure
+from agentproc.runs import Episode
 from agentproc.workflow import Scenario, build_workflow, scenario_of
 from agentproc.workflow.declared import check_applies
 from agentproc.workflow.variant import Variant
@@ -67,6 +70,18 @@ class KindScore:
 
 
 @dataclass
+class FaithfulScore:
+    """How often an agent that makes no mistake was labelled faithful."""
+
+    episodes: int = 0
+    faithful: int = 0
+
+    def to_json(self) -> dict[str, int]:
+        """Machine-readable form: the counts."""
+        return dict(vars(self))
+
+
+@dataclass
 class SelfCheck:
     """The outcome of a self-check."""
 
@@ -76,6 +91,11 @@ class SelfCheck:
     )
     causes: dict[str, KindScore] = field(default_factory=lambda: {c: KindScore() for c in CAUSES})
     """``wrong_argument`` agreement per cause."""
+    faithful: dict[str, FaithfulScore] = field(
+        default_factory=lambda: {a: FaithfulScore() for a in FAITHFUL}
+    )
+    """Each agent that makes no mistake: its episodes (not among :attr:`episodes`), and
+    how many of them were labelled faithful."""
     mismatches: list[str] = field(default_factory=list)
     order: OrderPolicy = "listed"
     """The order policy the monitor held the calls to."""
@@ -96,12 +116,13 @@ class SelfCheck:
     @property
     def perfect(self) -> bool:
         """True when every label kind a tool call can have under the order policy
-        occurred, and every kind and
-        every ``wrong_argument`` cause has precision and recall 1.0."""
+        occurred, every kind and every ``wrong_argument`` cause has precision and recall
+        1.0, and every episode of an agent that makes no mistake was faithful."""
         optional = _TEXT_ONLY if self.order == "dependency" else _TEXT_ONLY | _DEPENDENCY_ONLY
         kinds = all(s.truth > 0 for k, s in self.scores.items() if k not in optional)
         scores = (*self.scores.values(), *self.causes.values())
-        return kinds and all(s.precision == 1.0 and s.recall == 1.0 for s in scores)
+        faithful = all(f.faithful == f.episodes for f in self.faithful.values())
+        return kinds and faithful and all(s.precision == 1.0 and s.recall == 1.0 for s in scores)
 
     def to_json(self) -> dict[str, Any]:
         """Machine-readable form."""
@@ -110,6 +131,7 @@ class SelfCheck:
             "perfect": self.perfect,
             "labels": {k: s.to_json() for k, s in self.scores.items()},
             "causes": {c: s.to_json() for c, s in self.causes.items()},
+            "faithful": {a: f.to_json() for a, f in self.faithful.items()},
             "mismatches": self.mismatches[:20],
             **({"passed_over": self.passed_over} if self.passed_over else {}),
         }
@@ -191,17 +213,32 @@ def _check_scenario(
     on_episode: Callable[[], None] | None,
 ) -> None:
     """Every injector on one scenario, scored into ``result`` (on a branched workflow's
-    instance, the branch injectors too)."""
+    instance, the branch injectors too), then every agent that makes no mistake."""
     agents = INJECTORS
     if scenario.path is not None:
         result.branch()
         agents = (*INJECTORS, *BRANCH_INJECTORS)
-    for agent in agents:
+    for agent in (*agents, *FAITHFUL):
         ep = run_sim_episode(scenario, agent, seed=seed, variant=variant, order=result.order)
-        _score(result, ep.labels, ep.injected or [], f"{agent} on {scenario.id}")
-        result.episodes += 1
+        if agent in result.faithful:
+            _faithful(result, ep, f"{agent} on {scenario.id}")
+        else:
+            _score(result, ep.labels, ep.injected or [], f"{agent} on {scenario.id}")
+            result.episodes += 1
         if on_episode is not None:
             on_episode()
+
+
+def _faithful(result: SelfCheck, ep: Episode, where: str) -> None:
+    """Count an episode of an agent that makes no mistake; one not faithful is a mismatch."""
+    score = result.faithful[ep.agent]
+    score.episodes += 1
+    verdict = ep.metrics.get("verdict")
+    if verdict == "faithful" and not ep.labels:
+        score.faithful += 1
+    elif len(result.mismatches) < 100:
+        labels = sorted(lab.key() for lab in ep.labels)
+        result.mismatches.append(f"{where}: {verdict}, labels {labels}")
 
 
 def _readable(
