@@ -36,6 +36,7 @@ from pydantic import Field
 
 from agentproc.agents import xllama_runtime
 from agentproc.agents.conversation import tool_calls_of
+from agentproc.agents.gguf import NotGguf, read_header
 from agentproc.agents.local_prompt import REPLY_FORMAT as REPLY_FORMAT
 from agentproc.agents.local_prompt import render_chat as render_chat
 from agentproc.agents.local_prompt import reply_schema as reply_schema
@@ -104,37 +105,30 @@ def check_engine(runtime: str) -> None:
         raise ConfigError(f"the local model needs xllamacpp; {INSTALL_HINT}")
 
 
-GGUF_MAGIC = b"GGUF"
-"""The first four bytes of every GGUF file."""
-
-
 def gguf_path(model: str | None) -> Path:
     """The weights ``local:MODEL`` names: the packaged file for none (or ``smollm2``), else
-    the GGUF file at the path ``MODEL``, checked by its first bytes (nothing is loaded).
+    the GGUF file at the path ``MODEL``, its header checked (:mod:`agentproc.agents.gguf`;
+    nothing is loaded).
 
     Raises:
-        ConfigError: the packaged weights are missing, or the path is no file or not a
-            GGUF file (naming the path).
+        ConfigError: the packaged weights are missing, or the path is missing, no file, or
+            no GGUF model (naming the path and what is wrong).
     """
     if model in (None, "", *PACKAGED_NAMES):
         return model_path()
     path = Path(str(model))
-    why = None
-    if not path.is_file():
+    try:
+        read_header(path)
+    except FileNotFoundError:
         why = "no such file"
+    except NotGguf as exc:
+        why = str(exc)
     else:
-        try:
-            with open(path, "rb") as fh:
-                if fh.read(len(GGUF_MAGIC)) != GGUF_MAGIC:
-                    why = "it does not start with the GGUF magic bytes"
-        except OSError as exc:
-            why = f"it cannot be read: {exc.strerror or exc}"
-    if why is not None:
-        raise ConfigError(
-            f"local model {str(model)!r} is not a GGUF file ({why}; expected local:PATH.gguf, "
-            f"or local for the packaged {MODEL_NAME})"
-        )
-    return path
+        return path
+    raise ConfigError(
+        f"local model {str(model)!r}: {why}; expected local:PATH.gguf, or local for the "
+        f"packaged {MODEL_NAME}"
+    )
 
 
 def model_name(model: str | None) -> str:
@@ -267,6 +261,18 @@ class LocalChatModel(BaseChatModel):
 
     def _path(self) -> Path:
         return gguf_path(self.model)
+
+    def load(self) -> None:
+        """Load the weights into the engine now (once per process), not at the first reply:
+        weights the engine cannot load are then one error before any episode runs.
+
+        Raises:
+            ConfigError: the engine is missing, or the file is no GGUF model or does not
+                load (naming the file).
+        """
+        path = self._path()
+        check_engine(self.runtime)
+        xllama_runtime.load(path, self.n_ctx, self.n_threads)
 
     def _offered(self) -> tuple[list[dict[str, Any]], bool]:
         """The tools the reply may call, and whether a text reply is allowed."""

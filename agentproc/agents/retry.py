@@ -1,14 +1,26 @@
-"""Model calls with a timeout and retries: exponential backoff with full jitter.
+"""Model calls with a timeout and retries: exponential backoff with full jitter, or
+the wait the server asked for.
 
 Retried: rate limits (429), server errors (5xx), request timeouts and lost
 connections, as :func:`agentproc.agents.providers.is_retryable` says. Anything
 else is the model's or the request's fault and is not retried.
+
+A failed answer's ``Retry-After`` header (seconds, or an HTTP date) is honoured: the
+next try waits that long, cut to :attr:`RetryPolicy.max_retry_after` (60 s by default,
+the longest the ``openai`` SDK honours), instead of the backoff. The header is read
+from the response the error carries (``openai``'s errors and LangChain's, which keep
+it); the ``openai`` client itself runs with ``max_retries=0``, so that every attempt is
+counted here, and never reads it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import datetime
+import email.utils
+import math
 import random
+import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -31,10 +43,69 @@ class RetryPolicy:
     max_delay: float = 20.0
     timeout: float = 120.0
     """Seconds one model call may take before it counts as a timeout."""
+    max_retry_after: float = 60.0
+    """The longest wait a server's ``Retry-After`` is granted: a longer one (or a date
+    further off) is waited for this long, then the call is tried again."""
 
-    def delay(self, attempt: int, rng: random.Random) -> float:
-        """Seconds to wait before retry number ``attempt`` (from 1)."""
+    def delay(self, attempt: int, rng: random.Random, asked: float | None = None) -> float:
+        """Seconds to wait before retry number ``attempt`` (from 1): what the server
+        ``asked`` (its ``Retry-After``, capped at :attr:`max_retry_after`), else the
+        backoff.
+
+        >>> RetryPolicy().delay(1, random.Random(0), asked=7.0)
+        7.0
+        >>> RetryPolicy().delay(1, random.Random(0), asked=3600.0)
+        60.0
+        """
+        if asked is not None:
+            return min(asked, self.max_retry_after)
         return rng.uniform(0, min(self.max_delay, self.base_delay * 2 ** (attempt - 1)))
+
+
+_SECONDS = re.compile(r"\d+(?:\.\d+)?")
+
+
+def retry_after(exc: BaseException, now: Callable[[], float] = time.time) -> float | None:
+    """The seconds a failed call's server asked to wait (``Retry-After``: a number of
+    seconds, or an HTTP date, a past one being 0); ``None`` when the error carries no
+    such header, or one that reads as neither.
+
+    The error's own response is read, else its cause's (LangChain's errors wrap
+    ``openai``'s).
+
+    >>> import httpx2, openai
+    >>> def limited(value):
+    ...     request = httpx2.Request("POST", "http://127.0.0.1/v1/chat/completions")
+    ...     response = httpx2.Response(429, headers={"Retry-After": value}, request=request)
+    ...     return openai.RateLimitError("slow down", response=response, body=None)
+    >>> retry_after(limited("7")), retry_after(limited("soon"))
+    (7.0, None)
+    >>> retry_after(limited("Thu, 01 Jan 1970 00:01:40 GMT"), now=lambda: 90.0)
+    10.0
+    """
+    seen: BaseException | None = exc
+    for _ in range(4):  # the error, its cause, and theirs
+        if seen is None:
+            return None
+        headers = getattr(getattr(seen, "response", None), "headers", None)
+        value = headers.get("retry-after") if headers is not None else None
+        if isinstance(value, str):
+            return _seconds(value.strip(), now)
+        seen = seen.__cause__
+    return None
+
+
+def _seconds(value: str, now: Callable[[], float]) -> float | None:
+    if _SECONDS.fullmatch(value):
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:  # "-0000": UTC, as an HTTP date always is
+        when = when.replace(tzinfo=datetime.UTC)
+    wait = when.timestamp() - now()
+    return max(0.0, wait) if math.isfinite(wait) else None
 
 
 @dataclass
@@ -63,8 +134,11 @@ async def invoke_with_retry(
     rng: random.Random,
     calls: list[ModelCall],
     errors: list[str],
+    sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
 ) -> T:
     """``await ask()`` (one model turn) with timeout and retries; appends a :class:`ModelCall`.
+    Between tries it awaits ``sleep(seconds)``: the server's ``Retry-After``
+    (:func:`retry_after`, capped) or the backoff.
 
     Raises the last error when every attempt failed or the error is not retryable.
     """
@@ -87,7 +161,7 @@ async def invoke_with_retry(
             if isinstance(exc, TimeoutError) or is_retryable(exc):
                 errors.append(redact(f"attempt {attempt}: {type(exc).__name__}: {exc}"))
                 if attempt < policy.attempts:
-                    await asyncio.sleep(policy.delay(attempt, rng))
+                    await sleep(policy.delay(attempt, rng, retry_after(exc)))
                 continue
             break
         usage = getattr(reply, "usage_metadata", None) or {}

@@ -57,7 +57,18 @@ class AgentSpec:
 
     def model(self) -> Any:
         """The chat model (the factory for ``module:factory``; ``None`` for a simulated
-        agent); an unknown agent or a missing extra raises here, before any file is touched."""
+        agent); an unknown agent or a missing extra raises here, before any file is touched.
+        The embedded model is loaded here too, so that weights the engine cannot load are
+        one error before the first episode, not an error in every one."""
+        from agentproc.agents.kinds import agent_kind
+
+        made = self._made()
+        if agent_kind(self.agent) == "local":
+            made.load()
+        return made
+
+    def _made(self) -> Any:
+        """The model :meth:`model` returns, not loaded."""
         from agentproc.agents.kinds import agent_kind
 
         kind = agent_kind(self.agent)
@@ -101,10 +112,10 @@ class AgentSpec:
         return make_chat_model(self.agent, base_url=self.base_url, timeout=self.timeout, **kw)
 
     def check(self) -> None:
-        """Everything :meth:`model` checks (agent, factory, extra, key), the model dropped:
-        an embedded model loads at its first reply, so over workers each worker loads its
-        own and this process none."""
-        self.model()
+        """Everything :meth:`model` checks (agent, factory, extra, key, a GGUF file's
+        header) but loading an embedded model: over workers each worker loads its own
+        (before its first episode) and this process none."""
+        self._made()
 
     def built(self) -> AgentSpec:
         """This agent with its model built now, once for every run that reuses it."""

@@ -59,6 +59,9 @@ CHAT_PATH = "/chat/completions"
 MAX_BODY = 64 << 20
 """Bytes an answer may hold once decoded: a chat completion is far smaller."""
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
+KEPT = frozenset({"retry-after"})
+"""The headers of a refusal its error keeps (lower-case): the retries read ``Retry-After``
+(the body is kept decoded, so an encoding header would not describe it)."""
 
 
 def chat_url(base_url: str, query: dict[str, str] | None = None) -> str:
@@ -140,6 +143,7 @@ class HttpEndpoint:
                     said = orjson.dumps({"error": {"message": text, "type": "redirect"}})
                     raise_as_sdk(status_error(status, said, self.url), None)
                 data = await _read_capped(response)
+                headers = [(k, v) for k, v in response.headers.items() if k.lower() in KEPT]
         except TimeoutError as exc:
             raise_as_sdk(_openai().APITimeoutError(request=_request(self.url)), exc)
         except (aiohttp.ClientError, OSError) as exc:  # refused, reset, not HTTP, bad chunks
@@ -147,7 +151,7 @@ class HttpEndpoint:
             failed = _openai().APIConnectionError(message=message, request=_request(self.url))
             raise_as_sdk(failed, exc)
         if status >= 400:
-            raise_as_sdk(status_error(status, data, self.url), None)
+            raise_as_sdk(status_error(status, data, self.url, headers), None)
         return completion_of(data)
 
     async def _session(self) -> tuple[Any, str | None]:
@@ -282,8 +286,11 @@ STATUS_ERRORS = {
 """The ``openai`` error class of each status, as the SDK chooses (5xx: InternalServerError)."""
 
 
-def status_error(status: int, body: bytes, url: str) -> Exception:
-    """The error the ``openai`` SDK makes of an answer with this status and body."""
+def status_error(
+    status: int, body: bytes, url: str, headers: list[tuple[str, str]] | None = None
+) -> Exception:
+    """The error the ``openai`` SDK makes of an answer with this status, body and headers
+    (its ``response.headers``: where :func:`~agentproc.agents.retry.retry_after` reads)."""
     import httpx2  # what openai 3 is built on: its errors carry an httpx2 response
 
     openai = _openai()
@@ -295,7 +302,7 @@ def status_error(status: int, body: bytes, url: str) -> Exception:
     said = detail.get("message") if isinstance(detail, dict) else None
     if isinstance(said, str) and said:
         message += f" - {said}"
-    response = httpx2.Response(status, content=body, request=_request(url))
+    response = httpx2.Response(status, headers=headers, content=body, request=_request(url))
     name = "InternalServerError" if status >= 500 else STATUS_ERRORS.get(status, "APIStatusError")
     error_class: Any = getattr(openai, name)
     made: Exception = error_class(message, response=response, body=detail)

@@ -113,7 +113,9 @@ def load(path: Path, n_ctx: int, n_threads: int | None = None) -> _Runtime:
             try:
                 server = xllamacpp.Server(params)
             except Exception as e:  # the binding raises RuntimeError with llama.cpp's text
-                raise ConfigError(f"xllamacpp could not load {path}: {e}") from e
+                said = str(e).splitlines()[0] if str(e).strip() else type(e).__name__
+                said = f"local model '{path}': xllamacpp could not load it ({said})"
+                raise ConfigError(said) from e
             _RUNTIMES[key] = _Runtime(server, n_ctx)
         return _RUNTIMES[key]
 

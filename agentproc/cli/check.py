@@ -12,6 +12,7 @@ from rich.text import Text
 
 from agentproc.cli.help import HelpFormatter
 from agentproc.cli.output import EXIT_FAILED, EXIT_OK, number, print_json, say, seed, words
+from agentproc.errors import ConfigError, InputError
 
 EPILOG = """\
 conditions (each one line; a failed one names its scenarios and first
@@ -107,14 +108,19 @@ def check_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     inputs = [args.run] + ([args.baseline] if args.baseline is not None else [])
     if args.junit is not None:
         check_output(args.junit, inputs=inputs, overwrite=True, option="--junit")
-    result = check_files(
-        args.run,
-        args.baseline,
-        min_faithful=args.min_faithful,
-        max_drop=args.max_drop,
-        labels=args.labels,
-        min_horizon=args.min_horizon,
-    )
+    try:
+        result = check_files(
+            args.run,
+            args.baseline,
+            min_faithful=args.min_faithful,
+            max_drop=args.max_drop,
+            labels=args.labels,
+            min_horizon=args.min_horizon,
+        )
+    except (InputError, ConfigError) as exc:
+        if args.junit is not None:  # an earlier build's passing report must not stand
+            write_junit_error(exc, args.junit)
+        raise
     say(err, *result.warnings)
     if args.junit is not None:
         write_junit(result, args.junit)
@@ -135,15 +141,7 @@ def write_junit(result: Any, path: Path) -> None:
     """JUnit XML: one test suite, one test case per condition, a failure for each failed one."""
     import xml.etree.ElementTree as ET
 
-    from agentproc.outputs import replacing
-
-    suite = ET.Element(
-        "testsuite",
-        name="agentproc check",
-        tests=str(len(result.conditions)),
-        failures=str(len(result.failed)),
-        errors="0",
-    )
+    suite = _suite(len(result.conditions), failures=len(result.failed))
     for c in result.conditions:
         case = ET.SubElement(suite, "testcase", classname="agentproc.check", name=c.name)
         if not c.passed:
@@ -151,6 +149,43 @@ def write_junit(result: Any, path: Path) -> None:
             failure.text = c.message
         else:
             ET.SubElement(case, "system-out").text = c.message
+    _write(suite, path)
+
+
+ERROR_CASE = "input"
+"""The one test case of the report of a check that could not run (bad input)."""
+
+
+def write_junit_error(exc: Exception, path: Path) -> None:
+    """JUnit XML for a check that could not run: one test case, :data:`ERROR_CASE`, with
+    an ``error`` naming the problem (as pytest reports a collection error), so that no
+    earlier build's report is read as this one's."""
+    import xml.etree.ElementTree as ET
+
+    suite = _suite(1, errors=1)
+    case = ET.SubElement(suite, "testcase", classname="agentproc.check", name=ERROR_CASE)
+    error = ET.SubElement(case, "error", message=str(exc), type=type(exc).__name__)
+    error.text = str(exc)
+    _write(suite, path)
+
+
+def _suite(tests: int, failures: int = 0, errors: int = 0) -> Any:
+    import xml.etree.ElementTree as ET
+
+    return ET.Element(
+        "testsuite",
+        name="agentproc check",
+        tests=str(tests),
+        failures=str(failures),
+        errors=str(errors),
+    )
+
+
+def _write(suite: Any, path: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    from agentproc.outputs import replacing
+
     root = ET.Element("testsuites")
     root.append(suite)
     with replacing(path) as tmp:

@@ -33,7 +33,8 @@ def add_serve_mcp_parser(sub: Any) -> None:
         "agentproc://procedure, and a tool next_scenario that finishes the episode and opens "
         "the next. Every call is labelled as in 'run'; each episode is written to --out. Each "
         "MCP session has its own scenario stream and episodes; SIGINT or SIGTERM writes the "
-        "open episodes (stop reason 'interrupted') and exits 0.",
+        "open episodes (stop reason 'interrupted') and exits 0 (a signal repeated while it "
+        "shuts down is ignored).",
     )
     p.add_argument("suite", type=Path, help="a suite folder, a scenario .json or a .jsonl")
     which = p.add_mutually_exclusive_group()
@@ -62,6 +63,8 @@ def serve_mcp_command(args: argparse.Namespace, out: Console, err: Console) -> i
     transport); the open episodes are written first, and the exit status is 0."""
     import anyio
 
+    from agentproc.integrations.shutdown import Shutdown
+
     try:
         mcp_server = importlib.import_module("agentproc.integrations.mcp_server")
     except ImportError:
@@ -80,27 +83,23 @@ def serve_mcp_command(args: argparse.Namespace, out: Console, err: Console) -> i
         f"agentproc: serving {args.suite} over {args.transport}"
         + (f" on http://127.0.0.1:{args.port}/mcp" if sock is not None else ""),
     )
-    stopped: int | None = None
-
-    def _terminate(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt(signum)
-
-    previous = signal.signal(signal.SIGTERM, _terminate)  # until the server's own handling
-    try:
-        runs.open()  # the transport is up (the port bound): the run file is made now
-        if sock is not None:
-            stopped = anyio.run(mcp_server.serve_http, runs, sock)
-        else:
-            stopped = anyio.run(mcp_server.serve_stdio, runs)
-    except KeyboardInterrupt as exc:  # a signal before the server's own handling was on
-        stopped = exc.args[0] if exc.args else signal.SIGINT
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-        runs.close("no_tool_call" if stopped is None else "interrupted")
-        if sock is not None:
-            sock.close()
-    how = "" if stopped is None else f" (stopped by {signal.Signals(stopped).name})"
-    say(err, f"agentproc: wrote {counted(runs.written, 'episode')} to {args.out}{how}")
+    # From before the run file is made until the command returns, the first SIGINT or
+    # SIGTERM stops serving and any later one is ignored: the shutdown writes the open
+    # episodes, and a repeated Ctrl-C must not cut it short.
+    with Shutdown(lambda: setattr(runs, "stop", "interrupted")) as shutdown:
+        try:
+            runs.open()  # the transport is up (the port bound): the run file is made now
+            if sock is not None:
+                anyio.run(mcp_server.serve_http, runs, sock, shutdown)
+            else:
+                anyio.run(mcp_server.serve_stdio, runs, shutdown)
+        finally:
+            runs.close("no_tool_call" if shutdown.signal is None else "interrupted")
+            if sock is not None:
+                sock.close()
+        stopped = shutdown.signal
+        how = "" if stopped is None else f" (stopped by {signal.Signals(stopped).name})"
+        say(err, f"agentproc: wrote {counted(runs.written, 'episode')} to {args.out}{how}")
     return EXIT_OK
 
 

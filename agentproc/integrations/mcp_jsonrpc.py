@@ -8,6 +8,12 @@ JSON. So a message that is not JSON is answered -32700, one that is not a JSON-R
 -32600, a request whose ``params`` is not an object -32602, a request of a method the
 server does not answer -32601; a malformed notification is dropped (JSON-RPC answers no
 notification). Serving goes on after each.
+
+A message nested deeper than :data:`MAX_DEPTH` is refused before anything recurses into
+it: one too deep for Python's JSON reader is answered -32700 (it cannot be read), one
+that reads but nests past the limit -32600 (with its id when it has a valid one). The SDK
+was measured here too: such a body got HTTP 500, and over stdio the reader stopped, so
+the client waited forever for a reply.
 """
 
 from __future__ import annotations
@@ -25,6 +31,11 @@ INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 
+MAX_DEPTH = 64
+"""How deep a message's objects and arrays may nest (the message itself is level 1). A
+tool call's arguments sit at level 4 (message, ``params``, ``arguments``, a value); the
+SDK's own JSON reader stops at 200 levels, and Python's at about 1,000."""
+
 Answers = Callable[[str], bool | None]
 """Whether the server answers a method (``None``: the SDK decides)."""
 
@@ -34,12 +45,17 @@ def check(line: bytes, answers: Answers) -> tuple[Any, dict[str, Any] | None]:
     the error reply to send instead (``None``: none)."""
     try:
         obj = json.loads(line)
+    except RecursionError:
+        return None, error(None, PARSE_ERROR, "Parse error: the JSON nests too deeply to read")
     except ValueError:
         return None, error(None, PARSE_ERROR, "Parse error: the line is not JSON")
     if not isinstance(obj, dict):
         return None, error(None, INVALID_REQUEST, "Invalid Request: not a JSON-RPC object")
     rid = obj.get("id")
     ok_id = isinstance(rid, str | int) and not isinstance(rid, bool)
+    if too_deep(obj):
+        why = f"Invalid Request: nested deeper than {MAX_DEPTH} levels"
+        return None, error(rid if ok_id else None, INVALID_REQUEST, why)
     if obj.get("jsonrpc") != "2.0" or ("id" in obj and not ok_id):
         return None, error(rid if ok_id else None, INVALID_REQUEST, "Invalid Request")
     if "method" not in obj:
@@ -56,6 +72,27 @@ def check(line: bytes, answers: Answers) -> tuple[Any, dict[str, Any] | None]:
     if not isinstance(params, dict):
         return None, error(rid, INVALID_PARAMS, "Invalid params: params must be an object")
     return _parsed(obj, rid)
+
+
+def too_deep(value: Any) -> bool:
+    """Whether ``value`` nests objects and arrays deeper than :data:`MAX_DEPTH` (walked
+    with a stack of its own, never by recursion).
+
+    >>> too_deep({"a": [[1]]}), too_deep(json.loads("[" * 64 + "]" * 64))
+    (False, False)
+    >>> too_deep(json.loads("[" * 65 + "]" * 65))
+    True
+    """
+    stack = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        if isinstance(item, list):
+            if level > MAX_DEPTH:
+                return True
+            stack.extend((child, level + 1) for child in item)
+    return False
 
 
 def _parsed(obj: dict[str, Any], rid: Any) -> tuple[Any, dict[str, Any] | None]:

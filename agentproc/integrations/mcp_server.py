@@ -17,13 +17,11 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import signal
 import socket
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import anyio
-import anyio.abc
 from mcp import types
 from mcp.server.lowlevel import NotificationOptions, Server
 
@@ -31,6 +29,7 @@ from agentproc.integrations import mcp_compat
 from agentproc.integrations.mcp_compat import Handlers, Peer
 from agentproc.integrations.mcp_jsonrpc import screened
 from agentproc.integrations.serving import NEXT_SCENARIO, ServedRun, ServedRuns
+from agentproc.integrations.shutdown import Shutdown
 
 PROCEDURE_URI = "agentproc://procedure"
 """The resource that holds the open scenario's procedure (plain text)."""
@@ -44,8 +43,6 @@ NEXT_TOOL = types.Tool(
     ),
     inputSchema={"type": "object", "properties": {}, "additionalProperties": False},
 )
-SIGNALS = (signal.SIGINT, signal.SIGTERM)
-"""The signals that stop the server (the open episodes are written first)."""
 
 
 def build_server(runs: ServedRuns) -> Server[Any]:
@@ -138,43 +135,17 @@ def _options(server: Server[Any]) -> Any:
     return server.create_initialization_options(changes)
 
 
-class Stopped:
-    """Which signal stopped the server (``None``: none did)."""
-
-    signal: int | None = None
-
-
-async def _watch(
-    runs: ServedRuns,
-    stopped: Stopped,
-    stop: Callable[[], None],
-    *,
-    task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
-) -> None:
-    with anyio.open_signal_receiver(*SIGNALS) as received:
-        task_status.started()  # from here on a signal writes the run file's open episodes
-        async for signum in received:
-            stopped.signal = int(signum)
-            runs.stop = "interrupted"  # the sessions ended from here on were interrupted
-            stop()
-            return
-
-
-async def serve_stdio(runs: ServedRuns) -> int | None:
+async def serve_stdio(runs: ServedRuns, shutdown: Shutdown) -> None:
     """Serve over standard input and output until the client closes them, or a signal
-    (then its number is returned)."""
+    (:class:`~agentproc.integrations.shutdown.Shutdown` says which)."""
     from agentproc.integrations.mcp_stdio import stdio_streams
 
     _quiet()
     server = build_server(runs)
-    stopped = Stopped()
-    async with anyio.create_task_group() as tg:
-        await tg.start(_watch, runs, stopped, tg.cancel_scope.cancel)
-        answers: Callable[[str], bool | None] = lambda m: mcp_compat.answers(server, m)  # noqa: E731
+    answers: Callable[[str], bool | None] = lambda m: mcp_compat.answers(server, m)  # noqa: E731
+    with anyio.CancelScope() as scope, shutdown.serving(scope.cancel):
         async with stdio_streams(answers) as (read, write):
             await server.run(read, write, _options(server))
-        tg.cancel_scope.cancel()
-    return stopped.signal
 
 
 def http_app(runs: ServedRuns) -> Any:
@@ -222,9 +193,8 @@ def listen(port: int) -> socket.socket:
     return sock
 
 
-async def serve_http(runs: ServedRuns, sock: socket.socket) -> int | None:
-    """Serve over streamable HTTP on the bound ``sock`` until a signal (its number is
-    returned)."""
+async def serve_http(runs: ServedRuns, sock: socket.socket, shutdown: Shutdown) -> None:
+    """Serve over streamable HTTP on the bound ``sock`` until a signal."""
     import uvicorn
 
     class Server(uvicorn.Server):  # the signals are ours: the open episodes come first
@@ -238,9 +208,5 @@ async def serve_http(runs: ServedRuns, sock: socket.socket) -> int | None:
     app = http_app(runs)
     config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=1)
     server = Server(config)
-    stopped = Stopped()
-    async with anyio.create_task_group() as tg:
-        await tg.start(_watch, runs, stopped, lambda: setattr(server, "should_exit", True))
+    with shutdown.serving(lambda: setattr(server, "should_exit", True)):
         await server.serve(sockets=[sock])
-        tg.cancel_scope.cancel()
-    return stopped.signal

@@ -5,7 +5,9 @@ of them, one request a line, as the OpenTelemetry Collector's file exporter writ
 OTLP JSON (ids in hex) and protobuf's JSON mapping (ids in base64, snake_case names
 accepted too) are read: ids are only grouping keys here. Every ``AnyValue`` shape is
 read (string, bool, int, double, bytes, array, key-value list, empty); a value of the
-wrong type is one :class:`InputError` naming the file, the line and the attribute.
+wrong type, or a null item of an array (protobuf's JSON mapping refuses null in a repeated
+field; an empty AnyValue is ``{}``), is one :class:`InputError` naming the file, the line
+and the attribute.
 
 Read as JSON, not through the OpenTelemetry protobuf classes, so that reading traces
 needs no extra installed: ``google.protobuf.json_format`` also refuses OTLP JSON's hex
@@ -211,6 +213,12 @@ def _array(x: Any, path: Path, where: str, depth: int) -> Any:
     values = _values(x)
     if values is None:
         return _BAD
+    for n, item in enumerate(values):
+        if item is None:  # protobuf's JSON mapping refuses null in a repeated field too
+            raise InputError(
+                path, "arrayValue holds null: each item is an AnyValue ({} for an empty one)",
+                f"{where}[{n}]",
+            )  # fmt: skip
     return [any_value(item, path, f"{where}[{n}]", depth + 1) for n, item in enumerate(values)]
 
 

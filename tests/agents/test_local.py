@@ -176,7 +176,7 @@ def test_bind_tools_rejects_unknown_options(
 
 
 def test_unknown_local_model_name_is_a_config_error(opening: list[BaseMessage]) -> None:
-    with pytest.raises(ConfigError, match="local model 'nope' is not a GGUF file"):
+    with pytest.raises(ConfigError, match="local model 'nope': no such file"):
         LocalChatModel(model="nope").invoke(opening)
 
 

@@ -40,8 +40,8 @@ def own_weights(tmp_path: Path) -> Path:
     ("name", "content", "why"),
     [
         ("missing.gguf", None, "no such file"),
-        ("notes.gguf", b"not weights at all\n", "it does not start with the GGUF magic bytes"),
-        ("folder.gguf", "dir", "no such file"),
+        ("notes.gguf", b"not weights at all\n", "not a GGUF model: it does not start with"),
+        ("folder.gguf", "dir", "not a file (a folder)"),
     ],
 )
 def test_a_path_that_is_no_gguf_is_refused_before_the_run(capsys, tmp_path, name, content, why):
@@ -54,7 +54,7 @@ def test_a_path_that_is_no_gguf_is_refused_before_the_run(capsys, tmp_path, name
     code, _, err = cli(capsys, "run", PINNED, "--agent", f"local:{path}", "--out", out)
     assert code == 2
     (line,) = err.splitlines()
-    assert line.startswith(f"agentproc: error: local model '{path}' is not a GGUF file ({why}")
+    assert line.startswith(f"agentproc: error: local model '{path}': {why}")
     assert not out.exists()
 
 
@@ -63,7 +63,7 @@ def test_compare_refuses_a_mistyped_path_before_any_arm(capsys, tmp_path):
         capsys, "compare", PINNED, "--agent", f"local:{tmp_path / 'typo.gguf'}",
         "--variants", "default,terse", "--out", tmp_path / "cmp",
     )  # fmt: skip
-    assert code == 2 and "is not a GGUF file (no such file" in err
+    assert code == 2 and "typo.gguf': no such file" in err
     assert not list(tmp_path.glob("cmp/*.jsonl"))
 
 

@@ -116,6 +116,35 @@ def test_a_missing_run_file_exits_2_naming_it(capsys, tmp_path):
     assert code == 2 and "nope.jsonl" in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["{root}/nope.jsonl"], "nope.jsonl"),
+        (["{oracle}", "--labels", "skiped_step"], "unknown label 'skiped_step'"),
+        (["{oracle}", "--baseline", "{root}/empty.jsonl"], "empty.jsonl: holds no episode"),
+    ],
+    ids=["missing-run", "unknown-label", "empty-baseline"],
+)
+def test_bad_input_replaces_an_earlier_junit_report_with_one_error_case(
+    capsys, runs, tmp_path, argv, said
+):
+    report = tmp_path / "check.xml"
+    code, _, _ = cli(capsys, "check", runs["sim:oracle"], "--junit", report)
+    assert code == 0 and 'failures="0"' in report.read_text()  # the earlier build passed
+    (tmp_path / "empty.jsonl").write_text("")
+    given = [a.format(root=tmp_path, oracle=runs["sim:oracle"]) for a in argv]
+    code, out, err = cli(capsys, "check", *given, "--junit", report)
+    assert (code, out) == (2, "")
+    (line,) = err.splitlines()
+    suite = ET.parse(report).getroot().find("testsuite")
+    assert suite is not None
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("1", "0", "1")
+    (case,) = suite.iter("testcase")
+    error = case.find("error")
+    assert case.get("name") == "input" and error is not None
+    assert said in error.get("message", "") and error.get("message") in line
+
+
 def test_help_states_the_regression_rule_and_exit_statuses(capsys):
     code, out, _ = cli(capsys, "check", "--help")
     assert code == 0

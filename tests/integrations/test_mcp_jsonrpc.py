@@ -64,6 +64,12 @@ def exchange(
     return got[1:], stderr.decode(), server.returncode
 
 
+def nested(rid: int, depth: int) -> str:
+    """A ``tools/list`` request whose params hold arrays ``depth`` deep."""
+    deep = "[" * depth + "]" * depth
+    return f'{{"jsonrpc": "2.0", "id": {rid}, "method": "tools/list", "params": {{"a": {deep}}}}}'
+
+
 CASES = [
     ("{not json", None, -32700),
     ("[1, 2]", None, -32600),
@@ -84,6 +90,8 @@ CASES = [
         11,
         -32602,
     ),
+    (nested(12, 100_000), None, -32700),  # too deep for Python's JSON reader
+    (nested(13, 150), 13, -32600),  # read, but past MAX_DEPTH (and the SDK's 200)
 ]
 
 
@@ -167,3 +175,15 @@ def test_a_malformed_request_over_http_gets_its_json_rpc_error_and_serving_goes_
     assert all(status == (400 if reply["id"] is None else 200) for status, reply in got)
     assert good["result"]["content"][0]["text"] == "S3 = 5.000"
     assert server.returncode == 0 and "Traceback" not in stderr, stderr
+
+
+def test_a_message_nested_to_the_limit_is_passed_on_and_one_level_more_is_refused():
+    from agentproc.integrations.mcp_jsonrpc import MAX_DEPTH, check
+
+    # the message is level 1 and params level 2: arrays MAX_DEPTH - 2 deep reach the limit
+    msg, reply = check(nested(1, MAX_DEPTH - 2).encode(), lambda method: True)
+    assert reply is None and msg is not None
+    msg, reply = check(nested(1, MAX_DEPTH - 1).encode(), lambda method: True)
+    assert msg is None and reply is not None
+    assert (reply["id"], reply["error"]["code"]) == (1, -32600)
+    assert reply["error"]["message"] == f"Invalid Request: nested deeper than {MAX_DEPTH} levels"

@@ -211,6 +211,20 @@ WHERE = "resourceSpans[0].scopeSpans[0].spans[0].attributes"
         ({"bytesValue": "**"}, "x.bytes", "bytesValue holds '**'"),
         ({"fooValue": 1}, "x.f", "unknown AnyValue field 'fooValue'"),
         ({"stringValue": "a", "intValue": "1"}, "x.two", "not an OTLP AnyValue"),
+        (
+            {"arrayValue": {"values": [{"intValue": 3}, None]}},
+            "x.list",
+            f"{WHERE}[x.list][1]: arrayValue holds null: each item is an AnyValue",
+        ),
+        (
+            {
+                "kvlistValue": {
+                    "values": [{"key": "a", "value": {"arrayValue": {"values": [None]}}}]
+                }
+            },
+            "x.map",
+            f"{WHERE}[x.map].a[0]: arrayValue holds null",
+        ),
         (nested(300), "x.deep", "nests deeper than 32"),
         (nested(40), "x.deep", "nests deeper than 32"),
         ("[" * 100_000 + "]" * 100_000, "x.s", "not valid JSON (nested too deeply)"),
@@ -242,7 +256,7 @@ def test_a_malformed_otlp_value_is_one_error_naming_the_file(
         {"arrayValue": None},
         {"arrayValue": {"values": None}},
         {"kvlistValue": {"values": None}},
-        {"arrayValue": {"values": [None, {"intValue": 3}, {"doubleValue": "NaN"}]}},
+        {"arrayValue": {"values": [{}, {"intValue": 3}, {"doubleValue": "NaN"}]}},
         {"kvlistValue": {"values": [{"key": "a", "value": {"bytesValue": "AAE="}}]}},
         {"int_value": 4},
     ],

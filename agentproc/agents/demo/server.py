@@ -16,7 +16,8 @@ A reply is a dict:
   ``{"tool_calls": [...]}`` for several at once), or ``{"content": "text"}``;
 - ``{"message": {...}}``: the assistant message exactly as given;
 - ``{"status": 429}`` (any status but 200): an OpenAI-style error body, with
-  ``"message"`` as its text;
+  ``"message"`` as its text and ``"retry_after"`` as its ``Retry-After`` header (seconds
+  or an HTTP date; a 429 says ``0`` when not told);
 - ``{"body": "...", "content_type": "text/html"}``: a raw body (a proxy's page);
 - ``"delay": seconds`` beside any of those: wait before answering.
 
@@ -193,7 +194,10 @@ class ChatServer:
             content_type = reply.get("content_type", "text/html")
             return Response(status, str(reply["body"]).encode(), content_type)
         if status != 200:
-            return json_response(status, error_body(status, self.error_message(reply, req)))
+            refused = json_response(status, error_body(status, self.error_message(reply, req)))
+            if "retry_after" in reply:
+                refused.headers["retry-after"] = str(reply["retry_after"])
+            return refused
         return json_response(200, completion(reply_id(req.body), self.model, req.body, reply))
 
 
