@@ -184,11 +184,13 @@ def draw_instance(
     )
 
 
-def probe_draws(wf: DeclaredWorkflow) -> list[tuple[tuple[int, ...], Walk | DrawFailure]]:
-    """:data:`PROBE` seeded draws: each one's inputs, and its walk or why it would be
-    replaced."""
+def probe_draws(
+    wf: DeclaredWorkflow, count: int = PROBE
+) -> list[tuple[tuple[int, ...], Walk | DrawFailure]]:
+    """The first ``count`` seeded probe draws: each one's inputs, and its walk or why it
+    would be replaced."""
     draws: list[tuple[tuple[int, ...], Walk | DrawFailure]] = []
-    for attempt in range(PROBE):
+    for attempt in range(count):
         rng = random.Random(f"agentproc:workflow:probe:{attempt}")
         inputs = tuple(_draw_input(spec, rng) for spec in wf.spec.inputs.values())
         try:

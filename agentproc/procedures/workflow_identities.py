@@ -11,10 +11,10 @@ suspicion, not a fact: modulo the prime, ``b * 2305843009213693951`` is 0. So it
 1. proved on the exact rational functions (:mod:`agentproc.procedures.formula_proof`),
    and the step refused as so "whatever the inputs"; or, where no proof comes within
    its bound of work,
-2. looked for on the seeded probe draws
+2. looked for on the first :data:`DRAWS` seeded probe draws
    (:func:`~agentproc.procedures.workflow_draw.probe_draws`: each step's value as an
    instance computes it, rounded), and the step refused only when every draw that
-   computes it shows it, saying so ("in 500 of 500 draws").
+   computes it shows it, saying so ("in 100 of 100 draws").
 
 Otherwise the step stands: no refusal states what is not so.
 """
@@ -34,6 +34,9 @@ from agentproc.procedures.workflow_paths import DrawFailure, Walk
 
 _POINTS = 2
 """Random points of the fingerprints."""
+DRAWS = 100
+"""Probe draws looked at where no proof comes (each computes every step: a workflow's
+formulas may be costly, and this many make a refusal's ground plain enough)."""
 _ZERO, _CONSTANT = "divides by zero", "a constant"
 """The claims besides equality to a variable (which is named by the variable)."""
 _HIDES = "(it would hide every mistake made before it)"
@@ -141,7 +144,7 @@ class _Check:
         one, when every one that computes it does (two at least, for a constant or an
         equality), else ``None``."""
         if self.draws is None:
-            self.draws = probe_draws(self.wf)
+            self.draws = probe_draws(self.wf, DRAWS)
         if claim == _ZERO:
             zero = computed = 0
             for _, w in self.draws:
