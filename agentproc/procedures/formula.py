@@ -28,22 +28,73 @@ Its exact value and its fingerprint modulo a prime are
 from __future__ import annotations
 
 import ast
+import math
 from collections.abc import Iterator
-from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from typing import Literal
 
+from agentproc.procedures.formula_nodes import (
+    Bin,
+    BinOp,
+    Call,
+    Choose,
+    Cmp,
+    CmpOp,
+    Lit,
+    Logic,
+    Lookup,
+    Neg,
+    Node,
+    Num,
+    Value,
+    Var,
+    lookups,
+)
+
+__all__ = [
+    "CHOOSERS",
+    "FUNCTIONS",
+    "LITERALS",
+    "LOOKUP",
+    "MAX_CATEGORY",
+    "MAX_DEPTH",
+    "MAX_LENGTH",
+    "MAX_NODES",
+    "MAX_ROUND_DIGITS",
+    "Bin",
+    "BinOp",
+    "Call",
+    "Choose",
+    "Cmp",
+    "CmpOp",
+    "FormulaError",
+    "Lit",
+    "Logic",
+    "Lookup",
+    "Neg",
+    "Node",
+    "Num",
+    "Value",
+    "Var",
+    "lookups",
+    "parse",
+    "render",
+    "variables",
+]
+
 MAX_LENGTH = 1000
 """Characters a formula may hold."""
 MAX_DEPTH = 40
-"""How deeply a formula's operations may nest."""
+"""How deeply a formula's operations may nest. A chain of ``+`` and ``-`` (or of ``*``
+and ``/``) read left to right, ``a + b - c + d``, is one level however long it is."""
+MAX_NODES = 400
+"""Operands and operations a formula may hold (``a + b`` holds three)."""
 MAX_ROUND_DIGITS = 3
 """``round(x, n)`` takes a literal ``n`` from 0 to this."""
 MAX_CATEGORY = 64
 """Characters of a category name."""
 
-BinOp = Literal["+", "-", "*", "/"]
 _BINOPS: dict[type[ast.operator], BinOp] = {
     ast.Add: "+",
     ast.Sub: "-",
@@ -56,54 +107,6 @@ class FormulaError(ValueError):
     """A formula that is not one: what is wrong, in one line."""
 
 
-@dataclass(frozen=True)
-class Num:
-    """A numeric literal, exact."""
-
-    value: Fraction
-
-
-@dataclass(frozen=True)
-class Var:
-    """A variable: an input or an earlier step's output."""
-
-    name: str
-
-
-@dataclass(frozen=True)
-class Neg:
-    """Unary minus."""
-
-    arg: Node
-
-
-@dataclass(frozen=True)
-class Bin:
-    """``left op right``."""
-
-    op: BinOp
-    left: Node
-    right: Node
-
-
-@dataclass(frozen=True)
-class Call:
-    """One of :data:`FUNCTIONS` applied to its arguments (``round``'s digits a literal)."""
-
-    fn: str
-    args: tuple[Node, ...]
-    digits: int = 0
-    """``round``'s number of decimals (0 when not given)."""
-
-
-@dataclass(frozen=True)
-class Lit:
-    """A category (string) or ``true``/``false`` literal (typed grammar)."""
-
-    value: str | bool
-
-
-CmpOp = Literal["==", "!=", "<", "<=", ">", ">="]
 _CMPOPS: dict[type[ast.cmpop], CmpOp] = {
     ast.Eq: "==",
     ast.NotEq: "!=",
@@ -114,60 +117,6 @@ _CMPOPS: dict[type[ast.cmpop], CmpOp] = {
 }
 
 
-@dataclass(frozen=True)
-class Cmp:
-    """``left op right``, a comparison (typed grammar)."""
-
-    op: CmpOp
-    left: Node
-    right: Node
-
-
-@dataclass(frozen=True)
-class Logic:
-    """``and`` / ``or`` of two or more operands, lazy; ``not`` of one (typed grammar)."""
-
-    op: Literal["and", "or", "not"]
-    args: tuple[Node, ...]
-
-
-@dataclass(frozen=True)
-class Choose:
-    """``ifelse(c, a, b)`` or ``case(c1, v1, ..., default)``: the value of the first
-    branch whose condition holds, else the default; only that branch is evaluated."""
-
-    fn: Literal["ifelse", "case"]
-    args: tuple[Node, ...]
-
-    @property
-    def branches(self) -> tuple[tuple[Node, Node], ...]:
-        """``(condition, value)`` pairs, in order."""
-        a = self.args
-        return tuple((a[k], a[k + 1]) for k in range(0, len(a) - 1, 2))
-
-    @property
-    def default(self) -> Node:
-        """The value when no condition holds."""
-        return self.args[-1]
-
-
-@dataclass(frozen=True)
-class Lookup:
-    """``lookup(table, key, 'column')``: the column of the table's record whose key is
-    ``key``'s value (typed grammar, a step's formula only). Parsed unbound; the workflow
-    binds its table's values (:func:`agentproc.procedures.formula_values.bind`)."""
-
-    table: str
-    key: Node
-    column: str
-    rows: tuple[tuple[str, Value], ...] | None = None
-    """Key -> the column's value, for every record (``None``: not bound yet)."""
-
-
-Node = Num | Var | Neg | Bin | Call | Lit | Cmp | Logic | Choose | Lookup
-"""A formula tree."""
-Value = Fraction | str | bool
-"""A value of the typed grammar."""
 LITERALS: dict[str, bool] = {"true": True, "false": False}
 """The boolean literals of the typed grammar (names no variable may take)."""
 CHOOSERS: dict[str, tuple[int, int | None]] = {"ifelse": (3, 3), "case": (3, None)}
@@ -206,7 +155,25 @@ def parse(text: str, typed: bool = False) -> Node:
         raise FormulaError(f"does not parse{where}: {exc.msg}") from None
     except (RecursionError, MemoryError):
         raise FormulaError(f"nested more than {MAX_DEPTH} deep") from None
+    _check_size_and_literals(tree.body, text.strip())
     return _walk(tree.body, 0, typed)
+
+
+def _check_size_and_literals(body: ast.expr, text: str) -> None:
+    """Refuse a formula of more than :data:`MAX_NODES` nodes, and a number literal no
+    exact value comes of: one beyond a float's range (Python reads ``1e309`` as
+    infinity) or one whose nonzero digits fall below it (``1e-400`` reads as 0)."""
+    nodes = [n for n in ast.walk(body) if isinstance(n, ast.expr)]
+    if len(nodes) > MAX_NODES:
+        raise FormulaError(f"more than {MAX_NODES} operands and operations")
+    for n in nodes:
+        if isinstance(n, ast.Constant) and type(n.value) is float:
+            spelled = ast.get_source_segment(text, n) or repr(n.value)
+            if not math.isfinite(n.value):
+                raise FormulaError(f"the number {spelled} is too large (at most about 1.8e308)")
+            mantissa = spelled.lower().partition("e")[0]
+            if n.value == 0 and any(d in mantissa for d in "123456789"):
+                raise FormulaError(f"the number {spelled} is too small: it would read as 0")
 
 
 def _walk(node: ast.expr, depth: int, typed: bool = False) -> Node:
@@ -231,9 +198,18 @@ def _walk(node: ast.expr, depth: int, typed: bool = False) -> Node:
         arg = _walk(node.operand, depth + 1, typed)
         return Neg(arg) if isinstance(node.op, ast.USub) else arg
     if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
+        op = _BINOPS[type(node.op)]
+        left = node.left
+        # ``a + b - c + d`` is a chain read left to right, not a nesting: its left
+        # operand at the same precedence stays at this depth (MAX_NODES bounds its length).
+        chained = (
+            isinstance(left, ast.BinOp)
+            and type(left.op) in _BINOPS
+            and _PRECEDENCE[_BINOPS[type(left.op)]] == _PRECEDENCE[op]
+        )
         return Bin(
-            _BINOPS[type(node.op)],
-            _walk(node.left, depth + 1, typed),
+            op,
+            _walk(left, depth if chained else depth + 1, typed),
             _walk(node.right, depth + 1, typed),
         )
     if isinstance(node, ast.Call):
@@ -370,21 +346,6 @@ def variables(tree: Node) -> Iterator[str]:
         yield from variables(tree.right)
     elif isinstance(tree, Lookup):  # the table is not a variable: its key is read
         yield from variables(tree.key)
-
-
-def lookups(tree: Node) -> Iterator[Lookup]:
-    """The look-ups a formula makes, in the order written."""
-    if isinstance(tree, Lookup):
-        yield tree
-        yield from lookups(tree.key)
-    elif isinstance(tree, Neg):
-        yield from lookups(tree.arg)
-    elif isinstance(tree, Bin | Cmp):
-        yield from lookups(tree.left)
-        yield from lookups(tree.right)
-    elif isinstance(tree, Call | Logic | Choose):
-        for a in tree.args:
-            yield from lookups(a)
 
 
 def render(tree: Node) -> str:

@@ -1,6 +1,8 @@
 """A formula's values: its exact value on given values (:func:`evaluate`) and its value
 modulo a prime at random points (:func:`fingerprint`), by which the generator and the
-workflow checks tell what holds whatever the inputs. Pure; nothing is evaluated by Python.
+workflow checks find what may hold whatever the inputs (the workflow checks prove it with
+:mod:`agentproc.procedures.formula_proof` before they say so). Pure; nothing is
+evaluated by Python.
 
 >>> from agentproc.procedures.formula import parse
 >>> tree = parse("max(price * qty - discount, 0) / 2")
@@ -154,7 +156,9 @@ def fingerprint(tree: Node, env: Mapping[str, int]) -> int | None:
     (with overwhelming probability) only when they are the same rational function of
     the same function applications: ``a * b / b`` is ``a``, ``min(a, b) - min(a, b)``
     is 0; an identity that needs what ``min`` means (``min(a, b) + max(a, b)``) is not
-    seen.
+    seen. Formulas that differ only by a multiple of the prime agree everywhere
+    (``a + b * 2305843009213693951`` and ``a``), and a divisor that is such a multiple
+    gives ``None``: an agreement is a suspicion, a difference a proof.
     """
     if isinstance(tree, Num):
         return tree.value.numerator * pow(tree.value.denominator, PRIME - 2, PRIME) % PRIME

@@ -7,12 +7,9 @@ instance that divides by zero, has a value beyond ``|v| <= 1e12``, or whose answ
 changes with none of its inputs (each moved by 1%, one grid step at least) is drawn
 again; after :data:`ATTEMPTS` draws, one error names the step that failed most.
 
-What holds whatever the inputs is checked once, symbolically (:func:`check_identities`):
-each step's expression in the inputs is evaluated at two random points modulo a prime,
-as the procedure generator does, and a step that divides by zero there, is a constant
-(``x - x``; an input with one possible value counts as a constant, so a range that
-always divides by zero is caught), or equals an earlier variable up to sign
-(``a * b / b``) is refused, naming the step.
+What holds whatever the inputs is checked once, before any draw, by
+:func:`agentproc.procedures.workflow_identities.check_identities`; it reads
+:func:`probe_draws` where it cannot prove what it finds.
 """
 
 from __future__ import annotations
@@ -40,8 +37,6 @@ ATTEMPTS = 100
 """Draws of one instance before the workflow is declared impossible."""
 NUDGE = Fraction(1, 100)
 """The relative change of an input by which the answer's dependence is tested."""
-_POINTS = 2
-"""Random points of the symbolic check."""
 
 
 @dataclass(frozen=True)
@@ -63,12 +58,7 @@ class WorkflowInstance:
     (:func:`~agentproc.procedures.workflow_paths.path_name`)."""
 
 
-def _field_value(units: int) -> int:
-    """A value in thousandths as a field element."""
-    return units * pow(UNITS, formula_values.PRIME - 2, formula_values.PRIME) % formula_values.PRIME
-
-
-def _single(spec: InputSpec) -> Fraction | None:
+def single_value(spec: InputSpec) -> Fraction | None:
     """The one value an input can take, or ``None`` when it can take several (or when
     it is not a number)."""
     if spec.kind != "number":
@@ -87,53 +77,6 @@ def _grid(spec: InputSpec) -> tuple[int, int]:
     step = 10**spec.decimals
     lo, hi = (Fraction(repr(v)) * step for v in spec.range or (0, 0))
     return -((-lo.numerator) // lo.denominator), hi.numerator // hi.denominator
-
-
-def check_identities(wf: DeclaredWorkflow) -> None:
-    """Refuse a step that divides by zero, is a constant or equals an earlier variable
-    up to sign whatever the inputs (one :class:`InputError` naming the step)."""
-    rng = random.Random("agentproc:workflow:identities")
-    points: list[dict[str, int]] = [{} for _ in range(_POINTS)]
-    names: dict[tuple[int, ...], str] = {}
-    for name, spec in wf.spec.inputs.items():
-        single = _single(spec)
-        for env in points:
-            env[name] = (
-                rng.randrange(1, formula_values.PRIME)
-                if single is None
-                else single.numerator
-                * pow(single.denominator, formula_values.PRIME - 2, formula_values.PRIME)
-                % formula_values.PRIME
-            )
-        if single is None:
-            _remember(names, tuple(env[name] for env in points), name)
-    for i, (s, tree) in enumerate(zip(wf.steps, wf.trees, strict=True)):
-        where = wf.field(i, "formula")
-        prints = [formula_values.fingerprint(tree, env) for env in points]
-        if any(p is None for p in prints):
-            raise InputError(wf.where, f"{s.formula!r} divides by zero whatever the inputs", where)
-        key = tuple(p for p in prints if p is not None)
-        if len(set(key)) == 1:
-            raise InputError(
-                wf.where, f"{s.formula!r} is a constant: it does not depend on the inputs", where
-            )
-        if key in names:
-            raise InputError(
-                wf.where,
-                f"{s.formula!r} equals {names[key]} whatever the inputs "
-                "(it would hide every mistake made before it)",
-                where,
-            )
-        _remember(names, key, s.output)
-        for env, p in zip(points, key, strict=True):
-            env[s.output] = p
-
-
-def _remember(names: dict[tuple[int, ...], str], key: tuple[int, ...], name: str) -> None:
-    names.setdefault(key, name)
-    names.setdefault(
-        tuple((formula_values.PRIME - k) % formula_values.PRIME for k in key), f"-{name}"
-    )
 
 
 def _draw_input(spec: InputSpec, rng: random.Random) -> int:
@@ -182,7 +125,7 @@ def _answer_moves(wf: DeclaredWorkflow, inputs: tuple[int, ...], w: Walk) -> boo
     if w.exit is not None or (wf.types is not None and wf.types[wf.spec.answer].kind != "number"):
         return True
     for k, spec in enumerate(wf.spec.inputs.values()):
-        if _single(spec) is not None or spec.kind != "number":
+        if single_value(spec) is not None or spec.kind != "number":
             continue
         grid = 10 ** (MAX_DECIMALS - spec.decimals) if spec.range is not None else UNITS
         step = max(round_units(abs(inputs[k]) * NUDGE), grid)
@@ -241,17 +184,25 @@ def draw_instance(
     )
 
 
-def _probe(wf: DeclaredWorkflow) -> list[Walk]:
-    """The walks of :data:`PROBE` seeded draws (those that would be replaced left out)."""
-    walks = []
-    for attempt in range(PROBE):
+def probe_draws(
+    wf: DeclaredWorkflow, count: int = PROBE
+) -> list[tuple[tuple[int, ...], Walk | DrawFailure]]:
+    """The first ``count`` seeded probe draws: each one's inputs, and its walk or why it
+    would be replaced."""
+    draws: list[tuple[tuple[int, ...], Walk | DrawFailure]] = []
+    for attempt in range(count):
         rng = random.Random(f"agentproc:workflow:probe:{attempt}")
         inputs = tuple(_draw_input(spec, rng) for spec in wf.spec.inputs.values())
         try:
-            walks.append(_walk(wf, inputs))
-        except _Failure:
-            continue
-    return walks
+            draws.append((inputs, _walk(wf, inputs)))
+        except _Failure as failure:
+            draws.append((inputs, failure))
+    return draws
+
+
+def _probe(wf: DeclaredWorkflow) -> list[Walk]:
+    """The walks of :data:`PROBE` seeded draws (those that would be replaced left out)."""
+    return [w for _, w in probe_draws(wf) if isinstance(w, Walk)]
 
 
 def probe_paths(wf: DeclaredWorkflow) -> dict[str, int]:

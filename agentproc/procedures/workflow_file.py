@@ -86,13 +86,73 @@ def workflow_from_json(data: Any, where: str = "workflow") -> DeclaredWorkflow:
     try:
         spec = WorkflowSpec.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = first["loc"]
-        if len(loc) > 2 and loc[0] == "steps" and loc[2] in ("step", "exit"):
-            loc = (*loc[:2], *loc[3:])  # the kind of step the union tried: not a field
-        field = ".".join(map(str, loc)) or None
-        raise InputError(where, first["msg"].removeprefix("Value error, "), field) from None
+        errors = exc.errors()
+        field = field_name(data, errors[0]["loc"])
+        # A union's members each give an error at one field: the one of the member the
+        # value's own type is says what is wrong (``answer = inf``: not a finite number).
+        same = [e for e in errors if field_name(data, e["loc"]) == field]
+        first = next((e for e in same if type(e["input"]).__name__ in e["loc"]), errors[0])
+        message = first["msg"].removeprefix("Value error, ")
+        raise InputError(where, message, field) from None
     return check_workflow(spec, where)
+
+
+_MEMBERS = frozenset({"step", "exit", "bool", "int", "float", "str"})
+"""The members of a union pydantic names in a location (the kind of step tried, the type
+of a value tried): no field is so named."""
+
+
+def field_name(data: Any, loc: tuple[int | str, ...]) -> str | None:
+    """A validation error's location named as the checks name a field: a step by its
+    index and name (``steps[0] (line).decimals``, an exit by its ``name``), an input by
+    its name (``inputs.rate.choices[2]``), an index in brackets.
+
+    >>> field_name({"steps": [{"tool": "line"}]}, ("steps", 0, "step", "decimals"))
+    'steps[0] (line).decimals'
+    >>> field_name({}, ("inputs", "rate", "choices", 2, "float"))
+    'inputs.rate.choices[2]'
+    """
+    if not loc:
+        return None
+    head, rest = str(loc[0]), loc[1:]
+    if loc[0] == "steps" and rest and isinstance(rest[0], int):
+        head, rest = _step_label(data, rest[0]), rest[1:]
+    elif loc[0] == "inputs" and rest:
+        head, rest = f"inputs.{rest[0]}", rest[1:]
+    for part in rest:
+        if isinstance(part, int):
+            head += f"[{part}]"
+        elif part not in _MEMBERS:
+            head += f".{part}"
+    return head
+
+
+def _step_label(data: Any, index: int) -> str:
+    """``steps[2] (name)``: the listed step's tool, or an exit's name, as the file gives
+    it (left out when it gives none that could be one)."""
+    steps = data.get("steps") if isinstance(data, dict) else None
+    entry = steps[index] if isinstance(steps, list) and index < len(steps) else None
+    name = None
+    if isinstance(entry, dict):
+        name = entry.get("name" if entry.get("kind") == "exit" else "tool")
+    if isinstance(name, str) and 0 < len(name) <= 64:
+        return f"steps[{index}] ({name})"
+    return f"steps[{index}]"
+
+
+class _Underflow(ValueError):
+    """A TOML number whose nonzero digits a float cannot hold (``1e-400`` reads as 0)."""
+
+    def __init__(self, spelled: str) -> None:
+        super().__init__(f"the number {spelled} is too small: it would read as 0")
+        self.spelled = spelled
+
+
+def _toml_float(spelled: str) -> float:
+    value = float(spelled)
+    if value == 0 and any(d in spelled.lower().partition("e")[0] for d in "123456789"):
+        raise _Underflow(spelled)
+    return value
 
 
 def read_workflow(path: str | Path) -> DeclaredWorkflow:
@@ -111,7 +171,11 @@ def read_workflow(path: str | Path) -> DeclaredWorkflow:
         else:
             import tomllib  # here: only a TOML file needs it
 
-            data = tomllib.loads(raw)
+            data = tomllib.loads(raw, parse_float=_toml_float)
+    except _Underflow as exc:
+        lines = (n for n, text in enumerate(raw.splitlines(), 1) if exc.spelled in text)
+        line = next(lines, None)  # tomllib drops a number's underscores
+        raise InputError(path, str(exc), f"line {line}" if line else None) from None
     except ValueError as exc:  # tomllib.TOMLDecodeError is one
         kind = "JSON" if path.suffix == ".json" else "TOML"
         raise InputError(path, f"not valid {kind} ({exc})") from None

@@ -50,7 +50,9 @@ TOOL = r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$"
 """A tool name as the chat-completions API accepts it (64 characters at most)."""
 _NAME = re.compile(NAME)
 
-_CONFIG = ConfigDict(extra="forbid")
+_CONFIG = ConfigDict(extra="forbid", allow_inf_nan=False)
+"""No unknown field; no infinite or NaN number (TOML writes ``inf``, ``nan``, and both
+TOML and JSON read ``1e999`` as infinity)."""
 
 
 def _unset(v: object) -> bool:

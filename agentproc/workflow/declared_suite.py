@@ -18,13 +18,9 @@ from pathlib import Path
 
 from agentproc.errors import ConfigError, OutputError, unknown_key
 from agentproc.procedures.files import SCENARIOS
-from agentproc.procedures.workflow_draw import (
-    check_conditions,
-    check_identities,
-    draw_instance,
-    probe_paths,
-)
+from agentproc.procedures.workflow_draw import check_conditions, draw_instance, probe_paths
 from agentproc.procedures.workflow_file import DeclaredWorkflow, read_workflow
+from agentproc.procedures.workflow_identities import check_identities
 from agentproc.workflow.declared import compile_instance
 from agentproc.workflow.scenario import Scenario
 

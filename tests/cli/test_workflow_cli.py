@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -118,6 +120,58 @@ def test_a_bad_workflow_file_is_one_line_naming_file_step_and_field_and_exit_2(
     assert err.strip().startswith(f"agentproc: error: {path}: steps[0] (t).formula: ")
     assert message in err and len(err.strip().splitlines()) == 1
     assert "Traceback" not in err
+    assert not out.exists()
+
+
+BAD_FORMULAS = [
+    ("a + 1e309", "'a + 1e309': the number 1e309 is too large"),
+    ("min(a, 1e999)", "'min(a, 1e999)': the number 1e999 is too large"),
+    ("a + 1e-400", "'a + 1e-400': the number 1e-400 is too small: it would read as 0"),
+    ("a + a * 2305843009213693951 / 1e30", "equals a in 100 of 100 draws"),
+]
+
+
+def _flow(tmp_path: Path, formula: str) -> Path:
+    path = tmp_path / "flow.toml"
+    path.write_text(
+        'description = "x"\nanswer = "b"\n[inputs.a]\nintegers = [1, 5]\n'
+        f'[[steps]]\ntool = "t"\noutput = "b"\nformula = "{formula}"\n',
+        encoding="utf-8",
+    )
+    return path
+
+
+@pytest.mark.parametrize("command", ["generate", "selfcheck"])
+@pytest.mark.parametrize(("formula", "message"), BAD_FORMULAS)
+def test_a_bad_formula_is_one_line_exit_2_and_nothing_written_by_generate_or_selfcheck(
+    tmp_path, capsys, command, formula, message
+):
+    path = _flow(tmp_path, formula)
+    out = tmp_path / "suite"
+    argv = [command, "--workflow", path, "--count", 2]
+    code, text, err = cli(capsys, *argv, *(["--out", out] if command == "generate" else []))
+    assert (code, text) == (2, "")
+    assert err.startswith(f"agentproc: error: {path}: steps[0] (t).formula: '{formula}'")
+    assert err.count("\n") == 1 and message in err and "Traceback" not in err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("command", ["generate", "selfcheck"])
+def test_an_overflowing_literal_is_one_line_from_the_command_itself(tmp_path, command):
+    path = _flow(tmp_path, "a + 1e309")
+    out = tmp_path / "suite"
+    extra = ["--out", str(out)] if command == "generate" else []
+    done = subprocess.run(
+        [sys.executable, "-m", "agentproc", command, "--workflow", str(path), *extra],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        f"agentproc: error: {path}: steps[0] (t).formula: "
+        "'a + 1e309': the number 1e309 is too large (at most about 1.8e308)\n"
+    )
     assert not out.exists()
 
 

@@ -72,12 +72,44 @@ def test_the_variables_a_formula_reads_are_listed_in_written_order():
         ("", "empty"),
         ("a" + " + a" * 600, "longer than 1000 characters"),
         ("-" * 60 + "a", "nested more than 40 deep"),
+        ("a + (" * 41 + "a" + ")" * 41, "nested more than 40 deep"),
+        ("a" + "+a" * 250, "more than 400 operands and operations"),
+        ("min(" * 30 + "a" + ", a)" * 30 + "+a" * 200, "more than 400 operands and operations"),
+        ("a + 1e309", "the number 1e309 is too large"),
+        ("min(a, 1e999)", "the number 1e999 is too large"),
+        ("a * 1_0e-400", "the number 1_0e-400 is too small: it would read as 0"),
+        ("a + 1E-400", "the number 1E-400 is too small: it would read as 0"),
     ],
 )
 def test_anything_outside_the_grammar_is_refused_with_its_reason(text, message):
     with pytest.raises(FormulaError, match=None) as info:
         parse(text)
     assert message in str(info.value)
+
+
+def test_a_literal_of_zero_however_spelled_is_zero():
+    for text in ("a + 0.0", "a + 0e999", "a + 0.000e-400", "a + 00.0"):
+        assert evaluate(parse(text), {"a": F(2)}) == 2
+
+
+def test_a_smallest_float_literal_is_read_exactly_not_as_zero():
+    assert evaluate(parse("a * 5e-324"), {"a": F(1)}) == F(5, 10**324)
+
+
+@pytest.mark.parametrize("op", ["+", "-", "*", "/"])
+def test_a_long_chain_of_one_precedence_is_flat_not_nested(op: str):
+    text = f" {op} ".join(["a"] * 150)
+    one = {"+": 150, "-": -148, "*": 1, "/": 1}[op]
+    assert evaluate(parse(text), {"a": F(1)}) == one
+    assert evaluate(parse("-a + " + " - ".join(["(a * a / a)"] * 60)), {"a": F(2)}) == -118
+
+
+def test_a_flat_sum_of_50_terms_is_read_and_nesting_inside_a_chain_still_counts():
+    assert evaluate(parse(" + ".join(["a"] * 50)), {"a": F(1)}) == 50
+    nested = "a * (" * 39 + "a" + ")" * 39  # 40 deep as the right operand of a +
+    assert evaluate(parse(" + ".join(["a"] * 40 + [nested])), {"a": F(1)}) == 41
+    with pytest.raises(FormulaError, match="nested more than 40 deep"):
+        parse(" + ".join(["a"] * 40 + ["a * (" + nested + ")"]))
 
 
 def test_rendering_writes_the_parentheses_the_tree_needs():

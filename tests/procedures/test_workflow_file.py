@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from agentproc.errors import InputError
-from agentproc.procedures.workflow_draw import check_conditions, check_identities, probe_paths
+from agentproc.procedures.workflow_draw import check_conditions, probe_paths
 from agentproc.procedures.workflow_file import read_workflow
+from agentproc.procedures.workflow_identities import check_identities
 from agentproc.resources import folder
 from tests.helpers import shipped_workflows
 
@@ -163,7 +164,7 @@ BAD = [
     (
         "bad output name",
         _set(("steps", 2, "output"), "2x"),
-        "steps.2.output: String should match pattern",
+        "steps[2] (memo).output: String should match pattern",
     ),
     (
         "function name",
@@ -237,7 +238,7 @@ BAD = [
     (
         "decimals",
         _set(("steps", 0, "decimals"), 6),
-        "steps.0.decimals: Input should be less than or equal to 3",
+        "steps[0] (line).decimals: Input should be less than or equal to 3",
     ),
     (
         "too many steps",
@@ -252,12 +253,45 @@ BAD = [
     (
         "long formula",
         _set(("steps", 0, "formula"), "qty" + " + qty" * 300),
-        "steps.0.formula: String should have at most 1000 characters",
+        "steps[0] (line).formula: String should have at most 1000 characters",
     ),
     (
         "unknown field",
         _set(("steps", 0, "formul"), "qty"),
-        "steps.0.formul: Extra inputs are not permitted",
+        "steps[0] (line).formul: Extra inputs are not permitted",
+    ),
+    (
+        "a tool that is no name",
+        _set(("steps", 1, "tool"), 7),
+        "steps[1].tool: Input should be a valid string",
+    ),
+    (
+        "a choice of the wrong type",
+        _set(("inputs", "rate"), {"choices": [0.1, [2]]}),
+        "inputs.rate.choices[1]: Input should be a valid number",
+    ),
+    (
+        "a literal beyond a float",
+        _set(("steps", 2, "formula"), "amount + 1e309"),
+        "steps[2] (memo).formula: 'amount + 1e309': the number 1e309 is too large",
+    ),
+    (
+        "a literal below a float",
+        _set(("steps", 2, "formula"), "min(amount, 1e-400)"),
+        "steps[2] (memo).formula: 'min(amount, 1e-400)': the number 1e-400 is too small: "
+        "it would read as 0",
+    ),
+    (
+        "seen equal on every draw, not proved",
+        _set(("steps", 2, "formula"), "amount + qty * 2305843009213693951 / 1e30"),
+        "steps[2] (memo).formula: 'amount + qty * 2305843009213693951 / 1e30' equals amount "
+        "in 100 of 100 draws (it would hide every mistake made before it)",
+    ),
+    (
+        "seen constant on every draw, not proved",
+        _set(("steps", 2, "formula"), "amount - amount + qty * 2305843009213693951 / 1e30"),
+        "steps[2] (memo).formula: 'amount - amount + qty * 2305843009213693951 / 1e30' is 0.000 "
+        "in 100 of 100 draws: it does not move with the inputs",
     ),
 ]
 
@@ -273,6 +307,59 @@ def test_a_bad_workflow_file_gets_one_error_naming_the_file_the_step_and_the_fie
     assert text.startswith(f"{path}: "), text
     assert message in text, text
     assert "\n" not in text
+
+
+@pytest.mark.parametrize(
+    "formula",
+    [
+        "amount + qty * 2305843009213693951 / 1e15",  # 0 modulo the prime, not here
+        "amount - qty * 2305843009213693951 / 1e15",
+        "amount * 1e19 / (qty * 2305843009213693951)",  # divides by 0 modulo the prime
+        "amount * 1e19 / 2305843009213693951",
+        "min(amount, qty + 4611686018427387902) - min(amount, qty)",  # 2p: atoms differ
+    ],
+)
+def test_a_step_that_agrees_with_an_identity_only_modulo_the_prime_is_not_refused(
+    tmp_path, formula
+):
+    wf = read_workflow(write(tmp_path, changed(_set(("steps", 2, "formula"), formula))))
+    check_identities(wf)
+
+
+def test_an_identity_is_proved_whatever_the_prime_hides_in_it(tmp_path):
+    text = "(amount + qty * 2305843009213693951) * rate / rate - qty * 2305843009213693951"
+    path = write(tmp_path, changed(_set(("steps", 2, "formula"), text)))
+    with pytest.raises(InputError, match="equals amount whatever the inputs"):
+        check_identities(read_workflow(path))
+
+
+@pytest.mark.parametrize(
+    ("entry", "field"),
+    [
+        ("choices = [1.0, inf]", "choices[1]"),
+        ("choices = [1e999]", "choices[0]"),
+        ("range = [1.0, nan]", "range[1]"),
+    ],
+)
+def test_a_toml_number_that_is_not_finite_is_refused_naming_its_field(tmp_path, entry, field):
+    path = tmp_path / "flow.toml"
+    text = INVOICE.read_text(encoding="utf-8")
+    path.write_text(f"{text}\n[inputs.extra]\n{entry}\n", encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        read_workflow(path)
+    assert str(info.value) == f"{path}: inputs.extra.{field}: Input should be a finite number"
+
+
+def test_a_toml_number_below_a_float_names_its_line_not_a_silent_zero(tmp_path):
+    path = tmp_path / "flow.toml"
+    text = INVOICE.read_text(encoding="utf-8")
+    path.write_text(text + "\n[inputs.extra]\nchoices = [1.0, 1e-400]\n", encoding="utf-8")
+    lines = len(text.splitlines()) + 3
+    with pytest.raises(InputError) as info:
+        read_workflow(path)
+    assert str(info.value) == (
+        f"{path}: line {lines}: the number 1e-400 is too small: it would read as 0"
+    )
 
 
 def test_a_file_that_is_not_toml_names_the_file(tmp_path):

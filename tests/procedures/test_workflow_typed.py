@@ -12,12 +12,14 @@ from typing import Any
 
 import pytest
 
+from agentproc.arith import symbol_units
 from agentproc.cli import main
 from agentproc.errors import InputError
 from agentproc.procedures import formula, formula_values
 from agentproc.procedures.formula_types import BOOLEAN, NUMBER, Type, check
 from agentproc.procedures.workflow_draw import check_conditions, draw_instance, probe_paths
 from agentproc.procedures.workflow_file import read_workflow
+from agentproc.procedures.workflow_identities import check_identities
 
 BASE: dict[str, Any] = {
     "format": 2,
@@ -182,6 +184,31 @@ BAD: list[tuple[str, Any, str]] = [
         lambda d: d["inputs"]["tier"].update(weights=[1, 2]),
         "inputs.tier: weights: give one weight for each of choices",
     ),
+    (
+        "an exit's condition that is no text",
+        lambda d: d["steps"][0].update(when=5),
+        "steps[0] (too_late).when: Input should be a valid string",
+    ),
+    (
+        "a step's condition that is no text",
+        lambda d: d["steps"][4].update(when=True),
+        "steps[4] (approve).when: Input should be a valid string",
+    ),
+    (
+        "an exit's unknown field",
+        lambda d: d["steps"][0].update(then=1),
+        "steps[0] (too_late).then: Extra inputs are not permitted",
+    ),
+    (
+        "an exit answer of no type",
+        lambda d: d["steps"][0].update(answer=[0]),
+        "steps[0] (too_late).answer: Input should be a valid",
+    ),
+    (
+        "a literal beyond a float in a condition",
+        lambda d: d["steps"][4].update(when="refund > 1e400"),
+        "steps[4] (approve).when: 'refund > 1e400': the number 1e400 is too large",
+    ),
 ]
 
 
@@ -197,3 +224,25 @@ def test_a_bad_format_2_file_is_one_line_naming_the_field_exit_2_and_nothing_wri
     assert err.count("\n") == 1 and "Traceback" not in err
     assert f"{path}: {message}" in err
     assert not out.exists()
+
+
+def test_an_exit_answer_beyond_a_float_is_one_line_naming_the_exit_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    path = write(tmp_path, changed(lambda d: d["steps"][0].update(answer="BIG")))
+    path.write_text(path.read_text(encoding="utf-8").replace('"BIG"', "1e999"), encoding="utf-8")
+    out = tmp_path / "suite"
+    code = main(["generate", "--workflow", str(path), "--count", "3", "--out", str(out)])
+    _, err = capsys.readouterr()
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+    assert f"{path}: steps[0] (too_late).answer: Input should be a finite number" in err
+    assert not out.exists()
+
+
+def test_a_division_by_zero_in_a_branch_not_always_taken_is_no_identity(tmp_path: Path):
+    text = "ifelse(big, round(refund), refund / (limit - limit))"
+    wf = read_workflow(write(tmp_path, changed(lambda d: d["steps"][5].update(formula=text))))
+    check_identities(wf)
+    for k in range(5):  # a draw where memo divides by zero is replaced, as any other
+        inst = draw_instance(wf, 0, k)
+        assert inst.exit is not None or inst.values[2] == symbol_units(True)
