@@ -166,52 +166,6 @@ class TableSpec(BaseModel):
     rows: list[dict[str, bool | float | str]] = Field(min_length=1, max_length=MAX_ROWS)
     """The records: each gives its key and every column."""
 
-    @model_validator(mode="after")
-    def _records(self) -> TableSpec:
-        for name in self.columns:
-            if not _NAME.match(name):
-                raise ValueError(f"columns: {name!r} is not a name")
-        if self.key in self.columns:
-            raise ValueError(f"columns: {self.key!r} is the key column")
-        keys: set[str] = set()
-        want = {self.key, *self.columns}
-        for i, row in enumerate(self.rows):
-            if set(row) != want:
-                odd = sorted(set(row) ^ want)[0]
-                what = "not a column" if odd in row else "missing"
-                raise ValueError(f"rows[{i}].{odd}: {what}")
-            key = row[self.key]
-            if not isinstance(key, str) or not 0 < len(key) <= formula.MAX_CATEGORY:
-                raise ValueError(
-                    f"rows[{i}].{self.key}: a key is a name of 1 to "
-                    f"{formula.MAX_CATEGORY} characters, not {key!r}"
-                )
-            if key in keys:
-                raise ValueError(f"rows[{i}].{self.key}: {key!r} is listed twice")
-            keys.add(key)
-            for column, kind in self.columns.items():
-                problem = _cell(row[column], kind)
-                if problem:
-                    raise ValueError(f"rows[{i}].{column}: {problem}")
-        return self
-
-
-def _cell(v: bool | float | str, kind: Kind) -> str | None:
-    """What is wrong with a table's value for a column of ``kind`` (``None``: nothing)."""
-    if kind == "boolean":
-        return None if isinstance(v, bool) else f"{v!r} is not a boolean"
-    if kind == "category":
-        if isinstance(v, str) and 0 < len(v) <= formula.MAX_CATEGORY:
-            return None
-        return f"{v!r} is not a name of 1 to {formula.MAX_CATEGORY} characters"
-    if isinstance(v, bool | str):
-        return f"{v!r} is not a number"
-    if abs(v) > MAX_MAGNITUDE:
-        return f"{v} is not within [-1e6, 1e6]"
-    if Fraction(repr(v)) * 10**MAX_DECIMALS % 1:
-        return f"{v} has more than {MAX_DECIMALS} decimals"
-    return None
-
 
 class StepSpec(BaseModel):
     """One step: a tool that computes ``output`` by ``formula``."""

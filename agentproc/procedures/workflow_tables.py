@@ -9,13 +9,29 @@ agent never sees a table; it sees what the step's tool returns.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 from agentproc.errors import InputError
-from agentproc.procedures.formula import CHOOSERS, FUNCTIONS, LITERALS, LOOKUP, Value
-from agentproc.procedures.formula_types import BOOLEAN, NUMBER, TableType, Type
+from agentproc.procedures.formula import (
+    CHOOSERS,
+    FUNCTIONS,
+    LITERALS,
+    LOOKUP,
+    MAX_CATEGORY,
+    Value,
+)
+from agentproc.procedures.formula_types import BOOLEAN, NUMBER, Kind, TableType, Type
 from agentproc.procedures.formula_values import Tables
-from agentproc.procedures.workflow_spec import _NAME, NAME, StepSpec, WorkflowSpec
+from agentproc.procedures.workflow_spec import (
+    _NAME,
+    MAX_DECIMALS,
+    MAX_MAGNITUDE,
+    NAME,
+    StepSpec,
+    TableSpec,
+    WorkflowSpec,
+)
 
 _KINDS = {"number": NUMBER, "boolean": BOOLEAN}
 
@@ -41,6 +57,7 @@ def check_tables(spec: WorkflowSpec, where: str) -> tuple[dict[str, TableType], 
             raise InputError(where, why, field)
         if name in FUNCTIONS or name in CHOOSERS or name in LITERALS or name == LOOKUP:
             raise InputError(where, f"{name!r} is a name of the formula grammar", field)
+        _check_rows(table, where, field)
         records: dict[str, dict[str, Value]] = {}
         for row in table.rows:
             key = str(row[table.key])
@@ -57,3 +74,47 @@ def check_tables(spec: WorkflowSpec, where: str) -> tuple[dict[str, TableType], 
 def _value(v: bool | float | str) -> Value:
     """A table's value as the formula grammar reads it (a number an exact fraction)."""
     return v if isinstance(v, bool | str) else Fraction(repr(v)).limit_denominator(1000)
+
+
+def _check_rows(table: TableSpec, where: str, field: str) -> None:
+    """Column names, then every row: its key (a name, unique) and each column's value."""
+    for name in table.columns:
+        if not _NAME.match(name):
+            raise InputError(where, f"{name!r} is not a column name ({NAME})", f"{field}.columns")
+    if table.key in table.columns:
+        raise InputError(where, f"{table.key!r} is the key column", f"{field}.columns")
+    keys: set[str] = set()
+    want = {table.key, *table.columns}
+    for i, row in enumerate(table.rows):
+        at = f"{field}.rows[{i}]"
+        if set(row) != want:
+            odd = sorted(set(row) ^ want)[0]
+            raise InputError(where, "not a column" if odd in row else "missing", f"{at}.{odd}")
+        key = row[table.key]
+        if not isinstance(key, str) or not 0 < len(key) <= MAX_CATEGORY:
+            why = f"a key is a name of 1 to {MAX_CATEGORY} characters, not {key!r}"
+            raise InputError(where, why, f"{at}.{table.key}")
+        if key in keys:
+            raise InputError(where, f"{key!r} is listed twice", f"{at}.{table.key}")
+        keys.add(key)
+        for column, kind in table.columns.items():
+            problem = _cell(row[column], kind)
+            if problem:
+                raise InputError(where, problem, f"{at}.{column}")
+
+
+def _cell(v: bool | float | str, kind: Kind) -> str | None:
+    """What is wrong with a table's value for a column of ``kind`` (``None``: nothing)."""
+    if kind == "boolean":
+        return None if isinstance(v, bool) else f"{v!r} is not a boolean"
+    if kind == "category":
+        if isinstance(v, str) and 0 < len(v) <= MAX_CATEGORY:
+            return None
+        return f"{v!r} is not a name of 1 to {MAX_CATEGORY} characters"
+    if isinstance(v, bool | str):
+        return f"{v!r} is not a number"
+    if not math.isfinite(v) or abs(v) > MAX_MAGNITUDE:
+        return f"{v} is not within [-1e6, 1e6]"
+    if Fraction(repr(v)) * 10**MAX_DECIMALS % 1:
+        return f"{v} has more than {MAX_DECIMALS} decimals"
+    return None

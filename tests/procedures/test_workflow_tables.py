@@ -148,12 +148,12 @@ BAD = [
     (
         "key_twice",
         _set([*ROWS, 1, "plan"], "basic"),
-        "tables.plans: rows[1].plan: 'basic' is listed twice",
+        "tables.plans.rows[1].plan: 'basic' is listed twice",
     ),
     (
         "cell_missing",
         lambda d: d["tables"]["plans"]["rows"][1].pop("rate"),
-        "rows[1].rate: missing",
+        "tables.plans.rows[1].rate: missing",
     ),
     ("cell_type", _set([*ROWS, 1, "rate"], "twenty"), "rows[1].rate: 'twenty' is not a number"),
     (
