@@ -1,7 +1,8 @@
-"""Hand-written traces of the shipped look-up workflow (``order_fulfilment``), labelled as
-docs/taxonomy.md says: another record's key, a field taken from another record, the
-value a wrong look-up returned carried on, an exit ignored, batched look-ups under the
-dependency order policy."""
+"""Hand-written traces of the shipped look-up workflows (``order_fulfilment``,
+``warehouse_inspection``), labelled as docs/taxonomy.md says: another record's key, a field
+taken from another record, the value a wrong look-up returned carried on, a gate ignored, a
+check skipped or run where it is not needed, batched look-ups under the dependency order
+policy."""
 
 from __future__ import annotations
 
@@ -129,3 +130,77 @@ def test_batched_look_ups_under_dependency_are_faithful():
     ep = inst.play([[calls[0]], looks, *[[c] for c in rest]], "dependency")
     assert ep.labels == []
     assert ep.metrics["verdict"] == "faithful"
+
+
+# -- warehouse inspection ---------------------------------------------------------------
+
+
+def inspection(path: str) -> Instance:
+    return Instance("warehouse_inspection", lambda s: s.path is not None and s.path.name == path)
+
+
+def test_an_inspection_with_a_cold_chain_breach_is_faithful_with_its_charge():
+    inst = inspection("cold_chain_charge")
+    ep = play(inst, faithful(inst))
+    assert ep.labels == []
+    assert [c.name for c in ep.calls][4:6] == ["cold_chain_check", "cold_chain_charge"]
+    assert ep.metrics["verdict"] == "faithful"
+
+
+def test_another_suppliers_terms_are_a_wrong_key_whose_record_is_returned():
+    inst = inspection("cold_chain_charge")
+    other = next(s for s in ("dunmore_wholesale", "alder_supply") if s != inst.value["supplier"])
+    ep = play(inst, with_call(faithful(inst), "get_rate", supplier=other))
+    assert kinds(ep) == [("wrong_argument", 0, "other")]
+    assert labels(ep)[0]["argument"] == "supplier" and labels(ep)[0]["got"] == other
+    assert ep.calls[0].result != f"rate = {inst.value['rate']:.3f}"
+
+
+def test_a_skipped_cold_chain_charge_is_a_skipped_step_and_the_chargeback_is_refused():
+    inst = inspection("cold_chain_charge")
+    calls = [
+        (n, {k: v for k, v in a.items() if k != "cold_charge"})
+        for n, a in faithful(inst)
+        if n != "cold_chain_charge"
+    ]
+    ep = play(inst, calls)
+    assert kinds(ep) == [
+        ("invalid_arguments", 6, None),
+        ("premature_finish", 7, "unsupported"),
+        ("skipped_step", None, "unsupported"),
+        ("skipped_step", None, "unsupported"),
+    ]
+    assert [lab["step"] for lab in labels(ep)[2:]] == [6, 9]
+    assert "cold_charge is needed" in ep.calls[6].result
+
+
+def test_a_labelling_fee_looked_up_for_good_labels_is_an_unneeded_step():
+    inst = inspection("base")
+    calls = faithful(inst)
+    at = [n for n, _ in calls].index("units_booked")
+    calls.insert(at, ("get_label_fee", {"supplier": inst.value["supplier"]}))
+    ep = play(inst, calls)
+    assert labels(ep) == [
+        {
+            "kind": "unneeded_step",
+            "call_index": at,
+            "step": 7,
+            "cause": "unsupported",
+            "reason": "condition",
+        }
+    ]
+    assert ep.metrics["verdict"] == "unfaithful_correct"
+
+
+def test_checking_a_delivery_past_the_purchase_order_gate_labels_the_look_up_and_answer():
+    inst = Instance(
+        "warehouse_inspection", lambda s: s.path is not None and s.path.exit is not None
+    )
+    calls: list[Call] = [
+        ("get_rate", {"supplier": inst.value["supplier"]}),
+        (inst.finish, {"answer": inst.value["chargeback"]}),
+    ]
+    ep = play(inst, calls)
+    assert kinds(ep) == [("unneeded_step", 0, "unsupported"), ("wrong_answer", 1, "unsupported")]
+    assert labels(ep)[0]["reason"] == "after_exit"
+    assert labels(ep)[1]["expected"] == 150
