@@ -146,19 +146,40 @@ def turn_of(data: dict[str, Any]) -> Turn:
     message = data.get("message")
     if message is not None and not isinstance(message, dict):
         raise TypeError("its message is not an object")
-    return Turn(data["content"], requests, usage, message=message, cache_hit=True)
+    turn = Turn(data["content"], requests, usage, message=message, cache_hit=True)
+    turn.redacted = frozenset(int(j) for j in data.get("redacted", ()))
+    turn.redacted_content = bool(data.get("redacted_content"))
+    return turn
 
 
 def stored(turn: Turn) -> dict[str, Any]:
-    """A reply as it is stored: redacted by value as a run file's messages are (a call's
-    name and arguments kept as the model sent them)."""
+    """A reply as it is stored: redacted by value as a run file's messages are, a call's
+    name and arguments as the episode session cuts them before they run (a hit then runs
+    what the first run ran)."""
     content = turn.content
+    calls = [{"id": str(i), "name": n, "arguments": a} for i, n, a in turn.requests]
+    clean = _redacted_calls(calls)
+    cut = [j for j, (c, r) in enumerate(zip(calls, clean, strict=True)) if _cut(c, r)]
+    text = redact_data(content) if isinstance(content, str) else redact_values(content)
     return {
-        "content": redact_data(content) if isinstance(content, str) else redact_values(content),
-        "requests": [[redact_data(str(i)), n, a] for i, n, a in turn.requests],
+        "content": text,
+        "requests": [[c["id"], c["name"], c["arguments"]] for c in clean],
         "usage": dict(turn.usage_metadata),
         "message": redact_values(turn.message) if turn.message is not None else None,
+        **({"redacted": cut} if cut else {}),
+        **({"redacted_content": True} if text != content else {}),
     }
+
+
+def _redacted_calls(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Calls redacted where a run file's are (their ``id``, ``name`` and ``arguments``)."""
+    redacted: list[dict[str, Any]] = redact_values({"calls": calls})["calls"]
+    return redacted
+
+
+def _cut(call: dict[str, Any], clean: dict[str, Any]) -> bool:
+    """Whether redaction changed what runs of a call: its name or its arguments."""
+    return bool(call["name"] != clean["name"] or call["arguments"] != clean["arguments"])
 
 
 @dataclass(frozen=True)

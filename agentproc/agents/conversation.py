@@ -39,6 +39,11 @@ class Turn:
     """The assistant message as it goes back into a JSON history (``openai:`` models)."""
     cache_hit: bool | None = None
     """Served by the response cache (``None``: no cache in use)."""
+    redacted: frozenset[int] = frozenset()
+    """A cache hit's calls (their position) stored with a credential cut out of their name
+    or arguments, as the episode session cut it before the first run ran them."""
+    redacted_content: bool = False
+    """A cache hit's text was stored with a credential cut out (text mode reads it)."""
 
 
 class Conversation(Protocol):

@@ -81,12 +81,12 @@ async def _turn_node(state: _State, config: RunnableConfig) -> Any:
         return Command(update={"stop": "no_tool_call"}, goto=END)
     stop = None
     session.message()  # the turn's calls came in one message; executed in call order
-    for call_id, name, args in turn.requests:
+    for j, (call_id, name, args) in enumerate(turn.requests):
         if session.exhausted:
             stop = "budget"
             ep.chat.tool_result(call_id, BUDGET_EXHAUSTED)
             continue
-        rec = session.call(name, args, call_id)
+        rec = session.call(name, args, call_id, redacted=j in turn.redacted)
         ep.chat.tool_result(call_id, rec.result)
         if rec.finish and rec.answer is not None and not ep.continue_after_answer:
             stop = stop or "answer"

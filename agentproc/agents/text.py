@@ -40,7 +40,7 @@ async def arun_text_episode(
         reply = await invoke_with_retry(
             chat.next_turn, retry or RetryPolicy(), retry_seed(seed, scenario.id), calls, errors
         )
-        session.read_text(text_of(reply.content))
+        session.read_text(text_of(reply.content), redacted=reply.redacted_content)
     except Exception as exc:
         stop = "error"
         session.fail(episode_error(exc, calls[-1].attempts if calls else 1))

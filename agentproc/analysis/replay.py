@@ -59,6 +59,9 @@ class Replay:
     """Whether there was a recording to compare with."""
     text_entries: list[str] | None = None
     """Text mode: the parsed step and answer lines, in order (labels index them)."""
+    redacted: frozenset[int] = frozenset()
+    """The calls whose name or arguments held a credential, cut out before they ran (the
+    record's ``redacted.calls``): what is replayed is what ran."""
 
     def to_json(self) -> dict[str, Any]:
         """The machine-readable form printed by ``replay --json``."""
@@ -71,7 +74,11 @@ class Replay:
             "metrics": self.metrics,
             "labels": [lab.to_json() for lab in self.labels],
             "calls": [
-                {**c.to_json(scale), "labels": [lab.to_json() for lab in by_call.get(c.index, [])]}
+                {
+                    **c.to_json(scale),
+                    **({"redacted": True} if c.index in self.redacted else {}),
+                    "labels": [lab.to_json() for lab in by_call.get(c.index, [])],
+                }
                 for c in self.calls
             ],
             "differences": self.differences,
@@ -164,7 +171,18 @@ def replay_record(
     )
     result.differences = _differences(rec, result)
     result.compared = True
+    result.redacted = redacted_calls(rec)
     return result
+
+
+def redacted_calls(rec: EpisodeRecord) -> frozenset[int]:
+    """The calls a stored episode says a credential was cut out of (none when its
+    ``redacted`` field is absent or not the shape it should be)."""
+    redacted = rec.get("redacted")
+    calls = redacted.get("calls") if isinstance(redacted, dict) else None
+    if not isinstance(calls, list):
+        return frozenset()
+    return frozenset(i for i in calls if isinstance(i, int) and not isinstance(i, bool))
 
 
 def _replay_text(rec: EpisodeRecord, scenario: Scenario, where: str) -> Replay:

@@ -334,6 +334,13 @@ def _summary(replay: Replay, console: Console, width: int) -> None:
             highlight=False,
             soft_wrap=True,
         )
+    if replay.redacted:
+        calls = ", ".join(map(str, sorted(replay.redacted)))
+        print_wrapped(
+            console,
+            f"calls {calls}: a credential in the name or arguments was replaced by "
+            "[REDACTED] before the call ran (a value of no step)",
+        )
     if div is not None:
         step = f"step {div['step']}" if div["step"] is not None else "the answer"
         console.print(

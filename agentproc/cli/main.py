@@ -35,9 +35,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     err = Console(stderr=True, soft_wrap=True, emoji=False)
     try:
         return COMMANDS[args.command](args, out, err)
-    except AgentFault as exc:  # --debug: the agent's own exception, whole
-        err.file.write(exc.traceback)
-        say(err, f"agentproc: error: {one_line(str(exc))}")
+    except AgentFault as exc:  # --debug: the agent's own exception, whole but its secrets
+        err.file.write(_redacted(exc.traceback))
+        say(err, f"agentproc: error: {one_line(_redacted(str(exc)))}")
         return EXIT_ERRORED
     except OutputError as exc:  # the input was fine; writing the output failed
         say(err, f"agentproc: error: {brief(_shown(exc))}")
@@ -59,6 +59,13 @@ def _shown(exc: AgentprocError) -> str:
     from agentproc.runs.redact import redact_data
 
     return one_line(redact_data(str(exc)))
+
+
+def _redacted(text: str) -> str:
+    """Error text without credentials (an agent's exception may quote its key)."""
+    from agentproc.runs.redact import redact
+
+    return redact(text)
 
 
 def _printable_streams() -> None:

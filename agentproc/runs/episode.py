@@ -89,3 +89,6 @@ class Episode:
     batches: list[int] | None = None
     """Under the ``dependency`` order policy: how many calls each of the agent's messages
     held, in order."""
+    redacted: dict[str, Any] | None = None
+    """What a credential was cut out of before it ran and was labelled
+    (:class:`~agentproc.runs.records.RedactedRecord`)."""

@@ -139,6 +139,19 @@ class ErrorRecord(TypedDict):
 
 
 @with_config(_CONFIG)
+class RedactedRecord(TypedDict):
+    """What a credential (:mod:`agentproc.runs.redact`) was cut out of before the episode
+    ran and was labelled: ``[REDACTED]`` stands in its place in the file, as it did for the
+    mock tools and the monitor, so replay and relabel find what the run found."""
+
+    calls: NotRequired[list[int]]
+    """The calls (their index) whose name or arguments held one; such an argument holds
+    ``"[REDACTED]"``, a value of no step."""
+    output: NotRequired[bool]
+    """Text mode: the model's reply held one."""
+
+
+@with_config(_CONFIG)
 class ScenarioRef(TypedDict):
     """A scenario by reference: its suite and the digest of its procedure."""
 
@@ -201,6 +214,8 @@ class _Line(TypedDict):
     """Under ``dependency``: how many calls each of the agent's messages held, in order
     (absent: one call per message)."""
     usage: NotRequired[UsageRecord]
+    redacted: NotRequired[RedactedRecord]
+    """Set when a credential was cut out of a call or the reply before the episode ran."""
     error: NotRequired[ErrorRecord]
     """Set when an infrastructure failure ended the episode: it counts in no figure."""
     output: NotRequired[
@@ -319,6 +334,7 @@ def episode_record(
         "model_calls": ep.model_calls,
         "usage": ep.usage,
         "errors": ep.errors,
+        "redacted": ep.redacted,
         "error": None if ep.error is None else ep.error.to_json(),
     }
     rec.update((k, v) for k, v in optional.items() if v is not None)  # type: ignore[typeddict-item]

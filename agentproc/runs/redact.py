@@ -4,29 +4,39 @@ The secrets are the run's own credentials (the API key a model reads, a base URL
 password and query credentials such as ``?api_key=``), any value given to
 :func:`secret_value`, and the value of every secret-named environment variable
 (``*_API_KEY``, ``*_TOKEN``, ``*_SECRET``) of 8 characters or more. Each is looked for
-as written, JSON-escaped, percent-encoded and in base64, and without its vendor prefix
-(``sk-``). Shapes are removed whatever the secret: an ``Authorization`` (or ``api-key``)
-header's value, ``Bearer``/``Basic`` tokens, a URL's ``user:password@`` and the value of a
-credential query parameter (:data:`QUERY_CREDENTIALS`).
+as written, JSON-escaped, percent-encoded and in base64 (``user:password`` too, as a
+``Basic`` header holds it), and without its vendor prefix (``sk-``). Shapes are removed
+whatever the secret: an ``Authorization`` (or ``api-key``) header's value,
+``Bearer``/``Basic`` tokens, a URL's ``user:password@`` and the value of a credential
+query parameter (:data:`QUERY_CREDENTIALS`).
 
-Secrets are removed as whole values inside strings, never inside field names, numbers
-or the stored name and arguments of a call, so that a run file stays readable and
-replays unchanged whatever the key. Only the strings where a server's or an agent's text
-lands are looked at (:func:`redact_values`): message content, tool results, text output,
-ids and errors; a record's other strings (verdicts, kinds, labels, the scenario) are
-ours. How much of a string counts depends on where it is and how long the secret is,
-since a local server accepts any key and ``a``, ``1`` or ``ok`` are common ones:
+Two rules hold at once. A secret (each form counted by its own length) of
+:data:`MIN_ANYWHERE` characters or more does not occur by chance: it goes wherever it
+occurs, a call's name and arguments included. A shorter one goes only where it cannot
+be data: in the shapes above, as a whole word of text from :data:`MIN_WORD` characters on,
+and in error text; a local server accepts any key and ``a``, ``1`` or ``ok`` are common
+ones, and a key ``1`` must never turn ``S1 = 1`` into anything else. Field names are
+never changed, so a run file stays readable whatever the key. By place:
 
 - **Data** (:func:`redact_data`: message content, tool results, text output, ids, a
   refused URL or error line the command line shows): a secret of :data:`MIN_ANYWHERE`
   characters or more goes wherever it occurs; one of :data:`MIN_WORD` or more where it
   stands as a whole word (no letter, digit or ``_`` beside it, and no ``.`` between it
-  and a digit, so ``1`` in ``4.1`` is a number's); a shorter one only in the shapes
-  above. A key ``1`` never turns ``S1 = 1`` into anything else; a 40-character key a
-  server echoes in a reply never reaches a file.
-- **Error text** (:func:`redact`: episode errors and failed attempts): every secret,
-  whatever its length, where it stands as a whole word, and long ones anywhere. An
-  endpoint that refuses a key commonly quotes it.
+  and a digit, so ``1`` in ``4.1`` is a number's), unless it reads as a number (data's
+  numbers are what is labelled); a shorter one only in the shapes above.
+- **A call** (:func:`redact_arguments`: its argument text, and its name as data): each
+  string inside the JSON (keys and values) as data; a number only where a secret of
+  :data:`MIN_ANYWHERE` characters or more is part of it (it becomes the string
+  ``"[REDACTED]"``, so the text stays JSON). The episode session applies it before the
+  mock tools execute the call and the monitor labels it, and records which calls it
+  changed: what a run file stores is what ran, and replay and relabel find what the
+  run found.
+- **Error text** (:func:`redact`: episode errors, failed attempts, ``--debug``'s
+  traceback): every secret, whatever its length, where it stands as a whole word, and
+  long ones anywhere. An endpoint that refuses a key commonly quotes it.
+
+The secrets are found once per distinct environment (:func:`current_secrets`): a changed
+key, or a variable set or unset between two runs of one process, is seen at the next call.
 """
 
 from __future__ import annotations
@@ -36,7 +46,8 @@ import json
 import os
 import re
 import urllib.parse
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import Any
 
 REDACTED = "[REDACTED]"
@@ -49,9 +60,11 @@ QUERY_CREDENTIALS = frozenset(
 """Query parameters (lower case) whose value is a credential: removed from every URL in
 every artefact, and left out of the response cache's keys."""
 MIN_WORD = 6
-"""A secret this long or longer is removed from data where it stands as a whole word."""
+"""A secret this long or longer is removed from data where it stands as a whole word
+(unless it reads as a number)."""
 MIN_ANYWHERE = 12
-"""A secret this long or longer is removed from data and error text wherever it occurs."""
+"""A secret this long or longer does not occur by chance: it is removed wherever it
+occurs, in data, a call's name and arguments, and error text."""
 
 # Names of environment variables whose values are secrets: every *_API_KEY,
 # *_TOKEN and *_SECRET, plus any other variable a model was told to read its key from.
@@ -93,6 +106,10 @@ _PREFIX = re.compile(r"^[A-Za-z]{1,8}[-_]")
 """A key's vendor prefix (``sk-``, ``sk-proj-`` is two): a server may echo the rest."""
 _BEFORE = r"(?<![A-Za-z0-9_])(?<![0-9]\.)"
 _AFTER = r"(?![A-Za-z0-9_])(?!\.[0-9])"
+_NUMBER = re.compile(r"[-+]?[0-9]+(?:[.,][0-9]+)*(?:[eE][-+]?[0-9]+)?")
+"""A secret that reads as a number: removed from data only when long."""
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|-?[0-9][0-9.eE+-]*')
+"""A string or a number of JSON text (in valid JSON, every number lies outside strings)."""
 
 
 def secret_env(name: str) -> None:
@@ -145,17 +162,38 @@ def _forms(value: str) -> set[str]:
     return {form for b in bare for form in _encodings(b)}
 
 
-def _secrets() -> list[str]:
-    """The secret values to remove, in every form, longest first (one may contain another)."""
-    key = os.environ.get
-    known = {key(name) or "" for name in _key_envs} | _values
-    guessed = {
-        value
-        for name, value in os.environ.items()
-        if (name == DEFAULT_KEY_ENV or _SECRET_NAME.search(name)) and len(value) >= _MIN_GUESSED
-    }
-    found = {form for value in (known | guessed) - {""} for form in _forms(value)}
-    return sorted(found, key=len, reverse=True)
+def current_secrets() -> tuple[str, ...]:
+    """The secret values to remove, in every form, longest first (one may contain another).
+
+    Found once per distinct set of the values they come from (the variables a model reads
+    its key from, every secret-named variable, :func:`secret_value`'s): looking them up
+    costs a few microseconds where finding every form costs a hundred, and a variable
+    set, changed or unset between two runs of one process is seen at once."""
+    env = os.environ
+    names = _secret_names(tuple(env))
+    known = tuple((name, env.get(name) or "") for name in sorted(_key_envs))
+    guessed = tuple((name, env[name]) for name in names if name in env)
+    return _found(known, guessed, frozenset(_values))
+
+
+@lru_cache(maxsize=8)
+def _secret_names(names: tuple[str, ...]) -> tuple[str, ...]:
+    """The variables among ``names`` whose values are secrets by their name."""
+    return tuple(n for n in names if n == DEFAULT_KEY_ENV or _SECRET_NAME.search(n))
+
+
+@lru_cache(maxsize=8)
+def _found(
+    known: tuple[tuple[str, str], ...],
+    guessed: tuple[tuple[str, str], ...],
+    values: frozenset[str],
+) -> tuple[str, ...]:
+    """Every form of the secrets ``known`` (any length), ``guessed`` (from
+    :data:`_MIN_GUESSED` on) and ``values``, longest first."""
+    sure = {value for _, value in known} | values
+    likely = {value for _, value in guessed if len(value) >= _MIN_GUESSED}
+    found = {form for value in (sure | likely) - {""} for form in _forms(value)}
+    return tuple(sorted(found, key=len, reverse=True))
 
 
 def _shapes(text: str) -> str:
@@ -166,20 +204,21 @@ def _shapes(text: str) -> str:
     return text
 
 
-def _remove(text: str, secrets: list[str], min_word: int) -> str:
+def _remove(text: str, secrets: Sequence[str], min_word: int, numbers: bool = True) -> str:
     """``text`` without every secret of :data:`MIN_ANYWHERE` characters or more, and every
-    one of ``min_word`` or more that stands as a whole word."""
+    one of ``min_word`` or more that stands as a whole word (without ``numbers``: unless
+    it reads as a number)."""
     for value in secrets:
         if value not in text:
             continue
         if len(value) >= MIN_ANYWHERE:
             text = text.replace(value, REDACTED)
-        elif len(value) >= min_word:
+        elif len(value) >= min_word and (numbers or not _NUMBER.fullmatch(value)):
             text = re.sub(_BEFORE + re.escape(value) + _AFTER, REDACTED, text)
     return text
 
 
-def redact(text: str, secrets: list[str] | None = None) -> str:
+def redact(text: str, secrets: Sequence[str] | None = None) -> str:
     """Remove credentials from error text and logs (the stricter rule: every secret
     where it stands as a whole word, whatever its length).
 
@@ -190,17 +229,53 @@ def redact(text: str, secrets: list[str] | None = None) -> str:
     """
     # The shapes first: a header or a URL's credentials go whole, before a short secret
     # (whose base64 may begin a longer one's) is cut out of them.
-    return _remove(_shapes(text), _secrets() if secrets is None else secrets, 1)
+    return _remove(_shapes(text), current_secrets() if secrets is None else secrets, 1)
 
 
-def redact_data(text: str, secrets: list[str] | None = None) -> str:
+def redact_data(text: str, secrets: Sequence[str] | None = None) -> str:
     """Remove credentials from a string of data (a reply, a tool result): the shapes, and
     secrets long enough (:data:`MIN_WORD`) never to be mistaken for a value.
 
     >>> redact_data("S1 = 1 from http://u:1@h/, key k3y-0123456789", ["k3y-0123456789", "1"])
     'S1 = 1 from http://[REDACTED]@h/, key [REDACTED]'
     """
-    return _remove(_shapes(text), _secrets() if secrets is None else secrets, MIN_WORD)
+    return _remove(
+        _shapes(text), current_secrets() if secrets is None else secrets, MIN_WORD, False
+    )
+
+
+def redact_arguments(text: str, secrets: Sequence[str] | None = None) -> str:
+    """A call's argument text without credentials: each string of its JSON (keys and
+    values) redacted as data, a number replaced (by the string ``"[REDACTED]"``) only
+    where a secret of :data:`MIN_ANYWHERE` characters or more is part of it. The text
+    stays JSON when it was; text that is not JSON is redacted as data, whole.
+
+    >>> redact_arguments('{"S1": 1, "note": "key k3y-0123456789"}', ["k3y-0123456789", "1"])
+    '{"S1": 1, "note": "key [REDACTED]"}'
+    >>> redact_arguments('{"S1": 5551234567890}', ["5551234567890"])
+    '{"S1": "[REDACTED]"}'
+    """
+    found = current_secrets() if secrets is None else secrets
+    # Escapes (``\/``, ``\u00e4``) may hide a secret from the look below: read them.
+    plain = "\\" not in text and not _suspect(text)
+    if plain and not any(v in text for v in found if len(v) >= MIN_WORD):
+        return text
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):
+        return redact_data(text, found)
+    return _JSON_TOKEN.sub(lambda m: _token(m.group(), found), text)
+
+
+def _token(token: str, secrets: Sequence[str]) -> str:
+    """A JSON string or number of a call's arguments, redacted."""
+    if token[0] == '"':
+        value = json.loads(token)
+        clean = redact_data(value, secrets)
+        return token if clean == value else json.dumps(clean)
+    if any(len(v) >= MIN_ANYWHERE and v in token for v in secrets):
+        return json.dumps(REDACTED)
+    return token
 
 
 def needs_redaction(json_text: str) -> bool:
@@ -217,7 +292,7 @@ def needs_redaction(json_text: str) -> bool:
     # The JSON-escaped forms are among the secrets; a short one is only ever removed from
     # error text, so it matters only in a line that holds one.
     errors = '"error' in json_text
-    return any(v in json_text for v in _secrets() if errors or len(v) >= MIN_WORD)
+    return any(v in json_text for v in current_secrets() if errors or len(v) >= MIN_WORD)
 
 
 def _suspect(text: str) -> bool:
@@ -241,12 +316,14 @@ _ERROR_FIELDS = frozenset({"error", "errors"})
 """Fields whose strings are error text: :func:`redact` applies."""
 
 
-def redact_values(obj: Any, secrets: list[str] | None = None) -> Any:
+def redact_values(obj: Any, secrets: Sequence[str] | None = None) -> Any:
     """A JSON-ready value (a run-file record, a stored reply) with secrets removed from
     the strings where server or agent text lands, as the module's rule says: error text
     (``error``, ``errors``, an error's ``message``) by :func:`redact`; message content,
-    tool results, text output and ids by :func:`redact_data`. Field names, numbers,
-    every other string, and a call's stored name and arguments are never changed.
+    tool results, text output, ids and a call's name by :func:`redact_data`; a call's
+    argument text by :func:`redact_arguments` (the session cut the same out before the
+    call ran: this changes nothing of a run's own calls). Field names, numbers and every
+    other string are never changed.
 
     Redacting values rather than the JSON text keeps the text valid JSON (a
     secret of digits never eats into a number) and finds secrets that JSON would
@@ -256,10 +333,10 @@ def redact_values(obj: Any, secrets: list[str] | None = None) -> Any:
     >>> redact_values(rec, ["e"])
     {'verdict': 'e', 'error': {'kind': 'endpoint', 'message': 'bad key [REDACTED]'}}
     """
-    return _walk(obj, _secrets() if secrets is None else secrets, ())
+    return _walk(obj, current_secrets() if secrets is None else secrets, ())
 
 
-def _walk(obj: Any, secrets: list[str], path: tuple[str, ...]) -> Any:
+def _walk(obj: Any, secrets: Sequence[str], path: tuple[str, ...]) -> Any:
     if isinstance(obj, str):
         clean = _cleaner(path)
         return obj if clean is None else clean(obj, secrets)
@@ -270,11 +347,21 @@ def _walk(obj: Any, secrets: list[str], path: tuple[str, ...]) -> Any:
     return obj
 
 
-def _cleaner(path: tuple[str, ...]) -> Callable[[str, list[str]], str] | None:
+_CALL_NAME_PARENTS = frozenset({"calls", "function"})
+"""The fields a call's ``name`` lies in: a run file's calls, a message's tool call."""
+
+
+def _cleaner(path: tuple[str, ...]) -> Callable[[str, Sequence[str]], str] | None:
     """How a string at ``path`` (the field names above it) is redacted; ``None``: never."""
-    if not path or "arguments" in path:
+    if not path:
         return None
     last = path[-1]
+    if last == "arguments":  # a call's argument text
+        return redact_arguments
+    if "arguments" in path:  # a string of arguments given as an object
+        return redact_data
+    if last == "name" and len(path) > 1 and path[-2] in _CALL_NAME_PARENTS:
+        return redact_data
     if last in _ERROR_FIELDS or (last == "message" and _ERROR_FIELDS & set(path)):
         return redact
     if last in _FREE_TEXT or (last == "text" and "content" in path):

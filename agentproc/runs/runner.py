@@ -27,6 +27,7 @@ from agentproc.runs.episode import Episode, Mode
 from agentproc.runs.keys import EpisodeKey, agent_identity
 from agentproc.runs.progress import ProgressLog
 from agentproc.runs.records import episode_record
+from agentproc.runs.redact import redact
 from agentproc.runs.runfile import completed_ids
 from agentproc.runs.session import EpisodeSession, harness_error
 from agentproc.runs.split import Shard, in_shard
@@ -235,7 +236,8 @@ async def arun_suite(
 
 def _say_fault(console: Console, ep: Episode, debug: bool) -> None:
     """Say the first harness error of a run, and where the agent raised it; with
-    ``debug``, stop the run there with its full traceback."""
+    ``debug``, stop the run there with its full traceback, redacted as the error is (the
+    exception's message and any source line may quote a key or a URL's password)."""
     import traceback
 
     error = ep.error
@@ -244,7 +246,7 @@ def _say_fault(console: Console, ep: Episode, debug: bool) -> None:
     where = f" at {error.frames[-1]}" if error.frames else ""
     if debug:
         cause = error.cause
-        text = "".join(traceback.format_exception(cause)) if cause is not None else ""
+        text = redact("".join(traceback.format_exception(cause))) if cause is not None else ""
         raise AgentFault(
             f"--debug: the run stopped at its first harness error (scenario "
             f"{ep.scenario.id}, trial {ep.trial}): {error.message}{where}",

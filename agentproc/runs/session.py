@@ -25,7 +25,7 @@ from agentproc.labelling.calculator import monitor_for
 from agentproc.labelling.order import OrderPolicy
 from agentproc.runs.episode import Episode, EpisodeError, Mode, StopReason
 from agentproc.runs.frames import own_frames
-from agentproc.runs.redact import redact
+from agentproc.runs.redact import current_secrets, redact, redact_arguments, redact_data
 from agentproc.workflow import (
     CallRecord,
     Guard,
@@ -35,6 +35,7 @@ from agentproc.workflow import (
     build_workflow,
     complete,
     opening_messages,
+    parse_arguments,
     text_messages,
 )
 from agentproc.workflow.declared import check_applies
@@ -157,6 +158,11 @@ class EpisodeSession:
         self._marked = False
         """Whether the agent's messages are marked (else each call is one message)."""
         self.budget = budget if budget is not None else default_budget(self.workflow)
+        self.redacted: list[int] = []
+        """The calls whose name or arguments held a credential, cut out before they ran."""
+        self.redacted_output = False
+        """Text mode: whether the reply held a credential, cut out before it was read."""
+        self._secrets = current_secrets()
         self.messages: list[dict[str, Any]]
         if mode == "text":
             self.messages = text_messages(scenario)
@@ -216,9 +222,18 @@ class EpisodeSession:
         return "budget" if self.over_budget else "answer" if self.answered else "no_tool_call"
 
     def call(
-        self, name: str, raw_arguments: str | dict[str, Any] | None, call_id: str | None = None
+        self,
+        name: str,
+        raw_arguments: str | dict[str, Any] | None,
+        call_id: str | None = None,
+        *,
+        redacted: bool = False,
     ) -> CallRecord:
         """Execute one call on the mock tools, label it, and log it as messages.
+
+        A credential in its name or arguments is cut out before it runs
+        (:attr:`redacted` lists it); ``redacted``: one was cut out before it came (a
+        reply the response cache stored).
 
         Raises:
             BudgetExhausted: the budget is used up (check :attr:`exhausted` first).
@@ -231,10 +246,28 @@ class EpisodeSession:
                 self.batches.append(0)
             self.monitor.message()
         self.batches[-1] += 1
+        clean = self._cleaned(name, raw_arguments)
+        if clean is not None:  # run as it is stored
+            name, raw_arguments = clean
+        if clean is not None or redacted:
+            self.redacted.append(len(self.toolkit.calls))
         rec = self.toolkit.call(name, raw_arguments)
         self.monitor.observe(rec)
         self.messages.extend(call_messages(rec, call_id))
         return rec
+
+    def _cleaned(self, name: str, arguments: str | dict[str, Any] | None) -> tuple[str, str] | None:
+        """The call with the credentials cut out of its name and argument text
+        (:func:`~agentproc.runs.redact.redact_arguments`), ``None`` when it holds none. It
+        is cut before it runs, so the mock tools, the monitor and the run file see one call
+        (replay and relabel find what the run found): an argument that held a credential
+        holds ``"[REDACTED]"``, a value of no step."""
+        text = arguments if isinstance(arguments, str) else parse_arguments(arguments)[0]
+        clean_name = redact_data(name, self._secrets)
+        clean = redact_arguments(text, self._secrets)
+        if clean_name == name and clean == text:
+            return None
+        return clean_name, clean
 
     def message(self) -> None:
         """The calls made next come in one new message of the agent's (several calls in one
@@ -253,9 +286,13 @@ class EpisodeSession:
         self.error = error
         self.messages.append({"role": "assistant", "content": None, "error": error.message})
 
-    def read_text(self, output: str) -> None:
-        """Text mode: the model's whole reply, parsed and labelled."""
-        self.output = output
+    def read_text(self, output: str, *, redacted: bool = False) -> None:
+        """Text mode: the model's whole reply, parsed and labelled, a credential in it cut
+        out first (``redacted``: one was cut out before it came, a reply the response
+        cache stored)."""
+        clean = redact_data(output, self._secrets)  # labelled as it is stored
+        self.redacted_output = redacted or clean != output
+        self.output = output = clean
         self.messages.append({"role": "assistant", "content": output})
         labels, metrics, _ = run_text_episode(self.scenario, output)
         self._text = (labels, metrics)
@@ -296,7 +333,17 @@ class EpisodeSession:
             variant_spec=self.presented.variant.spec() if self.presented is not None else None,
             order=self.order,
             batches=[b for b in self.batches if b] if self.order == "dependency" else None,
+            redacted=self._redacted(),
         )
+
+    def _redacted(self) -> dict[str, Any] | None:
+        """What a credential was cut out of before the episode was labelled, if anything."""
+        out: dict[str, Any] = {}
+        if self.redacted:
+            out["calls"] = list(self.redacted)
+        if self.redacted_output:
+            out["output"] = True
+        return out or None
 
 
 def call_messages(rec: CallRecord, call_id: str | None = None) -> list[dict[str, Any]]:

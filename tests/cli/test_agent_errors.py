@@ -161,3 +161,37 @@ def test_over_workers_the_first_harness_error_is_said_by_the_parent(capsys, suit
     said = [line for line in err.splitlines() if line.startswith("agentproc: harness error")]
     assert len(said) == 1
     assert "KeyError: 'S7' at " in said[0] and "second.py:11 in ainvoke" in said[0]
+
+
+LEAKY = """\
+import os
+
+
+class Agent:
+    async def ainvoke(self, inputs, config=None):
+        key = os.environ["OPENAI_API_KEY"]
+        raise RuntimeError(f"upstream refused key {key} at http://bob:pa55w0rd@127.0.0.1:9/v1")
+
+
+def make_agent(tools):
+    return Agent()
+"""
+LEAKED_KEY = "sk-live-Ab3dEf6hIj9kLm2nOp5qRs8tUv1w"
+
+
+@pytest.mark.parametrize("command", ["run", "compare"])
+@pytest.mark.parametrize("debug", [False, True], ids=["plain", "debug"])
+def test_an_agents_exception_is_printed_without_its_secrets(
+    capsys, suite, tmp_path, monkeypatch, command, debug
+):
+    monkeypatch.setenv("OPENAI_API_KEY", LEAKED_KEY)
+    (tmp_path / "leaky.py").write_text(LEAKY)
+    argv = [command, suite, "--agent", f"{tmp_path / 'leaky.py'}:make_agent"]
+    argv += ["--variants", "default,terse"] if command == "compare" else []
+    argv += ["--out", tmp_path / ("sweep" if command == "compare" else "r.jsonl")]
+    code, out, err = cli(capsys, *argv, *(["--debug"] if debug else []))
+    assert code == 3
+    assert "upstream refused key [REDACTED] at http://[REDACTED]@127.0.0.1:9/v1" in err
+    assert ("Traceback (most recent call last)" in err) == debug
+    for leaked in (LEAKED_KEY, LEAKED_KEY.removeprefix("sk-live-"), "pa55w0rd"):
+        assert leaked not in out + err

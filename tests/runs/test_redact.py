@@ -14,11 +14,14 @@ from agentproc.runs.redact import (
     _SUSPECT,
     REDACTED,
     _suspect,
+    current_secrets,
     needs_redaction,
+    redact_arguments,
     redact_data,
     redact_values,
     secret_env,
     secret_url,
+    secret_value,
 )
 
 
@@ -82,9 +85,10 @@ def test_url_credentials_are_secrets_in_every_form_a_client_sends():
         assert secret not in out
 
 
-def test_redact_values_reaches_free_text_but_never_field_names_or_call_arguments(monkeypatch):
+def test_redact_values_reaches_free_text_and_calls_but_never_field_names(monkeypatch):
     # Field names are the file's structure (a key "e" must not turn "name" into
-    # "nam[REDACTED]"); a call's stored name and arguments are what replay re-executes.
+    # "nam[REDACTED]"); a long secret goes from a call's name and arguments too (the
+    # session cut it before the call ran, so replay re-executes what is stored).
     monkeypatch.setenv("MY_SERVICE_TOKEN", "tok-0123456789")
     rec = {
         "calls": [{"name": "tok-0123456789", "arguments": "tok-0123456789", "result": "x"}],
@@ -93,12 +97,15 @@ def test_redact_values_reaches_free_text_but_never_field_names_or_call_arguments
         ]}],
         "tok-0123456789": 1,
         "n": 5,
+        "name": "tok-0123456789",
     }  # fmt: skip
     got = redact_values(rec)
     assert got["messages"][0]["content"] == [f"x {REDACTED}"]
     assert got["messages"][0]["tool_calls"][0]["id"] == REDACTED
-    assert got["messages"][0]["tool_calls"][0]["function"]["arguments"] == "tok-0123456789"
-    assert got["calls"] == rec["calls"] and got["tok-0123456789"] == 1 and got["n"] == 5
+    assert got["messages"][0]["tool_calls"][0]["function"]["arguments"] == REDACTED
+    assert got["calls"] == [{"name": REDACTED, "arguments": REDACTED, "result": "x"}]
+    assert got["tok-0123456789"] == 1 and got["n"] == 5
+    assert got["name"] == rec["name"]  # the run's own name (``run --name``) is ours
 
 
 _PIECES = st.sampled_from(
@@ -177,3 +184,67 @@ def test_redacting_twice_changes_nothing_more():
     text = "headers: {'authorization': 'Basic dTpw', 'api-key': 'k'} GET http://u:p@h/?sig=s"
     once = redact(text)
     assert redact(once) == once and "]]" not in once
+
+
+LONG_KEY = "k3y-0123456789abcdef"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (f'{{"S1": 2, "note": "key {LONG_KEY}"}}', '{"S1": 2, "note": "key [REDACTED]"}'),
+        (f'{{"{LONG_KEY}": 1}}', '{"[REDACTED]": 1}'),  # a key is a string too
+        ('{"S1": 5551234567890123, "S2": 1.5}', '{"S1": "[REDACTED]", "S2": 1.5}'),
+        ('{"S1": 4.5551234567890123}', '{"S1": "[REDACTED]"}'),
+        ('{"note": "p\\u00e4ss\\/w0rd-Long"}', '{"note": "[REDACTED]"}'),  # escapes read
+        (f'{{"S1": 2, "note": "{LONG_KEY}', f'{{"S1": 2, "note": "{REDACTED}'),  # no JSON
+        ('{"note": "Bearer abcdefgh12"}', '{"note": "Bearer [REDACTED]"}'),  # a shape
+    ],
+    ids=["string", "key", "number", "decimals", "escaped", "not-json", "shape"],
+)
+def test_a_long_credential_goes_from_a_calls_arguments_wherever_it_is(text, expected):
+    secrets = [LONG_KEY, "5551234567890123", "päss/w0rd-Long"]
+    assert redact_arguments(text, secrets) == expected
+    assert redact_arguments(expected, secrets) == expected  # once is enough
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"S1": 1, "S2": 12345678, "note": "ok 12345678 1.0"}',
+        '{"S1": 2.000, "S2": -3}',
+        '{"S1" :  1 ,"S2":2}',  # spacing as sent
+        "not json, 1 and ok",
+    ],
+)
+def test_a_short_or_numeric_middle_length_key_leaves_arguments_as_they_came(text):
+    assert redact_arguments(text, ["1", "ok", "2.000", "12345678", "-3"]) == text
+
+
+def test_a_middle_length_key_goes_from_an_arguments_string_as_a_whole_word():
+    text = '{"S1": 1, "note": "k3yAB7x, xk3yAB7xx"}'
+    assert redact_arguments(text, ["k3yAB7x"]) == '{"S1": 1, "note": "[REDACTED], xk3yAB7xx"}'
+
+
+def test_a_numeric_middle_length_secret_stays_in_data_but_not_in_error_text():
+    assert redact_data("S3 = 12345678", ["12345678"]) == "S3 = 12345678"
+    assert redact("refused 12345678", ["12345678"]) == f"refused {REDACTED}"
+
+
+def test_the_secrets_follow_the_environment_and_are_found_once_for_each(monkeypatch):
+    monkeypatch.setenv("MY_SERVICE_TOKEN", "tok-0123456789")
+    first = current_secrets()
+    assert "tok-0123456789" in first and current_secrets() is first  # found once
+    monkeypatch.setenv("MY_SERVICE_TOKEN", "tok-9876543210")
+    assert "tok-9876543210" in current_secrets() and "tok-0123456789" not in current_secrets()
+    monkeypatch.delenv("MY_SERVICE_TOKEN")
+    monkeypatch.setenv("OTHER_API_KEY", "other-0123456789")
+    assert "tok-9876543210" not in current_secrets()
+    assert redact_data("other-0123456789") == REDACTED
+    secret_value("given-0123456789")
+    assert redact_data("given-0123456789") == REDACTED
+    monkeypatch.setenv("KEY_VAR", "var-0123456789")
+    secret_env("KEY_VAR")
+    assert redact_data("var-0123456789") == REDACTED
+    monkeypatch.setenv("KEY_VAR", "var-9876543210")
+    assert redact_data("var-0123456789 var-9876543210") == f"var-0123456789 {REDACTED}"
