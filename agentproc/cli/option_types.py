@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import urllib.parse
 from pathlib import Path
 
@@ -45,16 +46,22 @@ seconds = number(
 """An argparse type: a finite number of seconds above zero."""
 
 
+_USERINFO = re.compile(r"://.*@", re.DOTALL)
+
+
 def url(text: str) -> str:
     """An argparse type: an http(s) URL with a host (and a valid port if it has one)."""
     from agentproc.runs.redact import redact_data
 
-    shown = redact_data(text)  # a refused URL is echoed without its credentials
+    # A refused URL is echoed without its credentials, even one that does not parse (a
+    # password with a "/" in it): everything from "://" to the last "@" goes.
+    shown = _USERINFO.sub("://[REDACTED]@", redact_data(text))
     try:
         parts = urllib.parse.urlsplit(text)
         port = parts.port  # raises for a port that is not a number in range
     except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"not a valid URL ({exc}): {shown!r}") from None
+        why = "" if shown != text else f" ({exc})"  # the reason may quote the password
+        raise argparse.ArgumentTypeError(f"not a valid URL{why}: {shown!r}") from None
     bad = any(c in text for c in "\r\n\t ")
     if parts.scheme not in ("http", "https") or not parts.hostname or bad:
         raise argparse.ArgumentTypeError(

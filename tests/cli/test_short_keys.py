@@ -148,3 +148,13 @@ def test_a_refused_base_url_is_echoed_without_its_credentials(capsys, suite, tmp
     code, out, err = cli(capsys, *argv)
     assert code == 2 and "[REDACTED]" in err
     assert QK not in out + err and ":pw@" not in err
+
+
+def test_a_base_url_whose_password_breaks_its_parse_is_echoed_without_it(capsys, suite, tmp_path):
+    # a "/" in the password makes the rest read as a path and "pa" as the port: the
+    # reason urllib gives quotes it, so neither the reason nor the URL's userinfo is shown
+    url = "http://bob:pa/55w0rdLONGsecret@127.0.0.1:9/v1"
+    argv = ["run", suite, "--agent", "openai:m", "--base-url", url, "--out", tmp_path / "r.jsonl"]
+    code, out, err = cli(capsys, *argv)
+    assert code == 2 and "not a valid URL" in err and "[REDACTED]@127.0.0.1" in err
+    assert "55w0rd" not in out + err and "'pa'" not in err and "bob" not in err
