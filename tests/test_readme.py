@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PINNED = ROOT / "scenarios" / "pinned" / "n5-L3-r1_10-mixed-decimal-0000.json"
 BLOCK = re.compile(r"^( *)```python\n(.*?)^\1```", re.DOTALL | re.MULTILINE)
 COMMANDS = re.compile(r"^```bash\n(.*?)^```", re.DOTALL | re.MULTILINE)
+EXCERPTS = re.compile(r"^```text\n(.*?)^```", re.DOTALL | re.MULTILINE)
 GUIDES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 """The README and the documents it links to."""
 WALKTHROUGHS = [ROOT / "README.md", ROOT / "docs" / "demo-endpoint.md"]
@@ -166,6 +167,25 @@ def test_every_readme_command_runs_verbatim_in_a_copy_of_the_repository(tmp_path
     assert "my-prompt: better than default" in out  # walkthrough 2
     assert "4 episodes replayed; 0 differ from the recording" in out  # walkthrough 3
     assert "wrote 20 instances of my-workflow (6 steps, 1 dead)" in out  # walkthrough 4
+    assert stale_excerpts(ROOT / "README.md", done.stdout) == []
+
+
+def excerpts(path: Path) -> list[str]:
+    """The output excerpts (``text`` blocks) of ``path`` before its Integrations part."""
+    text = path.read_text(encoding="utf-8").split("\n## Integrations\n")[0]
+    return [m[1] for m in EXCERPTS.finditer(text)]
+
+
+def stale_excerpts(path: Path, printed: str) -> list[str]:
+    """Each line of ``path``'s output excerpts that its commands did not print (spaces
+    aside: a line the console wrapped reads as one), in order."""
+    out = " ".join(printed.split())
+    return [
+        line
+        for block in excerpts(path)
+        for line in block.splitlines()
+        if line.strip() and " ".join(line.split()) not in out
+    ]
 
 
 OWN_WORKFLOW = "## Walkthrough 4: your own workflow"

@@ -50,3 +50,21 @@ def test_recorded_local_run_replays_without_differences(capsys):
     assert (
         report["episodes"] == len(RECORDED.read_text().splitlines()) and "local" in report["agents"]
     )
+
+
+@pytest.mark.parametrize("workflow", ["order_fulfilment", "warehouse_inspection"])
+def test_the_embedded_model_runs_a_look_up_workflow_without_error(
+    tmp_path: Path, monkeypatch, workflow: str
+):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    suite, out = tmp_path / "suite", tmp_path / "run.jsonl"
+    toml = ROOT / "scenarios" / "workflows" / f"{workflow}.toml"
+    assert main(["generate", "--workflow", str(toml), "--count", "1", "--out", str(suite)]) == 0
+    assert main(["run", str(suite), "--agent", "local", "--budget", "4", "--out", str(out)]) == 0
+    rec = records(out)[0]
+    assert rec["error"] is None and rec["stop_reason"] in {"answer", "no_tool_call", "budget"}
+    offered = {
+        t["function"]["name"] for t in json.loads((suite / "scenarios.jsonl").read_text())["tools"]
+    }
+    assert rec["calls"] and all(c["name"] in offered for c in rec["calls"])
+    assert rec["metrics"]["verdict"] in {"faithful", "unfaithful_correct", "wrong", "no_answer"}
