@@ -7,12 +7,16 @@ file beside its target and renames it into place only once it is complete, so a
 failure leaves the old file byte-identical and no partial or empty file behind. Run
 files are the one exception to the renaming: they are written as the run goes, so
 that a killed run keeps its episodes for ``--resume``; they pass :func:`check_output`.
+A suite is a folder written whole: :func:`check_suite_folder` refuses a folder that is
+not a suite (or holds an input), and :func:`replacing_folder` writes the suite beside it
+and renames it into place once complete.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import stat
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -21,8 +25,11 @@ from pathlib import Path
 from agentproc.errors import InputError, OutputError
 from agentproc.jsonio import cannot_write
 
-SUITE_FILES = ("procedures.jsonl", "suite.json")
-"""A suite folder's own files: no output is ever written over one."""
+MANIFEST = "suite.json"
+SUITE_FILES = (MANIFEST, "procedures.jsonl", "scenarios.jsonl", "workflow.json")
+"""A suite folder's own files (the manifest; a grid's procedures, or a declared workflow's
+scenarios and its copy): no output is ever written over one, and a folder that holds
+anything else is not a suite."""
 
 
 def input_files(path: Path) -> list[Path]:
@@ -88,11 +95,86 @@ def check_output(
                 raise InputError(
                     path, f"is the input {source}: the output must be a new file", option
                 )
-    if path.name in SUITE_FILES and (path.parent / SUITE_FILES[1]).exists():
+    if path.name in SUITE_FILES and (path.parent / MANIFEST).exists():
         raise InputError(path, "is a suite's own file: write the output elsewhere", option)
     if not overwrite:
         raise InputError(path, "already exists: use --overwrite to replace it", option)
     return path
+
+
+def check_suite_folder(path: Path, *, inputs: Iterable[Path] = (), overwrite: bool = False) -> Path:
+    """Refuse ``path`` as a suite folder to write, with one :class:`InputError` naming it,
+    when it is not a folder (a file, a link, a special file, or under a file), holds
+    anything but a suite's own files (:data:`SUITE_FILES`), holds one of ``inputs`` (the
+    same file by any name: the suite written there would replace it; the error names the
+    input), or holds a suite without ``overwrite``. The suite is written whole in its
+    place (:func:`replacing_folder`), so ``--overwrite`` replaces a suite and nothing else.
+
+    >>> check_suite_folder(Path("/dev/null"))
+    Traceback (most recent call last):
+    ...
+    agentproc.errors.InputError: /dev/null: is not a folder: give a suite folder to write
+    """
+    path = Path(path)
+    if path.is_symlink() or (path.exists() and not path.is_dir()):
+        raise InputError(path, "is not a folder: give a suite folder to write")
+    check_output(path, folder=True)  # a part of the path that is a file
+    if not path.exists():
+        return path
+    try:
+        held = sorted(path.iterdir())
+    except OSError as exc:
+        raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
+    for p in held:
+        if p.name not in SUITE_FILES or (p.is_dir() and not p.is_symlink()):
+            raise InputError(
+                path, f"holds {p.name!r}, so it is not a suite folder: give an empty or new folder"
+            )
+    for source in inputs:
+        for p in held:
+            if _same(p, Path(source)):
+                raise InputError(
+                    source,
+                    f"is an input and lies in the suite folder {path} (as {p.name}), which the "
+                    "new suite would replace: write the suite to another folder",
+                )
+    if held and not overwrite:
+        raise InputError(path, "already holds a suite: use --overwrite to replace it")
+    return path
+
+
+@contextlib.contextmanager
+def replacing_folder(path: Path) -> Iterator[Path]:
+    """A new folder beside ``path`` to write a suite into; it takes the place of ``path``
+    (and of the suite there) when the block ends without an error, and is removed when it
+    raises: a generation that fails or is interrupted never leaves a half suite, nor
+    loses the suite ``path`` held before."""
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise cannot_write(path, exc) from None
+    partial = path.parent / f".{path.name}.partial-{os.getpid()}"
+    old = path.parent / f".{path.name}.old-{os.getpid()}"
+    shutil.rmtree(partial, ignore_errors=True)
+    try:
+        partial.mkdir()
+    except OSError as exc:
+        raise cannot_write(path.parent, exc) from None
+    try:
+        yield partial
+        if path.exists():
+            path.rename(old)
+        partial.rename(path)
+        shutil.rmtree(old, ignore_errors=True)
+    except OSError as exc:  # a full disk, an I/O error: the old suite is put back
+        shutil.rmtree(partial, ignore_errors=True)
+        if old.exists() and not path.exists():
+            old.rename(path)
+        raise OutputError(path, f"cannot write: {exc.strerror or exc}") from None
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
 
 
 def _same(path: Path, other: Path) -> bool:

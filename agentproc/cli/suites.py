@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -18,6 +19,7 @@ def generate_command(args: argparse.Namespace, out: Console, err: Console) -> in
     from pydantic import ValidationError
 
     from agentproc.jsonio import read_json
+    from agentproc.outputs import check_suite_folder
     from agentproc.procedures import default_folder, holds_suite, write_suite
     from agentproc.procedures.suites import distance_summary
 
@@ -43,8 +45,8 @@ def generate_command(args: argparse.Namespace, out: Console, err: Console) -> in
             highlight=False,
         )
         return EXIT_OK
-    if (args.out / "procedures.jsonl").exists() and not args.overwrite:
-        raise ConfigError(f"{args.out} already holds another suite: use --overwrite to replace it")
+    preset_file = [Path(args.preset)] if args.preset else []
+    check_suite_folder(args.out, inputs=preset_file, overwrite=args.overwrite)
     n = write_suite(grid, args.out)
     out.print(f"wrote {n} procedures in {len(grid.cells())} cells to {args.out}", highlight=False)
     for row in distance_summary(read_json(args.out / "suite.json")):
@@ -59,7 +61,7 @@ def generate_command(args: argparse.Namespace, out: Console, err: Console) -> in
 
 def _generate_workflow(args: argparse.Namespace, out: Console) -> int:
     """``generate --workflow FILE --count N --seed S --out SUITE``."""
-    from agentproc.procedures.files import SCENARIOS
+    from agentproc.outputs import check_suite_folder
     from agentproc.workflow.declared_suite import load_workflow, write_workflow_suite
 
     grid_only = [f"--{k}" for k in ("preset", "steps", "lookback", "ops") if getattr(args, k)]
@@ -68,10 +70,8 @@ def _generate_workflow(args: argparse.Namespace, out: Console) -> int:
         raise ConfigError(f"generate --workflow takes no {', '.join(grid_only)} (a grid's options)")
     if args.out is None:
         raise ConfigError("generate --workflow needs --out SUITE (the folder to write)")
+    check_suite_folder(args.out, inputs=[args.workflow], overwrite=args.overwrite)
     wf = load_workflow(args.workflow)
-    taken = any((args.out / name).exists() for name in (SCENARIOS, "procedures.jsonl"))
-    if taken and not args.overwrite:
-        raise ConfigError(f"{args.out} already holds a suite: use --overwrite to replace it")
     count, seed = args.count or 10, args.seed or 0
     paths: dict[str, int] = {}
     n = write_workflow_suite(

@@ -14,14 +14,14 @@ import contextlib
 import hashlib
 import json
 import os
-import shutil
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from agentproc.errors import AgentprocError, InputError, OutputError
-from agentproc.jsonio import cannot_write, json_lines, loads, read_json
+from agentproc.errors import AgentprocError, InputError
+from agentproc.jsonio import json_lines, loads, read_json
+from agentproc.outputs import SUITE_FILES, check_suite_folder, replacing_folder
 from agentproc.procedures.files import MANIFEST, PROCEDURES, check_complete, indexed_lines
 from agentproc.procedures.files import procedure_ids as ids_in
 from agentproc.procedures.generate import generate_procedure
@@ -127,26 +127,15 @@ def write_suite(grid: Grid, out: Path, jobs: int | None = None) -> int:
     processes. The suite is written to a
     folder beside ``out`` and renamed into place only when complete, so a
     generation that fails or is interrupted never leaves a half suite, nor
-    destroys the suite ``out`` held before.
+    destroys the suite ``out`` held before; a folder that is not a suite is refused
+    (:func:`~agentproc.outputs.check_suite_folder`).
     """
     cells = grid.cells()
     work = _batches(cells, grid.count, grid.seed)
     batches = len(cells) * -(-grid.count // BATCH)
     jobs = jobs or min(os.cpu_count() or 1, batches)
-    out = Path(out)
-    _check_target(out)
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise cannot_write(out, exc) from None
-    partial = out.parent / f".{out.name}.partial-{os.getpid()}"
-    old = out.parent / f".{out.name}.old-{os.getpid()}"
-    shutil.rmtree(partial, ignore_errors=True)
-    try:
-        partial.mkdir()
-    except OSError as exc:
-        raise cannot_write(out.parent, exc) from None
-    try:
+    out = check_suite_folder(Path(out), overwrite=True)
+    with replacing_folder(out) as partial:
         digest = hashlib.sha256()
         distances: dict[str, collections.Counter[int]] = {
             c.id: collections.Counter() for c in cells
@@ -178,18 +167,6 @@ def write_suite(grid: Grid, out: Path, jobs: int | None = None) -> int:
             },
         }
         (partial / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
-        if out.exists():
-            out.rename(old)
-        partial.rename(out)
-        shutil.rmtree(old, ignore_errors=True)
-    except OSError as exc:  # a full disk, an I/O error: the old suite is put back
-        shutil.rmtree(partial, ignore_errors=True)
-        if old.exists() and not out.exists():
-            old.rename(out)
-        raise OutputError(out, f"cannot write: {exc.strerror or exc}") from None
-    except BaseException:
-        shutil.rmtree(partial, ignore_errors=True)
-        raise
     return len(cells) * grid.count
 
 
@@ -234,26 +211,6 @@ def holds_suite(out: Path, grid: Grid) -> bool:
     except AgentprocError:
         return False
     return True
-
-
-SUITE_FILES = frozenset({MANIFEST, PROCEDURES})
-"""What a suite folder holds; ``write_suite`` replaces nothing else."""
-
-
-def _check_target(out: Path) -> None:
-    """Refuse to put a suite where it would replace something that is not a suite."""
-    if out.is_symlink() or (out.exists() and not out.is_dir()):
-        raise InputError(out, "is not a folder: give a suite folder to write")
-    if out.is_dir():
-        try:
-            names = {p.name for p in out.iterdir()}
-        except OSError as exc:
-            raise InputError(out, f"cannot read: {exc.strerror or exc}") from None
-        if names - SUITE_FILES:
-            extra = sorted(names - SUITE_FILES)[0]
-            raise InputError(
-                out, f"holds {extra!r}, so it is not a suite folder: give an empty or new folder"
-            )
 
 
 def read_procedures(

@@ -16,7 +16,8 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from agentproc.errors import ConfigError, OutputError, unknown_key
+from agentproc.errors import ConfigError, unknown_key
+from agentproc.outputs import check_suite_folder, replacing_folder
 from agentproc.procedures.files import SCENARIOS
 from agentproc.procedures.workflow_draw import check_conditions, draw_instance, probe_paths
 from agentproc.procedures.workflow_file import DeclaredWorkflow, read_workflow
@@ -47,8 +48,9 @@ BALANCES = ("paths",)
 def workflow_scenarios(
     wf: DeclaredWorkflow, name: str, count: int, seed: int, balance: str | None = None
 ) -> Iterator[Scenario]:
-    """The scenarios of ``count`` instances drawn with ``seed`` (``balance="paths"``:
-    instance ``i`` takes the ``i``-th path, in turn, of those seeded probe draws take)."""
+    """The scenarios of ``count`` instances drawn with ``seed``, one at a time
+    (``balance="paths"``: instance ``i`` takes the ``i``-th path, in turn, of those
+    seeded probe draws take). The count and the balance are checked at the call."""
     if not 1 <= count <= MAX_COUNT:
         raise ConfigError(f"--count: expected 1 to {MAX_COUNT} instances (not {count})")
     paths: list[str | None] = [None]
@@ -61,9 +63,10 @@ def workflow_scenarios(
                 "(this one has one path)"
             )
         paths = list(probe_paths(wf))
-    for index in range(count):
-        path = paths[index % len(paths)]
-        yield compile_instance(wf, draw_instance(wf, seed, index, path), name, seed)
+    return (
+        compile_instance(wf, draw_instance(wf, seed, index, paths[index % len(paths)]), name, seed)
+        for index in range(count)
+    )
 
 
 def write_workflow_suite(
@@ -77,32 +80,38 @@ def write_workflow_suite(
     paths: dict[str, int] | None = None,
 ) -> int:
     """Write a suite of ``count`` instances to the folder ``out``; how many were written.
-    Every instance is drawn before anything is written, so a workflow that cannot be
-    drawn leaves ``out`` as it was. ``paths``: filled with how many instances take each
-    path (a branched workflow's)."""
+
+    Each instance is written as it is drawn, so memory stays flat whatever the count.
+    The suite is written beside ``out`` and takes its place only once complete
+    (:func:`~agentproc.outputs.replacing_folder`), so a workflow that cannot be drawn
+    leaves ``out`` as it was; a folder that is not a suite, or that holds the workflow
+    file itself, is refused (:func:`~agentproc.outputs.check_suite_folder`). ``paths``:
+    filled with how many instances take each path (a branched workflow's)."""
     name = name or Path(wf.where).stem
-    scenarios = list(workflow_scenarios(wf, name, count, seed, balance))
-    lines = [s.model_dump_json(exclude={"tools", "prompt"}) + "\n" for s in scenarios]
-    if paths is not None:
-        for s in scenarios:
-            if s.path is not None:
-                paths[s.path.name] = paths.get(s.path.name, 0) + 1
-    text = "".join(lines).encode()
-    manifest: dict[str, object] = {
-        "kind": "workflow",
-        "workflow": name,
-        "count": count,
-        "seed": seed,
-        "scenarios": len(lines),
-        "sha256": hashlib.sha256(text).hexdigest(),  # checked as the suite is read
-    }
-    if balance is not None:
-        manifest["balance"] = balance
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        (out / SCENARIOS).write_bytes(text)
-        (out / WORKFLOW_COPY).write_text(wf.spec.model_dump_json(indent=2) + "\n", encoding="utf-8")
-        (out / WORKFLOW_MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", "utf-8")
-    except OSError as exc:
-        raise OutputError(out, f"cannot write the suite ({exc.strerror or exc})") from None
-    return len(lines)
+    scenarios = workflow_scenarios(wf, name, count, seed, balance)
+    out = check_suite_folder(Path(out), inputs=[Path(wf.where)], overwrite=True)
+    digest, written = hashlib.sha256(), 0
+    with replacing_folder(out) as partial:
+        with open(partial / SCENARIOS, "wb") as fh:
+            for s in scenarios:
+                line = (s.model_dump_json(exclude={"tools", "prompt"}) + "\n").encode()
+                fh.write(line)
+                digest.update(line)
+                written += 1
+                if paths is not None and s.path is not None:
+                    paths[s.path.name] = paths.get(s.path.name, 0) + 1
+        manifest: dict[str, object] = {
+            "kind": "workflow",
+            "workflow": name,
+            "count": count,
+            "seed": seed,
+            "scenarios": written,
+            "sha256": digest.hexdigest(),  # checked as the suite is read
+        }
+        if balance is not None:
+            manifest["balance"] = balance
+        copy = wf.spec.model_dump_json(indent=2) + "\n"
+        (partial / WORKFLOW_COPY).write_text(copy, encoding="utf-8")
+        # The manifest last: it marks a finished suite and says what it holds.
+        (partial / WORKFLOW_MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", "utf-8")
+    return written

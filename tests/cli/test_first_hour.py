@@ -52,7 +52,7 @@ def test_generate_into_a_folder_holding_another_suite_still_needs_overwrite(
     assert main(["generate", "--steps", "2", "--count", "2", "--out", out]) == 0
     assert main(["generate", "--steps", "2", "--count", "2", "--out", out]) == 0
     assert main(["generate", "--steps", "3", "--count", "2", "--out", out]) == 2
-    assert "already holds another suite: use --overwrite" in capsys.readouterr().err
+    assert "already holds a suite: use --overwrite" in capsys.readouterr().err
 
 
 def test_per_cell_spreads_a_run_over_every_cell_of_the_suite(tmp_path: Path):

@@ -304,3 +304,13 @@ def test_a_run_over_an_earlier_one_that_is_interrupted_leaves_it_byte_identical(
     code, _, _ = cli(capsys, "run", work / "suite", *SIM, "--out", work / "r.jsonl", "--overwrite")
     assert code == 130
     assert tree(work) == before
+
+
+def test_run_never_writes_over_a_workflow_suite_s_scenarios(capsys, tmp_path: Path):
+    from agentproc.resources import folder
+
+    suite = tmp_path / "invoices"
+    invoice = folder("workflows") / "invoice_approval.toml"
+    assert cli(capsys, "generate", "--workflow", invoice, "--count", "2", "--out", suite)[0] == 0
+    refused(capsys, tmp_path, "run", suite, *SIM, "--out", suite / "scenarios.jsonl",
+            "--overwrite", says=("scenarios.jsonl", "input"))  # fmt: skip

@@ -243,6 +243,26 @@ def test_write_suite_in_processes_matches_in_process_across_batches(tmp_path: Pa
     assert len(one.splitlines()) == 2 * (suites.BATCH + 7)
 
 
+def test_write_suite_replaces_a_declared_workflow_s_suite_whole(tmp_path: Path):
+    out = tmp_path / "s"
+    out.mkdir()
+    for name in ("scenarios.jsonl", "workflow.json", MANIFEST):
+        (out / name).write_text("{}")
+    write_suite(SMALL, out, jobs=1)
+    assert sorted(p.name for p in out.iterdir()) == sorted([MANIFEST, PROCEDURES])
+
+
+def test_write_suite_refuses_a_folder_holding_a_subfolder_named_like_a_suite_file(
+    tmp_path: Path,
+):
+    out = tmp_path / "s"
+    (out / PROCEDURES).mkdir(parents=True)
+    (out / PROCEDURES / "mine.txt").write_text("keep me")
+    with pytest.raises(InputError, match="not a suite folder"):
+        write_suite(SMALL, out, jobs=1)
+    assert (out / PROCEDURES / "mine.txt").read_text() == "keep me"
+
+
 # -- read_procedures -----------------------------------------------------------
 
 

@@ -1,0 +1,120 @@
+"""Memory of a declared workflow's suite generation, run on demand:
+``python benchmarks/bench_generate_memory.py``.
+
+Prints the peak resident memory (the maximum RSS of a child process running
+``agentproc generate --workflow``) at 1,000 and at 100,000 instances (``--counts``), and
+their ratio [target: flat, about 1.0], for:
+- a four-step workflow of format 1 (written by this script), and
+- the shipped branched workflow ``refund_approval`` with ``--balance paths``.
+
+``--root`` runs the ``agentproc`` of another checkout (default: this one), so two trees
+can be measured the same hour.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+FOUR_STEPS = """\
+description = "Price an order line: its amount, the tax on it, the shipping and the total."
+answer = "total"
+finish_tool = "submit_total"
+
+[inputs.quantity]
+description = "Units ordered."
+integers = [1, 40]
+
+[inputs.unit_price]
+description = "The price of one unit."
+range = [2.5, 180.0]
+decimals = 2
+
+[inputs.tax_rate]
+description = "The tax rate on the amount."
+choices = [0.07, 0.19]
+
+[inputs.shipping]
+description = "The shipping charge."
+range = [5.0, 60.0]
+decimals = 2
+
+[[steps]]
+tool = "line_amount"
+description = "The quantity times the unit price."
+output = "amount"
+formula = "quantity * unit_price"
+
+[[steps]]
+tool = "tax"
+description = "The amount times the tax rate."
+output = "tax"
+formula = "amount * tax_rate"
+
+[[steps]]
+tool = "shipped"
+description = "The amount plus the shipping."
+output = "shipped"
+formula = "amount + shipping"
+
+[[steps]]
+tool = "total"
+description = "The shipped amount plus the tax."
+output = "total"
+formula = "shipped + tax"
+"""
+
+
+def peak_generate(root: Path, workflow: Path, count: int, out: Path, *extra: str) -> float:
+    """Peak RSS in MB of one ``generate --workflow`` of ``count`` instances (and seconds)."""
+    cmd = [sys.executable, "-m", "agentproc", "generate", "--workflow", str(workflow)]
+    cmd += ["--count", str(count), "--seed", "0", "--out", str(out), *extra]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)  # reaps the child and gives its peak RSS
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(cmd)} exited {os.waitstatus_to_exitcode(status)}")
+    print(f"  {count:>7,} instances: {time.perf_counter() - start:.1f} s", file=sys.stderr)
+    return usage.ru_maxrss / 1024
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--root", type=Path, default=ROOT, help="the checkout to measure")
+    parser.add_argument("--counts", default="1000,100000", help="the two instance counts")
+    args = parser.parse_args()
+    small, large = (int(c) for c in args.counts.split(","))
+    with tempfile.TemporaryDirectory(prefix="agentproc-bench-") as d:
+        tmp = Path(d)
+        four = tmp / "order.toml"
+        four.write_text(FOUR_STEPS, encoding="utf-8")
+        refund = ROOT / "scenarios" / "workflows" / "refund_approval.toml"
+        cases = [
+            ("4 steps, format 1", four, ()),
+            ("refund_approval, --balance paths", refund, ("--balance", "paths")),
+        ]
+        for label, workflow, extra in cases:
+            peaks = [
+                peak_generate(
+                    args.root.resolve(), workflow, n, tmp / f"{workflow.stem}-{n}", *extra
+                )
+                for n in (small, large)
+            ]
+            print(
+                f"generate --workflow ({label}): peak {peaks[0]:.0f} MB at {small:,} "
+                f"instances, {peaks[1]:.0f} MB at {large:,} (ratio {peaks[1] / peaks[0]:.2f}) "
+                "[target: flat]",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()
