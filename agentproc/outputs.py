@@ -26,7 +26,7 @@ from agentproc.errors import InputError, OutputError
 from agentproc.jsonio import cannot_write
 
 MANIFEST = "suite.json"
-SUITE_FILES = (MANIFEST, "procedures.jsonl", "scenarios.jsonl", "workflow.json")
+SUITE_FILES = (MANIFEST, "procedures.jsonl", "scenarios.jsonl", "workflow.json", "workflows.json")
 """A suite folder's own files (the manifest; a grid's procedures, or a declared workflow's
 scenarios and its copy): no output is ever written over one, and a folder that holds
 anything else is not a suite."""

@@ -157,7 +157,8 @@ class _AgentTally:
     cache: tuple[int, int] | None = None
     tokens: Tokens = field(default_factory=Tokens)
     steps: StepTally = field(default_factory=StepTally)
-    by_path: defaultdict[str, Tally] = field(default_factory=lambda: defaultdict(Tally))
+    by_path: defaultdict[tuple[str, str], Tally] = field(default_factory=lambda: defaultdict(Tally))
+    """By workflow (the cell) and path: a suite of several workflows has a ``base`` each."""
 
     def add(self, rec: Mapping[str, Any]) -> None:
         self.tokens.add(rec)  # an errored episode's tokens were spent too
@@ -181,7 +182,7 @@ class _AgentTally:
         self.by_cell[key].add(ep)
         path = rec["metrics"].get("path")
         if path is not None:
-            self.by_path[str(path)].add(ep)
+            self.by_path[key.cell, str(path)].add(ep)
         for name in names:
             self.by_sweep[name][values].add(ep)
         sid = rec.get("scenario_id")
@@ -191,11 +192,20 @@ class _AgentTally:
                 groups = [self.overall, self.by_cell[key]]
                 groups += [self.by_knob[k][v] for k, v in zip(KNOBS, values, strict=True)]
                 groups += [self.by_sweep[name][values] for name in names]
-                groups += [self.by_path[str(path)]] if path is not None else []
+                groups += [self.by_path[key.cell, str(path)]] if path is not None else []
                 own = key.steps - int(rec["metrics"].get("given_steps", 0))  # after a pre-fill
                 sc = self.scenarios[str(sid)] = _Scenario(groups, [0] * COUNTERS, own, key.lookback)
             for i, hit in enumerate((1, *clustered_hits(ep))):
                 sc.counts[i] += hit
+
+    def _paths(self) -> dict[str, CellStats]:
+        """Each path's figures by its name, sorted; where episodes of several workflows
+        are held, named ``WORKFLOW: PATH``."""
+        several = len({cell for cell, _ in self.by_path}) > 1
+        return {
+            f"{cell}: {path}" if several else path: self.by_path[cell, path].stats()
+            for cell, path in sorted(self.by_path)
+        }
 
     def report(self, agent: str) -> AgentReport:
         """The statistics, once every record is read (each group gets its scenarios)."""
@@ -219,7 +229,7 @@ class _AgentTally:
             self.tokens.counted(),
             *self._horizons(),
             per_step=self.steps.result(),
-            by_path={p: self.by_path[p].stats() for p in sorted(self.by_path)},
+            by_path=self._paths(),
         )
 
     def _horizons(self) -> tuple[Horizons | None, dict[int, Horizons]]:

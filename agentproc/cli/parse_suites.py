@@ -15,7 +15,11 @@ from agentproc.cli.output import count, seed, words
 def add_suite_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
     """``generate`` and ``scenario``, in that order."""
     g = sub.add_parser("generate", help="generate a suite of procedures", **examples("generate"))
-    g.add_argument("--preset", help="a shipped preset (quick, reference) or a preset file")
+    g.add_argument(
+        "--preset",
+        help="a shipped preset (quick, reference; sop: the shipped branched workflows, "
+        "one suite) or a preset file",
+    )
     g.add_argument("--steps", type=ints, help="lengths N, e.g. 5,25,95")
     g.add_argument("--lookback", type=ints, help="look-backs L, e.g. 1,7")
     g.add_argument("--range", dest="ranges", type=ranges, help="input ranges, e.g. 0:1,1:10,10:100")
@@ -33,8 +37,10 @@ def add_suite_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
     g.add_argument(
         "--workflow",
         type=Path,
+        action="append",
         help="a declared workflow file (.toml or .json): draw --count instances of it "
-        "(with --seed) into the suite folder --out",
+        "(with --seed) into the suite folder --out; give it again for a suite of several "
+        "workflows (--count instances of each)",
     )
     g.add_argument(
         "--balance",

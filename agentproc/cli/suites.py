@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from agentproc.cli.output import EXIT_OK, print_json
-from agentproc.errors import ConfigError, InputError
+from agentproc.errors import ConfigError, InputError, unknown_key
 
 
 def generate_command(args: argparse.Namespace, out: Console, err: Console) -> int:
@@ -22,7 +22,15 @@ def generate_command(args: argparse.Namespace, out: Console, err: Console) -> in
     from agentproc.outputs import check_suite_folder
     from agentproc.procedures import default_folder, holds_suite, write_suite
     from agentproc.procedures.suites import distance_summary
+    from agentproc.workflow.declared_suite import PRESETS
 
+    if args.preset in PRESETS and args.workflow is None:  # a shipped suite of workflows
+        from agentproc.resources import folder
+
+        shipped = folder("workflows")
+        args.workflow = [shipped / f"{name}.toml" for name in PRESETS[args.preset]]
+        args.out = args.out or Path("suites") / args.preset
+        args.preset = None
     if args.workflow is not None:
         return _generate_workflow(args, out)
     try:
@@ -60,9 +68,9 @@ def generate_command(args: argparse.Namespace, out: Console, err: Console) -> in
 
 
 def _generate_workflow(args: argparse.Namespace, out: Console) -> int:
-    """``generate --workflow FILE --count N --seed S --out SUITE``."""
+    """``generate --workflow FILE [--workflow FILE ...] --count N --seed S --out SUITE``."""
     from agentproc.outputs import check_suite_folder
-    from agentproc.workflow.declared_suite import load_workflow, write_workflow_suite
+    from agentproc.workflow.declared_suite import load_workflow, write_workflows_suite
 
     grid_only = [f"--{k}" for k in ("preset", "steps", "lookback", "ops") if getattr(args, k)]
     grid_only += ["--range"] * bool(args.ranges) + ["--mode"] * bool(args.modes)
@@ -70,18 +78,24 @@ def _generate_workflow(args: argparse.Namespace, out: Console) -> int:
         raise ConfigError(f"generate --workflow takes no {', '.join(grid_only)} (a grid's options)")
     if args.out is None:
         raise ConfigError("generate --workflow needs --out SUITE (the folder to write)")
-    check_suite_folder(args.out, inputs=[args.workflow], overwrite=args.overwrite)
-    wf = load_workflow(args.workflow)
+    files: list[Path] = args.workflow
+    check_suite_folder(args.out, inputs=files, overwrite=args.overwrite)
+    workflows = [(load_workflow(f), f.stem) for f in files]
     count, seed = args.count or 10, args.seed or 0
     paths: dict[str, int] = {}
-    n = write_workflow_suite(
-        wf, args.out, count, seed, args.workflow.stem, balance=args.balance, paths=paths
-    )
-    steps, dead = len(wf.steps), wf.live.count(False)
-    out.print(
-        f"wrote {n} instances of {args.workflow.stem} ({steps} steps, {dead} dead) to {args.out}",
-        highlight=False,
-    )
+    n = write_workflows_suite(workflows, args.out, count, seed, balance=args.balance, paths=paths)
+    shape = {
+        name: f"({len(wf.steps)} steps, {wf.live.count(False)} dead)" for wf, name in workflows
+    }
+    if len(workflows) == 1:
+        name = workflows[0][1]
+        out.print(f"wrote {n} instances of {name} {shape[name]} to {args.out}", highlight=False)
+    else:
+        out.print(
+            f"wrote {n} instances of {len(workflows)} workflows to {args.out}:", highlight=False
+        )
+        for name, text in shape.items():
+            out.print(f"  {name}: {count} instances {text}", highlight=False)
     if paths:
         shown = ", ".join(f"{name} {k}" for name, k in paths.items())
         out.print(f"paths: {shown}", highlight=False)
@@ -92,7 +106,13 @@ def _grid(args: argparse.Namespace) -> Any:
     from agentproc.procedures import Block, Grid, preset
 
     if args.preset:
-        grid = preset(args.preset)
+        from agentproc.procedures.grid import presets
+        from agentproc.workflow.declared_suite import PRESETS
+
+        name = args.preset
+        if not (name.endswith(".json") or "/" in name or name in presets()):
+            raise unknown_key("preset", name, [*presets(), *PRESETS])
+        grid = preset(name)
     elif args.steps:
         grid = Grid(blocks=[Block(steps=args.steps)])
     else:

@@ -12,6 +12,7 @@ declared). ``run``, ``replay``, ``relabel`` and ``report`` read it as any suite.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -69,6 +70,21 @@ def workflow_scenarios(
     )
 
 
+WORKFLOWS_COPY = "workflows.json"
+"""A suite of several workflows: each workflow as declared, by name."""
+PRESETS: dict[str, tuple[str, ...]] = {
+    "sop": (
+        "hazard_class",
+        "order_fulfilment",
+        "refund_approval",
+        "service_triage",
+        "warehouse_inspection",
+    ),
+}
+"""Shipped suites of several workflows (``generate --preset NAME``): ``sop``, the
+procedures of format 2 as organisations write them (branches, gates, look-ups)."""
+
+
 def write_workflow_suite(
     wf: DeclaredWorkflow,
     out: Path,
@@ -87,9 +103,37 @@ def write_workflow_suite(
     leaves ``out`` as it was; a folder that is not a suite, or that holds the workflow
     file itself, is refused (:func:`~agentproc.outputs.check_suite_folder`). ``paths``:
     filled with how many instances take each path (a branched workflow's)."""
-    name = name or Path(wf.where).stem
-    scenarios = workflow_scenarios(wf, name, count, seed, balance)
-    out = check_suite_folder(Path(out), inputs=[Path(wf.where)], overwrite=True)
+    return write_workflows_suite(
+        [(wf, name or Path(wf.where).stem)], out, count, seed, balance=balance, paths=paths
+    )
+
+
+def write_workflows_suite(
+    workflows: list[tuple[DeclaredWorkflow, str]],
+    out: Path,
+    count: int,
+    seed: int,
+    *,
+    balance: str | None = None,
+    paths: dict[str, int] | None = None,
+) -> int:
+    """:func:`write_workflow_suite` of one or several ``(workflow, name)``: ``count``
+    instances of each, in the order given (with several, ``balance`` spreads each
+    branched one over its paths, and ``paths`` counts them as ``NAME:PATH``)."""
+    several = len(workflows) > 1
+    names = [name for _, name in workflows]
+    if several and balance is not None and not any(wf.branched for wf, _ in workflows):
+        raise ConfigError(
+            "--balance paths needs a workflow with conditions or exits (these have one path each)"
+        )
+    if len(set(names)) != len(names):
+        raise ConfigError(f"--workflow: a workflow named {_twice(names)!r} is given twice")
+    scenarios = itertools.chain.from_iterable(
+        workflow_scenarios(wf, name, count, seed, None if several and not wf.branched else balance)
+        for wf, name in workflows
+    )
+    inputs = [Path(wf.where) for wf, _ in workflows]
+    out = check_suite_folder(Path(out), inputs=inputs, overwrite=True)
     digest, written = hashlib.sha256(), 0
     with replacing_folder(out) as partial:
         with open(partial / SCENARIOS, "wb") as fh:
@@ -99,10 +143,11 @@ def write_workflow_suite(
                 digest.update(line)
                 written += 1
                 if paths is not None and s.path is not None:
-                    paths[s.path.name] = paths.get(s.path.name, 0) + 1
+                    key = f"{s.params.cell}:{s.path.name}" if several else s.path.name
+                    paths[key] = paths.get(key, 0) + 1
         manifest: dict[str, object] = {
             "kind": "workflow",
-            "workflow": name,
+            **({"workflows": names} if several else {"workflow": names[0]}),
             "count": count,
             "seed": seed,
             "scenarios": written,
@@ -110,8 +155,17 @@ def write_workflow_suite(
         }
         if balance is not None:
             manifest["balance"] = balance
-        copy = wf.spec.model_dump_json(indent=2) + "\n"
-        (partial / WORKFLOW_COPY).write_text(copy, encoding="utf-8")
+        if several:
+            specs = {name: wf.spec.model_dump(mode="json") for wf, name in workflows}
+            copy = json.dumps(specs, indent=2) + "\n"
+            (partial / WORKFLOWS_COPY).write_text(copy, encoding="utf-8")
+        else:
+            copy = workflows[0][0].spec.model_dump_json(indent=2) + "\n"
+            (partial / WORKFLOW_COPY).write_text(copy, encoding="utf-8")
         # The manifest last: it marks a finished suite and says what it holds.
         (partial / WORKFLOW_MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", "utf-8")
     return written
+
+
+def _twice(names: list[str]) -> str:
+    return next(n for n in names if names.count(n) > 1)

@@ -142,4 +142,5 @@ def test_every_file_of_a_workflow_suite_is_one_the_output_rule_knows():
     from agentproc.outputs import SUITE_FILES
 
     written = {SCENARIOS, declared_suite.WORKFLOW_COPY, declared_suite.WORKFLOW_MANIFEST}
+    written.add(declared_suite.WORKFLOWS_COPY)
     assert written <= set(SUITE_FILES)
