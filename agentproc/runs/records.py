@@ -149,8 +149,33 @@ class ScenarioRef(TypedDict):
     declared workflow's scenario (its ``scenarios.jsonl`` line, without the newline)."""
 
 
+@with_config(_CONFIG)
+class SettingsRecord(TypedDict):
+    """What a run was given that changes what its agent sees or does, each only when not
+    the default: the agent's setup (:func:`~agentproc.runs.keys.episode_key`)."""
+
+    guard: NotRequired[Literal["enforce", "feedback"]]
+    """``--guard``, when the variant sets none of its own."""
+    endpoint: NotRequired[str]
+    """An ``openai:`` model's server (``--base-url``, ``OPENAI_BASE_URL``), no credential."""
+    tool_choice: NotRequired[Literal["auto"]]
+    """``--tool-choice auto`` of the embedded model (absent: ``any``)."""
+    max_tokens: NotRequired[int]
+    """``--max-tokens``."""
+    budget: NotRequired[int]
+    """``--budget`` (absent: the procedure's default)."""
+    continue_after_answer: NotRequired[Literal[True]]
+    """``--continue-after-answer``."""
+    seed: NotRequired[int]
+    """``--seed`` (absent: 0)."""
+
+
 _VERSION = (
     "Version of the run-file format (``2``: :data:`~agentproc.runs.layout.RUN_SCHEMA_VERSION`)."
+)
+_SCENARIO_SHA256 = (
+    "The scenario's fingerprint (:func:`scenario_digest`): ``run --resume`` refuses a suite"
+    " that holds another version of a scenario already run."
 )
 _NAME = (
     "The name the run was given (``run --name``): the agent's name in report, compare"
@@ -169,9 +194,12 @@ class _Line(TypedDict):
 
     schema_version: Annotated[int, Field(description=_VERSION)]
     scenario_id: str
+    scenario_sha256: NotRequired[Annotated[str, Field(description=_SCENARIO_SHA256)]]
     agent: str
-    """The agent spec, e.g. ``sim:decay`` or ``openai:MODEL``."""
+    """The agent spec, e.g. ``sim:decay``, ``openai:MODEL`` or ``local:STEM`` (your own
+    weights, by the file's stem)."""
     name: NotRequired[Annotated[str, Field(description=_NAME)]]
+    settings: NotRequired[SettingsRecord]
     guard: NotRequired[str]
     """``observe`` or ``enforce``."""
     variant: NotRequired[str]
@@ -255,8 +283,8 @@ class BulkRecord(TypedDict):
 @with_config(_CONFIG)
 class RunLine(_Line):
     """One line of a run file, version 2, keys in this order but for ``mode`` (after
-    ``name``) and ``calls`` (before ``output``), which differ from a record's
-    (:mod:`agentproc.runs.layout`)."""
+    ``name`` and ``settings``) and ``calls`` (before ``output``), which differ from a
+    record's (:mod:`agentproc.runs.layout`)."""
 
     mode: Mode
     calls: list[CompactCall]
@@ -268,33 +296,52 @@ def procedure_digest(procedure: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(procedure, separators=(",", ":")).encode()).hexdigest()
 
 
-def _scenario_fields(scenario: Scenario, self_contained: bool) -> dict[str, Any]:
+def scenario_digest(scenario: Scenario) -> str:
+    """A scenario's fingerprint (``scenario_sha256``): the digest of the procedure it was
+    compiled from, else of its line in a declared workflow's suite, else of its JSON
+    without tools and prompt (keys sorted). Two versions of one scenario id differ in it.
+    """
+    if scenario._procedure is not None:
+        return procedure_digest(scenario._procedure)
+    if scenario._digest is not None:
+        return scenario._digest
+    whole = scenario.model_dump(mode="json", exclude={"tools", "prompt"})
+    return hashlib.sha256(json.dumps(whole, sort_keys=True).encode()).hexdigest()
+
+
+def _scenario_fields(scenario: Scenario, digest: str, self_contained: bool) -> dict[str, Any]:
     procedure, suite = scenario._procedure, scenario._suite
-    if suite is not None and not self_contained:
-        digest = scenario._digest if procedure is None else procedure_digest(procedure)
-        if digest is not None:
-            return {"scenario_ref": {"suite": suite, "sha256": digest}}
+    referable = procedure is not None or scenario._digest is not None
+    if suite is not None and not self_contained and referable:
+        return {"scenario_ref": {"suite": suite, "sha256": digest}}
     if procedure is None:
         return {"scenario": scenario.model_dump(mode="json", exclude={"tools", "prompt"})}
     return {"procedure": procedure}
 
 
 def episode_record(
-    ep: Episode, self_contained: bool = False, name: str | None = None
+    ep: Episode,
+    self_contained: bool = False,
+    name: str | None = None,
+    settings: SettingsRecord | None = None,
 ) -> EpisodeRecord:
     """The run-file form of an episode.
 
     A scenario read from a suite is referred to by the suite and its procedure's digest
     (or, a declared workflow's, its line's: ``scenario_ref``), unless ``self_contained``:
     then, like any scenario compiled from a procedure, it is stored as its compact
-    procedure. Any other scenario is stored whole.
+    procedure. Any other scenario is stored whole. Every record holds the scenario's
+    fingerprint (:func:`scenario_digest`), and the run's ``name`` and ``settings`` when set.
     """
     scenario = ep.scenario
+    digest = scenario_digest(scenario)
     rec: EpisodeRecord = {
         "schema_version": RUN_SCHEMA_VERSION,
         "scenario_id": scenario.id,
+        "scenario_sha256": digest,
         "agent": ep.agent,
         **({"name": name} if name else {}),  # type: ignore[typeddict-item]
+        **({"settings": settings} if settings else {}),  # type: ignore[typeddict-item]
         "mode": ep.mode,
         "guard": ep.guard,
         "variant": ep.variant,
@@ -307,7 +354,7 @@ def episode_record(
         "stop_reason": ep.stop_reason,
         "messages": ep.messages,
         "calls": [c.to_json(SCALE[scenario.mode]) for c in ep.calls],  # type: ignore[misc]
-        **_scenario_fields(scenario, self_contained),  # type: ignore[typeddict-item]
+        **_scenario_fields(scenario, digest, self_contained),  # type: ignore[typeddict-item]
     }
     listed = ep.order == "listed"
     optional = {  # written when set, in this order
