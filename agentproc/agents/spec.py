@@ -8,12 +8,17 @@ builds its own model from it, so a model's connections are never shared across p
 from __future__ import annotations
 
 import dataclasses
+import os
+import urllib.parse
 from dataclasses import dataclass, field
+from pathlib import PurePath
 from typing import Any, Literal
 
+from agentproc.agents.providers import BASE_URL_ENV
 from agentproc.agents.suite import ModelRunOptions, model_episodes, sim_episodes
 from agentproc.errors import ConfigError
 from agentproc.runs import EpisodeFn
+from agentproc.workflow import Guard
 
 ToolChoice = Literal["auto", "any"]
 """``--tool-choice`` of the embedded model: ``auto`` lets a reply be text or one tool call;
@@ -28,6 +33,25 @@ makes the same calls either way on the README's run (measured: identical run fil
 
 _BUILD = object()
 """``episodes()`` without a model: the spec builds its own."""
+
+
+def endpoint(url: str) -> str:
+    """A server's URL as a run file records it: scheme, host, port and path, without
+    credentials, query or fragment (they may hold a key), nor a trailing slash.
+
+    >>> endpoint("https://user:secret@example.com:8443/v1/?api_key=k#x")
+    'https://example.com:8443/v1'
+    """
+    parts = urllib.parse.urlsplit(url.strip())
+    host = parts.hostname or ""
+    if ":" in host:  # an IPv6 address
+        host = f"[{host}]"
+    try:
+        port = parts.port
+    except ValueError:  # not a port: the URL is refused when the model is made
+        port = None
+    where = f"{host}:{port}" if port is not None else host
+    return urllib.parse.urlunsplit((parts.scheme, where, parts.path.rstrip("/"), "", ""))
 
 
 @dataclass(frozen=True)
@@ -121,6 +145,62 @@ class AgentSpec:
         """This agent with its model built now, once for every run that reuses it."""
         return dataclasses.replace(self, built_model=self.model())
 
+    def recorded(self) -> str:
+        """The agent as its run file names it: its spec, but your own weights by the file's
+        stem (``local:/models/qwen.gguf`` is ``local:qwen``), so that no record holds a path
+        of this machine and one model keeps its name wherever its file lies.
+
+        >>> AgentSpec("local:/models/Qwen2.5-1.5B.Q4_K_M.gguf").recorded()
+        'local:Qwen2.5-1.5B.Q4_K_M'
+        >>> AgentSpec("local").recorded(), AgentSpec("sim:decay").recorded()
+        ('local', 'sim:decay')
+        """
+        from agentproc.agents.kinds import agent_kind
+
+        weights = self.agent.partition(":")[2]
+        if not weights or agent_kind(self.agent) != "local":
+            return self.agent
+        from agentproc.agents.local import PACKAGED_NAMES
+
+        return self.agent if weights in PACKAGED_NAMES else f"local:{PurePath(weights).stem}"
+
+    def guard(self) -> Guard:
+        """The guard its episodes run under: the variant's, else ``--guard``; text mode
+        offers no tool to refuse."""
+        if self.options.mode == "text":
+            return "observe"
+        variant = self.options.variant
+        return self.options.guard if variant is None else variant.with_guard(self.options.guard)
+
+    def settings(self) -> dict[str, Any]:
+        """What the run is given that changes what this agent sees or does, each only when
+        set and where it applies (:class:`~agentproc.runs.records.SettingsRecord`): written
+        in every record, and part of who the agent is in reports.
+
+        >>> AgentSpec("openai:m", base_url="http://u:p@h:8000/v1/?key=k").settings()
+        {'endpoint': 'http://h:8000/v1'}
+        >>> AgentSpec("local", tool_choice="auto", max_tokens=64).settings()
+        {'tool_choice': 'auto', 'max_tokens': 64}
+        """
+        from agentproc.agents.kinds import agent_kind
+
+        kind, o = agent_kind(self.agent), self.options
+        model, tools = kind in ("local", "openai"), o.mode == "tools"
+        own_guard = o.variant is not None and o.variant.guard is not None  # the variant's own
+        base = (self.base_url or os.environ.get(BASE_URL_ENV)) if kind == "openai" else None
+        given: dict[str, Any] = {
+            "guard": o.guard if tools and o.guard != "observe" and not own_guard else None,
+            "endpoint": endpoint(base) if base else None,
+            "tool_choice": self.tool_choice
+            if kind == "local" and tools and self.tool_choice not in (None, LOCAL_TOOL_CHOICE)
+            else None,
+            "max_tokens": self.max_tokens if model else None,
+            "budget": o.budget if tools and kind != "sim" else None,
+            "continue_after_answer": True if model and tools and o.continue_after_answer else None,
+            "seed": o.seed if o.seed and kind != "factory" else None,
+        }
+        return {k: v for k, v in given.items() if v is not None}
+
     def episodes(self, model: Any = _BUILD) -> EpisodeFn:
         """The episode function of this agent (over ``model``, or one built now)."""
         from agentproc.agents.factory import factory_episodes
@@ -132,7 +212,7 @@ class AgentSpec:
             return sim_episodes(self.agent, self.options)
         if agent_kind(self.agent) == "factory":
             return factory_episodes(model, self.agent, self.options)
-        return model_episodes(model, self.agent, self.options)
+        return model_episodes(model, self.recorded(), self.options)
 
     def concurrency(self) -> int:
         """Episodes in flight: simulated agents do no I/O, and one at a time keeps the run

@@ -81,10 +81,11 @@ def run_variants(
     out.mkdir(parents=True, exist_ok=True)
     done: list[tuple[Path, RunSummary]] = []
     for variant, path in zip(variants, paths, strict=True):
+        under = agent.under(variant)
         summary = run_suite(
             scenarios,
-            agent.agent,
-            agent.under(variant),
+            agent.recorded(),
+            under,
             path,
             workers=workers or Workers(),
             overwrite=overwrite,
@@ -95,6 +96,8 @@ def run_variants(
             mode=options.mode,
             trials=trials,
             variant=variant.name,
+            settings=agent.settings(),
+            guard=under.guard(),
             debug=options.debug,
         )
         done.append((path, summary))

@@ -4,7 +4,9 @@ help within the terminal; and ``--version``, looked up only when asked for."""
 from __future__ import annotations
 
 import argparse
+import difflib
 import sys
+from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from agentproc.cli.help import HelpFormatter
@@ -23,6 +25,44 @@ class Parser(argparse.ArgumentParser):
         self.exit(
             EXIT_BAD_INPUT, f"{self.prog}: error: {brief(message)} (see '{self.prog} --help')\n"
         )
+
+    def parse_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> argparse.Namespace:
+        """As argparse parses, but an unknown option is said by the command it was given
+        to, with the option it nearly spells (``--agnet``: did you mean ``--agent``?)."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            command = self._command(parsed)
+            message = f"unrecognized arguments: {' '.join(extras)}"
+            command.error(message + did_you_mean(extras, command))
+        return parsed
+
+    def _command(self, parsed: argparse.Namespace) -> argparse.ArgumentParser:
+        """The subcommand's parser ``parsed`` went through (this one when none)."""
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                chosen = getattr(parsed, action.dest or "", None)
+                return action.choices.get(chosen, self) if chosen else self  # type: ignore[no-any-return]
+        return self
+
+
+def did_you_mean(extras: Sequence[str], parser: argparse.ArgumentParser) -> str:
+    """``; did you mean --agent?`` for the first of ``extras`` that nearly spells an option
+    of ``parser`` (:mod:`difflib`, as a typo is a letter or two wrong); else nothing.
+
+    >>> p = argparse.ArgumentParser()
+    >>> _ = p.add_argument("--agent")
+    >>> did_you_mean(["--agnet", "sim:decay"], p), did_you_mean(["--zzz"], p)
+    ('; did you mean --agent?', '')
+    """
+    options = [o for o in parser._option_string_actions if o.startswith("--")]
+    for word in extras:
+        if word.startswith("--"):
+            near = difflib.get_close_matches(word.split("=", 1)[0], options, n=1, cutoff=0.7)
+            if near:
+                return f"; did you mean {near[0]}?"
+    return ""
 
 
 class VersionAction(argparse.Action):

@@ -13,12 +13,12 @@ from rich.console import Console
 
 from agentproc.cli.agent_options import agent_spec, cache_store
 from agentproc.cli.output import EXIT_BAD_INPUT, EXIT_ERRORED, EXIT_FAILED, failures, say
-from agentproc.errors import ConfigError, InputError, WorkerError, counted
+from agentproc.errors import ConfigError, InputError, WorkerError, counted, one_line
 from agentproc.outputs import check_output, input_files
 
 
 def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
-    from agentproc.runs import in_shard, parse_shard, run_suite, select
+    from agentproc.runs import RunSummary, in_shard, parse_shard, run_suite, select
     from agentproc.workflow import load_scenarios, per_cell
 
     _check_run_out(args)
@@ -34,6 +34,8 @@ def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
         "variant": spec.options.variant.name,  # type: ignore[union-attr]
         "self_contained": args.self_contained,
         "name": args.name,
+        "settings": spec.settings(),
+        "guard": spec.guard(),
         "debug": args.debug,
     }
     if workers.parallel:
@@ -59,7 +61,20 @@ def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
         ahead = list(scenarios)  # at most --limit of them: the run's total is known
         total, scenarios = len(ahead) * args.trials, iter(ahead)
     episodes = spec.episodes(model)
-    summary = run_suite(scenarios, args.agent, episodes, args.out, total=total, **options)
+    counted_so_far = RunSummary()  # what an interrupted run wrote, said as it stops
+    replacing = bool(args.out.is_file() and args.out.stat().st_size and not args.resume)
+    try:
+        summary = run_suite(
+            scenarios,
+            spec.recorded(),
+            episodes,
+            args.out,
+            total=total,
+            summary=counted_so_far,
+            **options,
+        )
+    except KeyboardInterrupt:
+        raise KeyboardInterrupt(_kept(args.out, counted_so_far, replacing)) from None
     if summary.torn_bytes:
         say(
             err,
@@ -94,7 +109,7 @@ def _run_workers(
     try:
         summary = run_suite(
             args.suite,
-            args.agent,
+            spec.recorded(),
             spec,
             args.out,
             workers=workers,
@@ -121,8 +136,23 @@ def _said(summary: Any, wrote: str, out: Console, err: Console) -> int:
         verdicts = "all were already done, nothing left to run" if resumed else "none scored"
     out.print(f"{wrote}: {verdicts}", highlight=False)
     kinds = ", ".join(f"{k} {v}" for k, v in sorted(summary.errors.items()))
-    errored = f"{counted(summary.errored, 'episode')} errored ({kinds})" if summary.errored else ""
+    first = getattr(summary, "first_error", None)
+    cause = f"; the first: {one_line(first)}" if first and summary.aborted is None else ""
+    errored = (
+        f"{counted(summary.errored, 'episode')} errored ({kinds}{cause})" if summary.errored else ""
+    )
     return failures(err, summary.aborted, errored)
+
+
+def _kept(out: Path, summary: Any, replacing: bool) -> str:
+    """What an interrupted run leaves, and how to go on."""
+    if replacing:
+        return f"{out} is left as it was (--overwrite replaces it only when a run ends)"
+    before = f", {summary.skipped} done before" if summary.skipped else ""
+    return (
+        f"{counted(summary.written, 'episode')} of this run saved to {out}{before}; "
+        "run the same command with --resume to go on"
+    )
 
 
 def _check_run_out(args: argparse.Namespace) -> None:

@@ -81,7 +81,12 @@ def serve_mcp_command(args: argparse.Namespace, out: Console, err: Console) -> i
     say(
         err,
         f"agentproc: serving {args.suite} over {args.transport}"
-        + (f" on http://127.0.0.1:{args.port}/mcp" if sock is not None else ""),
+        + (
+            f" on http://127.0.0.1:{args.port}/mcp"
+            if sock is not None
+            else ": waiting for an MCP client on stdin/stdout (an MCP client starts this "
+            "command itself; see docs/integrations.md)"
+        ),
     )
     # From before the run file is made until the command returns, the first SIGINT or
     # SIGTERM stops serving and any later one is ignored: the shutdown writes the open

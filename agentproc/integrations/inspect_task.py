@@ -19,12 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from inspect_ai import Task, task
+from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageAssistant, ChatMessageSystem, ChatMessageUser
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 from inspect_ai.tool import ToolDef, ToolParams
 
+from agentproc.errors import AgentprocError, one_line, unknown_key
 from agentproc.integrations.inspect_metrics import METRICS, score_value
 from agentproc.labelling.order import ORDER_POLICIES
 from agentproc.runs import BUDGET_EXHAUSTED, MODES, BudgetExhausted, EpisodeSession, select
@@ -55,15 +57,10 @@ def agentproc_task(
 
     Example: ``inspect eval agentproc/agentproc_task -T suite=suites/quick``.
     """
-    from agentproc.errors import unknown_key
-
-    given = {"mode": (mode, MODES), "order": (order, ORDER_POLICIES), "guard": (guard, GUARDS)}
-    for option, (value, allowed) in given.items():
-        if value not in allowed:
-            raise unknown_key(option, value, allowed)
-    chosen = load_variant(variant)
-    loaded = select(per_cell(load_scenarios(Path(suite)), per_cell_k), None, limit)
-    scenarios = {s.id: s for s in loaded}
+    try:
+        chosen, scenarios = _loaded(suite, variant, mode, guard, order, per_cell_k, limit)
+    except AgentprocError as exc:  # a bad option or suite: one line, as Inspect says its own
+        raise PrerequisiteError(f"agentproc_task: {one_line(str(exc))}") from None
 
     def open_session(scenario_id: Any) -> EpisodeSession:
         """A fresh session on the scenario of a sample (by its id)."""
@@ -82,6 +79,25 @@ def agentproc_task(
         solver=[_tools(open_session), generate()] if mode == "tools" else [generate()],
         scorer=monitor(open_session),
     )
+
+
+def _loaded(
+    suite: str,
+    variant: str,
+    mode: str,
+    guard: str,
+    order: str,
+    per_cell_k: int | None,
+    limit: int | None,
+) -> tuple[Any, dict[str, Scenario]]:
+    """The task's options checked, its variant and its scenarios by id."""
+    given = {"mode": (mode, MODES), "order": (order, ORDER_POLICIES), "guard": (guard, GUARDS)}
+    for option, (value, allowed) in given.items():
+        if value not in allowed:
+            raise unknown_key(option, value, allowed)
+    chosen = load_variant(variant)
+    loaded = select(per_cell(load_scenarios(Path(suite)), per_cell_k), None, limit)
+    return chosen, {s.id: s for s in loaded}
 
 
 def _sample(scenario: Scenario, session: EpisodeSession) -> Sample:

@@ -50,9 +50,15 @@ class Handlers:
     """A session has ended (its :attr:`Peer.key`)."""
 
 
-def make_server(name: str, instructions: str, h: Handlers) -> Server[Any]:
-    """A low-level ``Server`` that answers with ``h`` on the installed SDK."""
-    return _server_v2(name, instructions, h) if V2 else _server_v1(name, instructions, h)
+def make_server(
+    name: str, instructions: str, h: Handlers, version: str | None = None
+) -> Server[Any]:
+    """A low-level ``Server`` that answers with ``h`` on the installed SDK, saying
+    ``version`` as its ``serverInfo.version`` (``None``: the SDK's own)."""
+    server = _server_v2(name, instructions, h) if V2 else _server_v1(name, instructions, h)
+    if version is not None:
+        server.version = version  # both lines read it when they answer ``initialize``
+    return server
 
 
 def message(obj: Any) -> SessionMessage:

@@ -91,7 +91,17 @@ def build_server(runs: ServedRuns) -> Server[Any]:
         read_resource=read_resource,
         ended=runs.end,
     )
-    return mcp_compat.make_server("agentproc", _instructions(), handlers)
+    return mcp_compat.make_server("agentproc", _instructions(), handlers, package_version())
+
+
+def package_version() -> str:
+    """agentproc's installed version: what ``serverInfo.version`` says (not the SDK's)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("agentproc")
+    except PackageNotFoundError:  # pragma: no cover - run from a source tree
+        return "unknown"
 
 
 def _instructions() -> str:

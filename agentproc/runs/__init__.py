@@ -16,6 +16,7 @@ from agentproc.runs.keys import (
     episode_key,
     record_agent,
     record_mode,
+    record_setup,
     record_trial,
     record_variant,
 )
@@ -110,6 +111,7 @@ __all__ = [
     "read_run",
     "record_agent",
     "record_mode",
+    "record_setup",
     "record_trial",
     "record_variant",
     "redact",

@@ -33,11 +33,25 @@ def check_whole(path: Path, lineno: int, rec: Any) -> None:
     :func:`check_record` checks."""
     if not isinstance(rec, dict):
         raise RunFileError(path, "an episode must be a JSON object", f"line {lineno}")
+    _check_not_a_suite(path, lineno, rec)
     for key in WHOLE:
         if key not in rec and not (key == "scenario" and any(k in rec for k in SCENARIO_FIELDS)):
             name = " or ".join(SCENARIO_FIELDS) if key == "scenario" else key
             raise RunFileError(path, "missing", f"line {lineno}: {name}")
     check_record(path, lineno, rec)
+
+
+def _check_not_a_suite(path: Path, lineno: int, rec: dict[str, Any]) -> None:
+    """A line of a suite (a procedure or a declared workflow's scenario: an ``id``, no
+    ``scenario_id``) given where a run file goes: said so, not as a missing field."""
+    if "scenario_id" in rec or not isinstance(rec.get("id"), str):
+        return
+    what = "scenario" if "params" in rec else "procedure"
+    raise RunFileError(
+        path,
+        f"not a run file: it looks like a suite (line {lineno} is a {what}: an id, no "
+        "scenario_id); give a run file, which 'agentproc run SUITE --out RUN.jsonl' writes",
+    )
 
 
 _KINDS = frozenset(k.value for k in LabelKind)
@@ -55,6 +69,8 @@ _SHAPES: dict[tuple[str, ...], tuple[Any, str]] = {
     ("scenario_id",): (lambda v: isinstance(v, str), "a string"),
     ("agent",): (lambda v: isinstance(v, str), "a string"),
     ("name",): (lambda v: isinstance(v, str), "a string"),
+    ("scenario_sha256",): (lambda v: isinstance(v, str), "a string"),
+    ("settings",): (lambda v: isinstance(v, dict), "an object"),
     ("cell",): (lambda v: isinstance(v, str), "a string"),
     ("mode",): (lambda v: v in MODES, f"one of: {', '.join(MODES)}"),
     ("guard",): (lambda v: isinstance(v, str), "a string"),
@@ -103,6 +119,7 @@ def _check_shapes(path: Path, lineno: int, rec: dict[str, Any]) -> None:
 def check_record(path: Path, lineno: int, rec: dict[str, Any]) -> None:
     """The fields every line has, and the closed sets and shapes a report relies on:
     verdicts, label kinds, fields."""
+    _check_not_a_suite(path, lineno, rec)
     for key in REQUIRED:
         if key not in rec:
             raise RunFileError(path, "missing", f"line {lineno}: {key}")

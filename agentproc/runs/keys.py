@@ -1,5 +1,8 @@
 """What identifies a stored episode (scenario, agent, mode, variant, trial), read from its
-record with the defaults of files that predate a field.
+record with the defaults of files that predate a field. The agent is its spec, the name its
+run was given and its setup: the run's ``settings`` that change what it sees or does (guard,
+endpoint, tool choice, token cap, budget, seed), so that two runs that differ in one are two
+agents, never one whose records supersede the other's.
 
 Light to import (no pydantic, no workflow): merging shard files needs only this.
 """
@@ -18,29 +21,73 @@ if TYPE_CHECKING:
 EpisodeKey = tuple[str, str, str, str, int]
 """Scenario id, agent (see :func:`agent_identity`), mode, variant and trial."""
 
+SETTING_OPTIONS: dict[str, str] = {
+    "guard": "--guard",
+    "endpoint": "--base-url",
+    "tool_choice": "--tool-choice",
+    "max_tokens": "--max-tokens",
+    "budget": "--budget",
+    "continue_after_answer": "--continue-after-answer",
+    "seed": "--seed",
+}
+"""A run's ``settings`` (:class:`~agentproc.runs.records.SettingsRecord`), each with the
+option that sets it, in the order a setup names them."""
+
 
 def episode_key(rec: Mapping[str, Any]) -> EpisodeKey:
-    """What identifies an episode across files and re-runs: scenario, agent (its name and
-    what ran it: two runs of one endpoint under two names are two agents, and so are a
-    run named after another agent and that agent), mode, variant and trial."""
+    """What identifies an episode across files and re-runs: scenario, agent (its name,
+    what ran it and its setup: two runs of one endpoint under two names are two agents,
+    and so are a run named after another agent and that agent, and two runs of one model
+    on two endpoints), mode, variant and trial."""
     name = rec.get("name")
     return (
         str(rec["scenario_id"]),
-        agent_identity(str(rec["agent"]), name if isinstance(name, str) else None),
+        agent_identity(
+            str(rec["agent"]), name if isinstance(name, str) else None, record_setup(rec)
+        ),
         record_mode(rec),
         record_variant(rec),
         record_trial(rec),
     )
 
 
-def agent_identity(agent: str, name: str | None) -> str:
+def agent_identity(agent: str, name: str | None, setup: str = "") -> str:
     """The agent part of an :data:`EpisodeKey`: the agent spec of an unnamed run (or of a
-    run named as its spec), else the run's name and what ran it.
+    run named as its spec), else the run's name and what ran it; then its setup, if any.
 
     >>> agent_identity("sim:decay", None), agent_identity("sim:decay", "sim:oracle")
     ('sim:decay', 'sim:oracle (sim:decay)')
+    >>> agent_identity("local", None, "--tool-choice auto")
+    'local [--tool-choice auto]'
     """
-    return agent if not name or name == agent else f"{name} ({agent})"
+    who = agent if not name or name == agent else f"{name} ({agent})"
+    return f"{who} [{setup}]" if setup else who
+
+
+def setup_text(settings: Mapping[str, Any] | None) -> str:
+    """What a run was set up with, as the options that set it (empty: the defaults).
+
+    >>> setup_text({"tool_choice": "auto", "endpoint": "http://h:1/v1", "guard": "enforce"})
+    '--guard enforce, --base-url http://h:1/v1, --tool-choice auto'
+    >>> setup_text({"continue_after_answer": True}), setup_text(None)
+    ('--continue-after-answer', '')
+    """
+    parts: list[str] = []
+    given = dict(settings or {})
+    for key in [
+        *(k for k in SETTING_OPTIONS if k in given),
+        *sorted(given.keys() - SETTING_OPTIONS.keys()),
+    ]:
+        option, value = SETTING_OPTIONS.get(key, key), given[key]
+        parts.append(option if value is True else f"{option} {value}")
+    return ", ".join(parts)
+
+
+def record_setup(rec: Mapping[str, Any]) -> str:
+    """The setup of a stored episode's run (:func:`setup_text` of its ``settings``; none
+    in files written before settings were stored)."""
+    settings = rec.get("settings")
+    return setup_text(settings if isinstance(settings, Mapping) else None)
 
 
 def record_agent(rec: Mapping[str, Any]) -> str:

@@ -61,7 +61,8 @@ def raw_lines(path: Path) -> Iterator[tuple[Where, bytes]]:
     try:
         fh = open(seekable(path), "rb", buffering=READ_BUFFER)  # noqa: SIM115 (closed by the with block below)
     except IsADirectoryError:
-        raise InputError(path, "is a folder, not a run file") from None
+        what = "a suite folder" if (Path(path) / "suite.json").is_file() else "a folder"
+        raise InputError(path, f"is {what}, not a run file") from None
     except OSError as exc:  # a missing file among them: "no such file"
         raise unreadable(path, exc) from None
     with fh:

@@ -28,6 +28,7 @@ from agentproc.runs.job import EpisodeFactory, Given, SuiteJob, Workers
 from agentproc.runs.loop import run_on_loop
 from agentproc.runs.pool import BACKENDS
 from agentproc.runs.records import error_kind_of
+from agentproc.runs.resume import check_agent, held_in, run_identity
 from agentproc.runs.runner import EpisodeFn, RunSummary, arun_suite, fault_line
 from agentproc.runs.shards import (
     merge_shards,
@@ -103,6 +104,12 @@ def run_parallel(
             f"--workers {stale[0].name.rsplit('-', 1)[1]}"
         )
     folder = shard_folder(out, n)
+    if resume:  # another agent is refused before a worker starts
+        who = run_identity(job.agent, job.options.get("name"), job.options.get("settings"))
+        shards = sorted(folder.glob("shard-*-of-*.jsonl")) if folder.is_dir() else [out]
+        for held_file in shards:
+            if held_file.is_file():
+                check_agent(out, held_in(held_file), who)
     spans = job.spans(n)
     files = [shard_file(folder, s) for s in spans]
     tasks = [
@@ -167,6 +174,9 @@ def _summary(written: int, latest: Collection[Any], workers: int) -> RunSummary:
     for rec in latest:
         failed = rec.get("stop_reason") == "error"
         summary.tally(error_kind_of(rec) if failed else None, rec["verdict"])
+        error = rec.get("error")
+        if failed and summary.first_error is None and isinstance(error, dict):
+            summary.first_error = str(error.get("message", ""))
     return summary
 
 

@@ -20,8 +20,16 @@ from typing_extensions import TypedDict
 from agentproc.arith import SCALE
 from agentproc.labelling import LabelKind, Metrics
 from agentproc.labelling.order import OrderPolicy
-from agentproc.runs.episode import Episode, ErrorKind, Mode, StopReason
+from agentproc.runs.episode import Episode, Mode, StopReason
 from agentproc.runs.layout import RUN_SCHEMA_VERSION
+from agentproc.runs.record_parts import (
+    ErrorRecord,
+    ModelCallRecord,
+    RedactedRecord,
+    ScenarioRef,
+    SettingsRecord,
+    UsageRecord,
+)
 from agentproc.workflow import Scenario
 
 _CONFIG = ConfigDict(extra="forbid", use_attribute_docstrings=True)
@@ -92,78 +100,12 @@ class CallJSON(TypedDict):
     ``metrics.given_steps`` calls (a line stores the count, not the flag)."""
 
 
-@with_config(_CONFIG)
-class ModelCallRecord(TypedDict):
-    """One model turn of a model agent."""
-
-    latency_s: float
-    """Seconds from the first attempt to the reply (or the last failure)."""
-    attempts: int
-    """Tries, the first included."""
-    input_tokens: int
-    output_tokens: int
-    error: str | None
-    """The last error (redacted) when every attempt failed."""
-    cache_hit: NotRequired[bool]
-    """With ``run --cache``: the reply came from the response cache (no model was asked)."""
-
-
-@with_config(_CONFIG)
-class UsageRecord(TypedDict):
-    """Token and time totals of an episode's model calls."""
-
-    input_tokens: int
-    output_tokens: int
-    model_seconds: float
-    """Seconds of the model calls the model answered (cache hits left out)."""
-    model_calls: int
-    cache_hits: NotRequired[int]
-    """With ``run --cache``: model calls the response cache answered."""
-
-
-@with_config(_CONFIG)
-class ErrorRecord(TypedDict):
-    """The infrastructure failure that ended an episode (not scored)."""
-
-    kind: ErrorKind
-    """``endpoint``, ``context_overflow`` or ``harness``."""
-    message: str
-    """What failed, redacted."""
-    attempts: int
-    """Tries of the failing model call, the first included."""
-    type: NotRequired[str]
-    """A harness error's exception class (``KeyError``)."""
-    frames: NotRequired[list[str]]
-    """A harness error's frames in the agent's own code, innermost last
-    (``file:line in function: source``; redacted, at most 8)."""
-
-
-@with_config(_CONFIG)
-class RedactedRecord(TypedDict):
-    """What a credential (:mod:`agentproc.runs.redact`) was cut out of before the episode
-    ran and was labelled: ``[REDACTED]`` stands in its place in the file, as it did for the
-    mock tools and the monitor, so replay and relabel find what the run found."""
-
-    calls: NotRequired[list[int]]
-    """The calls (their index) whose name or arguments held one; such an argument holds
-    ``"[REDACTED]"``, a value of no step."""
-    output: NotRequired[bool]
-    """Text mode: the model's reply held one."""
-
-
-@with_config(_CONFIG)
-class ScenarioRef(TypedDict):
-    """A scenario by reference: its suite and the digest of its procedure."""
-
-    suite: str
-    """The suite folder (absolute path) the scenario was read from."""
-    sha256: str
-    """SHA-256 of its compact procedure (its ``procedures.jsonl`` line, as written), or of a
-    declared workflow's scenario (its ``scenarios.jsonl`` line, without the newline)."""
-
-
 _VERSION = (
     "Version of the run-file format (``2``: :data:`~agentproc.runs.layout.RUN_SCHEMA_VERSION`)."
+)
+_SCENARIO_SHA256 = (
+    "The scenario's fingerprint (:func:`scenario_digest`): ``run --resume`` refuses a suite"
+    " that holds another version of a scenario already run."
 )
 _NAME = (
     "The name the run was given (``run --name``): the agent's name in report, compare"
@@ -182,9 +124,12 @@ class _Line(TypedDict):
 
     schema_version: Annotated[int, Field(description=_VERSION)]
     scenario_id: str
+    scenario_sha256: NotRequired[Annotated[str, Field(description=_SCENARIO_SHA256)]]
     agent: str
-    """The agent spec, e.g. ``sim:decay`` or ``openai:MODEL``."""
+    """The agent spec, e.g. ``sim:decay``, ``openai:MODEL`` or ``local:STEM`` (your own
+    weights, by the file's stem)."""
     name: NotRequired[Annotated[str, Field(description=_NAME)]]
+    settings: NotRequired[SettingsRecord]
     guard: NotRequired[str]
     """``observe`` or ``enforce``."""
     variant: NotRequired[str]
@@ -270,8 +215,8 @@ class BulkRecord(TypedDict):
 @with_config(_CONFIG)
 class RunLine(_Line):
     """One line of a run file, version 2, keys in this order but for ``mode`` (after
-    ``name``) and ``calls`` (before ``output``), which differ from a record's
-    (:mod:`agentproc.runs.layout`)."""
+    ``name`` and ``settings``) and ``calls`` (before ``output``), which differ from a
+    record's (:mod:`agentproc.runs.layout`)."""
 
     mode: Mode
     calls: list[CompactCall]
@@ -283,33 +228,52 @@ def procedure_digest(procedure: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(procedure, separators=(",", ":")).encode()).hexdigest()
 
 
-def _scenario_fields(scenario: Scenario, self_contained: bool) -> dict[str, Any]:
+def scenario_digest(scenario: Scenario) -> str:
+    """A scenario's fingerprint (``scenario_sha256``): the digest of the procedure it was
+    compiled from, else of its line in a declared workflow's suite, else of its JSON
+    without tools and prompt (keys sorted). Two versions of one scenario id differ in it.
+    """
+    if scenario._procedure is not None:
+        return procedure_digest(scenario._procedure)
+    if scenario._digest is not None:
+        return scenario._digest
+    whole = scenario.model_dump(mode="json", exclude={"tools", "prompt"})
+    return hashlib.sha256(json.dumps(whole, sort_keys=True).encode()).hexdigest()
+
+
+def _scenario_fields(scenario: Scenario, digest: str, self_contained: bool) -> dict[str, Any]:
     procedure, suite = scenario._procedure, scenario._suite
-    if suite is not None and not self_contained:
-        digest = scenario._digest if procedure is None else procedure_digest(procedure)
-        if digest is not None:
-            return {"scenario_ref": {"suite": suite, "sha256": digest}}
+    referable = procedure is not None or scenario._digest is not None
+    if suite is not None and not self_contained and referable:
+        return {"scenario_ref": {"suite": suite, "sha256": digest}}
     if procedure is None:
         return {"scenario": scenario.model_dump(mode="json", exclude={"tools", "prompt"})}
     return {"procedure": procedure}
 
 
 def episode_record(
-    ep: Episode, self_contained: bool = False, name: str | None = None
+    ep: Episode,
+    self_contained: bool = False,
+    name: str | None = None,
+    settings: SettingsRecord | None = None,
 ) -> EpisodeRecord:
     """The run-file form of an episode.
 
     A scenario read from a suite is referred to by the suite and its procedure's digest
     (or, a declared workflow's, its line's: ``scenario_ref``), unless ``self_contained``:
     then, like any scenario compiled from a procedure, it is stored as its compact
-    procedure. Any other scenario is stored whole.
+    procedure. Any other scenario is stored whole. Every record holds the scenario's
+    fingerprint (:func:`scenario_digest`), and the run's ``name`` and ``settings`` when set.
     """
     scenario = ep.scenario
+    digest = scenario_digest(scenario)
     rec: EpisodeRecord = {
         "schema_version": RUN_SCHEMA_VERSION,
         "scenario_id": scenario.id,
+        "scenario_sha256": digest,
         "agent": ep.agent,
         **({"name": name} if name else {}),  # type: ignore[typeddict-item]
+        **({"settings": settings} if settings else {}),  # type: ignore[typeddict-item]
         "mode": ep.mode,
         "guard": ep.guard,
         "variant": ep.variant,
@@ -322,7 +286,7 @@ def episode_record(
         "stop_reason": ep.stop_reason,
         "messages": ep.messages,
         "calls": [c.to_json(SCALE[scenario.mode]) for c in ep.calls],  # type: ignore[misc]
-        **_scenario_fields(scenario, self_contained),  # type: ignore[typeddict-item]
+        **_scenario_fields(scenario, digest, self_contained),  # type: ignore[typeddict-item]
     }
     listed = ep.order == "listed"
     optional = {  # written when set, in this order

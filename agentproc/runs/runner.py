@@ -24,15 +24,14 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from agentproc.errors import AgentFault, one_line
 from agentproc.runs.collector import frozen
 from agentproc.runs.episode import Episode, Mode
-from agentproc.runs.keys import EpisodeKey, agent_identity
 from agentproc.runs.progress import ProgressLog
-from agentproc.runs.records import episode_record
+from agentproc.runs.records import SettingsRecord, episode_record
 from agentproc.runs.redact import redact
-from agentproc.runs.runfile import completed_ids
+from agentproc.runs.resume import Held, check_agent, check_scenario, held_in, run_identity
 from agentproc.runs.session import EpisodeSession, harness_error
 from agentproc.runs.split import Shard, in_shard
 from agentproc.runs.writer import RunWriter
-from agentproc.workflow import Scenario
+from agentproc.workflow import Guard, Scenario
 
 
 class EpisodeFn(Protocol):
@@ -72,6 +71,8 @@ class RunSummary:
     torn_bytes: int = 0
     aborted: str | None = None
     """Why the run stopped early: the endpoint failed on every one of the first episodes."""
+    first_error: str | None = None
+    """The message of the run's first infrastructure failure, said beside their count."""
     scored: int = 0
     workers: int = 1
     """Processes (or Ray tasks) the run was cut over, after capping."""
@@ -80,6 +81,8 @@ class RunSummary:
         """Count one written episode."""
         self.written += 1
         self.tally(ep.error.kind if ep.error is not None else None, ep.metrics["verdict"])
+        if ep.error is not None and self.first_error is None:
+            self.first_error = ep.error.message
 
     def tally(self, error: str | None, verdict: str) -> None:
         """Count an episode's failure of kind ``error`` or, when none, its verdict."""
@@ -124,17 +127,25 @@ async def arun_suite(
     variant: str = "default",
     self_contained: bool = False,
     name: str | None = None,
+    settings: SettingsRecord | None = None,
+    guard: Guard = "observe",
     debug: bool = False,
+    summary: RunSummary | None = None,
 ) -> RunSummary:
     """Run ``episode`` over scenarios, ``concurrency`` at a time, appending each to ``out``.
 
     Each scenario runs ``trials`` times (trial 0 to ``trials - 1``), under the
     variant named ``variant`` (which keys the episodes for ``resume``). Records refer to
     a suite's scenarios unless ``self_contained`` (:func:`episode_record`). A ``name``
-    (``run --name``) is stored in every record and keys its episodes in place of the agent.
+    (``run --name``) is stored in every record and keys its episodes in place of the agent,
+    and so are the ``settings`` that change what the agent sees or does; ``guard`` is the
+    one its episodes run under (an errored episode is recorded under it).
 
     With ``resume``, a torn last line is cut off and the episodes already in
-    ``out`` whose last record is not an error are skipped (errored ones run again).
+    ``out`` whose last record is not an error are skipped (errored ones run again); a file
+    of another agent, or of another version of a scenario, is refused
+    (:mod:`agentproc.runs.resume`). ``summary``, when given, is counted into as the run
+    goes: what an interrupted run wrote.
     An episode function that raises gives an episode with a ``harness`` error; if
     the first :data:`START_PROBE` episodes all fail at the endpoint or in the harness
     and none succeeded, the run stops (``summary.aborted`` says why). The first harness
@@ -142,8 +153,9 @@ async def arun_suite(
     ``debug`` the run stops there (its episode written) and raises
     :class:`~agentproc.errors.AgentFault` with the full traceback.
     """
-    summary = RunSummary()
+    summary = summary if summary is not None else RunSummary()
     console = console or Console(stderr=True)
+    identity = run_identity(agent, name, settings)
     progress = _progress(console)
     log = ProgressLog(console, agent, total, math.inf if console.is_terminal else None)
     gate = asyncio.Semaphore(max(1, concurrency))
@@ -152,7 +164,7 @@ async def arun_suite(
         try:
             ep = await episode(scenario, trial)
         except Exception as exc:  # a bug, not an agent mistake: recorded, never scored
-            session = EpisodeSession(scenario, agent, mode=mode)
+            session = EpisodeSession(scenario, agent, mode=mode, guard=guard)
             session.fail(harness_error(exc))
             ep = session.finish("error")
             ep.variant = variant
@@ -164,7 +176,8 @@ async def arun_suite(
     # Locks ``out`` first; the collector leaves out what exists before the run.
     with RunWriter(out, append=resume) as writer, progress, frozen():
         summary.torn_bytes = writer.torn_bytes
-        done: set[EpisodeKey] = completed_ids(out) if resume else set()
+        holds = held_in(out) if resume else Held()
+        check_agent(out, holds, identity)
         task = progress.add_task(agent, total=total, acc="-", tps="-", errors=0)
         pending: set[asyncio.Task[Episode]] = set()
 
@@ -172,7 +185,7 @@ async def arun_suite(
             for t in sorted(done_tasks, key=order.__getitem__):
                 ep = t.result()
                 del order[t]  # a finished task holds its episode: let both go
-                writer.write(episode_record(ep, self_contained, name))
+                writer.write(episode_record(ep, self_contained, name, settings))
                 summary.add(ep)
                 log.add(
                     ran=True,
@@ -213,7 +226,9 @@ async def arun_suite(
             for scenario, trial in _trials(scenarios, trials):
                 if summary.aborted is not None:
                     break
-                if (scenario.id, agent_identity(agent, name), mode, variant, trial) in done:
+                if trial == 0 and holds.digests:
+                    check_scenario(out, holds, scenario)
+                if (scenario.id, identity, mode, variant, trial) in holds.done:
                     summary.skipped += 1
                     progress.advance(task)
                     log.add(ran=False)

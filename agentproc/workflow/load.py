@@ -36,6 +36,8 @@ def load_scenarios(path: Path, keep: Callable[[str], bool] | None = None) -> Ite
     path = Path(path)
     if not path.exists() and path.suffix not in (".json", ".jsonl"):
         raise missing_suite(path)
+    if path.suffix == ".toml" and not path.is_dir():
+        raise not_a_suite(path)
     if path.is_dir() and (path / SCENARIOS).is_file():  # a declared workflow's suite
         yield from _declared_suite(path, keep)
         return
@@ -121,8 +123,25 @@ def suite_size(path: Path) -> int | None:
 
 
 def load_scenario(path: Path) -> Scenario:
-    """One scenario from a scenario file."""
-    return complete(parse_scenario(path, read_json(path)))
+    """One scenario from a scenario file (a workflow file in its place is said so)."""
+    data = read_json(path)
+    if isinstance(data, dict) and data.keys() >= WORKFLOW_KEYS and "id" not in data:
+        raise not_a_suite(path)
+    return complete(parse_scenario(path, data))
+
+
+WORKFLOW_KEYS = frozenset({"inputs", "steps", "answer"})
+"""Keys every declared workflow file has (:class:`~agentproc.procedures.WorkflowSpec`) and
+no scenario has all of."""
+
+
+def not_a_suite(path: Path) -> InputError:
+    """The error of a declared workflow's file given where a suite goes."""
+    return InputError(
+        path,
+        f"is a workflow file, not a suite: make a suite of it with 'agentproc generate "
+        f"--workflow {path} --out DIR', then give DIR",
+    )
 
 
 def parse_scenario(path: object, data: Any, where: str | None = None) -> Scenario:

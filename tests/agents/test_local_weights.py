@@ -124,6 +124,24 @@ def test_own_weights_by_path_run_with_every_reply_a_tool_call(capsys, own_weight
     )  # fmt: skip
     assert code == 0, err
     (rec,) = records(out)
-    assert rec["agent"] == f"local:{own_weights}"
+    assert rec["agent"] == "local:My-Own-Model.Q4_1"  # the file's stem: no path of this machine
+    assert str(own_weights.parent) not in out.read_text()
+    assert rec["settings"] == {"budget": 3}  # --tool-choice any is the default
     assert rec["stop_reason"] in {"answer", "budget"}  # never a text reply
     assert rec["calls"]
+
+
+def test_an_auto_and_an_any_run_are_two_agents_in_the_report(capsys, tmp_path):
+    for choice in ("any", "auto"):
+        code, _, err = cli(
+            capsys, "run", PINNED, "--agent", "local", "--budget", "3", "--tool-choice", choice,
+            "--out", tmp_path / f"{choice}.jsonl",
+        )  # fmt: skip
+        assert code == 0, err
+    assert records(tmp_path / "auto.jsonl")[0]["settings"] == {"budget": 3, "tool_choice": "auto"}
+    code, out, err = cli(capsys, "report", tmp_path / "any.jsonl", tmp_path / "auto.jsonl")
+    assert code == 0 and "superseded" not in err
+    assert "note: 2 agents are named 'local'" in err and "--tool-choice auto" in err
+    flat = " ".join(out.split())
+    assert "local (--budget 3): n=1" in flat
+    assert "local (--tool-choice auto, --budget 3): n=1" in flat

@@ -121,3 +121,45 @@ def test_compare_keeps_a_run_named_after_another_agent_as_its_own_arm(runs: Path
         "sim:oracle/terse",
     }
     assert {len(a.outcomes) for a in result.arms.values()} == {4}
+
+
+def test_one_model_on_two_endpoints_is_two_agents_told_apart_by_the_option(tmp_path: Path, capsys):
+    from tests.fakes.openai_server import ScriptedServer
+
+    assert main(["generate", "--steps", "3", "--count", "3", "--out", str(tmp_path / "s")]) == 0
+    urls = []
+    with ScriptedServer() as one, ScriptedServer() as two:
+        for srv, out in ((one, "a.jsonl"), (two, "b.jsonl")):
+            argv = ["run", str(tmp_path / "s"), "--agent", "openai:demo", "--out"]
+            assert main([*argv, str(tmp_path / out), "--base-url", srv.base_url]) == 0
+            urls.append(srv.base_url.rstrip("/"))
+    capsys.readouterr()
+    assert main(["report", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl")]) == 0
+    out, err = capsys.readouterr()
+    assert "superseded" not in err  # neither run's episodes hide the other's
+    note = f"note: 2 agents are named 'openai:demo' (set up with --base-url {urls[0]} / "
+    assert note in err and "run --name" in err
+    flat = " ".join(out.split())
+    assert all(f"openai:demo (--base-url {url}): n=3" in flat for url in urls)
+
+
+def test_two_seeds_of_one_simulated_agent_are_two_agents(tmp_path: Path, capsys):
+    assert main(["generate", "--steps", "4", "--count", "4", "--out", str(tmp_path / "s")]) == 0
+    for out, seed in (("a.jsonl", "0"), ("b.jsonl", "5")):
+        argv = ["run", str(tmp_path / "s"), "--agent", "sim:decay", "--seed", seed]
+        assert main([*argv, "--out", str(tmp_path / out)]) == 0
+    report = aggregate(records(tmp_path / "a.jsonl", tmp_path / "b.jsonl"))
+    assert list(report.agents) == ["sim:decay", "sim:decay (--seed 5)"]
+    assert [a.overall.n for a in report.agents.values()] == [4, 4]
+
+
+def test_one_name_set_up_two_ways_shows_each_setup():
+    names, notes = agent_names(
+        [
+            AgentId("local", "local", "tools", "default"),
+            AgentId("local", "local", "tools", "default", "--tool-choice auto"),
+        ]
+    )
+    assert sorted(names.values()) == ["local", "local (--tool-choice auto)"]
+    (note,) = notes
+    assert "set up with --tool-choice auto / the defaults" in note

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -105,10 +106,38 @@ def test_text_mode_labels_the_reply(scenario_file: Path, tmp_path: Path):
     ],
 )
 def test_bad_options_are_one_error(scenario_file: Path, options: dict[str, str], said: str):
-    from agentproc.errors import ConfigError
+    from inspect_ai._util.error import PrerequisiteError
 
-    with pytest.raises(ConfigError, match=said):
+    with pytest.raises(PrerequisiteError) as refused:  # said by Inspect without a traceback
         agentproc_task(str(scenario_file), **options)
+    assert re.search(said, refused.value.message)
+
+
+def test_a_workflow_file_given_as_the_suite_is_one_error_saying_how_to_make_one(tmp_path: Path):
+    from inspect_ai._util.error import PrerequisiteError
+
+    workflow = tmp_path / "refunds.toml"
+    workflow.write_bytes((ROOT / "scenarios/workflows/refund_approval.toml").read_bytes())
+    with pytest.raises(PrerequisiteError) as refused:
+        agentproc_task(str(workflow))
+    assert refused.value.message == (
+        f"agentproc_task: {workflow}: is a workflow file, not a suite: make a suite of it with "
+        f"'agentproc generate --workflow {workflow} --out DIR', then give DIR"
+    )
+
+
+def test_inspect_eval_of_a_workflow_file_ends_in_one_message_not_a_traceback(tmp_path: Path):
+    workflow = tmp_path / "refunds.toml"
+    workflow.write_bytes((ROOT / "scenarios/workflows/refund_approval.toml").read_bytes())
+    done = subprocess.run(
+        [sys.executable, "-m", "inspect_ai", "eval", "agentproc/agentproc_task", "-T",
+         f"suite={workflow}", "--model", "mockllm/model", "--log-dir", str(tmp_path / "logs")],
+        cwd=tmp_path, env=registered(tmp_path), capture_output=True,
+        text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode != 0
+    assert "Traceback" not in done.stdout + done.stderr
+    assert "is a workflow file, not a suite" in " ".join((done.stdout + done.stderr).split())
 
 
 SCRIPT = """
@@ -124,16 +153,21 @@ print(logs[0].status, logs[0].eval.task, logs[0].samples[0].scores["monitor"].ex
 """
 
 
-def test_inspect_finds_the_task_by_its_registered_name(scenario_file: Path, tmp_path: Path):
-    # The package's entry point as an install declares it (the agentproc under test may
-    # not be the installed one).
+def registered(tmp_path: Path) -> dict[str, str]:
+    """An environment whose Inspect finds this checkout's task by its registered name: the
+    package's entry point as an install declares it (the agentproc under test may not be
+    the installed one)."""
     dist = tmp_path / "site" / "agentproc_entry-0.dist-info"
     dist.mkdir(parents=True)
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: agentproc-entry\nVersion: 0\n")
     (dist / "entry_points.txt").write_text(
         "[inspect_ai]\nagentproc = agentproc._inspect_registry\n"
     )
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(tmp_path / "site")])}
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(tmp_path / "site")])}
+
+
+def test_inspect_finds_the_task_by_its_registered_name(scenario_file: Path, tmp_path: Path):
+    env = registered(tmp_path)
     done = subprocess.run(
         [sys.executable, "-c", SCRIPT, str(scenario_file), str(tmp_path / "logs")],
         env=env,

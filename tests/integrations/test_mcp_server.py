@@ -173,3 +173,30 @@ def test_without_the_extra_it_says_which_to_install(tmp_path: Path, capsys, monk
     assert code == 2
     assert "pip install 'agentproc[mcp]'" in err
     assert not (tmp_path / "r.jsonl").exists()  # refused before the run file is made
+
+
+async def test_over_stdio_it_says_it_waits_for_a_client_and_gives_its_own_version(
+    tmp_path: Path,
+):
+    from importlib.metadata import version
+
+    suite, run, log = two_scenarios(tmp_path), tmp_path / "run.jsonl", tmp_path / "stderr"
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "agentproc", "serve-mcp", str(suite), "--out", str(run)],
+        env=env(),
+    )
+    with open(log, "w", encoding="utf-8") as errlog:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write, client_info=CLIENT) as session,
+        ):
+            result = await session.initialize()
+    info = getattr(result, "serverInfo", None) or result.server_info  # 1.x, 2.x
+    assert (info.name, info.version) == ("agentproc", version("agentproc"))
+    assert version("agentproc") != version("mcp")  # the SDK's is not said in its place
+    first = log.read_text(encoding="utf-8").splitlines()[0]
+    assert first == (
+        f"agentproc: serving {suite} over stdio: waiting for an MCP client on stdin/stdout "
+        "(an MCP client starts this command itself; see docs/integrations.md)"
+    )

@@ -163,6 +163,18 @@ def test_a_scenario_read_from_a_suite_is_stored_by_reference(tmp_path: Path):
     assert "procedure" not in rec and "scenario" not in rec
     whole = line(episode_record(run_sim_episode(scenario, "sim:oracle"), self_contained=True))
     assert whole["procedure"] == json.loads(first) and "scenario_ref" not in whole
+    # the fingerprint in the head is the reference's digest, however the scenario is kept
+    assert rec["scenario_sha256"] == whole["scenario_sha256"] == ref["sha256"]
+    assert list(rec).index("scenario_sha256") < list(rec).index("calls")
+
+
+def test_a_run_with_settings_writes_them_in_the_head_after_the_name():
+    ep = run_sim_episode(tiny_scenario(), "sim:decay", seed=3)
+    rec = line(episode_record(ep, name="v1", settings={"seed": 3}))
+    keys = list(rec)
+    assert rec["settings"] == {"seed": 3}
+    assert keys.index("name") < keys.index("settings") < keys.index("mode")
+    assert "settings" not in line(episode_record(ep))  # nothing set, nothing written
 
 
 def test_a_scenario_not_compiled_from_a_procedure_is_stored_whole_without_tools_and_prompt():

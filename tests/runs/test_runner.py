@@ -117,10 +117,33 @@ def test_ctrl_c_stops_cleanly_keeping_every_finished_episode(suite: Path, tmp_pa
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=20)
     assert proc.returncode == 130
-    assert b"Traceback" not in err and b"interrupted" in err
+    assert b"Traceback" not in err
     text = out.read_text()
     assert text.endswith("\n")
     assert all(json.loads(line)["verdict"] == "faithful" for line in text.splitlines())
+    saved = len(text.splitlines())  # said: how many were saved, and how to go on
+    assert err.decode().splitlines()[-1] == (
+        f"agentproc: interrupted; {saved} episode{'s' * (saved != 1)} of this run saved to "
+        f"{out}; run the same command with --resume to go on"
+    )
+
+
+def test_ctrl_c_of_a_run_replacing_its_file_says_the_file_is_as_it_was(suite: Path, tmp_path: Path):
+    out = tmp_path / "run.jsonl"
+    out.write_text("precious\n")
+    with ScriptedServer(latency=0.05) as srv:
+        proc = start_run(suite, out, srv.base_url, "--overwrite")
+        deadline = time.monotonic() + 60  # until the run beside it holds two episodes
+        while not any(p.read_bytes().count(b"\n") >= 2 for p in tmp_path.glob(".run.jsonl.*")):
+            assert time.monotonic() < deadline, "the run wrote nothing"
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130 and out.read_text() == "precious\n"
+    assert err.decode().splitlines()[-1] == (
+        f"agentproc: interrupted; {out} is left as it was (--overwrite replaces it only when "
+        "a run ends)"
+    )
 
 
 def test_concurrency_overlaps_model_calls(suite: Path, tmp_path: Path):
