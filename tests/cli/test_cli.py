@@ -181,7 +181,7 @@ def test_replay_messages_from_an_openai_message_list(capsys, tmp_path: Path):
     [
         (
             ["generate", "--preset", "huge", "--out", "{tmp}/x"],
-            "unknown preset 'huge' (expected one of: quick, reference)",
+            "unknown preset 'huge' (expected one of: quick, reference, sop)",
         ),
         (["generate", "--steps", "0", "--out", "{tmp}/x"], "steps"),
         (
