@@ -185,7 +185,8 @@ def _mark(
     hi_x: float,
 ) -> str:
     """The level as a dashed line; the horizon as a drop line with its interval along the
-    level, or the words that say it is out of the tested lengths."""
+    level, or the words that say it is out of the tested lengths (with its one bound
+    along the level when that lies within them), or that there is none."""
     y = sy(h.level)
     dash = DASHES[(i + 1) % len(DASHES)]
     level = f"{100 * h.level:.0f}%"
@@ -197,6 +198,14 @@ def _mark(
         where = h.head() if h.claimed else "no horizon (success not shown to fall)"
         anchor, x = ("end", sx(hi_x)) if h.beyond else ("start", sx(lo_x))
         parts.append(_text(x, y - 5, esc(f"{level}: {where}"), "tick horizon-out", anchor))
+        bound = h.low if h.beyond else h.high
+        if h.claimed and bound is not None and h.shortest < bound < h.longest:
+            edge = sx(hi_x) if h.beyond else sx(lo_x)
+            parts.append(
+                f'<line x1="{sx(math.log2(bound)):.1f}" y1="{y:.1f}" x2="{edge:.1f}" '
+                f'y2="{y:.1f}" stroke="#000" stroke-width="4" stroke-opacity=".35" '
+                'class="horizon-ci"/>'
+            )
         return f'<g class="horizon-mark"><title>{esc(h.text())}</title>{"".join(parts)}</g>'
     x = sx(math.log2(h.steps))
     low = sx(lo_x if h.low is None else math.log2(h.low))
