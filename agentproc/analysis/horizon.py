@@ -55,6 +55,10 @@ Trend = Literal["falls", "not shown to fall", "does not fall"]
 """Whether success falls with length: shown to (``b > 0`` and a flat curve rejected at
 95%), estimated to but not shown (``b > 0``), or not even estimated to (``b <= 0``)."""
 
+FLAT = 1e-6
+"""A fitted slope at most this is flat: a run of all successes, or all failures, is fitted
+a slope of about 1e-8 of either sign."""
+
 _TREND_WORDS: dict[Trend, str] = {
     "falls": "falls",
     "not shown to fall": "is not shown to fall",
@@ -227,12 +231,12 @@ def horizon_fit(rows: Sequence[Row]) -> Callable[[float], Horizon]:
     fit = penalised(rows)
     flat_rejected = bool(fit.rejected(fit.flat_at[1]))
     trend: Trend = (
-        "does not fall" if fit.b <= 0 else ("falls" if flat_rejected else "not shown to fall")
+        "does not fall" if fit.b <= FLAT else ("falls" if flat_rejected else "not shown to fall")
     )
 
     def at(level: float) -> Horizon:
         shell = Horizon(level, None, None, None, shortest, longest, None, len(rows), trend)
-        if fit.b <= 0 and flat_rejected:  # success rises: no curve that does not is allowed
+        if fit.b <= FLAT and flat_rejected:  # success rises: no curve that does not is allowed
             return shell
         return _located(fit, Ends(fit, math.log(-math.log(level))), shell)
 
@@ -249,7 +253,7 @@ def _located(fit: Penalised, ends: Ends, shell: Horizon) -> Horizon:
     low, high = (length(x) for x in ends.both(lo_x, hi_x))
     # the fitted crossing (b > 0), or where a flat or rising fit puts it: past the longest
     # length when it stays above the level, before the shortest otherwise
-    if fit.b > 0:
+    if fit.b > FLAT:
         point = (ends.target - fit.a) / fit.b
     else:
         point = math.inf if fit.flat_at[0] < ends.target else -math.inf

@@ -81,7 +81,7 @@ def _fit(rows: Sequence[Row]) -> tuple[tuple[float, float], list[list[float]], f
     """The Firth estimates, their model covariance and the overdispersion (at least 1)."""
     import numpy as np
 
-    x, k, n = _arrays(rows)
+    x, k, n = _merged(rows)
     design = np.column_stack([np.ones_like(x), x])
     # start from least squares on each scenario's smoothed success, on the model's scale
     smoothed = (k + 0.5) / (n + 1)
@@ -111,15 +111,29 @@ def _fit(rows: Sequence[Row]) -> tuple[tuple[float, float], list[list[float]], f
         if float(np.max(np.abs(step))) < 1e-9:
             break
     inv = np.linalg.inv(_info(design, n, beta) + ridge)
-    eta = np.clip(design @ beta, -30, 6)
-    fail = -np.expm1(-np.exp(eta))
     # quasi-binomial: the model's covariance scaled by the scenarios' overdispersion
     # (trials of one scenario agree more than independent draws would), never below 1
+    x, k, n = _arrays(rows)
+    fail = -np.expm1(-np.exp(np.clip(beta[0] + beta[1] * x, -30, 6)))
     c = len(rows)
     resid = (n - k) - n * fail
     pearson = float(np.sum(resid**2 / np.maximum(n * fail * (1 - fail), 1e-12)))
     phi = max(1.0, pearson / (c - 2)) if c > 2 else 1.0
     return (float(beta[0]), float(beta[1])), inv.tolist(), phi
+
+
+def _merged(rows: Sequence[Row]) -> tuple[Any, Any, Any]:
+    """One row per length: its successes and trials summed over its scenarios. The
+    likelihood, its information and Firth's penalty are sums over trials that depend on
+    the length alone, so they are the same on these rows as on the scenarios' (only the
+    overdispersion and the degrees of freedom count scenarios), and a run of 10,000
+    scenarios over five lengths is fitted as five rows."""
+    totals: dict[int, list[int]] = {}
+    for steps, k, n in rows:
+        t = totals.setdefault(steps, [0, 0])
+        t[0] += k
+        t[1] += n
+    return _arrays([(steps, k, n) for steps, (k, n) in sorted(totals.items())])
 
 
 def _arrays(rows: Sequence[Row]) -> tuple[Any, Any, Any]:
@@ -138,7 +152,7 @@ class Penalised:
     may lie and not be rejected at 95%."""
 
     x: Any
-    """Each scenario's ``log2(steps)``."""
+    """Each length's ``log2(steps)`` (its scenarios merged: :func:`_merged`)."""
     k: Any
     n: Any
     a: float
@@ -263,7 +277,7 @@ def penalised(rows: Sequence[Row]) -> Penalised:
     True
     """
     (a, b), cov, phi = _fit(rows)
-    x, k, n = _arrays(rows)
+    x, k, n = _merged(rows)
     crit = t_quantile(max(1, len(rows) - 2)) ** 2
     shell = Penalised(x, k, n, a, b, [[c * phi for c in r] for r in cov], phi, crit, 0.0)
     top = float(shell.value(a + b * x))
