@@ -272,9 +272,11 @@ def penalised(rows: Sequence[Row]) -> Penalised:
     """The penalised log-likelihood of scenarios ``(steps, successes, trials)`` of two
     lengths or more, at its maximum (Firth's fit).
 
-    >>> p = penalised([(5, 9, 10), (10, 7, 10), (20, 3, 10), (40, 1, 10)])
+    >>> p = penalised([(5, 9, 10), (10, 7, 10), (20, 3, 10), (40, 1, 10)] * 3)
     >>> bool(p.rejected(p.flat_at[1]))  # a flat curve (success does not fall) is rejected
     True
+    >>> [round(2**x) for x in p.x.tolist()]  # one row a length, its three scenarios merged
+    [5, 10, 20, 40]
     """
     (a, b), cov, phi = _fit(rows)
     x, k, n = _merged(rows)
