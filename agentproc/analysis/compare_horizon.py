@@ -54,7 +54,8 @@ def differences(pairs: Mapping[str, Sequence[Pair]]) -> dict[str, HorizonDiffere
 
 def line(arm: str, baseline: str, d: HorizonDifference) -> str:
     """``ARM: 50% faithful horizon against BASE 17.2 steps [11.2, 23.4] -> 47.1 steps [...]:
-    +29.8 steps (x2.73 [1.63, 4.59], p = 2.8e-04), longer``, or why there is no difference."""
+    +29.8 steps (x2.73 [1.63, 4.59], p = 2.8e-04), longer``, or why the horizons cannot be
+    compared."""
     head = (
         f"{arm}: {100 * LEVEL:.0f}% faithful horizon against {baseline} "
         f"{d.baseline.text(short=True)} -> {d.arm.text(short=True)}"

@@ -13,36 +13,63 @@ which the fitted success falls to ``q``.
   fits was measured on the same agents: it put the 50% horizon of a 2%-per-step agent at
   31.6 steps instead of 34.3, and its interval covered the truth 87% of the time.
 - **The fit** is Firth's bias-reduced maximum likelihood on each scenario's successes
-  over its trials (the penalty keeps the estimates finite when the outcomes separate,
-  as they do when an agent passes every short procedure and fails every long one).
-- **The interval** respects the design: the scenario is the unit (its trials are not
-  independent), through the model's covariance scaled by the scenarios' overdispersion
-  (quasi-binomial), and the interval of the ratio is Fieller's: every length at which
-  the fitted curve is not rejected as equal to ``q`` at 5% (Student's t on
-  ``scenarios - 2`` degrees of freedom). It is unbounded when the slope is not clearly
-  told apart from 0. Calibrated in ``benchmarks/bench_horizon.py``.
+  over its trials (:mod:`agentproc.analysis.horizon_fit`).
+- **A horizon needs a fall**: success falls with length when ``b > 0``, tested against a
+  flat curve on the profile of the penalised likelihood. Where it is not shown to fall
+  (a slope that is not positive, or not significantly so), no length is given: the line
+  says ``success does not fall with length over 3 to 12 steps`` (or ``is not shown to
+  fall``). The one exception needs no fall: the fit stays above the level through the
+  longest length and every curve the data allow, rising or falling, is above it at the
+  shortest (``beyond N (the longest tested); lower bound L``, as for an agent that never
+  failed), or the mirror (``below N (the shortest tested); upper bound U``).
+- **The interval** is every length at which a curve crossing the level there (success
+  not rising with length) is not rejected at 95% by the profile of the penalised
+  likelihood (the scenario is the unit: the drop is scaled by the scenarios'
+  overdispersion and read against Student's t on ``scenarios - 2`` degrees of freedom).
+  It holds near separation, where Fieller's interval on the Wald covariance opened up
+  (an agent faithful 3/20 at 5 steps and never after was "below 5 [below 5, beyond
+  80]"); the point estimate is always inside it. Calibrated in
+  ``benchmarks/bench_horizon.py``.
 - **Never extrapolated**: a horizon or a bound beyond the longest length tested reads
-  "beyond N", one below the shortest "below N". With one length tested there is no fit.
-
-statsmodels has binomial GLMs but not Firth's penalty nor Fieller's interval over a
-quasi-binomial covariance, and importing it costs about a second: the fit is a few
-lines of numpy.
+  "beyond N", one below the shortest "below N"; a horizon out of the tested lengths has
+  one bound, the one the data give (``beyond 80 (the longest tested); lower bound 62``),
+  and a bound that lies past the tested lengths is the length it lies past (``lower
+  bound 80``). With one length tested there is no fit.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
-from agentproc.analysis.cell_stats import t_quantile
+from agentproc.analysis.horizon_fit import Penalised, Row, penalised
+from agentproc.analysis.horizon_profile import Ends
 
 LEVELS = (0.5, 0.8)
 """The success levels a horizon is reported at."""
 
-Row = tuple[int, int, int]
-"""One scenario: its procedure's steps, its successes, its trials."""
+Trend = Literal["falls", "not shown to fall", "does not fall"]
+"""Whether success falls with length: shown to (``b > 0`` and a flat curve rejected at
+95%), estimated to but not shown (``b > 0``), or not even estimated to (``b <= 0``)."""
+
+FLAT = 1e-6
+"""A fitted slope at most this is flat: a run of all successes, or all failures, is fitted
+a slope of about 1e-8 of either sign."""
+
+_TREND_WORDS: dict[Trend, str] = {
+    "falls": "falls",
+    "not shown to fall": "is not shown to fall",
+    "does not fall": "does not fall",
+}
+
+
+def shown(x: float) -> float:
+    """A length as the text shows it (three significant figures): the value a gate
+    decides on, so that it decides on what it prints."""
+    return float(f"{x:.3g}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,37 +79,66 @@ class Horizon:
     level: float
     steps: float | None
     """The fitted length; ``None`` when it lies outside the tested lengths (see
-    :attr:`beyond`) or there is no fit."""
+    :attr:`beyond`), success is not shown to fall, or there is no fit."""
     low: float | None
-    """Lower bound; ``None`` when it is below the shortest length tested."""
+    """Lower bound; ``None`` when it is below the shortest length tested; the longest
+    length when the whole interval lies beyond it."""
     high: float | None
-    """Upper bound; ``None`` when it is beyond the longest length tested."""
+    """Upper bound; ``None`` when it is beyond the longest length tested; the shortest
+    length when the whole interval lies below it."""
     shortest: int
     longest: int
     beyond: bool | None
-    """The point estimate: ``True`` beyond the longest length, ``False`` below the
-    shortest, ``None`` within the tested range (or no fit)."""
+    """``True`` beyond the longest length, ``False`` below the shortest, ``None`` within
+    the tested range, with no horizon (:attr:`trend`) or no fit."""
     scenarios: int
+    trend: Trend | None = None
+    """Whether success falls with length (``None``: no fit)."""
 
     @property
     def fitted(self) -> bool:
         """Whether two or more lengths were tested, so that there is a fit at all."""
         return self.shortest != self.longest
 
-    def text(self, short: bool = False) -> str:
-        """``23 steps [14, 41]``, ``beyond 95 (the longest tested)``, ``below 5 ...``
-        (``short``: without what the bound is)."""
+    @property
+    def claimed(self) -> bool:
+        """Whether a horizon is given (within, beyond or below the tested lengths): not
+        when there is no fit, nor when success is not shown to fall and the data allow
+        a crossing of the level within the tested lengths."""
+        return self.fitted and (self.steps is not None or self.beyond is not None)
+
+    def head(self, short: bool = False) -> str:
+        """The horizon without its interval: ``23 steps``, ``beyond 95 (the longest
+        tested)``, ``success does not fall with length over 5 to 95 steps``."""
         if not self.fitted:
             return f"no fit (one length tested: {self.longest})"
+        if not self.claimed:
+            words = _TREND_WORDS[self.trend or "does not fall"]
+            return f"success {words} with length over {self.shortest} to {self.longest} steps"
         if self.beyond is True:
-            head = f"beyond {self.longest}" + ("" if short else " (the longest tested)")
-        elif self.beyond is False:
-            head = f"below {self.shortest}" + ("" if short else " (the shortest tested)")
-        else:
-            head = f"{self.steps:.3g} steps"
+            return f"beyond {self.longest}" + ("" if short else " (the longest tested)")
+        if self.beyond is False:
+            return f"below {self.shortest}" + ("" if short else " (the shortest tested)")
+        return f"{self.steps:.3g} steps"
+
+    def bounds(self) -> str:
+        """The interval as the text gives it: ``[14, 41]``, ``; lower bound 62`` (beyond
+        the longest), ``; upper bound 5`` (below the shortest), or nothing."""
         low = f"below {self.shortest}" if self.low is None else f"{self.low:.3g}"
         high = f"beyond {self.longest}" if self.high is None else f"{self.high:.3g}"
-        return f"{head} [{low}, {high}]"
+        if not self.claimed:
+            return ""
+        if self.beyond is True:
+            return f"; lower bound {low}"
+        if self.beyond is False:
+            return f"; upper bound {high}"
+        return f" [{low}, {high}]"
+
+    def text(self, short: bool = False) -> str:
+        """``23 steps [14, 41]``, ``beyond 95 (the longest tested); lower bound 62``,
+        ``below 5 (the shortest tested); upper bound 5``, ``success does not fall with
+        length over 5 to 95 steps`` (``short``: without what the bound is)."""
+        return self.head(short) + self.bounds()
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form: lengths rounded to 2 decimals, ``null`` where out of range."""
@@ -95,22 +151,12 @@ class Horizon:
             "steps": r(self.steps),
             "ci": [r(self.low), r(self.high)],
             "beyond": self.beyond,
+            "trend": self.trend,
             "shortest": self.shortest,
             "longest": self.longest,
             "scenarios": self.scenarios,
             "text": self.text(),
         }
-
-
-def _info(design: Any, n: Any, beta: Any) -> Any:
-    """Fisher information of the complementary log-log model at ``beta``."""
-    import numpy as np
-
-    eta = np.clip(design @ beta, -30, 6)
-    e = np.exp(eta)
-    fail = -np.expm1(-e)  # P(failure) = 1 - exp(-exp(eta))
-    w = n * e * e * (1 - fail) / np.maximum(fail, 1e-300)
-    return design.T @ (design * w[:, None])
 
 
 MEASURES = {"faithful": "faithful", "first_answer": "first-answer"}
@@ -140,7 +186,7 @@ class Horizons:
 
 def by_lookback_lines(per: dict[int, Horizons]) -> list[str]:
     """Per measure, its 50% horizon at each look-back:
-    ``faithful 50% horizon by look-back: 1: 23 steps [14, 41]; 2: below 5 [...]``."""
+    ``faithful 50% horizon by look-back: 1: 23 steps [14, 41]; 2: below 5; upper ...``."""
     if not per:
         return []
     measures = next(iter(per.values())).of
@@ -156,64 +202,11 @@ def horizons(rows: Mapping[str, Sequence[Row]]) -> Horizons | None:
     (a suite of one length has no horizon to give)."""
     if len({s for r in rows.values() for s, _, _ in r}) < 2:
         return None
+    fits = {m: horizon_fit(r) for m, r in rows.items()}
     return Horizons(
-        {m: tuple(horizon(r, q) for q in LEVELS) for m, r in rows.items()},
+        {m: tuple(f(q) for q in LEVELS) for m, f in fits.items()},
         {m: tuple(r) for m, r in rows.items()},
     )
-
-
-def weibull_fit(rows: Sequence[Row]) -> tuple[tuple[float, float], list[list[float]]]:
-    """Firth-penalised fit of ``P(success) = exp(-exp(a + b log2(steps)))`` (a binomial
-    model with the complementary log-log link on failure): the estimates ``(a, b)`` and
-    their covariance, quasi-binomial over scenarios.
-
-    >>> (a, b), _ = weibull_fit([(5, 9, 10), (10, 7, 10), (20, 3, 10), (40, 1, 10)])
-    >>> b > 0
-    True
-    """
-    import numpy as np
-
-    x = np.array([math.log2(s) for s, _, _ in rows])
-    k = np.array([float(c) for _, c, _ in rows])
-    n = np.array([float(m) for _, _, m in rows])
-    design = np.column_stack([np.ones_like(x), x])
-    # start from least squares on each scenario's smoothed success, on the model's scale
-    smoothed = (k + 0.5) / (n + 1)
-    beta = np.linalg.lstsq(design, np.log(-np.log(smoothed)), rcond=None)[0]
-    ridge = 1e-9 * np.eye(2)
-    for _ in range(200):
-        eta = np.clip(design @ beta, -30, 6)
-        e = np.exp(eta)
-        fail = np.clip(-np.expm1(-e), 1e-300, 1.0)
-        # d loglik / d eta for k successes of n: successes contribute -e each; failures
-        # contribute e (1 - F) / F each
-        score = design.T @ ((n - k) * e * (1 - fail) / fail - k * e)
-        info = _info(design, n, beta) + ridge
-        inv = np.linalg.inv(info)
-        # Firth: half the trace of I^-1 dI/dbeta_r, by central differences
-        adj = np.array(
-            [
-                0.5
-                * np.trace(inv @ (_info(design, n, beta + d) - _info(design, n, beta - d)))
-                / (2 * 1e-5)
-                for d in (np.array([1e-5, 0.0]), np.array([0.0, 1e-5]))
-            ]
-        )
-        step = inv @ (score + adj)
-        step = step * min(1.0, 1.0 / max(1e-12, float(np.max(np.abs(step)))))  # a damped step
-        beta = beta + step
-        if float(np.max(np.abs(step))) < 1e-9:
-            break
-    inv = np.linalg.inv(_info(design, n, beta) + ridge)
-    eta = np.clip(design @ beta, -30, 6)
-    fail = -np.expm1(-np.exp(eta))
-    # quasi-binomial: the model's covariance scaled by the scenarios' overdispersion
-    # (trials of one scenario agree more than independent draws would), never below 1
-    c = len(rows)
-    resid = (n - k) - n * fail
-    pearson = float(np.sum(resid**2 / np.maximum(n * fail * (1 - fail), 1e-12)))
-    phi = max(1.0, pearson / (c - 2)) if c > 2 else 1.0
-    return (float(beta[0]), float(beta[1])), (inv * phi).tolist()
 
 
 def horizon(rows: Sequence[Row], level: float = 0.5) -> Horizon:
@@ -224,49 +217,55 @@ def horizon(rows: Sequence[Row], level: float = 0.5) -> Horizon:
     >>> 18 < h.steps < 28 and h.low < h.steps < h.high
     True
     >>> horizon([(5, 0, 3), (10, 0, 3)]).text()
-    'below 5 (the shortest tested) [below 5, beyond 10]'
+    'success does not fall with length over 5 to 10 steps'
     """
+    return horizon_fit(rows)(level)
+
+
+def horizon_fit(rows: Sequence[Row]) -> Callable[[float], Horizon]:
+    """Fit once, then the horizon at any level: ``horizon_fit(rows)(0.8)``."""
     lengths = [s for s, _, _ in rows]
     shortest, longest = (min(lengths), max(lengths)) if lengths else (0, 0)
     if shortest == longest:
-        return Horizon(level, None, None, None, shortest, longest, None, len(rows))
-    (a, b), cov = weibull_fit(rows)
-    target = math.log(-math.log(level))  # eta at which success is ``level``
-    lo_x, hi_x = math.log2(shortest), math.log2(longest)
-    point: float | None = None
-    beyond: bool | None = None
-    if a + b * hi_x <= target:  # still at or above the level at the longest length
-        beyond = True
-    elif a + b * lo_x > target:  # already below it at the shortest
-        beyond = False
-    else:  # falls through the level within the tested lengths
-        point = (target - a) / b
-    t = t_quantile(max(1, len(rows) - 2))
-    low, high = _fieller(a - target, b, cov, t)
-    return Horizon(
-        level,
-        None if point is None else 2**point,
-        None if low is None or low < lo_x else 2 ** min(low, hi_x),
-        None if high is None or high > hi_x else 2 ** max(high, lo_x),
-        shortest,
-        longest,
-        beyond,
-        len(rows),
+        return lambda q: Horizon(q, None, None, None, shortest, longest, None, len(rows))
+    fit = penalised(rows)
+    flat_rejected = bool(fit.rejected(fit.flat_at[1]))
+    trend: Trend = (
+        "does not fall" if fit.b <= FLAT else ("falls" if flat_rejected else "not shown to fall")
     )
 
+    def at(level: float) -> Horizon:
+        shell = Horizon(level, None, None, None, shortest, longest, None, len(rows), trend)
+        if fit.b <= FLAT and flat_rejected:  # success rises: no curve that does not is allowed
+            return shell
+        return _located(fit, Ends(fit, math.log(-math.log(level))), shell)
 
-def _fieller(
-    a: float, b: float, cov: list[list[float]], t: float
-) -> tuple[float | None, float | None]:
-    """Every ``x`` with ``(a + b x)^2 <= t^2 var(a + b x)``: the lengths (log2) at which
-    the fitted logit is not told apart from the target; ``None`` for an open end."""
-    vaa, vab, vbb = cov[0][0], cov[0][1], cov[1][1]
-    qa = b * b - t * t * vbb
-    qb = 2 * (a * b - t * t * vab)
-    qc = a * a - t * t * vaa
-    disc = qb * qb - 4 * qa * qc
-    if qa <= 0 or disc < 0:  # the slope is not told apart from 0: no bound on either side
-        return None, None
-    r1 = (-qb - math.sqrt(disc)) / (2 * qa)
-    r2 = (-qb + math.sqrt(disc)) / (2 * qa)
-    return min(r1, r2), max(r1, r2)
+    return at
+
+
+def _located(fit: Penalised, ends: Ends, shell: Horizon) -> Horizon:
+    """``shell`` (no horizon) with its horizon, where the profile gives one."""
+    lo_x, hi_x = fit.shortest, fit.longest
+
+    def length(x: float | None) -> float | None:  # a bound at an end is that length
+        return None if x is None else {lo_x: shell.shortest, hi_x: shell.longest}.get(x, 2**x)
+
+    low, high = (length(x) for x in ends.both(lo_x, hi_x))
+    # the fitted crossing (b > 0), or where a flat or rising fit puts it: past the longest
+    # length when it stays above the level, before the shortest otherwise
+    if fit.b > FLAT:
+        point = (ends.target - fit.a) / fit.b
+    else:
+        point = math.inf if fit.flat_at[0] < ends.target else -math.inf
+    beyond = True if point > hi_x else (False if point < lo_x else None)
+    if shell.trend == "falls":
+        steps = 2**point if beyond is None else None
+        return dataclasses.replace(shell, steps=steps, low=low, high=high, beyond=beyond)
+    # not shown to fall: at most a one-sided bound, where the fit, the interval (open on
+    # that side) and every rising curve agree: success above the level at the shortest
+    # length (beyond), or below it at the longest (below)
+    if beyond is True and high is None and low is not None and ends.no_rise_across(lo_x, True):
+        return dataclasses.replace(shell, low=low, beyond=True)
+    if beyond is False and low is None and high is not None and ends.no_rise_across(hi_x, False):
+        return dataclasses.replace(shell, high=high, beyond=False)
+    return shell

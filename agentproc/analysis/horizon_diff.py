@@ -15,8 +15,9 @@ rejects: the verdict and the interval cannot disagree. Shown as the difference i
 (``+8.8 steps``) and the ratio of the horizons with its interval (``x1.27 [0.95, 1.70]``).
 
 **Never extrapolated**: when either arm's horizon is out of the tested lengths
-(``beyond N``, ``below N``) or there is no fit (one length), there is no difference, and
-the line says why. A cluster bootstrap over scenarios was the alternative: a few
+(``beyond N``, ``below N``), success is not shown to fall with length (no horizon), or
+there is no fit (one length), the horizons cannot be compared, and the line says why for
+each arm. A cluster bootstrap over scenarios was the alternative: a few
 thousand refits a comparison, and its percentile interval would be another method than
 the test. The sandwich is scaled by ``c / (c - 4)`` for ``c`` scenarios (the small-sample
 factor of four estimates, as Stata's CR1). Calibrated in
@@ -31,7 +32,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from agentproc.analysis.cell_stats import t_quantile
-from agentproc.analysis.horizon import Horizon, Row, horizon, weibull_fit
+from agentproc.analysis.horizon import Horizon, Row, horizon
+from agentproc.analysis.horizon_fit import weibull_fit
 from agentproc.analysis.paired import MIN_SCENARIOS
 from agentproc.analysis.stats import ALPHA
 
@@ -39,7 +41,8 @@ LEVEL = 0.5
 """The success level whose horizons are compared (faithful accuracy falls to 50%)."""
 
 HorizonVerdict = Literal["longer", "shorter", "no detectable difference", "not compared"]
-"""The arm's horizon against the baseline's (not compared: either is out of range)."""
+"""The arm's horizon against the baseline's (not compared: either is out of range or has no
+horizon)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +52,7 @@ class HorizonDifference:
     baseline: Horizon
     arm: Horizon
     log2_ratio: float | None
-    """``log2(arm / baseline)``; ``None`` when either horizon is out of range (:attr:`why`)."""
+    """``log2(arm / baseline)``; ``None`` when the horizons cannot be compared (:attr:`why`)."""
     se: float | None
     """Its standard error (delta method over the sandwich covariance)."""
     p: float | None
@@ -64,13 +67,18 @@ class HorizonDifference:
 
     @property
     def why(self) -> str | None:
-        """Why there is no difference, or ``None`` when there is one."""
-        for name, h in (("the baseline's", self.baseline), ("the arm's", self.arm)):
-            if not h.fitted or h.steps is None:
-                return f"{name} horizon is {h.text(short=True).split(' [')[0]}"
+        """Why the horizons cannot be compared (each one out of the tested lengths, or
+        with no horizon), or ``None`` when they can."""
         if self.baseline.scenarios < MIN_SCENARIOS:
             n = self.baseline.scenarios
             return f"too few paired scenarios ({n}, at least {MIN_SCENARIOS} needed)"
+        out = [
+            f"{name} {_state(h)}"
+            for name, h in (("the baseline's", self.baseline), ("the arm's", self.arm))
+            if h.steps is None
+        ]
+        if out:
+            return " and ".join(out)
         return None if self.log2_ratio is not None else "the fits are degenerate"
 
     @property
@@ -111,10 +119,11 @@ class HorizonDifference:
         return "longer" if self.log2_ratio > 0 else "shorter"
 
     def text(self) -> str:
-        """``+8.8 steps (x1.27 [0.95, 1.70], p = 0.12)``, or why there is none."""
+        """``+8.8 steps (x1.27 [0.95, 1.70], p = 0.12)``, or why the horizons cannot be
+        compared (``cannot be compared: the arm's horizon is beyond 80``)."""
         ci, diff, ratio = self.ci, self.diff, self.ratio
         if ci is None or diff is None or ratio is None:
-            return f"no difference: {self.why}"
+            return f"cannot be compared: {self.why}"
         holm = "" if self.p_holm is None else f", Holm {p_text(self.p_holm)}"
         at = "" if self.p_holm is None else f" at {100 * self.level:.3g}%"
         return (
@@ -124,7 +133,7 @@ class HorizonDifference:
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form: both horizons, the difference in steps, the ratio and its interval
-        (``null`` with ``why`` when either horizon is out of range)."""
+        (``null`` with ``why`` when the horizons cannot be compared)."""
         ci = self.ci
 
         def r(x: float | None) -> float | None:
@@ -146,6 +155,16 @@ class HorizonDifference:
             "why": self.why,
             "text": self.text(),
         }
+
+
+def _state(h: Horizon) -> str:
+    """Why a horizon has no length to compare: ``horizon is beyond 80``, ``success does
+    not fall with length over 5 to 80 steps``, ``has no horizon (one length tested)``."""
+    if not h.fitted:
+        return f"has no horizon (one length tested: {h.longest})"
+    if not h.claimed:
+        return h.head(short=True)
+    return f"horizon is {h.head(short=True)}"
 
 
 def p_text(p: float) -> str:

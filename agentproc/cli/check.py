@@ -22,11 +22,11 @@ divergences):
   min_faithful  with --min-faithful F: faithful accuracy at least F (0 to 1)
   label:KIND    with --labels: no episode carries KIND
   min_horizon   with --min-horizon STEPS: the lower bound of the 95% interval
-                of the 50% faithful procedure horizon (as report gives it) is
-                at least STEPS; a horizon below the shortest length tested
-                fails; one beyond the longest (N), its interval open below,
-                passes when N >= STEPS; a run of one length has no horizon
-                and fails
+                of the 50% faithful procedure horizon, as the line prints it
+                (and report gives it), is at least STEPS; a horizon below the
+                shortest length tested, or an interval open below, fails; a
+                run where success is not shown to fall with length, or of one
+                length, has no horizon and fails
   regression    with --baseline: fails only when faithful accuracy dropped by
                 more than --max-drop points AND the drop is significant
                 (one-sided p < 0.05) by compare's paired test: episodes paired

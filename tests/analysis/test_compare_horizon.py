@@ -96,7 +96,29 @@ def test_a_horizon_out_of_range_says_so_instead_of_a_difference():
     assert c.horizon is not None and c.horizon.verdict == "not compared"
     h = result.to_json()["comparisons"][0]["horizon"]
     assert h["diff_steps"] is None and h["ratio"] is None
-    assert h["text"] == "no difference: the arm's horizon is beyond 80"
+    assert h["text"] == "cannot be compared: the arm's horizon is beyond 80"
+
+
+def test_a_significant_verdict_never_sits_beside_no_difference_in_horizons():
+    # 1 of 20 faithful (5%) against 20 of 20 at 5 and 10 steps
+    recs = [
+        rec(f"n{n}-{i}", v, n, v == "careful" or (n == 5 and i == 0))
+        for v in ("default", "careful")
+        for n in (5, 10)
+        for i in range(10)
+    ]
+    result = compare_records(recs)
+    (c,) = result.comparisons
+    assert c.line().startswith("careful: better than default: faithful accuracy 5.0% -> 100.0%")
+    text = " ".join(text_of(result, 120).split())
+    assert "no difference" not in text
+    assert (
+        "careful: 50% faithful horizon against default below 5; upper bound 5 -> beyond 10; "
+        "lower bound 10: cannot be compared: the baseline's horizon is below 5 and the arm's "
+        "horizon is beyond 10"
+    ) in text
+    h = result.to_json()["comparisons"][0]["horizon"]
+    assert h["verdict"] == "not compared" and h["why"].startswith("the baseline's horizon is below")
 
 
 def text_of(result: Any, width: int) -> str:

@@ -10,6 +10,7 @@ import random
 import pytest
 
 from agentproc.analysis.cell_stats import t_quantile
+from agentproc.analysis.horizon import horizon
 from agentproc.analysis.horizon_diff import horizon_difference, t_pvalue
 
 LENGTHS = (5, 10, 20, 40, 80)
@@ -51,7 +52,7 @@ def test_swapping_the_arms_inverts_the_ratio_and_its_interval():
 
 @pytest.mark.parametrize("seed", range(12))
 def test_the_interval_excludes_1_exactly_when_the_test_rejects(seed):
-    base, arm = arms(0.03, 0.03 * (0.6 + 0.05 * seed), per=6, seed=seed)
+    base, arm = arms(0.03, 0.03 * (0.6 + 0.05 * seed), per=12, seed=seed)
     d = horizon_difference(base, arm)
     assert d.ci is not None and d.p is not None
     assert (d.ci[0] > 1 or d.ci[1] < 1) == (d.p < 0.05)
@@ -81,18 +82,34 @@ def test_a_difficulty_both_arms_share_narrows_the_interval_against_unpaired_scen
     assert paired.se is not None and unpaired.se is not None and paired.se < unpaired.se
 
 
-def test_a_horizon_out_of_the_tested_lengths_gives_no_difference_and_says_which():
-    base, _ = arms(0.02, 0.02)
-    perfect = [(n, 1, 1) for n, _, _ in base]
+def test_a_horizon_out_of_the_tested_lengths_cannot_be_compared_and_says_which():
+    base, _ = arms(0.03, 0.03, trials=2)
+    assert horizon(base).steps is not None
+    perfect = [(n, 2, 2) for n, _, _ in base]
     d = horizon_difference(base, perfect)
     assert (d.ratio, d.ci, d.p, d.diff) == (None, None, None, None)
     assert d.verdict == "not compared" and not d.significant
-    assert d.text() == "no difference: the arm's horizon is beyond 80"
+    assert d.text() == "cannot be compared: the arm's horizon is beyond 80"
     data = d.to_json()
     assert data["diff_steps"] is None and data["ratio_ci"] is None
     assert data["why"] == "the arm's horizon is beyond 80" and data["arm"]["beyond"] is True
-    hopeless = [(n, 0, 1) for n, _, _ in base]
+    hopeless = [(n, 0, 2) for n, _, _ in base]
     assert horizon_difference(hopeless, base).why == "the baseline's horizon is below 5"
+
+
+def test_both_out_of_range_or_not_falling_says_so_for_each_arm():
+    # 5% faithful against 100% at 5 and 10 steps: below the one, beyond the other
+    rows = [(n, int(i == 0 and n == 5), 1) for n in (5, 10) for i in range(10)]
+    perfect = [(n, 1, 1) for n, _, _ in rows]
+    d = horizon_difference(rows, perfect)
+    assert d.text() == (
+        "cannot be compared: the baseline's horizon is below 5 and the arm's horizon is beyond 10"
+    )
+    rising = [(n, int(n == 10), 1) for n, _, _ in rows]
+    assert horizon_difference(rising, perfect).why == (
+        "the baseline's success does not fall with length over 5 to 10 steps and the arm's "
+        "horizon is beyond 10"
+    )
 
 
 def test_identical_arms_differ_by_nothing():
@@ -112,4 +129,4 @@ def test_fewer_than_5_paired_scenarios_give_no_difference():
     arm = [(5, 3, 3), (10, 3, 3), (20, 2, 3), (40, 1, 3)]
     d = horizon_difference(base, arm)
     assert d.ci is None and d.verdict == "not compared"
-    assert d.text() == "no difference: too few paired scenarios (4, at least 5 needed)"
+    assert d.text() == "cannot be compared: too few paired scenarios (4, at least 5 needed)"

@@ -135,3 +135,37 @@ def test_the_report_page_has_each_agents_horizon_figures(records, tmp_path):
     h = agent_of(records["sim:decay"]).horizon
     assert h is not None
     assert f"50% horizon: {esc(h.of['faithful'][0].text())}" in section
+
+
+def test_success_rising_with_length_is_written_as_no_horizon_never_marked(records):
+    rising = []  # sim:oracle, its episodes of 5 and 10 steps made wrong: success rises
+    for r in records["sim:oracle"]:
+        r = json.loads(json.dumps(r))
+        if r["params"]["steps"] <= 10:
+            r["verdict"] = "wrong"
+        rising.append(r)
+    a = agent_of(rising)
+    assert a.horizon is not None
+    h = a.horizon.of["faithful"][0]
+    assert h.text() == "success does not fall with length over 5 to 80 steps"
+    faithful = horizon_figures(a)[0]
+    assert "50%: no horizon (success not shown to fall)" in faithful
+    assert f"50% horizon: {esc(h.text())}" in faithful
+    assert 'class="horizon-at"' not in faithful and 'class="horizon-ci"' not in faithful
+
+
+def test_a_horizon_beyond_the_longest_length_draws_its_lower_bound_along_the_level(records):
+    nearly = []  # sim:oracle with one episode of 80 steps made wrong
+    for r in records["sim:oracle"]:
+        r = json.loads(json.dumps(r))
+        if r["params"]["steps"] == 80 and not any(x["params"]["steps"] == 80 for x in nearly):
+            r["verdict"] = "wrong"
+        nearly.append(r)
+    a = agent_of(nearly)
+    assert a.horizon is not None
+    eighty = a.horizon.of["faithful"][1]
+    assert eighty.beyond is True and eighty.low is not None and 5 < eighty.low < 80
+    assert eighty.text() == f"beyond 80 (the longest tested); lower bound {eighty.low:.3g}"
+    faithful = horizon_figures(a)[0]
+    assert faithful.count('class="horizon-ci"') == 1  # the 80% one; the 50% one's is 80
+    assert 'class="horizon-at"' not in faithful

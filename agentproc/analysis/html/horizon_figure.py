@@ -3,11 +3,12 @@
 Success (faithful accuracy, or first-answer accuracy) against the procedure's length on
 a log2 axis: the observed rate of each bin of lengths with its 95% interval (Wilson's
 on the effective number of episodes, as the report's rates), the fitted curve of
-:mod:`agentproc.analysis.horizon` with its pointwise 95% band, and the 50% and 80%
-horizons marked, each with its interval (where the band crosses the level, which is
-Fieller's interval). Drawn over the tested lengths only: a horizon out of them is
-written, ``beyond N (the longest tested)`` or ``below N (the shortest tested)``, never
-drawn past the data.
+:mod:`agentproc.analysis.horizon` with its pointwise 95% band (the profile of the
+penalised likelihood), and the 50% and 80% horizons marked, each with its interval
+(where the band crosses the level, when success falls with length). Drawn over the
+tested lengths only: a horizon out of them is written, ``beyond N (the longest
+tested)`` or ``below N (the shortest tested)``, and where success is not shown to fall
+``no horizon``, never drawn past the data.
 """
 
 # ruff: noqa: E501 (markup strings read better whole than split mid-attribute)
@@ -17,8 +18,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-from agentproc.analysis.cell_stats import Rate, design_effect, t_quantile
-from agentproc.analysis.horizon import MEASURES, Horizon, Row, weibull_fit
+from agentproc.analysis.cell_stats import Rate, design_effect
+from agentproc.analysis.horizon import MEASURES, Horizon, Row
+from agentproc.analysis.horizon_fit import penalised
+from agentproc.analysis.horizon_profile import band as fitted_band
 from agentproc.analysis.html.svg import (
     BOTTOM,
     DASHES,
@@ -40,7 +43,7 @@ from agentproc.analysis.report import AgentReport
 
 BINS = 8
 """With more distinct lengths than this, lengths are binned in equal steps of log2."""
-SAMPLES = 48
+SAMPLES = 32
 """Points the fitted curve and its band are drawn through."""
 TITLES = {"faithful": "faithful accuracy", "first_answer": "first-answer accuracy"}
 
@@ -85,23 +88,20 @@ def bins(rows: Sequence[Row]) -> list[tuple[float, Rate]]:
 
 def band(rows: Sequence[Row], lo_x: float, hi_x: float) -> list[tuple[float, float, float, float]]:
     """The fitted curve and its pointwise 95% band over ``[lo_x, hi_x]`` (log2 lengths):
-    ``(x, success, lower, upper)``, the band on the model's scale with Student's t on
-    ``scenarios - 2`` degrees of freedom (so it crosses a level where Fieller's interval
-    of the horizon ends)."""
-    (a, b), cov = weibull_fit(rows)
-    t = t_quantile(max(1, len(rows) - 2))
-    out = []
-    for i in range(SAMPLES + 1):
-        x = lo_x + (hi_x - lo_x) * i / SAMPLES
-        eta = a + b * x
-        se = math.sqrt(max(0.0, cov[0][0] + 2 * x * cov[0][1] + x * x * cov[1][1]))
-        success = _success(eta)
-        out.append((x, success, _success(eta + t * se), _success(eta - t * se)))
-    return out
+    ``(x, success, lower, upper)``, the band every success the profile of the penalised
+    likelihood allows at that length (:func:`agentproc.analysis.horizon_profile.band`), so
+    it crosses a level where the horizon's interval ends."""
+    xs = [lo_x + (hi_x - lo_x) * i / SAMPLES for i in range(SAMPLES + 1)]
+    curve = fitted_band(penalised(rows), xs)
+    # a higher eta is a lower success: the band's upper success is its lowest eta
+    return [
+        (x, _success(e), _success(hi), _success(lo))
+        for x, (e, lo, hi) in zip(xs, curve, strict=True)
+    ]
 
 
 def _success(eta: float) -> float:
-    return math.exp(-math.exp(min(eta, 30.0)))
+    return math.exp(-math.exp(min(max(eta, -700.0), 30.0)))
 
 
 def _figure(measure: str, hs: Sequence[Horizon], rows: Sequence[Row]) -> str:
@@ -185,7 +185,8 @@ def _mark(
     hi_x: float,
 ) -> str:
     """The level as a dashed line; the horizon as a drop line with its interval along the
-    level, or the words that say it is out of the tested lengths."""
+    level, or the words that say it is out of the tested lengths (with its one bound
+    along the level when that lies within them), or that there is none."""
     y = sy(h.level)
     dash = DASHES[(i + 1) % len(DASHES)]
     level = f"{100 * h.level:.0f}%"
@@ -194,9 +195,17 @@ def _mark(
         f'stroke="#555" stroke-dasharray="{dash}" class="level"/>'
     ]
     if h.steps is None:
-        where = h.text().split(" [")[0]
+        where = h.head() if h.claimed else "no horizon (success not shown to fall)"
         anchor, x = ("end", sx(hi_x)) if h.beyond else ("start", sx(lo_x))
         parts.append(_text(x, y - 5, esc(f"{level}: {where}"), "tick horizon-out", anchor))
+        bound = h.low if h.beyond else h.high
+        if h.claimed and bound is not None and h.shortest < bound < h.longest:
+            edge = sx(hi_x) if h.beyond else sx(lo_x)
+            parts.append(
+                f'<line x1="{sx(math.log2(bound)):.1f}" y1="{y:.1f}" x2="{edge:.1f}" '
+                f'y2="{y:.1f}" stroke="#000" stroke-width="4" stroke-opacity=".35" '
+                'class="horizon-ci"/>'
+            )
         return f'<g class="horizon-mark"><title>{esc(h.text())}</title>{"".join(parts)}</g>'
     x = sx(math.log2(h.steps))
     low = sx(lo_x if h.low is None else math.log2(h.low))
