@@ -26,6 +26,7 @@ the rule as ``min`` is).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Sequence
 from fractions import Fraction
 from typing import Any
@@ -60,12 +61,19 @@ def moves(spec: InputSpec, units: int) -> tuple[int, ...]:
         values = choice_units(spec)
         at = values.index(units)
         return values[max(at - 1, 0) : at] + values[at + 1 : at + 2]
-    if spec.integers is not None and spec.integers[0] == spec.integers[1]:
-        return ()
-    if spec.range is not None and spec.range[0] == spec.range[1]:
+    if _one_value(spec):
         return ()
     step = nudge_units(units)
     return units - step, units + step
+
+
+def _one_value(spec: InputSpec) -> bool:
+    """Whether a range or integer range holds one value of its grid (a constant)."""
+    if spec.integers is not None:
+        return spec.integers[0] == spec.integers[1]
+    shift = 10**spec.decimals
+    lo, hi = (Fraction(repr(v)) * shift for v in spec.range or (0, 0))
+    return math.ceil(lo) >= math.floor(hi)
 
 
 def answer_of(wf: DeclaredWorkflow, w: Walk) -> Any:

@@ -60,6 +60,7 @@ def test_a_choice_moves_to_its_neighbouring_choices_and_a_number_by_one_percent(
     assert moves(InputSpec(integers=(0, 9)), 0) == (-1, 1)  # one thousandth at least
     assert moves(InputSpec(type="boolean"), 1) == ()
     assert moves(InputSpec(integers=(3, 3)), 3000) == ()
+    assert moves(InputSpec(range=(1.0, 1.004)), 1000) == ()  # one value on its grid
 
 
 def test_an_answer_that_only_a_whole_unit_move_of_a_choice_changes_is_refused():
