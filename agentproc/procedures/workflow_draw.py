@@ -198,7 +198,7 @@ def _answer_moves(wf: DeclaredWorkflow, inputs: tuple[int, ...], w: Walk) -> boo
             moved[k] = units
             try:
                 changed += answer_of(wf, _walk(wf, tuple(moved))) != answer
-            except _Failure:
+            except (_Failure, InputError):  # a move past a range may reach an untaken path
                 break
         if targets and changed == len(targets):
             return True
