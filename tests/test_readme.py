@@ -219,8 +219,8 @@ def test_the_own_workflow_walkthrough_runs_verbatim_and_shows_what_it_says(tmp_p
     ) in out
     assert "by path" in out
     assert "refund_approval-0019 (openai:demo)" in out
-    assert "wrong_argument(refund=0.0, expected 515.9, lookback_confusion, as fee)" in out
-    assert "skipped_step(propagated)" in out
+    assert "unneeded_step(unsupported, condition false)" in out
+    assert "wrong_argument(refund=25.0, expected 548.3, lookback_confusion, as credit)" in out
 
 
 def test_the_demo_endpoint_guide_runs_verbatim(tmp_path: Path):

@@ -24,9 +24,12 @@ Since procedure format 2 (:data:`FORMAT`) nothing erases an upstream mistake:
 * no step equals an earlier variable up to sign (``S6 = S5 * S3`` with
   ``S5 = S2 / S3`` is ``S2``), checked symbolically as constants are (an input
   too since format 4, its fingerprint reduced modulo the prime as a step's);
-* the rounded answer changes when ``S1`` or ``S2`` changes by 1% (by one unit at
-  least: :func:`nudge`), checked by evaluating the procedure again in real
-  arithmetic, and is not exactly 0 or 1; a procedure that fails is drawn again;
+* the rounded answer changes when ``S1`` or ``S2`` (each input some step reads)
+  moves 1% up and when it moves 1% down (by one unit at least:
+  :func:`~agentproc.procedures.sensitivity.nudge_units`), checked by computing every
+  step again as the tools do, rounded (since format 5; format 4 computed in real
+  numbers and moved up only, so a division's rounding could erase the change), and is
+  not exactly 0 or 1; a procedure that fails is drawn again;
 * a step whose effect on the rounded answer is masked numerically (to first order,
   a 1% change of its value moves the answer by less than half a unit, as the
   small term of ``S26 = S25 + S24`` does in ``S26 / S25``) is not *live*: skipping

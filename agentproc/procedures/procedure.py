@@ -31,15 +31,18 @@ member from its enum class costs about ten times reading a global."""
 
 MAX_STEPS = 200
 MAX_LOOKBACK = 16
-FORMAT = 4
+FORMAT = 5
 """Version of the procedures :func:`generate_procedure` draws: 2 adds the rules
 against identities, answers insensitive to the inputs and masked steps; 3 keeps every
 variable operand within the look-back (a one-variable window's ``sub``/``div`` takes a
 constant, not an input); 4 holds the rule against identities for the inputs too (a
 step equal to ``S1`` or ``S2`` up to sign, such as ``S4 = S3 - S1`` with
 ``S3 = S1 + S2``, is drawn again: format 3 let it through, since the inputs'
-fingerprints were not reduced modulo the prime). A procedure read without a version
-is version 1."""
+fingerprints were not reduced modulo the prime); 5 tests the answer's sensitivity as
+the tools compute, every step rounded, with each input moved 1% up and 1% down (format
+4 computed in real numbers and moved each input up only, so a division's rounding
+could erase the change: a declared workflow's rule). A procedure read without a
+version is version 1."""
 NUDGE = 0.01
 """The relative change of a value by which the answer's sensitivity is tested."""
 

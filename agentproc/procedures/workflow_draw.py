@@ -3,9 +3,13 @@
 Each instance draws its inputs (seeded), evaluates every step's formula exactly and
 rounds it to the step's decimals, half away from zero, in thousandths
 (:data:`SCALE`), as the mock tools will; a later step reads the rounded value. An
-instance that divides by zero, has a value beyond ``|v| <= 1e12``, or whose answer
-changes with none of its inputs (each moved by 1%, one grid step at least) is drawn
-again; after :data:`ATTEMPTS` draws, one error names the step that failed most.
+instance that divides by zero, has a value beyond ``|v| <= 1e12``, whose answer does
+not move both ways with some input (moved 1% down and up, a choice to its neighbouring
+choices: :mod:`agentproc.procedures.workflow_rules`), or has a step equal to an input
+or an earlier step is drawn again; after :data:`ATTEMPTS` draws, one error names the
+step that failed most. A step that equals an input or an earlier step on more than
+half the :data:`~agentproc.procedures.workflow_paths.PROBE` probe draws that require it
+is refused when the file is read (:func:`check_instance_identities`).
 
 What holds whatever the inputs is checked once, before any draw, by
 :func:`agentproc.procedures.workflow_identities.check_identities`; it reads
@@ -30,13 +34,18 @@ from agentproc.procedures.workflow_paths import (
     path_name,
     walk,
 )
+from agentproc.procedures.workflow_rules import (
+    MAX_IDENTITY_SHARE,
+    answer_of,
+    identities,
+    identity_shares,
+    moves,
+)
 
 UNITS = SCALE["decimal"]
 """Units per whole number of a workflow's values: thousandths."""
 ATTEMPTS = 100
 """Draws of one instance before the workflow is declared impossible."""
-NUDGE = Fraction(1, 100)
-"""The relative change of an input by which the answer's dependence is tested."""
 
 
 @dataclass(frozen=True)
@@ -118,24 +127,24 @@ def _walk(wf: DeclaredWorkflow, inputs: tuple[int, ...]) -> Walk:
 
 
 def _answer_moves(wf: DeclaredWorkflow, inputs: tuple[int, ...], w: Walk) -> bool:
-    """Whether moving some input by :data:`NUDGE` (one grid step at least) changes the
-    answer. A category or boolean answer, and an exit's fixed one, are not asked to (a
+    """Whether some input, moved down and moved up
+    (:func:`~agentproc.procedures.workflow_rules.moves`), changes the answer both ways.
+    A category or boolean answer, and an exit's fixed one, are not asked to (a
     threshold's outcome stays put under a small move)."""
-    answer = w.values[-1]
     if w.exit is not None or (wf.types is not None and wf.types[wf.spec.answer].kind != "number"):
         return True
+    answer = answer_of(wf, w)
     for k, spec in enumerate(wf.spec.inputs.values()):
-        if single_value(spec) is not None or spec.kind != "number":
-            continue
-        grid = 10 ** (MAX_DECIMALS - spec.decimals) if spec.range is not None else UNITS
-        step = max(round_units(abs(inputs[k]) * NUDGE), grid)
         moved = list(inputs)
-        moved[k] += step
-        try:
-            if evaluate_steps(wf, tuple(moved))[-1] != answer:
-                return True
-        except _Failure:
-            continue
+        changed = 0
+        for units in (targets := moves(spec, inputs[k])):
+            moved[k] = units
+            try:
+                changed += answer_of(wf, _walk(wf, tuple(moved))) != answer
+            except (_Failure, InputError):  # a move past a range may reach an untaken path
+                break
+        if targets and changed == len(targets):
+            return True
     return False
 
 
@@ -151,7 +160,8 @@ def draw_instance(
     """
     failures: dict[tuple[int, str], int] = {}
     wrong_path = 0
-    for attempt in range(ATTEMPTS if path is None else ATTEMPTS * ATTEMPTS):
+    attempts = ATTEMPTS if path is None else ATTEMPTS * ATTEMPTS
+    for attempt in range(attempts):
         rng = random.Random(f"agentproc:workflow:{seed}:{index}:{attempt}")
         inputs = tuple(_draw_input(spec, rng) for spec in wf.spec.inputs.values())
         try:
@@ -159,16 +169,21 @@ def draw_instance(
         except _Failure as f:
             failures[f.step, f.reason] = failures.get((f.step, f.reason), 0) + 1
             continue
+        name = None if wf.types is None else path_name(wf, w)
+        if path is not None and name != path:
+            wrong_path += 1
+            continue
         if not _answer_moves(wf, inputs, w):
             key = (len(w.values) - 1, "gives an answer that changes with none of the inputs")
             failures[key] = failures.get(key, 0) + 1
             continue
+        same = next(identities(wf, inputs, w), None)
+        if same is not None:
+            key = (same[0], f"equals {same[1]}")
+            failures[key] = failures.get(key, 0) + 1
+            continue
         if wf.types is None:
             return WorkflowInstance(index, inputs, w.values)
-        name = path_name(wf, w)
-        if path is not None and name != path:
-            wrong_path += 1
-            continue
         return WorkflowInstance(index, inputs, w.values, w.required, w.exit, name)
     if not failures:
         raise InputError(
@@ -178,7 +193,7 @@ def draw_instance(
     (step, reason), count = max(failures.items(), key=lambda kv: kv[1])
     raise InputError(
         wf.where,
-        f"{wf.steps[step].formula!r} {reason} in {count} of {ATTEMPTS} draws of "
+        f"{wf.steps[step].formula!r} {reason} in {count} of {attempts} draws of "
         f"instance {index}: no instance can be drawn (narrow the input ranges)",
         wf.field(step, "formula"),
     )
@@ -203,6 +218,23 @@ def probe_draws(
 def _probe(wf: DeclaredWorkflow) -> list[Walk]:
     """The walks of :data:`PROBE` seeded draws (those that would be replaced left out)."""
     return [w for _, w in probe_draws(wf) if isinstance(w, Walk)]
+
+
+def check_instance_identities(wf: DeclaredWorkflow) -> None:
+    """Refuse a step that equals an input or an earlier step
+    (:func:`~agentproc.procedures.workflow_rules.identities`) on more than
+    :data:`~agentproc.procedures.workflow_rules.MAX_IDENTITY_SHARE` of the probe draws
+    that require it: one :class:`InputError` naming the step (its instances would be
+    drawn again until the suite held only the rest, or none could be)."""
+    for k, (count, need, name) in sorted(identity_shares(wf, probe_draws(wf)).items()):
+        if count > need * MAX_IDENTITY_SHARE:
+            raise InputError(
+                wf.where,
+                f"{wf.steps[k].formula!r} equals {name} (or another input or earlier "
+                f"step) on {count} of the {need} draws that require it: it would hide "
+                "the mistakes made before it (compute a new value, or narrow the inputs)",
+                wf.field(k, "formula"),
+            )
 
 
 def probe_paths(wf: DeclaredWorkflow) -> dict[str, int]:

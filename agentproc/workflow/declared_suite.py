@@ -20,7 +20,12 @@ from pathlib import Path
 from agentproc.errors import ConfigError, unknown_key
 from agentproc.outputs import check_suite_folder, replacing_folder
 from agentproc.procedures.files import SCENARIOS
-from agentproc.procedures.workflow_draw import check_conditions, draw_instance, probe_paths
+from agentproc.procedures.workflow_draw import (
+    check_conditions,
+    check_instance_identities,
+    draw_instance,
+    probe_paths,
+)
 from agentproc.procedures.workflow_file import DeclaredWorkflow, read_workflow
 from agentproc.procedures.workflow_identities import check_identities
 from agentproc.workflow.declared import compile_instance
@@ -33,12 +38,14 @@ WORKFLOW_COPY = "workflow.json"
 
 
 def load_workflow(path: str | Path) -> DeclaredWorkflow:
-    """A workflow file read and checked, identities included (and, for a branched one,
-    that every condition can go both ways): one :class:`~agentproc.errors.InputError`
-    naming the file, the step and the field."""
+    """A workflow file read and checked, identities included (whatever the inputs, and
+    on more than half the draws), and, for a branched one, that every condition can go
+    both ways: one :class:`~agentproc.errors.InputError` naming the file, the step and
+    the field."""
     wf = read_workflow(path)
     check_identities(wf)
     check_conditions(wf)
+    check_instance_identities(wf)
     return wf
 
 

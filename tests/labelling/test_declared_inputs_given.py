@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentproc.procedures.workflow_draw import WorkflowInstance, draw_instance, evaluate_steps
 from agentproc.resources import folder
 from agentproc.runs.session import EpisodeSession
+from agentproc.workflow.declared import compile_instance
 from agentproc.workflow.declared_suite import load_workflow, workflow_scenarios
 
 WF = load_workflow(folder("workflows") / "invoice_approval.toml")
@@ -35,9 +37,19 @@ def batch_line_b_with_subtotal(scenario: Any) -> list[Any]:
     return [(lab.kind.value, lab.argument) for lab in session.finish("answer").labels]
 
 
+def one_unit_on_line_b() -> Any:
+    """An instance with one unit on line B, so that its amount is its unit price (drawn
+    again since no step may equal an input; a suite drawn before holds such instances)."""
+    drawn = draw_instance(WF, 0, 0)
+    pairs = zip(WF.input_names, drawn.inputs, strict=True)
+    inputs = tuple(1000 if name == "quantity_b" else units for name, units in pairs)
+    inst = WorkflowInstance(0, inputs, evaluate_steps(WF, inputs))
+    return compile_instance(WF, inst, "invoice_approval", 0)
+
+
 def test_a_value_that_is_also_an_input_is_not_unreturned():
     # One unit on line B: its amount is its unit price, an input the agent was given.
-    scenario = next(s for s in SCENARIOS if s.inputs["quantity_b"] == 1)
+    scenario = one_unit_on_line_b()
     assert value_of(scenario)["amount_b"] == scenario.inputs["unit_price_b"]
     assert ("unreturned_value", "amount_b") not in batch_line_b_with_subtotal(scenario)
 

@@ -151,8 +151,8 @@ def old_suite(tmp_path: Path) -> Path:
 def test_a_new_suite_records_the_procedure_format(tmp_path: Path):
     grid = preset("quick").model_copy(update={"count": 1})
     write_suite(grid, tmp_path / "s", jobs=1)
-    assert json.loads((tmp_path / "s" / "suite.json").read_text())["format"] == FORMAT == 4
-    assert all(p.format == 4 for p in read_procedures(tmp_path / "s"))
+    assert json.loads((tmp_path / "s" / "suite.json").read_text())["format"] == FORMAT == 5
+    assert all(p.format == 5 for p in read_procedures(tmp_path / "s"))
 
 
 def test_an_old_suite_loads_with_a_warning_and_keeps_its_format(tmp_path: Path):

@@ -33,7 +33,7 @@ def line(steps: list[list[object]], fmt: int | None) -> dict[str, object]:
 def test_a_constant_step_is_written_with_its_constant_and_read_back_the_same():
     p = generate_procedure(Cell(steps=30, lookback=1, ops="sub+div"), 0, 0)
     record = procedure_record(p)
-    assert record["format"] == FORMAT == 4
+    assert record["format"] == FORMAT == 5
     assert all(row[2] == 0 and len(row) == 5 for row in record["steps"])
     assert procedure_of_json(Path("f"), "line 1", record) == p
 

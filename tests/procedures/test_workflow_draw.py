@@ -64,7 +64,7 @@ def test_each_step_is_rounded_once_to_its_decimals_half_away_from_zero_and_read_
 
 
 def test_an_instance_that_divides_by_zero_is_drawn_again():
-    wf = flow({"n": {"integers": [0, 1]}, "x": {"integers": [1, 50]}}, ("q", "x / n", 2))
+    wf = flow({"n": {"integers": [0, 1]}, "x": {"integers": [1, 50]}}, ("q", "3 * x / n", 2))
     for index in range(20):
         inst = draw_instance(wf, 0, index)
         assert inst.inputs[0] == 1000

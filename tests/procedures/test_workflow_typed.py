@@ -35,7 +35,7 @@ BASE: dict[str, Any] = {
         {"tool": "discount", "output": "rate", "formula": "case(tier == 'gold', 0.1, 0.02)"},
         {"tool": "refund", "output": "refund", "formula": "amount * (1 - rate)"},
         {"tool": "check", "output": "big", "formula": "refund > 400"},
-        {"tool": "approve", "when": "big", "output": "approved", "formula": "min(refund, limit)"},
+        {"tool": "approve", "when": "big", "output": "approved", "formula": "refund - limit / 10"},
         {"tool": "memo", "output": "points", "formula": "round(refund)", "decimals": 0},
         {"tool": "pay", "output": "paid", "formula": "ifelse(big, approved, refund)"},
     ],

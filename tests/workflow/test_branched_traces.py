@@ -71,7 +71,7 @@ def test_the_manager_branch_its_own_wrong_refund_chose_is_propagated_after_the_s
         ("restocking_fee", inst.args("restocking_fee")),
         ("refund_amount", inst.args("refund_amount")),
         ("check_approval", {"refund": wrong}),
-        ("manager_approval", {"refund": wrong, "manager_limit": inst.value["manager_limit"]}),
+        ("manager_approval", {"refund": wrong, "approval_share": inst.value["approval_share"]}),
     ]
     ep = play(inst, calls)
     kinds = [(lab["kind"], lab["call_index"], lab.get("cause")) for lab in labels(ep)]

@@ -23,7 +23,7 @@ from tests.helpers import shipped_workflows
 SHIPPED = shipped_workflows()
 IDS = [p.stem for p in SHIPPED]
 LINEAR = shipped_workflows(branched=False)
-COUNT = 6
+COUNT = 7
 """Instances each simulated agent runs."""
 
 
