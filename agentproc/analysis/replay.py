@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from agentproc.analysis.step_names import name_json, scenario_names
 from agentproc.errors import InputError
 from agentproc.labelling import Label, Metrics, parse_text, run_text_episode
 from agentproc.labelling.calculator import monitor_for
@@ -61,17 +62,29 @@ class Replay:
     """Text mode: the parsed step and answer lines, in order (labels index them)."""
 
     def to_json(self) -> dict[str, Any]:
-        """The machine-readable form printed by ``replay --json``."""
+        """The machine-readable form printed by ``replay --json``: on a declared
+        workflow, every ``step`` has its ``step_tool`` and ``step_output`` beside it."""
         scale = self.workflow.scale
         by_call = labels_by_call(self.labels)
+        names = scenario_names(self.scenario)
+
+        def named(d: dict[str, Any]) -> dict[str, Any]:
+            return {**d, **name_json(d.get("step"), names)} if names else d
+
+        metrics: dict[str, Any] = dict(self.metrics)
+        if isinstance(metrics.get("first_divergence"), dict):
+            metrics["first_divergence"] = named(metrics["first_divergence"])
         return {
             "scenario_id": self.scenario.id,
             "agent": self.agent,
             "verdict": self.metrics["verdict"],
-            "metrics": self.metrics,
-            "labels": [lab.to_json() for lab in self.labels],
+            "metrics": metrics,
+            "labels": [named(lab.to_json()) for lab in self.labels],
             "calls": [
-                {**c.to_json(scale), "labels": [lab.to_json() for lab in by_call.get(c.index, [])]}
+                {
+                    **named(c.to_json(scale)),
+                    "labels": [named(lab.to_json()) for lab in by_call.get(c.index, [])],
+                }
                 for c in self.calls
             ],
             "differences": self.differences,
