@@ -110,8 +110,14 @@ def _workflow_json(a: AgentReport) -> dict[str, Any]:
             for w, s in a.by_workflow.items()
         ]
     if a.by_path:
+        several = len({w for w, _ in a.by_path}) > 1  # then a path is WORKFLOW: PATH
         out["by_path"] = [
-            _group({"path": p, "workflow": w}, s, False, a.workflow_steps.get(w, NO_NAMES))
+            _group(
+                {"path": f"{w}: {p}" if several else p, "workflow": w},
+                s,
+                False,
+                a.workflow_steps.get(w, NO_NAMES),
+            )
             for (w, p), s in a.by_path.items()
         ]
     return out

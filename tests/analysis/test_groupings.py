@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentproc.analysis import aggregate
+from agentproc.analysis import aggregate, report_json
 from agentproc.analysis.groupings import groupings, varies, workflow_suite
 
 
@@ -64,3 +64,8 @@ def test_paths_of_two_workflows_are_told_apart_by_workflow():
     paths = groupings(aggregate(recs))[-1]
     assert paths.headers == ["workflow", "path"]
     assert paths.rows == [("refund", "base"), ("triage", "base"), ("all", "")]
+    rows = report_json(aggregate(recs))["agents"]["a"]["by_path"]
+    assert [(r["path"], r["workflow"], r["n"]) for r in rows] == [
+        ("refund: base", "refund", 1),
+        ("triage: base", "triage", 1),
+    ]
