@@ -18,7 +18,7 @@ from agentproc.analysis.html.svg import PALETTE, W, esc, line_swatch, marker
 
 ROW = 24
 """Pixels per group."""
-KEYS = 136
+KEYS = 156
 """Pixels left of the plot for the groups' names."""
 NAME_CHARS = 22
 """Characters of a group's name shown (a longer one is cut; its tooltip has it whole)."""
