@@ -208,6 +208,7 @@ def test_the_own_workflow_walkthrough_runs_verbatim_and_shows_what_it_says(tmp_p
     # what the prose after the block quotes
     assert "openai:demo: n=20, first-answer acc 0.250" in out
     assert "wrong_argument 39: 19 carried forward (propagated) from 20 new mistakes" in out
+    assert "median step 2 (handling)" in out and "by step" in out and "by length" not in out
     assert "my-workflow-0007 (openai:demo)" in out
     assert "wrong_argument(freight=217, expected 152.29, lookback_confusion, as weight_kg)" in out
     assert "verdict: unfaithful_correct" in out

@@ -28,18 +28,20 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agentproc.analysis.check_horizon import min_horizon as horizon_held
+from agentproc.analysis.check_places import Place, at, grouped, scenario_list
 from agentproc.analysis.compare import build_arm, compare_arms, paired_episodes
 from agentproc.analysis.compare_result import Comparison
 from agentproc.analysis.differences import unit_diffs
 from agentproc.analysis.identity import AgentId, agent_id, agent_names
 from agentproc.analysis.paired import drop_p
 from agentproc.analysis.stats import ALPHA, min_detectable_effect
+from agentproc.analysis.step_names import StepNames, WorkflowNames
 from agentproc.analysis.trials import Outcome, outcome_of
 from agentproc.errors import ConfigError, InputError, counted, unknown_key
 from agentproc.labelling import LabelKind
@@ -54,15 +56,6 @@ from agentproc.runs import (
     record_trial,
 )
 from agentproc.runs.runfile import superseded
-
-SHOWN = 5
-"""Scenarios named per divergence in a failure line (the rest are counted)."""
-GROUPS = 3
-"""Kinds of divergence named per failure line (the rest are counted)."""
-
-Place = tuple[str, str] | None
-"""A divergence or a label: its kind and where (``step 4``, ``the answer``, or ``""``);
-``None`` for an episode that never left the procedure."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +84,8 @@ class _Run:
     outcomes: list[Outcome]
     places: dict[tuple[str, int], Place]
     errored: dict[tuple[str, int], str]
+    names: dict[str, StepNames]
+    """Per scenario of a declared workflow, its steps' names."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,10 +148,13 @@ def _drop_json(drop: Drop | None) -> dict[str, Any]:
     return {"p_drop": drop.p, "detectable_drop": detectable, "can_fail": drop.can_fail}
 
 
-def _read(path: Path, warnings: list[str]) -> _Run:
+def _read(path: Path, warnings: list[str], steps: WorkflowNames | None = None) -> _Run:
     """One pass over the file in the labelling view (no bulk): the last record of each
-    episode counts, in the order :func:`~agentproc.runs.latest_records` gives them."""
+    episode counts, in the order :func:`~agentproc.runs.latest_records` gives them; a
+    declared workflow's steps are named as ``steps`` finds them."""
     report = ReadReport()
+    steps = WorkflowNames() if steps is None else steps
+    names: dict[str, StepNames] = {}
     keys: set[AgentId] = set()
     last: dict[EpisodeKey, tuple[tuple[str, int], Outcome | str, Place]] = {}
     seen = 0
@@ -168,7 +166,9 @@ def _read(path: Path, warnings: list[str]) -> _Run:
         keys.add(agent_id(r))
         episode = (str(r["scenario_id"]), record_trial(rec))
         div = (r.get("metrics") or {}).get("first_divergence")
-        place = (str(div["label"]), _at(div.get("step"), "the answer")) if div else None
+        steps.learn(path, line.where.lineno, r)
+        named = names[episode[0]] = steps.of_record(r)
+        place = (str(div["label"]), at(div.get("step"), "the answer", named)) if div else None
         key = episode_key(rec)
         last.pop(key, None)
         last[key] = (episode, error_kind_of(rec) if is_error(rec) else outcome_of(r), place)
@@ -194,7 +194,8 @@ def _read(path: Path, warnings: list[str]) -> _Run:
         outcomes.append(got)
         places[episode] = place
     agent = keys.pop()
-    return _Run(path, (agent.spec, agent.mode, agent.variant), outcomes, places, errored)
+    arm = (agent.spec, agent.mode, agent.variant)
+    return _Run(path, arm, outcomes, places, errored, {k: v for k, v in names.items() if v})
 
 
 def check_files(
@@ -222,7 +223,8 @@ def check_files(
     if max_drop < 0:
         raise ConfigError(f"--max-drop is a number of points, at least 0 (not {max_drop:g})")
     warnings: list[str] = []
-    now = _read(run, warnings)
+    steps = WorkflowNames()  # shared: a run and its baseline name a workflow's steps alike
+    now = _read(run, warnings, steps)
     n = len(now.outcomes)
     faithful = sum(o.faithful for o in now.outcomes) / n if n else 0.0
     conditions = [_errored(now)]
@@ -233,45 +235,14 @@ def check_files(
         conditions.append(Condition("min_horizon", *horizon_held(now.outcomes, min_horizon)))
     comparison = drop = None
     if baseline is not None:
-        before = _read(baseline, warnings)
+        before = _read(baseline, warnings, steps)
         if not now.outcomes:
             conditions.append(_nothing_scored(now))
         else:
             comparison, drop = _compare(before, now, max_drop)
             conditions.append(_regression(before, now, comparison, drop, max_drop))
+    warnings += steps.warnings()
     return CheckResult(conditions, n, faithful, len(now.errored), comparison, warnings, drop)
-
-
-def _names(ids: Iterable[str]) -> str:
-    ids = sorted(set(ids))
-    shown = ", ".join(ids[:SHOWN])
-    return shown + (f", and {len(ids) - SHOWN} more" if len(ids) > SHOWN else "")
-
-
-def _at(step: int | None, otherwise: str = "") -> str:
-    return otherwise if step is None else f"step {step}"
-
-
-def _place(place: Place) -> str:
-    if place is None:
-        return "no divergence (a wrong or missing answer)"
-    label, where = place
-    return f"{label} at {where}" if where else label
-
-
-def _grouped(places: Iterable[tuple[str, Place]], prefix: str = "") -> str:
-    """``skipped_step at step 4 in 7 scenarios (a, b, ...)``, most frequent first."""
-    groups: dict[Place, set[str]] = {}
-    for sid, place in places:
-        groups.setdefault(place, set()).add(sid)
-    ranked = sorted(groups.items(), key=lambda kv: (-len(kv[1]), _place(kv[0])))
-    parts = [
-        f"{prefix}{_place(p)} in {len(ids)} scenario{'s' * (len(ids) != 1)} ({_names(ids)})"
-        for p, ids in ranked[:GROUPS]
-    ]
-    if len(ranked) > GROUPS:
-        parts.append(f"{len(ranked) - GROUPS} other divergences")
-    return "; ".join(parts)
 
 
 def _errored(run: _Run) -> Condition:
@@ -285,7 +256,7 @@ def _errored(run: _Run) -> Condition:
         False,
         f"{counted(len(run.errored), 'episode')} errored ({which}) in "
         f"{counted(len(set(ids)), 'scenario')} "
-        f"({_names(ids)}): errors are not passes; --resume runs them again",
+        f"({scenario_list(ids)}): errors are not passes; --resume runs them again",
         tuple(sorted(set(ids))),
     )
 
@@ -304,7 +275,7 @@ def _min_faithful(run: _Run, faithful: float, least: float) -> Condition:
     return Condition(
         "min_faithful",
         False,
-        f"{said} is below --min-faithful {least:.1%}: " + (_grouped(bad) or "no scored episode"),
+        f"{said} is below --min-faithful {least:.1%}: " + (grouped(bad) or "no scored episode"),
         tuple(sorted({sid for sid, _ in bad})),
     )
 
@@ -313,11 +284,16 @@ def _forbidden(run: _Run, kind: str) -> Condition:
     hits = [o for o in run.outcomes if kind in o.labels]
     if not hits:
         return Condition(f"label:{kind}", True, f"no episode carries {kind}")
-    steps = [(o.scenario_id, (kind, _at(step))) for o in hits for k, step in o.places if k == kind]
+    steps = [
+        (o.scenario_id, (kind, at(step, names=run.names.get(o.scenario_id, {}))))
+        for o in hits
+        for k, step in o.places
+        if k == kind
+    ]
     return Condition(
         f"label:{kind}",
         False,
-        f"{kind} (forbidden by --labels) in {counted(len(hits), 'episode')}: {_grouped(steps)}",
+        f"{kind} (forbidden by --labels) in {counted(len(hits), 'episode')}: {grouped(steps)}",
         tuple(sorted({o.scenario_id for o in hits})),
     )
 
@@ -379,7 +355,7 @@ def _regression(
         "regression",
         False,
         f"{said}: more than --max-drop {max_drop:g} points and significant: "
-        + (_grouped(new, "new ") or "no new divergence (answers changed)"),
+        + (grouped(new, "new ") or "no new divergence (answers changed)"),
         tuple(sorted({sid for sid, _ in new})),
     )
 

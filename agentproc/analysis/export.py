@@ -1,5 +1,10 @@
 """The machine-readable report (``agentproc report --json``): every group, every rate
-with its interval, floats rounded to 4 decimals."""
+with its interval, floats rounded to 4 decimals.
+
+On a declared workflow's episodes, every numbered step stays a number and gains its
+name beside it (:mod:`~agentproc.analysis.step_names`): ``"step": 4`` with
+``"step_tool"`` and ``"step_output"``, ``"median_step"`` with ``"median_step_tool"`` and
+``"median_step_output"``, and each agent lists its steps' names as ``step_names``."""
 
 from __future__ import annotations
 
@@ -8,12 +13,14 @@ from typing import Any
 
 from agentproc.analysis.cell_stats import HEADLINE_RATES, STUDY_RATES, CellStats, ratio
 from agentproc.analysis.compare_result import round4
-from agentproc.analysis.report import KNOBS, Report
+from agentproc.analysis.report import KNOBS, AgentReport, Report
+from agentproc.analysis.step_names import NO_NAMES, StepNames, name_json, names_json
 from agentproc.analysis.tokens import Price, tokens_json
 
 
-def stats_json(s: CellStats) -> dict[str, Any]:
-    """The JSON form of one group, floats rounded to 4 decimals."""
+def stats_json(s: CellStats, names: StepNames = NO_NAMES) -> dict[str, Any]:
+    """The JSON form of one group, floats rounded to 4 decimals (``names``: its steps'
+    names by position, where they are a declared workflow's)."""
     some = s.n > 0  # with no scored episode there is no figure: null, never 0
 
     def r(x: float) -> float | None:
@@ -52,6 +59,7 @@ def stats_json(s: CellStats) -> dict[str, Any]:
                 "labels": s.divergence_labels,
                 "steps": {str(k): v for k, v in s.divergence_steps.items()},
                 "median_step": s.divergence_median_step,
+                **name_json(s.divergence_median_step, names, "median_step"),
                 "mean_position": round4(s.divergence_position),
             },
         }
@@ -68,9 +76,51 @@ def realised_json(s: CellStats) -> dict[str, Any] | None:
     return {"max": top, "mean": round4(mean)}
 
 
-def _group(keys: dict[str, Any], s: CellStats, realised: bool = True) -> dict[str, Any]:
+def _group(
+    keys: dict[str, Any], s: CellStats, realised: bool = True, names: StepNames = NO_NAMES
+) -> dict[str, Any]:
     """One group's entry: its keys, its realised look-back (if asked), its statistics."""
-    return {**keys, **({"realised": realised_json(s)} if realised else {}), **stats_json(s)}
+    stats = stats_json(s, names)
+    return {**keys, **({"realised": realised_json(s)} if realised else {}), **stats}
+
+
+def per_step_json(a: AgentReport) -> dict[str, Any] | None:
+    """An agent's ``per_step``, each step named where it is a declared workflow's."""
+    if a.per_step is None:
+        return None
+    out = a.per_step.to_json()
+    names = a.step_names
+    if names:
+        for key in ("accuracy_by_position", "survival", "hazard"):
+            out[key] = [{**p, **name_json(p["step"], names)} for p in out[key]]
+        median = out["median_survival_step"]
+        out["median_survival_step"] = {**median, **name_json(median["step"], names)}
+    return out
+
+
+def _workflow_json(a: AgentReport) -> dict[str, Any]:
+    """A declared workflow's agent: its steps' names, its groups by workflow and by path
+    (nothing for a procedure's)."""
+    out: dict[str, Any] = {}
+    if a.step_names:
+        out["step_names"] = names_json(a.step_names)
+    if a.by_workflow:
+        out["by_workflow"] = [
+            _group({"workflow": w}, s, False, a.workflow_steps.get(w, NO_NAMES))
+            for w, s in a.by_workflow.items()
+        ]
+    if a.by_path:
+        several = len({w for w, _ in a.by_path}) > 1  # then a path is WORKFLOW: PATH
+        out["by_path"] = [
+            _group(
+                {"path": f"{w}: {p}" if several else p, "workflow": w},
+                s,
+                False,
+                a.workflow_steps.get(w, NO_NAMES),
+            )
+            for (w, p), s in a.by_path.items()
+        ]
+    return out
 
 
 _JSON_KEYS = {"length": "steps", "lookback": "lookback", "range": "range", "ops": "ops"}
@@ -84,7 +134,7 @@ def report_json(report: Report, price: Price | None = None) -> dict[str, Any]:
         "errored": report.errored,
         "agents": {
             name: {
-                "overall": stats_json(a.overall),
+                "overall": stats_json(a.overall, a.step_names),
                 "errors": {"total": a.errored, "by_kind": a.errors},
                 **(
                     {}
@@ -107,13 +157,17 @@ def report_json(report: Report, price: Price | None = None) -> dict[str, Any]:
                 ),
                 **{
                     f"by_{knob}": [
-                        _group({_JSON_KEYS.get(knob, knob): k}, s, knob == "lookback")
+                        _group({_JSON_KEYS.get(knob, knob): k}, s, knob == "lookback", a.step_names)
                         for k, s in groups.items()
                     ]
                     for knob, groups in a.by_knob.items()
                 },
                 "by_cell": [
-                    _group({"cell": k.cell, "steps": k.steps, "lookback": k.lookback}, s)
+                    _group(
+                        {"cell": k.cell, "steps": k.steps, "lookback": k.lookback},
+                        s,
+                        names=a.workflow_steps.get(k.cell, NO_NAMES),
+                    )
                     for k, s in a.by_cell.items()
                 ],
                 "by_sweep": {
@@ -123,12 +177,8 @@ def report_json(report: Report, price: Price | None = None) -> dict[str, Any]:
                     ]
                     for sweep, groups in a.by_sweep.items()
                 },
-                **(
-                    {"by_path": [_group({"path": k}, s, False) for k, s in a.by_path.items()]}
-                    if a.by_path
-                    else {}
-                ),
-                "per_step": None if a.per_step is None else a.per_step.to_json(),
+                **_workflow_json(a),
+                "per_step": per_step_json(a),
                 "self_conditioning": None
                 if a.per_step is None
                 else {"observed": a.per_step.self_conditioning.to_json()},

@@ -13,6 +13,7 @@ from agentproc.analysis.cell_stats import CellStats, wilson
 from agentproc.analysis.fit import print_wrapped
 from agentproc.analysis.horizon import by_lookback_lines
 from agentproc.analysis.report import AgentReport
+from agentproc.analysis.step_names import named
 from agentproc.analysis.tokens import Price, tokens_text
 from agentproc.errors import counted
 from agentproc.labelling import LabelKind
@@ -88,7 +89,7 @@ def headline(console: Console, name: str, a: AgentReport, price: Price | None = 
             console,
             f"  first divergence: {s.diverged} of {s.n} episodes left the procedure "
             f"({rate_text(s.diverged / s.n, s.diverged_ci, s.n)}); first label "
-            f"{_counts(s.divergence_labels)}; median step {s.divergence_median_step}, on "
+            f"{_counts(s.divergence_labels)}; median step {_median(s, a)}, on "
             f"average {100 * s.divergence_position:.0f}% of the way through",
         )
     else:
@@ -96,8 +97,14 @@ def headline(console: Console, name: str, a: AgentReport, price: Price | None = 
     if a.horizon is not None:
         for line in [*a.horizon.lines(), *by_lookback_lines(a.horizon_by_lookback)]:
             print_wrapped(console, f"  {line}")
-    if a.per_step is not None and s.diverged:
+    if a.per_step is not None and s.diverged and not a.declared:  # else in the steps' section
         print_wrapped(console, f"  {a.per_step.median_line()}")
+
+
+def _median(s: CellStats, a: AgentReport) -> str:
+    """The median step of the first divergence, named on a declared workflow."""
+    step = s.divergence_median_step
+    return str(step) if step is None else named(step, a.step_names)
 
 
 def _design(s: CellStats) -> str:

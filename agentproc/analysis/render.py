@@ -1,18 +1,16 @@
 """Rich tables of a report: a headline per agent, then tables with the agents side by side.
 
-Tables follow the suite's design: when the episodes name the sweeps of their suite
-(``params.sweeps``, the named blocks of the grid, e.g. the reference preset's
-length, look-back, range and op sweeps), each sweep gets its own tables, keyed by
-the knobs that vary within it, so unlike cells are never pooled. Otherwise there
-is one table per knob of ``--by``. Every table has one column group per agent.
+Tables follow the suite's design (:mod:`~agentproc.analysis.groupings`): a table per
+sweep of the suite, or per knob of ``--by`` that the suite varies; a declared
+workflow's episodes by workflow and by path; a workflow suite's steps one by one
+(:mod:`~agentproc.analysis.step_render`). Every table has one column group per agent.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from rich.console import Console
 from rich.table import Table
@@ -20,10 +18,12 @@ from rich.text import Text
 
 from agentproc.analysis.cell_stats import CellStats
 from agentproc.analysis.fit import fits, print_wrapped, stack
+from agentproc.analysis.groupings import Grouping, groupings, realised
 from agentproc.analysis.headline import NONE as NONE
 from agentproc.analysis.headline import headline
 from agentproc.analysis.headline import rate_text as _ci
-from agentproc.analysis.report import DEFAULT_BY, KNOBS, AgentReport, Report, tuple_order
+from agentproc.analysis.report import KNOBS, AgentReport, Report
+from agentproc.analysis.step_render import STEP_LEGEND, render_steps, stepwise
 from agentproc.analysis.tokens import Price
 from agentproc.errors import unknown_key
 from agentproc.labelling import LabelKind
@@ -74,15 +74,6 @@ _STUDY: dict[str, str] = {
 }
 """The study-measure columns: header -> :data:`~agentproc.analysis.cell_stats.STUDY_RATES` name."""
 
-_KNOB_TITLES: dict[str, tuple[str, str]] = {
-    "length": ("length", "N"),
-    "lookback": ("look-back", "L"),
-    "range": ("input range", "range"),
-    "ops": ("op mix", "ops"),
-    "mode": ("numeric mode", "mode"),
-}
-"""Knob -> (name in titles, key column header)."""
-
 LEGEND: dict[str, str] = {
     REALISED: "the realised look-back: the farthest any operand variable of the row's "
     "procedures lies from the variable it defines (-: the run file does not record it)",
@@ -101,94 +92,6 @@ LEGEND: dict[str, str] = {
     "self-corr": "share where a wrong value or answer was later corrected",
 }
 """Every column header and abbreviation the rendered report may use, explained."""
-
-Key = tuple[Any, ...]
-
-
-@dataclass(frozen=True)
-class _Grouping:
-    """The rows of one group of tables: key columns, row keys, each agent's stats."""
-
-    title: str
-    headers: list[str]
-    rows: list[Key]
-    stats: dict[str, dict[Key, CellStats]]
-    total: bool
-    """Whether the last row is each agent's ``all`` (every scored episode)."""
-    named: bool
-    """Whether column groups are headed by their agent's name (several agents)."""
-
-    @property
-    def realised(self) -> bool:
-        """Whether the look-back is a key: then a :data:`REALISED` column follows the keys."""
-        return "L" in self.headers
-
-    @property
-    def keys(self) -> int:
-        """Columns before the agents' column groups."""
-        return len(self.headers) + self.realised
-
-
-def _realised(g: _Grouping, key: Key, agents: list[str]) -> str:
-    """The farthest realised look-back of a row's episodes, any agent ("-": no episode
-    records it, as in older run files)."""
-    found = [s.realised_max for name in agents if (s := g.stats[name].get(key)) is not None]
-    known = [d for d in found if d is not None]
-    return str(max(known)) if known else "-"
-
-
-def _knob_grouping(report: Report, knob: str) -> _Grouping:
-    stats = {
-        name: {(k,): s for k, s in a.by_knob[knob].items()} for name, a in report.agents.items()
-    }
-    keys = {k for groups in stats.values() for k in groups}
-    rows = sorted(keys, key=tuple_order)
-    for name, a in report.agents.items():
-        stats[name][("all",)] = a.overall
-    title, header = _KNOB_TITLES[knob]
-    named = len(report.agents) > 1
-    return _Grouping(f"by {title}", [header], [*rows, ("all",)], stats, True, named)
-
-
-def _sweep_names(report: Report) -> list[str]:
-    return list(dict.fromkeys(n for a in report.agents.values() for n in a.by_sweep))
-
-
-def _sweep_grouping(report: Report, sweep: str) -> _Grouping:
-    """A sweep's cells keyed by the knobs that vary within it (length if none does)."""
-    full = {name: a.by_sweep.get(sweep, {}) for name, a in report.agents.items()}
-    keys = {k for groups in full.values() for k in groups}
-    knobs = list(KNOBS)
-    varying = [i for i in range(len(knobs)) if len({k[i] for k in keys}) > 1] or [0]
-    stats = {
-        name: {tuple(k[i] for i in varying): s for k, s in groups.items()}
-        for name, groups in full.items()
-    }
-    rows = sorted({tuple(k[i] for i in varying) for k in keys}, key=tuple_order)
-    names = " and ".join(_KNOB_TITLES[knobs[i]][0] for i in varying)
-    headers = [_KNOB_TITLES[knobs[i]][1] for i in varying]
-    named = len(report.agents) > 1
-    return _Grouping(f"sweep {sweep}: by {names}", headers, rows, stats, False, named)
-
-
-def _path_grouping(report: Report) -> _Grouping | None:
-    """A branched workflow's episodes by path (``None``: no agent has any)."""
-    stats = {name: {(k,): s for k, s in a.by_path.items()} for name, a in report.agents.items()}
-    keys = sorted({k for groups in stats.values() for k in groups})
-    if not keys:
-        return None
-    for name, a in report.agents.items():
-        stats[name][("all",)] = a.overall
-    named = len(report.agents) > 1
-    return _Grouping("by path", ["path"], [*keys, ("all",)], stats, True, named)
-
-
-def _groupings(report: Report, by: Sequence[str]) -> list[_Grouping]:
-    sweeps = _sweep_names(report)
-    if len(sweeps) > 1:
-        return [_sweep_grouping(report, s) for s in sweeps]
-    paths = _path_grouping(report)
-    return [_knob_grouping(report, k) for k in by] + ([paths] if paths is not None else [])
 
 
 def _kinds(a: AgentReport) -> list[LabelKind]:
@@ -233,7 +136,7 @@ def _study_columns(intervals: bool) -> list[Column]:
     return cols + [(header, _study_cell(name, intervals)) for header, name in _STUDY.items()]
 
 
-def _table(g: _Grouping, agents: list[str], columns: Columns) -> Table:
+def _table(g: Grouping, agents: list[str], columns: Columns) -> Table:
     """One row per key; one column group per agent, headed by the agent's name."""
     table = Table()
     for h in [*g.headers, REALISED] if g.realised else g.headers:
@@ -246,7 +149,7 @@ def _table(g: _Grouping, agents: list[str], columns: Columns) -> Table:
     for r, key in enumerate(g.rows):
         cells = [str(v) for v in key]
         if g.realised:
-            cells.append(_realised(g, key, agents))
+            cells.append(realised(g, key, agents))
         for name in agents:
             s = g.stats[name].get(key)
             cells += [fn(s) if s is not None else "-" for _, fn in columns[name]]
@@ -276,7 +179,7 @@ def _print_tables(console: Console, title: str, tables: list[Table]) -> None:
         console.print(t)
 
 
-def _split(console: Console, title: str, g: _Grouping, cols: Columns) -> None:
+def _split(console: Console, title: str, g: Grouping, cols: Columns) -> None:
     """For a console too narrow for one agent's table: the agent's columns split over as
     many tables as it takes, or, where even one column does not fit, each row a block of
     ``header: value`` lines (nothing is dropped or cut)."""
@@ -291,7 +194,7 @@ def _split(console: Console, title: str, g: _Grouping, cols: Columns) -> None:
         stack(console, _table(alone, [name], {name: columns}), keys=g.keys)
 
 
-def _render_grouping(console: Console, report: Report, g: _Grouping, agents: list[str]) -> None:
+def _render_grouping(console: Console, report: Report, g: Grouping, agents: list[str]) -> None:
     """Every agent in one table with its label columns if that fits; else rates and
     labels in tables of their own, agents side by side as far as they fit."""
     table = _table(g, agents, {n: _rate_columns(report.agents[n], True) for n in agents})
@@ -305,7 +208,7 @@ def _render_grouping(console: Console, report: Report, g: _Grouping, agents: lis
         _fitting_or_stacked(console, f"{g.title}: labels", g, labels)
 
 
-def _fitting_or_stacked(console: Console, title: str, g: _Grouping, *choices: Columns) -> None:
+def _fitting_or_stacked(console: Console, title: str, g: Grouping, *choices: Columns) -> None:
     """The first of ``choices`` of columns whose tables fit, agents side by side as far as
     they do; else the first split or stacked."""
     for cols in choices:
@@ -316,25 +219,29 @@ def _fitting_or_stacked(console: Console, title: str, g: _Grouping, *choices: Co
     _split(console, title, g, choices[0])
 
 
-def _render_study(console: Console, g: _Grouping, agents: list[str]) -> None:
+def _render_study(console: Console, g: Grouping, agents: list[str]) -> None:
     """With intervals if they fit; else without (they are in --json); else split or
     stacked, with intervals."""
     choices = [dict.fromkeys(agents, _study_columns(intervals)) for intervals in (True, False)]
     _fitting_or_stacked(console, f"execution measures {g.title}", g, *choices)
 
 
-def _legend(console: Console, report: Report, realised: bool) -> None:
-    used = [REALISED] if realised else []
+def _legend(console: Console, report: Report, dist: bool, steps: bool) -> None:
+    used = [REALISED] if dist else []
     used += ["n", "first-answer acc", "faithful acc", "unfaithful-correct", "[a-b]"]
     used += [SHORT[k] for k in LabelKind if any(k in _kinds(a) for a in report.agents.values())]
     used += list(_STUDY)
     console.print(Text("legend"))
-    for key in dict.fromkeys(used):  # each once, in order
-        print_wrapped(console, f"  {key}: {LEGEND[key]}")
+    legend = {**LEGEND, **STEP_LEGEND}
+    for key in dict.fromkeys(used + (list(STEP_LEGEND) if steps else [])):  # each once
+        print_wrapped(console, f"  {key}: {legend[key]}")
 
 
 def render_report(
-    report: Report, console: Console, by: Sequence[str] = DEFAULT_BY, price: Price | None = None
+    report: Report,
+    console: Console,
+    by: Sequence[str] | None = None,
+    price: Price | None = None,
 ) -> None:
     """Print a headline per agent, tables with the agents side by side, and a legend.
 
@@ -345,12 +252,15 @@ def render_report(
     carried forward and new ones by cause, and where episodes first left the
     procedure. Tables: one group per sweep of the suite's design when the
     episodes name two or more (keyed by the knobs varying in the sweep), else one
-    per knob of ``by``; each ends with the study's execution measures for the first
-    group. Label columns appear only for labels that occur; when they do not fit
-    the console they get tables of their own, and agents that do not fit side by
-    side are split over several tables.
+    per knob of ``by`` that varies (``None``: length and look-back, or none on a
+    workflow suite), by workflow and by path
+    (:func:`~agentproc.analysis.groupings.groupings`); then the study's execution
+    measures for the first group, and on a workflow suite its steps one by one. Label
+    columns appear only for labels that occur; when they do not fit the console they
+    get tables of their own, and agents that do not fit side by side are split over
+    several tables.
     """
-    for knob in by:
+    for knob in by or ():
         if knob not in KNOBS:
             raise unknown_key("report grouping", knob, list(KNOBS))
     if not report.agents:
@@ -361,8 +271,11 @@ def render_report(
     agents = [name for name, a in report.agents.items() if a.overall.n]
     if not agents:
         return
-    groupings = _groupings(report, by)
-    for g in groupings:
+    groups = groupings(report, by)
+    for g in groups:
         _render_grouping(console, report, g, agents)
-    _render_study(console, groupings[0], agents)
-    _legend(console, report, any(g.realised for g in groupings))
+    _render_study(console, groups[0], agents)
+    steps = stepwise(report)
+    if steps:
+        render_steps(console, report, steps)
+    _legend(console, report, any(g.realised for g in groups), bool(steps))

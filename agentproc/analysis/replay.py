@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from agentproc.analysis.step_names import StepNames, name_json, scenario_names
 from agentproc.errors import InputError
 from agentproc.labelling import Label, Metrics, parse_text, run_text_episode
 from agentproc.labelling.calculator import monitor_for
@@ -64,10 +65,11 @@ class Replay:
     record's ``redacted.calls``): what is replayed is what ran."""
 
     def to_json(self) -> dict[str, Any]:
-        """The machine-readable form printed by ``replay --json``."""
+        """The machine-readable form printed by ``replay --json`` (a declared workflow's
+        steps named: :func:`with_step_names`)."""
         scale = self.workflow.scale
         by_call = labels_by_call(self.labels)
-        return {
+        out = {
             "scenario_id": self.scenario.id,
             "agent": self.agent,
             "verdict": self.metrics["verdict"],
@@ -88,6 +90,24 @@ class Replay:
                 else {}
             ),
         }
+        return with_step_names(out, scenario_names(self.scenario))
+
+
+def with_step_names(out: dict[str, Any], names: StepNames) -> dict[str, Any]:
+    """A replay's JSON with ``step_tool`` and ``step_output`` beside every ``step`` of its
+    labels, calls and first divergence (as it is without ``names``: a procedure's)."""
+    if not names:
+        return out
+
+    def named(d: dict[str, Any]) -> dict[str, Any]:
+        return {**d, **name_json(d.get("step"), names)}
+
+    metrics = dict(out["metrics"])
+    if isinstance(metrics.get("first_divergence"), dict):
+        metrics["first_divergence"] = named(metrics["first_divergence"])
+    calls = [{**named(c), "labels": [named(lab) for lab in c["labels"]]} for c in out["calls"]]
+    labels = [named(lab) for lab in out["labels"]]
+    return {**out, "metrics": metrics, "labels": labels, "calls": calls}
 
 
 def replay_calls(

@@ -35,6 +35,14 @@ from typing import Any, NamedTuple
 from agentproc.analysis.cell_stats import CellStats
 from agentproc.analysis.horizon import Horizons, horizons
 from agentproc.analysis.identity import AgentId, agent_id, agent_key, agent_names
+from agentproc.analysis.step_names import (
+    StepName,
+    WorkflowNames,
+    agreed,
+    is_declared,
+    shifted,
+    workflow_of,
+)
 from agentproc.analysis.steps import PerStep, StepTally
 from agentproc.analysis.tally import CAUSES as CAUSES
 from agentproc.analysis.tally import COUNTERS, Tally, clustered_hits, episode_of
@@ -96,9 +104,21 @@ class AgentReport:
     per_step: PerStep | None = None
     """Accuracy by position, survival on the procedure, hazard and observed
     self-conditioning (:mod:`~agentproc.analysis.steps`); ``None``: no scored episode."""
-    by_path: dict[str, CellStats] = field(default_factory=dict)
-    """A branched workflow's episodes by the path their instance takes (its conditional
-    steps and exit: ``manager_approval``, ``exit:expired``, ``base``); empty otherwise."""
+    by_path: dict[tuple[str, str], CellStats] = field(default_factory=dict)
+    """A branched workflow's episodes by its workflow and the path its instance takes (its
+    conditional steps and exit: ``manager_approval``, ``exit:expired``, ``base``); empty
+    otherwise."""
+    by_workflow: dict[str, CellStats] = field(default_factory=dict)
+    """A declared workflow's episodes by workflow (its scenarios' ``params.cell``); empty
+    for a procedure's."""
+    declared: bool = False
+    """Whether every scored episode is a declared workflow's."""
+    step_names: dict[int, StepName] = field(default_factory=dict)
+    """The name of each position of the per-step measures and of the divergence steps
+    (counted from the agent's own first step) where every episode's workflow names it
+    alike (:mod:`~agentproc.analysis.step_names`); empty for a procedure's steps."""
+    workflow_steps: dict[str, dict[int, StepName]] = field(default_factory=dict)
+    """Per workflow, its steps' names by position, as :attr:`step_names`."""
 
     @property
     def by_length(self) -> dict[int, CellStats]:
@@ -158,7 +178,11 @@ class _AgentTally:
     tokens: Tokens = field(default_factory=Tokens)
     steps: StepTally = field(default_factory=StepTally)
     by_path: defaultdict[tuple[str, str], Tally] = field(default_factory=lambda: defaultdict(Tally))
-    """By workflow (the cell) and path: a suite of several workflows has a ``base`` each."""
+    by_workflow: defaultdict[str, Tally] = field(default_factory=lambda: defaultdict(Tally))
+    workflows: dict[str, set[int]] = field(default_factory=dict)
+    """Declared workflow -> the pre-filled steps its episodes start after."""
+    procedures: int = 0
+    """Scored episodes of no declared workflow."""
 
     def add(self, rec: Mapping[str, Any]) -> None:
         self.tokens.add(rec)  # an errored episode's tokens were spent too
@@ -180,9 +204,18 @@ class _AgentTally:
         for knob, value in zip(KNOBS, values, strict=True):
             self.by_knob[knob][value].add(ep)
         self.by_cell[key].add(ep)
-        path = rec["metrics"].get("path")
-        if path is not None:
-            self.by_path[key.cell, str(path)].add(ep)
+        mine: list[Tally] = []  # its workflow's groups
+        if is_declared(rec):
+            wf = workflow_of(rec)
+            self.workflows.setdefault(wf, set()).add(int(rec["metrics"].get("given_steps", 0)))
+            mine.append(self.by_workflow[wf])
+            path = rec["metrics"].get("path")
+            if path is not None:
+                mine.append(self.by_path[(wf, str(path))])
+        else:
+            self.procedures += 1
+        for group in mine:
+            group.add(ep)
         for name in names:
             self.by_sweep[name][values].add(ep)
         sid = rec.get("scenario_id")
@@ -192,26 +225,22 @@ class _AgentTally:
                 groups = [self.overall, self.by_cell[key]]
                 groups += [self.by_knob[k][v] for k, v in zip(KNOBS, values, strict=True)]
                 groups += [self.by_sweep[name][values] for name in names]
-                groups += [self.by_path[key.cell, str(path)]] if path is not None else []
+                groups += mine
                 own = key.steps - int(rec["metrics"].get("given_steps", 0))  # after a pre-fill
                 sc = self.scenarios[str(sid)] = _Scenario(groups, [0] * COUNTERS, own, key.lookback)
             for i, hit in enumerate((1, *clustered_hits(ep))):
                 sc.counts[i] += hit
 
-    def _paths(self) -> dict[str, CellStats]:
-        """Each path's figures by its name, sorted; where episodes of several workflows
-        are held, named ``WORKFLOW: PATH``."""
-        several = len({cell for cell, _ in self.by_path}) > 1
-        return {
-            f"{cell}: {path}" if several else path: self.by_path[cell, path].stats()
-            for cell, path in sorted(self.by_path)
-        }
-
-    def report(self, agent: str) -> AgentReport:
-        """The statistics, once every record is read (each group gets its scenarios)."""
+    def report(self, agent: str, names: WorkflowNames | None = None) -> AgentReport:
+        """The statistics, once every record is read (each group gets its scenarios), its
+        steps named by ``names`` where they are a declared workflow's."""
         for sc in self.scenarios.values():
             for group in sc.groups:
                 group.clusters.append(tuple(sc.counts))
+        steps = {
+            wf: agreed(shifted(names.of(wf), g) for g in given) if names is not None else {}
+            for wf, given in sorted(self.workflows.items())
+        }
         return AgentReport(
             agent,
             self.overall.stats(),
@@ -229,7 +258,11 @@ class _AgentTally:
             self.tokens.counted(),
             *self._horizons(),
             per_step=self.steps.result(),
-            by_path=self._paths(),
+            by_path={p: self.by_path[p].stats() for p in sorted(self.by_path)},
+            by_workflow={w: self.by_workflow[w].stats() for w in sorted(self.by_workflow)},
+            declared=bool(self.workflows) and not self.procedures,
+            step_names={} if self.procedures else agreed(steps.values()),
+            workflow_steps=steps,
         )
 
     def _horizons(self) -> tuple[Horizons | None, dict[int, Horizons]]:
@@ -283,8 +316,11 @@ def tuple_order(values: tuple[Any, ...]) -> tuple[tuple[int, float, float, str],
     return tuple(group_order(v) for v in values)
 
 
-def aggregate(records: Iterable[Mapping[str, Any]]) -> Report:
-    """Fold episode records into a :class:`Report`, keeping only counters.
+def aggregate(records: Iterable[Mapping[str, Any]], steps: WorkflowNames | None = None) -> Report:
+    """Fold episode records into a :class:`Report`, keeping only counters; a declared
+    workflow's steps are named as ``steps`` has found them once every record is read
+    (:meth:`~agentproc.analysis.step_names.WorkflowNames.passing` finds them as the
+    records pass).
 
     >>> aggregate([]).agents
     {}
@@ -294,4 +330,5 @@ def aggregate(records: Iterable[Mapping[str, Any]]) -> Report:
         agents[agent_id(rec)].add(rec)
     names, notes = agent_names(agents)
     order = sorted(agents, key=names.__getitem__)
-    return Report({names[a]: agents[a].report(names[a]) for a in order}, names, notes)
+    reports = {names[a]: agents[a].report(names[a], steps) for a in order}
+    return Report(reports, names, notes)

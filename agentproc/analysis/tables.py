@@ -19,6 +19,7 @@ from typing import Any, Literal
 from agentproc.analysis.cell_stats import STUDY_RATES, CellStats
 from agentproc.analysis.identity import agent_key
 from agentproc.analysis.report import Report, aggregate
+from agentproc.analysis.step_names import NO_NAMES, StepNames, WorkflowNames
 from agentproc.errors import ConfigError, OutputError
 from agentproc.labelling import LabelKind
 from agentproc.outputs import replacing
@@ -55,6 +56,8 @@ EPISODE_COLUMNS: dict[str, str] = {
     "longest_correct_prefix": "reference calls matched in order before the first divergence",
     "divergence_step": "the step expected where the episode first left the procedure",
     "divergence_label": "the label of that first departure",
+    "divergence_tool": "a declared workflow's: the tool of that step (empty otherwise)",
+    "divergence_output": "a declared workflow's: the variable that step defines",
     "labels": "number of labels",
     **{c: f"number of {c[2:]} labels" for c in LABEL_COLUMNS},
     "wrong_argument_propagated": "wrong_argument labels carried forward from an earlier mistake",
@@ -101,12 +104,15 @@ CELL_COLUMNS: dict[str, str] = {
     "wrong_argument_propagated": "wrong_argument labels carried forward",
     "divergence_episodes": "episodes that left the procedure",
     "divergence_median_step": "median step of the first divergence",
+    "divergence_median_tool": "a declared workflow's: the tool of that step (empty otherwise)",
+    "divergence_median_output": "a declared workflow's: the variable that step defines",
 }
 """Columns of the cells table and what each holds."""
 
 _TEXT = {
     "scenario_id", "agent", "mode", "variant", "cell", "ops", "numeric_mode", "sweeps",
-    "stop_reason", "error_kind", "verdict", "divergence_label", "path",
+    "stop_reason", "error_kind", "verdict", "divergence_label", "path", "divergence_tool",
+    "divergence_output", "divergence_median_tool", "divergence_median_output",
 }  # fmt: skip
 _FLAGS = {"first_answer_correct", "final_answer_correct", "faithful", "path_correct"}
 _FLAGS |= {"exit_correct"}
@@ -124,8 +130,8 @@ def _kind(column: str) -> str:
 _CELL_ID = re.compile(r"^n(\d+)-L(\d+)-r([^_]+)_(.+)-([a-z+]+)-(decimal|integer)$")
 
 
-def episode_row(rec: Mapping[str, Any]) -> dict[str, Any]:
-    """The episodes-table row of one run-file record."""
+def episode_row(rec: Mapping[str, Any], names: StepNames = NO_NAMES) -> dict[str, Any]:
+    """The episodes-table row of one run-file record (``names``: its workflow's steps)."""
     params = rec.get("params") or {}
     m = rec.get("metrics") or {}
     lo, hi = (params.get("range") or [None, None])[:2]
@@ -165,12 +171,22 @@ def episode_row(rec: Mapping[str, Any]) -> dict[str, Any]:
         "longest_correct_prefix": m.get("longest_correct_prefix"),
         "divergence_step": div.get("step") if isinstance(div, Mapping) else None,
         "divergence_label": div.get("label") if isinstance(div, Mapping) else None,
+        **_named(div.get("step") if isinstance(div, Mapping) else None, names),
         "labels": sum(counts.values()),
         **counts,
         "wrong_argument_propagated": propagated,
         "path": m.get("path", ""),
         "path_correct": m.get("path_correct"),
         "exit_correct": m.get("exit_correct"),
+    }
+
+
+def _named(step: Any, names: StepNames, key: str = "divergence") -> dict[str, str]:
+    """The tool and output of a step, each empty without a name."""
+    name = names.get(step) if isinstance(step, int) else None
+    return {
+        f"{key}_tool": "" if name is None else name.tool,
+        f"{key}_output": "" if name is None else name.output,
     }
 
 
@@ -186,7 +202,9 @@ def _cell_knobs(cell: str) -> dict[str, Any]:
     }
 
 
-def _cell_row(agent: str, cell: str, steps: int, lookback: int, s: CellStats) -> dict[str, Any]:
+def _cell_row(
+    agent: str, cell: str, steps: int, lookback: int, s: CellStats, names: StepNames = NO_NAMES
+) -> dict[str, Any]:
     row: dict[str, Any] = {"agent": agent, "cell": cell, "steps": steps, "lookback": lookback}
     row.update(_cell_knobs(cell))
     row["n"] = s.n
@@ -201,6 +219,7 @@ def _cell_row(agent: str, cell: str, steps: int, lookback: int, s: CellStats) ->
     row["wrong_argument_propagated"] = s.wrong_argument_causes.get("propagated", 0)
     row["divergence_episodes"] = s.diverged
     row["divergence_median_step"] = s.divergence_median_step
+    row.update(_named(s.divergence_median_step, names, "divergence_median"))
     return row
 
 
@@ -208,7 +227,8 @@ def cell_rows(report: Report) -> Iterator[dict[str, Any]]:
     """The cells-table rows: one per agent and grid cell."""
     for agent, a in report.agents.items():
         for key, s in a.by_cell.items():
-            yield _cell_row(agent, key.cell, key.steps, key.lookback, s)
+            names = a.workflow_steps.get(key.cell, NO_NAMES)  # by position, as the median is
+            yield _cell_row(agent, key.cell, key.steps, key.lookback, s, names)
 
 
 class _CsvSink:
@@ -282,9 +302,11 @@ def write_tables(
     records: Iterable[Mapping[str, Any]],
     targets: Iterable[tuple[Path, Format]],
     on_written: Callable[[Path], None] | None = None,
+    steps: WorkflowNames | None = None,
 ) -> Report:
     """Aggregate ``records`` while writing ``DIR/episodes.<fmt>``, then ``DIR/cells.<fmt>``,
-    for each ``(DIR, fmt)`` of ``targets``; ``on_written`` is told of each file written.
+    for each ``(DIR, fmt)`` of ``targets``; ``on_written`` is told of each file written;
+    a declared workflow's steps are named as ``steps`` has found them.
 
     Every table is written beside its place and renamed into it only once all are
     whole (:func:`~agentproc.outputs.replacing`): a bad record, or a table that cannot
@@ -303,13 +325,13 @@ def write_tables(
 
         def tee() -> Iterator[Mapping[str, Any]]:
             for rec in records:
-                row = episode_row(rec)
+                row = episode_row(rec, NO_NAMES if steps is None else steps.of_record(rec))
                 for sink in sinks:
                     sink.write(row)
                 yield rec
 
         try:
-            report = aggregate(tee())
+            report = aggregate(tee(), steps)
             for sink, tmp, (_, fmt) in zip(sinks, cells_at, targets, strict=True):
                 sink.close()
                 cells_sink = _SINKS[fmt](tmp, list(CELL_COLUMNS))

@@ -20,6 +20,7 @@ from rich.text import Text
 
 from agentproc.analysis.fit import print_wrapped
 from agentproc.analysis.replay import Replay, labels_by_call
+from agentproc.analysis.step_names import named, scenario_names, step_text
 from agentproc.errors import one_line
 from agentproc.labelling import Divergence, Label, LabelKind
 
@@ -307,7 +308,12 @@ def _summary(replay: Replay, console: Console, width: int) -> None:
     m = replay.metrics
     div = m["first_divergence"]
     episode = [describe(lab) for lab in replay.labels if lab.call_index is None]
-    steps = ", ".join(str(lab.step) for lab in replay.labels if lab.kind.value == "skipped_step")
+    names = scenario_names(replay.scenario)  # a declared workflow's steps, by tool
+    steps = ", ".join(
+        named(lab.step, names)
+        for lab in replay.labels
+        if lab.kind.value == "skipped_step" and lab.step is not None
+    )
     verdict = m["verdict"]
     console.print(Text(f"verdict: {verdict}", style=VERDICT_STYLE.get(verdict, "")))
     given = m.get("given_steps", 0)
@@ -342,7 +348,7 @@ def _summary(replay: Replay, console: Console, width: int) -> None:
             "[REDACTED] before the call ran (a value of no step)",
         )
     if div is not None:
-        step = f"step {div['step']}" if div["step"] is not None else "the answer"
+        step = step_text(div["step"], names) if div["step"] is not None else "the answer"
         console.print(
             Text(f"first divergence: call {div['call_index']} at {step}: {div['label']}"),
             soft_wrap=True,

@@ -95,7 +95,8 @@ def add_stored_parsers(sub: argparse._SubParsersAction[Parser]) -> None:
     rep.add_argument(
         "--by",
         type=words,
-        default="length,lookback",
-        help="knobs to group by, in order: length, lookback, range, ops, mode "
-        "(default length,lookback)",
+        default=None,
+        help="knobs to group by, in order: length, lookback, range, ops, mode; a knob "
+        "the suite does not vary gets no table (default: length,lookback; none on a "
+        "suite of declared workflows, whose tables are by workflow and by path)",
     )

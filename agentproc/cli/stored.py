@@ -170,12 +170,14 @@ def report_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     from agentproc.analysis import aggregate, report_json
     from agentproc.analysis.render import render_report
     from agentproc.analysis.report import KNOBS
+    from agentproc.analysis.step_names import WorkflowNames
+    from agentproc.runs.runfile import latest_lines
 
-    by = args.by
-    for knob in by:
+    by = args.by  # None: the knobs the suite varies (none on a workflow suite)
+    for knob in by or ():
         if knob not in KNOBS:
             raise ConfigError(f"--by: unknown knob {knob!r} (expected one of: {', '.join(KNOBS)})")
-    if not by:
+    if by is not None and not by:
         raise ConfigError(f"--by needs at least one of: {', '.join(KNOBS)}")
     _check_report_outputs(args)
     if args.html is not None:
@@ -183,7 +185,8 @@ def report_command(args: argparse.Namespace, out: Console, err: Console) -> int:
         if not args.json and args.csv is None and args.parquet is None:
             return EXIT_OK
     reports = [ReadReport() for _ in args.runs]
-    records = (rec for _, _, rec in latest_records(args.runs, reports, view="head"))
+    steps = WorkflowNames()  # a declared workflow's step names, read once per workflow
+    records = steps.passing(latest_lines(args.runs, reports, view="head"))
     if args.csv is not None or args.parquet is not None:
         from agentproc.analysis.tables import Format, write_tables
 
@@ -191,12 +194,13 @@ def report_command(args: argparse.Namespace, out: Console, err: Console) -> int:
         tables = [(d, f) for d, f in tables if d is not None]
 
         report = write_tables(
-            records, tables, on_written=lambda p: err.print(f"wrote {p}", markup=False)
+            records, tables, on_written=lambda p: err.print(f"wrote {p}", markup=False), steps=steps
         )
     else:
-        report = aggregate(records)
+        report = aggregate(records, steps)
     for rr in reports:
         say(err, *rr.warnings)
+    say(err, *steps.warnings())
     say(err, *report.notes)
     if report.errored:
         say(

@@ -252,6 +252,15 @@ def latest_records(
     size. The first report of ``reports`` gets a warning saying how many records were
     superseded.
     """
+    for line in latest_lines(paths, reports, view=view):
+        yield line.where.path, line.where.lineno, cast(EpisodeRecord, line.rec)
+
+
+def latest_lines(
+    paths: list[Path], reports: list[ReadReport] | None = None, *, view: View = "whole"
+) -> Iterator[Line]:
+    """The lines of :func:`latest_records`, each with where it lies (to read more of it
+    later, :func:`read_at`)."""
     reports = reports or [ReadReport() for _ in paths]
     last: dict[EpisodeKey, tuple[int, int]] = {}
     seen = 0
@@ -261,9 +270,9 @@ def latest_records(
             seen += 1
     wanted = set(last.values())
     for i, (path, rr) in enumerate(zip(paths, reports, strict=True)):
-        for lineno, rec in read_run(path, rr, view=view):
-            if (i, lineno) in wanted:
-                yield path, lineno, rec
+        for line in read_lines(Path(path), rr, view):
+            if (i, line.where.lineno) in wanted:
+                yield line
     if seen > len(last) and reports:
         reports[0].warnings.append(superseded(seen - len(last)))
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -377,3 +378,34 @@ def test_each_agent_has_its_procedure_horizon_figures_with_band_curve_and_marks(
     )
     assert "50%: beyond 6 (the longest tested)" in oracle.inner_text()
     assert page.requests == [] and page.errors == []  # type: ignore[attr-defined]
+
+
+@pytest.fixture(scope="module")
+def workflow_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from agentproc.agents.sim import run_sim_episode
+    from agentproc.resources import folder as shipped
+    from agentproc.runs import RunWriter, episode_record
+    from agentproc.workflow.declared_suite import load_workflow, workflow_scenarios
+
+    root = tmp_path_factory.mktemp("workflow_browser")
+    flow = load_workflow(shipped("workflows") / "invoice_approval.toml")
+    run = root / "run.jsonl"
+    with RunWriter(run) as w:  # each line keeps its scenario: the names come from there
+        for scenario in workflow_scenarios(flow, "invoice_approval", 3, 0):
+            w.write(episode_record(run_sim_episode(scenario, "sim:skipped_step")))
+    out = root / "report.html"
+    write_html_report([run], out)
+    return out
+
+
+def test_a_workflows_episode_table_and_drill_down_name_the_divergence_step(
+    browser: Any, workflow_report: Path
+):
+    with opened(browser, workflow_report) as pg:
+        shown = [row[4] for row in visible_rows(pg)]
+        assert len(shown) == 3
+        for text in shown:  # "call 3 at step 4 (discount): skipped_step"
+            assert re.fullmatch(r"call \d+ at step \d+ \([a-z_]+( → [a-z_]+)?\): \w+", text), text
+        pg.locator("#episode-table tbody tr a.open").first.click()
+        assert re.search(r"first divergence: call \d+ at step \d+ \(", pg.inner_text("#drill"))
+        assert pg.errors == []  # type: ignore[attr-defined]

@@ -364,7 +364,7 @@ def test_label_columns_only_for_kinds_that_occur() -> None:
 def test_label_counts_get_their_own_table_when_columns_do_not_fit() -> None:
     text = render(aggregate([record(verdict="wrong", labels=tuple(LabelKind))]))
     lines = text.splitlines()
-    assert "by length: labels" in lines
+    assert "all episodes: labels" in lines  # one cell: no knob varies
     assert max(len(line) for line in lines) <= 120
     assert "…" not in text
     assert all(short in text for short in SHORT.values())
@@ -616,7 +616,7 @@ def test_each_look_back_group_carries_the_farthest_and_mean_realised_distance() 
 
 
 def test_a_look_back_table_shows_the_realised_distance_beside_l() -> None:
-    recs = [realised(record(lookback=1), 1), realised(record(lookback=3), 2)]
+    recs = [realised(record(lookback=1), 1), realised(record(steps=9, lookback=3), 2)]
     recs.append(realised(record(agent="model:b", lookback=3), 3))
     text = render(aggregate(recs), width=160)  # both agents side by side in one table
     table = text[text.index("by look-back") :].split("└")[0]

@@ -18,6 +18,7 @@ from agentproc.analysis.html.episodes import DETAIL_BUDGET, details, episode_row
 from agentproc.analysis.html.figures import figures
 from agentproc.analysis.html.page import render_page
 from agentproc.analysis.report import aggregate
+from agentproc.analysis.step_names import WorkflowNames
 from agentproc.analysis.tokens import Price
 from agentproc.errors import InputError
 from agentproc.outputs import replacing
@@ -45,12 +46,20 @@ def html_report(
     warnings: list[str] = []
     heads = last_heads([Path(p) for p in paths], warnings)
     records = [rec for _, rec in heads.values()]
-    report = aggregate(records)
+    steps = WorkflowNames().learn_heads(heads.values())
+    report = aggregate(records, steps)
     warnings.extend(report.notes)
-    rows = episode_rows(heads, report)
+    warnings.extend(steps.warnings())
+    rows = episode_rows(heads, report, steps)
     drill = details(heads, report, warnings, budget)
     html = render_page(
-        report, figures(records, report), rows, drill, [str(p) for p in paths], warnings, price
+        report,
+        figures(records, report, steps),
+        rows,
+        drill,
+        [str(p) for p in paths],
+        warnings,
+        price,
     )
     return HtmlReport(html, len(records), len(drill), warnings)
 

@@ -28,6 +28,7 @@ from agentproc.analysis.html.summary import rate_cell
 from agentproc.analysis.html.svg import esc
 from agentproc.analysis.identity import agent_id, agent_labels
 from agentproc.analysis.report import aggregate
+from agentproc.analysis.step_names import WorkflowNames
 from agentproc.analysis.trials import Outcome
 from agentproc.runs import episode_key, record_trial
 from agentproc.runs.runfile import Heads, last_heads
@@ -240,15 +241,17 @@ def compare_html(
     warnings: list[str] = []
     heads = _heads(paths, warnings)
     records = [rec for _, rec in heads.values()]
-    report = aggregate(records)
+    steps = WorkflowNames().learn_heads(heads.values())
+    report = aggregate(records, steps)
     warnings.extend(report.notes)
-    rows = episode_rows(heads, report)
+    warnings.extend(steps.warnings())
+    rows = episode_rows(heads, report, steps)
     drill = details(heads, report, warnings, budget)
     lead = comparison_section(result, _anchors(heads, result))
     runs = [str(p) for p in paths]
     html = render_page(
         report,
-        figures(records, report),
+        figures(records, report, steps),
         rows,
         drill,
         runs,

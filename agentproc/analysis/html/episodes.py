@@ -19,6 +19,7 @@ import orjson
 from agentproc.analysis.html.align import align
 from agentproc.analysis.replay import labels_by_call
 from agentproc.analysis.report import Report
+from agentproc.analysis.step_names import WorkflowNames
 from agentproc.analysis.timeline import describe
 from agentproc.errors import RunFileError
 from agentproc.labelling import VERDICTS, Label, LabelKind
@@ -63,10 +64,14 @@ def _index(names: dict[str, int], name: str) -> int:
     return names.setdefault(name, len(names))
 
 
-def episode_rows(heads: Heads, report: Report) -> dict[str, Any]:
-    """Column arrays of the episode table, one entry per episode."""
+def episode_rows(
+    heads: Heads, report: Report, steps: WorkflowNames | None = None
+) -> dict[str, Any]:
+    """Column arrays of the episode table, one entry per episode; per cell, a declared
+    workflow's steps as ``[tool, output]`` by step number (``null``: a procedure's)."""
     series: dict[str, int] = {}
     cells: dict[str, int] = {}
+    step_names: list[list[list[str]] | None] = []
     runs: dict[str, int] = {}
     cols: dict[str, list[Any]] = {
         k: [] for k in ("id", "series", "cell", "steps", "lookback", "verdict", "div", "labels")
@@ -78,7 +83,12 @@ def episode_rows(heads: Heads, report: Report) -> dict[str, Any]:
         m = rec["metrics"]
         cols["id"].append(str(rec["scenario_id"]))
         cols["series"].append(_index(series, series_of(rec, report)))
-        cols["cell"].append(_index(cells, str(rec["cell"])))
+        cell = _index(cells, str(rec["cell"]))
+        cols["cell"].append(cell)
+        if cell == len(step_names):  # a new cell
+            names = steps.of_record(rec) if steps is not None else {}
+            listed = [names.get(k) for k in range(1, max(names, default=0) + 1)]
+            step_names.append([[n.tool, n.output] if n else [] for n in listed] or None)
         cols["steps"].append(int(rec["params"]["steps"]))
         cols["lookback"].append(int(rec["params"]["lookback"]))
         errored = is_error(rec)  # type: ignore[arg-type]
@@ -97,6 +107,7 @@ def episode_rows(heads: Heads, report: Report) -> dict[str, Any]:
     return {
         "series_names": list(series),
         "cell_names": list(cells),
+        **({"step_names": step_names} if any(step_names) else {}),
         "run_names": list(runs),
         "kinds": KINDS,
         **cols,

@@ -14,6 +14,7 @@ from typing import Any
 
 from agentproc.analysis.html.episodes import anchor, series_of
 from agentproc.analysis.report import Report
+from agentproc.analysis.step_names import WorkflowNames, step_text
 from agentproc.runs import episode_key, is_error
 
 BINS = 10
@@ -36,6 +37,9 @@ class Example:
 
     count: int
     anchor: str
+    where: str = ""
+    """The step named (``step 4 (late_penalty → late_days)``) where every such episode's
+    workflow names it alike; empty otherwise (a procedure's step, or several names)."""
 
 
 def position_bin(step: int | None, steps: int) -> int:
@@ -49,8 +53,11 @@ def position_bin(step: int | None, steps: int) -> int:
     return min(BINS - 1, (max(step, 1) - 1) * BINS // steps)
 
 
-def figures(records: Iterable[dict[str, Any]], report: Report) -> Figures:
-    """Fold records into :class:`Figures`, each under its agent as ``report`` shows it."""
+def figures(
+    records: Iterable[dict[str, Any]], report: Report, named: WorkflowNames | None = None
+) -> Figures:
+    """Fold records into :class:`Figures`, each under its agent as ``report`` shows it (a
+    declared workflow's steps named as ``named`` has found them)."""
     out = Figures()
     for rec in records:
         if is_error(rec):  # type: ignore[arg-type]
@@ -63,9 +70,13 @@ def figures(records: Iterable[dict[str, Any]], report: Report) -> Figures:
             step = div.get("step") if isinstance(div.get("step"), int) else None
             row[position_bin(step, steps)] += 1
             where = (str(div.get("label")), step)
+            names = named.of_record(rec) if named is not None else {}
+            text = step_text(step, names) if step is not None and step in names else ""
             seen = out.first.setdefault(name, {}).get(where)
             if seen is None:
-                out.first[name][where] = Example(1, anchor(episode_key(rec)))
+                out.first[name][where] = Example(1, anchor(episode_key(rec)), text)
             else:
                 seen.count += 1
+                if seen.where != text:  # two workflows' steps of one number: no name
+                    seen.where = ""
     return out

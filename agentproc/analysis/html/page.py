@@ -14,156 +14,20 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agentproc.analysis.cell_stats import HEADLINE_RATES, STUDY_RATES, CellStats, Rate
-from agentproc.analysis.html.figures import BINS, Figures
-from agentproc.analysis.html.horizon_figure import horizon_figures
-from agentproc.analysis.html.steps_figure import step_charts
-from agentproc.analysis.html.summary import rate_cell, series_id, sortable_head, summary_section
-from agentproc.analysis.html.svg import (
-    Line,
-    Point,
-    esc,
-    heat_map,
-    line_chart,
-    pattern_defs,
-    stacked_bars,
-)
-from agentproc.analysis.report import AgentReport, Report
-from agentproc.analysis.tokens import Price, tokens_text
-from agentproc.labelling import LabelKind
+from agentproc.analysis.cell_stats import HEADLINE_RATES, STUDY_RATES
+from agentproc.analysis.groupings import varies, workflow_suite, workflows
+from agentproc.analysis.html.figures import Figures
+from agentproc.analysis.html.series import comparison, series_figures
+from agentproc.analysis.html.summary import rate_cell, sortable_head, summary_section
+from agentproc.analysis.html.svg import esc, pattern_defs
+from agentproc.analysis.report import Report
+from agentproc.analysis.tokens import Price
 
 ASSETS = Path(__file__).parent
 CSP = (
     "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
     "img-src data:; base-uri 'none'; form-action 'none'"
 )
-
-
-def _by_pairs(a: AgentReport, by: str, faithful: bool) -> list[Line]:
-    """Lines of accuracy: against length one per look-back (``by="look-back"``) or the reverse."""
-    pairs: dict[tuple[int, int], Rate] = {}
-    for cell, s in a.by_cell.items():
-        rate = pairs.setdefault((cell.steps, cell.lookback), Rate())
-        rate.k += s.faithful if faithful else s.first_answer_correct
-        rate.n += s.n
-    lines: dict[int, list[Point]] = {}
-    for (steps, lookback), rate in sorted(pairs.items()):
-        key, x = (lookback, steps) if by == "look-back" else (steps, lookback)
-        lines.setdefault(key, []).append(Point(x, rate.value, *rate.ci, rate.n))
-    prefix = "L=" if by == "look-back" else "N="
-    out = [Line(f"{prefix}{k}", pts) for k, pts in sorted(lines.items())]
-    # A grid that sweeps one knob at a single value of the other (the reference length
-    # sweep at L=3) would add a one-point line per value: keep only real lines then.
-    longer = [line for line in out if len(line.points) > 1]
-    return longer or out
-
-
-def _rate_line(name: str, groups: dict[Any, CellStats], rate: str) -> Line:
-    pts = []
-    for key, s in groups.items():
-        if isinstance(key, int) and s.n:
-            value, ci = s.rate(rate)
-            pts.append(Point(key, value, *ci, s.n))
-    return Line(name, pts)
-
-
-_LENGTH = "procedure length N"
-_PAIR_CHARTS = (  # (title, knob along x, lines by, faithful?)
-    ("First-answer accuracy by length", _LENGTH, "look-back", False),
-    ("Faithful accuracy by length", _LENGTH, "look-back", True),
-    ("First-answer accuracy by look-back", "look-back L", "length", False),
-    ("Faithful accuracy by look-back", "look-back L", "length", True),
-)
-
-
-def _series_figures(
-    position: int, name: str, a: AgentReport, fig: Figures, price: Price | None = None
-) -> str:
-    charts = [
-        line_chart(
-            title,
-            _by_pairs(a, by, faithful),
-            x_label,
-            "faithful accuracy" if faithful else "first-answer accuracy",
-            by,
-        )
-        for title, x_label, by, faithful in _PAIR_CHARTS
-    ]
-    execution = ("exact-step", "under-execution", "over-execution")
-    charts += [
-        line_chart(
-            "Unfaithful-correct gap by length",
-            [_rate_line(name, a.by_length, "unfaithful_correct_rate")],
-            _LENGTH,
-            "accuracy minus faithful accuracy",
-        ),
-        line_chart(
-            "Execution by length",
-            [_rate_line(k, a.by_length, f"{k.replace('-', '_')}_rate") for k in execution],
-            _LENGTH,
-            "share of episodes",
-        ),
-        stacked_bars(
-            "Label mix by length",
-            {
-                str(n): {k.value: c for k, c in s.label_counts.items() if c}
-                for n, s in a.by_length.items()
-            },
-            _LENGTH,
-            [k.value for k in LabelKind],
-        ),
-        heat_map(
-            "Where the first divergence happens",
-            fig.divergence.get(name, {}),
-            {lookback: s.n for lookback, s in a.by_lookback.items()},
-            [f"{100 * i // BINS}%" for i in range(BINS)] + ["ans"],
-        ),
-    ]
-    charts += horizon_figures(a)
-    charts += step_charts(a)
-    errors = (
-        f" · {a.errored} errored ({', '.join(f'{k} {v}' for k, v in a.errors.items())}), "
-        "counted in no figure"
-        if a.errored
-        else ""
-    )
-    o = a.overall
-    head = (
-        f"<p class='summary'>{o.n} scored episodes · first-answer accuracy {100 * o.accuracy:.1f}% "
-        f"· faithful {100 * o.faithful_accuracy:.1f}% · unfaithful-correct "
-        f"{100 * o.unfaithful_correct_rate:.1f}%{esc(errors)}</p>"
-        f"<p class='tokens'>{esc(tokens_text(a.tokens, price))}</p>"
-    )
-    return (
-        f"<section class='series' id='{series_id(position)}' aria-label='{esc(name)}'>"
-        f"<h3>{esc(name)}</h3>{head}"
-        f"<div class='charts'>{''.join(charts)}</div></section>"
-    )
-
-
-def _comparison(report: Report) -> str:
-    if len(report.agents) < 2:
-        return ""
-    names = list(report.agents)
-    charts = [
-        line_chart(
-            f"{title} by length",
-            [_rate_line(n, report.agents[n].by_length, attr) for n in names],
-            _LENGTH,
-            title.lower(),
-            "series",
-        )
-        for title, attr in (
-            ("First-answer accuracy", "accuracy"),
-            ("Unfaithful-correct gap", "unfaithful_correct_rate"),
-            ("Exact-step execution", "exact_step_rate"),
-            ("Under-execution", "under_execution_rate"),
-        )
-    ]
-    return (
-        "<section id='compare'><h2>Runs side by side</h2>"
-        f"<div class='charts'>{''.join(charts)}</div></section>"
-    )
 
 
 _CELL_COLUMNS = (
@@ -195,23 +59,39 @@ def _dist_cell(realised: int | None) -> str:
 
 
 def _cell_table(report: Report) -> str:
-    head = sortable_head((esc(c), t) for c, t in _CELL_COLUMNS)
+    """Every agent's cells, with the columns of the knobs the suite varies (a workflow
+    suite's cells are its workflows, without N, L and dist)."""
+    declared = workflow_suite(report)
+    length = varies(report, "length") and not declared
+    lookback = varies(report, "lookback") and not declared
+    shown = {"N": length, "L": lookback, "dist": lookback}
+    columns = [(c, t) for c, t in _CELL_COLUMNS if shown.get(c, True)]
+    if declared:
+        columns[1] = ("workflow", "text")
+    head = sortable_head((esc(c), t) for c, t in columns)
     rows = []
     for name, a in report.agents.items():
         for key, s in a.by_cell.items():
             top = max(s.label_counts.items(), key=lambda kv: kv[1], default=(None, 0))
             rows.append(
                 f"<tr><td>{esc(name)}</td><td>{esc(key.cell)}</td>"
-                f"<td data-v='{key.steps}'>{key.steps}</td><td data-v='{key.lookback}'>{key.lookback}</td>"
-                + _dist_cell(s.realised_max)
+                + (f"<td data-v='{key.steps}'>{key.steps}</td>" if length else "")
+                + (f"<td data-v='{key.lookback}'>{key.lookback}</td>" if lookback else "")
+                + (_dist_cell(s.realised_max) if lookback else "")
                 + f"<td data-v='{s.n}'>{s.n}</td>"
                 + "".join(rate_cell(*s.rate(r)) for r in _CELL_RATES)
                 + f"<td>{esc(f'{top[0].value} ({top[1]})' if top[0] is not None and top[1] else '—')}</td></tr>"
             )
+    dist = (
+        "; dist: the realised look-back, the farthest any operand variable lies from the "
+        "variable it defines"
+        if lookback
+        else ""
+    )
     return (
-        "<section id='cells'><h2>Grid cells</h2><p class='hint'>Select a column heading to sort "
-        "(again to reverse). Percentages with their 95% Wilson interval; dist: the realised "
-        "look-back, the farthest any operand variable lies from the variable it defines.</p>"
+        f"<section id='cells'><h2>{'Workflows' if declared else 'Grid cells'}</h2>"
+        "<p class='hint'>Select a column heading to sort "
+        f"(again to reverse). Percentages with their 95% Wilson interval{dist}.</p>"
         f"<div class='scroll'><table id='cell-table' class='sortable'><thead><tr>{head}</tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table></div></section>"
     )
@@ -228,17 +108,24 @@ _PATH_COLUMNS = (
 
 
 def _path_table(report: Report) -> str:
-    """A branched workflow's accuracy by path ("": no agent's episodes have paths)."""
+    """A branched workflow's accuracy by path, and by workflow where the report holds
+    several ("": no agent's episodes have paths)."""
+    several = len(workflows(report)) > 1
     rows = [
-        f"<tr><td>{esc(name)}</td><td>{esc(path)}</td><td data-v='{s.n}'>{s.n}</td>"
+        f"<tr><td>{esc(name)}</td>"
+        + (f"<td>{esc(wf)}</td>" if several else "")
+        + f"<td>{esc(path)}</td><td data-v='{s.n}'>{s.n}</td>"
         + "".join(rate_cell(*s.rate(r)) for r in HEADLINE_RATES)
         + "</tr>"
         for name, a in report.agents.items()
-        for path, s in a.by_path.items()
+        for (wf, path), s in a.by_path.items()
     ]
     if not rows:
         return ""
-    head = sortable_head((esc(c), t) for c, t in _PATH_COLUMNS)
+    columns = list(_PATH_COLUMNS)
+    if several:
+        columns.insert(1, ("workflow", "text"))
+    head = sortable_head((esc(c), t) for c, t in columns)
     return (
         "<section id='paths'><h2>Paths</h2><p class='hint'>A branched workflow's episodes "
         "by the path their instance takes: the conditional steps it requires and the exit "
@@ -284,8 +171,11 @@ def render_page(
     css = (ASSETS / "report.css").read_text(encoding="utf-8")
     js = (ASSETS / "report.js").read_text(encoding="utf-8")
     series = "".join(
-        _series_figures(i, n, a, fig, price) for i, (n, a) in enumerate(report.agents.items())
+        series_figures(i, n, a, fig, report, price)
+        for i, (n, a) in enumerate(report.agents.items())
     )
+    side = comparison(report)
+    cells = "Workflows" if workflow_suite(report) else "Grid cells"
     n_episodes = len(rows["id"])
     notes = "".join(f"<li>{esc(w)}</li>" for w in warnings)
     data = {"rows": rows, "details": details, "runs": runs, "study_rates": list(STUDY_RATES)}
@@ -302,10 +192,10 @@ def render_page(
         f"{f'<ul class=warnings>{notes}</ul>' if notes else ''}"
         f"<nav>{f'<a href=#{lead_id}>Comparison</a> ' if lead_id else ''}"
         "<a href='#summary'>At a glance</a> "
-        f"{'<a href=#compare>Side by side</a> ' if len(report.agents) > 1 else ''}"
-        "<a href='#figures'>Per agent</a> <a href='#cells'>Grid cells</a> "
+        f"{'<a href=#compare>Side by side</a> ' if side else ''}"
+        f"<a href='#figures'>Per agent</a> <a href='#cells'>{cells}</a> "
         "<a href='#episodes'>Episodes</a></nav></header><main>"
-        f"{lead_html}{summary_section(report, fig)}{_comparison(report)}"
+        f"{lead_html}{summary_section(report, fig)}{side}"
         f"<section id='figures'><h2>Per agent</h2><p class='hint'>Bands and bars: 95% Wilson "
         f"intervals. Hover a point for its value and count.</p>{series}</section>"
         f"{_cell_table(report)}{_path_table(report)}"

@@ -53,8 +53,15 @@
   function divergenceText(i) {
     const d = R.div[i];
     if (!d) return "—";
-    const where = d[1] === null ? "the answer" : `step ${d[1]}`;
+    const where = d[1] === null ? "the answer" : `step ${d[1]}${stepName(R.cell[i], d[1])}`;
     return `call ${d[0]} at ${where}: ${R.kinds[d[2]]}`;
+  }
+  // A declared workflow's step by its tool and output: " (late_penalty → late_days)".
+  function stepName(cell, step) {
+    const names = (R.step_names || [])[cell];
+    const n = names && names[step - 1];
+    if (!n || !n.length) return "";
+    return ` (${n[0] === n[1] ? n[0] : `${n[0]} \u2192 ${n[1]}`})`;
   }
 
   // -- filters -------------------------------------------------------------------

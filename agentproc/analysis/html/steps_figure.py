@@ -5,7 +5,9 @@ log-log band), the hazard per step, and the observed self-conditioning by positi
 
 Drawn here rather than with :func:`~agentproc.analysis.html.svg.line_chart`, whose
 x axis labels every value: a procedure of 95 steps needs its ticks thinned, and a
-survival curve is a staircase, not a polyline. Each point carries a ``<title>`` with its
+survival curve is a staircase, not a polyline. A declared workflow's steps are labelled
+by the variable each defines (slanted, up to :data:`NAMED` of them), and each point's
+tooltip names the step by its tool too. Each point carries a ``<title>`` with its
 value, interval and count; every text is escaped.
 """
 
@@ -31,10 +33,18 @@ from agentproc.analysis.html.svg import (
     esc,
 )
 from agentproc.analysis.report import AgentReport
+from agentproc.analysis.step_names import StepNames, median_text, step_text
 from agentproc.analysis.steps import PerStep
 
 TICKS = 8
 """At most about this many labelled ticks along x."""
+NAMED = 30
+"""A workflow of at most this many steps has each labelled by name (more: by number)."""
+SLANT = 50
+"""Pixels a chart grows by below its axis to hold slanted names."""
+NAME_CHARS = 14
+"""Characters of a name on an axis (a longer one is cut with an ellipsis; its tooltip
+has it whole)."""
 
 
 def _pct(v: float) -> str:
@@ -86,10 +96,14 @@ def chart(
     staircase: bool = False,
     fit: bool = False,
     names: dict[float, str] | None = None,
+    slanted: bool = False,
+    tips: dict[float, str] | None = None,
 ) -> str:
     """Lines (or staircases) each with its shaded 95% band, over a 0-100% axis (with
     ``fit``, over 0 to the least of :data:`SCALES` that holds them); ``names``: the x
-    values' tick labels, when they are categories."""
+    values' tick labels, when they are categories (``slanted``: set at an angle, the
+    chart taller to hold them); ``tips``: how a point's tooltip names its x value."""
+    height = H + SLANT if slanted else H
     xs = [p.x for line in lines for p in line.points]
     x0, x1 = (min(xs), max(xs)) if xs else (0.0, 1.0)
     if x0 == x1:
@@ -111,13 +125,20 @@ def chart(
         )
     where = sorted(names) if names is not None else ticks(min(xs), max(xs)) if xs else []
     for x in where:
-        text = esc(names[x]) if names is not None else f"{x:g}"
+        text = esc(_cut(names[x]) if slanted else names[x]) if names is not None else f"{x:g}"
+        if slanted:  # read from the tick down to the left
+            y = H - BOTTOM + 10
+            body.append(
+                f'<text x="{sx(x):.1f}" y="{y}" class="tick" text-anchor="end" '
+                f'transform="rotate(-40 {sx(x):.1f} {y})">{text}</text>'
+            )
+            continue
         anchor = "end" if names is not None and x == x1 and len(where) > 1 else "middle"
         body.append(
             f'<text x="{sx(x):.1f}" y="{H - BOTTOM + 14}" class="tick" text-anchor="{anchor}">{text}</text>'
         )
     body.append(
-        f'<text x="{LEFT + PW / 2:.1f}" y="{H - BOTTOM + 30}" class="axis" text-anchor="middle">{esc(x_label)}</text>'
+        f'<text x="{LEFT + PW / 2:.1f}" y="{height - BOTTOM + 30}" class="axis" text-anchor="middle">{esc(x_label)}</text>'
         f'<text x="12" y="{TOP + PH / 2}" class="axis" text-anchor="middle" transform="rotate(-90 12 {TOP + PH / 2})">{esc(y_label)}</text>'
     )
     keys = []
@@ -144,7 +165,7 @@ def chart(
             f'stroke-width="2" stroke-dasharray="{DASHES[i % len(DASHES)]}" class="series"/>'
         )
         for p in pts:
-            at = names[p.x] if names is not None else f"{p.x:g}"
+            at = (tips or names or {}).get(p.x, f"{p.x:g}")
             tip = f"{line.name}, {x_label} {at}: {_pct(p.y)} [{_pct(p.lo)}, {_pct(p.hi)}], n={p.n}"
             body.append(
                 f'<g class="point"><title>{esc(tip)}</title><circle cx="{sx(p.x):.1f}" cy="{sy(p.y):.1f}" '
@@ -156,11 +177,25 @@ def chart(
         )
     label = f"{title}: {', '.join(line.name for line in lines)}"
     return (
-        f'<figure class="chart"><svg role="img" aria-label="{esc(label)}" viewBox="0 0 {W} {H}" '
-        f'width="{W}" height="{H}" xmlns="http://www.w3.org/2000/svg">'
+        f'<figure class="chart"><svg role="img" aria-label="{esc(label)}" viewBox="0 0 {W} {height}" '
+        f'width="{W}" height="{height}" xmlns="http://www.w3.org/2000/svg">'
         f'<text x="{LEFT}" y="16" class="title">{esc(title)}</text>{"".join(body)}</svg>'
         f"<figcaption>{' '.join(keys)}<br>{esc(caption)}</figcaption></figure>"
     )
+
+
+def _cut(name: str) -> str:
+    return name if len(name) <= NAME_CHARS else name[: NAME_CHARS - 1] + "\N{HORIZONTAL ELLIPSIS}"
+
+
+def _axis(names: StepNames) -> tuple[dict[float, str] | None, dict[float, str] | None]:
+    """How the per-step charts label a workflow's steps: the ticks, each the variable its
+    step defines, and the tooltips, each the step by its tool too; ``None`` for a
+    procedure's steps (by number) or a workflow of more than :data:`NAMED` steps."""
+    if not names or len(names) > NAMED:
+        return None, None
+    ticks = {float(k): n.output for k, n in names.items()}
+    return ticks, {float(k): step_text(k, names) for k in names}
 
 
 def step_charts(a: AgentReport) -> list[str]:
@@ -194,6 +229,8 @@ def step_charts(a: AgentReport) -> list[str]:
         float(i): str(b.first) if b.first == b.last else f"{b.first}-{b.last}"
         for i, b in enumerate(bins)
     }
+    ticks, tips = _axis(a.step_names)
+    x_label = "step of the procedure" if ticks is None else "step of the workflow"
     band = (
         "Greenwood's"
         if ps.survival.variance == "greenwood"
@@ -203,26 +240,35 @@ def step_charts(a: AgentReport) -> list[str]:
         chart(
             "Accuracy of a step by its position",
             [Line("first run not in error", accuracy)],
-            "step of the procedure",
+            x_label,
             "share of executed steps",
             "Of the steps that ran at each position; band: 95% Wilson interval.",
+            names=ticks,
+            slanted=ticks is not None,
+            tips=tips,
         ),
         chart(
             "Still on the procedure, by step",
             [Line("Kaplan-Meier", survival)],
-            "step of the procedure",
+            x_label,
             "share still on the procedure",
             f"Censored at the end of shorter procedures; median step of leaving "
-            f"{ps.survival.median.text()}; band: 95%, log-log, {band}.",
+            f"{median_text(ps.survival.median, a.step_names)}; band: 95%, log-log, {band}.",
             staircase=True,
+            names=ticks,
+            slanted=ticks is not None,
+            tips=tips,
         ),
         chart(
             "Hazard of leaving the procedure, by step",
             [Line("left at this step", hazard)],
-            "step of the procedure",
+            x_label,
             "share of those still on it",
             "Episodes that left at a step, of those on the procedure until then; band: 95% Wilson interval.",
             fit=True,
+            names=ticks,
+            slanted=ticks is not None,
+            tips=tips,
         ),
         chart(
             "Error rate after an error and after a clean history",

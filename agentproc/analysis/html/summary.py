@@ -61,7 +61,7 @@ def _divergence(found: tuple[str, int | None, Example] | None, n: int) -> str:
     if found is None:
         return "<td data-v='0'>none</td>"
     label, step, ex = found
-    where = "the answer" if step is None else f"step {step}"
+    where = "the answer" if step is None else ex.where or f"step {step}"
     return (
         f"<td data-v='{ex.count}' class='worst'><span class='lab k{KINDS.index(label) if label in KINDS else 0}'>"
         f"{esc(label)}</span> at {where}<br>{ex.count} of {n} episodes · "

@@ -97,6 +97,12 @@ def _line_swatch(i: int) -> str:
     )
 
 
+marker = _marker
+"""Series ``i``'s marker at (``x``, ``y``) (for the figures drawn apart from this module)."""
+line_swatch = _line_swatch
+"""Series ``i``'s swatch in a legend: its line and marker."""
+
+
 def _bar_swatch(i: int) -> str:
     return f'<svg width="16" height="12" aria-hidden="true"><rect width="16" height="12" fill="{_fill(i)}" stroke="#333"/></svg>'
 
