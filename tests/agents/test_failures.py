@@ -99,7 +99,8 @@ def test_errored_episodes_count_in_no_figure_and_the_run_says_so(capsys, suite, 
             "--retries", "0", "--out", out,
         )  # fmt: skip
     assert code == 3
-    assert "5 episodes errored (endpoint 5) and count in no figure; --resume" in err
+    assert "5 episodes errored (endpoint 5; the first: OpenAIAPIError: Error code: 500" in err
+    assert "and count in no figure; --resume runs them again" in err
     records = [r for _, r in read_run(out)]
     assert [r["stop_reason"] for r in records].count("error") == 5
     code, stdout, err = run(capsys, "report", out, "--json")
@@ -132,8 +133,10 @@ def test_resume_runs_errored_episodes_again_and_the_last_record_counts(capsys, s
     with ScriptedServer([{"status": 503}] * 40) as srv:
         run(capsys, "run", suite, "--agent", "openai:m", "--base-url", srv.base_url,
             "--retries", "0", "--limit", "2", "--out", out)  # fmt: skip
+        port = srv.port
     assert all(r["stop_reason"] == "error" for _, r in read_run(out))
-    with ScriptedServer() as srv:  # the oracle: healthy again
+    # the oracle, healthy again at the same address (the endpoint is part of the agent)
+    with ScriptedServer(port=port) as srv:
         code, stdout, _ = run(
             capsys, "run", suite, "--agent", "openai:m", "--base-url", srv.base_url,
             "--limit", "2", "--resume", "--out", out,

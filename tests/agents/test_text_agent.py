@@ -90,4 +90,6 @@ def test_report_keeps_text_mode_apart_from_tool_mode_for_the_same_agent(tmp_path
         main(["report", str(tmp_path / "text.jsonl"), str(tmp_path / "tools.jsonl"), "--json"]) == 0
     )
     agents = json.loads(capsys.readouterr().out)["agents"]
-    assert sorted(agents) == ["openai:fake", "openai:fake [text]"]
+    # two servers, so each name also carries its --base-url; the mode keeps them apart too
+    text = [a for a in agents if a.endswith(" [text]")]
+    assert len(agents) == 2 and len(text) == 1 and all(a.startswith("openai:fake") for a in agents)

@@ -137,8 +137,9 @@ def test_one_model_on_two_endpoints_is_two_agents_told_apart_by_the_option(tmp_p
     assert main(["report", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl")]) == 0
     out, err = capsys.readouterr()
     assert "superseded" not in err  # neither run's episodes hide the other's
-    note = f"note: 2 agents are named 'openai:demo' (set up with --base-url {urls[0]} / "
+    note = "note: 2 agents are named 'openai:demo' (set up with --base-url "
     assert note in err and "run --name" in err
+    assert all(f"--base-url {url}" in err for url in urls)  # in either order: ports differ
     flat = " ".join(out.split())
     assert all(f"openai:demo (--base-url {url}): n=3" in flat for url in urls)
 
