@@ -21,7 +21,10 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agentproc.analysis.step_names import StepNames
 
 SHOWN = 3
 """Worst episodes a failure message shows."""
@@ -131,15 +134,17 @@ def run_agent(agent: str, suite: Path | str, out: Path, **options: Any) -> Agent
     return AgentprocResult(Path(out), [dict(rec) for _, rec in read_run(Path(out))])
 
 
-def _where(step: int | None) -> str:
-    return "the answer" if step is None else f"step {step}"
+def _where(step: int | None, names: StepNames | None = None) -> str:
+    from agentproc.analysis.step_names import step_text
+
+    return "the answer" if step is None else step_text(step, names or {})
 
 
-def _divergence(episode: Mapping[str, Any]) -> str:
+def _divergence(episode: Mapping[str, Any], names: StepNames | None = None) -> str:
     div = episode["metrics"].get("first_divergence")
     if not div:
         return "no divergence"
-    return f"{div['label']} at {_where(div.get('step'))} (call {div['call_index']})"
+    return f"{div['label']} at {_where(div.get('step'), names)} (call {div['call_index']})"
 
 
 def _worst(episodes: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -150,14 +155,26 @@ def _worst(episodes: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted((e for e in episodes if e["verdict"] != "faithful"), key=rank)
 
 
-def timeline(episode: Mapping[str, Any], around: int = AROUND, width: int = 100) -> str:
+def timeline(
+    episode: Mapping[str, Any],
+    around: int = AROUND,
+    width: int = 100,
+    names: StepNames | None = None,
+) -> str:
     """The calls around an episode's first divergence, one line each, the divergence
-    marked ``▶`` and each call's labels beside it."""
+    marked ``▶`` and each call's labels beside it; a declared workflow's steps named by
+    ``names`` (by default, as the episode's scenario names them: ``step 4 (discount)``)."""
+    from agentproc.analysis.step_names import WorkflowNames
     from agentproc.analysis.timeline import elide
+
+    if names is None:
+        known = WorkflowNames()
+        known.learn("", None, episode)  # the scenario the record keeps or refers to
+        names = known.of_record(episode)
 
     head = (
         f"{episode['scenario_id']} (trial {episode.get('trial', 0)}): {episode['verdict']}; "
-        f"first divergence: {_divergence(episode)}"
+        f"first divergence: {_divergence(episode, names)}"
     )
     div = episode["metrics"].get("first_divergence")
     calls = episode.get("calls") or []
@@ -165,7 +182,8 @@ def timeline(episode: Mapping[str, Any], around: int = AROUND, width: int = 100)
     labels: dict[int, list[str]] = {}
     for lab in episode["labels"]:
         if lab.get("call_index") is not None:
-            name = lab["kind"] + (f"(step {lab['step']})" if lab.get("step") is not None else "")
+            step = lab.get("step")
+            name = lab["kind"] + (f"({_where(step, names)})" if step is not None else "")
             labels.setdefault(lab["call_index"], []).append(name)
     lines = [head]
     first = max(0, at - around)
@@ -177,7 +195,7 @@ def timeline(episode: Mapping[str, Any], around: int = AROUND, width: int = 100)
         line = f"  {'▶' if i == at else ' '} {i:>3}  {call} -> {elide(str(c['result']), 30)}"
         lines.append(line + (f"  [{', '.join(labels[i])}]" if i in labels else ""))
     if at >= len(calls):
-        lines.append(f"  ▶ {len(calls):>3}  (the episode ended: {_divergence(episode)})")
+        lines.append(f"  ▶ {len(calls):>3}  (the episode ended: {_divergence(episode, names)})")
     ends = [lab["kind"] for lab in episode["labels"] if lab.get("call_index") is None]
     if ends:
         lines.append(f"      episode: {', '.join(sorted(set(ends)))}")

@@ -31,6 +31,7 @@ def test_a_branched_suite_passes_the_path_follower_and_fails_the_wrong_branch(en
     env.makepyfile(
         test_branched=f"""
         import json
+        import re
 
         import pytest
 
@@ -93,6 +94,10 @@ def test_a_branched_suite_passes_the_path_follower_and_fails_the_wrong_branch(en
             message = str(failed.value)
             assert "agentproc: the agent does not follow the procedure:" in message
             assert "unneeded_step (forbidden) in " in message
+            # the timelines name the workflow's steps by their tools, as the report does
+            assert re.search(r"unneeded_step\\(step \\d \\(\\w+ → \\w+\\)\\)", message)
+            assert re.search(r"first divergence: \\w+ at step \\d \\(\\w+ → \\w+\\)", message)
+            assert not re.search(r"\\(step \\d+\\)", message)  # no step by number alone
         """
     )
     result = env.runpytest_subprocess(*PLUGIN, "-q", timeout=300)
