@@ -109,7 +109,7 @@ class Lookup:
     table: str
     key: Node
     column: str
-    rows: tuple[tuple[str, Value], ...] | None = None
+    rows: tuple[tuple[str, Value | Var], ...] | None = None
     """Key -> the column's value, for every record (``None``: not bound yet)."""
 
 

@@ -108,12 +108,14 @@ def _evaluate_typed(tree: Node, env: Mapping[str, Any]) -> Any:
         if tree.rows is None:  # pragma: no cover (a workflow binds its tables)
             raise TypeError(f"lookup of table {tree.table} not bound")
         key = evaluate(tree.key, env)
-        return None if key is None else dict(tree.rows).get(key)
+        found = None if key is None else dict(tree.rows).get(key)
+        return evaluate(found, env) if isinstance(found, Var) else found
     raise TypeError(f"not a formula node: {tree!r}")  # pragma: no cover
 
 
-Tables = Mapping[str, Mapping[str, Mapping[str, Value]]]
-"""A workflow's tables: table -> key -> column -> value (a number an exact fraction)."""
+Tables = Mapping[str, Mapping[str, Mapping[str, Value | Var]]]
+"""A workflow's tables: table -> key -> column -> value (a number an exact fraction), or
+the variable a drawn value is read from."""
 
 
 def bind(tree: Node, tables: Tables) -> Node:

@@ -53,7 +53,7 @@ def check_spec(spec: WorkflowSpec, where: str = "workflow") -> DeclaredWorkflow:
     types: dict[str, Type] | None = (
         {n: _input_type(i) for n, i in spec.inputs.items()} if typed else None
     )
-    table_types, tables = check_tables(spec, where)
+    table_types, tables, hidden = check_tables(spec, where)
     defined: dict[str, int] = {name: 0 for name in spec.inputs}
     outputs = {s.output: i for i, s in enumerate(spec.steps) if isinstance(s, StepSpec)}
     tools: dict[str, int] = {}
@@ -144,6 +144,7 @@ def check_spec(spec: WorkflowSpec, where: str = "workflow") -> DeclaredWorkflow:
         tuple(conditions) if typed else (),
         tuple(exits),
         tables,
+        tuple(hidden),
     )
 
 

@@ -134,7 +134,7 @@ def _answer_moves(wf: DeclaredWorkflow, inputs: tuple[int, ...], w: Walk) -> boo
     if w.exit is not None or (wf.types is not None and wf.types[wf.spec.answer].kind != "number"):
         return True
     answer = answer_of(wf, w)
-    for k, spec in enumerate(wf.spec.inputs.values()):
+    for k, spec in enumerate(wf.input_specs):
         moved = list(inputs)
         changed = 0
         for units in (targets := moves(spec, inputs[k])):
@@ -163,7 +163,7 @@ def draw_instance(
     attempts = ATTEMPTS if path is None else ATTEMPTS * ATTEMPTS
     for attempt in range(attempts):
         rng = random.Random(f"agentproc:workflow:{seed}:{index}:{attempt}")
-        inputs = tuple(_draw_input(spec, rng) for spec in wf.spec.inputs.values())
+        inputs = tuple(_draw_input(spec, rng) for spec in wf.input_specs)
         try:
             w = _walk(wf, inputs)
         except _Failure as f:
@@ -207,7 +207,7 @@ def probe_draws(
     draws: list[tuple[tuple[int, ...], Walk | DrawFailure]] = []
     for attempt in range(count):
         rng = random.Random(f"agentproc:workflow:probe:{attempt}")
-        inputs = tuple(_draw_input(spec, rng) for spec in wf.spec.inputs.values())
+        inputs = tuple(_draw_input(spec, rng) for spec in wf.input_specs)
         try:
             draws.append((inputs, _walk(wf, inputs)))
         except _Failure as failure:

@@ -49,6 +49,7 @@ from agentproc.procedures.workflow_spec import (
     ExitSpec,
     InputSpec,
     StepSpec,
+    TableSpec,
     WorkflowSpec,
 )
 
@@ -68,6 +69,7 @@ __all__ = [
     "ExitSpec",
     "InputSpec",
     "StepSpec",
+    "TableSpec",
     "WorkflowSpec",
     "check_workflow",
     "read_workflow",

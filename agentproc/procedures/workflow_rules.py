@@ -92,6 +92,8 @@ def identities(wf: DeclaredWorkflow, inputs: tuple[int, ...], w: Walk) -> Iterat
     env: dict[str, Any] = {}
     for name, units in zip(wf.input_names, inputs, strict=True):
         env[name] = value_of(units)
+        if name not in wf.spec.inputs:  # a table's drawn value: its look-up returns it
+            continue
         if types is None or types[name].kind == "number":
             seen.setdefault(units, name)
     required = w.required or (True,) * len(w.values)

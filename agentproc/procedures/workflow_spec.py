@@ -27,6 +27,7 @@ from agentproc.procedures import formula
 from agentproc.procedures.formula import MAX_LENGTH as FORMULA_LENGTH
 from agentproc.procedures.formula import Node
 from agentproc.procedures.formula_types import Kind, Type
+from agentproc.procedures.formula_values import Tables
 
 MAX_INPUTS = 50
 """Inputs a workflow may declare."""
@@ -161,8 +162,10 @@ class TableSpec(BaseModel):
     """What the records are."""
     key: str = Field(pattern=NAME)
     """The key column: each record's name (a category), unique in the table."""
-    columns: dict[str, Kind] = Field(min_length=1, max_length=MAX_INPUTS)
-    """Every other column -> its type."""
+    columns: dict[str, Kind | InputSpec] = Field(min_length=1, max_length=MAX_INPUTS)
+    """Every other column -> its type (its value given by each row), or how it is drawn
+    (an input's specification: each record's value drawn for every instance, so that
+    every instance has its own records; the rows then leave it out)."""
     rows: list[dict[str, bool | float | str]] = Field(min_length=1, max_length=MAX_ROWS)
     """The records: each gives its key and every column."""
 
@@ -277,11 +280,13 @@ class DeclaredWorkflow:
     """Format 2: each step's ``when`` (``None``: always required)."""
     exits: tuple[Exit, ...] = ()
     """Format 2: the exits, in listed order."""
-    tables: Mapping[str, Mapping[str, Mapping[str, formula.Value]]] = dataclasses.field(
-        default_factory=dict
-    )
+    tables: Tables = dataclasses.field(default_factory=dict)
     """Format 2: each table's records, table -> key -> column -> value (a number an
-    exact fraction); the step formulas' look-ups are bound to them."""
+    exact fraction; a drawn value the variable of its hidden input); the step formulas'
+    look-ups are bound to them."""
+    hidden: tuple[tuple[str, InputSpec], ...] = ()
+    """Format 2: the hidden inputs, drawn after the inputs and never shown: a table's
+    drawn values, one per record and drawn column (``products[SKU-1].in_stock``)."""
 
     @property
     def steps(self) -> tuple[StepSpec, ...]:
@@ -300,8 +305,13 @@ class DeclaredWorkflow:
 
     @property
     def input_names(self) -> tuple[str, ...]:
-        """The inputs, in declared order."""
-        return tuple(self.spec.inputs)
+        """The inputs, in declared order, then the hidden ones."""
+        return (*self.spec.inputs, *(name for name, _ in self.hidden))
+
+    @property
+    def input_specs(self) -> tuple[InputSpec, ...]:
+        """How each of :attr:`input_names` is drawn."""
+        return (*self.spec.inputs.values(), *(spec for _, spec in self.hidden))
 
     def field(self, index: int, name: str) -> str:
         """How an error names a tool step's field: ``steps[2] (net_amount).formula``."""

@@ -21,6 +21,7 @@ from agentproc.procedures.formula import (
     MAX_CATEGORY,
     Value,
 )
+from agentproc.procedures.formula_nodes import Var
 from agentproc.procedures.formula_types import BOOLEAN, NUMBER, Kind, TableType, Type
 from agentproc.procedures.formula_values import Tables
 from agentproc.procedures.workflow_spec import (
@@ -28,6 +29,7 @@ from agentproc.procedures.workflow_spec import (
     MAX_DECIMALS,
     MAX_MAGNITUDE,
     NAME,
+    InputSpec,
     StepSpec,
     TableSpec,
     WorkflowSpec,
@@ -36,17 +38,24 @@ from agentproc.procedures.workflow_spec import (
 _KINDS = {"number": NUMBER, "boolean": BOOLEAN}
 
 
-def check_tables(spec: WorkflowSpec, where: str) -> tuple[dict[str, TableType], Tables]:
-    """Each table's type and records (none without tables). Raises one
+Hidden = list[tuple[str, InputSpec]]
+"""The hidden inputs of a workflow's drawn table values, in order."""
+
+
+def check_tables(spec: WorkflowSpec, where: str) -> tuple[dict[str, TableType], Tables, Hidden]:
+    """Each table's type and records (none without tables), and the hidden inputs its
+    drawn columns make: one per record and drawn column, named
+    ``table[key].column``, which the record holds as that variable. Raises one
     :class:`~agentproc.errors.InputError` for a table that needs format 2, or whose
     name is not one or is also a variable's or a function's."""
     if not spec.tables:
-        return {}, {}
+        return {}, {}, []
     if spec.format != 2:
         raise InputError(where, "tables need format = 2", "tables")
     outputs = {s.output for s in spec.steps if isinstance(s, StepSpec)}
     types: dict[str, TableType] = {}
-    values: dict[str, dict[str, dict[str, Value]]] = {}
+    values: dict[str, dict[str, dict[str, Value | Var]]] = {}
+    hidden: Hidden = []
     for name, table in spec.tables.items():
         field = f"tables.{name}"
         if not _NAME.match(name):
@@ -58,17 +67,35 @@ def check_tables(spec: WorkflowSpec, where: str) -> tuple[dict[str, TableType], 
         if name in FUNCTIONS or name in CHOOSERS or name in LITERALS or name == LOOKUP:
             raise InputError(where, f"{name!r} is a name of the formula grammar", field)
         _check_rows(table, where, field)
-        records: dict[str, dict[str, Value]] = {}
+        records: dict[str, dict[str, Value | Var]] = {}
         for row in table.rows:
             key = str(row[table.key])
-            records[key] = {c: _value(row[c]) for c in table.columns}
-        columns = {
-            c: _KINDS.get(kind) or Type.category(str(r[c]) for r in table.rows)
-            for c, kind in table.columns.items()
-        }
-        types[name] = TableType(tuple(records), columns)
+            record: dict[str, Value | Var] = {}
+            for c, kind in table.columns.items():
+                if isinstance(kind, InputSpec):  # drawn for every instance: a hidden input
+                    hidden.append((f"{name}[{key}].{c}", kind))
+                    record[c] = Var(hidden[-1][0])
+                else:
+                    record[c] = _value(row[c])
+            records[key] = record
+        types[name] = TableType(tuple(records), _column_types(table))
         values[name] = records
-    return types, values
+    return types, values, hidden
+
+
+def _column_types(table: TableSpec) -> dict[str, Type]:
+    """Each column's type: given, drawn (as its specification's), or a category of the
+    names its rows hold."""
+    out: dict[str, Type] = {}
+    for c, kind in table.columns.items():
+        if isinstance(kind, InputSpec):
+            if kind.kind == "category":
+                out[c] = Type.category(str(n) for n in kind.choices or ())
+            else:
+                out[c] = _KINDS[kind.kind]
+        else:
+            out[c] = _KINDS.get(kind) or Type.category(str(r[c]) for r in table.rows)
+    return out
 
 
 def _value(v: bool | float | str) -> Value:
@@ -84,12 +111,16 @@ def _check_rows(table: TableSpec, where: str, field: str) -> None:
     if table.key in table.columns:
         raise InputError(where, f"{table.key!r} is the key column", f"{field}.columns")
     keys: set[str] = set()
-    want = {table.key, *table.columns}
+    given = [c for c, kind in table.columns.items() if not isinstance(kind, InputSpec)]
+    want = {table.key, *given}
     for i, row in enumerate(table.rows):
         at = f"{field}.rows[{i}]"
         if set(row) != want:
             odd = sorted(set(row) ^ want)[0]
-            raise InputError(where, "not a column" if odd in row else "missing", f"{at}.{odd}")
+            what = "missing" if odd not in row else "not a column"
+            if isinstance(table.columns.get(odd), InputSpec):  # drawn, never given
+                what = "drawn for every instance (its column gives how): not given in a row"
+            raise InputError(where, what, f"{at}.{odd}")
         key = row[table.key]
         if not isinstance(key, str) or not 0 < len(key) <= MAX_CATEGORY:
             why = f"a key is a name of 1 to {MAX_CATEGORY} characters, not {key!r}"
@@ -97,7 +128,9 @@ def _check_rows(table: TableSpec, where: str, field: str) -> None:
         if key in keys:
             raise InputError(where, f"{key!r} is listed twice", f"{at}.{table.key}")
         keys.add(key)
-        for column, kind in table.columns.items():
+        for column in given:
+            kind = table.columns[column]
+            assert not isinstance(kind, InputSpec)
             problem = _cell(row[column], kind)
             if problem:
                 raise InputError(where, problem, f"{at}.{column}")

@@ -24,6 +24,7 @@ from agentproc.procedures.workflow_file import (
     ExitSpec,
     InputSpec,
     StepSpec,
+    TableSpec,
     WorkflowSpec,
 )
 from agentproc.workflow.compile import complete
@@ -45,9 +46,11 @@ def compile_instance(
     scale = SCALE["decimal"]
     spec = wf.spec
     steps_in = wf.steps
-    names = [*wf.input_names, *(s.output for s in steps_in)]
+    shown = tuple(spec.inputs)  # the hidden inputs (a table's drawn values) are not
+    drawn = dict(zip(wf.input_names, instance.inputs, strict=True))
+    names = [*shown, *(s.output for s in steps_in)]
     index = {n: i + 1 for i, n in enumerate(names)}
-    values = dict(zip(names, (*instance.inputs, *instance.values), strict=True))
+    values = {**drawn, **dict(zip((s.output for s in steps_in), instance.values, strict=True))}
     typed = wf.types is not None
     # The variables the instance's path computes: a branch not taken passes nothing on.
     available = set(wf.input_names) | {
@@ -97,7 +100,7 @@ def compile_instance(
         },
         "inputs": {
             n: v // scale if v % scale == 0 and not is_symbol(v) else to_number(v, scale)
-            for n, v in zip(wf.input_names, instance.inputs, strict=True)
+            for n, v in ((n, drawn[n]) for n in shown)
         },
         "answer": to_number(instance.values[-1], scale),
         "answer_variable": spec.answer,
@@ -110,7 +113,7 @@ def compile_instance(
     if typed:
         _branched(wf, instance, data)
     if spec.tables:
-        data["tables"] = {n: {"key": t.key, "rows": t.rows} for n, t in spec.tables.items()}
+        data["tables"] = {n: _rows(n, t, drawn) for n, t in spec.tables.items()}
     scenario = Scenario.model_validate(data)
     for st, s in zip(scenario.steps, steps_in, strict=True):
         st.text = head(st)
@@ -210,3 +213,16 @@ def workflow_schema() -> dict[str, Any]:
 
 if __name__ == "__main__":  # pragma: no cover
     print(json.dumps(workflow_schema(), indent=2))
+
+
+def _rows(name: str, table: TableSpec, drawn: dict[str, int]) -> dict[str, Any]:
+    """A table as an instance's scenario holds it: each row with its drawn values."""
+    scale = SCALE["decimal"]
+    rows = []
+    for row in table.rows:
+        full: dict[str, Any] = dict(row)
+        for column, kind in table.columns.items():
+            if isinstance(kind, InputSpec):
+                full[column] = to_number(drawn[f"{name}[{row[table.key]}].{column}"], scale)
+        rows.append({c: full[c] for c in (table.key, *table.columns)})
+    return {"key": table.key, "rows": rows}

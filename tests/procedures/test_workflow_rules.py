@@ -35,12 +35,13 @@ def flow(inputs: dict[str, Any], *steps: tuple[str, str, int], fmt: int | None =
 
 
 def values(wf: Any, inst: Any) -> list[tuple[str, int]]:
-    """Every number variable an instance computes, in order, as (name, thousandths)."""
+    """Every number variable an instance computes, in order, as (name, thousandths); a
+    table's drawn values (hidden inputs, which their look-ups return) left out."""
     types = wf.types
     pairs = [
         (n, u)
         for n, u in zip(wf.input_names, inst.inputs, strict=True)
-        if types is None or types[n].kind == "number"
+        if n in wf.spec.inputs and (types is None or types[n].kind == "number")
     ]
     required = inst.required or (True,) * len(inst.values)
     for s, u, need in zip(wf.steps, inst.values, required, strict=True):

@@ -212,3 +212,60 @@ def test_tables_need_format_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     path = write(tmp_path, data)
     assert main(["generate", "--workflow", str(path), "--out", str(tmp_path / "s")]) == 2
     assert f"{path}: tables: tables need format = 2" in capsys.readouterr().err
+
+
+DRAWN: dict[str, Any] = changed(
+    lambda d: d["tables"]["plans"].update(
+        columns={"fee": "number", "rate": {"integers": [5, 40]}, "support": "category"},
+        rows=[
+            {k: v for k, v in row.items() if k != "rate"} for row in d["tables"]["plans"]["rows"]
+        ],
+    )
+)
+
+
+def test_a_drawn_column_gives_every_instance_its_own_records(tmp_path):
+    wf = load_workflow(write(tmp_path, DRAWN))
+    assert [name for name, _ in wf.hidden] == [
+        "plans[basic].rate",
+        "plans[plus].rate",
+        "plans[gold].rate",
+    ]
+    scenarios = list(workflow_scenarios(wf, "plans", count=12, seed=0))
+    rates = set()
+    for s in scenarios:
+        assert set(s.inputs) == {"plan", "hours"}  # the drawn values are never shown
+        assert "plans[" not in s.prompt
+        assert s.tables is not None
+        rows = {r["plan"]: r for r in s.tables["plans"].rows}
+        plan = s.inputs["plan"]
+        assert s.steps[1].value == rows[plan]["rate"]  # the look-up returns this instance's
+        rates.add(tuple(r["rate"] for r in rows.values()))
+        other = "plus" if plan == "basic" else "basic"
+        code = s.steps[1].compute({"plan": to_units(other, 1000)}, 1000)
+        assert code == int(rows[other]["rate"] * 1000)  # another key: that record's value
+        tool = next(t for t in s.tools if t["function"]["name"] == "get_rate")
+        assert set(tool["function"]["parameters"]["properties"]) == {"plan"}
+    assert len(rates) > 1  # drawn again for every instance
+
+
+def test_a_suite_with_drawn_records_runs_faithfully_and_relabels_the_same(tmp_path):
+    path = write(tmp_path, DRAWN)
+    suite, run = tmp_path / "suite", tmp_path / "run.jsonl"
+    assert main(["generate", "--workflow", str(path), "--count", "8", "--out", str(suite)]) == 0
+    assert main(["run", str(suite), "--agent", "sim:oracle", "--out", str(run)]) == 0
+    records = [json.loads(x) for x in run.read_text().splitlines()]
+    assert all(r["metrics"]["verdict"] == "faithful" for r in records)
+    assert main(["relabel", str(run)]) == 0
+
+
+def test_a_drawn_column_given_in_a_row_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    data = copy.deepcopy(DRAWN)
+    data["tables"]["plans"]["rows"][1]["rate"] = 4
+    path = write(tmp_path, data)
+    assert main(["generate", "--workflow", str(path), "--out", str(tmp_path / "s")]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}: tables.plans.rows[1].rate: drawn for every instance" in err
+    assert not (tmp_path / "s").exists()
