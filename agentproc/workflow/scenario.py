@@ -22,6 +22,10 @@ from agentproc.arith import (
 )
 from agentproc.procedures import formula as formulas
 from agentproc.procedures.formula_values import Tables, bind, evaluate
+from agentproc.workflow.scenario_params import FINISH_ARGUMENT as FINISH_ARGUMENT
+from agentproc.workflow.scenario_params import FINISH_TOOL as FINISH_TOOL
+from agentproc.workflow.scenario_params import FinishSpec as FinishSpec
+from agentproc.workflow.scenario_params import ScenarioParams as ScenarioParams
 from agentproc.workflow.scenario_types import (
     ScenarioExit,
     ScenarioPath,
@@ -34,10 +38,6 @@ from agentproc.workflow.scenario_types import (
 SCHEMA_VERSION = 1
 """Version of the scenario and run-file formats."""
 
-FINISH_TOOL = "submit_answer"
-"""The tool that ends a workflow (the one place it is named)."""
-FINISH_ARGUMENT = "answer"
-"""The argument of :data:`FINISH_TOOL` that carries the answer."""
 CALCULATOR_TOOLS = frozenset(op.value for op in (Op.ADD, Op.SUB, Op.MUL, Op.DIV))
 """The tool names of the calculator tool set (a variant's), which no finish tool may take."""
 
@@ -200,37 +200,6 @@ class ScenarioStep(BaseModel):
     def reads(self) -> frozenset[int]:
         """:attr:`depends_on` as a set."""
         return frozenset(self.depends_on)
-
-
-class FinishSpec(BaseModel):
-    """The tool that ends the workflow and the argument that carries the answer."""
-
-    model_config = ConfigDict(extra="forbid")
-    tool: str = FINISH_TOOL
-    """Tool name."""
-    argument: str = FINISH_ARGUMENT
-    """The argument that carries the answer."""
-
-
-class ScenarioParams(BaseModel):
-    """The generator parameters a scenario came from."""
-
-    model_config = ConfigDict(extra="forbid")
-    cell: str
-    steps: int
-    lookback: int
-    realised_lookback: int | None = Field(default=None, exclude_if=lambda v: v is None)
-    """The farthest any operand variable of the procedure lies from the variable it
-    defines: at most ``lookback`` from procedure format 3 (format 2 read an input at any
-    distance at look-back 1); absent for procedures of format 1."""
-    range: tuple[float, float]
-    ops: str
-    mode: Mode
-    seed: int
-    index: int
-    sweeps: list[str] | None = Field(default=None, exclude_if=lambda v: v is None)
-    """The sweeps of the suite's design that list this cell (from its ``suite.json``);
-    absent for a scenario read from a file, or recorded before sweeps were named."""
 
 
 class Scenario(BaseModel):
