@@ -111,7 +111,7 @@ def _check_rows(table: TableSpec, where: str, field: str) -> None:
     if table.key in table.columns:
         raise InputError(where, f"{table.key!r} is the key column", f"{field}.columns")
     keys: set[str] = set()
-    given = [c for c, kind in table.columns.items() if not isinstance(kind, InputSpec)]
+    given = {c: kind for c, kind in table.columns.items() if not isinstance(kind, InputSpec)}
     want = {table.key, *given}
     for i, row in enumerate(table.rows):
         at = f"{field}.rows[{i}]"
@@ -128,9 +128,7 @@ def _check_rows(table: TableSpec, where: str, field: str) -> None:
         if key in keys:
             raise InputError(where, f"{key!r} is listed twice", f"{at}.{table.key}")
         keys.add(key)
-        for column in given:
-            kind = table.columns[column]
-            assert not isinstance(kind, InputSpec)
+        for column, kind in given.items():
             problem = _cell(row[column], kind)
             if problem:
                 raise InputError(where, problem, f"{at}.{column}")
