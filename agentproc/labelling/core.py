@@ -79,10 +79,11 @@ from typing import Any
 from agentproc.labelling.episode import KIND_ORDER as KIND_ORDER
 from agentproc.labelling.episode import Entry as Entry
 from agentproc.labelling.episode import EpisodeEnd
+from agentproc.labelling.fields import field_labels
 from agentproc.labelling.labels import Label, LabelKind
 from agentproc.labelling.order import Batching, InFlight, OrderPolicy
 from agentproc.workflow import Workflow
-from agentproc.workflow.branching import env_of
+from agentproc.workflow.branching import BranchExit, env_of
 
 K = LabelKind
 PROPAGATED = "propagated"
@@ -124,7 +125,7 @@ class LabelCore(EpisodeEnd):
         """Step number -> the value its latest execution produced."""
         self.run_at: dict[int, int] = {}
         """Step number -> the entry of its first run, in the order they ran."""
-        self.answers: list[tuple[int, float | int]] = []
+        self.answers: list[tuple[int, Any]] = []
         self.last_executed: int | None = None
         self.calls = 0
         """Entries seen, counted or not."""
@@ -218,9 +219,7 @@ class LabelCore(EpisodeEnd):
         correct = wf.correct
         return env_of(wf.var_names, lambda v: produced.get(v, correct[v]), wf.scale)
 
-    def record_answer(
-        self, entry: Entry, answer: float | int | None, refused: bool = False
-    ) -> None:
+    def record_answer(self, entry: Entry, answer: Any, refused: bool = False) -> None:
         """An answer was submitted: premature, wrong (and why) or a revision."""
         wf = self.wf
         flight = self.in_flight
@@ -244,9 +243,21 @@ class LabelCore(EpisodeEnd):
             )
         if refused or answer is None:
             return
-        right = wf.close(answer, wf.answer)
+        right = wf.answer_is(answer, wf.expected_answer)
         if not self.answers:
-            if not right:
+            if not right and wf.answer_fields:
+                own = self._own_exit()
+                own_fields = None if own is None else wf.exit_answer(own)
+                for label in field_labels(
+                    wf,
+                    entry.index,
+                    answer,
+                    self.produced,
+                    self.last_executed,
+                    own_fields,  # type: ignore[arg-type]
+                ):
+                    self.add(label)
+            elif not right:
                 own = self.produced.get(wf.answer_index, self.last_executed)
                 carried = own is not None and wf.close(answer, own)
                 if not carried and wf.branching is not None:
@@ -261,7 +272,7 @@ class LabelCore(EpisodeEnd):
                     )
                 )
         else:
-            was_right = wf.close(self.answers[-1][1], wf.answer)
+            was_right = wf.answer_is(self.answers[-1][1], wf.expected_answer)
             self.add(
                 Label(
                     K.ANSWER_REVISED,
@@ -279,10 +290,15 @@ class LabelCore(EpisodeEnd):
         b = self.wf.branching
         if b is None or answer is None:
             return UNSUPPORTED
-        env = self.agent_env()
-        fired = b.exit_on(env)
-        right = fired is not None and self.wf.close(answer, b.exits[fired].answer)
+        own = self._own_exit()
+        right = own is not None and self.wf.answer_is(answer, self.wf.exit_answer(own))
         return PROPAGATED if right else UNSUPPORTED
+
+    def _own_exit(self) -> BranchExit | None:
+        """The exit that fires on the agent's own values, if one does."""
+        b = self.wf.branching
+        fired = None if b is None else b.exit_on(self.agent_env())
+        return None if fired is None else b.exits[fired]  # type: ignore[union-attr]
 
     def own(self, var: int, matches: Callable[[int], bool]) -> bool:
         """Whether a value the agent produced for ``var`` (its latest, or an earlier one it

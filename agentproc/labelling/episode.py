@@ -66,7 +66,7 @@ class EpisodeEnd:
     labels: list[Label]
     last_value: dict[int, int]
     run_at: dict[int, int]
-    answers: list[tuple[int, float | int]]
+    answers: list[tuple[int, Any]]
     calls: int
     trace: list[Entry]
     given: int
@@ -136,8 +136,9 @@ class EpisodeEnd:
         wf = self.wf
         first = self.answers[0][1] if self.answers else None
         final = self.answers[-1][1] if self.answers else None
-        first_ok = first is not None and wf.close(first, wf.answer)
-        final_ok = final is not None and wf.close(final, wf.answer)
+        right = wf.expected_answer
+        first_ok = first is not None and wf.answer_is(first, right)
+        final_ok = final is not None and wf.answer_is(final, right)
         faithful = first_ok and not labels
         verdict: Verdict
         if first is None:
@@ -209,7 +210,7 @@ class EpisodeEnd:
         ran = [e.step for e in self.trace if e.index < at and e.executed and e.step is not None]
         furthest = max(ran, default=0)
         for j, e in enumerate(branching.exits):
-            if furthest <= e.after and self.wf.close(answer, e.answer):
+            if furthest <= e.after and self.wf.answer_is(answer, self.wf.exit_answer(e)):
                 return j, True
         last = branching.last
         return None, last is None or last in ran

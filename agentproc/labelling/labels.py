@@ -77,13 +77,14 @@ class Label(NamedTuple):
     refused: bool | None = None
     truncated: bool | None = None
     reason: str | None = None
+    field: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """``kind``, ``call_index`` and ``step`` always; other attributes when set, in
         :data:`_ATTRS` order (written out, from the tuple unpacked: relabelling a run calls
         it for every label)."""
         (kind, call, step, cause, argument, expected, got, confused_with, self_correction,
-         breaks_dependency, missing_steps, live, refused, truncated, reason) = self  # fmt: skip
+         breaks_dependency, missing_steps, live, refused, truncated, reason, field) = self  # fmt: skip
         out: dict[str, Any] = {"kind": _KIND_VALUES[kind], "call_index": call, "step": step}
         if cause is not None:
             out["cause"] = cause
@@ -109,6 +110,8 @@ class Label(NamedTuple):
             out["truncated"] = truncated
         if reason is not None:
             out["reason"] = reason
+        if field is not None:
+            out["field"] = field
         return out
 
     @classmethod
@@ -128,6 +131,7 @@ class Label(NamedTuple):
             self.self_correction,
             self.breaks_dependency,
             self.reason,
+            self.field,
         )
 
 
@@ -160,6 +164,7 @@ _ATTRS = (
     "refused",
     "truncated",
     "reason",
+    "field",
 )
 
 
@@ -183,8 +188,9 @@ class Metrics(TypedDict):
     verdict: Verdict
     faithful: bool
     """A correct first answer and no label at all."""
-    first_answer: float | int | None
-    final_answer: float | int | None
+    first_answer: float | int | bool | str | dict[str, float | int | bool | str] | None
+    """The first accepted answer (a multi-field answer's: the fields given)."""
+    final_answer: float | int | bool | str | dict[str, float | int | bool | str] | None
     first_answer_correct: bool
     final_answer_correct: bool
     answers: int

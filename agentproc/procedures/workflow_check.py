@@ -22,6 +22,12 @@ from agentproc.procedures import formula
 from agentproc.procedures.formula import CHOOSERS, FUNCTIONS, LITERALS, FormulaError, Node
 from agentproc.procedures.formula_types import BOOLEAN, NUMBER, TableType, Type, check
 from agentproc.procedures.formula_values import bind
+from agentproc.procedures.workflow_answer import (
+    check_exit_types,
+    check_fields,
+    exit_fields,
+    live_fields,
+)
 from agentproc.procedures.workflow_spec import (
     _NAME,
     MAX_DECIMALS,
@@ -46,6 +52,7 @@ def check_spec(spec: WorkflowSpec, where: str = "workflow") -> DeclaredWorkflow:
     one), an answer that is not the last step's output; in format 2, a formula, condition
     or exit answer of the wrong type."""
     typed = spec.format == 2
+    check_fields(spec, where)
     if not typed:
         _format_one(spec, where)
     for name in spec.inputs:
@@ -69,8 +76,14 @@ def check_spec(spec: WorkflowSpec, where: str = "workflow") -> DeclaredWorkflow:
             if s.name in tools or any(e.name == s.name for e in exits):
                 raise InputError(where, f"{s.name!r} is taken twice", f"{label}.name")
             tree, names = _condition(s.when, defined, types, where, f"{label}.when", spec, i)
-            answer = _literal(s.answer, where, f"{label}.answer")
-            exits.append(Exit(s.name, i, len(trees), tree, names, answer))
+            if spec.fields:
+                given = exit_fields(s, label, spec.fields, where, _literal)
+                last = spec.steps[-1]
+                key = last.output if isinstance(last, StepSpec) else spec.fields[-1]
+                exits.append(Exit(s.name, i, len(trees), tree, names, given[key], given))
+            else:
+                answer = _literal(s.answer, where, f"{label}.answer")  # type: ignore[arg-type]
+                exits.append(Exit(s.name, i, len(trees), tree, names, answer))
             barrier |= {defined[n] for n in names} - {0}
             continue
         label = f"steps[{i}] ({s.tool})"
@@ -124,21 +137,24 @@ def check_spec(spec: WorkflowSpec, where: str = "workflow") -> DeclaredWorkflow:
             "an exit listed after the answer's step would never be needed",
             f"steps[{len(spec.steps) - 1}] ({last.name}).kind",
         )
-    if spec.answer != last.output:
+    if spec.answer_variable != last.output:
         raise InputError(
             where,
             f"{spec.answer!r} is not the last step's output ({last.output!r}; "
             "a step after the answer would never be needed)",
             "answer",
         )
-    if types is not None:
-        _exit_answers(spec, exits, types[spec.answer], where)
+    if types is not None and spec.fields:
+        for e in exits:
+            check_exit_types(e.fields or {}, types, f"steps[{e.position}] ({e.name})", where)
+    elif types is not None:
+        _exit_answers(spec, exits, types[spec.answer_variable], where)
     return DeclaredWorkflow(
         spec,
         tuple(trees),
         tuple(reads),
         tuple(depends),
-        _live(depends),
+        _live(depends, live_fields(spec)),
         where,
         types,
         tuple(conditions) if typed else (),
@@ -228,7 +244,7 @@ def _exit_answers(spec: WorkflowSpec, exits: list[Exit], answer: Type, where: st
         if kind != answer.kind:
             raise InputError(
                 where,
-                f"{got!r} is not of the answer's type ({answer.text(spec.answer)})",
+                f"{got!r} is not of the answer's type ({answer.text(spec.answer_variable)})",
                 f"steps[{e.position}] ({e.name}).answer",
             )
 
@@ -289,10 +305,13 @@ def _path_back(
     return None
 
 
-def _live(depends: list[tuple[int, ...]]) -> tuple[bool, ...]:
-    """Per step: whether the answer (the last step) reads it, directly or not."""
+def _live(depends: list[tuple[int, ...]], fields: frozenset[int] = frozenset()) -> tuple[bool, ...]:
+    """Per step: whether the answer (the last step, and a multi-field answer's every
+    field's step) reads it, directly or not."""
     live = [False] * len(depends)
     live[-1] = True
+    for k in fields:
+        live[k - 1] = True
     for k in range(len(depends), 0, -1):
         if live[k - 1]:
             for d in depends[k - 1]:

@@ -131,7 +131,9 @@ def _answer_moves(wf: DeclaredWorkflow, inputs: tuple[int, ...], w: Walk) -> boo
     (:func:`~agentproc.procedures.workflow_rules.moves`), changes the answer both ways.
     A category or boolean answer, and an exit's fixed one, are not asked to (a
     threshold's outcome stays put under a small move)."""
-    if w.exit is not None or (wf.types is not None and wf.types[wf.spec.answer].kind != "number"):
+    if w.exit is not None or (
+        wf.types is not None and wf.types[wf.spec.answer_variable].kind != "number"
+    ):
         return True
     answer = answer_of(wf, w)
     for k, spec in enumerate(wf.input_specs):

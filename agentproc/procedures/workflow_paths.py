@@ -112,6 +112,15 @@ def walk(wf: DeclaredWorkflow, inputs: tuple[int, ...]) -> Walk:
             "it would end with no answer (give an exit for that case)",
             wf.field(len(required) - 1, "when"),
         )
+    if fired is None and wf.fields:
+        for k, s in enumerate(wf.steps):
+            if s.output in wf.fields and not required[k]:
+                raise InputError(
+                    wf.where,
+                    f"the answer's field {s.output!r} is not given on an instance where no "
+                    "exit fires: its step is not required there (give an exit for that case)",
+                    wf.field(k, "when"),
+                )
     return Walk(tuple(values), tuple(required), fired)
 
 

@@ -33,6 +33,8 @@ MAX_INPUTS = 50
 """Inputs a workflow may declare."""
 MAX_WORKFLOW_STEPS = 200
 """Steps a workflow may declare (as many as a generated procedure)."""
+MAX_FIELDS = 8
+"""Fields a multi-field answer may list."""
 MAX_CHOICES = 1000
 """Values a list of choices may hold."""
 MAX_DECIMALS = 3
@@ -203,8 +205,9 @@ class ExitSpec(BaseModel):
     """What the exit means, as the agent is told."""
     when: str = Field(max_length=FORMULA_LENGTH)
     """The boolean condition on which the procedure ends here."""
-    answer: bool | float | str
-    """The answer given to the finish tool when it does: of the answer's type."""
+    answer: bool | float | str | dict[str, bool | float | str]
+    """The answer given to the finish tool when it does: of the answer's type (a
+    multi-field answer's: a table giving every field, ``{ decision = "reject", ... }``)."""
 
 
 def _step_kind(v: Any) -> str:
@@ -235,10 +238,29 @@ class WorkflowSpec(BaseModel):
     """Format 2: tables of records that steps look up (``lookup(table, key, 'column')``)."""
     steps: list[Entry] = Field(min_length=1, max_length=MAX_WORKFLOW_STEPS)
     """The steps (and, in format 2, exits), in their listed order."""
-    answer: str = Field(pattern=NAME)
-    """The answer variable: the last step's output."""
+    answer: (
+        Annotated[str, Field(pattern=NAME)]
+        | Annotated[
+            list[Annotated[str, Field(pattern=NAME)]], Field(min_length=2, max_length=MAX_FIELDS)
+        ]
+    )
+    """The answer variable: the last step's output; format 2, a multi-field answer: a
+    list of 2 to 8 distinct step outputs, the last step's among them."""
     finish_tool: str = Field(default="submit_answer", pattern=TOOL)
     """The tool the answer is given to, which ends the workflow."""
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        """A multi-field answer's fields, in listed order (empty: a single answer)."""
+        return () if isinstance(self.answer, str) else tuple(self.answer)
+
+    @property
+    def answer_variable(self) -> str:
+        """The answer's variable: a multi-field answer's, the last step's output."""
+        if isinstance(self.answer, str):
+            return self.answer
+        last = self.steps[-1]
+        return last.output if isinstance(last, StepSpec) else self.answer[-1]
 
 
 @dataclass(frozen=True)
@@ -255,7 +277,10 @@ class Exit:
     reads: tuple[str, ...]
     """The variables its condition reads."""
     answer: formula.Value
-    """The answer it ends the procedure with (a number as an exact fraction)."""
+    """The answer it ends the procedure with (a number as an exact fraction; a
+    multi-field answer's: its value of the last step's output)."""
+    fields: Mapping[str, formula.Value] | None = None
+    """A multi-field answer's: every field's value (``None``: a single answer)."""
 
 
 @dataclass(frozen=True)
@@ -297,6 +322,11 @@ class DeclaredWorkflow:
     def positions(self) -> tuple[int, ...]:
         """Each tool step's index among the listed steps."""
         return tuple(i for i, s in enumerate(self.spec.steps) if isinstance(s, StepSpec))
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        """A multi-field answer's fields, in listed order (empty: a single answer)."""
+        return self.spec.fields
 
     @property
     def branched(self) -> bool:

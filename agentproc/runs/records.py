@@ -71,6 +71,9 @@ class LabelRecord(TypedDict):
     reason: NotRequired[str]
     """``unneeded_step``: ``condition`` (its ``when`` is false on the instance) or
     ``after_exit`` (it lies past the exit that fired)."""
+    field: NotRequired[str]
+    """``wrong_answer`` of a multi-field answer: the field that is wrong (one label per
+    wrong field)."""
 
 
 @with_config(_CONFIG)
@@ -93,8 +96,9 @@ class CallJSON(TypedDict):
     """Canonical hash of the mock tools' state after the call."""
     value: NotRequired[float | int]
     """The value the step produced."""
-    answer: NotRequired[float | int]
-    """The answer an accepted finish call submitted."""
+    answer: NotRequired[float | int | bool | str | dict[str, float | int | bool | str]]
+    """The answer an accepted finish call submitted (a multi-field answer's: the fields
+    given, field -> value)."""
     given: NotRequired[bool]
     """A pre-filled call (a variant's ``[prefill]``), not the agent's: the first
     ``metrics.given_steps`` calls (a line stores the count, not the flag)."""

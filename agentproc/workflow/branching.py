@@ -35,7 +35,9 @@ class BranchExit:
     answer: int
     """Its answer in units."""
     shown: Any
-    """Its answer as the agent would give it."""
+    """Its answer as the agent would give it (a multi-field answer's: field -> value)."""
+    fields: tuple[int, ...] | None = None
+    """A multi-field answer's: each field's value in units, in the fields' order."""
 
 
 @dataclass(frozen=True)
@@ -137,7 +139,10 @@ def branching(
             e["after"],
             formula.parse(e["when"], True),
             from_number(e["answer"], scale),
-            e["answer"],
+            e["answer"] if not e.get("fields") else e["fields"],
+            None
+            if not e.get("fields")
+            else tuple(from_number(v, scale) for v in e["fields"].values()),
         )
         for e in data.get("exits") or ()
     )

@@ -33,8 +33,9 @@ class CallRecord:
     """Why nothing was executed: a key of :data:`REFUSALS`, or ``None``."""
     value: int | None = None
     """The value the step produced, in units."""
-    answer: float | int | None = None
-    """The submitted answer, for an accepted finish call."""
+    answer: Any = None
+    """The submitted answer, for an accepted finish call (a multi-field answer's: the
+    fields given, field -> value)."""
     state_hash: str = ""
     given: bool = False
     """A pre-filled call (:mod:`agentproc.workflow.prefill`), not the agent's."""

@@ -24,6 +24,7 @@ import orjson
 from agentproc.arith import SYMBOL, VERB, to_number
 from agentproc.procedures import Procedure, procedure_record
 from agentproc.resources import load_json
+from agentproc.workflow.answer_fields import finish_tool
 from agentproc.workflow.declared_view import step_text
 from agentproc.workflow.prompts import render_prompt
 from agentproc.workflow.scenario import (
@@ -59,8 +60,10 @@ def make_tools(
     tool_name: Callable[[str], str] | None = None,
     others: Sequence[dict[str, Any]] = (),
     types: Mapping[str, VariableType] | None = None,
+    fields: Sequence[str] = (),
 ) -> list[dict[str, Any]]:
-    """The offered tools of a scenario's steps, then ``others``, then the finish tool.
+    """The offered tools of a scenario's steps, then ``others``, then the finish tool
+    (a multi-field answer's takes one argument per field of ``fields``).
 
     A variant presents them under other names: each variable as ``name`` gives it, each
     step tool as ``tool_name`` names it (by default ``step_N``). ``types``: a branched
@@ -105,6 +108,9 @@ def make_tools(
             params["required"].append(var)
         tools.append(spec)
     tools.extend(others)
+    if fields:
+        tools.append(finish_tool(finish.tool, fields, number_type, types))
+        return tools
     finish_spec = _fill(
         finish_t,
         {
@@ -269,6 +275,7 @@ def complete(scenario: Scenario) -> Scenario:
                 scenario.answer_variable,
                 scenario.finish,
                 types=scenario.types,
+                fields=tuple(scenario.answer_fields or ()),
             ),
             "prompt": scenario.prompt or render_prompt(scenario),
         }

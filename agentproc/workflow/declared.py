@@ -103,13 +103,15 @@ def compile_instance(
             for n, v in ((n, drawn[n]) for n in shown)
         },
         "answer": to_number(instance.values[-1], scale),
-        "answer_variable": spec.answer,
+        "answer_variable": spec.answer_variable,
         "mode": "decimal",
         "tolerance": 0.5 / scale,
         "steps": steps,
         "finish": {"tool": spec.finish_tool},
         "description": spec.description.strip(),
     }
+    if wf.fields:
+        data["answer_fields"] = {f: to_number(values[f], scale) for f in wf.fields}
     if typed:
         _branched(wf, instance, data)
     if spec.tables:
@@ -131,10 +133,12 @@ def _branched(wf: DeclaredWorkflow, instance: WorkflowInstance, data: dict[str, 
         for n, t in types.items()
         if t.kind != "number"
     } or None
-    answer = types[wf.spec.answer]
-    if answer.kind == "category":  # the exits' answers are the answer's names too
-        names = {*answer.choices, *(str(e.answer) for e in wf.exits)}
-        data["types"][wf.spec.answer]["choices"] = sorted(names)
+    for field in wf.fields or (wf.spec.answer_variable,):
+        answer = types[field]
+        if answer.kind == "category":  # the exits' answers are the answer's names too
+            given = (e.answer if e.fields is None else e.fields[field] for e in wf.exits)
+            names = {*answer.choices, *map(str, given)}
+            data["types"][field]["choices"] = sorted(names)
     if not wf.branched:
         return
     data["exits"] = [
@@ -142,6 +146,7 @@ def _branched(wf: DeclaredWorkflow, instance: WorkflowInstance, data: dict[str, 
             "name": e.name,
             "when": wf.spec.steps[e.position].when.strip(),  # type: ignore[union-attr]
             "answer": _answer(e.answer),
+            **({} if e.fields is None else {"fields": _fields(e.fields)}),
             "after": e.after,
             "description": wf.spec.steps[e.position].description.strip(),
             "operands": list(e.reads),
@@ -152,6 +157,13 @@ def _branched(wf: DeclaredWorkflow, instance: WorkflowInstance, data: dict[str, 
     data["path"] = {"name": instance.path, "exit": None if fired is None else fired.name}
     if fired is not None:
         data["answer"] = _answer(fired.answer)
+        if fired.fields is not None:
+            data["answer_fields"] = _fields(fired.fields)
+
+
+def _fields(fields: Any) -> dict[str, Any]:
+    """An exit's multi-field answer as a scenario holds it."""
+    return {f: _answer(v) for f, v in fields.items()}
 
 
 def _answer(value: Any) -> Any:

@@ -20,7 +20,7 @@ from agentproc.arith import (
     value_units,
 )
 from agentproc.procedures.procedure import depends_of
-from agentproc.workflow.branching import Branching
+from agentproc.workflow.branching import BranchExit, Branching
 from agentproc.workflow.scenario import Scenario, ScenarioStep, var_index
 from agentproc.workflow.scenario_types import VariableType
 from agentproc.workflow.variant import Variant
@@ -76,6 +76,9 @@ class Workflow:
     step is required)."""
     types: Mapping[str, VariableType] | None = None
     """A branched workflow's variables that are not numbers (``None``: every one is)."""
+    answer_fields: tuple[tuple[str, int], ...] = ()
+    """A multi-field answer's fields: each as ``(name, variable index)``, in order (empty:
+    a single answer, given as :attr:`finish_argument`)."""
 
     @cached_property
     def index_of(self) -> dict[str, int]:
@@ -160,6 +163,36 @@ class Workflow:
         return self.correct[-1]
 
     @property
+    def field_answers(self) -> tuple[int, ...]:
+        """A multi-field answer's correct value of each field in units (where an exit
+        fires, the exit's)."""
+        b = self.branching
+        if b is not None and b.fired is not None and b.exits[b.fired].fields is not None:
+            return b.exits[b.fired].fields  # type: ignore[return-value]
+        return tuple(self.correct[v] for _, v in self.answer_fields)
+
+    @property
+    def expected_answer(self) -> int | tuple[int, ...]:
+        """What :meth:`answer_is` compares a right answer with: :attr:`answer`, or a
+        multi-field answer's :attr:`field_answers`."""
+        return self.field_answers if self.answer_fields else self.answer
+
+    @staticmethod
+    def exit_answer(e: BranchExit) -> int | tuple[int, ...]:
+        """What :meth:`answer_is` compares an answer given at exit ``e`` with."""
+        return e.answer if e.fields is None else e.fields
+
+    def answer_is(self, answer: Any, expected: int | tuple[int, ...]) -> bool:
+        """Whether a submitted answer is ``expected`` (a multi-field answer, field ->
+        value: every field given, each within tolerance of its value)."""
+        if isinstance(expected, tuple):
+            return isinstance(answer, dict) and all(
+                f in answer and self.close(answer[f], u)
+                for (f, _), u in zip(self.answer_fields, expected, strict=True)
+            )
+        return answer is not None and not isinstance(answer, dict) and self.close(answer, expected)
+
+    @property
     def last_step(self) -> int | None:
         """The last step the instance requires (``None``: an exit fires before any)."""
         return self.n_steps if self.branching is None else self.branching.last
@@ -206,5 +239,12 @@ class Workflow:
             for s, params in zip(self.steps, self.param_vars, strict=True)
             if s.step not in skip
         ]
-        out.append((self.finish_tool, {self.finish_argument: self.to_number(self.answer)}))
+        out.append((self.finish_tool, self.answer_arguments()))
         return out
+
+    def answer_arguments(self) -> dict[str, Any]:
+        """The right finish call's arguments: the answer, or each field's value."""
+        if self.answer_fields:
+            pairs = zip(self.answer_fields, self.field_answers, strict=True)
+            return {f: self.to_number(u) for (f, _), u in pairs}
+        return {self.finish_argument: self.to_number(self.answer)}

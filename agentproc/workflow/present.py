@@ -275,6 +275,7 @@ def _tools(
         tool_name=tool_names.__getitem__,
         others=[_function(name, description, props) for name, description in distractors],
         types=scenario.types,
+        fields=tuple(scenario.answer_fields or ()),
     )
     if not variant.descriptions:
         tools = [_undescribed(t) for t in tools]

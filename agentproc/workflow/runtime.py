@@ -80,6 +80,7 @@ def _declared(scenario: Scenario, scale: int, variant: Variant | None) -> Workfl
         variant,
         paths,
         scenario.types,
+        tuple(scenario.answer_fields or ()),
     )
 
 
@@ -109,6 +110,7 @@ def declared_workflow(data: dict[str, Any], make_scenario: Callable[[], Scenario
         None,
         branching(data, steps, scale),
         types,
+        tuple(data.get("answer_fields") or ()),
     )
 
 
@@ -134,9 +136,11 @@ def _named(
     variant: Variant | None,
     paths: Branching | None = None,
     types: Mapping[str, VariableType] | None = None,
+    answer_fields: tuple[str, ...] = (),
 ) -> Workflow:
     """The workflow of a declared scenario's named variables (inputs first, then each
-    step's output, indexed from 1); a branched workflow's with its path and types."""
+    step's output, indexed from 1); a branched workflow's with its path and types (and a
+    multi-field answer's fields)."""
     names = ("", *inputs, *(output for output, _, _, _ in steps))
     index = {name: i for i, name in enumerate(names) if i}
     correct = [0, *(from_number(v, scale) for v in inputs.values())]
@@ -147,6 +151,8 @@ def _named(
     )
     param_vars = tuple(tuple((names[v], v) for v in dict.fromkeys(ops)) for ops in operands)
     fields: dict[str, Any] = {"param_vars": param_vars, "types": types}
+    if answer_fields:
+        fields["answer_fields"] = tuple((f, index[f]) for f in answer_fields)
     if types is not None or paths is not None:
         fields.update(path_fields(wf.correct, wf.expected, wf.numbers, wf.scale, paths, param_vars))
     return replace(

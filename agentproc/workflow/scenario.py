@@ -216,6 +216,12 @@ class Scenario(BaseModel):
     """The correct final answer."""
     answer_variable: str
     """The variable whose value is the answer."""
+    answer_fields: dict[str, float | int | bool | str] | None = Field(
+        default=None, exclude_if=unset
+    )
+    """A declared workflow's multi-field answer: each field (a step's output, the finish
+    tool's argument of that name) with its correct value on the instance (where an exit
+    fires, the exit's); ``answer`` is then the value of ``answer_variable``."""
     mode: Mode
     tolerance: float | int
     """A supplied number is correct when within this distance of the value (half a
@@ -370,6 +376,9 @@ class Scenario(BaseModel):
             st._index = index
         if self.answer_variable != self.steps[-1].output:
             raise ValueError(f"answer_variable: {self.answer_variable!r} is not the last output")
+        for f in self.answer_fields or ():
+            if index.get(f, 0) <= len(self.inputs):
+                raise ValueError(f"answer_fields: {f!r} is not a step's output")
         return self._finish_tool()
 
 

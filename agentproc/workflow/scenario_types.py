@@ -50,7 +50,10 @@ class ScenarioExit(BaseModel):
     when: str
     """Its condition over the variables."""
     answer: Value
-    """The answer it ends the procedure with."""
+    """The answer it ends the procedure with (a multi-field answer's: its value of the
+    last step's output)."""
+    fields: dict[str, Value] | None = Field(default=None, exclude_if=unset)
+    """A multi-field answer's: every field's value it ends the procedure with."""
     after: int = Field(ge=0)
     """How many steps are listed before it."""
     description: str = ""

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from agentproc.arith import BOUND, SYMBOL, Op, apply_units, is_symbol, render, to_units
 from agentproc.errors import unknown_key
+from agentproc.workflow.answer_fields import fields_problem, recorded, submitted
 from agentproc.workflow.calls import CallRecord, parse_arguments
 from agentproc.workflow.compile import complete
 from agentproc.workflow.declared_view import step_text
@@ -88,7 +89,7 @@ class Toolkit:
         """Variable index -> the value the agent's last execution produced."""
         self.runs: dict[int, int] = {}
         """Step number -> how many times it executed."""
-        self.answers: list[float | int] = []
+        self.answers: list[Any] = []
         self._hash = 0
 
     @property
@@ -354,9 +355,12 @@ class Toolkit:
 
     def _finish(self, rec: CallRecord, args: dict[str, Any] | None, problem: str | None) -> None:
         wf = self.workflow
-        args = self._valid(rec, (wf.finish_argument,), args, problem)
-        if args is None:
-            return
+        if wf.answer_fields and args is not None and problem is None:
+            problem = fields_problem(wf, args)  # any field may be left out
+        if args is None or problem is not None or not wf.answer_fields:
+            args = self._valid(rec, (wf.finish_argument,), args, problem)
+            if args is None:
+                return
         rec.args = args
         last = wf.last_step
         if self.guard != "observe" and last is not None and last not in self.runs:
@@ -367,6 +371,14 @@ class Toolkit:
             )
             if self.guard == "feedback":
                 rec.result += self._next_step()
+            return
+        if wf.answer_fields:
+            given = submitted(wf, args)
+            self.answers.append(given)
+            for f, v in given.items():
+                entry = _entry_hash("A", len(self.answers), f, wf.units(v))
+                self._hash = (self._hash + entry) & _MASK
+            rec.answer, rec.result = given, recorded(given)
             return
         answer = args[wf.finish_argument]
         self.answers.append(answer)

@@ -29,7 +29,7 @@ class Agent:
         self.produced: set[int] = set()
         self.last_run: dict[int, int] = {}
         self.truth: list[Label] = []
-        self.answers: list[float | int] = []
+        self.answers: list[Any] = []
         self.last_value: int | None = None
         skip = wf.skip
         self.path = [s for s in wf.steps if s.step not in skip]
@@ -64,7 +64,11 @@ class Agent:
         """``propagated`` when an exit firing on the agent's own values gives ``answer``."""
         b = self.wf.branching
         fired = None if b is None else b.exit_on(self.env())
-        right = b is not None and fired is not None and self.wf.close(answer, b.exits[fired].answer)
+        right = (
+            b is not None
+            and fired is not None
+            and self.wf.answer_is(answer, self.wf.exit_answer(b.exits[fired]))
+        )
         return "propagated" if right else "unsupported"
 
     def step(
@@ -149,11 +153,15 @@ class Agent:
         filled = {**(override or {}), **{p: self.num(v) for p, v in extra.items()}}
         return (yield from self.step(spec, filled, causes))
 
-    def submit(self, answer: float | int) -> Generator[Request, CallRecord, CallRecord]:
+    def answer_args(self, answer: Any) -> dict[str, Any]:
+        """The finish call's arguments: the answer, or a multi-field answer's fields."""
+        return dict(answer) if self.wf.answer_fields else {self.wf.finish_argument: answer}
+
+    def submit(self, answer: Any) -> Generator[Request, CallRecord, CallRecord]:
         wf = self.wf
         b = wf.branching
-        rec = yield (wf.finish_tool, {wf.finish_argument: answer})
-        right = wf.close(answer, wf.answer)
+        rec = yield (wf.finish_tool, self.answer_args(answer))
+        right = wf.answer_is(answer, wf.expected_answer)
         last = wf.last_step
         if last is not None and last not in self.last_run:
             if b is None:
@@ -165,7 +173,9 @@ class Agent:
                 Label(K.PREMATURE_FINISH, rec.index, cause=cause, missing_steps=missing)
             )
         if not self.answers:
-            if not right:
+            if not right and wf.answer_fields:
+                self.truth += field_truth(self, rec.index, answer)
+            elif not right:
                 own = (
                     self.belief.get(wf.answer_index)
                     if wf.answer_index in self.produced
@@ -176,7 +186,7 @@ class Agent:
                     cause = self.exit_cause(answer)
                 self.truth.append(Label(K.WRONG_ANSWER, rec.index, cause=cause))
         else:
-            was_right = wf.close(self.answers[-1], wf.answer)
+            was_right = wf.answer_is(self.answers[-1], wf.expected_answer)
             self.truth.append(
                 Label(K.ANSWER_REVISED, rec.index, self_correction=(not was_right) and right)
             )
@@ -188,7 +198,16 @@ class Agent:
         answer of the exit that fires on the instance."""
         b = self.wf.branching
         if b is not None and b.fired is not None:
-            return b.exits[b.fired].shown
+            shown = b.exits[b.fired].shown
+            return dict(shown) if self.wf.answer_fields else shown
+        return self.chain_answer()
+
+    def chain_answer(self) -> Any:
+        """Its own value of the answer variable (a multi-field answer's: of each field
+        that has one)."""
+        if self.wf.answer_fields:
+            given = {f: self.num(self.value_of(v)) for f, v in self.wf.answer_fields}
+            return {f: v for f, v in given.items() if v is not None}
         return self.num(self.value_of(self.wf.answer_index))
 
     def last_answer(self) -> Any:
@@ -196,6 +215,9 @@ class Agent:
         branched workflow, the last one of the answer's type (before any, the correct
         value of the first variable of that type)."""
         wf = self.wf
+        if wf.answer_fields:  # the fields it has computed so far
+            produced = {f: v for f, v in wf.answer_fields if v in self.produced}
+            return {f: self.num(self.belief[v]) for f, v in produced.items()}
         if wf.types is None:
             last = self.last_value if self.last_value is not None else wf.correct[2]
             return self.num(last)
@@ -226,6 +248,30 @@ class Agent:
         if not self.answers:
             self.truth.append(Label(K.MISSING_ANSWER))
         return self.truth
+
+
+def field_truth(a: Agent, index: int, answer: Any) -> list[Label]:
+    """A multi-field first answer's truth: a ``wrong_answer`` per wrong field, its cause
+    from the agent's own values (its value of the field's variable, or an exit that fires
+    on them), as for a single answer."""
+    wf = a.wf
+    b = wf.branching
+    fired = None if b is None else b.exit_on(a.env())
+    own_exit = None if fired is None else wf.exit_answer(b.exits[fired])  # type: ignore[union-attr]
+    out = []
+    for k, ((field, var), right) in enumerate(zip(wf.answer_fields, wf.field_answers, strict=True)):
+        got = answer.get(field)
+        if got is not None and wf.close(got, right):
+            continue
+        fallback = a.last_value if var == wf.answer_index else None
+        own = a.belief.get(var) if var in a.produced else fallback
+        carried = got is not None and (
+            (own is not None and wf.close(got, own))
+            or (isinstance(own_exit, tuple) and wf.close(got, own_exit[k]))
+        )
+        cause = "propagated" if carried else "unsupported"
+        out.append(Label(K.WRONG_ANSWER, index, cause=cause, field=field))
+    return out
 
 
 def oracle(wf: Workflow, rng: random.Random) -> Policy:

@@ -56,5 +56,5 @@ def ignores_exit(wf: Workflow, rng: random.Random) -> Policy:
             and (cond is None or holds(cond, env))
         ):
             yield from a.step(spec)
-    yield from a.submit(a.num(a.value_of(wf.answer_index)))
+    yield from a.submit(a.chain_answer())
     return a.done()

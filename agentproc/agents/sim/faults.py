@@ -95,9 +95,12 @@ def invalid_arguments(wf: Workflow, rng: random.Random) -> Policy:
     a = Agent(wf)
     n = len(a.path)
     where = pick(rng, n + 1)
-    bad = _BAD_ARGUMENTS[pick(rng, len(_BAD_ARGUMENTS))]
+    i = pick(rng, len(_BAD_ARGUMENTS))
+    bad = _BAD_ARGUMENTS[i]
     if wf.types is not None:  # a category's name is a string, an argument may be optional
-        bad = _TYPED_BAD.get(_BAD_ARGUMENTS.index(bad), bad)
+        bad = _TYPED_BAD.get(i, bad)
+    if where == n and wf.answer_fields and i == 3:  # a field left out is an answer
+        bad = _BAD_ARGUMENTS[2]
     for k, spec in enumerate(a.path):
         if k == where:
             call = (spec.name, bad(a.args(spec)))
@@ -107,7 +110,7 @@ def invalid_arguments(wf: Workflow, rng: random.Random) -> Policy:
             a.truth.append(Label(K.INVALID_ARGUMENTS, rec.index, spec.step))
         yield from a.step(spec)
     if where == n:
-        rec = yield (wf.finish_tool, bad({wf.finish_argument: a.own_answer()}))
+        rec = yield (wf.finish_tool, bad(a.answer_args(a.own_answer())))
         a.truth.append(Label(K.INVALID_ARGUMENTS, rec.index, None))
     yield from a.submit(a.own_answer())
     return a.done()

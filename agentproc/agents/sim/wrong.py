@@ -141,24 +141,53 @@ def _holds(a: Agent, var: int, units: int) -> bool:
 
 
 def unsupported(a: Agent, rng: random.Random) -> Any:
-    """An answer the agent's chain never produced (nor an exit gives)."""
+    """An answer the agent's chain never produced (nor an exit gives); a multi-field
+    answer's: its own answer with one field, drawn, made so (half right)."""
     wf = a.wf
-    if is_symbol(wf.answer):
-        t = (wf.types or {}).get(wf.var_name(wf.answer_index))
+    if wf.answer_fields:
+        return _one_field_wrong(a, rng)
+    exits = {e.answer for e in wf.branching.exits} if wf.branching else set()
+    return _unsupported_value(a, rng, wf.answer_index, wf.answer, exits)
+
+
+def _unsupported_value(a: Agent, rng: random.Random, var: int, right: int, exits: set[int]) -> Any:
+    """A value of variable ``var``'s type that is neither ``right``, the agent's own value
+    of it, nor one of ``exits`` (a number: nor any correct value); ``None``: a category
+    with no such name."""
+    wf = a.wf
+    if is_symbol(right):
+        t = (wf.types or {}).get(wf.var_name(var))
         if t is None or t.type == "boolean":
-            return not wf.to_number(wf.answer)
-        exits = {e.answer for e in wf.branching.exits} if wf.branching else set()
-        own = a.value_of(wf.answer_index)
+            return not wf.to_number(right)
+        own = a.value_of(var)
         names = [
             n
             for n in t.choices or ()
-            if symbol_units(n) not in (wf.answer, own) and symbol_units(n) not in exits
+            if symbol_units(n) not in (right, own) and symbol_units(n) not in exits
         ]
-        return names[pick(rng, len(names))]
-    taken = set(wf.correct) | {a.value_of(wf.answer_index)}
-    if wf.branching is not None:
-        taken |= {e.answer for e in wf.branching.exits}
+        return names[pick(rng, len(names))] if names else None
+    taken = set(wf.correct) | {a.value_of(var)} | exits
     while True:
-        value = wf.answer + (1 + pick(rng, 50)) * (1 if rng.random() < 0.5 else -1)
+        value = right + (1 + pick(rng, 50)) * (1 if rng.random() < 0.5 else -1)
         if value not in taken:
             return a.num(value)
+
+
+def _one_field_wrong(a: Agent, rng: random.Random) -> dict[str, Any]:
+    """The agent's own multi-field answer with one field, drawn, given a value nothing
+    it holds supports (the next field when a category's names leave none)."""
+    wf = a.wf
+    answer = dict(a.own_answer())
+    fields = wf.answer_fields
+    start = pick(rng, len(fields))
+    exits = wf.branching.exits if wf.branching else ()
+    for k in range(len(fields)):
+        at = (start + k) % len(fields)
+        field, var = fields[at]
+        others = {e.fields[at] for e in exits if e.fields is not None}
+        value = _unsupported_value(a, rng, var, wf.field_answers[at], others)
+        if value is not None:
+            answer[field] = value
+            return answer
+    answer.pop(fields[start][0], None)  # no field can be wrong by value: one left out
+    return answer
