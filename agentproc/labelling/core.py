@@ -246,17 +246,12 @@ class LabelCore(EpisodeEnd):
         right = wf.answer_is(answer, wf.expected_answer)
         if not self.answers:
             if not right and wf.answer_fields:
-                own = self._own_exit()
-                own_fields = None if own is None else wf.exit_answer(own)
-                for label in field_labels(
-                    wf,
-                    entry.index,
-                    answer,
-                    self.produced,
-                    self.last_executed,
-                    own_fields,  # type: ignore[arg-type]
-                ):
-                    self.add(label)
+                fired = self._own_exit()
+                own_fields = None if fired is None else fired.fields
+                labels = field_labels(
+                    wf, entry.index, answer, self.produced, self.last_executed, own_fields
+                )
+                self.labels.extend(labels)
             elif not right:
                 own = self.produced.get(wf.answer_index, self.last_executed)
                 carried = own is not None and wf.close(answer, own)

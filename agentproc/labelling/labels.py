@@ -84,7 +84,8 @@ class Label(NamedTuple):
         :data:`_ATTRS` order (written out, from the tuple unpacked: relabelling a run calls
         it for every label)."""
         (kind, call, step, cause, argument, expected, got, confused_with, self_correction,
-         breaks_dependency, missing_steps, live, refused, truncated, reason, field) = self  # fmt: skip
+         breaks_dependency, missing_steps, live, refused, truncated, reason,
+         field) = self  # fmt: skip
         out: dict[str, Any] = {"kind": _KIND_VALUES[kind], "call_index": call, "step": step}
         if cause is not None:
             out["cause"] = cause

@@ -81,6 +81,7 @@ WORKFLOWS_COPY = "workflows.json"
 """A suite of several workflows: each workflow as declared, by name."""
 PRESETS: dict[str, tuple[str, ...]] = {
     "sop": (
+        "claim_settlement",
         "hazard_class",
         "order_fulfilment",
         "refund_approval",

@@ -54,6 +54,11 @@ def refusal_reason(
             "descriptive names are made from a procedure's operations; a declared "
             "workflow's variables have their declared names"
         )
+    if variant.names != "none" and scenario.answer_fields:
+        return (
+            "a multi-field answer's finish tool takes each field by its declared name; "
+            "renamed variables would hide which field is which"
+        )
     if variant.prefill is not None and scenario.path is not None:
         return (
             "a pre-fill gives the first listed steps; a branched workflow's instance "
@@ -199,10 +204,24 @@ def _numbered(scenario: Scenario, s: ScenarioStep, name: Name, tool: ToolLabel) 
     return lead + step_text(s, name)
 
 
+def exit_answer_text(e: ScenarioExit) -> str:
+    """An exit's answer as the prompt shows it (a multi-field answer's: every field,
+    ``decision = "reject", payout = 0``)."""
+    if e.fields is None:
+        return shown_value(e.answer)
+    return ", ".join(f"{f} = {shown_value(v)}" for f, v in e.fields.items())
+
+
+def answer_text(scenario: Scenario, name: str) -> str:
+    """What the finish tool is called with, as the prompt says it: the value of the answer
+    variable (shown as ``name``), or a multi-field answer's every field."""
+    if not scenario.answer_fields:
+        return name
+    return "each field of the answer, one argument each: " + ", ".join(scenario.answer_fields)
+
+
 def _exit_text(scenario: Scenario, e: ScenarioExit, name: Name) -> str:
-    text = (
-        f"if {_when(e, name)}, stop here: call {scenario.finish.tool} with {shown_value(e.answer)}"
-    )
+    text = f"if {_when(e, name)}, stop here: call {scenario.finish.tool} with {exit_answer_text(e)}"
     return text + (f" ({e.description.rstrip('.')})" if e.description else "")
 
 
@@ -232,7 +251,7 @@ def _pseudocode(scenario: Scenario, s: ScenarioStep, name: Name, tool: ToolLabel
 
 
 def _pseudocode_exit(scenario: Scenario, e: ScenarioExit, name: Name) -> str:
-    return f"    if {_when(e, name)}: return {shown_value(e.answer)}    # exit {e.name}"
+    return f"    if {_when(e, name)}: return {exit_answer_text(e)}    # exit {e.name}"
 
 
 def _json(scenario: Scenario, s: ScenarioStep, name: Name, tool: ToolLabel) -> str:
@@ -252,7 +271,8 @@ def _json(scenario: Scenario, s: ScenarioStep, name: Name, tool: ToolLabel) -> s
 
 
 def _json_exit(scenario: Scenario, e: ScenarioExit, name: Name) -> str:
-    row: dict[str, object] = {"exit": e.name, "when": _when(e, name), "answer": e.answer}
+    answer = e.answer if e.fields is None else e.fields
+    row: dict[str, object] = {"exit": e.name, "when": _when(e, name), "answer": answer}
     if e.description:
         row["description"] = e.description
     return json.dumps(row)

@@ -71,6 +71,8 @@ def _finish_node(scenario: Scenario, toolkit: Toolkit) -> Node:
 
     def submit(state: ReferenceState) -> dict[str, Any]:
         arguments = {wf.finish_argument: state["values"][answer_variable]}
+        if wf.answer_fields:  # a multi-field answer: each field's value
+            arguments = {f: state["values"][f"S{v}"] for f, v in wf.answer_fields}
         rec = toolkit.call(wf.finish_tool, arguments)
         if rec.refused is not None:
             raise _refused(scenario, wf.finish_tool, rec.result)

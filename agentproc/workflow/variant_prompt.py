@@ -9,8 +9,8 @@ import json
 import re
 
 from agentproc.arith import SYMBOL, Op
+from agentproc.workflow.declared_view import answer_text, shown_value
 from agentproc.workflow.declared_view import render as render_declared
-from agentproc.workflow.declared_view import shown_value
 from agentproc.workflow.prompts import (
     DECLARED_SCRAMBLED_TOOLS,
     DECLARED_TOOLS,
@@ -145,7 +145,7 @@ def _declared_prompt(
         "procedure": render_declared(scenario, variant.rendering, names.get, tool),
         "inputs": ", ".join(f"{names[k]} = {shown_value(v)}" for k, v in scenario.inputs.items()),
         "tools": ", ".join(shown_tools),
-        "answer_variable": names[scenario.answer_variable],
+        "answer_variable": answer_text(scenario, names[scenario.answer_variable]),
     }
     template = variant.prompt.user
     if template is None:

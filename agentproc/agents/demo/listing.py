@@ -53,7 +53,10 @@ _JSON_ROW = re.compile(r"^\s*(\{.*\})\s*$", re.MULTILINE)
 _WORDS = {"plus": "+", "minus": "-", "times": "*", "divided by": "/"}
 _OPS = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 _ONLY_WHEN = "; only when "
-_ANSWER = r'"(?:[^"\\]|\\.)*"|true|false|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?'
+_VALUE = r'"(?:[^"\\]|\\.)*"|true|false|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?'
+_ANSWER = rf"{_NAME} = (?:{_VALUE})(?:, {_NAME} = (?:{_VALUE}))*|{_VALUE}"
+"""An exit's answer as written: a value, or a multi-field answer's ``field = value, ...``."""
+_FIELD = re.compile(rf"({_NAME}) = ({_VALUE})")
 _EXIT_NUMBERED = re.compile(
     rf"^\s*Exit ({_NAME}): if (.+?), stop here: call {_NAME} with ({_ANSWER})", re.MULTILINE
 )
@@ -65,8 +68,9 @@ _MARK_PROSE = re.compile(r"\(step (\d+)\)\.")
 _EXIT_PSEUDO = re.compile(rf"^\s+if (.+?): return ({_ANSWER})\s+# exit ({_NAME})\s*$", re.MULTILINE)
 _MARK_PSEUDO = re.compile(r"# step (\d+)")
 
-Answer = bool | int | float | str
-"""An exit's answer: a number, a category or a boolean."""
+Answer = bool | int | float | str | dict[str, bool | int | float | str]
+"""An exit's answer: a number, a category or a boolean (a multi-field answer's: each
+field's)."""
 
 
 @dataclass(frozen=True)
@@ -274,6 +278,10 @@ def _after(marks: re.Pattern[str], prompt: str, at: int) -> int:
 
 
 def _answer(text: str) -> Answer | None:
+    if _FIELD.match(text):  # a multi-field answer: field = value, ...
+        fields = {m[1]: _answer(m[2]) for m in _FIELD.finditer(text)}
+        given = {f: v for f, v in fields.items() if v is not None and not isinstance(v, dict)}
+        return given if len(given) == len(fields) else None
     try:
         value = json.loads(text)
     except ValueError:
@@ -321,7 +329,7 @@ def _json_exits(prompt: str) -> list[ListedExit]:
         if isinstance(number, int):
             after = number
         elif isinstance(name, str) and isinstance(when, str) and _parses(when):
-            value = answer if isinstance(answer, bool | int | float | str) else None
+            value = answer if isinstance(answer, bool | int | float | str | dict) else None
             if value is not None:
                 exits.append(ListedExit(name, after, when, value))
     return exits

@@ -34,9 +34,9 @@ and runs it).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 from agentproc.agents.demo.reading import Reply, literal
 from agentproc.agents.demo.turn import Exit, Turn, Value, holds
@@ -192,7 +192,7 @@ def follow(
         return finish(turn, progress.exit.answer)
     step = progress.pending
     if step is None:
-        return finish(turn, progress.last_output)
+        return finish(turn, progress.last_output, progress.known)
     call = turn.calls[step]
     optional = turn.optional.get(call.tool, frozenset())
     args: dict[str, Value] = {}
@@ -209,10 +209,17 @@ def follow(
     return _call(call.tool, slip(step, args, progress.results))
 
 
-def finish(turn: Turn, value: Value | None) -> Reply:
-    """Submit ``value`` with the answer tool, once; then say so."""
+def finish(turn: Turn, value: Any, known: Mapping[str, Value] | None = None) -> Reply:
+    """Submit ``value`` with the answer tool, once; then say so. An answer tool that takes
+    several arguments takes a multi-field answer: each field is the value known of the
+    variable of its name (an exit's answer gives them all)."""
     if turn.finish is not None and turn.finish not in turn.done and value is not None:
-        argument = turn.params[turn.finish][0] if turn.params[turn.finish] else "answer"
+        params = turn.params[turn.finish]
+        if isinstance(value, dict):
+            return _call(turn.finish, dict(value))
+        if len(params) > 1 and known is not None:
+            return _call(turn.finish, {p: known[p] for p in params if p in known})
+        argument = params[0] if params else "answer"
         return _call(turn.finish, {argument: value})
     return {"content": "Done."}
 

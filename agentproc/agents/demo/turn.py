@@ -47,8 +47,9 @@ class Exit:
     after: int
     """Steps listed before it: it is checked before step ``after + 1`` (by position)."""
     condition: formula.Node
-    answer: Value
-    """What the finish tool is given where it holds."""
+    answer: Any
+    """What the finish tool is given where it holds (a multi-field answer's: field ->
+    value)."""
 
 
 @dataclass(frozen=True)
