@@ -209,6 +209,8 @@ class CellStats(BaseModel):
     """Episodes per realised look-back of their procedure (the farthest any operand
     variable lies from the variable it defines, ``params.realised_lookback``); episodes
     of run files written before it was recorded are in no count."""
+    answer_fields: dict[str, tuple[int, int]] = {}
+    """A multi-field answer's: field -> (first answers with it right, first answers)."""
     scenarios: int = 0
     """Distinct scenarios among the episodes (0: the records do not name them)."""
     design_effects: dict[str, float] = {}

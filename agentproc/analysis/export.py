@@ -44,6 +44,8 @@ def stats_json(s: CellStats, names: StepNames = NO_NAMES) -> dict[str, Any]:
     if s.design_effects:
         out["design_effects"] = {k: round4(v) for k, v in s.design_effects.items()}
     rates(STUDY_RATES)
+    if s.answer_fields:
+        out["answer_fields"] = {f: {"correct": c, "n": n} for f, (c, n) in s.answer_fields.items()}
     out.update(
         {
             "verdicts": s.verdicts,

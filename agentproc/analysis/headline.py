@@ -75,6 +75,9 @@ def headline(console: Console, name: str, a: AgentReport, price: Price | None = 
         f"{s.final_accuracy:.3f}, mean progress {s.progress_rate:.3f}, mean correct prefix "
         f"{s.prefix_rate:.3f}",
     )
+    if s.answer_fields:
+        right = ", ".join(f"{f} {c} of {n}" for f, (c, n) in s.answer_fields.items())
+        print_wrapped(console, f"  answer fields right in the first answer: {right}")
     wrong = s.label_counts[LabelKind.WRONG_ARGUMENT]
     if wrong:
         carried = s.wrong_argument_causes.get("propagated", 0)

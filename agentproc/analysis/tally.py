@@ -42,6 +42,9 @@ class Episode(NamedTuple):
     realised: int | None
     """The procedure's realised look-back (``params.realised_lookback``); ``None`` in
     records written before it was recorded."""
+    fields: tuple[tuple[str, bool], ...] = ()
+    """A multi-field first answer's fields, each with whether it is right (the fields it
+    gave and those a ``wrong_answer`` names)."""
 
 
 def episode_of(rec: Mapping[str, Any]) -> Episode:
@@ -51,7 +54,10 @@ def episode_of(rec: Mapping[str, Any]) -> Episode:
     labels: dict[LabelKind, int] = {}
     causes: dict[str, int] = {}
     corrected = False
+    wrong_fields: set[str] = set()
     for lab in rec["labels"]:
+        if lab.get("field") is not None:
+            wrong_fields.add(str(lab["field"]))
         kind = _KINDS.get(lab["kind"])
         if kind is None:
             raise unknown_key("label kind", str(lab["kind"]), list(_KINDS))
@@ -86,7 +92,17 @@ def episode_of(rec: Mapping[str, Any]) -> Episode:
         causes=causes,
         divergence=divergence,
         realised=None if realised is None else int(realised),
+        fields=_fields(m.get("first_answer"), wrong_fields),
     )
+
+
+def _fields(first: Any, wrong: set[str]) -> tuple[tuple[str, bool], ...]:
+    """A multi-field first answer's fields and whether each is right (none for another)."""
+    if not isinstance(first, Mapping) and not wrong:
+        return ()
+    given = list(first) if isinstance(first, Mapping) else []
+    names = [*given, *sorted(wrong - set(given))]
+    return tuple((f, f not in wrong) for f in names)
 
 
 @dataclass(slots=True)
@@ -110,6 +126,8 @@ class Tally:
     div_steps: dict[int, int] = field(default_factory=dict)
     div_position: float = 0.0
     realised: dict[int, int] = field(default_factory=dict)
+    answer_fields: dict[str, list[int]] = field(default_factory=dict)
+    """A multi-field answer's field -> [first answers with it right, first answers]."""
     clusters: list[tuple[int, ...]] = field(default_factory=list)
     """Per scenario of the group (when the records name them): its trials, then its count
     of each :data:`CLUSTERED` measure; filled in once every record is read."""
@@ -138,6 +156,10 @@ class Tally:
             self.div_position += min(where - 1, total) / (total or 1)
         if ep.realised is not None:
             self.realised[ep.realised] = self.realised.get(ep.realised, 0) + 1
+        for name, right in ep.fields:
+            counts = self.answer_fields.setdefault(name, [0, 0])
+            counts[0] += right
+            counts[1] += 1
 
     def stats(self) -> CellStats:
         """The group's statistics (design effects from its :attr:`clusters`)."""
@@ -169,6 +191,7 @@ class Tally:
             divergence_steps=dict(sorted(self.div_steps.items())),
             divergence_position=ratio(self.div_position, sum(self.div_labels.values())),
             realised_lookbacks=dict(sorted(self.realised.items())),
+            answer_fields={f: (c[0], c[1]) for f, c in self.answer_fields.items()},
             **extra,
         )
 

@@ -69,7 +69,8 @@ _REPEAT_NOTE = re.compile(
 def describe(label: Label) -> str:
     """A label in a few words: ``wrong_argument(S3, propagated)``."""
     got, expected = _shown(label.got), _shown(label.expected)
-    value = f"{label.argument}={got}, expected {expected}" if label.argument else None
+    named = label.argument or label.field  # a wrong_answer's field, of a multi-field answer
+    value = f"{named}={got}, expected {expected}" if named else None
     if label.argument and label.expected is None:  # unreadable, unreturned_value
         value = label.argument if label.got is None else f"{label.argument}={got}"
     attrs = [value, label.cause, label.confused_with and f"as {label.confused_with}"]
@@ -317,7 +318,7 @@ def _summary(replay: Replay, console: Console, width: int) -> None:
     verdict = m["verdict"]
     console.print(Text(f"verdict: {verdict}", style=VERDICT_STYLE.get(verdict, "")))
     given = m.get("given_steps", 0)
-    expected: object = replay.scenario.answer
+    expected: object = replay.scenario.answer_fields or replay.scenario.answer
     if given:  # judged against the state the pre-filled calls left
         wf = replay.workflow
         expected = f"{wf.expected[wf.answer_index]} after the pre-fill"
