@@ -14,6 +14,7 @@ metadata holds the verdict, the labels and the metrics (``first_divergence`` amo
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -103,7 +104,14 @@ def _loaded(
 def _sample(scenario: Scenario, session: EpisodeSession) -> Sample:
     kinds: dict[str, Any] = {"system": ChatMessageSystem, "user": ChatMessageUser}
     messages = [kinds[m["role"]](content=m["content"]) for m in session.messages]
-    return Sample(id=scenario.id, input=messages, target=str(scenario.answer))
+    return Sample(
+        id=scenario.id, input=messages, target=_text(scenario.answer_fields or scenario.answer)
+    )
+
+
+def _text(answer: Any) -> str:
+    """An answer as a score's text (a multi-field answer's fields as JSON)."""
+    return json.dumps(answer) if isinstance(answer, dict) else str(answer)
 
 
 @solver
@@ -149,7 +157,9 @@ def monitor(open_session: Callable[[Any], EpisodeSession]) -> Scorer:
         verdict = ep.metrics["verdict"]
         return Score(
             value=score_value(ep.metrics),
-            answer=None if ep.metrics["final_answer"] is None else str(ep.metrics["final_answer"]),
+            answer=None
+            if ep.metrics["final_answer"] is None
+            else _text(ep.metrics["final_answer"]),
             explanation=verdict,
             metadata={
                 "verdict": verdict,
