@@ -15,7 +15,7 @@ from typing import Any
 from agentproc.errors import InputError
 from agentproc.procedures import formula
 from agentproc.procedures.formula_types import Type
-from agentproc.procedures.workflow_spec import ExitSpec, StepSpec, WorkflowSpec
+from agentproc.procedures.workflow_spec import MAX_FIELDS, ExitSpec, StepSpec, WorkflowSpec
 
 _NEEDS_2 = "a multi-field answer needs format = 2"
 
@@ -36,6 +36,12 @@ def check_fields(spec: WorkflowSpec, where: str) -> None:
         return
     if spec.format != 2:
         raise InputError(where, _NEEDS_2, "answer")
+    if not 2 <= len(fields) <= MAX_FIELDS:
+        raise InputError(
+            where,
+            f"a multi-field answer lists 2 to {MAX_FIELDS} fields (not {len(fields)})",
+            "answer",
+        )
     outputs = [s.output for s in spec.steps if isinstance(s, StepSpec)]
     seen: set[str] = set()
     for f in fields:

@@ -238,12 +238,7 @@ class WorkflowSpec(BaseModel):
     """Format 2: tables of records that steps look up (``lookup(table, key, 'column')``)."""
     steps: list[Entry] = Field(min_length=1, max_length=MAX_WORKFLOW_STEPS)
     """The steps (and, in format 2, exits), in their listed order."""
-    answer: (
-        Annotated[str, Field(pattern=NAME)]
-        | Annotated[
-            list[Annotated[str, Field(pattern=NAME)]], Field(min_length=2, max_length=MAX_FIELDS)
-        ]
-    )
+    answer: Annotated[str, Field(pattern=NAME)] | list[str]
     """The answer variable: the last step's output; format 2, a multi-field answer: a
     list of 2 to 8 distinct step outputs, the last step's among them."""
     finish_tool: str = Field(default="submit_answer", pattern=TOOL)

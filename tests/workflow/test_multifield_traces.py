@@ -168,7 +168,7 @@ def test_relabelling_a_stored_multi_field_run_reproduces_its_labels(
         [lab["kind"] for lab in r["labels"]] == ["wrong_answer"] and "field" in r["labels"][0]
         for r in first
     )
-    code, out, _ = cli(capsys, "report", run, "--json")
+    _, out, _ = cli(capsys, "report", run, "--json")
     fields = json.loads(out)["agents"]["sim:wrong_answer"]["overall"]["answer_fields"]
     assert list(fields) == list(FIELDS)
     assert sum(f["n"] - f["correct"] for f in fields.values()) == len(first)

@@ -276,6 +276,10 @@ def sloppy(seed: int) -> Profile:
             progress = walk(turn)
             ran = progress.ran
             if len(ran) >= max(1, len(turn.steps) // 2):
+                params = turn.params.get(turn.finish or "", ())
+                if len(params) > 1:  # a multi-field answer: the fields it knows so far
+                    known = progress.known
+                    return finish(turn, {p: known[p] for p in params if p in known})
                 latest = turn.expressions.get(ran[-1])
                 value = progress.results.get(latest.output) if latest else None
                 if value is None or turn.fits_answer(value):
