@@ -203,7 +203,7 @@ def episode_detail(rec: dict[str, Any], scenario: dict[str, Any]) -> dict[str, A
     out: dict[str, Any] = {
         "inputs": scenario.get("inputs", {}),
         "steps": steps,
-        "answer": scenario.get("answer"),
+        "answer": _answer_text(scenario.get("answer_fields") or scenario.get("answer")),
         "answer_variable": scenario.get("answer_variable"),
         "calls": calls,
         "rows": rows,
@@ -213,7 +213,7 @@ def episode_detail(rec: dict[str, Any], scenario: dict[str, Any]) -> dict[str, A
         ],
         "turns": _turns(rec),
         "metrics": {
-            k: rec["metrics"].get(k)
+            k: _answer_text(rec["metrics"].get(k))
             for k in ("first_answer", "final_answer", "executed_steps", "total_steps")
         },
         "stop": rec.get("stop_reason"),
@@ -325,3 +325,11 @@ def _turns(rec: dict[str, Any]) -> list[list[Any]]:
             ]
         )
     return turns
+
+
+def _answer_text(value: Any) -> Any:
+    """A multi-field answer as the page shows it (``decision=approve, payout=807.5``);
+    any other value as it is."""
+    if isinstance(value, dict):
+        return ", ".join(f"{f}={v}" for f, v in value.items())
+    return value
