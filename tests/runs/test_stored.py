@@ -23,7 +23,9 @@ from agentproc.workflow.runtime import declared_workflow
 WORKFLOWS = sorted(folder("workflows").glob("*.toml"))
 
 
-def workflow_suite(out: Path, path: Path = WORKFLOWS[0], count: int = 3) -> Path:
+def workflow_suite(
+    out: Path, path: Path = folder("workflows") / "etl_aggregation.toml", count: int = 3
+) -> Path:
     write_workflow_suite(load_workflow(path), out, count=count, seed=0)
     return out
 
