@@ -21,11 +21,10 @@ from agentproc.workflow.declared_suite import load_workflow, write_workflow_suit
 from agentproc.workflow.runtime import declared_workflow
 
 WORKFLOWS = sorted(folder("workflows").glob("*.toml"))
+LINEAR = folder("workflows") / "etl_aggregation.toml"
 
 
-def workflow_suite(
-    out: Path, path: Path = folder("workflows") / "etl_aggregation.toml", count: int = 3
-) -> Path:
+def workflow_suite(out: Path, path: Path = LINEAR, count: int = 3) -> Path:
     write_workflow_suite(load_workflow(path), out, count=count, seed=0)
     return out
 
