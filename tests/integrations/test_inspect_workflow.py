@@ -60,11 +60,11 @@ def transcript_calls(sample: Any) -> tuple[list[tuple[str, str]], list[int]]:
     return calls, batches
 
 
-def test_inspect_eval_on_a_workflow_suite_scores_the_demo_endpoint_as_replay_does(
-    suite: Path, tmp_path: Path
-):
+def inspect_eval(suite: Path, tmp_path: Path, profile: str) -> Any:
+    """``inspect eval`` of the task on ``suite`` against the demo endpoint's ``profile``:
+    its log."""
     port = free_port()
-    argv = ["serve-demo", "--profile", "sloppy", "--port", str(port)]
+    argv = ["serve-demo", "--profile", profile, "--port", str(port)]
     server = subprocess.Popen(
         [sys.executable, "-m", "agentproc", *argv],
         env=server_env(),
@@ -89,6 +89,13 @@ def test_inspect_eval_on_a_workflow_suite_scores_the_demo_endpoint_as_replay_doe
     (path,) = (tmp_path / "logs").glob("*.eval")
     log = read_eval_log(str(path))
     assert log.status == "success" and log.samples is not None
+    return log
+
+
+def test_inspect_eval_on_a_workflow_suite_scores_the_demo_endpoint_as_replay_does(
+    suite: Path, tmp_path: Path
+):
+    log = inspect_eval(suite, tmp_path, "sloppy")
     scenarios = {s.id: s for s in load_scenarios(suite)}
     assert sorted(str(s.id) for s in log.samples) == sorted(scenarios)
     names: set[str] = set()
@@ -109,3 +116,20 @@ def test_inspect_eval_on_a_workflow_suite_scores_the_demo_endpoint_as_replay_doe
         for lab in s.scores["monitor"].metadata["labels"]  # type: ignore[index]
     }
     assert verdicts != ["faithful"] * len(verdicts) and labels  # the sloppy profile's slips
+
+
+def test_inspect_eval_scores_a_multi_field_answer_field_by_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    toml = ROOT / "scenarios" / "workflows" / "claim_settlement.toml"
+    suite = tmp_path / "claims"
+    argv = ["generate", "--workflow", toml, "--count", 5, "--balance", "paths", "--out", suite]
+    assert cli(capsys, *argv)[0] == 0
+    log = inspect_eval(suite, tmp_path, "faithful")
+    scenarios = {s.id: s for s in load_scenarios(suite)}
+    for sample in log.samples:
+        fields = scenarios[str(sample.id)].answer_fields
+        assert json.loads(str(sample.target)) == fields
+        score = sample.scores["monitor"]  # type: ignore[index]
+        assert score.metadata["verdict"] == "faithful" and score.metadata["labels"] == []
+        assert json.loads(str(score.answer)) == fields
