@@ -292,8 +292,10 @@ class LabelCore(EpisodeEnd):
     def _own_exit(self) -> BranchExit | None:
         """The exit that fires on the agent's own values, if one does."""
         b = self.wf.branching
-        fired = None if b is None else b.exit_on(self.agent_env())
-        return None if fired is None else b.exits[fired]  # type: ignore[union-attr]
+        if b is None:
+            return None
+        fired = b.exit_on(self.agent_env())
+        return None if fired is None else b.exits[fired]
 
     def own(self, var: int, matches: Callable[[int], bool]) -> bool:
         """Whether a value the agent produced for ``var`` (its latest, or an earlier one it
