@@ -32,8 +32,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from agentproc.arith import BOUND, SYMBOL, Op, apply_units, is_symbol, render, to_units
 from agentproc.errors import unknown_key
+from agentproc.procedures.dates import is_date
 from agentproc.workflow.calls import CallRecord, parse_arguments
 from agentproc.workflow.compile import complete
+from agentproc.workflow.declared_records import lookup_keys
+from agentproc.workflow.declared_records import unknown_key as unknown_record
 from agentproc.workflow.declared_view import step_text
 from agentproc.workflow.runtime import Workflow
 from agentproc.workflow.scenario import ScenarioStep
@@ -157,23 +160,33 @@ class Toolkit:
             elif isinstance(kind, bool):  # a boolean
                 if not isinstance(v, bool):
                     return False
+            elif isinstance(kind, str):  # a string (any text) or a date (ISO text)
+                if not isinstance(v, str) or (kind == "date" and not is_date(v)):
+                    return False
             elif not isinstance(v, str) or v not in kind:  # a category's names
                 return False
         return all(p in kinds for p in args)
 
     @cached_property
-    def _kinds(self) -> dict[str, dict[str, tuple[frozenset[str] | bool | None, bool]]]:
+    def _kinds(self) -> dict[str, dict[str, tuple[frozenset[str] | bool | str | None, bool]]]:
         """A branched workflow's tools as shown -> each parameter as shown -> its kind (a
-        category's names, ``True`` for a boolean, ``None`` for a number) and whether it
-        is optional (a variable a conditional step defines)."""
+        category's names, ``True`` for a boolean, ``"string"`` or ``"date"``, ``None``
+        for a number) and whether it is optional (a variable a conditional step
+        defines)."""
         wf, pres = self.workflow, self.presented
         types = wf.types or {}
         optional = {s.output for s in wf.steps if s.when is not None}
 
-        def kind(var: str) -> frozenset[str] | bool | None:
+        keys = lookup_keys(wf.steps)
+
+        def kind(var: str) -> frozenset[str] | bool | str | None:
             t = types.get(var)
             if t is None:
                 return None
+            if t.type in ("string", "date"):
+                return t.type
+            if var in keys:  # a look-up's key: a name of no record is the tool's to say
+                return "string"
             return True if t.type == "boolean" else frozenset(t.choices or ())
 
         out = {
@@ -304,6 +317,9 @@ class Toolkit:
                 if self.guard == "feedback":
                     rec.result += self._next_step()
                 return
+        missing_record = unknown_record(spec.tree, args)
+        if missing_record is not None:  # the agent's key: a wrong argument, not a fault
+            return _refuse(rec, "unknown_key", missing_record)
         scale = wf.scale
         supplied = {p: wf.units(args[p]) for p in spec.params if p in args}
         try:
