@@ -7,10 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.agents.test_demo_branched import required_calls, run, serve
-
 from agentproc.resources import folder
 from agentproc.workflow.declared_suite import load_workflow, write_workflow_suite
+from tests.agents.test_demo_branched import required_calls, run, serve
 
 
 def test_the_faithful_profile_passes_ids_and_dates_between_tools(tmp_path: Path) -> None:

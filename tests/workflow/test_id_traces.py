@@ -7,11 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentproc.procedures.dates import shift
 from tests.workflow.hand_traces import Instance
 from tests.workflow.test_branched_traces import Call, faithful, labels, play
 from tests.workflow.test_lookup_traces import kinds, shipped, with_call
-
-from agentproc.procedures.dates import shift
 
 
 def fee_path() -> Instance:
