@@ -35,6 +35,7 @@ from functools import lru_cache
 from typing import Literal
 
 from agentproc.procedures.dates import is_date
+from agentproc.procedures.formula_ast import describe
 from agentproc.procedures.formula_nodes import (
     Bin,
     BinOp,
@@ -224,7 +225,7 @@ def _walk(node: ast.expr, depth: int, typed: bool = False) -> Node:
     if typed:
         return _typed(node, depth)
     raise FormulaError(
-        f"{_what(node)} is not allowed (only + - * /, parentheses, numbers, "
+        f"{describe(node)} is not allowed (only + - * /, parentheses, numbers, "
         f"variables and {', '.join(FUNCTIONS)})"
     )
 
@@ -243,7 +244,7 @@ def _typed(node: ast.expr, depth: int) -> Node:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         return Logic("not", (_walk(node.operand, depth + 1, True),))
     raise FormulaError(
-        f"{_what(node)} is not allowed (only + - * /, comparisons, and, or, not, "
+        f"{describe(node)} is not allowed (only + - * /, comparisons, and, or, not, "
         f"parentheses, numbers, 'categories', true, false, variables and "
         f"{', '.join([*FUNCTIONS, *CHOOSERS])})"
     )
@@ -324,31 +325,6 @@ def _dated(node: ast.Call, fn: str, depth: int) -> Call:
         if not is_date(text):
             raise FormulaError("date() takes a date in quotes, ISO text: date('2026-03-01')")
     return Call(fn, tuple(_walk(a, depth + 1, True) for a in node.args))
-
-
-_SYMBOLS: dict[type, str] = {
-    ast.Pow: "**",
-    ast.FloorDiv: "//",
-    ast.Mod: "%",
-    ast.MatMult: "@",
-    ast.Not: "not",
-    ast.Invert: "~",
-    ast.BitAnd: "&",
-    ast.BitOr: "|",
-    ast.BitXor: "^",
-    ast.LShift: "<<",
-    ast.RShift: ">>",
-}
-
-
-def _what(node: ast.expr) -> str:
-    if isinstance(node, ast.BinOp | ast.UnaryOp):
-        return f"the operator {_SYMBOLS.get(type(node.op), type(node.op).__name__)!r}"
-    if isinstance(node, ast.BoolOp):
-        return "a boolean operator"
-    if isinstance(node, ast.Compare):
-        return "a comparison"
-    return f"{type(node).__name__.lower()} {ast.unparse(node)!r}"
 
 
 def variables(tree: Node) -> Iterator[str]:

@@ -16,6 +16,7 @@ from agentproc.errors import InputError
 from agentproc.procedures.dates import is_date
 from agentproc.procedures.formula import (
     CHOOSERS,
+    DATE_FUNCTIONS,
     FUNCTIONS,
     LITERALS,
     LOOKUP,
@@ -76,7 +77,8 @@ def check_tables(spec: WorkflowSpec, where: str) -> tuple[dict[str, TableType], 
             what = "an input" if name in spec.inputs else "a step's output"
             why = f"{name!r} is also {what}: a table needs a name of its own"
             raise InputError(where, why, field)
-        if name in FUNCTIONS or name in CHOOSERS or name in LITERALS or name == LOOKUP:
+        grammar = (FUNCTIONS, CHOOSERS, LITERALS, DATE_FUNCTIONS)
+        if any(name in names for names in grammar) or name == LOOKUP:
             raise InputError(where, f"{name!r} is a name of the formula grammar", field)
         if table.count is not None or table.key_pattern is not None:
             types[name], values[name] = drawn_table(name, table, spec, where, hidden)

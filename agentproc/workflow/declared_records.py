@@ -28,7 +28,7 @@ def drawn_rows(name: str, table: TableSpec, drawn: Mapping[str, int]) -> list[di
     return rows
 
 
-def unknown_key(tree: formula.Node | None, args: Mapping[str, Any]) -> str | None:
+def no_record(tree: formula.Node | None, args: Mapping[str, Any]) -> str | None:
     """Why a look-up step's call reads no record: ``orders has no record 'ORD-00000'``
     for the first key argument that is no key of its table on this instance (``None``:
     every key is one). ``tree`` is the step's formula, bound to the instance's tables."""

@@ -35,8 +35,7 @@ from agentproc.errors import unknown_key
 from agentproc.procedures.dates import is_date
 from agentproc.workflow.calls import CallRecord, parse_arguments
 from agentproc.workflow.compile import complete
-from agentproc.workflow.declared_records import lookup_keys
-from agentproc.workflow.declared_records import unknown_key as unknown_record
+from agentproc.workflow.declared_records import lookup_keys, no_record
 from agentproc.workflow.declared_view import step_text
 from agentproc.workflow.runtime import Workflow
 from agentproc.workflow.scenario import ScenarioStep
@@ -170,9 +169,8 @@ class Toolkit:
     @cached_property
     def _kinds(self) -> dict[str, dict[str, tuple[frozenset[str] | bool | str | None, bool]]]:
         """A branched workflow's tools as shown -> each parameter as shown -> its kind (a
-        category's names, ``True`` for a boolean, ``"string"`` or ``"date"``, ``None``
-        for a number) and whether it is optional (a variable a conditional step
-        defines)."""
+        category's names, ``True`` for a boolean, ``"string"``/``"date"``, ``None`` for a
+        number) and whether it is optional (a variable a conditional step defines)."""
         wf, pres = self.workflow, self.presented
         types = wf.types or {}
         optional = {s.output for s in wf.steps if s.when is not None}
@@ -317,7 +315,7 @@ class Toolkit:
                 if self.guard == "feedback":
                     rec.result += self._next_step()
                 return
-        missing_record = unknown_record(spec.tree, args)
+        missing_record = no_record(spec.tree, args)
         if missing_record is not None:  # the agent's key: a wrong argument, not a fault
             return _refuse(rec, "unknown_key", missing_record)
         scale = wf.scale
