@@ -136,7 +136,8 @@ def _compare(tree: Cmp, env: Mapping[str, Type | TableType]) -> Type:
     if tree.op not in ("==", "!=") and not (left.kind == right.kind == "date"):
         for side, t in ((tree.left, left), (tree.right, right)):
             if t.kind != "number":
-                what = "numbers or two dates"
+                dated = {left.kind, right.kind} & {"date", "string"}
+                what = "numbers or two dates" if dated else "numbers"
                 raise FormulaError(f"'{tree.op}' compares {what}, not {t.text(_name(side))}")
         return BOOLEAN
     if left.kind != right.kind:
