@@ -5,9 +5,12 @@ one, a date not written as ISO text; and a wrong boolean, which is never a confu
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+from agentproc.analysis import label_record, replay_calls
 from agentproc.procedures.dates import shift
+from agentproc.runs import episode_record
 from tests.workflow.hand_traces import Instance
 from tests.workflow.test_branched_traces import Call, faithful, labels, play
 from tests.workflow.test_lookup_traces import kinds, shipped, with_call
@@ -139,3 +142,16 @@ def test_a_wrong_boolean_another_variable_holds_is_other_never_a_confusion():
     wrong = [lab for lab in labels(ep) if lab["kind"] == "wrong_argument"]
     assert wrong and wrong[0]["argument"] == "needs_manager"
     assert wrong[0]["cause"] == "other" and "confused_with" not in wrong[0]
+
+
+def test_an_unknown_key_relabels_and_replays_as_it_was_labelled():
+    inst = fee_path()
+    calls = faithful(inst)
+    calls.insert(2, ("get_order_amount", {"order_id": "ORD-00000"}))
+    calls = with_call(calls, "get_customer_tier", customer_id=inst.value["order_id"])
+    ep = play(inst, calls)
+    rec = json.loads(json.dumps(episode_record(ep)))
+    labels_again, metrics = label_record(rec)
+    assert [lab.to_json() for lab in labels_again] == labels(ep) and metrics == ep.metrics
+    replayed = replay_calls(inst.scenario, [(n, json.dumps(a)) for n, a in calls])
+    assert [lab.to_json() for lab in replayed.labels] == labels(ep)
