@@ -150,8 +150,11 @@ def _value(
             raise InputError(wf.where, _never(exc), wf.field(k, "formula")) from None
         return UNDEFINED
     if exact is None:
-        if need:
-            raise DrawFailure(k, "divides by zero")
+        if need:  # a look-up of a key that is no record gives no value either
+            looks = next(formula.lookups(tree), None) is not None
+            raise DrawFailure(
+                k, "divides by zero or reads no record" if looks else "divides by zero"
+            )
         return UNDEFINED
     if isinstance(exact, str | bool):
         return symbol_units(exact)

@@ -55,6 +55,12 @@ BAD: list[tuple[str, str, str]] = [
         "inputs.order_id: a string input gives exactly one of pattern, key_of",
     ),
     (
+        'key_of = "orders"',
+        'pattern = "ORD-[0-9]{5}"',  # an id of the pattern, but of no order of the instance
+        "steps[0] (get_purchase_date).formula: \"lookup(orders, order_id, 'purchase_date')\" "
+        "divides by zero or reads no record in 100 of 100 draws",
+    ),
+    (
         'when = "days_since_purchase > 30"',
         "when = \"days_since_purchase > 30 and order_id < 'ORD-5'\"",
         "'<' compares numbers or two dates, not order_id (a string)",

@@ -29,6 +29,7 @@ def wrong_text(
 
     if kind == "date":
         offsets = [d for d in (1, -1, 2, -2, 3, -3, 7, -7) if free(shift(right, d))]
+        offsets = offsets or [d for d in range(8, 400) if free(shift(right, d))]
         return shift(right, offsets[pick(rng, min(len(offsets), 4))])
     others = [k for k in _record_keys(spec, param) if k != right and free(k)]
     if others:
