@@ -68,8 +68,9 @@ def drawn_table(
         raise InputError(where, why, f"{field}.rows")
     if table.key in table.columns:
         raise InputError(where, f"{table.key!r} is the key column", f"{field}.columns")
+    drawn = {c: kind for c, kind in table.columns.items() if isinstance(kind, InputSpec)}
     for c, kind in table.columns.items():
-        if not isinstance(kind, InputSpec):
+        if c not in drawn:
             why = f"a drawn record's column gives how it is drawn (as an input does), not {kind!r}"
             raise InputError(where, why, f"{field}.columns.{c}")
     check_key_of(table, spec, name, where, field)
@@ -78,14 +79,12 @@ def drawn_table(
     for i in range(high):
         hidden.append((slot(name, i), key))
         record: dict[str, Value | Var] = {}
-        for c, kind in table.columns.items():
-            assert isinstance(kind, InputSpec)  # checked above
+        for c, kind in drawn.items():
             hidden.append((f"{slot(name, i)}.{c}", kind))
             record[c] = Var(hidden[-1][0])
         records[Var(slot(name, i))] = record
     columns: dict[str, Type] = {}
-    for c, kind in table.columns.items():
-        assert isinstance(kind, InputSpec)
+    for c, kind in drawn.items():
         if kind.kind == "category":
             columns[c] = Type.category(str(n) for n in kind.choices or ())
         else:
