@@ -34,6 +34,8 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Literal
 
+from agentproc.procedures.dates import is_date
+from agentproc.procedures.formula_ast import describe
 from agentproc.procedures.formula_nodes import (
     Bin,
     BinOp,
@@ -54,6 +56,7 @@ from agentproc.procedures.formula_nodes import (
 
 __all__ = [
     "CHOOSERS",
+    "DATE_FUNCTIONS",
     "FUNCTIONS",
     "LITERALS",
     "LOOKUP",
@@ -123,6 +126,10 @@ CHOOSERS: dict[str, tuple[int, int | None]] = {"ifelse": (3, 3), "case": (3, Non
 """The typed grammar's lazy functions -> fewest and most arguments."""
 LOOKUP = "lookup"
 """The typed grammar's look-up: ``lookup(table, key, 'column')``."""
+DATE_FUNCTIONS: dict[str, int] = {"days_between": 2, "date": 1}
+"""The typed grammar's date functions -> their number of arguments: ``days_between(a,
+b)`` (days from date ``a`` to date ``b``, a number) and ``date('2026-03-01')`` (a date
+literal, ISO text)."""
 
 
 FUNCTIONS: dict[str, tuple[int, int | None]] = {
@@ -189,7 +196,8 @@ def _walk(node: ast.expr, depth: int, typed: bool = False) -> Node:
             raise FormulaError(f"{v!r} is not a number")
         return Num(Fraction(repr(v)) if isinstance(v, float) else Fraction(v))
     if isinstance(node, ast.Name):
-        if node.id in FUNCTIONS or (typed and (node.id in CHOOSERS or node.id == LOOKUP)):
+        typed_fn = node.id in CHOOSERS or node.id == LOOKUP or node.id in DATE_FUNCTIONS
+        if node.id in FUNCTIONS or (typed and typed_fn):
             raise FormulaError(f"{node.id} is a function: write {node.id}(...)")
         if typed and node.id in LITERALS:
             return Lit(LITERALS[node.id])
@@ -217,7 +225,7 @@ def _walk(node: ast.expr, depth: int, typed: bool = False) -> Node:
     if typed:
         return _typed(node, depth)
     raise FormulaError(
-        f"{_what(node)} is not allowed (only + - * /, parentheses, numbers, "
+        f"{describe(node)} is not allowed (only + - * /, parentheses, numbers, "
         f"variables and {', '.join(FUNCTIONS)})"
     )
 
@@ -236,14 +244,14 @@ def _typed(node: ast.expr, depth: int) -> Node:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         return Logic("not", (_walk(node.operand, depth + 1, True),))
     raise FormulaError(
-        f"{_what(node)} is not allowed (only + - * /, comparisons, and, or, not, "
+        f"{describe(node)} is not allowed (only + - * /, comparisons, and, or, not, "
         f"parentheses, numbers, 'categories', true, false, variables and "
         f"{', '.join([*FUNCTIONS, *CHOOSERS])})"
     )
 
 
 def _call(node: ast.Call, depth: int, typed: bool = False) -> Node:
-    known = [*FUNCTIONS, *CHOOSERS, LOOKUP] if typed else list(FUNCTIONS)
+    known = [*FUNCTIONS, *CHOOSERS, LOOKUP, *DATE_FUNCTIONS] if typed else list(FUNCTIONS)
     if not isinstance(node.func, ast.Name) or node.func.id not in known:
         name = node.func.id if isinstance(node.func, ast.Name) else ast.unparse(node.func)
         raise FormulaError(f"unknown function {name!r} (expected one of: {', '.join(known)})")
@@ -252,6 +260,8 @@ def _call(node: ast.Call, depth: int, typed: bool = False) -> Node:
         return _choose(node, fn, depth)
     if fn == LOOKUP:
         return _lookup(node, depth)
+    if fn in DATE_FUNCTIONS:
+        return _dated(node, fn, depth)
     if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
         raise FormulaError(f"{fn}() takes plain arguments only")
     args = list(node.args)
@@ -304,29 +314,17 @@ def _lookup(node: ast.Call, depth: int) -> Lookup:
     return Lookup(args[0].id, key, args[2].value)
 
 
-_SYMBOLS: dict[type, str] = {
-    ast.Pow: "**",
-    ast.FloorDiv: "//",
-    ast.Mod: "%",
-    ast.MatMult: "@",
-    ast.Not: "not",
-    ast.Invert: "~",
-    ast.BitAnd: "&",
-    ast.BitOr: "|",
-    ast.BitXor: "^",
-    ast.LShift: "<<",
-    ast.RShift: ">>",
-}
-
-
-def _what(node: ast.expr) -> str:
-    if isinstance(node, ast.BinOp | ast.UnaryOp):
-        return f"the operator {_SYMBOLS.get(type(node.op), type(node.op).__name__)!r}"
-    if isinstance(node, ast.BoolOp):
-        return "a boolean operator"
-    if isinstance(node, ast.Compare):
-        return "a comparison"
-    return f"{type(node).__name__.lower()} {ast.unparse(node)!r}"
+def _dated(node: ast.Call, fn: str, depth: int) -> Call:
+    """``days_between(a, b)``, or ``date('YYYY-MM-DD')`` (its argument a literal date)."""
+    n = DATE_FUNCTIONS[fn]
+    if node.keywords or len(node.args) != n or any(isinstance(a, ast.Starred) for a in node.args):
+        raise FormulaError(f"{fn}() takes {n} plain argument(s)")
+    if fn == "date":
+        arg = node.args[0]
+        text = arg.value if isinstance(arg, ast.Constant) else None
+        if not is_date(text):
+            raise FormulaError("date() takes a date in quotes, ISO text: date('2026-03-01')")
+    return Call(fn, tuple(_walk(a, depth + 1, True) for a in node.args))
 
 
 def variables(tree: Node) -> Iterator[str]:

@@ -109,8 +109,9 @@ class Lookup:
     table: str
     key: Node
     column: str
-    rows: tuple[tuple[str, Value | Var], ...] | None = None
-    """Key -> the column's value, for every record (``None``: not bound yet)."""
+    rows: tuple[tuple[str | Var, Value | Var], ...] | None = None
+    """Key -> the column's value, for every record (``None``: not bound yet); a record
+    drawn for every instance is keyed by the variable of its drawn key."""
 
 
 Node = Num | Var | Neg | Bin | Call | Lit | Cmp | Logic | Choose | Lookup

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from agentproc.procedures.formula import (
+    DATE_FUNCTIONS,
     Bin,
     Call,
     Choose,
@@ -36,8 +37,8 @@ from agentproc.procedures.formula import (
     render,
 )
 
-Kind = Literal["number", "category", "boolean"]
-KINDS: tuple[Kind, ...] = ("number", "category", "boolean")
+Kind = Literal["number", "category", "boolean", "string", "date"]
+KINDS: tuple[Kind, ...] = ("number", "category", "boolean", "string", "date")
 """The value types of a workflow."""
 
 
@@ -55,15 +56,20 @@ class Type:
 
     def text(self, name: str | None = None) -> str:
         """How an error names it: ``tier (a category: gold, silver)``."""
-        what = {"number": "a number", "boolean": "a boolean"}.get(self.kind)
+        what = _WHAT.get(self.kind)
         if what is None:
             shown = ", ".join(self.choices[:8]) + (", ..." if len(self.choices) > 8 else "")
             what = f"a category: {shown}"
         return f"{name} ({what})" if name else what
 
 
+_WHAT = {"number": "a number", "boolean": "a boolean", "string": "a string", "date": "a date"}
 NUMBER = Type("number")
 BOOLEAN = Type("boolean")
+STRING = Type("string")
+"""An id: text drawn by a pattern or a table's key, compared only with ``==``/``!=``."""
+DATE = Type("date")
+"""A date (ISO text), compared with ``== != < <= > >=``, read by ``days_between``."""
 
 
 @dataclass(frozen=True)
@@ -72,6 +78,9 @@ class TableType:
 
     keys: tuple[str, ...]
     columns: Mapping[str, Type]
+    drawn: bool = False
+    """Whether its records are drawn for every instance (``count``): its keys are then
+    unknown until an instance is drawn, and a look-up's key is a string."""
 
 
 def check(tree: Node, env: Mapping[str, Type | TableType]) -> Type:
@@ -93,6 +102,8 @@ def check(tree: Node, env: Mapping[str, Type | TableType]) -> Type:
         _want(tree.left, env, NUMBER, f"'{tree.op}'")
         _want(tree.right, env, NUMBER, f"'{tree.op}'")
         return NUMBER
+    if isinstance(tree, Call) and tree.fn in DATE_FUNCTIONS:
+        return _dated(tree, env)
     if isinstance(tree, Call):
         for a in tree.args:
             _want(a, env, NUMBER, f"{tree.fn}()")
@@ -122,10 +133,12 @@ def _name(tree: Node) -> str:
 
 def _compare(tree: Cmp, env: Mapping[str, Type | TableType]) -> Type:
     left, right = check(tree.left, env), check(tree.right, env)
-    if tree.op not in ("==", "!="):
+    if tree.op not in ("==", "!=") and not (left.kind == right.kind == "date"):
         for side, t in ((tree.left, left), (tree.right, right)):
             if t.kind != "number":
-                raise FormulaError(f"'{tree.op}' compares numbers, not {t.text(_name(side))}")
+                dated = {left.kind, right.kind} & {"date", "string"}
+                what = "numbers or two dates" if dated else "numbers"
+                raise FormulaError(f"'{tree.op}' compares {what}, not {t.text(_name(side))}")
         return BOOLEAN
     if left.kind != right.kind:
         raise FormulaError(
@@ -167,6 +180,15 @@ def _choose(tree: Choose, env: Mapping[str, Type | TableType]) -> Type:
     return first
 
 
+def _dated(tree: Call, env: Mapping[str, Type | TableType]) -> Type:
+    """``date('...')`` is a date; ``days_between(a, b)`` takes two dates, gives a number."""
+    if tree.fn == "date":
+        return DATE
+    for a in tree.args:
+        _want(a, env, DATE, "days_between()")
+    return NUMBER
+
+
 def _lookup(tree: Lookup, env: Mapping[str, Type | TableType]) -> Type:
     table = env.get(tree.table)
     if not isinstance(table, TableType):
@@ -178,6 +200,13 @@ def _lookup(tree: Lookup, env: Mapping[str, Type | TableType]) -> Type:
             f"(its columns: {', '.join(table.columns)})"
         )
     key = check(tree.key, env)
+    if table.drawn or key.kind == "string":
+        if key.kind != "string":
+            raise FormulaError(
+                f"the key of table {tree.table} is a string (an id), not "
+                f"{key.text(_name(tree.key))}"
+            )
+        return column
     if key.kind != "category":
         raise FormulaError(
             f"the key of table {tree.table} is a category, not {key.text(_name(tree.key))}"

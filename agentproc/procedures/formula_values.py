@@ -19,6 +19,7 @@ from hashlib import blake2b
 from typing import Any
 
 from agentproc.arith import round_units
+from agentproc.procedures.dates import days_between
 from agentproc.procedures.formula import (
     Bin,
     Call,
@@ -48,6 +49,13 @@ _APPLY: dict[str, Callable[[list[Fraction], int], Fraction]] = {
 }
 
 
+_DATED: dict[str, Callable[[list[Any]], Any]] = {
+    "date": lambda a: a[0],
+    "days_between": lambda a: Fraction(days_between(a[0], a[1])),
+}
+"""The date functions: a date is its ISO text."""
+
+
 def evaluate(tree: Node, env: Mapping[str, Any]) -> Any:
     """The exact value of a formula, or ``None`` where it divides by zero (typed: a
     :data:`Value`; only the branch ``ifelse``/``case``/``and``/``or`` take is evaluated,
@@ -75,6 +83,8 @@ def evaluate(tree: Node, env: Mapping[str, Any]) -> Any:
         args = [evaluate(a, env) for a in tree.args]
         if any(a is None for a in args):
             return None
+        if tree.fn in _DATED:
+            return _DATED[tree.fn](args)
         return _APPLY[tree.fn](args, tree.digits)
     return _evaluate_typed(tree, env)
 
@@ -108,14 +118,27 @@ def _evaluate_typed(tree: Node, env: Mapping[str, Any]) -> Any:
         if tree.rows is None:  # pragma: no cover (a workflow binds its tables)
             raise TypeError(f"lookup of table {tree.table} not bound")
         key = evaluate(tree.key, env)
-        found = None if key is None else dict(tree.rows).get(key)
+        found = None if key is None else _record(tree.rows, key, env)
         return evaluate(found, env) if isinstance(found, Var) else found
     raise TypeError(f"not a formula node: {tree!r}")  # pragma: no cover
 
 
-Tables = Mapping[str, Mapping[str, Mapping[str, Value | Var]]]
+def _record(
+    rows: tuple[tuple[str | Var, Value | Var], ...], key: Any, env: Mapping[str, Any]
+) -> Any:
+    """The value of the row whose key is ``key`` (``None``: no such record). A drawn
+    record's key is the variable it is drawn into (``''`` in a slot the instance
+    leaves empty, which no key equals)."""
+    for k, v in rows:
+        if (env.get(k.name) if isinstance(k, Var) else k) == key:
+            return v
+    return None
+
+
+Tables = Mapping[str, Mapping[str | Var, Mapping[str, Value | Var]]]
 """A workflow's tables: table -> key -> column -> value (a number an exact fraction), or
-the variable a drawn value is read from."""
+the variable a drawn value is read from; a record drawn for every instance has the
+variable of its drawn key as its key."""
 
 
 def bind(tree: Node, tables: Tables) -> Node:

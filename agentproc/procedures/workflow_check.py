@@ -19,8 +19,23 @@ from fractions import Fraction
 
 from agentproc.errors import InputError
 from agentproc.procedures import formula
-from agentproc.procedures.formula import CHOOSERS, FUNCTIONS, LITERALS, FormulaError, Node
-from agentproc.procedures.formula_types import BOOLEAN, NUMBER, TableType, Type, check
+from agentproc.procedures.formula import (
+    CHOOSERS,
+    DATE_FUNCTIONS,
+    FUNCTIONS,
+    LITERALS,
+    FormulaError,
+    Node,
+)
+from agentproc.procedures.formula_types import (
+    BOOLEAN,
+    DATE,
+    NUMBER,
+    STRING,
+    TableType,
+    Type,
+    check,
+)
 from agentproc.procedures.formula_values import bind
 from agentproc.procedures.workflow_answer import (
     check_exit_types,
@@ -144,6 +159,12 @@ def check_spec(spec: WorkflowSpec, where: str = "workflow") -> DeclaredWorkflow:
             "a step after the answer would never be needed)",
             "answer",
         )
+    if types is not None:
+        for name in spec.fields or (spec.answer_variable,):
+            kind = types[name]
+            if kind.kind in ("string", "date"):
+                why = f"the answer is a number, a category or a boolean, not {kind.text()}"
+                raise InputError(where, why, "answer")
     if types is not None and spec.fields:
         for e in exits:
             check_exit_types(e.fields or {}, types, f"steps[{e.position}] ({e.name})", where)
@@ -182,7 +203,7 @@ def _format_one(spec: WorkflowSpec, where: str) -> None:
 def _input_type(spec: InputSpec) -> Type:
     if spec.kind == "category":
         return Type.category(str(c) for c in spec.choices or ())
-    return BOOLEAN if spec.kind == "boolean" else NUMBER
+    return {"boolean": BOOLEAN, "string": STRING, "date": DATE}.get(spec.kind, NUMBER)
 
 
 def _typed(
@@ -252,7 +273,7 @@ def _exit_answers(spec: WorkflowSpec, exits: list[Exit], answer: Type, where: st
 def _variable_name(name: str, where: str, field: str, typed: bool = False) -> None:
     if not _NAME.match(name):
         raise InputError(where, f"{name!r} is not a variable name ({NAME})", field)
-    if name in FUNCTIONS or (typed and name in CHOOSERS):
+    if name in FUNCTIONS or (typed and (name in CHOOSERS or name in DATE_FUNCTIONS)):
         raise InputError(where, f"{name!r} is a function's name", field)
     if typed and name in LITERALS:
         raise InputError(where, f"{name!r} is a boolean literal", field)

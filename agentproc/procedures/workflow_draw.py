@@ -25,6 +25,7 @@ from fractions import Fraction
 from agentproc.arith import BOUND, SCALE, round_units
 from agentproc.errors import InputError
 from agentproc.procedures import formula_values
+from agentproc.procedures.workflow_drawn_tables import draw_records, needs_records
 from agentproc.procedures.workflow_file import MAX_DECIMALS, DeclaredWorkflow, InputSpec
 from agentproc.procedures.workflow_paths import (
     PROBE,
@@ -102,6 +103,14 @@ def _draw_input(spec: InputSpec, rng: random.Random) -> int:
 _Failure = DrawFailure
 
 
+def draw_inputs(wf: DeclaredWorkflow, rng: random.Random) -> tuple[int, ...]:
+    """Every input's value in units, hidden ones included (a workflow without drawn
+    records or ``key_of`` draws each in turn, as it always has)."""
+    if wf.types is not None and needs_records(wf.spec):
+        return draw_records(wf, rng, _draw_input)
+    return tuple(_draw_input(spec, rng) for spec in wf.input_specs)
+
+
 def evaluate_steps(wf: DeclaredWorkflow, inputs: tuple[int, ...]) -> tuple[int, ...]:
     """Every step's value in thousandths from these inputs (raises ``DrawFailure``)."""
     return _walk(wf, inputs).values
@@ -165,7 +174,7 @@ def draw_instance(
     attempts = ATTEMPTS if path is None else ATTEMPTS * ATTEMPTS
     for attempt in range(attempts):
         rng = random.Random(f"agentproc:workflow:{seed}:{index}:{attempt}")
-        inputs = tuple(_draw_input(spec, rng) for spec in wf.input_specs)
+        inputs = draw_inputs(wf, rng)
         try:
             w = _walk(wf, inputs)
         except _Failure as f:
@@ -209,7 +218,7 @@ def probe_draws(
     draws: list[tuple[tuple[int, ...], Walk | DrawFailure]] = []
     for attempt in range(count):
         rng = random.Random(f"agentproc:workflow:probe:{attempt}")
-        inputs = tuple(_draw_input(spec, rng) for spec in wf.input_specs)
+        inputs = draw_inputs(wf, rng)
         try:
             draws.append((inputs, _walk(wf, inputs)))
         except _Failure as failure:

@@ -99,7 +99,9 @@ def workflow_from_json(data: Any, where: str = "workflow") -> DeclaredWorkflow:
     return check_workflow(spec, where)
 
 
-_MEMBERS = frozenset({"step", "exit", "bool", "int", "float", "str"})
+_MEMBERS = frozenset(
+    {"step", "exit", "bool", "int", "float", "str", "tuple[float, float]", "tuple[str, str]"}
+)
 """The members of a union pydantic names in a location (the kind of step tried, the type
 of a value tried): no field is so named."""
 

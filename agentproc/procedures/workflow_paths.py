@@ -27,6 +27,8 @@ from typing import Any
 from agentproc.arith import BOUND, SCALE, SYMBOLS, UNDEFINED, is_symbol, round_units, symbol_units
 from agentproc.errors import InputError
 from agentproc.procedures import formula, formula_values
+from agentproc.procedures.dates import draw_date
+from agentproc.procedures.id_pattern import draw, parse_pattern
 from agentproc.procedures.workflow_file import DeclaredWorkflow, InputSpec
 
 UNITS = SCALE["decimal"]
@@ -66,6 +68,10 @@ def draw_typed(spec: InputSpec, rng: random.Random) -> int | None:
     as in format 1, so that a file of format 1 draws the same values)."""
     if spec.kind == "boolean":
         return symbol_units(rng.random() < (0.5 if spec.p_true is None else spec.p_true))
+    if spec.kind == "string" and spec.pattern is not None:
+        return symbol_units(draw(parse_pattern(spec.pattern), rng))
+    if spec.kind == "date" and spec.range is not None:
+        return symbol_units(draw_date(str(spec.range[0]), str(spec.range[1]), rng))
     if spec.kind == "category" or spec.weights is not None:
         choices = spec.choices or []
         weights = spec.weights
@@ -153,8 +159,11 @@ def _value(
             raise InputError(wf.where, _never(exc), wf.field(k, "formula")) from None
         return UNDEFINED
     if exact is None:
-        if need:
-            raise DrawFailure(k, "divides by zero")
+        if need:  # a look-up of a key that is no record gives no value either
+            looks = next(formula.lookups(tree), None) is not None
+            raise DrawFailure(
+                k, "divides by zero or reads no record" if looks else "divides by zero"
+            )
         return UNDEFINED
     if isinstance(exact, str | bool):
         return symbol_units(exact)

@@ -24,10 +24,12 @@ from pydantic import (
 )
 
 from agentproc.procedures import formula
+from agentproc.procedures.dates import parse_date
 from agentproc.procedures.formula import MAX_LENGTH as FORMULA_LENGTH
 from agentproc.procedures.formula import Node
 from agentproc.procedures.formula_types import Kind, Type
 from agentproc.procedures.formula_values import Tables
+from agentproc.procedures.id_pattern import PatternError, parse_pattern
 
 MAX_INPUTS = 50
 """Inputs a workflow may declare."""
@@ -72,8 +74,9 @@ class InputSpec(BaseModel):
     """What the input is, as the agent is told."""
     type: Kind | None = Field(default=None, exclude_if=_unset)
     """``number`` (the default), ``category`` or ``boolean`` (format 2)."""
-    range: tuple[float, float] | None = None
-    """Drawn uniformly from ``[low, high]`` on the grid of ``decimals``."""
+    range: tuple[float, float] | tuple[str, str] | None = None
+    """Drawn uniformly from ``[low, high]`` on the grid of ``decimals``; a date's: two
+    ISO dates, drawn uniformly over the days between them (both included)."""
     decimals: int = Field(default=2, ge=0, le=MAX_DECIMALS)
     """Decimals of a ``range`` draw."""
     integers: tuple[int, int] | None = None
@@ -85,6 +88,11 @@ class InputSpec(BaseModel):
     """The relative weight of each of ``choices`` (format 2; default: all equal)."""
     p_true: float | None = Field(default=None, gt=0, lt=1, exclude_if=_unset)
     """A boolean input's chance of ``true`` (format 2; default 0.5)."""
+    pattern: str | None = Field(default=None, max_length=64, exclude_if=_unset)
+    """A string's (an id's) pattern, drawn per instance: literal characters, classes
+    ``[A-Z]``, ``[a-z]``, ``[0-9]`` (or together, ``[A-Z0-9]``), a repeat ``{n}``."""
+    key_of: str | None = Field(default=None, pattern=NAME, exclude_if=_unset)
+    """A string's table: drawn among the keys of that table's records on the instance."""
 
     @property
     def kind(self) -> Kind:
@@ -95,17 +103,24 @@ class InputSpec(BaseModel):
     def _one_way(self) -> InputSpec:
         if self.weights is not None:
             _weights(self.weights, self.choices)
+        if self.kind in ("string", "date"):
+            return check_text_input(self)
         if self.kind != "number":
             return _typed_input(self)
         if self.p_true is not None:
             raise ValueError('p_true is for a boolean input (type = "boolean")')
+        if self.pattern is not None or self.key_of is not None:
+            raise ValueError('pattern and key_of are for a string input (type = "string")')
         given = [k for k in ("range", "integers", "choices") if getattr(self, k) is not None]
         if len(given) != 1:
             raise ValueError(
                 "give exactly one of range, integers, choices "
                 f"(not {' and '.join(given) or 'none'})"
             )
-        bounds = self.range or self.integers
+        dated = self.range
+        if dated is not None and (isinstance(dated[0], str) or isinstance(dated[1], str)):
+            raise ValueError('range: dates are for a date input (type = "date")')
+        bounds = (float(dated[0]), float(dated[1])) if dated is not None else self.integers
         if bounds is not None:
             if bounds[0] > bounds[1]:
                 raise ValueError(f"{given[0]}: low {bounds[0]} is above high {bounds[1]}")
@@ -132,7 +147,7 @@ def _weights(weights: list[float], choices: list[Any] | None) -> None:
 def _typed_input(spec: InputSpec) -> InputSpec:
     """A category's or boolean's own fields, and none of a number's."""
     kind = spec.kind
-    extra = [k for k in ("range", "integers") if getattr(spec, k) is not None]
+    extra = [k for k in ("range", "integers", "pattern", "key_of") if getattr(spec, k) is not None]
     if kind == "boolean" and spec.choices is not None:
         extra.append("choices")
     if kind == "category" and spec.p_true is not None:
@@ -155,6 +170,10 @@ MAX_ROWS = 1000
 """Records a table may hold."""
 
 
+MAX_DRAWN_ROWS = 50
+"""Records a table drawn for every instance may hold (``count``'s high)."""
+
+
 class TableSpec(BaseModel):
     """A table of records (format 2), read by a step's ``lookup(table, key, 'column')``:
     the state of the world behind the tools, never shown to the agent."""
@@ -168,8 +187,15 @@ class TableSpec(BaseModel):
     """Every other column -> its type (its value given by each row), or how it is drawn
     (an input's specification: each record's value drawn for every instance, so that
     every instance has its own records; the rows then leave it out)."""
-    rows: list[dict[str, bool | float | str]] = Field(min_length=1, max_length=MAX_ROWS)
-    """The records: each gives its key and every column."""
+    rows: list[dict[str, bool | float | str]] = Field(
+        default_factory=list, max_length=MAX_ROWS, exclude_if=lambda v: not v
+    )
+    """The records: each gives its key and every column (none where ``count`` is given)."""
+    count: tuple[int, int] | None = Field(default=None, exclude_if=_unset)
+    """Whole records drawn for every instance: how many, ``[low, high]`` (1 to 50), each
+    with a distinct key drawn by :attr:`key_pattern` and every column drawn."""
+    key_pattern: str | None = Field(default=None, max_length=64, exclude_if=_unset)
+    """The pattern a drawn record's key is drawn by (``ACC-[0-9]{4}``)."""
 
 
 class StepSpec(BaseModel):
@@ -208,6 +234,35 @@ class ExitSpec(BaseModel):
     answer: bool | float | str | dict[str, bool | float | str]
     """The answer given to the finish tool when it does: of the answer's type (a
     multi-field answer's: a table giving every field, ``{ decision = "reject", ... }``)."""
+
+
+def check_text_input(spec: InputSpec) -> InputSpec:
+    """A string's fields (a ``pattern`` or a ``key_of``, not both) or a date's (a
+    ``range`` of two ISO dates), and none of another kind's."""
+    kind = spec.kind
+    own = ("pattern", "key_of") if kind == "string" else ("range",)
+    others = ("range", "integers", "choices", "weights", "p_true", "pattern", "key_of")
+    extra = [k for k in others if k not in own and getattr(spec, k) is not None]
+    if extra:
+        raise ValueError(f"a {kind} input takes no {' or '.join(extra)}")
+    if kind == "string":
+        if (spec.pattern is None) == (spec.key_of is None):
+            raise ValueError("a string input gives exactly one of pattern, key_of")
+        if spec.pattern is not None:
+            try:
+                parse_pattern(spec.pattern)
+            except PatternError as exc:
+                raise ValueError(f"pattern: {exc}") from None
+        return spec
+    if spec.range is None:
+        raise ValueError('a date input gives its range: ["2026-01-01", "2026-12-31"]')
+    days = [parse_date(v) for v in spec.range]
+    for v, d in zip(spec.range, days, strict=True):
+        if d is None:
+            raise ValueError(f"range: {v!r} is not an ISO date (YYYY-MM-DD)")
+    if days[0] > days[1]:  # type: ignore[operator]
+        raise ValueError(f"range: {spec.range[0]} is after {spec.range[1]}")
+    return spec
 
 
 def _step_kind(v: Any) -> str:

@@ -13,8 +13,10 @@ import math
 from fractions import Fraction
 
 from agentproc.errors import InputError
+from agentproc.procedures.dates import is_date
 from agentproc.procedures.formula import (
     CHOOSERS,
+    DATE_FUNCTIONS,
     FUNCTIONS,
     LITERALS,
     LOOKUP,
@@ -22,8 +24,18 @@ from agentproc.procedures.formula import (
     Value,
 )
 from agentproc.procedures.formula_nodes import Var
-from agentproc.procedures.formula_types import BOOLEAN, NUMBER, Kind, TableType, Type
+from agentproc.procedures.formula_types import (
+    BOOLEAN,
+    DATE,
+    NUMBER,
+    STRING,
+    Kind,
+    TableType,
+    Type,
+)
 from agentproc.procedures.formula_values import Tables
+from agentproc.procedures.workflow_drawn_tables import check_input_keys, drawn_table
+from agentproc.procedures.workflow_drawn_tables import check_key_of as _check_key_of
 from agentproc.procedures.workflow_spec import (
     _NAME,
     MAX_DECIMALS,
@@ -35,7 +47,7 @@ from agentproc.procedures.workflow_spec import (
     WorkflowSpec,
 )
 
-_KINDS = {"number": NUMBER, "boolean": BOOLEAN}
+_KINDS = {"number": NUMBER, "boolean": BOOLEAN, "string": STRING, "date": DATE}
 
 
 Hidden = list[tuple[str, InputSpec]]
@@ -48,13 +60,14 @@ def check_tables(spec: WorkflowSpec, where: str) -> tuple[dict[str, TableType], 
     ``table[key].column``, which the record holds as that variable. Raises one
     :class:`~agentproc.errors.InputError` for a table that needs format 2, or whose
     name is not one or is also a variable's or a function's."""
+    check_input_keys(spec, where)
     if not spec.tables:
         return {}, {}, []
     if spec.format != 2:
         raise InputError(where, "tables need format = 2", "tables")
     outputs = {s.output for s in spec.steps if isinstance(s, StepSpec)}
     types: dict[str, TableType] = {}
-    values: dict[str, dict[str, dict[str, Value | Var]]] = {}
+    values: dict[str, dict[str | Var, dict[str, Value | Var]]] = {}
     hidden: Hidden = []
     for name, table in spec.tables.items():
         field = f"tables.{name}"
@@ -64,10 +77,18 @@ def check_tables(spec: WorkflowSpec, where: str) -> tuple[dict[str, TableType], 
             what = "an input" if name in spec.inputs else "a step's output"
             why = f"{name!r} is also {what}: a table needs a name of its own"
             raise InputError(where, why, field)
-        if name in FUNCTIONS or name in CHOOSERS or name in LITERALS or name == LOOKUP:
+        grammar = (FUNCTIONS, CHOOSERS, LITERALS, DATE_FUNCTIONS)
+        if any(name in names for names in grammar) or name == LOOKUP:
             raise InputError(where, f"{name!r} is a name of the formula grammar", field)
+        if table.count is not None or table.key_pattern is not None:
+            types[name], values[name] = drawn_table(name, table, spec, where, hidden)
+            continue
+        if not table.rows:
+            why = "a table lists its rows, or gives count and key_pattern (drawn records)"
+            raise InputError(where, why, f"{field}.rows")
+        _check_key_of(table, spec, name, where, field)
         _check_rows(table, where, field)
-        records: dict[str, dict[str, Value | Var]] = {}
+        records: dict[str | Var, dict[str, Value | Var]] = {}
         for row in table.rows:
             key = str(row[table.key])
             record: dict[str, Value | Var] = {}
@@ -78,12 +99,12 @@ def check_tables(spec: WorkflowSpec, where: str) -> tuple[dict[str, TableType], 
                 else:
                     record[c] = _value(row[c])
             records[key] = record
-        types[name] = TableType(tuple(records), _column_types(table))
+        types[name] = TableType(tuple(str(k) for k in records), column_types(table))
         values[name] = records
     return types, values, hidden
 
 
-def _column_types(table: TableSpec) -> dict[str, Type]:
+def column_types(table: TableSpec) -> dict[str, Type]:
     """Each column's type: given, drawn (as its specification's), or a category of the
     names its rows hold."""
     out: dict[str, Type] = {}
@@ -138,7 +159,9 @@ def _cell(v: bool | float | str, kind: Kind) -> str | None:
     """What is wrong with a table's value for a column of ``kind`` (``None``: nothing)."""
     if kind == "boolean":
         return None if isinstance(v, bool) else f"{v!r} is not a boolean"
-    if kind == "category":
+    if kind == "date":
+        return None if is_date(v) else f"{v!r} is not an ISO date (YYYY-MM-DD)"
+    if kind in ("category", "string"):
         if isinstance(v, str) and 0 < len(v) <= MAX_CATEGORY:
             return None
         return f"{v!r} is not a name of 1 to {MAX_CATEGORY} characters"

@@ -184,6 +184,7 @@ REFUSALS: dict[str, str] = {
     "unknown_tool": "no tool of that name was offered",
     "invalid_arguments": "the arguments are not JSON or fail the tool's schema",
     "division_by_zero": "the divisor supplied is zero",
+    "unknown_key": "a look-up's key is no record of the instance (the agent's wrong key)",
     "out_of_range": "the result would exceed 1e12 (only wrong arguments get there)",
     "dependency": "enforce mode: a step it reads has not run yet",
     "premature": "enforce mode: the last step has not run yet",

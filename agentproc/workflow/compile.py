@@ -132,7 +132,15 @@ def _typed_schema(t: VariableType) -> dict[str, Any]:
     """The JSON Schema type of a category (a string among its names) or a boolean."""
     if t.type == "boolean":
         return {"type": "boolean"}
+    if t.type == "string":
+        return {"type": "string"}
+    if t.type == "date":
+        return {"type": "string", "format": "date", "pattern": DATE_PATTERN}
     return {"type": "string", "enum": list(t.choices or ())}
+
+
+DATE_PATTERN = "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+"""A date parameter's JSON Schema pattern: ISO text, ``YYYY-MM-DD``."""
 
 
 _SHARED: dict[tuple[Any, ...], bytes] = {}

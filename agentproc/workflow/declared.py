@@ -28,6 +28,7 @@ from agentproc.procedures.workflow_file import (
     WorkflowSpec,
 )
 from agentproc.workflow.compile import complete
+from agentproc.workflow.declared_records import drawn_rows
 from agentproc.workflow.declared_view import head, refusal_line
 from agentproc.workflow.declared_view import refusal_reason as _reason
 from agentproc.workflow.present import DISTRACTORS
@@ -228,8 +229,11 @@ if __name__ == "__main__":  # pragma: no cover
 
 
 def _rows(name: str, table: TableSpec, drawn: dict[str, int]) -> dict[str, Any]:
-    """A table as an instance's scenario holds it: each row with its drawn values."""
+    """A table as an instance's scenario holds it: each row with its drawn values (a
+    table of drawn records: the instance's records, its empty slots left out)."""
     scale = SCALE["decimal"]
+    if table.count is not None:
+        return {"key": table.key, "rows": drawn_rows(name, table, drawn)}
     rows = []
     for row in table.rows:
         full: dict[str, Any] = dict(row)

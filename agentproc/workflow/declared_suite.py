@@ -85,12 +85,14 @@ PRESETS: dict[str, tuple[str, ...]] = {
         "hazard_class",
         "order_fulfilment",
         "refund_approval",
+        "return_window",
         "service_triage",
         "warehouse_inspection",
     ),
 }
 """Shipped suites of several workflows (``generate --preset NAME``): ``sop``, the
-procedures of format 2 as organisations write them (branches, gates, look-ups)."""
+procedures of format 2 as organisations write them (branches, gates, look-ups, ids and
+dates)."""
 
 
 def write_workflow_suite(

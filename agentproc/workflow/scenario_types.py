@@ -34,8 +34,9 @@ class VariableType(BaseModel):
     """The type of a variable that is not a number (workflow format 2)."""
 
     model_config = ConfigDict(extra="forbid")
-    type: Literal["category", "boolean"]
-    """``category`` (one of :attr:`choices`) or ``boolean``."""
+    type: Literal["category", "boolean", "string", "date"]
+    """``category`` (one of :attr:`choices`), ``boolean``, ``string`` (an id) or ``date``
+    (ISO text, ``YYYY-MM-DD``)."""
     choices: list[str] | None = Field(default=None, exclude_if=unset)
     """A category's names."""
 
@@ -83,7 +84,7 @@ class ScenarioTable(BaseModel):
     rows: list[dict[str, Value]]
     """The records, each with its key and every column."""
 
-    def records(self) -> dict[str, dict[str, Any]]:
+    def records(self) -> dict[Any, dict[str, Any]]:
         """Key -> column -> value as the formula grammar reads it (a number an exact
         fraction)."""
         return {

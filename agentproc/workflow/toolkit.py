@@ -35,9 +35,11 @@ from agentproc.errors import unknown_key
 from agentproc.workflow.answer_fields import fields_problem, recorded, submitted
 from agentproc.workflow.calls import CallRecord, parse_arguments
 from agentproc.workflow.compile import complete
+from agentproc.workflow.declared_records import no_record
 from agentproc.workflow.declared_view import step_text
 from agentproc.workflow.runtime import Workflow
 from agentproc.workflow.scenario import ScenarioStep
+from agentproc.workflow.typed_args import ToolKinds, fits, is_number, tool_kinds
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
@@ -55,12 +57,6 @@ there, and beyond it a decimal value no longer survives a round trip through a f
 def _entry_hash(*parts: object) -> int:
     digest = hashlib.blake2b(repr(parts).encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big")
-
-
-def _is_number(v: object, integer: bool) -> bool:
-    if isinstance(v, bool) or not isinstance(v, int | float):
-        return False
-    return not (isinstance(v, float) and integer and not v.is_integer())
 
 
 class Toolkit:
@@ -122,10 +118,10 @@ class Toolkit:
     ) -> str | None:
         integer = self.workflow.number_type == "integer"
         if self.workflow.types is not None:  # a branched workflow: typed, some optional
-            if self._typed_fit(name, params, args):
+            if fits(self._kinds.get(name), args):
                 return None
         elif len(args) == len(params) and all(
-            p in args and _is_number(args[p], integer) for p in params
+            p in args and is_number(args[p], integer) for p in params
         ):
             bad = [p for p in params if isinstance(args[p], float) and not math.isfinite(args[p])]
             return f"{bad[0]} is not a finite number" if bad else None
@@ -140,51 +136,10 @@ class Toolkit:
         number = self.workflow.number_type
         return f"expected exactly the arguments {', '.join(params)}, each a {number}"
 
-    def _typed_fit(self, name: str, params: tuple[str, ...], args: dict[str, Any]) -> bool:
-        """Whether a branched workflow's call fits its tool: each argument of its type, a
-        category one of its names, no argument unknown, every required one given."""
-        kinds = self._kinds.get(name)
-        if kinds is None or len(args) > len(kinds):
-            return False
-        for param, (kind, optional) in kinds.items():
-            if param not in args:
-                if optional:
-                    continue
-                return False
-            v = args[param]
-            if kind is None:  # a number
-                if not _is_number(v, False) or (isinstance(v, float) and not math.isfinite(v)):
-                    return False
-            elif isinstance(kind, bool):  # a boolean
-                if not isinstance(v, bool):
-                    return False
-            elif not isinstance(v, str) or v not in kind:  # a category's names
-                return False
-        return all(p in kinds for p in args)
-
     @cached_property
-    def _kinds(self) -> dict[str, dict[str, tuple[frozenset[str] | bool | None, bool]]]:
-        """A branched workflow's tools as shown -> each parameter as shown -> its kind (a
-        category's names, ``True`` for a boolean, ``None`` for a number) and whether it
-        is optional (a variable a conditional step defines)."""
-        wf, pres = self.workflow, self.presented
-        types = wf.types or {}
-        optional = {s.output for s in wf.steps if s.when is not None}
-
-        def kind(var: str) -> frozenset[str] | bool | None:
-            t = types.get(var)
-            if t is None:
-                return None
-            return True if t.type == "boolean" else frozenset(t.choices or ())
-
-        out = {
-            (s.name if pres is None else pres.tool_names[s.name]): {
-                self._shown(p): (kind(p), p in optional) for p in s.params
-            }
-            for s in wf.steps
-        }
-        out[wf.finish_tool] = {wf.finish_argument: (kind(wf.scenario.answer_variable), False)}
-        return out
+    def _kinds(self) -> ToolKinds:
+        """A branched workflow's tools as shown -> each parameter's kind (``typed_args``)."""
+        return tool_kinds(self.workflow, self.presented, self._shown)
 
     def call(
         self, name: str, arguments: str | dict[str, Any] | None, given: bool = False
@@ -305,6 +260,9 @@ class Toolkit:
                 if self.guard == "feedback":
                     rec.result += self._next_step()
                 return
+        missing_record = no_record(spec.tree, args)
+        if missing_record is not None:  # the agent's key: a wrong argument, not a fault
+            return _refuse(rec, "unknown_key", missing_record)
         scale = wf.scale
         supplied = {p: wf.units(args[p]) for p in spec.params if p in args}
         try:

@@ -90,6 +90,7 @@ def test_the_shipped_workflows_are_the_four_linear_and_six_branched_ones():
         "hazard_class",
         "order_fulfilment",
         "refund_approval",
+        "return_window",
         "service_triage",
         "warehouse_inspection",
     ]

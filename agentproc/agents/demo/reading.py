@@ -69,7 +69,7 @@ _TERMS = re.compile(rf"^(-?\d+(?:\.\d+)?|{_NAME}) ([-+*/]) (-?\d+(?:\.\d+)?|{_NA
 _LITERAL = re.compile(rf"^{_NUMBER}$")
 _OPS: dict[str, Op] = {symbol: op for op, symbol in SYMBOL.items()}
 _FORMULA = re.compile(rf"^Step \d+ of \d+: ({_NAME}) = (.+?), rounded to (\d) decimals", re.DOTALL)
-_ASSIGN = re.compile(rf"\b({_NAME})\s*=\s*({_NUMBER})")
+_ASSIGN = re.compile(rf"\b({_NAME})\s*=\s*({_NUMBER})(?![\w:-]|\.\d)")  # not a date's year
 _CALCULATOR = re.compile(r"^Compute a ([-+*/]) b\b")
 _CALCULATOR_NAMES = {op.value: op for op in Op}
 _TRANSIENT = re.compile(r"^Error:.*\btry again\b", re.DOTALL)

@@ -121,7 +121,7 @@ class Agent:
             self.belief[spec.target] = rec.value
             self.produced.add(spec.target)
             self.last_value = rec.value
-        elif rec.refused in ("division_by_zero", "out_of_range"):
+        elif rec.refused in ("division_by_zero", "out_of_range", "unknown_key"):
             # A carried error divided by zero or blew up: retry with the procedure's values.
             return (
                 yield from self.step(

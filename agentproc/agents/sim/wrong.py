@@ -9,6 +9,7 @@ import random
 from typing import Any
 
 from agentproc.agents.sim.beliefs import Agent, K, calculator, pick
+from agentproc.agents.sim.wrong_text import wrong_text
 from agentproc.arith import Op, apply_units, is_symbol, symbol_units
 from agentproc.labelling import Label
 from agentproc.workflow import ScenarioStep, var_index
@@ -88,6 +89,8 @@ def _wrong_symbol(
     t = (wf.types or {}).get(wf.var_name(var))
     if t is None or t.type == "boolean":
         return param, not wf.expected[var], label
+    if t.type in ("string", "date"):
+        return param, wrong_text(a, spec, param, var, t.type, rng), label
     names = [n for n in t.choices or () if symbol_units(n) not in (right, a.value_of(var))]
     held = {
         u
