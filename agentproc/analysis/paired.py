@@ -11,11 +11,11 @@ evidence, so every test and interval here works on per-scenario differences.
   score interval. The interval excludes 0 exactly when ``theta``'s does, which is
   exactly when McNemar rejects: verdict and interval cannot disagree.
 - **Several trials**: the sign-flip permutation test on the per-scenario mean
-  differences (exact for up to :data:`EXACT_UNITS` scenarios, else
-  :data:`~agentproc.analysis.stats.RESAMPLES` seeded random sign vectors) and the
-  interval obtained by inverting that same test: every shift of the differences
-  the test does not reject. With one trial per scenario the sign-flip test is
-  exactly McNemar's, so both designs rest on one idea.
+  differences, its null distribution computed exactly for any number of scenarios
+  (the differences on one grid of fractions, :data:`GRID`; no random sign vectors),
+  and the interval obtained by inverting that same test (:func:`signflip_test`).
+  With one trial per scenario the sign-flip test is exactly McNemar's, so both
+  designs rest on one idea.
 
 A percentile bootstrap was used before; it undercovers when discordance is rare
 (0.886 at 3 of 60 discordant) and, as a different method from the test, gave
