@@ -37,7 +37,7 @@ LAYERS: dict[str, int] = {
 (or stay within one folder; the base modules of place 0 may use each other).
 ``agents`` and ``analysis`` share a place and never import each other;
 ``experiments`` runs agents and analyses what they did."""
-FACADES = {"agentproc", "agentproc.__main__", "agentproc.inspect", "agentproc._inspect_registry"}
+FACADES = {"agentproc", "agentproc.__main__", "agentproc._inspect_registry"}
 """The package's front doors, which may import anything."""
 
 
@@ -190,3 +190,10 @@ def fresh_python(code: str) -> str:
 
 def eval_list(text: str) -> list[str]:
     return ast.literal_eval(text.strip())
+
+
+def test_no_top_level_module_shadows_the_standard_library():
+    # A module named like one of the standard library's (``agentproc/inspect.py`` was) is
+    # imported in its place by any script run from inside the package directory.
+    names = {room(module_name(p)) for p in PACKAGE.rglob("*.py")}
+    assert sorted(names & sys.stdlib_module_names) == []

@@ -10,7 +10,9 @@ What the HTTP endpoint does, and why:
 
 - one ``aiohttp.ClientSession`` per event loop (a session cannot move to another
   loop: a second ``asyncio.run`` gets a session of its own), closed when its loop
-  shuts down its async generators, as ``asyncio.run`` does;
+  shuts down its async generators, as ``asyncio.run`` does, or, when the endpoint is
+  dropped first, on its loop as soon as that runs (a process keeps one loop for all its
+  runs: :mod:`agentproc.runs.loop`);
 - proxies from the environment (``HTTPS_PROXY``, ``NO_PROXY`` and kin, read once
   per session: aiohttp's ``trust_env`` would also look up ``~/.netrc`` in a thread
   on every request), TLS with the system's trust store
@@ -45,7 +47,7 @@ import ssl
 import urllib.parse
 import urllib.request
 import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, MutableMapping
 from functools import cache
 from typing import Any, NoReturn
 
@@ -121,6 +123,9 @@ class HttpEndpoint:
             weakref.WeakKeyDictionary()
         )
         """Each event loop's session, and the async generator that closes it."""
+        # Held by the finaliser, not only by the endpoint: a dropped endpoint's sessions are
+        # closed on their loops, never collected with it unclosed ("Unclosed client session").
+        weakref.finalize(self, _close_sessions, self._sessions).atexit = False
 
     async def create(self, body: bytes) -> dict[str, Any]:
         """POST a request body; the chat completion as a dict.
@@ -159,22 +164,33 @@ class HttpEndpoint:
         known = self._sessions.get(loop)
         if known is None:
             session = _new_session(self.headers, self.timeout)
-            closer = self._close_at_shutdown(session, loop)
+            closer = _close_at_shutdown(session, loop, self._sessions)
             await anext(closer)
             # The loop holds its async generators weakly: kept here while the loop lives.
             known = self._sessions[loop] = (session, closer, _proxy(self.url))
         return known[0], known[2]
 
-    async def _close_at_shutdown(
-        self, session: Any, loop: asyncio.AbstractEventLoop
-    ) -> AsyncIterator[None]:
-        """An async generator that closes the session when its loop finalises it
-        (``loop.shutdown_asyncgens()``, which ``asyncio.run`` calls before it closes)."""
-        try:
-            yield
-        finally:
-            self._sessions.pop(loop, None)  # the session holds the loop: never freed else
-            await session.close()
+
+async def _close_at_shutdown(
+    session: Any, loop: asyncio.AbstractEventLoop, sessions: MutableMapping[Any, Any]
+) -> AsyncIterator[None]:
+    """An async generator that closes the session when its loop finalises it
+    (``loop.shutdown_asyncgens()``, which ``asyncio.run`` calls before it closes), or when
+    its endpoint is dropped (:func:`_close_sessions`). It holds no reference to the
+    endpoint, which would keep it alive."""
+    try:
+        yield
+    finally:
+        sessions.pop(loop, None)  # the session holds the loop: never freed else
+        await session.close()
+
+
+def _close_sessions(sessions: MutableMapping[asyncio.AbstractEventLoop, Any]) -> None:
+    """Close a dropped endpoint's sessions, each on its own loop: at once if it is running,
+    else when it next runs (a process's loop runs again for its next run, or at exit)."""
+    for loop, (_, closer, _) in list(sessions.items()):
+        if not loop.is_closed():
+            loop.call_soon_threadsafe(loop.create_task, closer.aclose())
 
 
 class _FreshConnector(aiohttp.TCPConnector):

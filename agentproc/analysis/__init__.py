@@ -1,39 +1,73 @@
-"""Analysis of stored runs: reports, replays and timelines. Never calls a model."""
+"""Analysis of stored runs: reports, replays and timelines. Never calls a model.
 
-from agentproc.analysis.cell_stats import CellStats, wilson
-from agentproc.analysis.compare import compare_files, compare_records
-from agentproc.analysis.compare_result import CompareResult
-from agentproc.analysis.export import report_json, stats_json
-from agentproc.analysis.multiplicity import holm
-from agentproc.analysis.relabel import Relabelled, label_record, relabel_run
-from agentproc.analysis.replay import (
-    Replay,
-    replay_calls,
-    replay_messages,
-    replay_record,
-)
-from agentproc.analysis.report import AgentReport, Report, aggregate
-from agentproc.analysis.stats import mcnemar, pass_hat_k
+Each name is imported from its module on first use (:data:`_EXPORTS`), so importing one
+module of the package (``agentproc.analysis.paired``, say) does not load the comparison,
+the report, relabelling, replay and export with it. The ``TYPE_CHECKING`` block shows IDEs
+and type checkers the same names.
+"""
 
-__all__ = [
-    "AgentReport",
-    "CellStats",
-    "CompareResult",
-    "Relabelled",
-    "Replay",
-    "Report",
-    "aggregate",
-    "compare_files",
-    "compare_records",
-    "holm",
-    "label_record",
-    "mcnemar",
-    "pass_hat_k",
-    "relabel_run",
-    "replay_calls",
-    "replay_messages",
-    "replay_record",
-    "report_json",
-    "stats_json",
-    "wilson",
-]
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the same names, for IDEs and type checkers (``X as X`` re-exports)
+    from agentproc.analysis.cell_stats import CellStats as CellStats
+    from agentproc.analysis.cell_stats import wilson as wilson
+    from agentproc.analysis.compare import compare_files as compare_files
+    from agentproc.analysis.compare import compare_records as compare_records
+    from agentproc.analysis.compare_result import CompareResult as CompareResult
+    from agentproc.analysis.export import report_json as report_json
+    from agentproc.analysis.export import stats_json as stats_json
+    from agentproc.analysis.multiplicity import holm as holm
+    from agentproc.analysis.relabel import Relabelled as Relabelled
+    from agentproc.analysis.relabel import label_record as label_record
+    from agentproc.analysis.relabel import relabel_run as relabel_run
+    from agentproc.analysis.replay import Replay as Replay
+    from agentproc.analysis.replay import replay_calls as replay_calls
+    from agentproc.analysis.replay import replay_messages as replay_messages
+    from agentproc.analysis.replay import replay_record as replay_record
+    from agentproc.analysis.report import AgentReport as AgentReport
+    from agentproc.analysis.report import Report as Report
+    from agentproc.analysis.report import aggregate as aggregate
+    from agentproc.analysis.stats import mcnemar as mcnemar
+    from agentproc.analysis.stats import pass_hat_k as pass_hat_k
+
+_EXPORTS: dict[str, str] = {
+    "AgentReport": "agentproc.analysis.report",
+    "CellStats": "agentproc.analysis.cell_stats",
+    "CompareResult": "agentproc.analysis.compare_result",
+    "Relabelled": "agentproc.analysis.relabel",
+    "Replay": "agentproc.analysis.replay",
+    "Report": "agentproc.analysis.report",
+    "aggregate": "agentproc.analysis.report",
+    "compare_files": "agentproc.analysis.compare",
+    "compare_records": "agentproc.analysis.compare",
+    "holm": "agentproc.analysis.multiplicity",
+    "label_record": "agentproc.analysis.relabel",
+    "mcnemar": "agentproc.analysis.stats",
+    "pass_hat_k": "agentproc.analysis.stats",
+    "relabel_run": "agentproc.analysis.relabel",
+    "replay_calls": "agentproc.analysis.replay",
+    "replay_messages": "agentproc.analysis.replay",
+    "replay_record": "agentproc.analysis.replay",
+    "report_json": "agentproc.analysis.export",
+    "stats_json": "agentproc.analysis.export",
+    "wilson": "agentproc.analysis.cell_stats",
+}
+"""Public name -> the module that defines it."""
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'agentproc.analysis' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(_EXPORTS)

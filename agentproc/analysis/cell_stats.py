@@ -8,20 +8,31 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from statistics import NormalDist
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from agentproc.analysis.student_t import check_level, t_quantile
 from agentproc.labelling import VERDICTS, LabelKind
 
 Z95 = 1.959963984540054
 """The standard normal quantile of a two-sided 95% interval."""
 
 
+def z_quantile(level: float = 0.95) -> float:
+    """The standard normal quantile of a two-sided ``level`` interval (:data:`Z95` at 95%).
+
+    >>> z_quantile() == Z95, round(z_quantile(0.9), 4)
+    (True, 1.6449)
+    """
+    check_level(level)
+    return Z95 if level == 0.95 else NormalDist().inv_cdf(0.5 + level / 2)
+
+
 def wilson(successes: float, n: float, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval of a binomial proportion (95% by default).
+    """The Wilson score interval of a binomial proportion (95% by default; ``z`` is the
+    normal quantile of the level, :func:`z_quantile`).
 
     Unlike the normal approximation it stays inside [0, 1] and is sensible at
     0 or n successes; with no trials nothing is known, so it is (0, 1).
@@ -31,8 +42,12 @@ def wilson(successes: float, n: float, z: float = Z95) -> tuple[float, float]:
     >>> wilson(0, 0)
     (0.0, 1.0)
     """
+    if not math.isfinite(n):
+        raise ValueError(f"n must be a finite number (got {n!r})")
     if not 0 <= successes <= n:
         raise ValueError(f"successes must lie in [0, n] (got {successes} of {n})")
+    if not (z > 0 and math.isfinite(z)):
+        raise ValueError(f"z must be a positive number (got {z!r})")
     if n <= 0:
         return 0.0, 1.0
     p = successes / n
@@ -46,10 +61,7 @@ def wilson(successes: float, n: float, z: float = Z95) -> tuple[float, float]:
 def design_effect(clusters: Sequence[tuple[int, int]]) -> float:
     """How much a share's variance grows because episodes come in scenarios of several
     trials: the cluster-robust variance of ``sum(y) / sum(m)`` over the binomial one,
-    from ``(successes, trials)`` per scenario; at least 1.
-
-    With fewer than two scenarios, or a share of 0 or 1, it cannot be estimated and is
-    taken at its largest, the trials per scenario (as if every trial were a copy).
+    from ``(successes, trials)`` per scenario; at least 1 (:func:`design_effect_of_sums`).
 
     >>> design_effect([(3, 3), (0, 3), (3, 3), (0, 3)])  # trials are copies: 3 for 1
     3.0
@@ -58,57 +70,37 @@ def design_effect(clusters: Sequence[tuple[int, int]]) -> float:
     >>> design_effect([(0, 4), (0, 4)])  # nothing to estimate it from: the most it can be
     4.0
     """
-    s = len(clusters)
-    total = sum(m for _, m in clusters)
-    if total == 0:
-        return 1.0
-    p = sum(y for y, _ in clusters) / total
-    if s < 2 or p in (0.0, 1.0):
-        return total / s
-    # CR1: the cluster-robust variance scaled by s / (s - 1), its usual small-sample fix;
-    # never above the trials per scenario (every trial a copy of its scenario's first)
-    robust = math.fsum((y - p * m) ** 2 for y, m in clusters) / total**2 * s / (s - 1)
-    return max(1.0, min(total / s, robust / (p * (1 - p) / total)))
+    return design_effect_of_sums(
+        sum(y for y, _ in clusters),
+        sum(m for _, m in clusters),
+        len(clusters),
+        sum(y * y for y, _ in clusters),
+        sum(y * m for y, m in clusters),
+        sum(m * m for _, m in clusters),
+    )
 
 
-@lru_cache(maxsize=4096)  # a report asks for the same few degrees of freedom many times
-def t_quantile(df: int, level: float = 0.95) -> float:
-    """The two-sided ``level`` quantile of Student's t with ``df`` degrees of freedom.
+def design_effect_of_sums(k: int, n: int, clusters: int, yy: int, ym: int, mm: int) -> float:
+    """:func:`design_effect` from running sums over the clusters ``(y, m)``: ``k = sum(y)``,
+    ``n = sum(m)``, their number, ``yy = sum(y * y)``, ``ym = sum(y * m)``, ``mm = sum(m * m)``.
 
-    Exact: the t distribution's two-sided probability for integer ``df`` is a finite
-    sum in ``theta = atan(t / sqrt(df))`` (Abramowitz and Stegun 26.7.3-4), bisected.
+    With fewer than two scenarios, or a share of 0 or 1, it cannot be estimated and is
+    taken at its largest, the trials per scenario (as if every trial were a copy).
 
-    >>> round(t_quantile(4), 3), round(t_quantile(1), 3), round(t_quantile(10**6), 3)
-    (2.776, 12.706, 1.96)
+    >>> design_effect_of_sums(6, 12, 4, 18, 18, 36)
+    3.0
     """
-
-    def inside(t: float) -> float:  # P(|T| <= t)
-        theta = math.atan(t / math.sqrt(df))
-        c2, term = math.cos(theta) ** 2, 1.0
-        if df % 2:
-            total, k = 0.0, 3
-            if df > 1:
-                total = term = 1.0
-                for k in range(3, df - 1, 2):
-                    term *= c2 * (k - 1) / k
-                    total += term
-                total *= math.sin(theta) * math.cos(theta)
-            return 2 / math.pi * (theta + total)
-        total = 1.0
-        for k in range(2, df - 1, 2):
-            term *= c2 * (k - 1) / k
-            total += term
-        return math.sin(theta) * total
-
-    if df > 10_000:
-        return NormalDist().inv_cdf(0.5 + level / 2)
-    lo, hi = 0.0, 1.0
-    while inside(hi) < level:
-        lo, hi = hi, 2 * hi
-    for _ in range(60):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if inside(mid) < level else (lo, mid)
-    return hi
+    if n == 0:
+        return 1.0
+    if clusters < 2 or k in (0, n):
+        return n / clusters
+    # CR1: the cluster-robust variance scaled by s / (s - 1), its usual small-sample fix;
+    # never above the trials per scenario (every trial a copy of its scenario's first).
+    # sum((y - p m)^2) n^2 = yy n^2 - 2 k n ym + k^2 mm with p = k / n: whole numbers, so
+    # the ratio to the binomial variance p (1 - p) / n is rounded once, at the division.
+    spread = yy * n * n - 2 * k * n * ym + k * k * mm
+    robust = spread * clusters / (n * (clusters - 1) * k * (n - k))
+    return max(1.0, min(n / clusters, robust))
 
 
 @dataclass(slots=True)
@@ -134,7 +126,15 @@ class Rate:
     @property
     def ci(self) -> tuple[float, float]:
         """Wilson 95% interval (on the effective number of episodes)."""
-        z = t_quantile(self.clusters - 1) if self.clusters >= 2 else Z95
+        return self.interval()
+
+    def interval(self, level: float = 0.95) -> tuple[float, float]:
+        """Wilson interval at ``level`` (on the effective number of episodes).
+
+        >>> tuple(round(x, 4) for x in Rate(5, 10).interval(0.9))
+        (0.2693, 0.7307)
+        """
+        z = t_quantile(self.clusters - 1, level) if self.clusters >= 2 else z_quantile(level)
         return wilson(self.k / self.deff, self.n / self.deff, z)
 
     def to_json(self) -> dict[str, Any]:

@@ -6,7 +6,8 @@ episode's steps) is ``sum(y) / sum(m)`` over the clusters' ``(y, m)``; its inter
 Wilson's on the effective count, as :func:`~agentproc.analysis.cell_stats.design_effect`
 gives it. That function takes the clusters as a list; the per-step measures have a
 rate per step of the procedure, and a list per step would hold every scenario once for
-each of its steps. The same figure follows from five running sums.
+each of its steps. The same figure follows from five running sums
+(:func:`~agentproc.analysis.cell_stats.design_effect_of_sums`, which both use).
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from agentproc.analysis.cell_stats import Z95, Rate, t_quantile
+from agentproc.analysis.cell_stats import Z95, Rate, design_effect_of_sums
+from agentproc.analysis.student_t import t_quantile
 
 
 @dataclass(slots=True)
@@ -50,14 +52,7 @@ class Clustered:
         >>> c.deff
         3.0
         """
-        s, total = self.clusters, self.n
-        if total == 0:
-            return 1.0
-        p = self.k / total
-        if s < 2 or p in (0.0, 1.0):
-            return total / s
-        robust = (self.yy - 2 * p * self.ym + p * p * self.mm) / total**2 * s / (s - 1)
-        return max(1.0, min(total / s, robust / (p * (1 - p) / total)))
+        return design_effect_of_sums(self.k, self.n, self.clusters, self.yy, self.ym, self.mm)
 
     def rate(self) -> Rate:
         """The share and its Wilson interval: on the effective count, with Student's t
@@ -104,23 +99,34 @@ class Paired:
             return 0.0
         return max(-1.0, min(1.0, cov / math.sqrt(va * vb)))
 
-    def difference(self) -> tuple[float, tuple[float, float]] | None:
-        """``a - b`` and its 95% interval by MOVER (Newcombe's hybrid score interval,
-        with Zou and Donner's term for correlated estimates) from the two shares'
-        intervals; ``None`` when either has nothing counted."""
+    def difference(self, level: float = 0.95) -> tuple[float, tuple[float, float]] | None:
+        """``a - b`` and its interval at ``level`` by MOVER (:func:`difference_interval`
+        with the correlation of the two shares' estimates); ``None`` when either has
+        nothing counted."""
         a, b = self.a.rate(), self.b.rate()
         if not a.n or not b.n:
             return None
-        (la, ua), (lb, ub) = a.ci, b.ci
-        pa, pb, r = a.value, b.value, self.correlation()
-        d = pa - pb
-        low = d - math.sqrt(
-            max(0.0, (pa - la) ** 2 + (ub - pb) ** 2 - 2 * r * (pa - la) * (ub - pb))
-        )
-        high = d + math.sqrt(
-            max(0.0, (ua - pa) ** 2 + (pb - lb) ** 2 - 2 * r * (ua - pa) * (pb - lb))
-        )
-        return d, (max(-1.0, low), min(1.0, high))
+        return a.value - b.value, difference_interval(a, b, self.correlation(), level)
+
+
+def difference_interval(
+    a: Rate, b: Rate, r: float = 0.0, level: float = 0.95
+) -> tuple[float, float]:
+    """The interval of ``a - b`` from the two rates' own intervals at ``level``: Newcombe's
+    hybrid score interval for independent rates (``r = 0``), with Zou and Donner's term
+    (MOVER) for estimates of correlation ``r``.
+
+    >>> tuple(round(x, 3) for x in difference_interval(Rate(30, 100), Rate(10, 100)))
+    (0.09, 0.306)
+    """
+    if not -1 <= r <= 1:
+        raise ValueError(f"r must lie in [-1, 1] (got {r!r})")
+    (la, ua), (lb, ub) = a.interval(level), b.interval(level)
+    pa, pb = a.value, b.value
+    d = pa - pb
+    low = d - math.sqrt(max(0.0, (pa - la) ** 2 + (ub - pb) ** 2 - 2 * r * (pa - la) * (ub - pb)))
+    high = d + math.sqrt(max(0.0, (ua - pa) ** 2 + (pb - lb) ** 2 - 2 * r * (ua - pa) * (pb - lb)))
+    return max(-1.0, low), min(1.0, high)
 
 
 def quantile(clusters: int, robust: bool) -> float:

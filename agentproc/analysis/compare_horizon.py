@@ -14,8 +14,9 @@ from rich.table import Table
 from rich.text import Text
 
 from agentproc.analysis.differences import Pair
+from agentproc.analysis.formats import p_text
 from agentproc.analysis.horizon import Row
-from agentproc.analysis.horizon_diff import LEVEL, HorizonDifference, horizon_difference, p_text
+from agentproc.analysis.horizon_diff import LEVEL, HorizonDifference, horizon_difference
 from agentproc.analysis.multiplicity import holm, holm_levels
 from agentproc.analysis.stats import ALPHA
 

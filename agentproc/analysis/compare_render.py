@@ -13,9 +13,9 @@ from agentproc.analysis.compare_result import (
     Comparison,
     Difference,
     Rate,
-    p_text,
 )
 from agentproc.analysis.fit import print_table, print_wrapped, two_lines
+from agentproc.analysis.formats import p_text
 from agentproc.analysis.render import NONE
 
 

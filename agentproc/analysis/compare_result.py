@@ -12,6 +12,7 @@ from operator import attrgetter
 from typing import Any
 
 from agentproc.analysis.cell_stats import Rate, design_effect
+from agentproc.analysis.formats import p_text, pct
 from agentproc.analysis.horizon import Horizon
 from agentproc.analysis.horizon_diff import HorizonDifference
 from agentproc.analysis.paired import MIN_SCENARIOS, Method
@@ -279,7 +280,7 @@ class Comparison:
         holm = "" if self.p_holm is None else f", Holm across arms {p_text(self.p_holm)}"
         means = "" if self.balanced else " (means over scenarios: unequal trials)"
         return (
-            f"{head}: faithful accuracy {_pct(f.baseline)} -> {_pct(f.variant)}{means} "
+            f"{head}: faithful accuracy {pct(f.baseline)} -> {pct(f.variant)}{means} "
             f"({signed(f.diff)}{interval}, {f.method} p = {p_text(f.p)}{holm}); "
             f"first-answer accuracy {signed(a.diff)} (p = {p_text(a.p)})"
             + (f"; {', '.join(moved)}" if moved else "")
@@ -329,18 +330,9 @@ def verdict_head(arm: str, verdict: Verdict, baseline: str) -> str:
     return f"{arm}: {_VERDICT_WORDS[verdict]} {baseline}"
 
 
-def _pct(x: float) -> str:
-    return f"{x * 100:.1f}%"
-
-
 def signed(x: float) -> str:
     """A difference of shares in points, signed: ``+4.2``."""
     return f"{x * 100:+.1f}"
-
-
-def p_text(p: float) -> str:
-    """A p-value in three figures, small ones in scientific notation."""
-    return f"{p:.3g}" if p >= 0.001 else f"{p:.1e}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,11 +31,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from agentproc.analysis.cell_stats import t_quantile
+from agentproc.analysis.formats import p_text
 from agentproc.analysis.horizon import Horizon, Row, horizon
 from agentproc.analysis.horizon_fit import weibull_fit
 from agentproc.analysis.paired import MIN_SCENARIOS
 from agentproc.analysis.stats import ALPHA
+from agentproc.analysis.student_t import t_pvalue, t_quantile
 
 LEVEL = 0.5
 """The success level whose horizons are compared (faithful accuracy falls to 50%)."""
@@ -165,28 +166,6 @@ def _state(h: Horizon) -> str:
     if not h.claimed:
         return h.head(short=True)
     return f"horizon is {h.head(short=True)}"
-
-
-def p_text(p: float) -> str:
-    """A p-value in three figures, small ones in scientific notation (as compare's)."""
-    return f"{p:.3g}" if p >= 0.001 else f"{p:.1e}"
-
-
-def t_pvalue(t: float, df: int) -> float:
-    """Two-sided p-value of Student's t: the level at which ``|t|`` is the quantile
-    (:func:`~agentproc.analysis.cell_stats.t_quantile` inverted by bisection).
-
-    >>> round(t_pvalue(2.776, 4), 3), t_pvalue(0.0, 9)
-    (0.05, 1.0)
-    """
-    t = abs(t)
-    if t == 0:
-        return 1.0
-    lo, hi = 0.0, 1.0  # levels: t_quantile(df, lo) <= t < t_quantile(df, hi)
-    for _ in range(50):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if t_quantile(df, mid) <= t else (lo, mid)
-    return max(0.0, 1.0 - lo)
 
 
 def _pieces(rows: Sequence[Row], beta: tuple[float, float]) -> tuple[Any, Any]:

@@ -15,6 +15,7 @@ from itertools import accumulate
 from typing import TypeVar
 
 from agentproc.analysis.stats import ALPHA
+from agentproc.analysis.student_t import check_level
 
 K = TypeVar("K", bound=Hashable)
 
@@ -48,6 +49,8 @@ def holm_levels(pvalues: Mapping[K, float], alpha: float = ALPHA) -> dict[K, flo
     >>> holm_levels({"a": 0.01, "b": 0.04, "c": 0.03})
     {'a': 0.016666666666666666, 'b': 0.025, 'c': 0.025}
     """
+    check_level(alpha, "alpha")
+    check_level(alpha, "alpha")
     ordered = sorted(pvalues, key=lambda key: pvalues[key])
     m = len(ordered)
     out: dict[K, float] = {}
@@ -72,6 +75,7 @@ def tarone_holm(
     >>> tarone_holm({"a": 0.0078, "b": 1.0}, {"a": 0.0078, "b": 1.0})
     {'a': 0.0078, 'b': None}
     """
+    check_level(alpha, "alpha")
     m = 1
     while sum(min_pvalues[k] <= alpha / m for k in pvalues) > m:
         m += 1

@@ -11,11 +11,11 @@ evidence, so every test and interval here works on per-scenario differences.
   score interval. The interval excludes 0 exactly when ``theta``'s does, which is
   exactly when McNemar rejects: verdict and interval cannot disagree.
 - **Several trials**: the sign-flip permutation test on the per-scenario mean
-  differences (exact for up to :data:`EXACT_UNITS` scenarios, else
-  :data:`~agentproc.analysis.stats.RESAMPLES` seeded random sign vectors) and the
-  interval obtained by inverting that same test: every shift of the differences
-  the test does not reject. With one trial per scenario the sign-flip test is
-  exactly McNemar's, so both designs rest on one idea.
+  differences, its null distribution computed exactly for any number of scenarios
+  (the differences on one grid of fractions, :data:`GRID`; no random sign vectors),
+  and the interval obtained by inverting that same test (:func:`signflip_test`).
+  With one trial per scenario the sign-flip test is exactly McNemar's, so both
+  designs rest on one idea.
 
 A percentile bootstrap was used before; it undercovers when discordance is rare
 (0.886 at 3 of 60 discordant) and, as a different method from the test, gave
@@ -36,6 +36,7 @@ from typing import Literal
 
 from agentproc.analysis.cell_stats import wilson
 from agentproc.analysis.stats import ALPHA, mcnemar
+from agentproc.analysis.student_t import check_level
 
 Method = Literal["exact McNemar", "sign-flip permutation"]
 """How a paired difference was tested (and its interval made)."""
@@ -82,6 +83,9 @@ def clopper_pearson(k: int, n: int, alpha: float = ALPHA) -> tuple[float, float]
     >>> clopper_pearson(0, 0)
     (0.0, 1.0)
     """
+    if not 0 <= k <= n:
+        raise ValueError(f"k must lie in [0, n] (got {k} of {n})")
+    check_level(alpha, "alpha")
     lo = 0.0 if k == 0 else _bisect(lambda p: _tail(k, n, p) >= alpha / 2, 0.0, k / n)
     hi = 1.0 if k == n else 1.0 - _bisect(lambda q: _tail(n - k, n, q) >= alpha / 2, 0.0, 1 - k / n)
     return lo, hi
@@ -108,6 +112,9 @@ def mcnemar_test(lost: int, gained: int, n: int, alpha: float = ALPHA) -> Paired
     >>> round(t.p, 4), t.ci[0] < 0 < t.ci[1]
     (0.0625, True)
     """
+    check_level(alpha, "alpha")
+    if not 0 <= lost + gained <= n or min(lost, gained) < 0:
+        raise ValueError(f"lost and gained must be pairs of the n (got {lost} + {gained} of {n})")
     p = mcnemar(lost, gained)
     diff = (gained - lost) / n if n else 0.0
     min_p = mcnemar(0, lost + gained)
@@ -149,6 +156,9 @@ def signflip_test(diffs: Sequence[float], alpha: float = ALPHA) -> PairedTest:
     >>> signflip_test([1 / 3] + [0.0] * 59).ci[0] < 0
     True
     """
+    check_level(alpha, "alpha")
+    if not all(-1 <= d <= 1 for d in diffs):  # NaN fails too
+        raise ValueError("diffs must lie in [-1, 1] (differences of two shares)")
     n = len(diffs)
     mean = math.fsum(diffs) / n if n else 0.0
     weights, won = _grid(diffs)

@@ -23,12 +23,12 @@ conservative.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from agentproc.analysis.cell_stats import Rate, design_effect
+from agentproc.analysis.clustered import difference_interval
 
 _VERDICT_DIGITS = 4
 
@@ -66,19 +66,6 @@ def own_error_rate(records: Iterable[Mapping[str, Any]]) -> Rate:
     if len(pairs) < 2 or not n:
         return Rate(k, n)
     return Rate(k, n, design_effect(pairs), len(pairs))
-
-
-def newcombe(a: Rate, b: Rate) -> tuple[float, float]:
-    """Newcombe's hybrid score interval of ``b - a`` from the two rates' own intervals.
-
-    >>> tuple(round(x, 3) for x in newcombe(Rate(10, 100), Rate(30, 100)))
-    (0.087, 0.306)
-    """
-    (la, ua), (lb, ub) = a.ci, b.ci
-    pa, pb = a.value, b.value
-    low = pb - pa - math.sqrt((pb - lb) ** 2 + (ua - pa) ** 2)
-    high = pb - pa + math.sqrt((ub - pb) ** 2 + (pa - la) ** 2)
-    return max(-1.0, low), min(1.0, high)
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +131,6 @@ def share_curve(
     for name, share, n, rate in rates:
         lift = None
         if base is not None and name != base[0] and rate.n and base[3].n:
-            lift = (rate.value - base[3].value, newcombe(base[3], rate))
+            lift = (rate.value - base[3].value, difference_interval(rate, base[3]))
         points.append(SharePoint(name, share, n, rate, lift))
     return ShareCurve(agent, tuple(points), None if base is None else base[0])

@@ -29,8 +29,6 @@ ALPHA = 0.05
 """Significance level of every test and verdict (two-sided)."""
 Z_POWER = 0.8416212335729143
 """Standard normal quantile at the 80% power the minimum detectable effect assumes."""
-RESAMPLES = 2000
-"""Random sign vectors of one sign-flip test of many scenarios."""
 
 Verdict = Literal["better", "worse", "no detectable difference"]
 """What a comparison concludes about a variant against the baseline."""

@@ -1,5 +1,6 @@
 """How ``--help`` reads: within the terminal's width, every option's default shown, and
-``run``'s many options in named groups.
+``run``'s many options in named groups (:func:`add_grouped`: each group declared with its
+options, the options shared with other commands kept as :class:`Option` values).
 
 argparse's own formatters either wrap everything (examples lose their lines) or nothing
 (a long description runs past the width): :class:`HelpFormatter` keeps each line as
@@ -11,6 +12,8 @@ from __future__ import annotations
 import argparse
 import textwrap
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 HANG = 4
 """How much further than its line a wrapped continuation of an indented line (an
@@ -54,15 +57,37 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
         return f"{text} (default: %(default)s)"
 
 
-def grouped(parser: argparse.ArgumentParser, groups: Mapping[str, Sequence[str]]) -> None:
-    """Show ``parser``'s options under ``groups`` (title -> option dests, in order); any
-    option not named stays where it was (``options``)."""
-    actions = {a.dest: a for a in parser._actions}
+@dataclass(frozen=True)
+class Option:
+    """An option as ``add_argument`` takes it, kept so that each parser can add it where it
+    belongs there: commands that share options add them in a group of their own help."""
+
+    flags: tuple[str, ...]
+    kwargs: dict[str, Any]
+
+    def add_to(self, container: argparse._ActionsContainer) -> argparse.Action:
+        """Add the option to a parser or to one of its argument groups."""
+        return container.add_argument(*self.flags, **self.kwargs)
+
+
+def option(*flags: str, **kwargs: Any) -> Option:
+    """An :class:`Option`, written as the ``add_argument`` call it stands for."""
+    return Option(flags, kwargs)
+
+
+def add_grouped(
+    parser: argparse.ArgumentParser,
+    options: Mapping[str, Option],
+    groups: Mapping[str, Sequence[str]],
+) -> None:
+    """Add ``options`` (dest -> option) to ``parser``: those no group names first, under
+    ``options``, then each group (title -> dests, in order) as an argument group declared
+    with its options; usage lists them in that order too."""
+    named = {dest for dests in groups.values() for dest in dests}
+    for dest, opt in options.items():
+        if dest not in named:
+            opt.add_to(parser)
     for title, dests in groups.items():
         group = parser.add_argument_group(title)
         for dest in dests:
-            action = actions[dest]
-            for other in parser._action_groups:
-                if action in other._group_actions:
-                    other._group_actions.remove(action)
-            group._group_actions.append(action)
+            options[dest].add_to(group)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from agentproc.cli.argparser import Parser
 from agentproc.cli.examples import SIM_AGENTS, examples
-from agentproc.cli.help import grouped
+from agentproc.cli.help import Option, add_grouped, option
 from agentproc.cli.option_types import CACHE_DEFAULT, cache_folder, seconds, url
 from agentproc.cli.output import count, guard, label, seed, words
 
@@ -55,69 +55,59 @@ RUN_GROUPS: dict[str, tuple[str, ...]] = {
     "the variant": ("variant",),
     "output": ("out", "resume", "overwrite", "self_contained"),
 }
-"""``run --help``'s option groups (option dests); an option named in none stays under
-``options``."""
+"""``run --help``'s option groups (option dests), each declared with its options; an
+option named in none stays under ``options``."""
 
 
-def add_run_parser(sub: argparse._SubParsersAction[Parser], episodes: Parser) -> None:
-    """``run``: an agent over a suite, into a run file."""
-    r = sub.add_parser(
-        "run",
-        help="run an agent over a suite and write a run file",
-        parents=[episodes],
-        **examples("run"),
-    )
-    r.add_argument(
-        "suite", type=Path, help="a suite folder, a scenario .json or a .jsonl of scenarios"
-    )
-    r.add_argument(
+RUN_OPTIONS: dict[str, Option] = {
+    "mode": option(
         "--mode",
         default="tools",
         choices=["tools", "text"],
         help="tools: the compiled workflow; text: the procedure in the prompt, answer in text",
-    )
-    r.add_argument(
+    ),
+    "continue_after_answer": option(
         "--continue-after-answer",
         action="store_true",
         help="do not end an episode at submit_answer (to study answer revision)",
-    )
-    r.add_argument("--out", type=Path, required=True, help="run file (JSON lines) to write")
-    r.add_argument(
+    ),
+    "out": option("--out", type=Path, required=True, help="run file (JSON lines) to write"),
+    "name": option(
         "--name",
         type=label,
         metavar="LABEL",
         help="the agent's name in report, compare and the HTML report (default: the --agent "
         "value); two runs of one endpoint, e.g. model v1 and v2 served under one name",
-    )
-    r.add_argument(
+    ),
+    "self_contained": option(
         "--self-contained",
         action="store_true",
         help="store each scenario in the run file (as its compact procedure) instead of "
         "referring to the suite: for sharing one file",
-    )
-    r.add_argument(
+    ),
+    "order": option(
         "--order",
         choices=["listed", "dependency"],
         default="listed",
         help="the order calls are held to: listed (default) or dependency (steps whose "
         "inputs are available may come in any order, several in one message)",
-    )
-    r.add_argument(
+    ),
+    "variant": option(
         "--variant",
         default="default",
         help="how the workflow is presented: a shipped variant (agentproc variants) or a "
         ".toml/.json file",
-    )
-    r.add_argument(
+    ),
+    "per_cell": option(
         "--per-cell",
         type=count(1),
         metavar="K",
         help="run only the first K scenarios of each grid cell (a run spread over the suite)",
-    )
-    r.add_argument(
+    ),
+    "shard": option(
         "--shard", help="run only shard i of n, e.g. 1/4 (or shards i to j: i-j/n, e.g. 1-2/8)"
-    )
-    r.add_argument(
+    ),
+    "cache": option(
         "--cache",
         type=cache_folder,
         nargs="?",
@@ -126,76 +116,98 @@ def add_run_parser(sub: argparse._SubParsersAction[Parser], episodes: Parser) ->
         help="serve model replies to requests made before from a response cache in DIR "
         "(default: $XDG_CACHE_HOME/agentproc or ~/.cache/agentproc); keyed on the exact "
         "request and the trial, never on a key",
-    )
-    r.add_argument(
+    ),
+    "cache_mode": option(
         "--cache-mode",
         choices=["read", "write", "readwrite", "off"],
         help="read: serve hits, store nothing; write: store replies, serve none; readwrite "
         "(the default with --cache); off",
+    ),
+}
+"""``run``'s own options (dest -> option), beside :data:`EPISODE_OPTIONS`."""
+
+
+def add_run_parser(sub: argparse._SubParsersAction[Parser]) -> None:
+    """``run``: an agent over a suite, into a run file; its options in :data:`RUN_GROUPS`."""
+    r = sub.add_parser(
+        "run", help="run an agent over a suite and write a run file", **examples("run")
     )
-    grouped(r, RUN_GROUPS)
+    r.add_argument(
+        "suite", type=Path, help="a suite folder, a scenario .json or a .jsonl of scenarios"
+    )
+    add_grouped(r, EPISODE_OPTIONS | RUN_OPTIONS, RUN_GROUPS)
 
 
-def episode_options() -> Parser:
-    """The options of every command that runs episodes (``run``, ``compare``, ``stress``),
-    defined once: a parent parser (``parents=[...]``) each of them takes in."""
-    p = Parser(add_help=False)
-    p.add_argument("--agent", default="local", help=AGENT_HELP)
-    p.add_argument(
+EPISODE_OPTIONS: dict[str, Option] = {
+    "agent": option("--agent", default="local", help=AGENT_HELP),
+    "base_url": option(
         "--base-url",
         type=url,
         help="OpenAI-compatible server for openai:MODEL (key from OPENAI_API_KEY)",
-    )
-    p.add_argument("--concurrency", type=count(1), default=1, help="episodes in flight at once")
-    p.add_argument("--timeout", type=seconds, default=120.0, help="seconds per model call")
-    p.add_argument(
+    ),
+    "concurrency": option(
+        "--concurrency", type=count(1), default=1, help="episodes in flight at once"
+    ),
+    "timeout": option("--timeout", type=seconds, default=120.0, help="seconds per model call"),
+    "retries": option(
         "--retries", type=count(0), default=4, help="retries per model call (429, 5xx, timeouts)"
-    )
-    p.add_argument(
+    ),
+    "budget": option(
         "--budget", type=count(1), help="tool calls per episode (default 2 x (steps + 1) + 5)"
-    )
-    p.add_argument("--max-tokens", type=count(1), help="cap on tokens per model reply")
-    p.add_argument(
+    ),
+    "max_tokens": option("--max-tokens", type=count(1), help="cap on tokens per model reply"),
+    "tool_choice": option(
         "--tool-choice",
         choices=["auto", "any"],
         help="local only: any (default) makes every reply a tool call; auto allows text",
-    )
-    p.add_argument(
+    ),
+    "guard": option(
         "--guard", type=guard, default="observe", help="observe (default), enforce or feedback"
-    )
-    p.add_argument(
+    ),
+    "seed": option(
         "--seed",
         type=seed,
         default=0,
         help="seed of the agent's randomness (simulated faults, model sampling); "
         "same seed, same run",
-    )
-    p.add_argument("--limit", type=count(1), help="run at most this many scenarios")
-    p.add_argument(
+    ),
+    "limit": option("--limit", type=count(1), help="run at most this many scenarios"),
+    "trials": option(
         "--trials", type=count(1), default=1, help="run each scenario this many times (trials)"
-    )
-    p.add_argument("--resume", action="store_true", help="skip episodes already in --out")
-    p.add_argument("--overwrite", action="store_true", help="replace what --out holds")
-    p.add_argument(
+    ),
+    "resume": option("--resume", action="store_true", help="skip episodes already in --out"),
+    "overwrite": option("--overwrite", action="store_true", help="replace what --out holds"),
+    "workers": option(
         "--workers",
         type=count(1),
         default=1,
         help="run the suite as this many shards in parallel processes, merged into --out",
-    )
-    p.add_argument(
+    ),
+    "backend": option(
         "--backend",
         choices=["processes", "ray"],
         default="processes",
         help="where the shards run: local processes (default) or a Ray cluster",
-    )
-    p.add_argument(
+    ),
+    "address": option(
         "--address", help="with --backend ray: the cluster to join (default: start one here)"
-    )
-    p.add_argument(
+    ),
+    "debug": option(
         "--debug",
         action="store_true",
         help="stop at the first harness error with its full traceback",
-    )
+    ),
+}
+"""The options of every command that runs episodes (``run``, ``compare``, ``stress``),
+defined once (dest -> option)."""
+
+
+def episode_options() -> Parser:
+    """:data:`EPISODE_OPTIONS` as a parent parser (``parents=[...]``) that ``compare`` and
+    ``stress`` take in."""
+    p = Parser(add_help=False)
+    for opt in EPISODE_OPTIONS.values():
+        opt.add_to(p)
     return p
 
 

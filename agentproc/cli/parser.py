@@ -39,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     episodes = episode_options()
     add_suite_parsers(sub)
-    add_run_parser(sub, episodes)
+    add_run_parser(sub)
     add_stored_parsers(sub)
     add_sweep_parsers(sub, episodes)
     add_check_parser(sub)

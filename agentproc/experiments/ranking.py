@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from agentproc.analysis.compare import paired_episodes
-from agentproc.analysis.compare_result import TITLES, CompareResult, p_text, signed, verdict_head
+from agentproc.analysis.compare_result import TITLES, CompareResult, signed, verdict_head
 from agentproc.analysis.differences import paired_test
+from agentproc.analysis.formats import p_text
 from agentproc.analysis.multiplicity import holm, holm_levels
 from agentproc.analysis.paired import Method
 from agentproc.analysis.stats import Verdict, verdict

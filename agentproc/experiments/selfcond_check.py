@@ -18,7 +18,8 @@ from typing import Any
 from agentproc.agents.sim.conditioning import SELFCOND, self_conditioning
 from agentproc.agents.sim.episode import run_sim_episode
 from agentproc.analysis.cell_stats import Rate
-from agentproc.analysis.selfcond import newcombe, own_error_rate
+from agentproc.analysis.clustered import difference_interval
+from agentproc.analysis.selfcond import own_error_rate
 from agentproc.procedures import Cell, generate_procedure
 from agentproc.workflow import scenario_of
 from agentproc.workflow.variant import Variant, load_variant
@@ -44,7 +45,7 @@ class SelfCondCheck:
     @property
     def lift_ci(self) -> tuple[float, float]:
         """The interval of the difference (truth: ``lift``)."""
-        return newcombe(self.clean, self.wrong)
+        return difference_interval(self.wrong, self.clean)
 
     @property
     def recovered(self) -> bool:

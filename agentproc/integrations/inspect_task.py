@@ -10,6 +10,10 @@ which is what ``replay`` does with the same calls. The score's value is numeric 
 Inspect's epoch reducers and metrics can read it (see
 :mod:`agentproc.integrations.inspect_metrics`); the verdict is its explanation, and its
 metadata holds the verdict, the labels and the metrics (``first_divergence`` among them).
+
+``inspect eval agentproc/agentproc_task -T suite=PATH`` finds the task through the
+``inspect_ai`` entry point (:mod:`agentproc._inspect_registry`); from Python, import it
+from here.
 """
 
 from __future__ import annotations
@@ -28,11 +32,28 @@ from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 from inspect_ai.tool import ToolDef, ToolParams
 
 from agentproc.errors import AgentprocError, one_line, unknown_key
-from agentproc.integrations.inspect_metrics import METRICS, score_value
+from agentproc.integrations.inspect_metrics import (
+    METRICS,
+    faithful_rate,
+    first_answer_rate,
+    score_value,
+    unfaithful_correct_rate,
+)
 from agentproc.labelling.order import ORDER_POLICIES
 from agentproc.runs import BUDGET_EXHAUSTED, MODES, BudgetExhausted, EpisodeSession, select
 from agentproc.workflow import GUARDS, Scenario, load_scenarios, per_cell
 from agentproc.workflow.variant import load_variant
+
+__all__ = [
+    "agentproc_task",
+    "faithful_rate",
+    "first_answer_rate",
+    "label_transcript",
+    "monitor",
+    "unfaithful_correct_rate",
+]
+"""What a user imports: the task, its scorer and labelling, and the metrics it prints
+(defined in :mod:`agentproc.integrations.inspect_metrics`)."""
 
 
 @task

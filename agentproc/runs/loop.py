@@ -42,7 +42,18 @@ def _forget_inherited() -> None:
 
 def _close(runner: asyncio.Runner) -> None:
     with contextlib.suppress(Exception):  # at exit: whatever is left is let go
+        runner.run(_settle())
         runner.close()
+
+
+async def _settle(timeout: float = 2.0) -> None:
+    """Let what the loop was handed while idle finish: a model dropped between runs has its
+    HTTP session closed by a task scheduled on the loop then (``Runner.close`` would
+    cancel it before it ran, and the session would be reported unclosed)."""
+    await asyncio.sleep(0)  # the callbacks queued while idle create their tasks
+    pending = asyncio.all_tasks() - {asyncio.current_task()}
+    if pending:
+        await asyncio.wait(pending, timeout=timeout)
 
 
 def run_on_loop(coro: Coroutine[Any, Any, T]) -> T:

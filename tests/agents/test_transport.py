@@ -10,6 +10,7 @@ import datetime
 import gzip
 import ipaddress
 import json
+import os
 import zlib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -475,3 +476,46 @@ def test_each_event_loop_gets_a_session_of_its_own_closed_with_the_loop() -> Non
     assert first is not second
     assert first.closed and second.closed
     assert len(ep._sessions) == 0  # nothing of a closed loop is kept
+
+
+DROPPED_MODELS = """
+import asyncio, gc, threading
+from tests.fakes.openai_server import ScriptedServer
+from agentproc.agents.providers import make_chat_model
+from agentproc.runs.loop import run_on_loop
+
+with ScriptedServer([{"content": "ok"}] * 10) as srv:
+    def ask(held):
+        held["model"] = make_chat_model("openai:m", base_url=srv.base_url)
+        return run_on_loop(held["model"].ainvoke("hi")).content
+
+    print(ask({}))  # dropped as soon as asked, the loop idle until exit
+    worker = threading.Thread(target=ask, args=({},))  # on a thread's loop, the thread gone
+    worker.start()
+    worker.join()
+    cycle = {}
+    cycle["self"] = cycle  # dropped in a reference cycle: the garbage collector frees it
+    print(ask(cycle))
+    del cycle
+    gc.collect()
+    print(run_on_loop(asyncio.sleep(0, "next run")))
+"""
+
+
+def test_a_dropped_models_sessions_are_closed_on_their_loops() -> None:
+    import subprocess
+    import sys
+
+    root = Path(__file__).parents[2]
+    out = subprocess.run(
+        [sys.executable, "-W", "always::ResourceWarning", "-c", DROPPED_MODELS],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(root)},
+        timeout=120,
+    )
+    assert out.stdout.split() == ["ok", "ok", "next", "run"]
+    assert "Unclosed" not in out.stderr and "destroyed but it is pending" not in out.stderr, (
+        out.stderr
+    )

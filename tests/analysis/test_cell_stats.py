@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import math
+import random
+
 import pytest
 
-from agentproc.analysis.cell_stats import CellStats, t_quantile, wilson
+from agentproc.analysis.cell_stats import Z95, CellStats, Rate, design_effect, wilson, z_quantile
+from agentproc.analysis.student_t import t_quantile
 from agentproc.labelling import LabelKind
 
 
@@ -110,3 +114,54 @@ def test_a_rate_with_few_scenarios_of_many_trials_keeps_its_level(
         low, high = Rate(k, scenarios * trials, design_effect(clusters), scenarios).ci
         covered += low <= 0.5 <= high
     assert covered / 1500 >= 0.94
+
+
+@pytest.mark.parametrize("z", [0.0, -1.96, math.nan, math.inf])
+def test_wilson_rejects_a_quantile_that_is_not_a_positive_number(z: float) -> None:
+    with pytest.raises(ValueError, match="z must be a positive number"):
+        wilson(5, 10, z)
+
+
+def test_wilson_rejects_an_infinite_count() -> None:
+    with pytest.raises(ValueError, match="n must be a finite number"):
+        wilson(5, math.inf)
+
+
+def test_a_rates_interval_at_95_percent_is_its_ci_and_other_levels_are_wilsons() -> None:
+    r = Rate(7, 40, 2.0, 8)
+    assert r.interval() == r.ci == r.interval(0.95)
+    assert r.interval(0.8) == wilson(3.5, 20, t_quantile(7, 0.8))
+    assert Rate(7, 40).interval(0.9) == wilson(7, 40, z_quantile(0.9))
+    assert z_quantile(0.95) == Z95
+    lo90, hi90 = Rate(7, 40).interval(0.9)
+    lo99, hi99 = Rate(7, 40).interval(0.99)
+    assert lo99 < lo90 and hi90 < hi99
+
+
+@pytest.mark.parametrize("level", [0.0, 1.0, 95.0])
+def test_a_rates_interval_refuses_a_level_outside_zero_to_one(level: float) -> None:
+    with pytest.raises(ValueError, match="level must lie strictly between 0 and 1"):
+        Rate(7, 40).interval(level)
+
+
+def listed_design_effect(clusters: list[tuple[int, int]]) -> float:
+    """The design effect as it was first computed, from the listed clusters in floating
+    point (the reference the exact form must reproduce)."""
+    s, total = len(clusters), sum(m for _, m in clusters)
+    if total == 0:
+        return 1.0
+    p = sum(y for y, _ in clusters) / total
+    if s < 2 or p in (0.0, 1.0):
+        return total / s
+    robust = math.fsum((y - p * m) ** 2 for y, m in clusters) / total**2 * s / (s - 1)
+    return max(1.0, min(total / s, robust / (p * (1 - p) / total)))
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_the_design_effect_from_sums_is_the_listed_one(seed: int) -> None:
+    rng = random.Random(seed)
+    clusters = []
+    for _ in range(rng.randint(1, 40)):
+        m = rng.randint(1, 12)
+        clusters.append((rng.randint(0, m), m))
+    assert design_effect(clusters) == pytest.approx(listed_design_effect(clusters), rel=1e-12)

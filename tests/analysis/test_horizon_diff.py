@@ -9,9 +9,9 @@ import random
 
 import pytest
 
-from agentproc.analysis.cell_stats import t_quantile
 from agentproc.analysis.horizon import horizon
-from agentproc.analysis.horizon_diff import horizon_difference, t_pvalue
+from agentproc.analysis.horizon_diff import horizon_difference
+from agentproc.analysis.student_t import t_pvalue, t_quantile
 
 LENGTHS = (5, 10, 20, 40, 80)
 

@@ -48,3 +48,11 @@ def test_tarone_family_grows_until_it_fits_its_own_level():
     # five hypotheses that can each reach 0.031 at best: none can pass 0.05 / 5
     ps = {i: 0.03125 for i in range(5)}
     assert set(tarone_holm(ps, ps).values()) == {None}
+
+
+@pytest.mark.parametrize("alpha", [0.0, 1.0, -0.05])
+def test_holms_levels_and_tarones_family_refuse_an_alpha_outside_zero_to_one(alpha: float):
+    with pytest.raises(ValueError, match="alpha must lie strictly between 0 and 1"):
+        holm_levels({"a": 0.01}, alpha)
+    with pytest.raises(ValueError, match="alpha must lie strictly between 0 and 1"):
+        tarone_holm({"a": 0.01}, {"a": 0.01}, alpha)

@@ -180,3 +180,29 @@ def test_signflip_interval_at_exactly_p_equal_alpha_holds_zero():
     p = signflip_test(diffs).p
     t = signflip_test(diffs, alpha=p)
     assert t.ci is not None and t.ci[0] <= 0 <= t.ci[1]
+
+
+@pytest.mark.parametrize(("k", "n"), [(-1, 5), (6, 5)])
+def test_clopper_pearson_refuses_successes_outside_zero_to_n(k: int, n: int) -> None:
+    with pytest.raises(ValueError, match="k must lie in"):
+        clopper_pearson(k, n)
+
+
+@pytest.mark.parametrize("alpha", [0.0, 1.0, 5.0])
+def test_every_paired_interval_refuses_an_alpha_outside_zero_to_one(alpha: float) -> None:
+    with pytest.raises(ValueError, match="alpha must lie strictly between 0 and 1"):
+        clopper_pearson(2, 5, alpha)
+    with pytest.raises(ValueError, match="alpha must lie strictly between 0 and 1"):
+        mcnemar_test(1, 4, 20, alpha)
+    with pytest.raises(ValueError, match="alpha must lie strictly between 0 and 1"):
+        signflip_test([0.5] * 6, alpha)
+
+
+def test_mcnemar_refuses_more_discordant_pairs_than_pairs() -> None:
+    with pytest.raises(ValueError, match="lost and gained must be pairs of the n"):
+        mcnemar_test(3, 4, 5)
+
+
+def test_the_sign_flip_test_refuses_a_difference_that_is_not_of_two_shares() -> None:
+    with pytest.raises(ValueError, match=r"diffs must lie in \[-1, 1\]"):
+        signflip_test([0.5] * 5 + [float("nan")])

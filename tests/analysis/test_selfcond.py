@@ -8,7 +8,8 @@ import math
 import pytest
 
 from agentproc.analysis.cell_stats import Rate, wilson
-from agentproc.analysis.selfcond import newcombe, own_error_rate, own_steps, share_curve
+from agentproc.analysis.clustered import difference_interval
+from agentproc.analysis.selfcond import own_error_rate, own_steps, share_curve
 
 
 def rec(sid: str, own: int, prefix: int, step: int | None = None, **extra) -> dict:
@@ -61,10 +62,10 @@ def test_one_scenario_gives_the_plain_wilson_interval():
     assert rate.ci == wilson(1, 14)
 
 
-def test_newcombes_interval_of_a_difference_from_the_two_wilson_intervals():
+def test_newcombes_interval_of_independent_rates_from_the_two_wilson_intervals():
     a, b = Rate(10, 100), Rate(30, 100)
     (la, ua), (lb, ub) = wilson(10, 100), wilson(30, 100)
-    low, high = newcombe(a, b)
+    low, high = difference_interval(b, a)
     assert low == pytest.approx(0.2 - math.sqrt((0.3 - lb) ** 2 + (ua - 0.1) ** 2))
     assert high == pytest.approx(0.2 + math.sqrt((ub - 0.3) ** 2 + (0.1 - la) ** 2))
     assert low > 0

@@ -3,11 +3,14 @@ with its defaults shown."""
 
 from __future__ import annotations
 
+import argparse
 import re
 
 import pytest
 
 from agentproc.cli import main
+from agentproc.cli.help import Option
+from agentproc.cli.parse_runs import EPISODE_OPTIONS, RUN_GROUPS, RUN_OPTIONS
 from agentproc.cli.parser import build_parser
 
 PARSERS = next(
@@ -51,6 +54,35 @@ def test_run_help_groups_its_options():
     }.items():
         for option in options:
             assert re.search(rf"^  {option}\b", got[title], re.MULTILINE), (title, option)
+
+
+def test_run_help_lists_each_groups_options_in_the_declared_order():
+    got = sections(PARSERS["run"].format_help())
+    for title, dests in RUN_GROUPS.items():
+        flags = re.findall(r"^  (--[a-z-]+)", got[title], re.MULTILINE)
+        assert flags == ["--" + d.replace("_", "-") for d in dests], title
+
+
+def test_run_usage_lists_the_options_in_the_order_the_help_explains_them():
+    text = PARSERS["run"].format_help()
+    usage, body = text.split("\n\n", 1)
+    explained = [f for f in re.findall(r"^  (--[a-z-]+)", body, re.MULTILINE) if f != "--help"]
+    assert re.findall(r"(--[a-z-]+)", usage) == explained
+
+
+@pytest.mark.parametrize("options", [EPISODE_OPTIONS, RUN_OPTIONS])
+def test_each_shared_option_is_keyed_by_its_dest(options: dict[str, Option]):
+    parser = argparse.ArgumentParser()
+    assert {dest: opt.add_to(parser).dest for dest, opt in options.items()} == {
+        dest: dest for dest in options
+    }
+
+
+def test_compare_and_stress_take_every_episode_option_and_run_groups_them():
+    for command in ("compare", "stress", "run"):
+        dests = {a.dest for a in PARSERS[command]._actions}
+        assert set(EPISODE_OPTIONS) <= dests, command
+    assert {d for ds in RUN_GROUPS.values() for d in ds} <= set(EPISODE_OPTIONS) | set(RUN_OPTIONS)
 
 
 def test_run_help_shows_the_defaults(capsys, monkeypatch):

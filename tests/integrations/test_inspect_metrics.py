@@ -31,7 +31,7 @@ from inspect_ai.log import read_eval_log
 from agentproc.agents.demo import ChatServer, Reply, conversation_key, read_turn
 from agentproc.agents.demo.profiles import follow
 from agentproc.agents.demo.reading import Turn
-from agentproc.inspect import agentproc_task
+from agentproc.integrations.inspect_task import agentproc_task
 from agentproc.procedures import Cell, generate_procedure
 from agentproc.workflow import scenario_of
 

@@ -1,5 +1,6 @@
-"""``agentproc.inspect``: an Inspect AI task whose samples are scenarios, whose tools are
-the step tools and whose scorer is the monitor; run with Inspect's ``mockllm/model``."""
+"""``agentproc.integrations.inspect_task``: an Inspect AI task whose samples are scenarios,
+whose tools are the step tools and whose scorer is the monitor; run with Inspect's
+``mockllm/model``."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ pytest.importorskip("inspect_ai")
 from inspect_ai import eval as inspect_eval
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
-from agentproc.inspect import agentproc_task
+from agentproc.integrations.inspect_task import agentproc_task
 
 ROOT = Path(__file__).resolve().parents[2]
 MOCK = "mockllm/model"

@@ -18,8 +18,8 @@ from agentproc.analysis.compare_result import (
     CompareResult,
     Comparison,
     Difference,
-    p_text,
 )
+from agentproc.analysis.formats import p_text
 from agentproc.analysis.html import HtmlReport, write_page
 from agentproc.analysis.html.episodes import DETAIL_BUDGET, anchor, details, episode_rows
 from agentproc.analysis.html.figures import figures

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from agentproc.analysis.cell_stats import CellStats
+from agentproc.analysis.formats import pct
 from agentproc.analysis.html.svg import PALETTE, W, esc, line_swatch, marker
 
 ROW = 24
@@ -23,10 +24,6 @@ KEYS = 156
 NAME_CHARS = 22
 """Characters of a group's name shown (a longer one is cut; its tooltip has it whole)."""
 TOP, BOTTOM, RIGHT = 28, 36, 12
-
-
-def _pct(v: float) -> str:
-    return f"{100 * v:.1f}%"
 
 
 Series = tuple[str, Mapping[str, CellStats], str]
@@ -70,7 +67,7 @@ def group_chart(title: str, series: Sequence[Series], x_label: str, caption: str
                 continue
             value, (lo, hi) = s.rate(rate)
             y = mid + (i - (several - 1) / 2) * min(6.0, (ROW - 8) / max(several, 1))
-            tip = f"{name}, {group}: {_pct(value)} [{_pct(lo)}, {_pct(hi)}], n={s.n}"
+            tip = f"{name}, {group}: {pct(value)} [{pct(lo)}, {pct(hi)}], n={s.n}"
             colour = PALETTE[i % len(PALETTE)]
             body.append(
                 f'<g class="point"><title>{esc(tip)}</title>'

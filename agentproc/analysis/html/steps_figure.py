@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 
+from agentproc.analysis.formats import pct
 from agentproc.analysis.html.svg import (
     BOTTOM,
     DASHES,
@@ -45,10 +46,6 @@ SLANT = 50
 NAME_CHARS = 14
 """Characters of a name on an axis (a longer one is cut with an ellipsis; its tooltip
 has it whole)."""
-
-
-def _pct(v: float) -> str:
-    return f"{100 * v:.1f}%"
 
 
 def ticks(first: float, last: float) -> list[float]:
@@ -166,7 +163,7 @@ def chart(
         )
         for p in pts:
             at = (tips or names or {}).get(p.x, f"{p.x:g}")
-            tip = f"{line.name}, {x_label} {at}: {_pct(p.y)} [{_pct(p.lo)}, {_pct(p.hi)}], n={p.n}"
+            tip = f"{line.name}, {x_label} {at}: {pct(p.y)} [{pct(p.lo)}, {pct(p.hi)}], n={p.n}"
             body.append(
                 f'<g class="point"><title>{esc(tip)}</title><circle cx="{sx(p.x):.1f}" cy="{sy(p.y):.1f}" '
                 f'r="{2.5 if len(pts) > 30 else 3.5}" fill="{colour}"/></g>'

@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from html import escape
 
+from agentproc.analysis.formats import pct
+
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2")
 """Series colours (Tableau 10, colour-blind friendlier than a rainbow)."""
 DASHES = ("", "6 3", "2 3", "8 3 2 3", "1 2", "10 4")
@@ -46,10 +48,6 @@ class Line:
 
 def esc(text: object) -> str:
     return escape(str(text), quote=True)
-
-
-def _pct(v: float) -> str:
-    return f"{100 * v:.1f}%"
 
 
 _MARKS = {
@@ -171,9 +169,7 @@ def line_chart(
         )
         for p in pts:
             x, y = sx(p.x), sy(p.y)
-            tip = (
-                f"{line.name}, {x_label} {p.x:g}: {_pct(p.y)} [{_pct(p.lo)}, {_pct(p.hi)}], n={p.n}"
-            )
+            tip = f"{line.name}, {x_label} {p.x:g}: {pct(p.y)} [{pct(p.lo)}, {pct(p.hi)}], n={p.n}"
             body.append(
                 f'<g class="point"><title>{esc(tip)}</title>'
                 f'<line x1="{x:.1f}" y1="{sy(p.lo):.1f}" x2="{x:.1f}" y2="{sy(p.hi):.1f}" '
@@ -228,7 +224,7 @@ def stacked_bars(
             h = PH * count / total
             y -= h
             fill = _fill(i)
-            tip = f"{x_label} {key}: {name} {count} of {total} labels ({_pct(count / total)})"
+            tip = f"{x_label} {key}: {name} {count} of {total} labels ({pct(count / total)})"
             body.append(
                 f'<rect x="{x:.1f}" y="{y:.1f}" width="{bw:.1f}" height="{h:.1f}" fill="{fill}" '
                 f'stroke="#fff" stroke-width=".5"><title>{esc(tip)}</title></rect>'
@@ -257,7 +253,7 @@ def heat_map(
         for c, count in enumerate(rows[key]):
             share = count / n
             x = LEFT + c * cw
-            tip = f"look-back {key}, {columns[c]}: {count} of {n} episodes ({_pct(share)})"
+            tip = f"look-back {key}, {columns[c]}: {count} of {n} episodes ({pct(share)})"
             dark = share / peak > 0.55
             body.append(
                 f'<g><title>{esc(tip)}</title><rect x="{x:.1f}" y="{y:.1f}" width="{cw - 1:.1f}" '

@@ -1,0 +1,45 @@
+"""agentproc.analysis: its public names import on first use, so one pure module loads
+without the comparison, the report, relabelling, replay and export."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+
+import pytest
+
+import agentproc.analysis as analysis
+
+HEAVY = ["compare", "compare_result", "report", "relabel", "replay", "export"]
+
+
+def loaded_after(statement: str) -> list[str]:
+    """Which of :data:`HEAVY` a new interpreter has loaded after ``statement``."""
+    code = (
+        f"import sys; {statement}; "
+        f"print(' '.join(m for m in {HEAVY!r} if 'agentproc.analysis.' + m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return out.stdout.split()
+
+
+def test_a_pure_module_loads_none_of_the_heavy_ones():
+    assert loaded_after("from agentproc.analysis.paired import signflip_test") == []
+    assert loaded_after("import agentproc.analysis.stats, agentproc.analysis.student_t") == []
+
+
+def test_a_public_name_loads_its_module_on_first_use():
+    assert loaded_after("from agentproc.analysis import relabel_run") == ["relabel"]
+
+
+@pytest.mark.parametrize("name", analysis.__all__)
+def test_every_public_name_is_its_modules(name: str):
+    value = getattr(analysis, name)
+    assert getattr(importlib.import_module(analysis._EXPORTS[name]), name) is value
+    assert name in dir(analysis)
+
+
+def test_an_unknown_name_is_an_attribute_error():
+    with pytest.raises(AttributeError, match=r"'agentproc\.analysis' has no attribute 'nope'"):
+        analysis.nope  # noqa: B018
