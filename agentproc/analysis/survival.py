@@ -36,6 +36,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from agentproc.analysis.cell_stats import Rate
@@ -197,6 +198,19 @@ def _robust_var(
     return out
 
 
+def _at_most_half(points: list[SurvivalPoint], i: int) -> bool:
+    """Whether the curve is at or below a half at ``points[i]``. The curve is a running
+    float product, so a value within 1e-9 of a half is decided on the exact product of its
+    factors (``S = 5/10`` reads 0.5000000000000001)."""
+    v = points[i].survival
+    if abs(v - 0.5) > 1e-9:
+        return v <= 0.5
+    exact = Fraction(1)
+    for p in points[: i + 1]:
+        exact *= Fraction(p.at_risk - p.events, p.at_risk)
+    return exact <= Fraction(1, 2)
+
+
 def _median(points: list[SurvivalPoint], last: int) -> Median:
     def first(values: list[float | None]) -> int | None:
         return next(
@@ -210,7 +224,7 @@ def _median(points: list[SurvivalPoint], last: int) -> Median:
         return p.survival if p.survival == 0 else None  # undefined at 1: not below a half
 
     return Median(
-        first([p.survival for p in points]),
+        next((p.step for i, p in enumerate(points) if _at_most_half(points, i)), None),
         first([bound(p, False) for p in points]),
         first([bound(p, True) for p in points]),
         last,

@@ -133,11 +133,6 @@ def test_median_and_its_interval_match_lifelines():
     assert checked > CASES * 3 // 4
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the curve is a running float product: 10 episodes, 5 gone by step 10, read "
-    "0.5000000000000001 there, and the median moves to the next step with a departure",
-)
 def test_median_is_the_step_where_the_curve_is_exactly_a_half():
     # ten episodes all leaving, at steps 2, 2, 5, 7, 10, 16, 17, 20, 23, 24: S(10) = 5/10
     # exactly, so the median step is 10 (lifelines, its curve rounded to 12 decimals, and
