@@ -251,7 +251,9 @@ def expand(
             inputs[expanded(name, k)] = InputSpec(
                 description=f"{given.description.strip()} (item {k})".strip(),
                 type="category",
-                choices=list(given.choices or ()) if item is None else [item],
+                choices=list(given.choices or ()),
+                # An instance's item: its name alone drawn, its type still the list's.
+                weights=None if item is None else [int(c == item) for c in given.choices or ()],
             )
     steps: list[Entry] = []
     for k, s in enumerate(spec.steps):
@@ -361,4 +363,3 @@ def instance_workflow(wf: DeclaredWorkflow, items: Mapping[str, Sequence[str]]) 
     with file_fields(spec, wf.where):
         out = check_spec(plain, wf.where)
     return dataclasses.replace(out, looped=spec)
-

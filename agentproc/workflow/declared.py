@@ -28,6 +28,7 @@ from agentproc.procedures.workflow_file import (
     WorkflowSpec,
 )
 from agentproc.workflow.compile import complete
+from agentproc.workflow.declared_loops import mark_loops
 from agentproc.workflow.declared_view import head, refusal_line
 from agentproc.workflow.declared_view import refusal_reason as _reason
 from agentproc.workflow.present import DISTRACTORS
@@ -110,6 +111,7 @@ def compile_instance(
         "finish": {"tool": spec.finish_tool},
         "description": spec.description.strip(),
     }
+    mark_loops(wf, steps, data["inputs"])
     if typed:
         _branched(wf, instance, data)
     if spec.tables:

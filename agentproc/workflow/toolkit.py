@@ -34,6 +34,7 @@ from agentproc.arith import BOUND, SYMBOL, Op, apply_units, is_symbol, render, t
 from agentproc.errors import unknown_key
 from agentproc.workflow.calls import CallRecord, parse_arguments
 from agentproc.workflow.compile import complete
+from agentproc.workflow.declared_loops import item_step
 from agentproc.workflow.declared_view import step_text
 from agentproc.workflow.runtime import Workflow
 from agentproc.workflow.scenario import ScenarioStep
@@ -176,12 +177,18 @@ class Toolkit:
                 return None
             return True if t.type == "boolean" else frozenset(t.choices or ())
 
-        out = {
-            (s.name if pres is None else pres.tool_names[s.name]): {
-                self._shown(p): (kind(p), p in optional) for p in s.params
-            }
-            for s in wf.steps
-        }
+        out: dict[str, dict[str, tuple[frozenset[str] | bool | None, bool]]] = {}
+        for s in wf.steps:  # a loop's tool: its first item's step (each item's reads alike)
+            # A loop's parameter is its variable of that item (``owner`` of ``owners__0``).
+            var = {p: v for v, p in (s.loop.parameters if s.loop else {}).items()}
+            tool = s.name if pres is None else pres.tool_names[s.name]
+            out.setdefault(
+                tool,
+                {
+                    self._shown(p): (kind(var.get(p, p)), var.get(p, p) in optional)
+                    for p in s.params
+                },
+            )
         out[wf.finish_tool] = {wf.finish_argument: (kind(wf.scenario.answer_variable), False)}
         return out
 
@@ -196,6 +203,9 @@ class Toolkit:
         pres = self.presented
         canonical = name if pres is None else pres.inbound.get(name, "")
         spec = wf.by_name.get(canonical)
+        if spec is not None and spec.loop is not None:
+            got = args.get(self._shown(spec.loop.variable)) if isinstance(args, dict) else None
+            spec = item_step(wf.item_steps[canonical], got, self.runs, wf.skip)
         faults = pres is not None and canonical and name != wf.finish_tool and not given
         if faults and self._faulted(rec):
             rec.step = spec.step if spec is not None else None
