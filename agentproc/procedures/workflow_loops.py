@@ -48,6 +48,7 @@ AGGREGATES = ("count", "all", "any")
 _FOR_EACH = re.compile(
     r"^\s*([A-Za-z_][A-Za-z0-9_]{0,63})\s+in\s+([A-Za-z_][A-Za-z0-9_]{0,63})\s*$"
 )
+_SUFFIX = re.compile(r"__\d+$")
 _EXPANDED = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*?)__(\d+)\b")
 
 
@@ -111,6 +112,8 @@ def _loops(spec: WorkflowSpec, where: str) -> _Loops:
         if not isinstance(s, StepSpec) or s.for_each is None:
             continue
         field = f"{_label(spec, k)}.for_each"
+        if k == len(spec.steps) - 1:
+            raise InputError(where, "the answer's step cannot be looped", field)
         match = _FOR_EACH.match(s.for_each)
         if match is None:
             raise InputError(where, f"{s.for_each!r}: expected 'item in list'", field)
@@ -132,18 +135,30 @@ def _loops(spec: WorkflowSpec, where: str) -> _Loops:
             raise InputError(
                 where, f"{s.for_each!r}: {item!r} is already the item of {items[item]}", field
             )
+        if item not in _names(s.formula):  # its one tool finds a call's step by the item
+            raise InputError(
+                where,
+                f"{s.formula!r}: a looped step's formula reads its item {item!r} (its tool "
+                "is called with it)",
+                f"{_label(spec, k)}.formula",
+            )
         items[item] = over
         loops[k] = (item, over)
     for name in lists:
         if name not in items.values():
             raise InputError(where, "no step loops over this list", f"inputs.{name}.type")
-    last = len(spec.steps) - 1
-    if last in loops:
-        raise InputError(
-            where, "the answer's step cannot be looped", f"{_label(spec, last)}.for_each"
-        )
     outputs = {spec.steps[k].output: over for k, (_, over) in loops.items()}  # type: ignore[union-attr]
     return _Loops(lists, loops, outputs, items)
+
+
+def _names(text: str) -> set[str]:
+    """The names a formula's text reads (none for text that does not parse: the strict
+    walk then says why)."""
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except (SyntaxError, RecursionError, MemoryError, ValueError):
+        return set()
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
 
 
 class _Rewrite(ast.NodeTransformer):
@@ -363,3 +378,13 @@ def instance_workflow(wf: DeclaredWorkflow, items: Mapping[str, Sequence[str]]) 
     with file_fields(spec, wf.where):
         out = check_spec(plain, wf.where)
     return dataclasses.replace(out, looped=spec)
+
+
+def path_kind(name: str) -> str:
+    """A path's name whatever the items: each looped step once, without its item
+    (``verify_owner__0+verify_owner__2+check_capital`` -> ``verify_owner+check_capital``).
+
+    >>> path_kind("verify_owner__0+verify_owner__2+check_capital")
+    'verify_owner+check_capital'
+    """
+    return "+".join(dict.fromkeys(_SUFFIX.sub("", part) for part in name.split("+")))

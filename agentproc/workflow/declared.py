@@ -27,6 +27,7 @@ from agentproc.procedures.workflow_file import (
     TableSpec,
     WorkflowSpec,
 )
+from agentproc.procedures.workflow_loops import shown
 from agentproc.workflow.compile import complete
 from agentproc.workflow.declared_loops import mark_loops
 from agentproc.workflow.declared_view import head, refusal_line
@@ -151,7 +152,8 @@ def _branched(wf: DeclaredWorkflow, instance: WorkflowInstance, data: dict[str, 
         for e in wf.exits
     ] or None
     fired = None if instance.exit is None else wf.exits[instance.exit]
-    data["path"] = {"name": instance.path, "exit": None if fired is None else fired.name}
+    name = instance.path if wf.looped is None or instance.path is None else shown(instance.path)
+    data["path"] = {"name": name, "exit": None if fired is None else fired.name}
     if fired is not None:
         data["answer"] = _answer(fired.answer)
 

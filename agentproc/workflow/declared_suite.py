@@ -28,7 +28,7 @@ from agentproc.procedures.workflow_draw import (
 )
 from agentproc.procedures.workflow_file import DeclaredWorkflow, read_workflow
 from agentproc.procedures.workflow_identities import check_identities
-from agentproc.procedures.workflow_loops import draw_items, instance_workflow
+from agentproc.procedures.workflow_loops import draw_items, instance_workflow, path_kind
 from agentproc.workflow.declared import compile_instance
 from agentproc.workflow.scenario import Scenario
 
@@ -72,26 +72,25 @@ def workflow_scenarios(
                 "(this one has one path)"
             )
         paths = list(probe_paths(wf))
-    if wf.looped is not None and balance is not None:
-        raise ConfigError(
-            f"{wf.where}: --balance paths does not apply to a workflow with loops (each "
-            "instance's path names its own items)"
-        )
+    if wf.looped is not None and balance is not None:  # balanced whatever the items
+        paths = [*sorted({path_kind(p) for p in probe_paths(wf)})]
     return (_scenario(wf, name, seed, index, paths[index % len(paths)]) for index in range(count))
 
 
 def _scenario(wf: DeclaredWorkflow, name: str, seed: int, index: int, path: str | None) -> Scenario:
     """Instance ``index``'s scenario (a workflow with loops: drawn from its expansion
     over the instance's own items)."""
-    if wf.looped is not None:
-        wf = instance_workflow(wf, draw_items(wf.looped, seed, index))
-    return compile_instance(wf, draw_instance(wf, seed, index, path), name, seed)
+    if wf.looped is None:
+        return compile_instance(wf, draw_instance(wf, seed, index, path), name, seed)
+    wf = instance_workflow(wf, draw_items(wf.looped, seed, index))
+    return compile_instance(wf, draw_instance(wf, seed, index, path, path_kind), name, seed)
 
 
 WORKFLOWS_COPY = "workflows.json"
 """A suite of several workflows: each workflow as declared, by name."""
 PRESETS: dict[str, tuple[str, ...]] = {
     "sop": (
+        "business_verification",
         "hazard_class",
         "order_fulfilment",
         "refund_approval",

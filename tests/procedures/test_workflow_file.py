@@ -78,7 +78,7 @@ def test_each_shipped_branched_workflow_has_two_conditions_an_exit_and_a_dead_st
     assert len(probe_paths(wf)) >= 4
 
 
-def test_the_shipped_workflows_are_the_four_linear_and_five_branched_ones():
+def test_the_shipped_workflows_are_the_four_linear_and_six_branched_ones():
     assert [p.stem for p in LINEAR] == [
         "etl_aggregation",
         "inventory_reorder",
@@ -86,6 +86,7 @@ def test_the_shipped_workflows_are_the_four_linear_and_five_branched_ones():
         "payroll",
     ]
     assert [p.stem for p in BRANCHED] == [
+        "business_verification",
         "hazard_class",
         "order_fulfilment",
         "refund_approval",

@@ -103,10 +103,12 @@ def test_a_looped_step_is_one_step_per_item_named_by_its_index():
         "decide",
     ]
     assert list(wf.spec.inputs) == ["business", "owners__0", "owners__1", "owners__2"]
-    assert [wf.spec.inputs[f"owners__{i}"].choices for i in range(3)] == [
-        ["P-04"],
-        ["P-01"],
-        ["P-06"],
+    # Each item's input keeps the list's names as its type; its own alone is drawn.
+    assert [wf.spec.inputs[f"owners__{i}"].choices for i in range(3)] == [PEOPLE] * 3
+    assert [wf.spec.inputs[f"owners__{i}"].weights for i in range(3)] == [
+        [0, 0, 0, 1, 0, 0],
+        [1, 0, 0, 0, 0, 0],
+        [0, 0, 0, 0, 0, 1],
     ]
 
 
@@ -248,6 +250,12 @@ BAD = [
         _set(4, "for_each", "owner in owners"),
         "steps[4] (decide).for_each",
         "the answer's step cannot be looped",
+    ),
+    (
+        "looped_step_not_reading_its_item",
+        _set(3, "formula", "share > 40"),
+        "steps[3] (verify_owner).formula",
+        "a looped step's formula reads its item 'owner'",
     ),
     (
         "bad_expanded_formula",
