@@ -311,9 +311,13 @@ _INPUT = re.compile(r"^inputs\.([A-Za-z_][A-Za-z0-9_]*?)__\d+")
 
 
 @contextmanager
-def file_fields(spec: WorkflowSpec, where: str) -> Iterator[None]:
+def file_fields(spec: WorkflowSpec | None, where: str) -> Iterator[None]:
     """An :class:`InputError` raised on an expansion of ``spec`` re-raised naming the
-    field as the file writes it (its step and input) and expanded names as shown."""
+    field as the file writes it (its step and input) and expanded names as shown
+    (``None``: a workflow without loops, whose errors pass unchanged)."""
+    if spec is None:
+        yield
+        return
     try:
         yield
     except InputError as exc:

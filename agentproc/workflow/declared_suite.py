@@ -28,7 +28,12 @@ from agentproc.procedures.workflow_draw import (
 )
 from agentproc.procedures.workflow_file import DeclaredWorkflow, read_workflow
 from agentproc.procedures.workflow_identities import check_identities
-from agentproc.procedures.workflow_loops import draw_items, instance_workflow, path_kind
+from agentproc.procedures.workflow_loops import (
+    draw_items,
+    file_fields,
+    instance_workflow,
+    path_kind,
+)
 from agentproc.workflow.declared import compile_instance
 from agentproc.workflow.scenario import Scenario
 
@@ -44,9 +49,10 @@ def load_workflow(path: str | Path) -> DeclaredWorkflow:
     both ways: one :class:`~agentproc.errors.InputError` naming the file, the step and
     the field."""
     wf = read_workflow(path)
-    check_identities(wf)
-    check_conditions(wf)
-    check_instance_identities(wf)
+    with file_fields(wf.looped, wf.where):  # a looped step named as the file writes it
+        check_identities(wf)
+        check_conditions(wf)
+        check_instance_identities(wf)
     return wf
 
 
@@ -82,8 +88,11 @@ def _scenario(wf: DeclaredWorkflow, name: str, seed: int, index: int, path: str 
     over the instance's own items)."""
     if wf.looped is None:
         return compile_instance(wf, draw_instance(wf, seed, index, path), name, seed)
-    wf = instance_workflow(wf, draw_items(wf.looped, seed, index))
-    return compile_instance(wf, draw_instance(wf, seed, index, path, path_kind), name, seed)
+    spec = wf.looped
+    wf = instance_workflow(wf, draw_items(spec, seed, index))
+    with file_fields(spec, wf.where):
+        drawn = draw_instance(wf, seed, index, path, path_kind)
+    return compile_instance(wf, drawn, name, seed)
 
 
 WORKFLOWS_COPY = "workflows.json"
