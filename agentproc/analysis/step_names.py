@@ -31,7 +31,9 @@ from agentproc.analysis.survival import Median
 from agentproc.errors import InputError
 from agentproc.runs import Line, ScenarioStore, Where, read_at
 from agentproc.workflow import Scenario
+from agentproc.procedures.workflow_loops import shown
 from agentproc.workflow.declared import FORMULA_OPS
+from agentproc.workflow.declared_loops import step_label
 
 ARROW = "\N{RIGHTWARDS ARROW}"
 """Between a step's tool and the variable it defines."""
@@ -60,10 +62,11 @@ NO_NAMES: StepNames = {}
 
 
 def scenario_names(scenario: Scenario) -> dict[int, StepName]:
-    """Each step of a declared workflow's scenario by its number (empty for a procedure)."""
+    """Each step of a declared workflow's scenario by its number (empty for a procedure;
+    a step of a loop by its item: ``verify_owner[2] → id_status[2]``)."""
     if not scenario.declared:
         return {}
-    return {s.step: StepName(s.name, s.output) for s in scenario.steps}
+    return {s.step: StepName(step_label(s), shown(s.output)) for s in scenario.steps}
 
 
 def shifted(names: StepNames, given: int) -> dict[int, StepName]:

@@ -52,7 +52,9 @@ def test_recorded_local_run_replays_without_differences(capsys):
     )
 
 
-@pytest.mark.parametrize("workflow", ["order_fulfilment", "warehouse_inspection"])
+@pytest.mark.parametrize(
+    "workflow", ["business_verification", "order_fulfilment", "warehouse_inspection"]
+)
 def test_the_embedded_model_runs_a_look_up_workflow_without_error(
     tmp_path: Path, monkeypatch, workflow: str
 ):
