@@ -29,9 +29,9 @@ from typing import Any
 
 from agentproc.analysis.survival import Median
 from agentproc.errors import InputError
+from agentproc.procedures.workflow_loops import shown
 from agentproc.runs import Line, ScenarioStore, Where, read_at
 from agentproc.workflow import Scenario
-from agentproc.procedures.workflow_loops import shown
 from agentproc.workflow.declared import FORMULA_OPS
 from agentproc.workflow.declared_loops import step_label
 

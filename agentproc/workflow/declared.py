@@ -29,7 +29,7 @@ from agentproc.procedures.workflow_file import (
 )
 from agentproc.procedures.workflow_loops import shown
 from agentproc.workflow.compile import complete
-from agentproc.workflow.declared_loops import mark_loops
+from agentproc.workflow.declared_loops import list_items, mark_loops
 from agentproc.workflow.declared_view import head, refusal_line
 from agentproc.workflow.declared_view import refusal_reason as _reason
 from agentproc.workflow.present import DISTRACTORS
@@ -113,6 +113,7 @@ def compile_instance(
         "description": spec.description.strip(),
     }
     mark_loops(wf, steps, data["inputs"])
+    data["lists"] = list_items(wf, data["inputs"])
     if typed:
         _branched(wf, instance, data)
     if spec.tables:

@@ -54,6 +54,15 @@ def mark_loops(wf: DeclaredWorkflow, steps: list[dict[str, Any]], inputs: dict[s
         }
 
 
+def list_items(wf: DeclaredWorkflow, inputs: Mapping[str, Any]) -> dict[str, list[str]] | None:
+    """Each list input's items, in order, from the inputs of its expansion (``None``: a
+    workflow without lists)."""
+    if wf.looped is None:
+        return None
+    lists = [n for n, spec in wf.looped.inputs.items() if spec.is_list]
+    return {n: [str(v) for k, v in inputs.items() if k.rpartition("__")[0] == n] for n in lists}
+
+
 def loop_name(s: ScenarioStep) -> Callable[[str], str]:
     """A step of a loop's variables by their names in the loop (its item's input as the
     item variable, any other expanded name without its item); any other step's as

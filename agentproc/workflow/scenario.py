@@ -250,6 +250,9 @@ class Scenario(BaseModel):
     path: ScenarioPath | None = Field(default=None, exclude_if=unset)
     """A branched workflow's: the path this instance's correct values take (which steps
     are required is each step's :attr:`~ScenarioStep.required`)."""
+    lists: dict[str, list[str]] | None = Field(default=None, exclude_if=unset)
+    """A workflow with loops: each list input's items, in order (its variables are the
+    inputs ``owners__0``, ``owners__1``, ...)."""
     _procedure: dict[str, Any] | None = PrivateAttr(default=None)
     """The compact procedure this scenario was compiled from (its ``procedures.jsonl``
     line), when it was: a run file can then store that instead of the scenario."""
