@@ -102,11 +102,13 @@ def loop_tool_description(s: ScenarioStep) -> str:
 
 
 LOOP_HELP = (
-    "A list's items are numbered from 0 (owners[0] is the first). A step shown with "
+    "A list's items are numbered from 0 ({list}[0] is the first). A step shown with "
     "[i] is done for item i of its list: call its tool once for each item, passing "
-    "the item and that item's own values."
+    "the item and that item's own values. Another step's tool takes an item's value "
+    "by its name and number joined by two underscores ({output}[0] as {output}__0)."
 )
-"""What a prompt with loops adds after its steps."""
+"""What a prompt with loops adds after its steps (a list's and a looped output's names
+filled in)."""
 
 
 def listed_inputs(inputs: Mapping[str, Any]) -> str:
@@ -135,7 +137,11 @@ def loop_prompt(scenario: Scenario, description: str, template: str, values: dic
         "inputs": listed_inputs(scenario.inputs),
         "procedure": shown(values["procedure"]),
     }
-    return f"{description}\n" + fill_template(template, values) + f"\n{LOOP_HELP}"
+    first = next(s for s in scenario.steps if s.loop is not None)
+    name = loop_name(first)
+    own = next(v for v, p in first.loop.parameters.items() if p == first.loop.variable)  # type: ignore[union-attr]
+    told = LOOP_HELP.format(list=own.rpartition("__")[0], output=name(first.output))
+    return f"{description}\n" + fill_template(template, values) + f"\n{told}"
 
 
 def item_step(
