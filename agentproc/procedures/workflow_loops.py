@@ -306,7 +306,7 @@ def _which(s: Entry, lp: _Loops, sizes: Mapping[str, int], k: int, spec: Workflo
     return f"{_label(spec, k)}.{'formula' if _fails(s.formula, lp, sizes, k) else 'when'}"
 
 
-_STEP = re.compile(r"^steps\[(\d+)\] \([^)]*\)")
+_STEP = re.compile(r"^steps\[\d+\] \(([^)]*)\)")
 _INPUT = re.compile(r"^inputs\.([A-Za-z_][A-Za-z0-9_]*?)__\d+")
 
 
@@ -322,24 +322,15 @@ def file_fields(spec: WorkflowSpec | None, where: str) -> Iterator[None]:
         yield
     except InputError as exc:
         field = exc.field
+        if field is not None and (m := _STEP.match(field)):
+            base = _SUFFIX.sub("", m[1])  # an expanded step's tool: its listed step's
+            names = [s.name if isinstance(s, ExitSpec) else s.tool for s in spec.steps]
+            if base in names:
+                field = _label(spec, names.index(base)) + field[m.end() :]
         if field is not None:
-            origin = _origins(spec)
-            m = _STEP.match(field)
-            if m is not None and int(m.group(1)) < len(origin):
-                field = origin[int(m.group(1))] + field[m.end() :]
             field = _INPUT.sub(r"inputs.\1", field)
         message = str(exc).removeprefix(f"{exc.path}: ").removeprefix(f"{exc.field}: ")
         raise InputError(where, shown(message), field) from None
-
-
-def _origins(spec: WorkflowSpec) -> list[str]:
-    """Each expanded entry's position -> its listed step's label, at the largest counts."""
-    lp = _loops(spec, "workflow")
-    out: list[str] = []
-    for k, _ in enumerate(spec.steps):
-        n = 1 if k not in lp.loops else _high(lp.lists[lp.loops[k][1]])
-        out.extend([_label(spec, k)] * n)
-    return out
 
 
 def _high(spec: InputSpec) -> int:

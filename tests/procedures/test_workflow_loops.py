@@ -314,3 +314,24 @@ def test_a_looped_file_reads_from_toml(tmp_path: Path):
     assert wf.steps[-1].formula == (
         "k * 3 + (ifelse(f__0, 1, 0) + ifelse(f__1, 1, 0) + ifelse(f__2, 1, 0))"
     )
+
+
+def test_an_instance_that_cannot_be_drawn_names_the_files_own_step(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    path = tmp_path / "flat.toml"
+    path.write_text(
+        'format = 2\ndescription = "d"\nanswer = "total"\n'
+        '[inputs.owners]\ntype = "list"\nchoices = ["a", "b", "c"]\ncount = [1, 3]\n'
+        '[inputs.k]\nintegers = [1, 9]\n'
+        '[[steps]]\ntool = "flag"\nfor_each = "o in owners"\noutput = "f"\n'
+        "formula = \"o == 'a'\"\n"
+        '[[steps]]\ntool = "total_weight"\noutput = "total"\n'
+        'formula = "count(f) * 1000 + round(k / 100)"\ndecimals = 0\n'
+    )
+    out = tmp_path / "suite"
+    code = main(["generate", "--workflow", str(path), "--count", "4", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and not out.exists()
+    assert f"{path}: steps[1] (total_weight).formula: " in err
+    assert "changes with none of the inputs" in err and "f[0]" in err and "__" not in err
