@@ -69,6 +69,16 @@ def scenario_names(scenario: Scenario) -> dict[int, StepName]:
     return {s.step: StepName(step_label(s), shown(s.output)) for s in scenario.steps}
 
 
+def fixed_names(scenario: Scenario) -> dict[int, StepName]:
+    """:func:`scenario_names` of the steps every instance of its workflow numbers alike:
+    with loops, those listed before the first step of a loop (past it, a step's number
+    moves with the instance's count of items: each episode's own scenario names it, as
+    ``replay`` does)."""
+    names = scenario_names(scenario)
+    first = next((s.step for s in scenario.steps if s.loop is not None), None)
+    return names if first is None else {k: n for k, n in names.items() if k < first}
+
+
 def shifted(names: StepNames, given: int) -> dict[int, StepName]:
     """``names`` by position in the agent's own part, after ``given`` pre-filled steps.
 
@@ -177,7 +187,7 @@ class WorkflowNames:
         except InputError as exc:  # the suite is not at hand: its steps keep their numbers
             self.missing[wf] = str(exc)
             return
-        self.workflows[wf] = scenario_names(scenario)
+        self.workflows[wf] = fixed_names(scenario)
 
     def learn_at(self, where: Where, head: Mapping[str, Any]) -> None:
         """The names of ``head``'s workflow, reading its whole line at ``where`` if needed."""

@@ -6,6 +6,7 @@ relabelled unchanged."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -209,3 +210,27 @@ def test_a_stored_run_of_every_simulated_agent_replays_and_relabels_unchanged(tm
         assert r.compared and r.differences == [], rec["agent"]
     result = relabel_run(run)
     assert (result.episodes, result.changed_episodes) == (len(agents) * 6, 0)
+
+
+def test_replay_names_a_step_of_a_loop_by_its_item(tmp_path: Path, capsys: Any):
+    from agentproc.cli import main
+    from agentproc.runs import RunWriter, episode_record
+
+    s = instance(three_major)
+    checks = looped(s, "verify_owner")
+    run = tmp_path / "run.jsonl"
+    with RunWriter(run) as w:  # the loop cut short: verify_owner[1] and [2] skipped
+        w.write(episode_record(play(s, faithful(s, leave_out=(checks[1].step, checks[2].step)))))
+    capsys.readouterr()
+    assert main(["replay", str(run), "--json"]) == 0
+    replayed = json.loads(capsys.readouterr().out)
+    stepped = [lab for lab in replayed["labels"] if lab.get("step") is not None]
+    names = {(lab["step_tool"], lab["step_output"]) for lab in stepped}
+    steps = {st.step: st for st in s.steps}
+    expected = set()
+    for lab in stepped:
+        st = steps[lab["step"]]
+        item = "" if st.loop is None else f"[{st.loop.item}]"
+        expected.add((f"{st.name}{item}", st.output.replace(f"__{item[1:-1]}", item)))
+    assert names == expected
+    assert {("verify_owner[1]", "id_status[1]"), ("verify_owner[2]", "id_status[2]")} <= names
