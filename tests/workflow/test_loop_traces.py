@@ -234,3 +234,18 @@ def test_replay_names_a_step_of_a_loop_by_its_item(tmp_path: Path, capsys: Any):
         expected.add((f"{st.name}{item}", st.output.replace(f"__{item[1:-1]}", item)))
     assert names == expected
     assert {("verify_owner[1]", "id_status[1]"), ("verify_owner[2]", "id_status[2]")} <= names
+
+
+def test_a_variant_on_a_workflow_with_loops_is_refused_in_one_line(tmp_path: Path, capsys: Any):
+    from agentproc.cli import main
+
+    suite, out = tmp_path / "suite", tmp_path / "run.jsonl"
+    toml = folder("workflows") / "business_verification.toml"
+    assert main(["generate", "--workflow", str(toml), "--count", "2", "--out", str(suite)]) == 0
+    capsys.readouterr()
+    argv = ["run", str(suite), "--agent", "sim:oracle", "--variant", "flaky-tools"]
+    assert main([*argv, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert "a workflow with loops offers one tool for the steps of each loop" in err
+    assert not out.exists()
