@@ -44,7 +44,7 @@ def refusal_reason(
     ``distractors`` being every distractor tool there is."""
     if not scenario.declared:
         return None
-    if any(s.loop is not None for s in scenario.steps):
+    if not variant.is_default and any(s.loop is not None for s in scenario.steps):
         return (
             "a workflow with loops offers one tool for the steps of each loop, which "
             "variants do not present yet"

@@ -80,7 +80,7 @@ def _declared(scenario: Scenario, scale: int, variant: Variant | None) -> Workfl
         variant,
         paths,
         scenario.types,
-        [None if s.loop is None else s.loop.parameters for s in scenario.steps],
+        loops=[None if s.loop is None else s.loop.parameters for s in scenario.steps],
     )
 
 
@@ -110,7 +110,7 @@ def declared_workflow(data: dict[str, Any], make_scenario: Callable[[], Scenario
         None,
         branching(data, steps, scale),
         types,
-        [(s.get("loop") or {}).get("parameters") for s in steps],
+        loops=[(s.get("loop") or {}).get("parameters") for s in steps],
     )
 
 
