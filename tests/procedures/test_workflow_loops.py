@@ -323,7 +323,7 @@ def test_an_instance_that_cannot_be_drawn_names_the_files_own_step(
     path.write_text(
         'format = 2\ndescription = "d"\nanswer = "total"\n'
         '[inputs.owners]\ntype = "list"\nchoices = ["a", "b", "c"]\ncount = [1, 3]\n'
-        '[inputs.k]\nintegers = [1, 9]\n'
+        "[inputs.k]\nintegers = [1, 9]\n"
         '[[steps]]\ntool = "flag"\nfor_each = "o in owners"\noutput = "f"\n'
         "formula = \"o == 'a'\"\n"
         '[[steps]]\ntool = "total_weight"\noutput = "total"\n'
