@@ -29,9 +29,11 @@ from typing import Any
 
 from agentproc.analysis.survival import Median
 from agentproc.errors import InputError
+from agentproc.procedures.workflow_loops import shown
 from agentproc.runs import Line, ScenarioStore, Where, read_at
 from agentproc.workflow import Scenario
 from agentproc.workflow.declared import FORMULA_OPS
+from agentproc.workflow.declared_loops import step_label
 
 ARROW = "\N{RIGHTWARDS ARROW}"
 """Between a step's tool and the variable it defines."""
@@ -60,10 +62,21 @@ NO_NAMES: StepNames = {}
 
 
 def scenario_names(scenario: Scenario) -> dict[int, StepName]:
-    """Each step of a declared workflow's scenario by its number (empty for a procedure)."""
+    """Each step of a declared workflow's scenario by its number (empty for a procedure;
+    a step of a loop by its item: ``verify_owner[2] → id_status[2]``)."""
     if not scenario.declared:
         return {}
-    return {s.step: StepName(s.name, s.output) for s in scenario.steps}
+    return {s.step: StepName(step_label(s), shown(s.output)) for s in scenario.steps}
+
+
+def fixed_names(scenario: Scenario) -> dict[int, StepName]:
+    """:func:`scenario_names` of the steps every instance of its workflow numbers alike:
+    with loops, those listed before the first step of a loop (past it, a step's number
+    moves with the instance's count of items: each episode's own scenario names it, as
+    ``replay`` does)."""
+    names = scenario_names(scenario)
+    first = next((s.step for s in scenario.steps if s.loop is not None), None)
+    return names if first is None else {k: n for k, n in names.items() if k < first}
 
 
 def shifted(names: StepNames, given: int) -> dict[int, StepName]:
@@ -174,7 +187,7 @@ class WorkflowNames:
         except InputError as exc:  # the suite is not at hand: its steps keep their numbers
             self.missing[wf] = str(exc)
             return
-        self.workflows[wf] = scenario_names(scenario)
+        self.workflows[wf] = fixed_names(scenario)
 
     def learn_at(self, where: Where, head: Mapping[str, Any]) -> None:
         """The names of ``head``'s workflow, reading its whole line at ``where`` if needed."""

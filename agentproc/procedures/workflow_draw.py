@@ -19,6 +19,7 @@ What holds whatever the inputs is checked once, before any draw, by
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -160,11 +161,16 @@ def _answer_moves(wf: DeclaredWorkflow, inputs: tuple[int, ...], w: Walk) -> boo
 
 
 def draw_instance(
-    wf: DeclaredWorkflow, seed: int, index: int, path: str | None = None
+    wf: DeclaredWorkflow,
+    seed: int,
+    index: int,
+    path: str | None = None,
+    kind: Callable[[str], str] | None = None,
 ) -> WorkflowInstance:
     """One instance; the same arguments give the same instance anywhere. ``path``: draw
     until the instance takes that path (``--balance paths``; up to ``ATTEMPTS`` times as
-    many draws).
+    many draws), or one that ``kind`` reads as it (a workflow with loops: the path
+    whatever the items, :func:`~agentproc.procedures.workflow_loops.path_kind`).
 
     Raises:
         InputError: no valid draw in :data:`ATTEMPTS` (naming the step that failed most).
@@ -181,7 +187,7 @@ def draw_instance(
             failures[f.step, f.reason] = failures.get((f.step, f.reason), 0) + 1
             continue
         name = None if wf.types is None else path_name(wf, w)
-        if path is not None and name != path:
+        if path is not None and (name if kind is None or name is None else kind(name)) != path:
             wrong_path += 1
             continue
         if not _answer_moves(wf, inputs, w):

@@ -33,6 +33,7 @@ from pydantic import ValidationError
 from agentproc.errors import InputError
 from agentproc.jsonio import loads, unreadable
 from agentproc.procedures.workflow_check import check_spec
+from agentproc.procedures.workflow_loops import check_looped, has_loops
 from agentproc.procedures.workflow_spec import (
     MAX_CHOICES,
     MAX_DECIMALS,
@@ -79,7 +80,10 @@ __all__ = [
 
 def check_workflow(spec: WorkflowSpec, where: str = "workflow") -> DeclaredWorkflow:
     """The checked workflow, or one :class:`InputError` naming ``where``, the step and the
-    field (:func:`agentproc.procedures.workflow_check.check_spec`)."""
+    field (:func:`agentproc.procedures.workflow_check.check_spec`; a file with lists and
+    loops, on its expansion: :func:`agentproc.procedures.workflow_loops.check_looped`)."""
+    if has_loops(spec):
+        return check_looped(spec, where)
     return check_spec(spec, where)
 
 

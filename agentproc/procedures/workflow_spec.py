@@ -72,8 +72,10 @@ class InputSpec(BaseModel):
     model_config = _CONFIG
     description: str = Field(default="", max_length=MAX_TEXT)
     """What the input is, as the agent is told."""
-    type: Kind | None = Field(default=None, exclude_if=_unset)
-    """``number`` (the default), ``category`` or ``boolean`` (format 2)."""
+    type: Kind | Literal["list"] | None = Field(default=None, exclude_if=_unset)
+    """``number`` (the default), ``category``, ``boolean``, ``string`` or ``date`` (format
+    2); ``list``: a list of distinct names drawn from ``choices``
+    (:mod:`agentproc.procedures.workflow_loops`)."""
     range: tuple[float, float] | tuple[str, str] | None = None
     """Drawn uniformly from ``[low, high]`` on the grid of ``decimals``; a date's: two
     ISO dates, drawn uniformly over the days between them (both included)."""
@@ -93,14 +95,24 @@ class InputSpec(BaseModel):
     ``[A-Z]``, ``[a-z]``, ``[0-9]`` (or together, ``[A-Z0-9]``), a repeat ``{n}``."""
     key_of: str | None = Field(default=None, pattern=NAME, exclude_if=_unset)
     """A string's table: drawn among the keys of that table's records on the instance."""
+    count: tuple[int, int] | None = Field(default=None, exclude_if=_unset)
+    """A list input's: how many items it holds, ``[low, high]``, drawn for every
+    instance (its items drawn from ``choices`` without replacement, in the order drawn)."""
 
     @property
     def kind(self) -> Kind:
-        """Its type: ``number`` unless given."""
-        return self.type or "number"
+        """Its type: ``number`` unless given (a list's items are categories)."""
+        return "category" if self.type == "list" else self.type or "number"
+
+    @property
+    def is_list(self) -> bool:
+        """Whether this is a list input (``type = "list"``)."""
+        return self.type == "list"
 
     @model_validator(mode="after")
     def _one_way(self) -> InputSpec:
+        if self.is_list or self.count is not None:
+            _list_count(self)
         if self.weights is not None:
             _weights(self.weights, self.choices)
         if self.kind in ("string", "date"):
@@ -142,6 +154,28 @@ def _weights(weights: list[float], choices: list[Any] | None) -> None:
         raise ValueError("weights: give one weight for each of choices")
     if any(w < 0 for w in weights) or not sum(weights) > 0:
         raise ValueError("weights: each at least 0, and not all 0")
+
+
+MAX_ITEMS = 20
+"""Items a list input may hold."""
+
+
+def _list_count(spec: InputSpec) -> None:
+    """A list's ``count``: within its distinct choices (items are drawn without
+    replacement), given only on a list."""
+    if not spec.is_list:
+        raise ValueError('count is for a list input (type = "list")')
+    if spec.count is None:
+        raise ValueError("a list input gives its count = [low, high]")
+    if spec.weights is not None:
+        raise ValueError("weights: a list's items are drawn uniformly")
+    low, high = spec.count
+    names = len(spec.choices or ())
+    if not 1 <= low <= high <= min(names, MAX_ITEMS):
+        raise ValueError(
+            f"count: expected 1 <= low <= high <= {min(names, MAX_ITEMS)} (its "
+            f"{names} choices, at most {MAX_ITEMS}; not [{low}, {high}])"
+        )
 
 
 def _typed_input(spec: InputSpec) -> InputSpec:
@@ -216,6 +250,10 @@ class StepSpec(BaseModel):
     when: str | None = Field(default=None, max_length=FORMULA_LENGTH, exclude_if=_unset)
     """A boolean condition (format 2): the step is required only on instances where it
     holds; its tool is offered on every instance."""
+    for_each: str | None = Field(default=None, max_length=200, exclude_if=_unset)
+    """``"item in list"`` (format 2): the step is done once for each item of a list
+    input, ``item`` naming it in the formula and ``when``
+    (:mod:`agentproc.procedures.workflow_loops`)."""
 
 
 class ExitSpec(BaseModel):
@@ -362,6 +400,9 @@ class DeclaredWorkflow:
     hidden: tuple[tuple[str, InputSpec], ...] = ()
     """Format 2: the hidden inputs, drawn after the inputs and never shown: a table's
     drawn values, one per record and drawn column (``products[SKU-1].in_stock``)."""
+    looped: WorkflowSpec | None = None
+    """A workflow with lists and loops: the file as written, :attr:`spec` being its
+    expansion (:mod:`agentproc.procedures.workflow_loops`); ``None`` for any other."""
 
     @property
     def steps(self) -> tuple[StepSpec, ...]:

@@ -25,6 +25,7 @@ from agentproc.arith import SYMBOL, VERB, to_number
 from agentproc.procedures import Procedure, procedure_record
 from agentproc.resources import load_json
 from agentproc.workflow.answer_fields import finish_tool
+from agentproc.workflow.declared_loops import loop_tool_description
 from agentproc.workflow.declared_view import step_text
 from agentproc.workflow.prompts import render_prompt
 from agentproc.workflow.scenario import (
@@ -79,6 +80,8 @@ def make_tools(
     tools = []
     optional = {s.output for s in steps if s.when is not None}
     for s in steps:
+        if s.loop is not None and s.loop.item:  # a loop's tool: offered once, as its first item's
+            continue
         if s.formula is not None:  # a declared workflow's step: its own tool
             if name is str and tool_name is None:  # as every instance of the workflow has it
                 tools.append(_shared_tool(s, total, number_type, operand_t, types, optional))
@@ -158,11 +161,11 @@ def _shared_tool(
     """:func:`_declared_tool` in the names a workflow declares, made once per process for
     all the instances of a workflow (a tool reads the step's text, never a value) and
     returned as a new object each time."""
+    reads = tuple(dict.fromkeys(s.operands))  # by variable: a loop's are renamed
     typed = tuple(
-        None if (t := (types or {}).get(p)) is None else (t.type, *(t.choices or ()))
-        for p in s.params
+        None if (t := (types or {}).get(p)) is None else (t.type, *(t.choices or ())) for p in reads
     )
-    given = tuple(p in optional for p in s.params)
+    given = tuple(p in optional for p in reads)
     key = (s.step, total, s.name, s.output, s.text, s.params, number_type, typed, given)
     made = _SHARED.get(key)
     if made is None:
@@ -188,7 +191,10 @@ def _declared_tool(
     ``name`` gives it, the tool as ``tool_name`` does)."""
     shown = [name(var) for var in s.params]
     properties = {}
-    for var, canonical in zip(shown, s.params, strict=True):
+    # A loop's parameter is its variable of the first item (``owner`` of ``owners__0``).
+    variable = {p: v for v, p in (s.loop.parameters if s.loop else {}).items()}
+    for var, param in zip(shown, s.params, strict=True):
+        canonical = variable.get(param, param)
         prop = _fill(operand_t, {"variable": var, "number_type": number_type})
         typed = types.get(canonical) if types else None
         if typed is not None:
@@ -199,17 +205,22 @@ def _declared_tool(
     params: dict[str, Any] = {
         "type": "object",
         "properties": properties,
-        "required": [v for v, c in zip(shown, s.params, strict=True) if c not in optional],
+        "required": [
+            v for v, p in zip(shown, s.params, strict=True) if variable.get(p, p) not in optional
+        ],
         "additionalProperties": False,
     }
+    description = (
+        f"Step {s.step} of {total}: {step_text(s, name)}. Pass the current value of "
+        f"each variable; the tool returns the value of {name(s.output)}."
+    )
+    if s.loop is not None:
+        description = loop_tool_description(s)
     return {
         "type": "function",
         "function": {
             "name": s.name if tool_name is None else tool_name(s.name),
-            "description": (
-                f"Step {s.step} of {total}: {step_text(s, name)}. Pass the current value of "
-                f"each variable; the tool returns the value of {name(s.output)}."
-            ),
+            "description": description,
             "parameters": params,
         },
     }

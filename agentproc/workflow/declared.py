@@ -27,7 +27,9 @@ from agentproc.procedures.workflow_file import (
     TableSpec,
     WorkflowSpec,
 )
+from agentproc.procedures.workflow_loops import shown
 from agentproc.workflow.compile import complete
+from agentproc.workflow.declared_loops import list_items, mark_loops
 from agentproc.workflow.declared_records import drawn_rows
 from agentproc.workflow.declared_view import head, refusal_line
 from agentproc.workflow.declared_view import refusal_reason as _reason
@@ -113,6 +115,8 @@ def compile_instance(
     }
     if wf.fields:
         data["answer_fields"] = {f: to_number(values[f], scale) for f in wf.fields}
+    mark_loops(wf, steps, data["inputs"])
+    data["lists"] = list_items(wf, data["inputs"])
     if typed:
         _branched(wf, instance, data)
     if spec.tables:
@@ -155,7 +159,8 @@ def _branched(wf: DeclaredWorkflow, instance: WorkflowInstance, data: dict[str, 
         for e in wf.exits
     ] or None
     fired = None if instance.exit is None else wf.exits[instance.exit]
-    data["path"] = {"name": instance.path, "exit": None if fired is None else fired.name}
+    name = instance.path if wf.looped is None or instance.path is None else shown(instance.path)
+    data["path"] = {"name": name, "exit": None if fired is None else fired.name}
     if fired is not None:
         data["answer"] = _answer(fired.answer)
         if fired.fields is not None:

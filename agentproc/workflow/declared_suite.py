@@ -28,6 +28,12 @@ from agentproc.procedures.workflow_draw import (
 )
 from agentproc.procedures.workflow_file import DeclaredWorkflow, read_workflow
 from agentproc.procedures.workflow_identities import check_identities
+from agentproc.procedures.workflow_loops import (
+    draw_items,
+    file_fields,
+    instance_workflow,
+    path_kind,
+)
 from agentproc.workflow.declared import compile_instance
 from agentproc.workflow.scenario import Scenario
 
@@ -43,9 +49,10 @@ def load_workflow(path: str | Path) -> DeclaredWorkflow:
     both ways: one :class:`~agentproc.errors.InputError` naming the file, the step and
     the field."""
     wf = read_workflow(path)
-    check_identities(wf)
-    check_conditions(wf)
-    check_instance_identities(wf)
+    with file_fields(wf.looped, wf.where):  # a looped step named as the file writes it
+        check_identities(wf)
+        check_conditions(wf)
+        check_instance_identities(wf)
     return wf
 
 
@@ -71,16 +78,28 @@ def workflow_scenarios(
                 "(this one has one path)"
             )
         paths = list(probe_paths(wf))
-    return (
-        compile_instance(wf, draw_instance(wf, seed, index, paths[index % len(paths)]), name, seed)
-        for index in range(count)
-    )
+    if wf.looped is not None and balance is not None:  # balanced whatever the items
+        paths = [*sorted({path_kind(p) for p in probe_paths(wf)})]
+    return (_scenario(wf, name, seed, index, paths[index % len(paths)]) for index in range(count))
+
+
+def _scenario(wf: DeclaredWorkflow, name: str, seed: int, index: int, path: str | None) -> Scenario:
+    """Instance ``index``'s scenario (a workflow with loops: drawn from its expansion
+    over the instance's own items)."""
+    if wf.looped is None:
+        return compile_instance(wf, draw_instance(wf, seed, index, path), name, seed)
+    spec = wf.looped
+    wf = instance_workflow(wf, draw_items(spec, seed, index))
+    with file_fields(spec, wf.where):
+        drawn = draw_instance(wf, seed, index, path, path_kind)
+    return compile_instance(wf, drawn, name, seed)
 
 
 WORKFLOWS_COPY = "workflows.json"
 """A suite of several workflows: each workflow as declared, by name."""
 PRESETS: dict[str, tuple[str, ...]] = {
     "sop": (
+        "business_verification",
         "claim_settlement",
         "hazard_class",
         "order_fulfilment",

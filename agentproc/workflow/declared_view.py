@@ -44,6 +44,11 @@ def refusal_reason(
     ``distractors`` being every distractor tool there is."""
     if not scenario.declared:
         return None
+    if not variant.is_default and any(s.loop is not None for s in scenario.steps):
+        return (
+            "a workflow with loops offers one tool for the steps of each loop, which "
+            "variants do not present yet"
+        )
     if variant.tools == "calculator":
         return (
             "the calculator offers add, sub, mul and div; a declared step computes a "

@@ -89,6 +89,14 @@ class Workflow:
         """The index of a variable by name (``S7`` -> 7, or a declared name's)."""
         return self.index_of[name] if self.var_names else var_index(name)
 
+    def param_var(self, step: int, param: str) -> int:
+        """The variable a step's tool takes as argument ``param`` (a loop's by their
+        names in the loop: ``owner`` of ``owners__1``)."""
+        for p, v in self.param_vars[step - 1]:
+            if p == param:
+                return v
+        return self.var_of(param)
+
     def var_name(self, var: int) -> str:
         """The name of the variable of index ``var`` (``S7``, or a declared name)."""
         return self.var_names[var] if self.var_names else f"S{var}"
@@ -136,8 +144,21 @@ class Workflow:
 
     @cached_property
     def by_name(self) -> dict[str, ScenarioStep]:
-        """Step tool name -> step."""
-        return {s.expected_call.name: s for s in self.steps}
+        """Step tool name -> step (a loop's tool: its first item's step, the others
+        found by :meth:`item_steps`)."""
+        out: dict[str, ScenarioStep] = {}
+        for s in self.steps:
+            out.setdefault(s.expected_call.name, s)
+        return out
+
+    @cached_property
+    def item_steps(self) -> dict[str, tuple[ScenarioStep, ...]]:
+        """A loop's tool name -> its steps, one per item, in item order."""
+        out: dict[str, list[ScenarioStep]] = {}
+        for s in self.steps:
+            if s.loop is not None:
+                out.setdefault(s.expected_call.name, []).append(s)
+        return {k: tuple(v) for k, v in out.items()}
 
     @property
     def number_type(self) -> str:

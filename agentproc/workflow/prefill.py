@@ -83,7 +83,7 @@ def plan_prefill(wf: Workflow, prefill: Prefill, key: str) -> Plan:
     state = list(wf.correct)
     calls = []
     for spec in wf.steps[:k]:
-        args = {p: state[wf.var_of(p)] for p in spec.params}
+        args = {p: state[wf.param_var(spec.step, p)] for p in spec.params}
         wrong = False
         if spec.step in chosen:
             slipped = _slip(wf, spec.step, state, args, rng)
@@ -134,7 +134,7 @@ def _downstream(wf: Workflow, last: int, values: list[int]) -> list[int] | None:
     for spec in wf.steps[last:]:
         if not changed.intersection(spec.operand_vars):
             continue
-        value = spec.compute({p: out[wf.var_of(p)] for p in spec.params}, wf.scale)
+        value = spec.compute({p: out[wf.param_var(spec.step, p)] for p in spec.params}, wf.scale)
         if value is None or abs(value) > BOUND * wf.scale:
             return None
         if value != wf.correct[spec.target]:

@@ -68,6 +68,10 @@ def declared_prompt(scenario: Scenario, description: str) -> str:
         "answer_variable": answer_text(scenario, scenario.answer_variable),
     }
     template = declared_template(DECLARED_TOOLS, scenario.finish.tool, scenario.path is not None)
+    if any(s.loop is not None for s in scenario.steps):
+        from agentproc.workflow.declared_loops import loop_prompt
+
+        return loop_prompt(scenario, description, template, values)
     return f"{description}\n" + fill_template(template, values)
 
 

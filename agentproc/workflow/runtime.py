@@ -81,6 +81,7 @@ def _declared(scenario: Scenario, scale: int, variant: Variant | None) -> Workfl
         paths,
         scenario.types,
         tuple(scenario.answer_fields or ()),
+        loops=[None if s.loop is None else s.loop.parameters for s in scenario.steps],
     )
 
 
@@ -111,6 +112,7 @@ def declared_workflow(data: dict[str, Any], make_scenario: Callable[[], Scenario
         branching(data, steps, scale),
         types,
         tuple(data.get("answer_fields") or ()),
+        loops=[(s.get("loop") or {}).get("parameters") for s in steps],
     )
 
 
@@ -137,10 +139,12 @@ def _named(
     paths: Branching | None = None,
     types: Mapping[str, VariableType] | None = None,
     answer_fields: tuple[str, ...] = (),
+    loops: Sequence[Mapping[str, str] | None] = (),
 ) -> Workflow:
     """The workflow of a declared scenario's named variables (inputs first, then each
     step's output, indexed from 1); a branched workflow's with its path and types (and a
-    multi-field answer's fields)."""
+    multi-field answer's fields); ``loops``: a step of a loop's parameter of each operand
+    it renames."""
     names = ("", *inputs, *(output for output, _, _, _ in steps))
     index = {name: i for i, name in enumerate(names) if i}
     correct = [0, *(from_number(v, scale) for v in inputs.values())]
@@ -150,6 +154,11 @@ def _named(
         make_scenario, scale, tolerance * scale, correct, operands, make_live, finish, variant
     )
     param_vars = tuple(tuple((names[v], v) for v in dict.fromkeys(ops)) for ops in operands)
+    if any(loops):  # a loop's tool takes its arguments by their names in the loop
+        param_vars = tuple(
+            pv if not given else tuple((given.get(p, p), v) for p, v in pv)
+            for pv, given in zip(param_vars, loops, strict=True)
+        )
     fields: dict[str, Any] = {"param_vars": param_vars, "types": types}
     if answer_fields:
         fields["answer_fields"] = tuple((f, index[f]) for f in answer_fields)

@@ -30,6 +30,7 @@ from agentproc.workflow.scenario_types import (
     ScenarioExit,
     ScenarioPath,
     ScenarioTable,
+    StepLoop,
     VariableType,
     grammar_value,
     unset,
@@ -116,6 +117,8 @@ class ScenarioStep(BaseModel):
     """The English rendering shown to the agent."""
     expected_call: ExpectedCall
     """The call a faithful agent makes."""
+    loop: StepLoop | None = Field(default=None, exclude_if=unset)
+    """A step of a loop: its item and the tool's parameters (absent on any other)."""
     _tables: Tables | None = PrivateAttr(default=None)
     """A declared workflow's tables (set by :class:`Scenario` where it has some)."""
     _index: Mapping[str, int] | None = PrivateAttr(default=None)
@@ -150,6 +153,11 @@ class ScenarioStep(BaseModel):
                 raise ValueError(f"step {self.step}: neither an operation nor a formula")
             a, b = self.arguments(lambda v: supplied[f"S{v}"], scale)
             return apply_units(self.op, a, b, scale)
+        if self.loop is not None:  # arguments by the loop's names, the formula by the item's
+            given = self.loop.parameters
+            supplied = {
+                v: supplied[given.get(v, v)] for v in self.operands if given.get(v, v) in supplied
+            }
         env = {p: grammar_value(u, scale) for p, u in supplied.items()}
         exact = evaluate(tree, env)  # a KeyError: an argument it needs is missing
         if exact is None:
@@ -193,7 +201,10 @@ class ScenarioStep(BaseModel):
 
     @cached_property
     def params(self) -> tuple[str, ...]:
-        """The tool's argument names, in schema order (one per distinct operand)."""
+        """The tool's argument names, in schema order (one per distinct operand; a step
+        of a loop's by their names in the loop)."""
+        if self.loop is not None:
+            return tuple(dict.fromkeys(self.loop.parameters.get(v, v) for v in self.operands))
         return tuple(dict.fromkeys(self.operands))
 
     @cached_property
@@ -245,6 +256,9 @@ class Scenario(BaseModel):
     path: ScenarioPath | None = Field(default=None, exclude_if=unset)
     """A branched workflow's: the path this instance's correct values take (which steps
     are required is each step's :attr:`~ScenarioStep.required`)."""
+    lists: dict[str, list[str]] | None = Field(default=None, exclude_if=unset)
+    """A workflow with loops: each list input's items, in order (its variables are the
+    inputs ``owners__0``, ``owners__1``, ...)."""
     _procedure: dict[str, Any] | None = PrivateAttr(default=None)
     """The compact procedure this scenario was compiled from (its ``procedures.jsonl``
     line), when it was: a run file can then store that instead of the scenario."""
@@ -364,7 +378,7 @@ class Scenario(BaseModel):
                     f"steps[{i}].operands: expected the variables its formula reads, each "
                     "defined before it"
                 )
-            if st.name in tools:
+            if st.name in tools and (st.loop is None or st.loop.item == 0):
                 raise ValueError(f"steps[{i}].expected_call.name: {st.name!r} is taken twice")
             tools.add(st.name)
             for j, d in enumerate(st.depends_on):

@@ -102,3 +102,20 @@ def variable_type(kind: str, choices: tuple[str, ...]) -> VariableType:
     """A variable's type as a scenario's JSON gives it (kept: a suite's instances share
     them; only read)."""
     return VariableType(type=kind, choices=list(choices) or None)  # type: ignore[arg-type]
+
+
+class StepLoop(BaseModel):
+    """A step of a loop (workflow format 2, ``for_each``): one of the steps a looped step
+    is expanded into, all offered as one tool, each call of which is the step of the
+    item it names."""
+
+    model_config = ConfigDict(extra="forbid")
+    item: int = Field(ge=0)
+    """Which item of the list (from 0): the step is shown as ``tool[item]``."""
+    variable: str
+    """The tool's parameter that names the item (``owner`` of ``owner in owners``)."""
+    value: str
+    """The item's name on this instance (what a faithful call passes as ``variable``)."""
+    parameters: dict[str, str]
+    """Each operand variable -> the tool's parameter it is passed as (the item's input
+    as :attr:`variable`, a looped output of the same item by its loop name)."""

@@ -35,6 +35,7 @@ from agentproc.errors import unknown_key
 from agentproc.workflow.answer_fields import fields_problem, recorded, submitted
 from agentproc.workflow.calls import CallRecord, parse_arguments
 from agentproc.workflow.compile import complete
+from agentproc.workflow.declared_loops import item_step
 from agentproc.workflow.declared_records import no_record
 from agentproc.workflow.declared_view import step_text
 from agentproc.workflow.runtime import Workflow
@@ -152,6 +153,9 @@ class Toolkit:
         pres = self.presented
         canonical = name if pres is None else pres.inbound.get(name, "")
         spec = wf.by_name.get(canonical)
+        if spec is not None and spec.loop is not None:
+            got = args.get(self._shown(spec.loop.variable)) if isinstance(args, dict) else None
+            spec = item_step(wf.item_steps[canonical], got, self.runs, wf.skip)
         faults = pres is not None and canonical and name != wf.finish_tool and not given
         if faults and self._faulted(rec):
             rec.step = spec.step if spec is not None else None

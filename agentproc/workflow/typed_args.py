@@ -57,7 +57,8 @@ def fits(kinds: dict[str, tuple[Kind, bool]] | None, args: dict[str, Any]) -> bo
 def tool_kinds(wf: Workflow, pres: Presented | None, shown: Callable[[str], str]) -> ToolKinds:
     """Each tool of a branched workflow, as ``pres`` shows it, with its parameters' kinds
     (a look-up's key is any text: a name of no record is the tool's to say) and whether
-    each is optional (a variable a conditional step defines)."""
+    each is optional (a variable a conditional step defines); a loop's tool once, by its
+    parameters' names in the loop."""
     types = wf.types or {}
     optional = {s.output for s in wf.steps if s.when is not None}
     keys = lookup_keys(wf.steps)
@@ -72,11 +73,13 @@ def tool_kinds(wf: Workflow, pres: Presented | None, shown: Callable[[str], str]
             return "string"
         return True if t.type == "boolean" else frozenset(t.choices or ())
 
-    out = {
-        (s.name if pres is None else pres.tool_names[s.name]): {
-            shown(p): (kind(p), p in optional) for p in s.params
-        }
-        for s in wf.steps
-    }
+    out: ToolKinds = {}
+    for s in wf.steps:  # a loop's tool: its first item's step (each item's reads alike)
+        # A loop's parameter is its variable of that item (``owner`` of ``owners__0``).
+        var = {p: v for v, p in (s.loop.parameters if s.loop else {}).items()}
+        tool = s.name if pres is None else pres.tool_names[s.name]
+        out.setdefault(
+            tool, {shown(p): (kind(var.get(p, p)), var.get(p, p) in optional) for p in s.params}
+        )
     out[wf.finish_tool] = {wf.finish_argument: (kind(wf.scenario.answer_variable), False)}
     return out

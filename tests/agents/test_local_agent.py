@@ -53,7 +53,14 @@ def test_recorded_local_run_replays_without_differences(capsys):
 
 
 @pytest.mark.parametrize(
-    "workflow", ["order_fulfilment", "warehouse_inspection", "claim_settlement", "return_window"]
+    "workflow",
+    [
+        "business_verification",
+        "claim_settlement",
+        "order_fulfilment",
+        "return_window",
+        "warehouse_inspection",
+    ],
 )
 def test_the_embedded_model_runs_a_look_up_workflow_without_error(
     tmp_path: Path, monkeypatch, workflow: str

@@ -86,6 +86,7 @@ def test_the_shipped_workflows_are_the_four_linear_and_six_branched_ones():
         "payroll",
     ]
     assert [p.stem for p in BRANCHED] == [
+        "business_verification",
         "claim_settlement",
         "hazard_class",
         "order_fulfilment",

@@ -50,6 +50,14 @@ from agentproc.agents.demo.listing import (
     listed_exits,
     listed_steps,
 )
+from agentproc.agents.demo.loops import (
+    arguments,
+    called_step,
+    loop_rows,
+    loops_of,
+    step_of,
+    unshown,
+)
 from agentproc.agents.demo.turn import Call, Exit, Expression, Number, Turn, Value
 from agentproc.arith import SYMBOL, Op
 from agentproc.procedures import formula
@@ -125,6 +133,7 @@ def _plan(tools: Tools, prompt: str) -> _Plan:
     prompt's step list (naming each step's tool, or with the calculator, its operation)."""
     expressions: dict[str, Expression] = {}
     staged: list[tuple[int, str]] = []
+    loops = loops_of({name: description for name, (description, _) in tools.items()})
     for name, (description, _) in tools.items():
         text = description or ""
         if (f := _FORMULA.match(text)) and (tree := _parsed(f[2])):
@@ -143,6 +152,10 @@ def _plan(tools: Tools, prompt: str) -> _Plan:
         if any(tools[s][0] is None for s in steps):  # no descriptions: the prompt says
             rows = {f"step_{row.number}": row for row in listed_steps(prompt)}
             pairs = [(s, rows[s]) for s in steps if s in rows and tools[s][0] is None]
+    elif loops:  # the tools described, and each step of a loop by the prompt's list
+        listed = loop_rows(prompt, loops)
+        pairs = [(step_of(row.tool or "", row.output, loops), row) for row in listed]
+        steps = [name for _, name in sorted([*staged, *((r.number, s) for s, r in pairs)])]
     elif staged:  # each step tool described, whatever its name
         steps = [name for _, name in sorted(staged, key=lambda pair: pair[0])]
     else:
@@ -154,7 +167,12 @@ def _plan(tools: Tools, prompt: str) -> _Plan:
     for step, row in pairs:
         if step not in expressions and (e := _listed_expression(row)) is not None:
             expressions[step] = e
-    calls = {step: Call(step, tuple((p, p) for p in tools[step][1])) for step in steps}
+    calls = {
+        step: Call(step, tuple((p, p) for p in tools[step][1])) for step in steps if step in tools
+    }
+    for step, row in pairs:  # a loop's step: its tool, called with its item's values
+        if step not in tools and row.tool is not None:
+            calls[step] = Call(row.tool, arguments(step, row.tool, tools[row.tool][1], loops))
     conditions = {s: e.when for s in steps if (e := expressions.get(s)) and e.when is not None}
     return _Plan(steps, expressions, calls, conditions=conditions)
 
@@ -264,6 +282,9 @@ def read_turn(body: dict[str, Any]) -> Turn:
                 kinds.setdefault(var, kind)
     messages = body.get("messages", [])
     wording = _opening(messages)
+    loops = loops_of({name: description for name, (description, _) in tools.items()})
+    if loops:  # each list's items one by one, each of its steps by its item
+        wording = unshown(wording)
     plan = _plan(tools, wording)
     steps = plan.steps
 
@@ -275,11 +296,17 @@ def read_turn(body: dict[str, Any]) -> Turn:
     last_output: Value | None = None
     for msg in messages:
         role, content = msg.get("role"), text_of(msg.get("content"))
+        if role == "user" and loops:
+            content = unshown(content)
         if role == "user" and (line := _INPUTS.search(content)):
             known.update((var, _number(v)) for var, v in _ASSIGN.findall(line[1]))
             known.update((var, json.loads(v)) for var, v in _TYPED_ASSIGN.findall(line[1]))
         for call in msg.get("tool_calls") or []:
-            called[call.get("id", "")] = call.get("function", {}).get("name", "")
+            fn = call.get("function", {})
+            name = fn.get("name", "")
+            if name in loops:  # the step of the item it names
+                name = called_step(name, fn.get("arguments"), loops, known)
+            called[call.get("id", "")] = name
         if role != "tool":
             continue
         name = called.get(msg.get("tool_call_id", ""))

@@ -120,7 +120,7 @@ def unreturned_value(wf: Workflow, rng: random.Random) -> Batches:
         a.truth += [
             Label(K.UNRETURNED_VALUE, recs[1].index, second.step, argument=p)
             for p in second.params
-            if wf.var_of(p) == first.target
+            if wf.param_var(second.step, p) == first.target
         ]
     for spec, rec in zip((first, second), recs, strict=True):
         if rec.value is not None:

@@ -144,9 +144,9 @@ class Agent:
         self.truth.append(Label(K.INVALID_ARGUMENTS, rec.index, spec.step))
         wf = self.wf
         extra = {
-            p: self.value_of(wf.var_of(p))
+            p: self.value_of(wf.param_var(spec.step, p))
             for p in spec.params
-            if p not in args and self.value_of(wf.var_of(p)) != UNDEFINED
+            if p not in args and self.value_of(wf.param_var(spec.step, p)) != UNDEFINED
         }
         if not extra:
             return rec

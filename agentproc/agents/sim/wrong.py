@@ -32,7 +32,7 @@ def wrong_value(
         given = wf.param_vars[spec.step - 1]
         numbers = [p for p, v in given if not is_symbol(wf.correct[v])] or [p for p, _ in given]
         param = numbers[pick(rng, len(numbers))]
-    var = wf.var_of(param)
+    var = wf.param_var(spec.step, param)
     if is_symbol(wf.correct[var]):
         return _wrong_symbol(a, spec, param, var, rng)
     everyone = range(1, wf.answer_index + 1)
