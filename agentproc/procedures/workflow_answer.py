@@ -15,7 +15,8 @@ from typing import Any
 from agentproc.errors import InputError
 from agentproc.procedures import formula
 from agentproc.procedures.formula_types import Type
-from agentproc.procedures.workflow_spec import MAX_FIELDS, ExitSpec, StepSpec, WorkflowSpec
+from agentproc.procedures.workflow_inputs import MAX_FIELDS
+from agentproc.procedures.workflow_spec import ExitSpec, StepSpec, WorkflowSpec
 
 _NEEDS_2 = "a multi-field answer needs format = 2"
 

@@ -43,15 +43,17 @@ from agentproc.procedures.workflow_answer import (
     exit_fields,
     live_fields,
 )
-from agentproc.procedures.workflow_spec import (
+from agentproc.procedures.workflow_inputs import (
     _NAME,
     MAX_DECIMALS,
     NAME,
     RESERVED_TOOLS,
+    InputSpec,
+)
+from agentproc.procedures.workflow_spec import (
     DeclaredWorkflow,
     Exit,
     ExitSpec,
-    InputSpec,
     StepSpec,
     WorkflowSpec,
 )

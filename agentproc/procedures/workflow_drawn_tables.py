@@ -21,10 +21,10 @@ from agentproc.errors import InputError
 from agentproc.procedures.formula_nodes import Value, Var
 from agentproc.procedures.formula_types import BOOLEAN, DATE, NUMBER, STRING, TableType, Type
 from agentproc.procedures.id_pattern import PatternError, draw_distinct, parse_pattern, size
+from agentproc.procedures.workflow_inputs import InputSpec
 from agentproc.procedures.workflow_spec import (
     MAX_DRAWN_ROWS,
     DeclaredWorkflow,
-    InputSpec,
     TableSpec,
     WorkflowSpec,
 )

@@ -33,8 +33,7 @@ from pydantic import ValidationError
 from agentproc.errors import InputError
 from agentproc.jsonio import loads, unreadable
 from agentproc.procedures.workflow_check import check_spec
-from agentproc.procedures.workflow_loops import check_looped, has_loops
-from agentproc.procedures.workflow_spec import (
+from agentproc.procedures.workflow_inputs import (
     MAX_CHOICES,
     MAX_DECIMALS,
     MAX_FILE_BYTES,
@@ -45,10 +44,13 @@ from agentproc.procedures.workflow_spec import (
     NAME,
     RESERVED_TOOLS,
     TOOL,
+    InputSpec,
+)
+from agentproc.procedures.workflow_loops import check_looped, has_loops
+from agentproc.procedures.workflow_spec import (
     DeclaredWorkflow,
     Exit,
     ExitSpec,
-    InputSpec,
     StepSpec,
     TableSpec,
     WorkflowSpec,

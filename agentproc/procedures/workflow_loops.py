@@ -33,11 +33,11 @@ from typing import Any
 
 from agentproc.errors import InputError
 from agentproc.procedures.workflow_check import check_spec
+from agentproc.procedures.workflow_inputs import InputSpec
 from agentproc.procedures.workflow_spec import (
     DeclaredWorkflow,
     Entry,
     ExitSpec,
-    InputSpec,
     StepSpec,
     WorkflowSpec,
 )

@@ -36,16 +36,8 @@ from agentproc.procedures.formula_types import (
 from agentproc.procedures.formula_values import Tables
 from agentproc.procedures.workflow_drawn_tables import check_input_keys, drawn_table
 from agentproc.procedures.workflow_drawn_tables import check_key_of as _check_key_of
-from agentproc.procedures.workflow_spec import (
-    _NAME,
-    MAX_DECIMALS,
-    MAX_MAGNITUDE,
-    NAME,
-    InputSpec,
-    StepSpec,
-    TableSpec,
-    WorkflowSpec,
-)
+from agentproc.procedures.workflow_inputs import _NAME, MAX_DECIMALS, MAX_MAGNITUDE, NAME, InputSpec
+from agentproc.procedures.workflow_spec import StepSpec, TableSpec, WorkflowSpec
 
 _KINDS = {"number": NUMBER, "boolean": BOOLEAN, "string": STRING, "date": DATE}
 

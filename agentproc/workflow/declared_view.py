@@ -28,9 +28,7 @@ from agentproc.workflow.variant import Variant
 _IDENTIFIER = re.compile(r"'[^']*'|\"[^\"]*\"|(?<![\w.])[A-Za-z_]\w*")
 """A name in a formula (a numeric literal's exponent, ``2e3``, is no name: it follows a
 digit), or a quoted category, matched whole so that no name inside it is read."""
-_KEPT = frozenset(
-    {*FUNCTIONS, *CHOOSERS, *DATE_FUNCTIONS, LOOKUP, *LITERALS, "and", "or", "not"}
-)
+_KEPT = frozenset({*FUNCTIONS, *CHOOSERS, *DATE_FUNCTIONS, LOOKUP, *LITERALS, "and", "or", "not"})
 """The words of a formula that are no variable: functions, ``true``/``false``, operators."""
 
 Name = Callable[[str], str | None]
