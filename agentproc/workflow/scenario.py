@@ -21,7 +21,8 @@ from agentproc.arith import (
     to_units,
 )
 from agentproc.procedures import formula as formulas
-from agentproc.procedures.formula_values import Tables, bind, evaluate
+from agentproc.procedures.formula_compiled import compiled
+from agentproc.procedures.formula_values import Tables, bind
 from agentproc.workflow.scenario_params import FINISH_ARGUMENT as FINISH_ARGUMENT
 from agentproc.workflow.scenario_params import FINISH_TOOL as FINISH_TOOL
 from agentproc.workflow.scenario_params import FinishSpec as FinishSpec
@@ -144,14 +145,14 @@ class ScenarioStep(BaseModel):
     def compute(self, supplied: Mapping[str, int], scale: int) -> int | None:
         """The step's value in units from its arguments (by parameter, in units), as its
         tool computes it; ``None`` for a division by zero."""
-        tree = self.tree
-        if tree is None:
+        if self.formula is None:
             if self.op is None:  # pragma: no cover (a scenario's steps are validated)
                 raise ValueError(f"step {self.step}: neither an operation nor a formula")
             a, b = self.arguments(lambda v: supplied[f"S{v}"], scale)
             return apply_units(self.op, a, b, scale)
         env = {p: grammar_value(u, scale) for p, u in supplied.items()}
-        exact = evaluate(tree, env)  # a KeyError: an argument it needs is missing
+        # Compiled once per formula text; a KeyError: an argument it needs is missing.
+        exact = compiled(self.formula)(env, self._tables)
         if exact is None:
             return None
         if isinstance(exact, str | bool):
