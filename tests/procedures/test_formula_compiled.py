@@ -60,7 +60,7 @@ def test_a_compiled_formula_gives_the_tree_walks_value_on_every_shipped_workflow
     for scenario in _scenarios(path, 20):
         texts = [*(s.formula for s in scenario.steps), *(s.when for s in scenario.steps)]
         texts += [e.when for e in scenario.exits or ()]
-        tables = scenario.steps[0]._tables
+        tables = scenario.steps[0].lookup_tables
         for env in (_env(scenario, None), *(_env(scenario, rng) for _ in range(5))):
             for text in filter(None, texts):
                 tree = parse(text, True)
