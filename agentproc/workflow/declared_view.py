@@ -65,6 +65,8 @@ def refusal_reason(
             "a pre-fill gives the first listed steps; a branched workflow's instance "
             "requires only the steps of its path"
         )
+    if not variant.distractors:  # none asked for: the names need not be counted
+        return None
     free = len(free_distractors(scenario, distractors))
     if variant.distractors > free:
         return (
