@@ -16,7 +16,7 @@ from agentproc.arith import (
     Mode,
     Op,
     apply_units,
-    round_units,
+    round_scaled,
     symbol_units,
     to_units,
 )
@@ -168,7 +168,7 @@ class ScenarioStep(BaseModel):
         if isinstance(exact, str | bool):
             return symbol_units(exact)
         shift = 10 ** (self.decimals or 0)
-        return round_units(exact * shift) * scale // shift
+        return round_scaled(exact, shift) * scale // shift
 
     @cached_property
     def name(self) -> str:
