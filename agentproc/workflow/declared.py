@@ -27,7 +27,7 @@ from agentproc.procedures.workflow_file import (
     TableSpec,
     WorkflowSpec,
 )
-from agentproc.procedures.workflow_loops import shown
+from agentproc.procedures.workflow_loops import path_kind
 from agentproc.workflow.compile import complete
 from agentproc.workflow.declared_loops import list_items, mark_loops
 from agentproc.workflow.declared_records import drawn_rows
@@ -159,7 +159,9 @@ def _branched(wf: DeclaredWorkflow, instance: WorkflowInstance, data: dict[str, 
         for e in wf.exits
     ] or None
     fired = None if instance.exit is None else wf.exits[instance.exit]
-    name = instance.path if wf.looped is None or instance.path is None else shown(instance.path)
+    # A looped workflow's path is named whatever its items (``verify_owner+check_capital``),
+    # as --balance spreads it: the report's figures by path then group like instances.
+    name = instance.path if wf.looped is None or instance.path is None else path_kind(instance.path)
     data["path"] = {"name": name, "exit": None if fired is None else fired.name}
     if fired is not None:
         data["answer"] = _answer(fired.answer)

@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Sequence
 from random import Random
 
-from agentproc.procedures.formula import CHOOSERS, FUNCTIONS, LITERALS
+from agentproc.procedures.formula import CHOOSERS, DATE_FUNCTIONS, FUNCTIONS, LITERALS, LOOKUP
 from agentproc.workflow.scenario import Scenario, ScenarioStep
 from agentproc.workflow.scenario_types import ScenarioExit
 from agentproc.workflow.variant import Variant
@@ -28,7 +28,9 @@ from agentproc.workflow.variant import Variant
 _IDENTIFIER = re.compile(r"'[^']*'|\"[^\"]*\"|(?<![\w.])[A-Za-z_]\w*")
 """A name in a formula (a numeric literal's exponent, ``2e3``, is no name: it follows a
 digit), or a quoted category, matched whole so that no name inside it is read."""
-_KEPT = frozenset({*FUNCTIONS, *CHOOSERS, *LITERALS, "and", "or", "not"})
+_KEPT = frozenset(
+    {*FUNCTIONS, *CHOOSERS, *DATE_FUNCTIONS, LOOKUP, *LITERALS, "and", "or", "not"}
+)
 """The words of a formula that are no variable: functions, ``true``/``false``, operators."""
 
 Name = Callable[[str], str | None]
@@ -106,11 +108,17 @@ def free_distractors(
 
 
 def rename_formula(formula: str, name: Name) -> str:
-    """``formula`` with each variable as ``name`` gives it (functions are kept)."""
+    """``formula`` with each variable as ``name`` gives it (functions, and the tables a
+    look-up reads, are kept)."""
 
     def shown(m: re.Match[str]) -> str:
         word = m.group()
-        return word if word in _KEPT or word[0] in "'\"" else name(word) or word
+        if word in _KEPT or word[0] in "'\"":
+            return word
+        try:
+            return name(word) or word
+        except KeyError:  # no variable: a table's name
+            return word
 
     return _IDENTIFIER.sub(shown, formula)
 

@@ -17,6 +17,18 @@ from tests.helpers import cli
 
 SHIPPED = sorted(folder("workflows").glob("*.toml"))
 NAMED_CAUSES = ("propagated", "lookback_confusion", "stale_output")
+ALWAYS = (
+    "hallucinated_call",
+    "invalid_arguments",
+    "repeated_step",
+    "reordered",
+    "wrong_argument",
+    "skipped_step",
+    "premature_finish",
+    "missing_answer",
+    "wrong_answer",
+    "answer_revised",
+)
 
 
 @pytest.mark.parametrize("order", ["listed", "dependency"])
@@ -28,6 +40,8 @@ def test_every_label_and_cause_scores_1_on_each_shipped_workflow(path, order):
     assert result.perfect
     for agent in ("sim:oracle", "sim:batched"):  # faithful on every instance
         assert (result.faithful[agent].episodes, result.faithful[agent].faithful) == (100, 100)
+    for kind in ALWAYS:  # every label a workflow can show, with at least 5 true instances
+        assert result.scores[kind].truth >= 5, kind
     if result.branched:  # its own injectors too; causes of branches, exits and answers
         assert result.episodes == 100 * 13
         assert result.scores["unneeded_step"].truth >= 20

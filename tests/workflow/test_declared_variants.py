@@ -156,3 +156,30 @@ def test_distractors_keep_clear_of_the_workflows_own_tool_names():
     assert why is not None and why.endswith(
         "(it asks for 8 distractor tools; the workflow's own tool names leave 7)"
     )
+
+
+LOOKUPS = ["order_fulfilment", "warehouse_inspection", "return_window"]
+
+
+@pytest.mark.parametrize("workflow", LOOKUPS)
+@pytest.mark.parametrize("name", [n for n in APPLYING if n not in ("enforce", "feedback")])
+def test_a_look_up_workflow_runs_under_every_variant_that_applies(workflow, name):
+    # A look-up's formula names its table and ``lookup``: the variants that rename the
+    # variables show them as they are (no table or function is a variable).
+    wf = load_workflow(folder("workflows") / f"{workflow}.toml")
+    variant = load_variant(name)
+    if variant.faults.slow_seconds:
+        variant = variant.model_copy(
+            update={"faults": variant.faults.model_copy(update={"slow_seconds": 0.0})}, deep=True
+        )
+    for scenario in workflow_scenarios(wf, workflow, count=2, seed=1):
+        if variant_refusal(scenario, variant):
+            continue
+        shown = present(scenario, variant)
+        assert "lookup(" in shown.scenario.prompt
+        oracle = run_sim_episode(scenario, "sim:oracle", seed=0, variant=variant)
+        assert oracle.labels == [], (name, scenario.id)
+        for agent in ("sim:wrong_argument", "sim:skipped_step", "sim:wrong_answer"):
+            ep = run_sim_episode(scenario, agent, seed=0, variant=variant)
+            got = {lab.key() for lab in ep.labels}
+            assert got == {lab.key() for lab in ep.injected or []}, (agent, scenario.id)

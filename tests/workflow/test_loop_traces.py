@@ -249,3 +249,24 @@ def test_a_variant_on_a_workflow_with_loops_is_refused_in_one_line(tmp_path: Pat
     assert err.count("\n") == 1 and "Traceback" not in err
     assert "a workflow with loops offers one tool for the steps of each loop" in err
     assert not out.exists()
+
+
+def test_a_looped_workflows_path_is_named_whatever_its_items():
+    # Instances that verify different owners take the same path (the report groups them):
+    # each looped step once, without its item.
+    path = folder("workflows") / "business_verification.toml"
+    wf = load_workflow(path)
+    names = {s.path.name for s in workflow_scenarios(wf, path.stem, 40, 0, "paths") if s.path}
+    assert names == {
+        "base",
+        "check_capital",
+        "exit:dissolved",
+        "verify_owner",
+        "verify_owner+check_capital",
+    }
+    verified = {
+        tuple(st.loop.item for st in s.steps if st.name == "verify_owner" and st.required)
+        for s in workflow_scenarios(wf, path.stem, 40, 0, "paths")
+        if s.path and s.path.name == "verify_owner"
+    }
+    assert len(verified) > 1  # the owners verified differ within the one path
