@@ -239,6 +239,14 @@ def round_units(x: Fraction) -> int:
     return n if x >= 0 else -n
 
 
+def round_scaled(x: Fraction | int, shift: int) -> int:
+    """``round_units(x * shift)`` in integer arithmetic alone (``shift`` positive): what a
+    declared step's tool does at every call, several times faster than on fractions."""
+    n, d = x.numerator, x.denominator
+    whole = (2 * abs(n) * shift + d) // (2 * d)  # floor(|x| * shift + 1/2)
+    return whole if n >= 0 else -whole
+
+
 def render(units: int, scale: int) -> str:
     """A unit value as text: three decimals in decimal mode, e.g. ``-0.050``; a
     category as its name, a boolean as ``true`` or ``false``."""

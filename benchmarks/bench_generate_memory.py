@@ -2,10 +2,13 @@
 ``python benchmarks/bench_generate_memory.py``.
 
 Prints the peak resident memory (the maximum RSS of a child process running
-``agentproc generate --workflow``) at 1,000 and at 100,000 instances (``--counts``), and
-their ratio [target: flat, about 1.0], for:
-- a four-step workflow of format 1 (written by this script), and
-- the shipped branched workflow ``refund_approval`` with ``--balance paths``.
+``agentproc generate``) at two instance counts (``--counts``, default 1,000 and 100,000),
+and their ratio [target: flat, about 1.0], for each case of ``--cases`` (default all):
+- ``four``: a four-step workflow of format 1 (written by this script),
+- ``refund``: the shipped branched workflow ``refund_approval`` with ``--balance paths``,
+- ``sop``: ``--preset sop``, the shipped workflows of format 2 in one suite (the count
+  is the suite's: a fifth of it for each of its five workflows),
+- ``order``: the shipped look-up workflow ``order_fulfilment``.
 
 ``--root`` runs the ``agentproc`` of another checkout (default: this one), so two trees
 can be measured the same hour.
@@ -72,17 +75,18 @@ formula = "shipped + tax"
 """
 
 
-def peak_generate(root: Path, workflow: Path, count: int, out: Path, *extra: str) -> float:
-    """Peak RSS in MB of one ``generate --workflow`` of ``count`` instances (and seconds)."""
-    cmd = [sys.executable, "-m", "agentproc", "generate", "--workflow", str(workflow)]
-    cmd += ["--count", str(count), "--seed", "0", "--out", str(out), *extra]
+def peak_generate(root: Path, argv: list[str], count: int, out: Path, shown: int) -> float:
+    """Peak RSS in MB of one ``generate`` (``argv`` before ``--count``) with ``--count
+    count``, ``shown`` instances in all (and seconds, to stderr)."""
+    cmd = [sys.executable, "-m", "agentproc", "generate", *argv]
+    cmd += ["--count", str(count), "--seed", "0", "--out", str(out)]
     env = {**os.environ, "PYTHONPATH": str(root)}
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.DEVNULL)
     _, status, usage = os.wait4(proc.pid, 0)  # reaps the child and gives its peak RSS
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"{' '.join(cmd)} exited {os.waitstatus_to_exitcode(status)}")
-    print(f"  {count:>7,} instances: {time.perf_counter() - start:.1f} s", file=sys.stderr)
+    print(f"  {shown:>7,} instances: {time.perf_counter() - start:.1f} s", file=sys.stderr)
     return usage.ru_maxrss / 1024
 
 
@@ -90,26 +94,34 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--root", type=Path, default=ROOT, help="the checkout to measure")
     parser.add_argument("--counts", default="1000,100000", help="the two instance counts")
+    parser.add_argument("--cases", default="four,refund,sop,order", help="the cases to measure")
     args = parser.parse_args()
     small, large = (int(c) for c in args.counts.split(","))
+    shipped = ROOT / "scenarios" / "workflows"
     with tempfile.TemporaryDirectory(prefix="agentproc-bench-") as d:
         tmp = Path(d)
         four = tmp / "order.toml"
         four.write_text(FOUR_STEPS, encoding="utf-8")
-        refund = ROOT / "scenarios" / "workflows" / "refund_approval.toml"
-        cases = [
-            ("4 steps, format 1", four, ()),
-            ("refund_approval, --balance paths", refund, ("--balance", "paths")),
-        ]
-        for label, workflow, extra in cases:
+        refund = ["--workflow", str(shipped / "refund_approval.toml"), "--balance", "paths"]
+        # label, arguments, how many instances one --count makes
+        cases = {
+            "four": ("--workflow, 4 steps, format 1", ["--workflow", str(four)], 1),
+            "refund": ("--workflow refund_approval --balance paths", refund, 1),
+            "sop": ("--preset sop (5 workflows)", ["--preset", "sop"], 5),
+            "order": (
+                "--workflow order_fulfilment",
+                ["--workflow", str(shipped / "order_fulfilment.toml")],
+                1,
+            ),
+        }
+        for case in args.cases.split(","):
+            label, argv, per_count = cases[case]
             peaks = [
-                peak_generate(
-                    args.root.resolve(), workflow, n, tmp / f"{workflow.stem}-{n}", *extra
-                )
+                peak_generate(args.root.resolve(), argv, n // per_count, tmp / f"{case}-{n}", n)
                 for n in (small, large)
             ]
             print(
-                f"generate --workflow ({label}): peak {peaks[0]:.0f} MB at {small:,} "
+                f"generate {label}: peak {peaks[0]:.0f} MB at {small:,} "
                 f"instances, {peaks[1]:.0f} MB at {large:,} (ratio {peaks[1] / peaks[0]:.2f}) "
                 "[target: flat]",
                 flush=True,

@@ -17,6 +17,7 @@ from agentproc.arith import (
     exact_units,
     from_number,
     render,
+    round_scaled,
     round_units,
     to_number,
     to_units,
@@ -239,6 +240,22 @@ def test_round_units_rounds_a_fraction_half_away_from_zero(x: Fraction, expected
 )
 def test_round_units_away_from_a_half_goes_to_the_nearest(x: Fraction, expected: int):
     assert round_units(x) == expected
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.fractions(max_denominator=10**6).filter(lambda x: abs(x) < 10**12),
+    st.sampled_from([1, 10, 100, 1000]),
+)
+def test_round_scaled_is_round_units_of_the_scaled_fraction(x: Fraction, shift: int):
+    assert round_scaled(x, shift) == round_units(x * shift)
+    assert round_scaled(x.numerator, shift) == round_units(Fraction(x.numerator) * shift)
+
+
+@pytest.mark.parametrize("shift", [1, 100])
+def test_round_scaled_rounds_a_half_away_from_zero(shift: int):
+    assert round_scaled(Fraction(5, 2 * shift), shift) == 3
+    assert round_scaled(Fraction(-5, 2 * shift), shift) == -3
 
 
 # -- render --------------------------------------------------------------------

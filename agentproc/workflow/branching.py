@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 from agentproc.arith import SYMBOL_BASE, from_number, is_symbol, to_number
@@ -149,11 +149,18 @@ def branching(
     fired = next((j for j, e in enumerate(exits) if e.name == path.get("exit")), None)
     return Branching(
         tuple(s.get("required") is not False for s in steps),
-        tuple(None if not s.get("when") else formula.parse(s["when"], True) for s in steps),
+        conditions_of(tuple(s.get("when") for s in steps)),
         exits,
         fired,
         path["name"],
     )
+
+
+@lru_cache(maxsize=256)
+def conditions_of(whens: tuple[str | None, ...]) -> tuple[formula.Node | None, ...]:
+    """Each step's ``when`` parsed (``None``: none), found once per process for all the
+    instances of a workflow (kept by the texts themselves)."""
+    return tuple(None if not w else formula.parse(w, True) for w in whens)
 
 
 def path_fields(
@@ -175,12 +182,21 @@ def path_fields(
             shown[i] = fast[i] = to_number(u, scale)
     if paths is not None:
         n_inputs = len(correct) - 1 - len(paths.required)
-        available = set(range(1, n_inputs + 1))
-        available.update(s + n_inputs for s in paths.steps)
-        param_vars = tuple(tuple(pv for pv in pvs if pv[1] in available) for pvs in param_vars)
+        param_vars = _on_path(param_vars, n_inputs, paths.steps)
     return {
         "expected": tuple(shown),
         "numbers": tuple(fast),
         "branching": paths,
         "param_vars": param_vars,
     }
+
+
+@lru_cache(maxsize=1024)
+def _on_path(
+    param_vars: tuple[tuple[tuple[str, int], ...], ...], n_inputs: int, steps: tuple[int, ...]
+) -> tuple[tuple[tuple[str, int], ...], ...]:
+    """Each step's arguments limited to the variables a path computes: the inputs (the
+    first ``n_inputs``) and the outputs of its ``steps`` (kept: a workflow has few paths)."""
+    available = set(range(1, n_inputs + 1))
+    available.update(s + n_inputs for s in steps)
+    return tuple(tuple(pv for pv in pvs if pv[1] in available) for pvs in param_vars)

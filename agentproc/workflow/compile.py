@@ -35,7 +35,7 @@ from agentproc.workflow.scenario import (
     ScenarioStep,
     step_tool_name,
 )
-from agentproc.workflow.scenario_types import VariableType
+from agentproc.workflow.scenario_types import StepLoop, VariableType
 
 NUMBER_TYPE = {"decimal": "number", "integer": "integer"}
 
@@ -71,6 +71,77 @@ def make_tools(
     workflow's variables that are not numbers (a category's parameter lists its names;
     a boolean's is a JSON boolean); a parameter whose variable a conditional step defines
     is optional (given when that step ran)."""
+    declared = bool(steps) and all(s.formula is not None for s in steps)
+    if name is str and tool_name is None and not others and declared:
+        return _declared_tools(steps, mode, answer_variable, finish, types, tuple(fields))
+    tools = _fresh_tools(steps, mode, answer_variable, finish, name=name, tool_name=tool_name,
+                         others=others, types=types, fields=fields)  # fmt: skip
+    return tools
+
+
+_WHOLE: dict[tuple[Any, ...], bytes] = {}
+"""A declared workflow's tools in its own names as JSON, by what they are made of (see
+:func:`_declared_tools`)."""
+
+
+def _declared_tools(
+    steps: Sequence[ScenarioStep],
+    mode: str,
+    answer_variable: str,
+    finish: FinishSpec,
+    types: Mapping[str, VariableType] | None,
+    fields: tuple[str, ...],
+) -> list[dict[str, Any]]:
+    """:func:`make_tools` of a declared workflow's steps in the names it declares, made
+    once per process for all the instances of a workflow (its tools read each step's
+    text and the variables' names and types, never a value) and returned as new objects
+    each time. The key holds everything they are made of."""
+    typed = None
+    if types is not None:
+        typed = tuple((k, t.type, tuple(t.choices or ())) for k, t in types.items())
+    key = (
+        mode,
+        answer_variable,
+        finish.tool,
+        finish.argument,
+        fields,
+        typed,
+        tuple(
+            (
+                *(s.step, s.name, s.output, s.text, s.params, tuple(s.operands), s.formula),
+                *(s.decimals, s.when, None if s.loop is None else _loop_key(s.loop)),
+            )
+            for s in steps
+        ),
+    )
+    made = _WHOLE.get(key)
+    if made is None:
+        if len(_WHOLE) >= 1024:  # bounded: a process may read many workflows
+            _WHOLE.clear()
+        tools = _fresh_tools(steps, mode, answer_variable, finish, types=types, fields=fields)
+        made = _WHOLE[key] = orjson.dumps(tools)
+    return orjson.loads(made)  # type: ignore[no-any-return]
+
+
+def _loop_key(loop: StepLoop) -> tuple[Any, ...]:
+    """What a loop's step's tool reads of its loop (its item's name on the instance is
+    never shown in it)."""
+    return loop.item, loop.variable, tuple(loop.parameters.items())
+
+
+def _fresh_tools(
+    steps: Sequence[ScenarioStep],
+    mode: str,
+    answer_variable: str,
+    finish: FinishSpec,
+    *,
+    name: Callable[[str], str] = str,
+    tool_name: Callable[[str], str] | None = None,
+    others: Sequence[dict[str, Any]] = (),
+    types: Mapping[str, VariableType] | None = None,
+    fields: Sequence[str] = (),
+) -> list[dict[str, Any]]:
+    """:func:`make_tools`, made anew."""
     # Each read once per process (load_json keeps them), filled into new objects here.
     step_t, operand_t, finish_t = (
         load_json("tools", f"{name}.json") for name in ("step", "operand", "submit_answer")

@@ -4,6 +4,7 @@ and what a look-up step's tool says of a key that is no record of the instance."
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from typing import Any
 
 from agentproc.arith import SCALE, to_number
@@ -44,12 +45,16 @@ def no_record(tree: formula.Node | None, args: Mapping[str, Any]) -> str | None:
 
 
 def lookup_keys(steps: Iterable[Any]) -> frozenset[str]:
-    """The variables some step's look-up reads as its key (the steps' formula trees,
-    ``tree``: ``None`` for a procedure's step)."""
+    """The variables some step's look-up reads as its key (the steps' ``formula``:
+    ``None`` for a procedure's step)."""
+    return frozenset().union(*(_keys_read(s.formula) for s in steps if s.formula is not None))
+
+
+@lru_cache(maxsize=4096)
+def _keys_read(text: str) -> frozenset[str]:
+    """The variables a formula's look-ups read as their keys (kept per text: a workflow's
+    instances share their formulas, and the keys are the same whatever the tables)."""
+    tree = formula.parse(text, True)
     return frozenset(
-        look.key.name
-        for s in steps
-        if s.tree is not None
-        for look in formula.lookups(s.tree)
-        if isinstance(look.key, formula.Var)
+        look.key.name for look in formula.lookups(tree) if isinstance(look.key, formula.Var)
     )

@@ -37,6 +37,12 @@ ToolLabel = Callable[[ScenarioStep], str | None]
 """A step -> the tool name the prompt gives it (``None``: none, scrambled tool names)."""
 
 
+def own_names(var: str) -> str | None:
+    """The :data:`Name` that shows every variable under its own name (a rendering given
+    it writes each step's text and condition as they are, without renaming them)."""
+    return None
+
+
 def refusal_reason(
     scenario: Scenario, variant: Variant, distractors: Sequence[tuple[str, str]]
 ) -> str | None:
@@ -69,6 +75,8 @@ def refusal_reason(
             "a pre-fill gives the first listed steps; a branched workflow's instance "
             "requires only the steps of its path"
         )
+    if not variant.distractors:  # none asked for: the names need not be counted
+        return None
     free = len(free_distractors(scenario, distractors))
     if variant.distractors > free:
         return (
@@ -135,6 +143,8 @@ def description_of(s: ScenarioStep) -> str:
 
 def step_text(s: ScenarioStep, name: Name) -> str:
     """A declared step's :attr:`~ScenarioStep.text` in the names shown."""
+    if name is own_names:  # what the check below finds, without parsing the condition
+        return s.text
     if all((name(v) or v) == v for v in (s.output, *s.operands, *_when_reads(s))):
         return s.text
     described = description_of(s)
@@ -206,6 +216,8 @@ def shown_value(value: object) -> str:
 
 
 def _when(s: ScenarioStep | ScenarioExit, name: Name) -> str:
+    if name is own_names:  # what renaming gives, without reading the formula again
+        return s.when or ""
     return rename_formula(s.when or "", name)
 
 

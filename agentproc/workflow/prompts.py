@@ -60,11 +60,11 @@ DECLARED_SCRAMBLED_TOOLS = (
 def declared_prompt(scenario: Scenario, description: str) -> str:
     """The tool-mode prompt of a declared workflow: its description, inputs and steps
     (each with its tool, formula and rounding)."""
-    from agentproc.workflow.declared_view import answer_text, render, shown_value
+    from agentproc.workflow.declared_view import answer_text, own_names, render, shown_value
 
     values = {
         "inputs": ", ".join(f"{k} = {shown_value(v)}" for k, v in scenario.inputs.items()),
-        "procedure": render(scenario, "numbered", lambda v: None, lambda s: s.name),
+        "procedure": render(scenario, "numbered", own_names, lambda s: s.name),
         "answer_variable": answer_text(scenario, scenario.answer_variable),
     }
     template = declared_template(DECLARED_TOOLS, scenario.finish.tool, scenario.path is not None)

@@ -10,8 +10,8 @@ procedures never compiles them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -145,32 +145,84 @@ def _named(
     step's output, indexed from 1); a branched workflow's with its path and types (and a
     multi-field answer's fields); ``loops``: a step of a loop's parameter of each operand
     it renames."""
-    names = ("", *inputs, *(output for output, _, _, _ in steps))
-    index = {name: i for i, name in enumerate(names) if i}
-    correct = [0, *(from_number(v, scale) for v in inputs.values())]
-    correct += [from_number(value, scale) for _, _, value, _ in steps]
-    operands = [tuple(index[v] for v in ops) for _, ops, _, _ in steps]
-    wf = _indexed(
-        make_scenario, scale, tolerance * scale, correct, operands, make_live, finish, variant
+    shape = _shape(
+        tuple(inputs), tuple((output, tuple(ops), tuple(deps)) for output, ops, _, deps in steps)
     )
-    param_vars = tuple(tuple((names[v], v) for v in dict.fromkeys(ops)) for ops in operands)
+    correct = [0, *_units(inputs.values(), scale), *_units([v for _, _, v, _ in steps], scale)]
+    expected, numbers = _readings(scale, tolerance * scale, correct)
+    param_vars = shape.param_vars
     if any(loops):  # a loop's tool takes its arguments by their names in the loop
         param_vars = tuple(
             pv if not given else tuple((given.get(p, p), v) for p, v in pv)
             for pv, given in zip(param_vars, loops, strict=True)
         )
-    fields: dict[str, Any] = {"param_vars": param_vars, "types": types}
+    fields: dict[str, Any] = {
+        "param_vars": param_vars,
+        "types": types,
+        "expected": expected,
+        "numbers": numbers,
+    }
     if answer_fields:
+        index = shape.index
         fields["answer_fields"] = tuple((f, index[f]) for f in answer_fields)
     if types is not None or paths is not None:
-        fields.update(path_fields(wf.correct, wf.expected, wf.numbers, wf.scale, paths, param_vars))
-    return replace(
-        wf,
+        fields.update(path_fields(correct, expected, numbers, scale, paths, param_vars))
+    return Workflow(
+        make_scenario=make_scenario,
+        scale=scale,
+        tolerance=tolerance * scale,
+        correct=tuple(correct),
+        finish_tool=finish.tool,
+        finish_argument=finish.argument,
+        operands=shape.operands,
+        make_live=make_live,
+        variant=variant,
         n_inputs=len(inputs),
-        var_names=names,
-        declared_depends=tuple(tuple(depends) for _, _, _, depends in steps),
+        var_names=shape.names,
+        declared_depends=shape.depends,
         **fields,
     )
+
+
+def _units(values: Iterable[Any], scale: int) -> list[int]:
+    """:func:`~agentproc.arith.from_number` of each value (a plain number's inline: a
+    scenario has many)."""
+    return [
+        round(v * scale) if type(v) is float or type(v) is int else from_number(v, scale)
+        for v in values
+    ]
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """What indexing a declared scenario reads of its variables' names and its step graph
+    alone: the same for every instance of a workflow (kept by :func:`_shape`)."""
+
+    names: tuple[str, ...]
+    """Each variable's name by index (index 0 unused)."""
+    operands: tuple[tuple[int, ...], ...]
+    """Each step's operand variables, by index."""
+    param_vars: tuple[tuple[tuple[str, int], ...], ...]
+    """Each step's arguments: one ``(name, index)`` per distinct variable it reads."""
+    depends: tuple[tuple[int, ...], ...]
+    """Each step's ``depends_on``."""
+    index: Mapping[str, int]
+    """Each variable's index by name (only read)."""
+
+
+@lru_cache(maxsize=256)
+def _shape(
+    inputs: tuple[str, ...], steps: tuple[tuple[str, tuple[str, ...], tuple[int, ...]], ...]
+) -> _Shape:
+    """The :class:`_Shape` of a declared scenario with these input names and these steps
+    (each its output, operands and dependencies), found once per process for all the
+    instances of a workflow: the key is all it is made of, so two workflows that share
+    step names but not their operands get their own."""
+    names = ("", *inputs, *(output for output, _, _ in steps))
+    index = {name: i for i, name in enumerate(names) if i}
+    operands = tuple(tuple(index[v] for v in ops) for _, ops, _ in steps)
+    param_vars = tuple(tuple((names[v], v) for v in dict.fromkeys(ops)) for ops in operands)
+    return _Shape(names, operands, param_vars, tuple(deps for _, _, deps in steps), index)
 
 
 def procedure_workflow(
@@ -207,20 +259,7 @@ def _indexed(
     finish: FinishSpec,
     variant: Variant | None,
 ) -> Workflow:
-    expected: tuple[float | int, ...] = (
-        tuple(correct) if scale == 1 else tuple(u / scale for u in correct)  # to_number
-    )
-    numbers: tuple[Any, ...]
-    low = min(correct)
-    if low <= -SYMBOL_BASE:  # a branched workflow's categories and booleans (set apart)
-        low = min((u for u in correct if u > -SYMBOL_BASE), default=0)
-    if scale == 1 or (tolerance == 0.5 and -READS_BACK < low <= max(correct) < READS_BACK):
-        numbers = expected  # each is close to its own value: the check would keep them all
-    else:
-        numbers = tuple(
-            x if close(x, u, scale, tolerance) else NO_NUMBER
-            for x, u in zip(expected, correct, strict=True)
-        )
+    expected, numbers = _readings(scale, tolerance, correct)
     return Workflow(
         make_scenario=make_scenario,
         scale=scale,
@@ -235,6 +274,28 @@ def _indexed(
         numbers=numbers,
         expected=expected,
     )
+
+
+def _readings(
+    scale: int, tolerance: float, correct: list[int]
+) -> tuple[tuple[float | int, ...], tuple[Any, ...]]:
+    """:attr:`Workflow.expected` and :attr:`Workflow.numbers` of the correct values in
+    units (``tolerance`` in units)."""
+    expected: tuple[float | int, ...] = (
+        tuple(correct) if scale == 1 else tuple([u / scale for u in correct])  # to_number
+    )
+    numbers: tuple[Any, ...]
+    low = min(correct)
+    if low <= -SYMBOL_BASE:  # a branched workflow's categories and booleans (set apart)
+        low = min((u for u in correct if u > -SYMBOL_BASE), default=0)
+    if scale == 1 or (tolerance == 0.5 and -READS_BACK < low <= max(correct) < READS_BACK):
+        numbers = expected  # each is close to its own value: the check would keep them all
+    else:
+        numbers = tuple(
+            x if close(x, u, scale, tolerance) else NO_NUMBER
+            for x, u in zip(expected, correct, strict=True)
+        )
+    return expected, numbers
 
 
 @lru_cache(maxsize=8192)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from functools import cached_property, lru_cache
+from functools import cached_property
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
@@ -16,12 +16,14 @@ from agentproc.arith import (
     Mode,
     Op,
     apply_units,
-    round_units,
+    round_scaled,
     symbol_units,
     to_units,
 )
 from agentproc.procedures import formula as formulas
-from agentproc.procedures.formula_values import Tables, bind, evaluate
+from agentproc.procedures.formula_compiled import compiled
+from agentproc.procedures.formula_values import Tables, bind
+from agentproc.workflow.declared_checks import declared_index, step_structure
 from agentproc.workflow.scenario_params import FINISH_ARGUMENT as FINISH_ARGUMENT
 from agentproc.workflow.scenario_params import FINISH_TOOL as FINISH_TOOL
 from agentproc.workflow.scenario_params import FinishSpec as FinishSpec
@@ -119,11 +121,20 @@ class ScenarioStep(BaseModel):
     """The call a faithful agent makes."""
     loop: StepLoop | None = Field(default=None, exclude_if=unset)
     """A step of a loop: its item and the tool's parameters (absent on any other)."""
-    _tables: Tables | None = PrivateAttr(default=None)
-    """A declared workflow's tables (set by :class:`Scenario` where it has some)."""
-    _index: Mapping[str, int] | None = PrivateAttr(default=None)
-    """A declared workflow's variable name -> index (set by :class:`Scenario`); ``None``:
-    variables are ``S1``, ``S2``, ... and their index is their number."""
+
+    # A declared workflow's tables and variable index are set by its :class:`Scenario`
+    # (:func:`_attach`) and read by :attr:`lookup_tables` and :attr:`var_indexes`.
+
+    @property
+    def lookup_tables(self) -> Tables | None:
+        """A declared workflow's tables, as its look-ups read them (``None``: none)."""
+        return self.__dict__.get(_TABLES)  # type: ignore[no-any-return]
+
+    @property
+    def var_indexes(self) -> Mapping[str, int] | None:
+        """A declared workflow's variable name -> index; ``None``: variables are ``S1``,
+        ``S2``, ... and their index is their number."""
+        return self.__dict__.get(_INDEX)  # type: ignore[no-any-return]
 
     # Indexed views for the mock tools and the monitor, computed once per step.
 
@@ -142,13 +153,13 @@ class ScenarioStep(BaseModel):
         if self.formula is None:
             return None
         tree = formulas.parse(self.formula, True)
-        return tree if self._tables is None else bind(tree, self._tables)
+        tables = self.lookup_tables
+        return tree if tables is None else bind(tree, tables)
 
     def compute(self, supplied: Mapping[str, int], scale: int) -> int | None:
         """The step's value in units from its arguments (by parameter, in units), as its
         tool computes it; ``None`` for a division by zero."""
-        tree = self.tree
-        if tree is None:
+        if self.formula is None:
             if self.op is None:  # pragma: no cover (a scenario's steps are validated)
                 raise ValueError(f"step {self.step}: neither an operation nor a formula")
             a, b = self.arguments(lambda v: supplied[f"S{v}"], scale)
@@ -159,13 +170,14 @@ class ScenarioStep(BaseModel):
                 v: supplied[given.get(v, v)] for v in self.operands if given.get(v, v) in supplied
             }
         env = {p: grammar_value(u, scale) for p, u in supplied.items()}
-        exact = evaluate(tree, env)  # a KeyError: an argument it needs is missing
+        # Compiled once per formula text; a KeyError: an argument it needs is missing.
+        exact = compiled(self.formula)(env, self.lookup_tables)
         if exact is None:
             return None
         if isinstance(exact, str | bool):
             return symbol_units(exact)
         shift = 10 ** (self.decimals or 0)
-        return round_units(exact * shift) * scale // shift
+        return round_scaled(exact, shift) * scale // shift
 
     @cached_property
     def name(self) -> str:
@@ -175,13 +187,14 @@ class ScenarioStep(BaseModel):
     @cached_property
     def target(self) -> int:
         """Index of the variable this step defines (9 for ``S9``)."""
-        return var_index(self.output) if self._index is None else self._index[self.output]
+        index = self.var_indexes
+        return var_index(self.output) if index is None else index[self.output]
 
     @cached_property
     def operand_vars(self) -> tuple[int, ...]:
         """The operand variable indices: left and right, or the left alone beside a
         :attr:`constant`."""
-        index = self._index
+        index = self.var_indexes
         return tuple(var_index(v) if index is None else index[v] for v in self.operands)
 
     def terms(self, name: Callable[[str], str] = str) -> tuple[str, str]:
@@ -211,6 +224,19 @@ class ScenarioStep(BaseModel):
     def reads(self) -> frozenset[int]:
         """:attr:`depends_on` as a set."""
         return frozenset(self.depends_on)
+
+
+_TABLES, _INDEX = "_tables", "_index"
+"""Where a declared workflow's step keeps its tables and variable index: the instance's
+own attributes, as a cached property writes them (no field: never dumped or validated).
+Not pydantic private attributes: setting those up on each model costs about what
+validating a whole step does."""
+
+
+def _attach(step: ScenarioStep, tables: Tables | None, index: Mapping[str, int]) -> None:
+    """Give a declared workflow's step its scenario's tables and variable index."""
+    step.__dict__[_TABLES] = tables
+    step.__dict__[_INDEX] = index
 
 
 class Scenario(BaseModel):
@@ -353,51 +379,19 @@ class Scenario(BaseModel):
 
     def _well_declared(self) -> Scenario:
         """A declared workflow's steps: each with a formula over variables defined before
-        it, defining a new one, with a tool name of its own; the answer the last output."""
-        if not self.inputs:
-            raise ValueError("inputs: a declared workflow needs at least one input")
-        index: dict[str, int] = {}
-        for name in self.inputs:
-            index[name] = len(index) + 1
-        tools: set[str] = set()
+        it, defining a new one, with a tool name of its own; the answer the last output
+        (checked once per process for all the instances of a workflow: the same
+        structure passes or fails the same way)."""
+        structure = step_structure(self.steps)
+        problem, index = declared_index(tuple(self.inputs), structure, self.answer_variable)
+        if problem is not None:
+            raise ValueError(problem)
         tables = None
         if self.tables:
             tables = {name: t.records() for name, t in self.tables.items()}
-        for i, st in enumerate(self.steps):
-            st._tables = tables
-            if st.step != i + 1 or st.formula is None or st.op is not None:
-                raise ValueError(f"steps[{i}]: expected step {i + 1} with a formula, no op")
-            if st.output in index:
-                raise ValueError(f"steps[{i}].output: {st.output!r} is defined twice")
-            try:
-                reads = _reads(st.formula)
-            except formulas.FormulaError as exc:
-                raise ValueError(f"steps[{i}].formula: {exc}") from None
-            if reads != set(st.operands) or any(v not in index for v in st.operands):
-                raise ValueError(
-                    f"steps[{i}].operands: expected the variables its formula reads, each "
-                    "defined before it"
-                )
-            if st.name in tools and (st.loop is None or st.loop.item == 0):
-                raise ValueError(f"steps[{i}].expected_call.name: {st.name!r} is taken twice")
-            tools.add(st.name)
-            for j, d in enumerate(st.depends_on):
-                if not 1 <= d < st.step:
-                    raise ValueError(
-                        f"steps[{i}].depends_on[{j}]: {d} is not a step before step {st.step}"
-                    )
-            index[st.output] = len(index) + 1
-            st._index = index
-        if self.answer_variable != self.steps[-1].output:
-            raise ValueError(f"answer_variable: {self.answer_variable!r} is not the last output")
+        for st in self.steps:
+            _attach(st, tables, index)
         for f in self.answer_fields or ():
             if index.get(f, 0) <= len(self.inputs):
                 raise ValueError(f"answer_fields: {f!r} is not a step's output")
         return self._finish_tool()
-
-
-@lru_cache(maxsize=4096)
-def _reads(formula: str) -> frozenset[str]:
-    """The variables a declared step's formula reads (kept: a suite's instances share
-    their formulas)."""
-    return frozenset(formulas.variables(formulas.parse(formula, True)))

@@ -94,7 +94,14 @@ class ScenarioTable(BaseModel):
 
 
 def _exact(v: Value) -> Any:
-    return v if isinstance(v, bool | str) else Fraction(repr(v)).limit_denominator(1000)
+    return v if isinstance(v, bool | str) else _fraction(v)
+
+
+@lru_cache(maxsize=4096)
+def _fraction(v: float | int) -> Fraction:
+    """A table's number as an exact fraction (kept: a workflow's instances share most of
+    their records' values, and reading one from its text is slow)."""
+    return Fraction(repr(v)).limit_denominator(1000)
 
 
 @lru_cache(maxsize=256)

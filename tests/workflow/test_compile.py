@@ -9,7 +9,12 @@ from jsonschema import Draft202012Validator
 
 from agentproc.arith import to_number as to_json
 from agentproc.procedures import Cell, Procedure, generate_procedure
+from agentproc.procedures.workflow_file import read_workflow
+from agentproc.resources import folder
 from agentproc.workflow import Scenario, compile_procedure, complete, scenario_of, step_graph
+from agentproc.workflow.compile import _fresh_tools, make_tools
+from agentproc.workflow.declared_suite import workflow_scenarios
+from tests.workflow.shared_names import shared_name_scenarios
 
 CELLS = [
     Cell(steps=1, lookback=1),
@@ -148,3 +153,24 @@ def test_prompt_lists_inputs_every_step_and_the_finish_tool(procedure):
     for s in scenario["steps"]:
         assert f"\n{s['step']}. {s['text']}\n" in prompt
     assert f"call submit_answer with the value of {scenario['answer_variable']}" in prompt
+
+
+SHIPPED = sorted(folder("workflows").glob("*.toml"))
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.stem)
+def test_a_declared_workflows_tools_are_those_made_anew_and_new_objects_each_time(path):
+    for scenario in workflow_scenarios(read_workflow(path), path.stem, 5, 1):
+        args = (scenario.steps, scenario.mode, scenario.answer_variable, scenario.finish)
+        kinds = {"types": scenario.types, "fields": tuple(scenario.answer_fields or ())}
+        tools = make_tools(*args, **kinds)  # type: ignore[arg-type]
+        assert tools == _fresh_tools(*args, **kinds) == scenario.tools  # type: ignore[arg-type]
+        tools[0]["function"]["name"] = "changed"
+        assert make_tools(*args, **kinds) == scenario.tools  # type: ignore[arg-type]
+
+
+def test_declared_workflows_whose_steps_share_names_each_get_their_own_tools():
+    first, second = (scenarios[0] for scenarios in shared_name_scenarios())
+    reads = [set(s.tools[1]["function"]["parameters"]["properties"]) for s in (first, second)]
+    assert reads == [{"middle"}, {"middle", "a"}]
+    assert first.tools[1]["function"]["description"] != second.tools[1]["function"]["description"]

@@ -9,8 +9,15 @@ from hypothesis import strategies as st
 from agentproc.arith import close, to_number
 from agentproc.procedures import Cell, generate_procedure
 from agentproc.workflow import build_workflow, compile_procedure, scenario_of, var_index
-from agentproc.workflow.runtime import NO_NUMBER, _indexed, _param_vars, procedure_workflow
+from agentproc.workflow.runtime import (
+    NO_NUMBER,
+    _indexed,
+    _param_vars,
+    declared_workflow,
+    procedure_workflow,
+)
 from agentproc.workflow.scenario import FinishSpec, ScenarioStep
+from tests.workflow.shared_names import shared_name_scenarios
 
 
 @pytest.mark.parametrize(
@@ -135,3 +142,22 @@ def test_the_fast_check_numbers_are_those_that_read_back_as_their_values(
     for number, u in zip(wf.numbers, wf.correct, strict=True):
         x = to_number(u, scale)
         assert number is NO_NUMBER if not close(x, u, scale, tolerance) else number == x
+
+
+def test_declared_workflows_whose_steps_share_names_are_each_indexed_by_their_own_operands():
+    indexed = []
+    for scenarios in shared_name_scenarios(3):
+        for scenario in scenarios:
+            wf = build_workflow(scenario)
+            steps = scenario.steps
+            assert wf.operands == tuple(tuple(map(wf.var_of, s.operands)) for s in steps)
+            assert wf.param_vars == tuple(tuple((p, wf.var_of(p)) for p in s.params) for s in steps)
+            assert wf.depends_on == tuple(tuple(s.depends_on) for s in steps)
+            from_json = declared_workflow(scenario.model_dump(mode="json"), lambda s=scenario: s)
+            assert [getattr(from_json, f) for f in _DECLARED] == [getattr(wf, f) for f in _DECLARED]
+        indexed.append(wf)
+    assert indexed[0].param_vars != indexed[1].param_vars  # "total" reads a in the second only
+
+
+_DECLARED = ["correct", "operands", "param_vars", "var_names", "depends_on", "expected", "numbers"]
+"""What indexing a declared scenario finds, whether from its models or its JSON."""
