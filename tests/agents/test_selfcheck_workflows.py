@@ -106,3 +106,24 @@ def test_selfcheck_refuses_the_calculator_on_a_workflow_in_one_line(capsys):
         "declared workflow (the calculator offers add, sub, mul and div; a declared step "
         "computes a formula, which no one of them is)"
     ]
+
+
+def test_selfcheck_json_is_the_same_bytes_whatever_the_hash_seed():
+    # Its causes are keyed in the order first met: met in a set's order, that changed
+    # with each process's string hashing.
+    import os
+    import subprocess
+    import sys
+
+    path = folder("workflows") / "warehouse_inspection.toml"
+    argv = [sys.executable, "-m", "agentproc", "selfcheck", "--workflow", str(path)]
+    outs = {
+        subprocess.run(
+            [*argv, "--count", "10", "--json"],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            check=True,
+        ).stdout
+        for seed in ("1", "2", "3")
+    }
+    assert len(outs) == 1

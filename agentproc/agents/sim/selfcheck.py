@@ -266,7 +266,7 @@ def _score(result: SelfCheck, labels: list[Any], truth: list[Any], where: str) -
     want = {lab.key() for lab in truth}
     wrong = LabelKind.WRONG_ARGUMENT.value
     for keys, attr in ((got, "predicted"), (want, "truth"), (got & want, "agreed")):
-        for key in keys:
+        for key in sorted(keys, key=repr):  # a set's order varies between processes
             scores = [result.scores[key[0]]]
             if key[0] == wrong and key[3] in result.causes:
                 scores.append(result.causes[key[3]])
