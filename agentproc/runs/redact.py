@@ -102,6 +102,10 @@ _SUSPECT_WORDS: tuple[str, ...] = (
 )
 """Text that every one of the token patterns needs to match, in any case."""
 _SUSPECT = re.compile("(?i)" + "|".join(map(re.escape, _SUSPECT_WORDS)))
+_SCHEMES = {"bearer": _TOKEN_PATTERNS[1][0], "basic": _TOKEN_PATTERNS[2][0]}
+"""Words common in data ("a basic plan") that are suspect only where a token follows
+them: each occurrence is tried with its own pattern."""
+_PLAIN_WORDS = tuple(w for w in _SUSPECT_WORDS if w not in _SCHEMES)
 _PREFIX = re.compile(r"^[A-Za-z]{1,8}[-_]")
 """A key's vendor prefix (``sk-``, ``sk-proj-`` is two): a server may echo the rest."""
 _BEFORE = r"(?<![A-Za-z0-9_])(?<![0-9]\.)"
@@ -299,12 +303,27 @@ def _suspect(text: str) -> bool:
     """Whether ``text`` holds a word of :data:`_SUSPECT_WORDS` in any case, as
     :data:`_SUSPECT` finds it. ASCII text (a run file's line, nearly always) is lowered
     and searched word by word, twenty times faster than the regular expression over a
-    long line; other text is left to the expression, which also matches U+0130, U+0131
-    and U+017F (dotted and dotless I, long s) for ``i`` and ``s``, as lowering does not."""
+    long line (a scheme word, ``basic`` or ``bearer``, only where a token follows it: a
+    workflow's "basic" plan is data); other text is left to the expression, which also
+    matches U+0130, U+0131 and U+017F (dotted and dotless I, long s) for ``i`` and ``s``,
+    as lowering does not."""
     if text.isascii():
         low = text.lower()
-        return any(word in low for word in _SUSPECT_WORDS)
+        if any(word in low for word in _PLAIN_WORDS):
+            return True
+        return any(_token_follows(text, low, w, p) for w, p in _SCHEMES.items())
     return _SUSPECT.search(text) is not None
+
+
+def _token_follows(text: str, low: str, word: str, pattern: re.Pattern[str]) -> bool:
+    """Whether a credential token follows some occurrence of ``word`` (a scheme) in
+    ``text`` (``low``: it lowered), as ``pattern`` matches one there."""
+    at = low.find(word)
+    while at >= 0:
+        if pattern.match(text, at):
+            return True
+        at = low.find(word, at + 1)
+    return False
 
 
 _FREE_TEXT = frozenset({"content", "result", "results", "output", "id", "tool_call_id"})
