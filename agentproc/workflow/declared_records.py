@@ -29,13 +29,14 @@ def drawn_rows(name: str, table: TableSpec, drawn: Mapping[str, int]) -> list[di
     return rows
 
 
-def no_record(tree: formula.Node | None, args: Mapping[str, Any]) -> str | None:
+def no_record(step: Any, args: Mapping[str, Any]) -> str | None:
     """Why a look-up step's call reads no record: ``orders has no record 'ORD-00000'``
     for the first key argument that is no key of its table on this instance (``None``:
-    every key is one). ``tree`` is the step's formula, bound to the instance's tables."""
-    if tree is None:
+    every key is one). ``step``: a scenario's step, its ``tree`` its formula bound to the
+    instance's tables (a step whose formula looks nothing up is never walked)."""
+    if step.formula is None or not _keys_read(step.formula):
         return None
-    for look in formula.lookups(tree):
+    for look in formula.lookups(step.tree):
         if not isinstance(look.key, formula.Var) or look.rows is None:
             continue
         got = args.get(look.key.name)

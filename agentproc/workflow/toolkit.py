@@ -264,7 +264,7 @@ class Toolkit:
                 if self.guard == "feedback":
                     rec.result += self._next_step()
                 return
-        missing_record = no_record(spec.tree, args)
+        missing_record = no_record(spec, args)
         if missing_record is not None:  # the agent's key: a wrong argument, not a fault
             return _refuse(rec, "unknown_key", missing_record)
         scale = wf.scale
