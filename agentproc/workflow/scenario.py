@@ -21,8 +21,8 @@ from agentproc.arith import (
     to_units,
 )
 from agentproc.procedures import formula as formulas
-from agentproc.procedures.formula_compiled import compiled
 from agentproc.procedures.formula_values import Tables, bind
+from agentproc.procedures.formula_values import evaluate as evaluate_formula
 from agentproc.workflow.declared_checks import declared_index, step_structure
 from agentproc.workflow.scenario_params import FINISH_ARGUMENT as FINISH_ARGUMENT
 from agentproc.workflow.scenario_params import FINISH_TOOL as FINISH_TOOL
@@ -170,8 +170,9 @@ class ScenarioStep(BaseModel):
                 v: supplied[given.get(v, v)] for v in self.operands if given.get(v, v) in supplied
             }
         env = {p: grammar_value(u, scale) for p, u in supplied.items()}
-        # Compiled once per formula text; a KeyError: an argument it needs is missing.
-        exact = compiled(self.formula)(env, self.lookup_tables)
+        tree = self.tree
+        assert tree is not None  # a formula's step has its tree
+        exact = evaluate_formula(tree, env)  # a KeyError: an argument it needs is missing
         if exact is None:
             return None
         if isinstance(exact, str | bool):
