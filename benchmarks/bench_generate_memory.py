@@ -7,7 +7,7 @@ and their ratio [target: flat, about 1.0], for each case of ``--cases`` (default
 - ``four``: a four-step workflow of format 1 (written by this script),
 - ``refund``: the shipped branched workflow ``refund_approval`` with ``--balance paths``,
 - ``sop``: ``--preset sop``, the shipped workflows of format 2 in one suite (the count
-  is the suite's: a fifth of it for each of its five workflows),
+  is the suite's: an equal share of it for each of its workflows),
 - ``order``: the shipped look-up workflow ``order_fulfilment``.
 
 ``--root`` runs the ``agentproc`` of another checkout (default: this one), so two trees
@@ -24,7 +24,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from agentproc.workflow.declared_suite import PRESETS
+
 ROOT = Path(__file__).resolve().parent.parent
+SOP = len(PRESETS["sop"])
+"""The workflows of ``--preset sop``: each draws its share of the count."""
 
 FOUR_STEPS = """\
 description = "Price an order line: its amount, the tax on it, the shipping and the total."
@@ -107,7 +111,7 @@ def main() -> None:
         cases = {
             "four": ("--workflow, 4 steps, format 1", ["--workflow", str(four)], 1),
             "refund": ("--workflow refund_approval --balance paths", refund, 1),
-            "sop": ("--preset sop (5 workflows)", ["--preset", "sop"], 5),
+            "sop": (f"--preset sop ({SOP} workflows)", ["--preset", "sop"], SOP),
             "order": (
                 "--workflow order_fulfilment",
                 ["--workflow", str(shipped / "order_fulfilment.toml")],
