@@ -28,9 +28,9 @@ import random
 import time
 from collections.abc import Callable
 
-from agentproc.analysis.cell_stats import wilson
 from agentproc.analysis.horizon import LEVELS, horizon, horizon_fit
 from agentproc.analysis.horizon_diff import horizon_difference
+from agentproc.analysis.stats.binomial import wilson
 
 LENGTHS = (5, 15, 25, 35, 45, 55, 65, 75, 85, 95)
 

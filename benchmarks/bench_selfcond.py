@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from agentproc.analysis.cell_stats import wilson
+from agentproc.analysis.stats.binomial import wilson
 from agentproc.experiments.selfcond_check import run_selfcond_check
 
 SETTINGS = ((0.02, 0.08), (0.05, 0.15), (0.10, 0.20))

@@ -33,9 +33,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from agentproc.analysis.cell_stats import wilson
 from agentproc.analysis.compare import compare_records
 from agentproc.analysis.compare_result import CompareResult
+from agentproc.analysis.stats.binomial import wilson
 
 Record = dict[str, Any]
 MARKED = ("faithful", "first_answer")

@@ -2,7 +2,7 @@
 
 Simulated episodes leave the procedure at each step with a known chance, so the true
 survival at step ``t`` is known; over seeded runs, how often does the 95% band of the
-Kaplan-Meier curve (:mod:`agentproc.analysis.survival`) cover it? Rows vary the per-step
+Kaplan-Meier curve (:mod:`agentproc.analysis.stats.survival`) cover it? Rows vary the per-step
 chance, the scenarios per length, the trials per scenario, and whether scenarios differ in
 difficulty (each one's chance scaled by a factor drawn from 0.5 to 1.5: then trials of a
 scenario are alike, and the truth is the mean over scenarios). Procedures of 10, 20 and 40
@@ -23,7 +23,7 @@ import random
 import statistics
 
 from agentproc.analysis.self_conditioning import observed
-from agentproc.analysis.survival import kaplan_meier
+from agentproc.analysis.stats.survival import kaplan_meier
 
 LENGTHS = (10, 20, 40)
 AT = (5, 10, 20, 30)

@@ -1,7 +1,7 @@
 """Analysis of stored runs: reports, replays and timelines. Never calls a model.
 
 Each name is imported from its module on first use (:data:`_EXPORTS`), so importing one
-module of the package (``agentproc.analysis.paired``, say) does not load the comparison,
+module of the package (``agentproc.analysis.stats.paired``, say) does not load the comparison,
 the report, relabelling, replay and export with it. The ``TYPE_CHECKING`` block shows IDEs
 and type checkers the same names.
 """
@@ -13,13 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the same names, for IDEs and type checkers (``X as X`` re-exports)
     from agentproc.analysis.cell_stats import CellStats as CellStats
-    from agentproc.analysis.cell_stats import wilson as wilson
     from agentproc.analysis.compare import compare_files as compare_files
     from agentproc.analysis.compare import compare_records as compare_records
     from agentproc.analysis.compare_result import CompareResult as CompareResult
     from agentproc.analysis.export import report_json as report_json
     from agentproc.analysis.export import stats_json as stats_json
-    from agentproc.analysis.multiplicity import holm as holm
     from agentproc.analysis.relabel import Relabelled as Relabelled
     from agentproc.analysis.relabel import label_record as label_record
     from agentproc.analysis.relabel import relabel_run as relabel_run
@@ -30,8 +28,10 @@ if TYPE_CHECKING:  # the same names, for IDEs and type checkers (``X as X`` re-e
     from agentproc.analysis.report import AgentReport as AgentReport
     from agentproc.analysis.report import Report as Report
     from agentproc.analysis.report import aggregate as aggregate
-    from agentproc.analysis.stats import mcnemar as mcnemar
-    from agentproc.analysis.stats import pass_hat_k as pass_hat_k
+    from agentproc.analysis.stats.binomial import wilson as wilson
+    from agentproc.analysis.stats.exact import mcnemar as mcnemar
+    from agentproc.analysis.stats.exact import pass_hat_k as pass_hat_k
+    from agentproc.analysis.stats.multiplicity import holm as holm
 
 _EXPORTS: dict[str, str] = {
     "AgentReport": "agentproc.analysis.report",
@@ -43,17 +43,17 @@ _EXPORTS: dict[str, str] = {
     "aggregate": "agentproc.analysis.report",
     "compare_files": "agentproc.analysis.compare",
     "compare_records": "agentproc.analysis.compare",
-    "holm": "agentproc.analysis.multiplicity",
+    "holm": "agentproc.analysis.stats.multiplicity",
     "label_record": "agentproc.analysis.relabel",
-    "mcnemar": "agentproc.analysis.stats",
-    "pass_hat_k": "agentproc.analysis.stats",
+    "mcnemar": "agentproc.analysis.stats.exact",
+    "pass_hat_k": "agentproc.analysis.stats.exact",
     "relabel_run": "agentproc.analysis.relabel",
     "replay_calls": "agentproc.analysis.replay",
     "replay_messages": "agentproc.analysis.replay",
     "replay_record": "agentproc.analysis.replay",
     "report_json": "agentproc.analysis.export",
     "stats_json": "agentproc.analysis.export",
-    "wilson": "agentproc.analysis.cell_stats",
+    "wilson": "agentproc.analysis.stats.binomial",
 }
 """Public name -> the module that defines it."""
 

@@ -13,7 +13,7 @@ to a list of :class:`Condition`, each passed or failed with one line that says w
   paired with the baseline's by scenario and trial, as ``compare`` pairs them, and the
   drop is tested with the scenario as the unit by the **one-sided** form of compare's
   test (exact McNemar with one trial per scenario, the exact sign-flip test of
-  per-scenario means with several: :mod:`agentproc.analysis.paired`): the question is
+  per-scenario means with several: :mod:`agentproc.analysis.stats.paired`): the question is
   "did it drop?", so a false failure has at most a 5% chance. The condition fails only
   when the drop is larger than ``max_drop`` points **and** that test rejects at 5%
   (``p < 0.05``). Both rates and the drop are means over the paired scenarios (with as
@@ -39,8 +39,8 @@ from agentproc.analysis.compare import build_arm, compare_arms, paired_episodes
 from agentproc.analysis.compare_result import Comparison
 from agentproc.analysis.differences import unit_diffs
 from agentproc.analysis.identity import AgentId, agent_id, agent_names
-from agentproc.analysis.paired import drop_p
-from agentproc.analysis.stats import ALPHA, min_detectable_effect
+from agentproc.analysis.stats.exact import ALPHA, min_detectable_effect
+from agentproc.analysis.stats.paired import drop_p
 from agentproc.analysis.step_names import StepNames, WorkflowNames
 from agentproc.analysis.trials import Outcome, outcome_of
 from agentproc.errors import ConfigError, InputError, counted, unknown_key

@@ -8,7 +8,7 @@ scenarios both ran, pairing episodes by scenario and trial:
   the unfaithful-correct rate (each with a Wilson interval) and every label's
   rate (episodes carrying it);
 - per other arm: the paired difference of each of those rates, tested with the
-  scenario as the unit (:mod:`agentproc.analysis.paired`: exact McNemar with one
+  scenario as the unit (:mod:`agentproc.analysis.stats.paired`: exact McNemar with one
   trial per scenario, a sign-flip permutation test of per-scenario means with
   several), with the interval of the same method; label tests Holm-corrected
   across the label kinds that can reject at all (Tarone), per-cell tests across
@@ -52,8 +52,8 @@ from agentproc.analysis.differences import (
 )
 from agentproc.analysis.horizon import horizon
 from agentproc.analysis.identity import AgentId, agent_id, agent_labels
-from agentproc.analysis.multiplicity import holm, holm_levels
-from agentproc.analysis.stats import min_detectable_effect, verdict
+from agentproc.analysis.stats.exact import min_detectable_effect, verdict
+from agentproc.analysis.stats.multiplicity import holm, holm_levels
 from agentproc.analysis.trials import Outcome, outcome_of, trial_stats
 from agentproc.errors import ConfigError
 from agentproc.labelling import LabelKind

@@ -17,8 +17,8 @@ from agentproc.analysis.differences import Pair
 from agentproc.analysis.formats import p_text
 from agentproc.analysis.horizon import Row
 from agentproc.analysis.horizon_diff import LEVEL, HorizonDifference, horizon_difference
-from agentproc.analysis.multiplicity import holm, holm_levels
-from agentproc.analysis.stats import ALPHA
+from agentproc.analysis.stats.exact import ALPHA
+from agentproc.analysis.stats.multiplicity import holm, holm_levels
 
 
 def paired_rows(pairs: Sequence[Pair]) -> tuple[list[Row], list[Row]]:

@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any
 
-from agentproc.analysis.cell_stats import Rate, design_effect
 from agentproc.analysis.formats import p_text, pct
 from agentproc.analysis.horizon import Horizon
 from agentproc.analysis.horizon_diff import HorizonDifference
-from agentproc.analysis.paired import MIN_SCENARIOS, Method
-from agentproc.analysis.stats import ALPHA, Verdict
+from agentproc.analysis.stats.binomial import Rate, design_effect
+from agentproc.analysis.stats.exact import ALPHA, Verdict
+from agentproc.analysis.stats.paired import MIN_SCENARIOS, Method
 from agentproc.analysis.trials import Outcome, TrialStats, by_scenario
 
 MEASURES: tuple[str, ...] = ("first_answer", "faithful", "unfaithful_correct")
@@ -151,7 +151,7 @@ class Difference:
 
     @property
     def too_few(self) -> bool:
-        """Fewer than :data:`~agentproc.analysis.paired.MIN_SCENARIOS` paired scenarios."""
+        """Fewer than :data:`~agentproc.analysis.stats.paired.MIN_SCENARIOS` paired scenarios."""
         return self.ci is None
 
     def to_json(self) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 :func:`difference` tests one rate (exact McNemar with one trial per scenario, the
 sign-flip permutation test of per-scenario means with several; the interval of the
-same method, :mod:`agentproc.analysis.paired`); :func:`corrected` and
+same method, :mod:`agentproc.analysis.stats.paired`); :func:`corrected` and
 :func:`cells_corrected` put a family of them through Holm over the hypotheses that can
 reject at all (Tarone's rule).
 """
@@ -15,9 +15,9 @@ from collections import Counter
 from collections.abc import Sequence
 
 from agentproc.analysis.compare_result import CellId, Difference, measure_of, measures_of
-from agentproc.analysis.multiplicity import tarone_holm
-from agentproc.analysis.paired import PairedTest, mcnemar_test, signflip_test
-from agentproc.analysis.stats import ALPHA
+from agentproc.analysis.stats.exact import ALPHA
+from agentproc.analysis.stats.multiplicity import tarone_holm
+from agentproc.analysis.stats.paired import PairedTest, mcnemar_test, signflip_test
 from agentproc.analysis.trials import Outcome
 
 Pair = tuple[Outcome, Outcome]

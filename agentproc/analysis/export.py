@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from agentproc.analysis.cell_stats import HEADLINE_RATES, STUDY_RATES, CellStats, ratio
+from agentproc.analysis.cell_stats import HEADLINE_RATES, STUDY_RATES, CellStats
 from agentproc.analysis.compare_result import round4
 from agentproc.analysis.report import KNOBS, AgentReport, Report
+from agentproc.analysis.stats.binomial import ratio
 from agentproc.analysis.step_names import NO_NAMES, StepNames, name_json, names_json
 from agentproc.analysis.tokens import Price, tokens_json
 

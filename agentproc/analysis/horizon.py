@@ -45,8 +45,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from agentproc.analysis.horizon_fit import Penalised, Row, penalised
-from agentproc.analysis.horizon_profile import Ends
+from agentproc.analysis.stats.horizon_fit import Penalised, Row, penalised
+from agentproc.analysis.stats.horizon_profile import Ends
 
 LEVELS = (0.5, 0.8)
 """The success levels a horizon is reported at."""

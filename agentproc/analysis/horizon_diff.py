@@ -33,10 +33,10 @@ from typing import Any, Literal
 
 from agentproc.analysis.formats import p_text
 from agentproc.analysis.horizon import Horizon, Row, horizon
-from agentproc.analysis.horizon_fit import weibull_fit
-from agentproc.analysis.paired import MIN_SCENARIOS
-from agentproc.analysis.stats import ALPHA
-from agentproc.analysis.student_t import t_pvalue, t_quantile
+from agentproc.analysis.stats.exact import ALPHA
+from agentproc.analysis.stats.horizon_fit import weibull_fit
+from agentproc.analysis.stats.paired import MIN_SCENARIOS
+from agentproc.analysis.stats.student_t import t_pvalue, t_quantile
 
 LEVEL = 0.5
 """The success level whose horizons are compared (faithful accuracy falls to 50%)."""

@@ -11,7 +11,7 @@ and one byte per step of each trial, for the per-step measures of
 With several trials per scenario the episodes of one scenario are not independent:
 each group's headline and study-measure intervals are Wilson's on the effective
 number of episodes, ``n`` over the design effect measured on the group's scenarios
-(:func:`~agentproc.analysis.cell_stats.design_effect`), and the group states its
+(:func:`~agentproc.analysis.stats.binomial.design_effect`), and the group states its
 scenarios.
 
 Within an agent, episodes are grouped per cell, per knob of the grid (length N,

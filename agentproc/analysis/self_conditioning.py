@@ -25,7 +25,7 @@ Only the induced measure (a history pre-filled with chosen errors) tells them ap
 scenario (an episode contributes several steps to a bin, and a scenario's trials are
 alike); the difference's is MOVER's from the two intervals, with the correlation of
 the two rates over the shared scenarios
-(:meth:`~agentproc.analysis.clustered.Paired.difference`).
+(:meth:`~agentproc.analysis.stats.clustered.Paired.difference`).
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentproc.analysis.cell_stats import Rate
-from agentproc.analysis.clustered import Clustered, Paired
+from agentproc.analysis.stats.binomial import Rate
+from agentproc.analysis.stats.clustered import Clustered, Paired
 
 _CORRECT, _ERROR, _SKIPPED = ord("c"), b"e", b"s"
 

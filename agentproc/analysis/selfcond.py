@@ -12,7 +12,7 @@ count stops there; a departure at the answer, after every step, is no step error
 per-step error ``p`` this is the maximum-likelihood estimate of ``p`` (a geometric count,
 censored at the end of the procedure). Its 95% interval is Wilson's on the effective
 number of steps, the design effect taken from the scenarios as clusters
-(:func:`~agentproc.analysis.cell_stats.design_effect`), Student's t on the scenarios.
+(:func:`~agentproc.analysis.stats.binomial.design_effect`), Student's t on the scenarios.
 
 The **curve** (``agentproc stress SUITE --variants prefill-... --grid``) gives this rate
 for each share, and each share's difference from the clean pre-fill (share 0) with
@@ -27,8 +27,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agentproc.analysis.cell_stats import Rate, design_effect
-from agentproc.analysis.clustered import difference_interval
+from agentproc.analysis.stats.binomial import Rate, design_effect
+from agentproc.analysis.stats.clustered import difference_interval
 
 _VERDICT_DIGITS = 4
 

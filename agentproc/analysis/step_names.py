@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agentproc.analysis.survival import Median
+from agentproc.analysis.stats.survival import Median
 from agentproc.errors import InputError
 from agentproc.procedures.workflow_loops import shown
 from agentproc.runs import Line, ScenarioStore, Where, read_at

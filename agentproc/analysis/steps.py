@@ -1,6 +1,6 @@
 """Per-step measures of one agent: accuracy by position in the procedure, the
 Kaplan-Meier curve of still being on the procedure with its hazard per step
-(:mod:`~agentproc.analysis.survival`), and self-conditioning as observed
+(:mod:`~agentproc.analysis.stats.survival`), and self-conditioning as observed
 (:mod:`~agentproc.analysis.self_conditioning`).
 
 Each is read from a record's labels and metrics alone (the head of a run-file line,
@@ -28,7 +28,7 @@ call would slow ``report`` for a case this rare).
 ``k`` (episodes whose procedure has a step ``k`` that ran; skipped ones are left out of
 the denominator) whose first run is not in ``error``; ``carried`` ones count as correct
 and are counted apart. Its interval is Wilson's, over scenarios when they have several
-trials (:class:`~agentproc.analysis.clustered.Clustered`).
+trials (:class:`~agentproc.analysis.stats.clustered.Clustered`).
 
 After a variant's pre-filled steps (``given_steps`` in the metrics), positions count from
 the agent's own first step, as ``total_steps`` and the report's first divergence do: the
@@ -45,10 +45,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentproc.analysis.cell_stats import Rate
-from agentproc.analysis.clustered import Clustered
 from agentproc.analysis.self_conditioning import ObservedTally, SelfConditioning
-from agentproc.analysis.survival import Episode, Survival, hazard, kaplan_meier
+from agentproc.analysis.stats.binomial import Rate
+from agentproc.analysis.stats.clustered import Clustered
+from agentproc.analysis.stats.survival import Episode, Survival, hazard, kaplan_meier
 
 CORRECT, CARRIED, ERROR, SKIPPED = b"c", b"p", b"e", b"s"
 """A step's outcome, one byte each in an episode's :attr:`EpisodeSteps.outcomes`."""

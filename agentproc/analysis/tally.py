@@ -12,7 +12,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from agentproc.analysis.cell_stats import STUDY_RATES, CellStats, design_effect, ratio
+from agentproc.analysis.cell_stats import STUDY_RATES, CellStats
+from agentproc.analysis.stats.binomial import design_effect, ratio
 from agentproc.errors import unknown_key
 from agentproc.labelling import VERDICTS, LabelKind
 

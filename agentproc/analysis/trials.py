@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from agentproc.analysis.stats import pass_hat_ks
+from agentproc.analysis.stats.exact import pass_hat_ks
 from agentproc.runs import record_trial
 
 

@@ -3,10 +3,11 @@
 Faithful accuracy alone hides a variant that wrecks the answers of an agent that was
 never faithful: at 0% faithful in both arms the faithful difference is 0 whatever the
 answers do. So each variant is judged on both measures, with the paired tests the
-comparison already ran (:mod:`agentproc.analysis.paired`), Holm-corrected as one
+comparison already ran (:mod:`agentproc.analysis.stats.paired`), Holm-corrected as one
 family of two hypotheses per variant. Each measure's interval is recomputed by the
-same method at the level Holm tested it at (:func:`~agentproc.analysis.multiplicity.holm_levels`),
-so an interval excludes 0 exactly when its verdict is better or worse.
+same method at the level Holm tested it at
+(:func:`~agentproc.analysis.stats.multiplicity.holm_levels`), so an interval excludes 0
+exactly when its verdict is better or worse.
 
 A variant is **flagged** on every measure it significantly lowers; its overall verdict is
 ``worse`` when one is flagged, ``better`` when one rises and none falls.
@@ -22,9 +23,9 @@ from agentproc.analysis.compare import paired_episodes
 from agentproc.analysis.compare_result import TITLES, CompareResult, signed, verdict_head
 from agentproc.analysis.differences import paired_test
 from agentproc.analysis.formats import p_text
-from agentproc.analysis.multiplicity import holm, holm_levels
-from agentproc.analysis.paired import Method
-from agentproc.analysis.stats import Verdict, verdict
+from agentproc.analysis.stats.exact import Verdict, verdict
+from agentproc.analysis.stats.multiplicity import holm, holm_levels
+from agentproc.analysis.stats.paired import Method
 
 Measure = Literal["first_answer", "faithful"]
 """A measure the ranking judges a variant on."""

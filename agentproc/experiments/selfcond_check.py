@@ -17,9 +17,9 @@ from typing import Any
 
 from agentproc.agents.sim.conditioning import SELFCOND, self_conditioning
 from agentproc.agents.sim.episode import run_sim_episode
-from agentproc.analysis.cell_stats import Rate
-from agentproc.analysis.clustered import difference_interval
 from agentproc.analysis.selfcond import own_error_rate
+from agentproc.analysis.stats.binomial import Rate
+from agentproc.analysis.stats.clustered import difference_interval
 from agentproc.procedures import Cell, generate_procedure
 from agentproc.workflow import scenario_of
 from agentproc.workflow.variant import Variant, load_variant

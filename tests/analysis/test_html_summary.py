@@ -10,11 +10,11 @@ from helpers import step, submit
 from html_runs import scripted_record, sim_records, write_run
 
 from agentproc.analysis import aggregate
-from agentproc.analysis.cell_stats import wilson
 from agentproc.analysis.html import html_report
 from agentproc.analysis.html.episodes import anchor
 from agentproc.analysis.html.figures import Example
 from agentproc.analysis.html.summary import worst
+from agentproc.analysis.stats.binomial import wilson
 from agentproc.runs.runfile import last_heads
 
 AGENTS = ("sim:oracle", "sim:wrong_argument", "sim:skipped_step")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -25,8 +26,27 @@ def loaded_after(statement: str) -> list[str]:
 
 
 def test_a_pure_module_loads_none_of_the_heavy_ones():
-    assert loaded_after("from agentproc.analysis.paired import signflip_test") == []
-    assert loaded_after("import agentproc.analysis.stats, agentproc.analysis.student_t") == []
+    assert loaded_after("from agentproc.analysis.stats.paired import signflip_test") == []
+    assert (
+        loaded_after("import agentproc.analysis.stats.exact, agentproc.analysis.stats.student_t")
+        == []
+    )
+
+
+def fresh_modules(statement: str, names: list[str]) -> list[str]:
+    """Which of ``names`` a new interpreter has in ``sys.modules`` after ``statement``."""
+    code = f"import sys; {statement}; print(' '.join(m for m in {names!r} if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return out.stdout.split()
+
+
+def test_the_pure_statistics_load_neither_pydantic_nor_the_labelling():
+    # stats/ is functions of numbers: what a model or a label needs imports it, never back.
+    pure = Path(analysis.__file__).parent / "stats"
+    every = "; ".join(f"import agentproc.analysis.stats.{p.stem}" for p in pure.glob("[!_]*.py"))
+    heavy = ["pydantic", "agentproc.labelling"]
+    assert fresh_modules("import agentproc.analysis.stats", heavy) == []
+    assert fresh_modules(every, heavy) == []
 
 
 def test_a_public_name_loads_its_module_on_first_use():

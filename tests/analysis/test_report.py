@@ -18,11 +18,11 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from agentproc.agents.sim import SIM_AGENTS, run_sim_episode
-from agentproc.analysis.cell_stats import wilson
 from agentproc.analysis.export import report_json
 from agentproc.analysis.render import SHORT, render_report
 from agentproc.analysis.report import CellKey, Report, aggregate
-from agentproc.analysis.student_t import t_quantile
+from agentproc.analysis.stats.binomial import wilson
+from agentproc.analysis.stats.student_t import t_quantile
 from agentproc.errors import ConfigError
 from agentproc.labelling import LabelKind
 from agentproc.procedures import Cell, generate_procedure

@@ -7,10 +7,10 @@ import math
 
 import pytest
 
-from agentproc.analysis.cell_stats import wilson
-from agentproc.analysis.clustered import Clustered, Paired
 from agentproc.analysis.self_conditioning import observed, position_bin
-from agentproc.analysis.student_t import t_quantile
+from agentproc.analysis.stats.binomial import wilson
+from agentproc.analysis.stats.clustered import Clustered, Paired
+from agentproc.analysis.stats.student_t import t_quantile
 
 # The outcomes of four episodes, each its own cluster (c correct, e error, p carried
 # forward, s skipped)

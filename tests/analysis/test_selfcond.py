@@ -7,9 +7,9 @@ import math
 
 import pytest
 
-from agentproc.analysis.cell_stats import Rate, wilson
-from agentproc.analysis.clustered import difference_interval
 from agentproc.analysis.selfcond import own_error_rate, own_steps, share_curve
+from agentproc.analysis.stats.binomial import Rate, wilson
+from agentproc.analysis.stats.clustered import difference_interval
 
 
 def rec(sid: str, own: int, prefix: int, step: int | None = None, **extra) -> dict:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from agentproc.analysis import aggregate, report_json
-from agentproc.analysis.cell_stats import wilson
+from agentproc.analysis.stats.binomial import wilson
 from agentproc.analysis.steps import episode_steps, per_step
 
 

@@ -18,10 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-from agentproc.analysis.cell_stats import Rate, design_effect
 from agentproc.analysis.horizon import MEASURES, Horizon, Row
-from agentproc.analysis.horizon_fit import penalised
-from agentproc.analysis.horizon_profile import band as fitted_band
 from agentproc.analysis.html.svg import (
     BOTTOM,
     DASHES,
@@ -40,6 +37,9 @@ from agentproc.analysis.html.svg import (
     esc,
 )
 from agentproc.analysis.report import AgentReport
+from agentproc.analysis.stats.binomial import Rate, design_effect
+from agentproc.analysis.stats.horizon_fit import penalised
+from agentproc.analysis.stats.horizon_profile import band as fitted_band
 
 BINS = 8
 """With more distinct lengths than this, lengths are binned in equal steps of log2."""

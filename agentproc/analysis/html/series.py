@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentproc.analysis.cell_stats import CellStats, Rate
+from agentproc.analysis.cell_stats import CellStats
 from agentproc.analysis.groupings import varies, workflow_suite, workflows
 from agentproc.analysis.html.figures import BINS, Figures
 from agentproc.analysis.html.group_figure import Series, group_chart
@@ -23,6 +23,7 @@ from agentproc.analysis.html.steps_figure import step_charts
 from agentproc.analysis.html.summary import series_id
 from agentproc.analysis.html.svg import Line, Point, esc, heat_map, line_chart, stacked_bars
 from agentproc.analysis.report import AgentReport, Report
+from agentproc.analysis.stats.binomial import Rate
 from agentproc.analysis.tokens import Price, tokens_text
 from agentproc.labelling import LabelKind
 

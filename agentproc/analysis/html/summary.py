@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from agentproc.analysis.cell_stats import HEADLINE_RATES, ratio, wilson
+from agentproc.analysis.cell_stats import HEADLINE_RATES
 from agentproc.analysis.html.episodes import KINDS
 from agentproc.analysis.html.figures import Example, Figures
 from agentproc.analysis.html.svg import esc
 from agentproc.analysis.report import AgentReport, Report
+from agentproc.analysis.stats.binomial import ratio, wilson
 from agentproc.labelling import VERDICTS
 
 

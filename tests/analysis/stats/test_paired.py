@@ -6,13 +6,13 @@ import random
 
 import pytest
 
-from agentproc.analysis.paired import (
+from agentproc.analysis.stats.exact import mcnemar
+from agentproc.analysis.stats.paired import (
     MIN_SCENARIOS,
     clopper_pearson,
     mcnemar_test,
     signflip_test,
 )
-from agentproc.analysis.stats import mcnemar
 
 
 @pytest.mark.parametrize(

@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from agentproc.analysis.cell_stats import Z95, wilson
-from agentproc.analysis.survival import hazard, kaplan_meier
+from agentproc.analysis.stats.binomial import Z95, wilson
+from agentproc.analysis.stats.survival import hazard, kaplan_meier
 
 # Five episodes, one per scenario: left at step 1; censored at 2 (a 2-step procedure
 # followed faithfully); left at 3 twice; censored at 4.

@@ -1,5 +1,5 @@
 """The intervals read on the profile of the procedure horizon's penalised likelihood
-(:mod:`agentproc.analysis.horizon_fit`): the ends of a horizon's interval, and the
+(:mod:`agentproc.analysis.stats.horizon_fit`): the ends of a horizon's interval, and the
 fitted curve's pointwise band.
 
 A length (``log2``) is in a horizon's 95% interval when some curve on which success does
@@ -16,7 +16,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from agentproc.analysis.horizon_fit import Penalised
+from agentproc.analysis.stats.horizon_fit import Penalised
 
 
 class Ends:

@@ -34,9 +34,9 @@ from fractions import Fraction
 from statistics import NormalDist
 from typing import Literal
 
-from agentproc.analysis.cell_stats import wilson
-from agentproc.analysis.stats import ALPHA, mcnemar
-from agentproc.analysis.student_t import check_level
+from agentproc.analysis.stats.binomial import wilson
+from agentproc.analysis.stats.exact import ALPHA, mcnemar
+from agentproc.analysis.stats.student_t import check_level
 
 Method = Literal["exact McNemar", "sign-flip permutation"]
 """How a paired difference was tested (and its interval made)."""

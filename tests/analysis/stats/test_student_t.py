@@ -1,4 +1,4 @@
-"""agentproc.analysis.student_t: Student's t from one distribution function, its arguments
+"""agentproc.analysis.stats.student_t: Student's t from one distribution function, its arguments
 checked."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from agentproc.analysis.student_t import NORMAL_DF, t_inside, t_pvalue, t_quantile
+from agentproc.analysis.stats.student_t import NORMAL_DF, t_inside, t_pvalue, t_quantile
 
 
 def bisected_pvalue(t: float, df: int) -> float:

@@ -22,7 +22,7 @@ survfunc = pytest.importorskip("statsmodels.duration.survfunc")
 proportion = pytest.importorskip("statsmodels.stats.proportion")
 stats = pytest.importorskip("scipy.stats")
 
-from agentproc.analysis.survival import Episode, Survival, hazard, kaplan_meier  # noqa: E402
+from agentproc.analysis.stats.survival import Episode, Survival, hazard, kaplan_meier  # noqa: E402
 
 CASES = 150
 """Random samples of episodes per test."""

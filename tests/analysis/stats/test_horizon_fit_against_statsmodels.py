@@ -18,7 +18,7 @@ np = pytest.importorskip("numpy")
 sm = pytest.importorskip("statsmodels.api")
 optimize = pytest.importorskip("scipy.optimize")
 
-from agentproc.analysis.horizon_fit import Row, weibull_fit  # noqa: E402
+from agentproc.analysis.stats.horizon_fit import Row, weibull_fit  # noqa: E402
 
 CASES = 40
 """Random suites."""

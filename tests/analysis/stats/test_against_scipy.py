@@ -20,17 +20,18 @@ multitest = pytest.importorskip("statsmodels.stats.multitest")
 tables = pytest.importorskip("statsmodels.stats.contingency_tables")
 
 from agentproc.analysis import holm, mcnemar, pass_hat_k, wilson  # noqa: E402
-from agentproc.analysis.cell_stats import Z95, Rate, design_effect, t_quantile  # noqa: E402
-from agentproc.analysis.clustered import Clustered, Paired, difference_interval  # noqa: E402
 from agentproc.analysis.horizon_diff import t_pvalue  # noqa: E402
-from agentproc.analysis.multiplicity import holm_levels  # noqa: E402
-from agentproc.analysis.paired import clopper_pearson, drop_p, signflip_test  # noqa: E402
-from agentproc.analysis.stats import (  # noqa: E402
+from agentproc.analysis.stats.binomial import Z95, Rate, design_effect  # noqa: E402
+from agentproc.analysis.stats.clustered import Clustered, Paired, difference_interval  # noqa: E402
+from agentproc.analysis.stats.exact import (  # noqa: E402
     Z_POWER,
     binomial_two_sided,
     min_detectable_effect,
     pass_hat_ks,
 )
+from agentproc.analysis.stats.multiplicity import holm_levels  # noqa: E402
+from agentproc.analysis.stats.paired import clopper_pearson, drop_p, signflip_test  # noqa: E402
+from agentproc.analysis.stats.student_t import t_quantile  # noqa: E402
 
 CASES = 300
 """Random cases per routine."""

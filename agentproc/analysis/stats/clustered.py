@@ -3,11 +3,11 @@ running sums, so a per-step rate needs no list of its clusters.
 
 A rate over steps (or episodes) that come in clusters (a scenario's trials, an
 episode's steps) is ``sum(y) / sum(m)`` over the clusters' ``(y, m)``; its interval is
-Wilson's on the effective count, as :func:`~agentproc.analysis.cell_stats.design_effect`
+Wilson's on the effective count, as :func:`~agentproc.analysis.stats.binomial.design_effect`
 gives it. That function takes the clusters as a list; the per-step measures have a
 rate per step of the procedure, and a list per step would hold every scenario once for
 each of its steps. The same figure follows from five running sums
-(:func:`~agentproc.analysis.cell_stats.design_effect_of_sums`, which both use).
+(:func:`~agentproc.analysis.stats.binomial.design_effect_of_sums`, which both use).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from agentproc.analysis.cell_stats import Z95, Rate, design_effect_of_sums
-from agentproc.analysis.student_t import t_quantile
+from agentproc.analysis.stats.binomial import Z95, Rate, design_effect_of_sums
+from agentproc.analysis.stats.student_t import t_quantile
 
 
 @dataclass(slots=True)
@@ -44,7 +44,7 @@ class Clustered:
 
     @property
     def deff(self) -> float:
-        """:func:`~agentproc.analysis.cell_stats.design_effect` of the clusters added.
+        """:func:`~agentproc.analysis.stats.binomial.design_effect` of the clusters added.
 
         >>> c = Clustered()
         >>> for y, m in [(3, 3), (0, 3), (3, 3), (0, 3)]:

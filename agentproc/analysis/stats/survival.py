@@ -39,8 +39,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from agentproc.analysis.cell_stats import Rate
-from agentproc.analysis.clustered import Clustered, quantile
+from agentproc.analysis.stats.binomial import Rate
+from agentproc.analysis.stats.clustered import Clustered, quantile
 
 Episode = tuple[int, bool]
 """An episode's time (a step, from 1) and whether it left the procedure there (``False``:
@@ -235,7 +235,7 @@ def hazard(
     clusters: Sequence[Sequence[Episode]], last: int, counts: Sequence[int] | None = None
 ) -> list[tuple[int, Rate]]:
     """Per step ``1 .. last``, the share of the episodes at risk that left there, its
-    interval over the clusters (:class:`~agentproc.analysis.clustered.Clustered`;
+    interval over the clusters (:class:`~agentproc.analysis.stats.clustered.Clustered`;
     ``counts`` as :func:`kaplan_meier` takes them)."""
     per = [Clustered() for _ in range(last + 1)]
     for c, w in zip(clusters, counts or [1] * len(clusters), strict=True):

@@ -11,8 +11,8 @@ from fractions import Fraction
 
 import pytest
 
-from agentproc.analysis import stats
-from agentproc.analysis.stats import EXACT_TRIALS, pass_hat_k, pass_hat_ks
+from agentproc.analysis.stats import exact
+from agentproc.analysis.stats.exact import EXACT_TRIALS, pass_hat_k, pass_hat_ks
 from agentproc.analysis.trials import Outcome, trial_stats
 
 
@@ -58,7 +58,7 @@ def test_trial_stats_of_20000_trials_take_no_binomial_coefficient_of_them(monkey
         assert n <= EXACT_TRIALS, f"comb({n}, {k}): quadratic in trials"
         return real(n, k)
 
-    monkeypatch.setattr(stats.math, "comb", small_only)
+    monkeypatch.setattr(exact.math, "comb", small_only)
     result = trial_stats(outcomes(20_000, 0.999))
     assert len(result.pass_answer) == 20_000
     assert result.pass_answer[1] == pytest.approx(

@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import pytest
 
-from agentproc.analysis.stats import (
+from agentproc.analysis.stats.exact import (
     binomial_two_sided,
     mcnemar,
     min_detectable_effect,

@@ -1,4 +1,4 @@
-"""agentproc.analysis.cell_stats: the Wilson interval of each rate."""
+"""agentproc.analysis.stats.binomial: the Wilson interval of each rate."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import random
 
 import pytest
 
-from agentproc.analysis.cell_stats import Z95, CellStats, Rate, design_effect, wilson, z_quantile
-from agentproc.analysis.student_t import t_quantile
+from agentproc.analysis.cell_stats import CellStats
+from agentproc.analysis.stats.binomial import Z95, Rate, design_effect, wilson, z_quantile
+from agentproc.analysis.stats.student_t import t_quantile
 from agentproc.labelling import LabelKind
 
 
@@ -103,7 +104,7 @@ def test_a_rate_with_few_scenarios_of_many_trials_keeps_its_level(
     # Wilson interval with the normal quantile covered 89.6% at 5 x 10
     import random
 
-    from agentproc.analysis.cell_stats import Rate, design_effect
+    from agentproc.analysis.stats.binomial import Rate, design_effect
 
     rng = random.Random(scenarios * 100 + trials)
     covered = 0

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from agentproc.analysis.multiplicity import holm, holm_levels, tarone_holm
+from agentproc.analysis.stats.multiplicity import holm, holm_levels, tarone_holm
 
 
 def test_holm_multiplies_by_rank_and_keeps_order():

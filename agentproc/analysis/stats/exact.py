@@ -10,8 +10,8 @@ Pure Python, exact and deterministic.
   (scenarios and trials) would find four times in five.
 
 The paired tests that give verdicts, and their intervals, are in
-:mod:`agentproc.analysis.paired`; corrections for many tests in
-:mod:`agentproc.analysis.multiplicity`.
+:mod:`agentproc.analysis.stats.paired`; corrections for many tests in
+:mod:`agentproc.analysis.stats.multiplicity`.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from collections.abc import Iterable, Sequence
 from statistics import NormalDist
 from typing import Literal
 
-from agentproc.analysis.cell_stats import Z95
+from agentproc.analysis.stats.binomial import Z95
 
 ALPHA = 0.05
 """Significance level of every test and verdict (two-sided)."""

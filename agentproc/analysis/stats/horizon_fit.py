@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from agentproc.analysis.student_t import t_quantile
+from agentproc.analysis.stats.student_t import t_quantile
 
 Row = tuple[int, int, int]
 """One scenario: its procedure's steps, its successes, its trials."""

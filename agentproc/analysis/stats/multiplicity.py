@@ -14,8 +14,8 @@ from collections.abc import Hashable, Mapping
 from itertools import accumulate
 from typing import TypeVar
 
-from agentproc.analysis.stats import ALPHA
-from agentproc.analysis.student_t import check_level
+from agentproc.analysis.stats.exact import ALPHA
+from agentproc.analysis.stats.student_t import check_level
 
 K = TypeVar("K", bound=Hashable)
 

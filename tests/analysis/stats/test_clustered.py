@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from agentproc.analysis.cell_stats import Rate, design_effect
-from agentproc.analysis.clustered import Clustered, Paired, difference_interval
+from agentproc.analysis.stats.binomial import Rate, design_effect
+from agentproc.analysis.stats.clustered import Clustered, Paired, difference_interval
 
 
 @pytest.mark.parametrize("seed", range(20))
