@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from agentproc.analysis.step_names import StepNames
+    from agentproc.analysis.measures.step_names import StepNames
 
 SHOWN = 3
 """Worst episodes a failure message shows."""
@@ -135,7 +135,7 @@ def run_agent(agent: str, suite: Path | str, out: Path, **options: Any) -> Agent
 
 
 def _where(step: int | None, names: StepNames | None = None) -> str:
-    from agentproc.analysis.step_names import step_text
+    from agentproc.analysis.measures.step_names import step_text
 
     return "the answer" if step is None else step_text(step, names or {})
 
@@ -164,7 +164,7 @@ def timeline(
     """The calls around an episode's first divergence, one line each, the divergence
     marked ``▶`` and each call's labels beside it; a declared workflow's steps named by
     ``names`` (by default, as the episode's scenario names them: ``step 4 (discount)``)."""
-    from agentproc.analysis.step_names import WorkflowNames
+    from agentproc.analysis.measures.step_names import WorkflowNames
     from agentproc.analysis.timeline import elide
 
     if names is None:

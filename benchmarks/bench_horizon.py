@@ -6,7 +6,7 @@ faithful through ``N`` steps with chance ``(1 - p) ** N``: its horizon at level 
 ``log(q) / log(1 - p)`` steps. For each ``p`` and design (lengths 5 to 95 by 10, a number
 of scenarios per length, trials per scenario; with ``--spread``, scenarios that differ in
 difficulty, their ``p`` scaled by a factor uniform on ``1 +- spread``) the benchmark draws
-episodes, fits the horizon as ``report`` does (:func:`agentproc.analysis.horizon.horizon`)
+episodes, fits the horizon as ``report`` does (:func:`agentproc.analysis.measures.horizon.horizon`)
 and counts the runs whose 95% interval covers the true horizon (an open end of the
 interval covers everything past it; a run that gives no horizon, success not shown to
 fall, covers everything). Each row must be at least 93%.
@@ -28,8 +28,8 @@ import random
 import time
 from collections.abc import Callable
 
-from agentproc.analysis.horizon import LEVELS, horizon, horizon_fit
 from agentproc.analysis.horizon_diff import horizon_difference
+from agentproc.analysis.measures.horizon import LEVELS, horizon, horizon_fit
 from agentproc.analysis.stats.binomial import wilson
 
 LENGTHS = (5, 15, 25, 35, 45, 55, 65, 75, 85, 95)

@@ -75,7 +75,7 @@ def stages(run: Path) -> dict[str, float]:
     from agentproc.analysis.html.episodes import details, episode_rows, scored
     from agentproc.analysis.html.figures import figures
     from agentproc.analysis.html.page import render_page
-    from agentproc.analysis.report import aggregate
+    from agentproc.analysis.measures.report import aggregate
     from agentproc.runs.runfile import last_heads
 
     out: dict[str, float] = {}

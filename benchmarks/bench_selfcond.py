@@ -3,7 +3,7 @@ timed test): ``python benchmarks/bench_selfcond.py [--reps N]``.
 
 ``sim:selfcond`` slips with probability ``base`` a step while its history is clean and
 ``base + lift`` once it holds an error. Under a clean pre-fill its own error rate
-(:func:`agentproc.analysis.selfcond.own_error_rate`) estimates ``base``; under a pre-fill
+(:func:`agentproc.analysis.measures.induced.own_error_rate`) estimates ``base``; under a pre-fill
 with half its calls wrong, ``base + lift``; their difference, ``lift``. For each pair of
 parameters and design (``--count``-style procedures per cell of 10, 25 and 50 steps at
 look-backs 1 and 3: :data:`agentproc.experiments.selfcond_check.CELLS`) the benchmark runs

@@ -8,7 +8,7 @@ difficulty (each one's chance scaled by a factor drawn from 0.5 to 1.5: then tri
 scenario are alike, and the truth is the mean over scenarios). Procedures of 10, 20 and 40
 steps pool into one curve (the shorter ones censored at their end).
 
-Then the observed self-conditioning (:mod:`agentproc.analysis.self_conditioning`) of an
+Then the observed self-conditioning (:mod:`agentproc.analysis.measures.observed`) of an
 agent whose errors never depend on its history: with scenarios of one difficulty its
 difference stays near 0; with scenarios of differing difficulty it is positive, which is
 why the measure is called observational.
@@ -22,7 +22,7 @@ import argparse
 import random
 import statistics
 
-from agentproc.analysis.self_conditioning import observed
+from agentproc.analysis.measures.observed import observed
 from agentproc.analysis.stats.survival import kaplan_meier
 
 LENGTHS = (10, 20, 40)

@@ -12,12 +12,15 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the same names, for IDEs and type checkers (``X as X`` re-exports)
-    from agentproc.analysis.cell_stats import CellStats as CellStats
     from agentproc.analysis.compare import compare_files as compare_files
     from agentproc.analysis.compare import compare_records as compare_records
     from agentproc.analysis.compare_result import CompareResult as CompareResult
     from agentproc.analysis.export import report_json as report_json
     from agentproc.analysis.export import stats_json as stats_json
+    from agentproc.analysis.measures.cells import CellStats as CellStats
+    from agentproc.analysis.measures.report import AgentReport as AgentReport
+    from agentproc.analysis.measures.report import Report as Report
+    from agentproc.analysis.measures.report import aggregate as aggregate
     from agentproc.analysis.relabel import Relabelled as Relabelled
     from agentproc.analysis.relabel import label_record as label_record
     from agentproc.analysis.relabel import relabel_run as relabel_run
@@ -25,22 +28,19 @@ if TYPE_CHECKING:  # the same names, for IDEs and type checkers (``X as X`` re-e
     from agentproc.analysis.replay import replay_calls as replay_calls
     from agentproc.analysis.replay import replay_messages as replay_messages
     from agentproc.analysis.replay import replay_record as replay_record
-    from agentproc.analysis.report import AgentReport as AgentReport
-    from agentproc.analysis.report import Report as Report
-    from agentproc.analysis.report import aggregate as aggregate
     from agentproc.analysis.stats.binomial import wilson as wilson
     from agentproc.analysis.stats.exact import mcnemar as mcnemar
     from agentproc.analysis.stats.exact import pass_hat_k as pass_hat_k
     from agentproc.analysis.stats.multiplicity import holm as holm
 
 _EXPORTS: dict[str, str] = {
-    "AgentReport": "agentproc.analysis.report",
-    "CellStats": "agentproc.analysis.cell_stats",
+    "AgentReport": "agentproc.analysis.measures.report",
+    "CellStats": "agentproc.analysis.measures.cells",
     "CompareResult": "agentproc.analysis.compare_result",
     "Relabelled": "agentproc.analysis.relabel",
     "Replay": "agentproc.analysis.replay",
-    "Report": "agentproc.analysis.report",
-    "aggregate": "agentproc.analysis.report",
+    "Report": "agentproc.analysis.measures.report",
+    "aggregate": "agentproc.analysis.measures.report",
     "compare_files": "agentproc.analysis.compare",
     "compare_records": "agentproc.analysis.compare",
     "holm": "agentproc.analysis.stats.multiplicity",

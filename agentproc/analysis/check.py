@@ -38,11 +38,11 @@ from agentproc.analysis.check_places import Place, at, grouped, scenario_list
 from agentproc.analysis.compare import build_arm, compare_arms, paired_episodes
 from agentproc.analysis.compare_result import Comparison
 from agentproc.analysis.differences import unit_diffs
-from agentproc.analysis.identity import AgentId, agent_id, agent_names
+from agentproc.analysis.measures.identity import AgentId, agent_id, agent_names
+from agentproc.analysis.measures.step_names import StepNames, WorkflowNames
+from agentproc.analysis.measures.trials import Outcome, outcome_of
 from agentproc.analysis.stats.exact import ALPHA, min_detectable_effect
 from agentproc.analysis.stats.paired import drop_p
-from agentproc.analysis.step_names import StepNames, WorkflowNames
-from agentproc.analysis.trials import Outcome, outcome_of
 from agentproc.errors import ConfigError, InputError, counted, unknown_key
 from agentproc.labelling import LabelKind
 from agentproc.runs import (

@@ -20,18 +20,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from agentproc.analysis.horizon import Horizon, horizon
-from agentproc.analysis.trials import Outcome, by_scenario
+from agentproc.analysis.measures.horizon import Horizon, horizon
+from agentproc.analysis.measures.trials import Outcome, faithful_rows
 from agentproc.errors import ConfigError
-
-
-def faithful_rows(outcomes: Sequence[Outcome]) -> list[tuple[int, int, int]]:
-    """Per scenario: its procedure's steps, its faithful episodes and its trials (the rows
-    ``report`` fits its horizon on)."""
-    return [
-        (group[0].steps, sum(o.faithful for o in group), len(group))
-        for group in by_scenario(outcomes).values()
-    ]
 
 
 def min_horizon(outcomes: Sequence[Outcome], least: float) -> tuple[bool, str]:

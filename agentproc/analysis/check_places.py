@@ -1,6 +1,6 @@
 """How ``check`` names where episodes went wrong: a label or first divergence and its
 step (``skipped_step at step 4``; on a declared workflow ``skipped_step at step 4
-(late_penalty → late_days)``, :mod:`~agentproc.analysis.step_names`), grouped over
+(late_penalty → late_days)``, :mod:`~agentproc.analysis.measures.step_names`), grouped over
 scenarios, most frequent first, in one line.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from agentproc.analysis.step_names import NO_NAMES, StepNames, step_text
+from agentproc.analysis.measures.step_names import NO_NAMES, StepNames, step_text
 
 SHOWN = 5
 """Scenarios named per divergence in a failure line (the rest are counted)."""

@@ -31,7 +31,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agentproc.analysis.check_horizon import faithful_rows
 from agentproc.analysis.compare_horizon import differences as horizon_diffs
 from agentproc.analysis.compare_result import (
     MEASURES,
@@ -50,11 +49,11 @@ from agentproc.analysis.differences import (
     unit_diffs,
     units_of,
 )
-from agentproc.analysis.horizon import horizon
-from agentproc.analysis.identity import AgentId, agent_id, agent_labels
+from agentproc.analysis.measures.horizon import horizon
+from agentproc.analysis.measures.identity import AgentId, agent_id, agent_labels
+from agentproc.analysis.measures.trials import Outcome, faithful_rows, outcome_of, trial_stats
 from agentproc.analysis.stats.exact import min_detectable_effect, verdict
 from agentproc.analysis.stats.multiplicity import holm, holm_levels
-from agentproc.analysis.trials import Outcome, outcome_of, trial_stats
 from agentproc.errors import ConfigError
 from agentproc.labelling import LabelKind
 from agentproc.runs import (

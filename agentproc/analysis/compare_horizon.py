@@ -15,8 +15,8 @@ from rich.text import Text
 
 from agentproc.analysis.differences import Pair
 from agentproc.analysis.formats import p_text
-from agentproc.analysis.horizon import Row
 from agentproc.analysis.horizon_diff import LEVEL, HorizonDifference, horizon_difference
+from agentproc.analysis.measures.horizon import Row
 from agentproc.analysis.stats.exact import ALPHA
 from agentproc.analysis.stats.multiplicity import holm, holm_levels
 

@@ -12,12 +12,12 @@ from operator import attrgetter
 from typing import Any
 
 from agentproc.analysis.formats import p_text, pct
-from agentproc.analysis.horizon import Horizon
 from agentproc.analysis.horizon_diff import HorizonDifference
+from agentproc.analysis.measures.horizon import Horizon
+from agentproc.analysis.measures.trials import Outcome, TrialStats, by_scenario
 from agentproc.analysis.stats.binomial import Rate, design_effect
 from agentproc.analysis.stats.exact import ALPHA, Verdict
 from agentproc.analysis.stats.paired import MIN_SCENARIOS, Method
-from agentproc.analysis.trials import Outcome, TrialStats, by_scenario
 
 MEASURES: tuple[str, ...] = ("first_answer", "faithful", "unfaithful_correct")
 """The episode-level rates compared: first-answer accuracy, faithful accuracy and the
@@ -71,9 +71,9 @@ class ArmStats:
 
 
 def clustered_rate(groups: Sequence[Sequence[Outcome]], measure: str) -> Rate:
-    """One rate over outcomes grouped by scenario (:func:`~agentproc.analysis.trials.by_scenario`),
-    its interval with the design effect of the scenarios' trials (episodes of one
-    scenario are not independent)."""
+    """One rate over outcomes grouped by scenario
+    (:func:`~agentproc.analysis.measures.trials.by_scenario`), its interval with the design
+    effect of the scenarios' trials (episodes of one scenario are not independent)."""
     has = measure_of(measure)
     return _from_clusters([(sum(map(has, g)), len(g)) for g in groups])
 

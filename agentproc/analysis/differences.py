@@ -15,10 +15,10 @@ from collections import Counter
 from collections.abc import Sequence
 
 from agentproc.analysis.compare_result import CellId, Difference, measure_of, measures_of
+from agentproc.analysis.measures.trials import Outcome
 from agentproc.analysis.stats.exact import ALPHA
 from agentproc.analysis.stats.multiplicity import tarone_holm
 from agentproc.analysis.stats.paired import PairedTest, mcnemar_test, signflip_test
-from agentproc.analysis.trials import Outcome
 
 Pair = tuple[Outcome, Outcome]
 """A baseline episode and the arm's episode of the same scenario and trial."""

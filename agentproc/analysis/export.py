@@ -2,7 +2,7 @@
 with its interval, floats rounded to 4 decimals.
 
 On a declared workflow's episodes, every numbered step stays a number and gains its
-name beside it (:mod:`~agentproc.analysis.step_names`): ``"step": 4`` with
+name beside it (:mod:`~agentproc.analysis.measures.step_names`): ``"step": 4`` with
 ``"step_tool"`` and ``"step_output"``, ``"median_step"`` with ``"median_step_tool"`` and
 ``"median_step_output"``, and each agent lists its steps' names as ``step_names``."""
 
@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from agentproc.analysis.cell_stats import HEADLINE_RATES, STUDY_RATES, CellStats
 from agentproc.analysis.compare_result import round4
-from agentproc.analysis.report import KNOBS, AgentReport, Report
+from agentproc.analysis.measures.cells import HEADLINE_RATES, STUDY_RATES, CellStats
+from agentproc.analysis.measures.report import KNOBS, AgentReport, Report
+from agentproc.analysis.measures.step_names import NO_NAMES, StepNames, name_json, names_json
+from agentproc.analysis.measures.tokens import Price, tokens_json
 from agentproc.analysis.stats.binomial import ratio
-from agentproc.analysis.step_names import NO_NAMES, StepNames, name_json, names_json
-from agentproc.analysis.tokens import Price, tokens_json
 
 
 def stats_json(s: CellStats, names: StepNames = NO_NAMES) -> dict[str, Any]:

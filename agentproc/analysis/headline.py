@@ -9,13 +9,13 @@ from __future__ import annotations
 from rich.console import Console
 from rich.text import Text
 
-from agentproc.analysis.cell_stats import CellStats
 from agentproc.analysis.fit import print_wrapped
-from agentproc.analysis.horizon import by_lookback_lines
-from agentproc.analysis.report import AgentReport
+from agentproc.analysis.measures.cells import CellStats
+from agentproc.analysis.measures.horizon import by_lookback_lines
+from agentproc.analysis.measures.report import AgentReport
+from agentproc.analysis.measures.step_names import named
+from agentproc.analysis.measures.tokens import Price, tokens_text
 from agentproc.analysis.stats.binomial import wilson
-from agentproc.analysis.step_names import named
-from agentproc.analysis.tokens import Price, tokens_text
 from agentproc.errors import counted
 from agentproc.labelling import LabelKind
 

@@ -1,6 +1,6 @@
 """Rich tables of a report: a headline per agent, then tables with the agents side by side.
 
-Tables follow the suite's design (:mod:`~agentproc.analysis.groupings`): a table per
+Tables follow the suite's design (:mod:`~agentproc.analysis.measures.groupings`): a table per
 sweep of the suite, or per knob of ``--by`` that the suite varies; a declared
 workflow's episodes by workflow and by path; a workflow suite's steps one by one
 (:mod:`~agentproc.analysis.step_render`). Every table has one column group per agent.
@@ -16,15 +16,15 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from agentproc.analysis.cell_stats import CellStats
 from agentproc.analysis.fit import fits, print_wrapped, stack
-from agentproc.analysis.groupings import Grouping, groupings, realised
 from agentproc.analysis.headline import NONE as NONE
 from agentproc.analysis.headline import headline
 from agentproc.analysis.headline import rate_text as _ci
-from agentproc.analysis.report import KNOBS, AgentReport, Report
+from agentproc.analysis.measures.cells import CellStats
+from agentproc.analysis.measures.groupings import Grouping, groupings, realised
+from agentproc.analysis.measures.report import KNOBS, AgentReport, Report
+from agentproc.analysis.measures.tokens import Price
 from agentproc.analysis.step_render import STEP_LEGEND, render_steps, stepwise
-from agentproc.analysis.tokens import Price
 from agentproc.errors import unknown_key
 from agentproc.labelling import LabelKind
 
@@ -72,7 +72,8 @@ _STUDY: dict[str, str] = {
     "early-answer": "premature_answer_rate",
     "self-corr": "self_correction_rate",
 }
-"""The study-measure columns: header -> :data:`~agentproc.analysis.cell_stats.STUDY_RATES` name."""
+"""The study-measure columns: header ->
+:data:`~agentproc.analysis.measures.cells.STUDY_RATES` name."""
 
 LEGEND: dict[str, str] = {
     REALISED: "the realised look-back: the farthest any operand variable of the row's "
@@ -254,7 +255,7 @@ def render_report(
     episodes name two or more (keyed by the knobs varying in the sweep), else one
     per knob of ``by`` that varies (``None``: length and look-back, or none on a
     workflow suite), by workflow and by path
-    (:func:`~agentproc.analysis.groupings.groupings`); then the study's execution
+    (:func:`~agentproc.analysis.measures.groupings.groupings`); then the study's execution
     measures for the first group, and on a workflow suite its steps one by one. Label
     columns appear only for labels that occur; when they do not fit the console they
     get tables of their own, and agents that do not fit side by side are split over

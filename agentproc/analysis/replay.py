@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from agentproc.analysis.step_names import StepNames, name_json, scenario_names
+from agentproc.analysis.measures.step_names import StepNames, name_json, scenario_names
 from agentproc.errors import InputError
 from agentproc.labelling import Label, Metrics, parse_text, run_text_episode
 from agentproc.labelling.calculator import monitor_for

@@ -3,8 +3,8 @@ the step, how many episodes ran it and how many first left the procedure there, 
 each agent's median step of leaving it (Kaplan-Meier).
 
 The figures are the per-step measures the JSON and HTML reports give
-(:class:`~agentproc.analysis.steps.PerStep`, computed once by the report); a step is
-named by its tool and output (:mod:`~agentproc.analysis.step_names`). A procedure's
+(:class:`~agentproc.analysis.measures.steps.PerStep`, computed once by the report); a step is
+named by its tool and output (:mod:`~agentproc.analysis.measures.step_names`). A procedure's
 report has no such section: its steps are positions of a generated chain, and the
 HTML report draws them.
 """
@@ -19,9 +19,9 @@ from rich.text import Text
 
 from agentproc.analysis.fit import fits, print_wrapped, stack
 from agentproc.analysis.headline import rate_text
-from agentproc.analysis.report import Report
-from agentproc.analysis.step_names import StepNames, median_text
-from agentproc.analysis.steps import PerStep
+from agentproc.analysis.measures.report import Report
+from agentproc.analysis.measures.step_names import StepNames, median_text
+from agentproc.analysis.measures.steps import PerStep
 
 STEP_LEGEND: dict[str, str] = {
     "ran": "episodes that executed the step (a skipped step is in no accuracy)",

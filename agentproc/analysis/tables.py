@@ -16,10 +16,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from agentproc.analysis.cell_stats import STUDY_RATES, CellStats
-from agentproc.analysis.identity import agent_key
-from agentproc.analysis.report import Report, aggregate
-from agentproc.analysis.step_names import NO_NAMES, StepNames, WorkflowNames
+from agentproc.analysis.measures.cells import STUDY_RATES, CellStats
+from agentproc.analysis.measures.identity import agent_key
+from agentproc.analysis.measures.report import Report, aggregate
+from agentproc.analysis.measures.step_names import NO_NAMES, StepNames, WorkflowNames
 from agentproc.errors import ConfigError, OutputError
 from agentproc.labelling import LabelKind
 from agentproc.outputs import replacing
@@ -312,7 +312,7 @@ def write_tables(
     whole (:func:`~agentproc.outputs.replacing`): a bad record, or a table that cannot
     be written, leaves every older table as it was.
 
-    Returns the report, as :func:`~agentproc.analysis.report.aggregate` would.
+    Returns the report, as :func:`~agentproc.analysis.measures.report.aggregate` would.
     """
     targets = list(dict.fromkeys((Path(d), f) for d, f in targets))
     with contextlib.ExitStack() as stack:

@@ -97,7 +97,7 @@ def price(text: str) -> tuple[float, float]:
         raise argparse.ArgumentTypeError(
             f"expected IN,OUT: USD per million input and output tokens, e.g. 3,15 (not {text!r})"
         )
-    from agentproc.analysis.tokens import check_price
+    from agentproc.analysis.measures.tokens import check_price
     from agentproc.errors import ConfigError
 
     try:

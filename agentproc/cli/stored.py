@@ -168,9 +168,9 @@ def relabel_command(args: argparse.Namespace, out: Console, err: Console) -> int
 
 def report_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     from agentproc.analysis import aggregate, report_json
+    from agentproc.analysis.measures.report import KNOBS
+    from agentproc.analysis.measures.step_names import WorkflowNames
     from agentproc.analysis.render import render_report
-    from agentproc.analysis.report import KNOBS
-    from agentproc.analysis.step_names import WorkflowNames
     from agentproc.runs.runfile import latest_lines
 
     by = args.by  # None: the knobs the suite varies (none on a workflow suite)

@@ -18,7 +18,7 @@ from agentproc.agents.suite import ModelRunOptions
 from agentproc.agents.sweep import Agent, run_variants
 from agentproc.analysis.compare import compare_files
 from agentproc.analysis.compare_result import CompareResult
-from agentproc.analysis.selfcond import ShareCurve, share_curve
+from agentproc.analysis.measures.induced import ShareCurve, share_curve
 from agentproc.errors import ConfigError
 from agentproc.experiments.stress import StressResult, preset_variants, stress_result
 from agentproc.experiments.wording import prompt_blind_note

@@ -4,7 +4,7 @@
 <agentproc.agents.sim.conditioning>` (slip chance ``base`` a step with a clean history,
 ``base + lift`` once it holds an error) on a grid of procedures under a clean pre-fill
 and a wrong one, and reads its own error rate back
-(:func:`~agentproc.analysis.selfcond.own_error_rate`): the clean pre-fill's interval
+(:func:`~agentproc.analysis.measures.induced.own_error_rate`): the clean pre-fill's interval
 must cover ``base``, the wrong pre-fill's ``base + lift``, and their difference's
 interval ``lift``.
 """
@@ -17,7 +17,7 @@ from typing import Any
 
 from agentproc.agents.sim.conditioning import SELFCOND, self_conditioning
 from agentproc.agents.sim.episode import run_sim_episode
-from agentproc.analysis.selfcond import own_error_rate
+from agentproc.analysis.measures.induced import own_error_rate
 from agentproc.analysis.stats.binomial import Rate
 from agentproc.analysis.stats.clustered import difference_interval
 from agentproc.procedures import Cell, generate_procedure

@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.table import Table
 
 from agentproc.analysis.fit import print_table
-from agentproc.analysis.selfcond import ShareCurve, SharePoint
+from agentproc.analysis.measures.induced import ShareCurve, SharePoint
 
 
 def _rate(p: SharePoint) -> str:

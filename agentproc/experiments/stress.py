@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from agentproc.analysis.compare_result import CompareResult, Rate, clustered_rate
-from agentproc.analysis.trials import Outcome, by_scenario
+from agentproc.analysis.measures.trials import Outcome, by_scenario
 from agentproc.errors import ConfigError
 from agentproc.experiments.ranking import Ranked, rank_variants
 from agentproc.workflow.variant import (

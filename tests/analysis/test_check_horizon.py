@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from agentproc.analysis.check_horizon import faithful_rows, held, min_horizon
-from agentproc.analysis.horizon import Horizon, horizon
-from agentproc.analysis.trials import Outcome
+from agentproc.analysis.check_horizon import held, min_horizon
+from agentproc.analysis.measures.horizon import Horizon, horizon
+from agentproc.analysis.measures.trials import Outcome, faithful_rows
 from agentproc.errors import ConfigError
 
 LENGTHS = (5, 10, 20, 40, 80)

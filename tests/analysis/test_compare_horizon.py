@@ -14,7 +14,7 @@ from rich.console import Console
 
 from agentproc.analysis.compare import compare_records
 from agentproc.analysis.compare_render import render_compare
-from agentproc.analysis.horizon import horizon
+from agentproc.analysis.measures.horizon import horizon
 
 LENGTHS = (5, 10, 20, 40, 80)
 

@@ -9,8 +9,8 @@ import random
 
 import pytest
 
-from agentproc.analysis.horizon import horizon
 from agentproc.analysis.horizon_diff import horizon_difference
+from agentproc.analysis.measures.horizon import horizon
 from agentproc.analysis.stats.student_t import t_pvalue, t_quantile
 
 LENGTHS = (5, 10, 20, 40, 80)

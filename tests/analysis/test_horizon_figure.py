@@ -16,11 +16,11 @@ from html_runs import write_run
 
 from agentproc.agents.sim import run_sim_episode
 from agentproc.analysis import aggregate
-from agentproc.analysis.horizon import horizon
 from agentproc.analysis.html import html_report
 from agentproc.analysis.html.horizon_figure import band, bins, horizon_figures
 from agentproc.analysis.html.svg import esc
-from agentproc.analysis.report import AgentReport
+from agentproc.analysis.measures.horizon import horizon
+from agentproc.analysis.measures.report import AgentReport
 from agentproc.procedures import Cell, generate_procedure
 from agentproc.runs import episode_record
 from agentproc.workflow import scenario_of

@@ -18,7 +18,7 @@ from agentproc.analysis.compare_result import (
     measures_of,
 )
 from agentproc.analysis.differences import differences, paired_test
-from agentproc.analysis.trials import Outcome, by_scenario, outcome_of
+from agentproc.analysis.measures.trials import Outcome, by_scenario, outcome_of
 from agentproc.cli import main
 from agentproc.runs import ReadReport, is_error, latest_records
 from agentproc.runs.layout import line_of

@@ -12,7 +12,7 @@ import pytest
 
 import agentproc.analysis as analysis
 
-HEAVY = ["compare", "compare_result", "report", "relabel", "replay", "export"]
+HEAVY = ["compare", "compare_result", "measures.report", "relabel", "replay", "export"]
 
 
 def loaded_after(statement: str) -> list[str]:

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from helpers import cli, records
 
+from agentproc.analysis.measures.report import aggregate
 from agentproc.analysis.relabel import label_record
-from agentproc.analysis.report import aggregate
 from agentproc.cli import main
 
 

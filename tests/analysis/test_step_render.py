@@ -13,9 +13,9 @@ from rich.console import Console
 
 from agentproc.agents.sim import run_sim_episode
 from agentproc.analysis import aggregate
+from agentproc.analysis.measures.report import Report
+from agentproc.analysis.measures.step_names import WorkflowNames
 from agentproc.analysis.render import render_report
-from agentproc.analysis.report import Report
-from agentproc.analysis.step_names import WorkflowNames
 from agentproc.resources import folder
 from agentproc.runs import RunWriter, episode_record, read_lines
 from agentproc.workflow.declared_suite import load_workflow, workflow_scenarios

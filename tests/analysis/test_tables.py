@@ -91,7 +91,7 @@ def test_parquet_without_pyarrow_names_the_extra(tmp_path: Path, monkeypatch: py
 
 
 def test_cell_rows_with_trials_carry_the_design_effect_in_their_intervals():
-    from agentproc.analysis.report import aggregate
+    from agentproc.analysis.measures.report import aggregate
     from agentproc.analysis.stats.binomial import wilson
     from agentproc.analysis.stats.student_t import t_quantile
     from agentproc.analysis.tables import cell_rows

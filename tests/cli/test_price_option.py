@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agentproc.analysis.tokens import MAX_PRICE, Tokens, check_price
+from agentproc.analysis.measures.tokens import MAX_PRICE, Tokens, check_price
 from agentproc.errors import ConfigError
 from tests.helpers import cli
 

@@ -7,8 +7,8 @@ import random
 
 from agentproc.agents.sim import run_sim_episode
 from agentproc.analysis.compare import compare_records
+from agentproc.analysis.measures.trials import outcome_of
 from agentproc.analysis.stats.exact import mcnemar, verdict
-from agentproc.analysis.trials import outcome_of
 from agentproc.procedures import Cell, generate_procedure
 from agentproc.runs import episode_record
 from agentproc.workflow import compile_procedure

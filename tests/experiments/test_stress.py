@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from helpers import last_paragraph
 
-from agentproc.analysis.trials import Outcome
+from agentproc.analysis.measures.trials import Outcome
 from agentproc.cli import main
 from agentproc.errors import ConfigError
 from agentproc.experiments import axis_of, breaking_point, combine, preset_variants

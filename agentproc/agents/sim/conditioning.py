@@ -5,7 +5,7 @@ own earlier errors (self-conditioning). This agent has that effect with known si
 each step it slips (one wrong argument, carried forward) with probability ``base`` while
 its history is clean, and ``base + lift`` once the history holds an error: a pre-filled
 call with a slip of its own (a variant's ``[prefill]``, :mod:`agentproc.workflow.prefill`)
-or a slip of its own. The induced measure (:mod:`agentproc.analysis.selfcond`) reads
+or a slip of its own. The induced measure (:mod:`agentproc.analysis.measures.induced`) reads
 ``base`` back from clean pre-fills and ``base + lift`` from wrong ones.
 """
 

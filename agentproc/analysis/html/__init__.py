@@ -17,9 +17,9 @@ from pathlib import Path
 from agentproc.analysis.html.episodes import DETAIL_BUDGET, details, episode_rows
 from agentproc.analysis.html.figures import figures
 from agentproc.analysis.html.page import render_page
-from agentproc.analysis.report import aggregate
-from agentproc.analysis.step_names import WorkflowNames
-from agentproc.analysis.tokens import Price
+from agentproc.analysis.measures.report import aggregate
+from agentproc.analysis.measures.step_names import WorkflowNames
+from agentproc.analysis.measures.tokens import Price
 from agentproc.errors import InputError
 from agentproc.outputs import replacing
 from agentproc.runs.runfile import last_heads

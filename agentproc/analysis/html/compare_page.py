@@ -26,10 +26,10 @@ from agentproc.analysis.html.figures import figures
 from agentproc.analysis.html.page import render_page
 from agentproc.analysis.html.summary import rate_cell
 from agentproc.analysis.html.svg import esc
-from agentproc.analysis.identity import agent_id, agent_labels
-from agentproc.analysis.report import aggregate
-from agentproc.analysis.step_names import WorkflowNames
-from agentproc.analysis.trials import Outcome
+from agentproc.analysis.measures.identity import agent_id, agent_labels
+from agentproc.analysis.measures.report import aggregate
+from agentproc.analysis.measures.step_names import WorkflowNames
+from agentproc.analysis.measures.trials import Outcome
 from agentproc.runs import episode_key, record_trial
 from agentproc.runs.runfile import Heads, last_heads
 

@@ -17,9 +17,9 @@ from typing import Any
 import orjson
 
 from agentproc.analysis.html.align import align
+from agentproc.analysis.measures.report import Report
+from agentproc.analysis.measures.step_names import WorkflowNames
 from agentproc.analysis.replay import labels_by_call
-from agentproc.analysis.report import Report
-from agentproc.analysis.step_names import WorkflowNames
 from agentproc.analysis.timeline import describe
 from agentproc.errors import RunFileError
 from agentproc.labelling import VERDICTS, Label, LabelKind
@@ -55,7 +55,7 @@ def anchor(key: EpisodeKey) -> str:
 
 def series_of(rec: dict[str, Any], report: Report) -> str:
     """The line an episode belongs to: its agent as ``report`` shows it (its name and
-    variant, ``[text]`` in text mode; see :mod:`~agentproc.analysis.identity`)."""
+    variant, ``[text]`` in text mode; see :mod:`~agentproc.analysis.measures.identity`)."""
     return report.agent_of(rec)
 
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentproc.analysis.html.episodes import anchor, series_of
-from agentproc.analysis.report import Report
-from agentproc.analysis.step_names import WorkflowNames, step_text
+from agentproc.analysis.measures.report import Report
+from agentproc.analysis.measures.step_names import WorkflowNames, step_text
 from agentproc.runs import episode_key, is_error
 
 BINS = 10

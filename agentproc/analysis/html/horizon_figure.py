@@ -18,7 +18,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-from agentproc.analysis.horizon import MEASURES, Horizon, Row
 from agentproc.analysis.html.svg import (
     BOTTOM,
     DASHES,
@@ -36,7 +35,8 @@ from agentproc.analysis.html.svg import (
     _text,
     esc,
 )
-from agentproc.analysis.report import AgentReport
+from agentproc.analysis.measures.horizon import MEASURES, Horizon, Row
+from agentproc.analysis.measures.report import AgentReport
 from agentproc.analysis.stats.binomial import Rate, design_effect
 from agentproc.analysis.stats.horizon_fit import penalised
 from agentproc.analysis.stats.horizon_profile import band as fitted_band

@@ -14,14 +14,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agentproc.analysis.cell_stats import HEADLINE_RATES, STUDY_RATES
-from agentproc.analysis.groupings import varies, workflow_suite, workflows
 from agentproc.analysis.html.figures import Figures
 from agentproc.analysis.html.series import comparison, series_figures
 from agentproc.analysis.html.summary import rate_cell, sortable_head, summary_section
 from agentproc.analysis.html.svg import esc, pattern_defs
-from agentproc.analysis.report import Report
-from agentproc.analysis.tokens import Price
+from agentproc.analysis.measures.cells import HEADLINE_RATES, STUDY_RATES
+from agentproc.analysis.measures.groupings import varies, workflow_suite, workflows
+from agentproc.analysis.measures.report import Report
+from agentproc.analysis.measures.tokens import Price
 
 ASSETS = Path(__file__).parent
 CSP = (

@@ -1,5 +1,5 @@
 """The HTML report's figures per agent, and the agents side by side: what the suite
-varies, drawn (:mod:`~agentproc.analysis.groupings` decides as for the text tables).
+varies, drawn (:mod:`~agentproc.analysis.measures.groupings` decides as for the text tables).
 
 Accuracy against length (a line per look-back) only where the suite has several
 lengths, against look-back (a line per length) only where it has several look-backs;
@@ -14,17 +14,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentproc.analysis.cell_stats import CellStats
-from agentproc.analysis.groupings import varies, workflow_suite, workflows
 from agentproc.analysis.html.figures import BINS, Figures
 from agentproc.analysis.html.group_figure import Series, group_chart
 from agentproc.analysis.html.horizon_figure import horizon_figures
 from agentproc.analysis.html.steps_figure import step_charts
 from agentproc.analysis.html.summary import series_id
 from agentproc.analysis.html.svg import Line, Point, esc, heat_map, line_chart, stacked_bars
-from agentproc.analysis.report import AgentReport, Report
+from agentproc.analysis.measures.cells import CellStats
+from agentproc.analysis.measures.groupings import varies, workflow_suite, workflows
+from agentproc.analysis.measures.report import AgentReport, Report
+from agentproc.analysis.measures.tokens import Price, tokens_text
 from agentproc.analysis.stats.binomial import Rate
-from agentproc.analysis.tokens import Price, tokens_text
 from agentproc.labelling import LabelKind
 
 

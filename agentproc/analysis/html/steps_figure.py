@@ -33,9 +33,9 @@ from agentproc.analysis.html.svg import (
     W,
     esc,
 )
-from agentproc.analysis.report import AgentReport
-from agentproc.analysis.step_names import StepNames, median_text, step_text
-from agentproc.analysis.steps import PerStep
+from agentproc.analysis.measures.report import AgentReport
+from agentproc.analysis.measures.step_names import StepNames, median_text, step_text
+from agentproc.analysis.measures.steps import PerStep
 
 TICKS = 8
 """At most about this many labelled ticks along x."""

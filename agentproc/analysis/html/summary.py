@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from agentproc.analysis.cell_stats import HEADLINE_RATES
 from agentproc.analysis.html.episodes import KINDS
 from agentproc.analysis.html.figures import Example, Figures
 from agentproc.analysis.html.svg import esc
-from agentproc.analysis.report import AgentReport, Report
+from agentproc.analysis.measures.cells import HEADLINE_RATES
+from agentproc.analysis.measures.report import AgentReport, Report
 from agentproc.analysis.stats.binomial import ratio, wilson
 from agentproc.labelling import VERDICTS
 

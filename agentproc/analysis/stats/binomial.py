@@ -1,7 +1,7 @@
 """A share of episodes and its interval: the Wilson score interval, the normal quantile of
 a level, and the design effect of scenarios run for several trials (:class:`Rate`).
 
-Pure Python: :class:`~agentproc.analysis.cell_stats.CellStats` and every per-step and
+Pure Python: :class:`~agentproc.analysis.measures.cells.CellStats` and every per-step and
 comparison rate build on these.
 """
 

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from agentproc.analysis.cell_stats import CellStats
+from agentproc.analysis.measures.cells import CellStats
 from agentproc.analysis.stats.binomial import Z95, Rate, design_effect, wilson, z_quantile
 from agentproc.analysis.stats.student_t import t_quantile
 from agentproc.labelling import LabelKind

@@ -11,9 +11,9 @@ from fractions import Fraction
 
 import pytest
 
+from agentproc.analysis.measures.trials import Outcome, trial_stats
 from agentproc.analysis.stats import exact
 from agentproc.analysis.stats.exact import EXACT_TRIALS, pass_hat_k, pass_hat_ks
-from agentproc.analysis.trials import Outcome, trial_stats
 
 
 def outcomes(trials: int, rate: float, scenarios: int = 1) -> list[Outcome]:

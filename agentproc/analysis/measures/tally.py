@@ -2,7 +2,7 @@
 
 :func:`episode_of` parses a scored record once into what it adds to each group it is in
 (:class:`Episode`); a :class:`Tally` sums those and turns them into the group's
-:class:`~agentproc.analysis.cell_stats.CellStats`. :mod:`agentproc.analysis.report`
+:class:`~agentproc.analysis.measures.cells.CellStats`. :mod:`agentproc.analysis.measures.report`
 keeps one per group.
 """
 
@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from agentproc.analysis.cell_stats import STUDY_RATES, CellStats
+from agentproc.analysis.measures.cells import STUDY_RATES, CellStats
 from agentproc.analysis.stats.binomial import design_effect, ratio
 from agentproc.errors import unknown_key
 from agentproc.labelling import VERDICTS, LabelKind

@@ -19,8 +19,8 @@ from rich.console import Console
 
 from agentproc.agents.sim import SIM_AGENTS, run_sim_episode
 from agentproc.analysis.export import report_json
+from agentproc.analysis.measures.report import CellKey, Report, aggregate
 from agentproc.analysis.render import SHORT, render_report
-from agentproc.analysis.report import CellKey, Report, aggregate
 from agentproc.analysis.stats.binomial import wilson
 from agentproc.analysis.stats.student_t import t_quantile
 from agentproc.errors import ConfigError
@@ -29,7 +29,7 @@ from agentproc.procedures import Cell, generate_procedure
 from agentproc.runs import episode_record
 from agentproc.workflow import scenario_of
 
-GOLDEN = Path(__file__).parents[1] / "golden"
+GOLDEN = Path(__file__).parents[2] / "golden"
 UPDATE = os.environ.get("AGENTPROC_UPDATE_GOLDEN") == "1"
 
 

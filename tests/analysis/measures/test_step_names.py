@@ -7,7 +7,7 @@ from pathlib import Path
 
 from agentproc.agents.sim import run_sim_episode
 from agentproc.analysis import aggregate
-from agentproc.analysis.step_names import (
+from agentproc.analysis.measures.step_names import (
     StepName,
     WorkflowNames,
     agreed,

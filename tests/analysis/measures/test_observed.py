@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from agentproc.analysis.self_conditioning import observed, position_bin
+from agentproc.analysis.measures.observed import doubling_bin, observed
 from agentproc.analysis.stats.binomial import wilson
 from agentproc.analysis.stats.clustered import Clustered, Paired
 from agentproc.analysis.stats.student_t import t_quantile
@@ -18,7 +18,7 @@ OUTCOMES = [[b"cep"], [b"csc"], [b"ccc"], [b"cccee"]]
 
 
 def test_bins_double_in_width():
-    assert [position_bin(k) for k in range(1, 9)] == [0, 1, 1, 2, 2, 2, 2, 3]
+    assert [doubling_bin(k) for k in range(1, 9)] == [0, 1, 1, 2, 2, 2, 2, 3]
 
 
 def test_steps_are_counted_by_their_history_by_hand():

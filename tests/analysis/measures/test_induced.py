@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from agentproc.analysis.selfcond import own_error_rate, own_steps, share_curve
+from agentproc.analysis.measures.induced import own_error_rate, own_steps, share_curve
 from agentproc.analysis.stats.binomial import Rate, wilson
 from agentproc.analysis.stats.clustered import difference_interval
 

@@ -140,6 +140,15 @@ def by_scenario(outcomes: Iterable[Outcome]) -> dict[str, list[Outcome]]:
     return {sid: sorted(group, key=lambda o: o.trial) for sid, group in out.items()}
 
 
+def faithful_rows(outcomes: Iterable[Outcome]) -> list[tuple[int, int, int]]:
+    """Per scenario: its procedure's steps, its faithful episodes and its trials (the rows
+    ``report`` fits its horizon on)."""
+    return [
+        (group[0].steps, sum(o.faithful for o in group), len(group))
+        for group in by_scenario(outcomes).values()
+    ]
+
+
 def trial_stats(outcomes: Iterable[Outcome]) -> TrialStats:
     """pass^k, label stability and the determinism flag of one arm's outcomes."""
     groups = by_scenario(outcomes)

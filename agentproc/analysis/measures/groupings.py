@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agentproc.analysis.cell_stats import CellStats
-from agentproc.analysis.report import DEFAULT_BY, KNOBS, Report, tuple_order
+from agentproc.analysis.measures.cells import CellStats
+from agentproc.analysis.measures.report import DEFAULT_BY, KNOBS, Report, tuple_order
 
 KNOB_TITLES: dict[str, tuple[str, str]] = {
     "length": ("length", "N"),

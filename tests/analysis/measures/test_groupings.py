@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentproc.analysis import aggregate, report_json
-from agentproc.analysis.groupings import groupings, varies, workflow_suite
+from agentproc.analysis.measures.groupings import groupings, varies, workflow_suite
 
 
 def record(steps: int = 5, lookback: int = 3, cell: str | None = None, ops: str = "mixed",

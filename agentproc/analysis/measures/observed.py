@@ -2,7 +2,7 @@
 an error?
 
 Over every executed step of every episode (the outcomes of
-:mod:`~agentproc.analysis.steps`), the step's **error rate** (its first run in
+:mod:`~agentproc.analysis.measures.steps`), the step's **error rate** (its first run in
 ``error``: a new mistake made there, not one carried forward) is counted apart for two
 histories:
 
@@ -40,10 +40,10 @@ from agentproc.analysis.stats.clustered import Clustered, Paired
 _CORRECT, _ERROR, _SKIPPED = ord("c"), b"e", b"s"
 
 
-def position_bin(step: int) -> int:
+def doubling_bin(step: int) -> int:
     """The bin of a step (from 1): ``0`` for 1, ``1`` for 2-3, ``2`` for 4-7, ...
 
-    >>> [position_bin(k) for k in (1, 2, 3, 4, 7, 8, 95)]
+    >>> [doubling_bin(k) for k in (1, 2, 3, 4, 7, 8, 95)]
     [0, 1, 1, 2, 2, 3, 6]
     """
     return step.bit_length() - 1
@@ -105,7 +105,7 @@ class ObservedTally:
         """A whole cluster: its episodes' step outcomes."""
         width = max((len(e) for e in cluster), default=0)
         self.width = max(self.width, width)
-        bins = position_bin(width) + 1 if width else 0
+        bins = doubling_bin(width) + 1 if width else 0
         while len(self.pairs) < bins:
             self.pairs.append(Paired(Clustered(), Clustered()))
         counts = [[0, 0, 0, 0] for _ in range(bins)]  # errors, steps after an error; clean

@@ -10,7 +10,7 @@ import pytest
 
 from agentproc.analysis import aggregate
 from agentproc.analysis.html import html_report
-from agentproc.analysis.identity import AgentId, agent_names
+from agentproc.analysis.measures.identity import AgentId, agent_names
 from agentproc.cli import main
 from agentproc.runs import read_run
 

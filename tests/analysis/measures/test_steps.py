@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from agentproc.analysis import aggregate, report_json
+from agentproc.analysis.measures.steps import episode_steps, per_step
 from agentproc.analysis.stats.binomial import wilson
-from agentproc.analysis.steps import episode_steps, per_step
 
 
 def lab(kind: str, call: int | None, step: int | None, **attrs: Any) -> dict[str, Any]:

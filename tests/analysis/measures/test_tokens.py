@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agentproc.analysis.report import aggregate
-from agentproc.analysis.tokens import NO_TOKENS, Tokens, tokens_json, tokens_text
+from agentproc.analysis.measures.report import aggregate
+from agentproc.analysis.measures.tokens import NO_TOKENS, Tokens, tokens_json, tokens_text
 
 
 def test_tokens_sum_over_episodes_that_recorded_usage_and_cost_per_million():

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from agentproc.analysis.horizon import LEVELS, horizon
+from agentproc.analysis.measures.horizon import LEVELS, horizon
 
 LENGTHS = (5, 15, 25, 35, 45, 55, 65, 75, 85, 95)
 

@@ -1,6 +1,6 @@
 """The statistics of one group of scored episodes: counts, means, and the Wilson
 interval of each rate (:class:`CellStats`), with the reference study's own measures
-(:data:`STUDY_RATES`). :mod:`agentproc.analysis.report` fills them in.
+(:data:`STUDY_RATES`). :mod:`agentproc.analysis.measures.report` fills them in.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ class CellStats(BaseModel):
     wrong_argument_causes: dict[str, int] = {}
     """``wrong_argument`` labels per cause (``propagated``: an upstream mistake carried
     forward; the others are new mistakes), causes in
-    :data:`~agentproc.analysis.tally.CAUSES` order."""
+    :data:`~agentproc.analysis.measures.tally.CAUSES` order."""
     divergence_labels: dict[str, int] = {}
     """Episodes per label of their first divergence (episodes that left the procedure)."""
     divergence_steps: dict[int, int] = {}

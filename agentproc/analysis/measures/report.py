@@ -6,7 +6,7 @@ Aggregation streams: each record is read once, added to a few counters and
 dropped, so memory grows with the number of groups (agents times grid cells) and
 of scenarios (a counter per measure each, for the design effect of repeated trials,
 and one byte per step of each trial, for the per-step measures of
-:mod:`~agentproc.analysis.steps`); records that name no scenario add to counters only.
+:mod:`~agentproc.analysis.measures.steps`); records that name no scenario add to counters only.
 
 With several trials per scenario the episodes of one scenario are not independent:
 each group's headline and study-measure intervals are Wilson's on the effective
@@ -32,10 +32,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from agentproc.analysis.cell_stats import CellStats
-from agentproc.analysis.horizon import Horizons, horizons
-from agentproc.analysis.identity import AgentId, agent_id, agent_key, agent_names
-from agentproc.analysis.step_names import (
+from agentproc.analysis.measures.cells import CellStats
+from agentproc.analysis.measures.horizon import Horizons, horizons
+from agentproc.analysis.measures.identity import AgentId, agent_id, agent_key, agent_names
+from agentproc.analysis.measures.step_names import (
     StepName,
     WorkflowNames,
     agreed,
@@ -43,10 +43,10 @@ from agentproc.analysis.step_names import (
     shifted,
     workflow_of,
 )
-from agentproc.analysis.steps import PerStep, StepTally
-from agentproc.analysis.tally import CAUSES as CAUSES
-from agentproc.analysis.tally import COUNTERS, Tally, clustered_hits, episode_of
-from agentproc.analysis.tokens import Tokens
+from agentproc.analysis.measures.steps import PerStep, StepTally
+from agentproc.analysis.measures.tally import CAUSES as CAUSES
+from agentproc.analysis.measures.tally import COUNTERS, Tally, clustered_hits, episode_of
+from agentproc.analysis.measures.tokens import Tokens
 from agentproc.runs import error_kind_of, is_error
 
 
@@ -103,7 +103,7 @@ class AgentReport:
     """Per look-back, when the run has several."""
     per_step: PerStep | None = None
     """Accuracy by position, survival on the procedure, hazard and observed
-    self-conditioning (:mod:`~agentproc.analysis.steps`); ``None``: no scored episode."""
+    self-conditioning (:mod:`~agentproc.analysis.measures.steps`); ``None``: no scored episode."""
     by_path: dict[tuple[str, str], CellStats] = field(default_factory=dict)
     """A branched workflow's episodes by its workflow and the path its instance takes (its
     conditional steps and exit: ``manager_approval``, ``exit:expired``, ``base``); empty
@@ -116,7 +116,7 @@ class AgentReport:
     step_names: dict[int, StepName] = field(default_factory=dict)
     """The name of each position of the per-step measures and of the divergence steps
     (counted from the agent's own first step) where every episode's workflow names it
-    alike (:mod:`~agentproc.analysis.step_names`); empty for a procedure's steps."""
+    alike (:mod:`~agentproc.analysis.measures.step_names`); empty for a procedure's steps."""
     workflow_steps: dict[str, dict[int, StepName]] = field(default_factory=dict)
     """Per workflow, its steps' names by position, as :attr:`step_names`."""
 
@@ -142,7 +142,7 @@ class Report:
 
     agents: dict[str, AgentReport]
     names: dict[AgentId, str] = field(default_factory=dict)
-    """Each agent's identity (:mod:`~agentproc.analysis.identity`) -> its name above."""
+    """Each agent's identity (:mod:`~agentproc.analysis.measures.identity`) -> its name above."""
     notes: list[str] = field(default_factory=list)
     """One line per name that the episodes of several agents share (shown apart)."""
 
@@ -282,7 +282,7 @@ class _AgentTally:
 @dataclass(slots=True)
 class _Scenario:
     """One scenario's groups and counters: trials, then each
-    :data:`~agentproc.analysis.tally.CLUSTERED` measure."""
+    :data:`~agentproc.analysis.measures.tally.CLUSTERED` measure."""
 
     groups: list[Tally]
     counts: list[int]
@@ -292,7 +292,7 @@ class _Scenario:
 
 def _rows(scenarios: list[_Scenario]) -> dict[str, list[tuple[int, int, int]]]:
     """Each horizon measure's rows: per scenario its steps, successes and trials (the
-    counters after trials are :data:`~agentproc.analysis.tally.CLUSTERED`'s: first answer,
+    counters after trials are :data:`~agentproc.analysis.measures.tally.CLUSTERED`'s: first answer,
     then faithful)."""
     return {
         "faithful": [(sc.steps, sc.counts[2], sc.counts[0]) for sc in scenarios],
@@ -319,7 +319,7 @@ def tuple_order(values: tuple[Any, ...]) -> tuple[tuple[int, float, float, str],
 def aggregate(records: Iterable[Mapping[str, Any]], steps: WorkflowNames | None = None) -> Report:
     """Fold episode records into a :class:`Report`, keeping only counters; a declared
     workflow's steps are named as ``steps`` has found them once every record is read
-    (:meth:`~agentproc.analysis.step_names.WorkflowNames.passing` finds them as the
+    (:meth:`~agentproc.analysis.measures.step_names.WorkflowNames.passing` finds them as the
     records pass).
 
     >>> aggregate([]).agents

@@ -1,7 +1,7 @@
 """Per-step measures of one agent: accuracy by position in the procedure, the
 Kaplan-Meier curve of still being on the procedure with its hazard per step
 (:mod:`~agentproc.analysis.stats.survival`), and self-conditioning as observed
-(:mod:`~agentproc.analysis.self_conditioning`).
+(:mod:`~agentproc.analysis.measures.observed`).
 
 Each is read from a record's labels and metrics alone (the head of a run-file line,
 what ``report`` reads), through one outcome per step of the procedure:
@@ -45,7 +45,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentproc.analysis.self_conditioning import ObservedTally, SelfConditioning
+from agentproc.analysis.measures.observed import ObservedTally, SelfConditioning
 from agentproc.analysis.stats.binomial import Rate
 from agentproc.analysis.stats.clustered import Clustered
 from agentproc.analysis.stats.survival import Episode, Survival, hazard, kaplan_meier
