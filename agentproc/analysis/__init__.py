@@ -21,36 +21,36 @@ if TYPE_CHECKING:  # the same names, for IDEs and type checkers (``X as X`` re-e
     from agentproc.analysis.measures.report import AgentReport as AgentReport
     from agentproc.analysis.measures.report import Report as Report
     from agentproc.analysis.measures.report import aggregate as aggregate
-    from agentproc.analysis.relabel import Relabelled as Relabelled
-    from agentproc.analysis.relabel import label_record as label_record
-    from agentproc.analysis.relabel import relabel_run as relabel_run
-    from agentproc.analysis.replay import Replay as Replay
-    from agentproc.analysis.replay import replay_calls as replay_calls
-    from agentproc.analysis.replay import replay_messages as replay_messages
-    from agentproc.analysis.replay import replay_record as replay_record
     from agentproc.analysis.stats.binomial import wilson as wilson
     from agentproc.analysis.stats.exact import mcnemar as mcnemar
     from agentproc.analysis.stats.exact import pass_hat_k as pass_hat_k
     from agentproc.analysis.stats.multiplicity import holm as holm
+    from agentproc.analysis.stored.relabel import Relabelled as Relabelled
+    from agentproc.analysis.stored.relabel import label_record as label_record
+    from agentproc.analysis.stored.relabel import relabel_run as relabel_run
+    from agentproc.analysis.stored.replay import Replay as Replay
+    from agentproc.analysis.stored.replay import replay_calls as replay_calls
+    from agentproc.analysis.stored.replay import replay_messages as replay_messages
+    from agentproc.analysis.stored.replay import replay_record as replay_record
 
 _EXPORTS: dict[str, str] = {
     "AgentReport": "agentproc.analysis.measures.report",
     "CellStats": "agentproc.analysis.measures.cells",
     "CompareResult": "agentproc.analysis.compare_result",
-    "Relabelled": "agentproc.analysis.relabel",
-    "Replay": "agentproc.analysis.replay",
+    "Relabelled": "agentproc.analysis.stored.relabel",
+    "Replay": "agentproc.analysis.stored.replay",
     "Report": "agentproc.analysis.measures.report",
     "aggregate": "agentproc.analysis.measures.report",
     "compare_files": "agentproc.analysis.compare",
     "compare_records": "agentproc.analysis.compare",
     "holm": "agentproc.analysis.stats.multiplicity",
-    "label_record": "agentproc.analysis.relabel",
+    "label_record": "agentproc.analysis.stored.relabel",
     "mcnemar": "agentproc.analysis.stats.exact",
     "pass_hat_k": "agentproc.analysis.stats.exact",
-    "relabel_run": "agentproc.analysis.relabel",
-    "replay_calls": "agentproc.analysis.replay",
-    "replay_messages": "agentproc.analysis.replay",
-    "replay_record": "agentproc.analysis.replay",
+    "relabel_run": "agentproc.analysis.stored.relabel",
+    "replay_calls": "agentproc.analysis.stored.replay",
+    "replay_messages": "agentproc.analysis.stored.replay",
+    "replay_record": "agentproc.analysis.stored.replay",
     "report_json": "agentproc.analysis.export",
     "stats_json": "agentproc.analysis.export",
     "wilson": "agentproc.analysis.stats.binomial",

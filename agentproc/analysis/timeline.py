@@ -20,7 +20,7 @@ from rich.text import Text
 
 from agentproc.analysis.fit import print_wrapped
 from agentproc.analysis.measures.step_names import named, scenario_names, step_text
-from agentproc.analysis.replay import Replay, labels_by_call
+from agentproc.analysis.stored.replay import Replay, labels_by_call
 from agentproc.errors import one_line
 from agentproc.labelling import Divergence, Label, LabelKind
 

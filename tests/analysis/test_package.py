@@ -12,7 +12,14 @@ import pytest
 
 import agentproc.analysis as analysis
 
-HEAVY = ["compare", "compare_result", "measures.report", "relabel", "replay", "export"]
+HEAVY = [
+    "compare",
+    "compare_result",
+    "measures.report",
+    "stored.relabel",
+    "stored.replay",
+    "export",
+]
 
 
 def loaded_after(statement: str) -> list[str]:
@@ -50,7 +57,7 @@ def test_the_pure_statistics_load_neither_pydantic_nor_the_labelling():
 
 
 def test_a_public_name_loads_its_module_on_first_use():
-    assert loaded_after("from agentproc.analysis import relabel_run") == ["relabel"]
+    assert loaded_after("from agentproc.analysis import relabel_run") == ["stored.relabel"]
 
 
 @pytest.mark.parametrize("name", analysis.__all__)

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from helpers import tiny_scenario
 
-from agentproc.analysis.relabel import label_record
-from agentproc.analysis.replay import replay_calls
+from agentproc.analysis.stored.relabel import label_record
+from agentproc.analysis.stored.replay import replay_calls
 from agentproc.labelling import Label, LabelKind
 from agentproc.procedures import Cell, generate_procedure
 from agentproc.runs import EpisodeSession, episode_record

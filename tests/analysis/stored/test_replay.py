@@ -12,7 +12,7 @@ from helpers import ORACLE, step, submit, tiny_scenario
 
 from agentproc.agents.sim import SIM_AGENTS, run_sim_episode
 from agentproc.analysis import label_record, replay_calls, replay_messages, replay_record
-from agentproc.analysis.replay import calls_from_messages, labels_by_call
+from agentproc.analysis.stored.replay import calls_from_messages, labels_by_call
 from agentproc.errors import InputError, RunFileError
 from agentproc.labelling import Label
 from agentproc.procedures import Cell, generate_procedure

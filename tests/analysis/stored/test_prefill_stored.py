@@ -7,7 +7,7 @@ from __future__ import annotations
 from helpers import cli, records
 
 from agentproc.analysis.measures.report import aggregate
-from agentproc.analysis.relabel import label_record
+from agentproc.analysis.stored.relabel import label_record
 from agentproc.cli import main
 
 

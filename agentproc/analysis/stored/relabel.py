@@ -148,7 +148,7 @@ def label_record(
     """Label the calls a stored episode recorded (either layout), without executing them.
 
     This re-scores a stored run with the current monitor (the recorded results
-    and values are trusted); :func:`~agentproc.analysis.replay.replay_record`
+    and values are trusted); :func:`~agentproc.analysis.stored.replay.replay_record`
     re-executes instead.
     """
     labeller = _Labeller(where, store or ScenarioStore(), order)

@@ -79,7 +79,7 @@ def test_the_garbage_collector_is_paused_while_relabelling_and_restored_after(
 ):
     import gc
 
-    import agentproc.analysis.relabel as relabel
+    import agentproc.analysis.stored.relabel as relabel
     from agentproc.runs import collector
 
     write_run(tmp_path / "r.jsonl")
@@ -115,7 +115,7 @@ def test_what_relabelling_kept_is_freed_before_the_collector_runs_again(
     import gc
     import weakref
 
-    import agentproc.analysis.relabel as relabel
+    import agentproc.analysis.stored.relabel as relabel
 
     write_run(tmp_path / "r.jsonl")
     stores: list[weakref.ref[Any]] = []
