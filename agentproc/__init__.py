@@ -42,7 +42,7 @@ if TYPE_CHECKING:  # the same names, for IDEs and type checkers (``X as X`` re-e
     from agentproc.analysis import replay_messages as replay_messages
     from agentproc.analysis import report_json as report_json
     from agentproc.analysis import wilson as wilson
-    from agentproc.analysis.render import render_report as render_report
+    from agentproc.analysis.render.report_text import render_report as render_report
     from agentproc.arith import Op as Op
     from agentproc.errors import AgentprocError as AgentprocError
     from agentproc.errors import ConfigError as ConfigError
@@ -141,7 +141,7 @@ _EXPORTS: dict[str, str] = {
     "mcnemar": "agentproc.analysis",
     "pass_hat_k": "agentproc.analysis",
     "label_record": "agentproc.analysis",
-    "render_report": "agentproc.analysis.render",
+    "render_report": "agentproc.analysis.render.report_text",
     "replay_calls": "agentproc.analysis",
     "replay_messages": "agentproc.analysis",
     "report_json": "agentproc.analysis",

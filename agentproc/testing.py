@@ -165,7 +165,7 @@ def timeline(
     marked ``▶`` and each call's labels beside it; a declared workflow's steps named by
     ``names`` (by default, as the episode's scenario names them: ``step 4 (discount)``)."""
     from agentproc.analysis.measures.step_names import WorkflowNames
-    from agentproc.analysis.timeline import elide
+    from agentproc.analysis.render.timeline import elide
 
     if names is None:
         known = WorkflowNames()

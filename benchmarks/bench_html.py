@@ -120,7 +120,7 @@ def replay_scaling() -> None:
     from rich.console import Console
 
     from agentproc.analysis import replay_calls
-    from agentproc.analysis.timeline import render_timeline
+    from agentproc.analysis.render.timeline import render_timeline
 
     times = {}
     for n in (2000, 8000, 16000):

@@ -1,15 +1,16 @@
 """Console text benchmark, run on demand (not a timed test):
 ``python benchmarks/bench_text.py [--sizes 10000,100000,1000000] [--repeats 3]``.
 
-A cell too long for a line is wrapped by :func:`agentproc.analysis.fit.print_wrapped`; its
-cost must grow linearly with the cell's length (target: a 100 KB cell well under a second,
-1 MB a few seconds at most). For each size, prints the median seconds of ``--repeats`` runs:
+A cell too long for a line is wrapped by
+:func:`agentproc.analysis.render.console_fit.print_wrapped`; its cost must grow linearly with
+the cell's length (target: a 100 KB cell well under a second, 1 MB a few seconds at most).
+For each size, prints the median seconds of ``--repeats`` runs:
 
 - ``replay``: ``agentproc replay RUN`` of a one-episode run file whose agent name is one
   word of that many characters (the summary table is stacked, the name wrapped), in
   process, output to memory, at 80 columns;
-- ``word`` and ``words``: :func:`~agentproc.analysis.fit.print_table` alone on a one-row
-  table whose cell is one word of that many characters, or words of four letters.
+- ``word`` and ``words``: :func:`~agentproc.analysis.render.console_fit.print_table` alone on
+  a one-row table whose cell is one word of that many characters, or words of four letters.
 
 Each line ends with the time per KB, which stays flat when the cost is linear.
 """
@@ -35,7 +36,7 @@ os.environ["COLUMNS"] = "80"
 from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
-from agentproc.analysis.fit import print_table  # noqa: E402
+from agentproc.analysis.render.console_fit import print_table  # noqa: E402
 from agentproc.cli import main as cli  # noqa: E402
 
 SCENARIO = ROOT / "scenarios" / "pinned" / "n5-L3-r1_10-mixed-decimal-0000.json"

@@ -15,12 +15,12 @@ if TYPE_CHECKING:  # the same names, for IDEs and type checkers (``X as X`` re-e
     from agentproc.analysis.compare import compare_files as compare_files
     from agentproc.analysis.compare import compare_records as compare_records
     from agentproc.analysis.compare_result import CompareResult as CompareResult
-    from agentproc.analysis.export import report_json as report_json
-    from agentproc.analysis.export import stats_json as stats_json
     from agentproc.analysis.measures.cells import CellStats as CellStats
     from agentproc.analysis.measures.report import AgentReport as AgentReport
     from agentproc.analysis.measures.report import Report as Report
     from agentproc.analysis.measures.report import aggregate as aggregate
+    from agentproc.analysis.render.report_json import report_json as report_json
+    from agentproc.analysis.render.report_json import stats_json as stats_json
     from agentproc.analysis.stats.binomial import wilson as wilson
     from agentproc.analysis.stats.exact import mcnemar as mcnemar
     from agentproc.analysis.stats.exact import pass_hat_k as pass_hat_k
@@ -51,8 +51,8 @@ _EXPORTS: dict[str, str] = {
     "replay_calls": "agentproc.analysis.stored.replay",
     "replay_messages": "agentproc.analysis.stored.replay",
     "replay_record": "agentproc.analysis.stored.replay",
-    "report_json": "agentproc.analysis.export",
-    "stats_json": "agentproc.analysis.export",
+    "report_json": "agentproc.analysis.render.report_json",
+    "stats_json": "agentproc.analysis.render.report_json",
     "wilson": "agentproc.analysis.stats.binomial",
 }
 """Public name -> the module that defines it."""

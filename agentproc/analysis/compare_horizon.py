@@ -14,9 +14,9 @@ from rich.table import Table
 from rich.text import Text
 
 from agentproc.analysis.differences import Pair
-from agentproc.analysis.formats import p_text
 from agentproc.analysis.horizon_diff import LEVEL, HorizonDifference, horizon_difference
 from agentproc.analysis.measures.horizon import Row
+from agentproc.analysis.render.formats import p_text
 from agentproc.analysis.stats.exact import ALPHA
 from agentproc.analysis.stats.multiplicity import holm, holm_levels
 
@@ -74,7 +74,7 @@ def render(
 ) -> None:
     """The table of each arm's horizon and its difference from the baseline, then one line
     per arm."""
-    from agentproc.analysis.fit import print_table, print_wrapped
+    from agentproc.analysis.render.console_fit import print_table, print_wrapped
 
     held = any(d.p_holm is not None for d in diffs.values())
     t = Table(

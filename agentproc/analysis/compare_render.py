@@ -14,9 +14,9 @@ from agentproc.analysis.compare_result import (
     Difference,
     Rate,
 )
-from agentproc.analysis.fit import print_table, print_wrapped, two_lines
-from agentproc.analysis.formats import p_text
-from agentproc.analysis.render import NONE
+from agentproc.analysis.render.console_fit import print_table, print_wrapped, two_lines
+from agentproc.analysis.render.formats import p_text
+from agentproc.analysis.render.report_text import NONE
 
 
 def _rate(r: Rate) -> str:

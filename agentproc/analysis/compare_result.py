@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any
 
-from agentproc.analysis.formats import p_text, pct
 from agentproc.analysis.horizon_diff import HorizonDifference
 from agentproc.analysis.measures.horizon import Horizon
 from agentproc.analysis.measures.trials import Outcome, TrialStats, by_scenario
+from agentproc.analysis.render.formats import p_text, pct, round4
 from agentproc.analysis.stats.binomial import Rate, design_effect
 from agentproc.analysis.stats.exact import ALPHA, Verdict
 from agentproc.analysis.stats.paired import MIN_SCENARIOS, Method
@@ -50,11 +50,6 @@ def measure_of(measure: str) -> Callable[[Outcome], bool]:
     a pass over many episodes)."""
     found = _MEASURED.get(measure)
     return found if found is not None else lambda o: measure in o.labels
-
-
-def round4(x: float) -> float:
-    """A figure as the JSON forms write it: rounded to 4 decimals."""
-    return round(x, 4)
 
 
 @dataclass(frozen=True, slots=True)

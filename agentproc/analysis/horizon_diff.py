@@ -31,8 +31,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from agentproc.analysis.formats import p_text
 from agentproc.analysis.measures.horizon import Horizon, Row, horizon
+from agentproc.analysis.render.formats import p_text
 from agentproc.analysis.stats.exact import ALPHA
 from agentproc.analysis.stats.horizon_fit import weibull_fit
 from agentproc.analysis.stats.paired import MIN_SCENARIOS

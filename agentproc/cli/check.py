@@ -127,7 +127,7 @@ def check_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     if args.json:
         print_json(out, result.to_json())
     else:
-        from agentproc.analysis.fit import print_wrapped
+        from agentproc.analysis.render.console_fit import print_wrapped
 
         for c in result.conditions:  # one line each, wrapped within the width
             print_wrapped(out, Text(f"{'ok  ' if c.passed else 'FAIL'} {c.name}: {c.message}"))

@@ -40,7 +40,7 @@ def _replay_given(args: argparse.Namespace, out: Console, err: Console) -> int:
     """``replay --scenario S.json`` with ``--messages M.json`` (one conversation) or
     ``--otel TRACE.json`` (every trace in it): replayed and shown."""
     from agentproc.analysis import replay_messages
-    from agentproc.analysis.timeline import render_timeline
+    from agentproc.analysis.render.timeline import render_timeline
     from agentproc.integrations.imported import replay_traces
     from agentproc.integrations.otel_traces import read_traces
     from agentproc.jsonio import read_json
@@ -107,8 +107,8 @@ def _replay_variant(args: argparse.Namespace) -> Any:
 
 def _replay_run(args: argparse.Namespace, out: Console, err: Console) -> int:
     from agentproc.analysis import replay_record
-    from agentproc.analysis.fit import print_table
-    from agentproc.analysis.timeline import render_timeline
+    from agentproc.analysis.render.console_fit import print_table
+    from agentproc.analysis.render.timeline import render_timeline
 
     report = ReadReport()
     found = differ = 0
@@ -170,7 +170,7 @@ def report_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     from agentproc.analysis import aggregate, report_json
     from agentproc.analysis.measures.report import KNOBS
     from agentproc.analysis.measures.step_names import WorkflowNames
-    from agentproc.analysis.render import render_report
+    from agentproc.analysis.render.report_text import render_report
     from agentproc.runs.runfile import latest_lines
 
     by = args.by  # None: the knobs the suite varies (none on a workflow suite)
@@ -188,7 +188,7 @@ def report_command(args: argparse.Namespace, out: Console, err: Console) -> int:
     steps = WorkflowNames()  # a declared workflow's step names, read once per workflow
     records = steps.passing(latest_lines(args.runs, reports, view="head"))
     if args.csv is not None or args.parquet is not None:
-        from agentproc.analysis.tables import Format, write_tables
+        from agentproc.analysis.render.tables import Format, write_tables
 
         tables: list[tuple[Any, Format]] = [(args.csv, "csv"), (args.parquet, "parquet")]
         tables = [(d, f) for d, f in tables if d is not None]
@@ -217,7 +217,7 @@ def report_command(args: argparse.Namespace, out: Console, err: Console) -> int:
 
 def _check_report_outputs(args: argparse.Namespace) -> None:
     """Every file ``report`` writes passes the output rule, before any run is read."""
-    from agentproc.analysis.tables import Format, table_files
+    from agentproc.analysis.render.tables import Format, table_files
 
     if args.html is not None:
         check_output(args.html, inputs=args.runs, overwrite=args.overwrite, option="--html")
@@ -237,7 +237,7 @@ def _check_report_outputs(args: argparse.Namespace) -> None:
         if (pa == pb or pa in pb.parents) and not {a, b} == {"--csv", "--parquet"}:
             raise ConfigError(f"{a} and {b} name the same place ({pa}): give each its own")
     if args.parquet is not None:  # without pyarrow, before any table is written
-        from agentproc.analysis.tables import check_parquet
+        from agentproc.analysis.render.tables import check_parquet
 
         check_parquet()
 

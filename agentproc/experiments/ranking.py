@@ -22,7 +22,7 @@ from typing import Any, Literal
 from agentproc.analysis.compare import paired_episodes
 from agentproc.analysis.compare_result import TITLES, CompareResult, signed, verdict_head
 from agentproc.analysis.differences import paired_test
-from agentproc.analysis.formats import p_text
+from agentproc.analysis.render.formats import p_text
 from agentproc.analysis.stats.exact import Verdict, verdict
 from agentproc.analysis.stats.multiplicity import holm, holm_levels
 from agentproc.analysis.stats.paired import Method

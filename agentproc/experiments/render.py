@@ -7,7 +7,7 @@ from rich.table import Table
 
 from agentproc.analysis.compare_render import diff_text
 from agentproc.analysis.compare_result import TITLES
-from agentproc.analysis.fit import print_table, print_wrapped
+from agentproc.analysis.render.console_fit import print_table, print_wrapped
 from agentproc.experiments.ranking import Effect, Ranked
 from agentproc.experiments.stress import Breaking, StressResult, Walk
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from agentproc.analysis.fit import print_table
 from agentproc.analysis.measures.induced import ShareCurve, SharePoint
+from agentproc.analysis.render.console_fit import print_table
 
 
 def _rate(p: SharePoint) -> str:

@@ -374,7 +374,7 @@ def test_timeline_rendering_matches_golden(suite: Path, tmp_path: Path):
     from rich.console import Console
 
     from agentproc.analysis import replay_calls
-    from agentproc.analysis.timeline import render_timeline
+    from agentproc.analysis.render.timeline import render_timeline
 
     replay = replay_calls(
         tiny_scenario(), [step(1), step(2, S3=3), ("step_9", {}), step(4, S4=9, S3=5), submit(1.8)]

@@ -19,7 +19,6 @@ from agentproc.analysis.compare_result import (
     Comparison,
     Difference,
 )
-from agentproc.analysis.formats import p_text
 from agentproc.analysis.html import HtmlReport, write_page
 from agentproc.analysis.html.episodes import DETAIL_BUDGET, anchor, details, episode_rows
 from agentproc.analysis.html.figures import figures
@@ -30,6 +29,7 @@ from agentproc.analysis.measures.identity import agent_id, agent_labels
 from agentproc.analysis.measures.report import aggregate
 from agentproc.analysis.measures.step_names import WorkflowNames
 from agentproc.analysis.measures.trials import Outcome
+from agentproc.analysis.render.formats import p_text
 from agentproc.runs import episode_key, record_trial
 from agentproc.runs.runfile import Heads, last_heads
 

@@ -19,8 +19,8 @@ import orjson
 from agentproc.analysis.html.align import align
 from agentproc.analysis.measures.report import Report
 from agentproc.analysis.measures.step_names import WorkflowNames
+from agentproc.analysis.render.timeline import describe
 from agentproc.analysis.stored.replay import labels_by_call
-from agentproc.analysis.timeline import describe
 from agentproc.errors import RunFileError
 from agentproc.labelling import VERDICTS, Label, LabelKind
 from agentproc.runs import (

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from agentproc.analysis.formats import pct
 from agentproc.analysis.html.svg import PALETTE, W, esc, line_swatch, marker
 from agentproc.analysis.measures.cells import CellStats
+from agentproc.analysis.render.formats import pct
 
 ROW = 24
 """Pixels per group."""

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 
-from agentproc.analysis.formats import pct
 from agentproc.analysis.html.svg import (
     BOTTOM,
     DASHES,
@@ -36,6 +35,7 @@ from agentproc.analysis.html.svg import (
 from agentproc.analysis.measures.report import AgentReport
 from agentproc.analysis.measures.step_names import StepNames, median_text, step_text
 from agentproc.analysis.measures.steps import PerStep
+from agentproc.analysis.render.formats import pct
 
 TICKS = 8
 """At most about this many labelled ticks along x."""

@@ -1,7 +1,7 @@
 """The report's first screen: one row per agent (or arm) with its headline rates.
 
 The rates and their 95% intervals are the text report's headline
-(:func:`~agentproc.analysis.render.render_report`): first-answer accuracy, faithful
+(:func:`~agentproc.analysis.render.report_text.render_report`): first-answer accuracy, faithful
 accuracy, the unfaithful-correct gap, the share that left the procedure and the
 share errored, each interval Wilson's on the effective number of episodes (the
 design effect of repeated trials included). Beside them the verdict counts and the

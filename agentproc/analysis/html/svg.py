@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from html import escape
 
-from agentproc.analysis.formats import pct
+from agentproc.analysis.render.formats import pct
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2")
 """Series colours (Tableau 10, colour-blind friendlier than a rainbow)."""

@@ -10,7 +10,7 @@ one length has no table by length. A declared workflow's episodes are grouped by
 workflow where the report holds several, and a branched workflow's by path. A report
 that varies nothing has one group of all its episodes.
 
-The rendered tables (:mod:`~agentproc.analysis.render`) and the HTML figures
+The rendered tables (:mod:`~agentproc.analysis.render.report_text`) and the HTML figures
 (:mod:`~agentproc.analysis.html`) read these.
 """
 

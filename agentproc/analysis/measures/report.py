@@ -1,6 +1,6 @@
 """Aggregate run-file records into per-agent statistics.
 
-Rendering is :mod:`agentproc.analysis.render`.
+Rendering is :mod:`agentproc.analysis.render.report_text`.
 
 Aggregation streams: each record is read once, added to a few counters and
 dropped, so memory grows with the number of groups (agents times grid cells) and

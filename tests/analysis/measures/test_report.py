@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from agentproc.agents.sim import SIM_AGENTS, run_sim_episode
-from agentproc.analysis.export import report_json
 from agentproc.analysis.measures.report import CellKey, Report, aggregate
-from agentproc.analysis.render import SHORT, render_report
+from agentproc.analysis.render.report_json import report_json
+from agentproc.analysis.render.report_text import SHORT, render_report
 from agentproc.analysis.stats.binomial import wilson
 from agentproc.analysis.stats.student_t import t_quantile
 from agentproc.errors import ConfigError

@@ -10,7 +10,12 @@ import pytest
 
 from agentproc import Cell, generate_procedure, scenario_of
 from agentproc.agents.sim import run_sim_episode
-from agentproc.analysis.tables import CELL_COLUMNS, EPISODE_COLUMNS, episode_row, write_tables
+from agentproc.analysis.render.tables import (
+    CELL_COLUMNS,
+    EPISODE_COLUMNS,
+    episode_row,
+    write_tables,
+)
 from agentproc.runs import episode_record
 
 
@@ -92,9 +97,9 @@ def test_parquet_without_pyarrow_names_the_extra(tmp_path: Path, monkeypatch: py
 
 def test_cell_rows_with_trials_carry_the_design_effect_in_their_intervals():
     from agentproc.analysis.measures.report import aggregate
+    from agentproc.analysis.render.tables import cell_rows
     from agentproc.analysis.stats.binomial import wilson
     from agentproc.analysis.stats.student_t import t_quantile
-    from agentproc.analysis.tables import cell_rows
 
     recs = []
     for i, rec in enumerate(records()[:8]):

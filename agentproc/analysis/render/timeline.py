@@ -18,8 +18,8 @@ from rich.cells import cell_len, get_character_cell_size
 from rich.console import Console
 from rich.text import Text
 
-from agentproc.analysis.fit import print_wrapped
 from agentproc.analysis.measures.step_names import named, scenario_names, step_text
+from agentproc.analysis.render.console_fit import print_wrapped
 from agentproc.analysis.stored.replay import Replay, labels_by_call
 from agentproc.errors import one_line
 from agentproc.labelling import Divergence, Label, LabelKind

@@ -11,7 +11,7 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
 
-from agentproc.analysis.fit import _INTERVAL, print_table, print_wrapped
+from agentproc.analysis.render.console_fit import _INTERVAL, print_table, print_wrapped
 
 ID = "n95-L7-r1_1000-mixed-decimal-0999"
 

@@ -14,14 +14,14 @@ from rich.console import Console
 
 from agentproc.agents.sim import run_sim_episode
 from agentproc.analysis import Replay, replay_calls, replay_record
-from agentproc.analysis.timeline import describe, render_timeline
+from agentproc.analysis.render.timeline import describe, render_timeline
 from agentproc.labelling import Label, LabelKind
 from agentproc.runs import EpisodeSession, episode_record, scenario_of_record
 
 K = LabelKind
 
 
-GOLDEN = Path(__file__).parents[1] / "golden"
+GOLDEN = Path(__file__).parents[2] / "golden"
 
 
 def render(replay: Replay, width: int = 120) -> str:

@@ -1,5 +1,5 @@
 """How figures read in text: a share as a percentage and a p-value, the same in every
-table, line and page that shows them."""
+table, line and page that shows them; and a figure as the JSON forms round it."""
 
 from __future__ import annotations
 
@@ -20,3 +20,8 @@ def p_text(p: float) -> str:
     ('0.0432', '4.9e-04')
     """
     return f"{p:.3g}" if p >= 0.001 else f"{p:.1e}"
+
+
+def round4(x: float) -> float:
+    """A figure as the JSON forms write it: rounded to 4 decimals."""
+    return round(x, 4)

@@ -15,12 +15,12 @@ from agentproc.agents.sim import run_sim_episode
 from agentproc.analysis import aggregate
 from agentproc.analysis.measures.report import Report
 from agentproc.analysis.measures.step_names import WorkflowNames
-from agentproc.analysis.render import render_report
+from agentproc.analysis.render.report_text import render_report
 from agentproc.resources import folder
 from agentproc.runs import RunWriter, episode_record, read_lines
 from agentproc.workflow.declared_suite import load_workflow, workflow_scenarios
 
-GOLDEN = Path(__file__).parents[1] / "golden"
+GOLDEN = Path(__file__).parents[2] / "golden"
 UPDATE = os.environ.get("AGENTPROC_UPDATE_GOLDEN") == "1"
 INVOICE = folder("workflows") / "invoice_approval.toml"
 

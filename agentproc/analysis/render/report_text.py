@@ -3,7 +3,7 @@
 Tables follow the suite's design (:mod:`~agentproc.analysis.measures.groupings`): a table per
 sweep of the suite, or per knob of ``--by`` that the suite varies; a declared
 workflow's episodes by workflow and by path; a workflow suite's steps one by one
-(:mod:`~agentproc.analysis.step_render`). Every table has one column group per agent.
+(:mod:`~agentproc.analysis.render.steps_text`). Every table has one column group per agent.
 """
 
 from __future__ import annotations
@@ -16,15 +16,15 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from agentproc.analysis.fit import fits, print_wrapped, stack
-from agentproc.analysis.headline import NONE as NONE
-from agentproc.analysis.headline import headline
-from agentproc.analysis.headline import rate_text as _ci
 from agentproc.analysis.measures.cells import CellStats
 from agentproc.analysis.measures.groupings import Grouping, groupings, realised
 from agentproc.analysis.measures.report import KNOBS, AgentReport, Report
 from agentproc.analysis.measures.tokens import Price
-from agentproc.analysis.step_render import STEP_LEGEND, render_steps, stepwise
+from agentproc.analysis.render.console_fit import fits, print_wrapped, stack
+from agentproc.analysis.render.headline import NONE as NONE
+from agentproc.analysis.render.headline import headline
+from agentproc.analysis.render.headline import rate_text as _ci
+from agentproc.analysis.render.steps_text import STEP_LEGEND, render_steps, stepwise
 from agentproc.errors import unknown_key
 from agentproc.labelling import LabelKind
 

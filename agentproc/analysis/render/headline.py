@@ -1,7 +1,7 @@
 """An agent's headline in a rendered report: its figures with their intervals, then
 its verdicts, causes, first divergence, horizon and tokens, a few lines of text.
 
-:func:`~agentproc.analysis.render.render_report` prints one per agent before its tables.
+:func:`~agentproc.analysis.render.report_text.render_report` prints one per agent before its tables.
 """
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ from __future__ import annotations
 from rich.console import Console
 from rich.text import Text
 
-from agentproc.analysis.fit import print_wrapped
 from agentproc.analysis.measures.cells import CellStats
 from agentproc.analysis.measures.horizon import by_lookback_lines
 from agentproc.analysis.measures.report import AgentReport
 from agentproc.analysis.measures.step_names import named
 from agentproc.analysis.measures.tokens import Price, tokens_text
+from agentproc.analysis.render.console_fit import print_wrapped
 from agentproc.analysis.stats.binomial import wilson
 from agentproc.errors import counted
 from agentproc.labelling import LabelKind

@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from agentproc.analysis.compare_result import round4
 from agentproc.analysis.measures.cells import HEADLINE_RATES, STUDY_RATES, CellStats
 from agentproc.analysis.measures.report import KNOBS, AgentReport, Report
 from agentproc.analysis.measures.step_names import NO_NAMES, StepNames, name_json, names_json
 from agentproc.analysis.measures.tokens import Price, tokens_json
+from agentproc.analysis.render.formats import round4
 from agentproc.analysis.stats.binomial import ratio
 
 

@@ -17,11 +17,11 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from agentproc.analysis.fit import fits, print_wrapped, stack
-from agentproc.analysis.headline import rate_text
 from agentproc.analysis.measures.report import Report
 from agentproc.analysis.measures.step_names import StepNames, median_text
 from agentproc.analysis.measures.steps import PerStep
+from agentproc.analysis.render.console_fit import fits, print_wrapped, stack
+from agentproc.analysis.render.headline import rate_text
 
 STEP_LEGEND: dict[str, str] = {
     "ran": "episodes that executed the step (a skipped step is in no accuracy)",
