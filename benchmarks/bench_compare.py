@@ -20,7 +20,7 @@ import statistics
 import time
 from typing import Any
 
-from agentproc.analysis.compare import compare_records
+from agentproc.analysis.compare.arms import compare_records
 
 
 def records(n: int, variant: str, p_skip: float, rng: random.Random) -> list[dict[str, Any]]:

@@ -28,7 +28,7 @@ import random
 import time
 from collections.abc import Callable
 
-from agentproc.analysis.horizon_diff import horizon_difference
+from agentproc.analysis.compare.horizon_diff import horizon_difference
 from agentproc.analysis.measures.horizon import LEVELS, horizon, horizon_fit
 from agentproc.analysis.stats.binomial import wilson
 

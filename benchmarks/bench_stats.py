@@ -33,8 +33,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from agentproc.analysis.compare import compare_records
-from agentproc.analysis.compare_result import CompareResult
+from agentproc.analysis.compare.arms import compare_records
+from agentproc.analysis.compare.result import CompareResult
 from agentproc.analysis.stats.binomial import wilson
 
 Record = dict[str, Any]

@@ -12,9 +12,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the same names, for IDEs and type checkers (``X as X`` re-exports)
-    from agentproc.analysis.compare import compare_files as compare_files
-    from agentproc.analysis.compare import compare_records as compare_records
-    from agentproc.analysis.compare_result import CompareResult as CompareResult
+    from agentproc.analysis.compare.arms import compare_files as compare_files
+    from agentproc.analysis.compare.arms import compare_records as compare_records
+    from agentproc.analysis.compare.result import CompareResult as CompareResult
     from agentproc.analysis.measures.cells import CellStats as CellStats
     from agentproc.analysis.measures.report import AgentReport as AgentReport
     from agentproc.analysis.measures.report import Report as Report
@@ -36,13 +36,13 @@ if TYPE_CHECKING:  # the same names, for IDEs and type checkers (``X as X`` re-e
 _EXPORTS: dict[str, str] = {
     "AgentReport": "agentproc.analysis.measures.report",
     "CellStats": "agentproc.analysis.measures.cells",
-    "CompareResult": "agentproc.analysis.compare_result",
+    "CompareResult": "agentproc.analysis.compare.result",
     "Relabelled": "agentproc.analysis.stored.relabel",
     "Replay": "agentproc.analysis.stored.replay",
     "Report": "agentproc.analysis.measures.report",
     "aggregate": "agentproc.analysis.measures.report",
-    "compare_files": "agentproc.analysis.compare",
-    "compare_records": "agentproc.analysis.compare",
+    "compare_files": "agentproc.analysis.compare.arms",
+    "compare_records": "agentproc.analysis.compare.arms",
     "holm": "agentproc.analysis.stats.multiplicity",
     "label_record": "agentproc.analysis.stored.relabel",
     "mcnemar": "agentproc.analysis.stats.exact",

@@ -35,9 +35,9 @@ from typing import Any
 
 from agentproc.analysis.check_horizon import min_horizon as horizon_held
 from agentproc.analysis.check_places import Place, at, grouped, scenario_list
-from agentproc.analysis.compare import build_arm, compare_arms, paired_episodes
-from agentproc.analysis.compare_result import Comparison
-from agentproc.analysis.differences import unit_diffs
+from agentproc.analysis.compare.arms import build_arm, compare_arms, paired_episodes
+from agentproc.analysis.compare.rate_diff import unit_diffs
+from agentproc.analysis.compare.result import Comparison
 from agentproc.analysis.measures.identity import AgentId, agent_id, agent_names
 from agentproc.analysis.measures.step_names import StepNames, WorkflowNames
 from agentproc.analysis.measures.trials import Outcome, outcome_of

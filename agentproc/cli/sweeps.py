@@ -53,8 +53,8 @@ def _after_runs(ran: Any, err: Console) -> int:
 
 
 def compare_command(args: argparse.Namespace, out: Console, err: Console) -> int:
-    from agentproc.analysis.compare import compare_files
-    from agentproc.analysis.compare_render import render_compare
+    from agentproc.analysis.compare.arms import compare_files
+    from agentproc.analysis.compare.text import render_compare
 
     status = EXIT_OK
     if args.html is not None:
@@ -96,7 +96,7 @@ def _shown(
     """Print ``result`` (as JSON, or as ``render`` draws it) and return ``status``; unless
     its comparison ``compared`` compares nothing: that is said in one line, and the exit
     status is its own."""
-    from agentproc.analysis.compare_check import incomparable, lost_to_errors
+    from agentproc.analysis.compare.incomparable import incomparable, lost_to_errors
 
     why = incomparable(compared)
     if why is not None:

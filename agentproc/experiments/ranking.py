@@ -19,9 +19,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from agentproc.analysis.compare import paired_episodes
-from agentproc.analysis.compare_result import TITLES, CompareResult, signed, verdict_head
-from agentproc.analysis.differences import paired_test
+from agentproc.analysis.compare.arms import paired_episodes
+from agentproc.analysis.compare.rate_diff import paired_test
+from agentproc.analysis.compare.result import TITLES, CompareResult, signed, verdict_head
 from agentproc.analysis.render.formats import p_text
 from agentproc.analysis.stats.exact import Verdict, verdict
 from agentproc.analysis.stats.multiplicity import holm, holm_levels

@@ -5,8 +5,8 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from agentproc.analysis.compare_render import diff_text
-from agentproc.analysis.compare_result import TITLES
+from agentproc.analysis.compare.result import TITLES
+from agentproc.analysis.compare.text import diff_text
 from agentproc.analysis.render.console_fit import print_table, print_wrapped
 from agentproc.experiments.ranking import Effect, Ranked
 from agentproc.experiments.stress import Breaking, StressResult, Walk

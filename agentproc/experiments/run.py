@@ -16,8 +16,8 @@ from rich.console import Console
 
 from agentproc.agents.suite import ModelRunOptions
 from agentproc.agents.sweep import Agent, run_variants
-from agentproc.analysis.compare import compare_files
-from agentproc.analysis.compare_result import CompareResult
+from agentproc.analysis.compare.arms import compare_files
+from agentproc.analysis.compare.result import CompareResult
 from agentproc.analysis.measures.induced import ShareCurve, share_curve
 from agentproc.errors import ConfigError
 from agentproc.experiments.stress import StressResult, preset_variants, stress_result

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from agentproc.analysis.compare_result import CompareResult, Rate, clustered_rate
+from agentproc.analysis.compare.result import CompareResult, Rate, clustered_rate
 from agentproc.analysis.measures.trials import Outcome, by_scenario
 from agentproc.errors import ConfigError
 from agentproc.experiments.ranking import Ranked, rank_variants

@@ -105,9 +105,9 @@ def test_compare_variants_html_reads_the_variants_run_files(runs, tmp_path: Path
 
 
 def test_the_page_has_each_arms_horizon_and_the_paired_difference():
-    from agentproc.analysis.compare import compare_records
+    from agentproc.analysis.compare.arms import compare_records
     from agentproc.analysis.html.compare_page import comparison_section
-    from tests.analysis.test_compare_horizon import records
+    from tests.analysis.compare.test_horizons import records
 
     result = compare_records(records({"default": 0.04, "careful": 0.015}))
     d = result.comparisons[0].horizon

@@ -13,12 +13,12 @@ import pytest
 import agentproc.analysis as analysis
 
 HEAVY = [
-    "compare",
-    "compare_result",
+    "compare.arms",
+    "compare.result",
     "measures.report",
     "stored.relabel",
     "stored.replay",
-    "export",
+    "render.report_json",
 ]
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from agentproc.agents.sim import run_sim_episode
-from agentproc.analysis.compare import compare_records
+from agentproc.analysis.compare.arms import compare_records
 from agentproc.analysis.measures.trials import outcome_of
 from agentproc.analysis.stats.exact import mcnemar, verdict
 from agentproc.procedures import Cell, generate_procedure

@@ -281,7 +281,7 @@ def _record(sid: str, variant: str, correct: bool, faithful: bool = True) -> dic
 def test_stress_verdicts_agree_with_the_holm_corrected_ranking_on_both_measures():
     # terse loses 6 of 40 on both measures (raw p = 0.031); Holm over two measures of
     # three variants makes it 6 x 0.031 = 0.19
-    from agentproc.analysis.compare import compare_records
+    from agentproc.analysis.compare.arms import compare_records
     from agentproc.experiments.stress import stress_result
 
     records = [_record(f"s{i}", "default", True) for i in range(40)]
@@ -301,7 +301,7 @@ def test_stress_verdicts_agree_with_the_holm_corrected_ranking_on_both_measures(
 
 def test_stress_flags_a_first_answer_collapse_when_faithful_accuracy_is_zero_in_both_arms():
     # nobody is faithful; "prose" wrecks 26 of 30 right answers
-    from agentproc.analysis.compare import compare_records
+    from agentproc.analysis.compare.arms import compare_records
     from agentproc.experiments.stress import stress_result
 
     records = [_record(f"s{i}", "default", True, faithful=False) for i in range(30)]
@@ -327,7 +327,7 @@ def test_stress_flags_a_first_answer_collapse_when_faithful_accuracy_is_zero_in_
 
 
 def test_a_ranked_variants_json_heads_with_its_faithful_figures_then_both_effects():
-    from agentproc.analysis.compare import compare_records
+    from agentproc.analysis.compare.arms import compare_records
     from agentproc.experiments.stress import stress_result
 
     records = [_record(f"s{i}", "default", True) for i in range(30)]
@@ -345,7 +345,7 @@ def test_a_ranked_variants_json_heads_with_its_faithful_figures_then_both_effect
 
 
 def test_every_ranked_interval_excludes_zero_exactly_when_its_verdict_is_not_null():
-    from agentproc.analysis.compare import compare_records
+    from agentproc.analysis.compare.arms import compare_records
     from agentproc.experiments.stress import stress_result
 
     records = [_record(f"s{i}", "default", True, faithful=i % 3 > 0) for i in range(40)]
@@ -365,7 +365,7 @@ def test_every_ranked_interval_excludes_zero_exactly_when_its_verdict_is_not_nul
 def test_stress_json_holds_one_verdict_per_variant_the_rankings():
     # prose wrecks first answers only: compare's own verdict (faithful accuracy, Holm
     # across arms) says no difference, the ranking (both measures) says worse
-    from agentproc.analysis.compare import compare_records
+    from agentproc.analysis.compare.arms import compare_records
     from agentproc.experiments.stress import stress_result
 
     records = [_record(f"s{i}", "default", True, faithful=False) for i in range(30)]
@@ -389,7 +389,7 @@ def test_with_trials_a_collapse_is_flagged_among_many_variants():
     # test reaches it
     import random
 
-    from agentproc.analysis.compare import compare_records
+    from agentproc.analysis.compare.arms import compare_records
     from agentproc.experiments.stress import stress_result
 
     rng = random.Random(5)

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from agentproc.analysis.compare import file_arm_names
-from agentproc.analysis.compare_result import (
-    MEASURES,
+from agentproc.analysis.compare.arms import file_arm_names
+from agentproc.analysis.compare.result import (
+    ARM_MEASURES,
     TITLES,
     CompareResult,
     Comparison,
@@ -82,12 +82,12 @@ def _diff_cell(d: Difference) -> str:
 
 
 def _arms(result: CompareResult) -> str:
-    head = "".join(f"<th scope='col'>{esc(TITLES[m])}</th>" for m in MEASURES)
+    head = "".join(f"<th scope='col'>{esc(TITLES[m])}</th>" for m in ARM_MEASURES)
     rows = ""
     for arm in result.arms.values():
         rates = arm.overall.rates
         base = " (baseline)" if arm.name == result.baseline else ""
-        cells = "".join(rate_cell(rates[m].value, rates[m].ci, rates[m].n) for m in MEASURES)
+        cells = "".join(rate_cell(rates[m].value, rates[m].ci, rates[m].n) for m in ARM_MEASURES)
         rows += (
             f"<tr><th scope='row'>{esc(arm.name)}{base}</th><td>{arm.overall.n}</td>{cells}"
             f"<td>{sum(arm.errored.values())}</td></tr>"
@@ -102,7 +102,7 @@ def _arms(result: CompareResult) -> str:
 
 def _horizons(result: CompareResult) -> str:
     """Each arm's 50% faithful procedure horizon and its paired difference from the
-    baseline (:mod:`agentproc.analysis.compare_horizon`)."""
+    baseline (:mod:`agentproc.analysis.compare.horizons`)."""
     diffs = {c.arm: c.horizon for c in result.comparisons if c.horizon is not None}
     arms = [a for a in result.arms.values() if a.horizon is not None]
     if not diffs or not any(a.horizon is not None and a.horizon.fitted for a in arms):

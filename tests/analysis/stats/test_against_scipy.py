@@ -20,7 +20,7 @@ multitest = pytest.importorskip("statsmodels.stats.multitest")
 tables = pytest.importorskip("statsmodels.stats.contingency_tables")
 
 from agentproc.analysis import holm, mcnemar, pass_hat_k, wilson  # noqa: E402
-from agentproc.analysis.horizon_diff import t_pvalue  # noqa: E402
+from agentproc.analysis.compare.horizon_diff import t_pvalue  # noqa: E402
 from agentproc.analysis.stats.binomial import Z95, Rate, design_effect  # noqa: E402
 from agentproc.analysis.stats.clustered import Clustered, Paired, difference_interval  # noqa: E402
 from agentproc.analysis.stats.exact import (  # noqa: E402

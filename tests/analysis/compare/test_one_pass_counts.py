@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 
 from agentproc.analysis.check import _read
-from agentproc.analysis.compare_result import (
-    MEASURES,
+from agentproc.analysis.compare.rate_diff import paired_test, rate_differences
+from agentproc.analysis.compare.result import (
+    ARM_MEASURES,
     arm_stats,
     clustered_rate,
     has_measure,
     measures_of,
 )
-from agentproc.analysis.differences import differences, paired_test
 from agentproc.analysis.measures.trials import Outcome, by_scenario, outcome_of
 from agentproc.cli import main
 from agentproc.runs import ReadReport, is_error, latest_records
@@ -44,8 +44,8 @@ def test_one_pass_differences_equal_one_measure_at_a_time(scenarios, trials):
         for t in range(trials)
     ]
     rng.shuffle(pairs)
-    measures = [*MEASURES, *KINDS]
-    got = differences(pairs, measures)
+    measures = [*ARM_MEASURES, *KINDS]
+    got = rate_differences(pairs, measures)
     for d, m in zip(got, measures, strict=True):
         # each measure on its own: the paired test, and the rates as means over scenarios
         test = paired_test(pairs, m)
@@ -65,18 +65,18 @@ def test_one_pass_arm_rates_equal_each_clustered_rate():
     outcomes = [outcome(rng, f"s{s}", t, 0.3) for s in range(12) for t in range(4)]
     stats = arm_stats(outcomes, KINDS)
     groups = list(by_scenario(outcomes).values())
-    assert stats.rates == {m: clustered_rate(groups, m) for m in [*MEASURES, *KINDS]}
+    assert stats.rates == {m: clustered_rate(groups, m) for m in [*ARM_MEASURES, *KINDS]}
 
 
 def test_the_measures_of_an_episode_are_those_has_measure_is_true_of():
     rng = random.Random(1)
     for _ in range(50):
         o = outcome(rng, "s1", 0, 0.5)
-        assert measures_of(o) == {m for m in [*MEASURES, *KINDS] if has_measure(o, m)}
+        assert measures_of(o) == {m for m in [*ARM_MEASURES, *KINDS] if has_measure(o, m)}
 
 
 def test_check_reads_a_run_in_one_pass_as_the_latest_records_give_it(tmp_path):
-    scenario = Path(__file__).resolve().parents[2] / "scenarios" / "pinned"
+    scenario = Path(__file__).resolve().parents[3] / "scenarios" / "pinned"
     scenario = scenario / "n5-L3-r1_10-mixed-decimal-0000.json"
     runs = []
     for agent in ("sim:oracle", "sim:skipped_step"):

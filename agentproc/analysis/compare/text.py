@@ -5,9 +5,9 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from agentproc.analysis.compare_horizon import render as render_horizons
-from agentproc.analysis.compare_result import (
-    MEASURES,
+from agentproc.analysis.compare.horizons import render as render_horizons
+from agentproc.analysis.compare.result import (
+    ARM_MEASURES,
     TITLES,
     CompareResult,
     Comparison,
@@ -44,7 +44,7 @@ def render_compare(result: CompareResult, out: Console) -> None:
         title="arms (95% Wilson intervals"
         + (", on episodes over the trials' design effect)" if _trials_run(result) else ")")
     )
-    for col in ("arm", "episodes", *(TITLES[m] for m in MEASURES), "errored"):
+    for col in ("arm", "episodes", *(TITLES[m] for m in ARM_MEASURES), "errored"):
         arms.add_column(col, justify="left" if col == "arm" else "right")
     for arm in result.arms.values():
         rates = arm.overall.rates
@@ -52,7 +52,7 @@ def render_compare(result: CompareResult, out: Console) -> None:
         arms.add_row(
             name,
             str(arm.overall.n),
-            *(_rate(rates[m]) for m in MEASURES),
+            *(_rate(rates[m]) for m in ARM_MEASURES),
             str(sum(arm.errored.values())),
         )
     print_table(out, arms)
@@ -87,7 +87,7 @@ def _comparison(c: Comparison, out: Console) -> None:
     )
     for col in ("measure", c.baseline, c.arm, "difference", "only\nbase", "only\narm", "p"):
         t.add_column(col, justify="left" if col == "measure" else "right")
-    rows = [c.overall[m] for m in MEASURES]
+    rows = [c.overall[m] for m in ARM_MEASURES]
     rows += [d for d in c.labels if d.gained or d.lost or d.baseline or d.variant]
     for d in rows:
         t.add_row(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from agentproc.analysis.compare_result import CompareResult
+from agentproc.analysis.compare.result import CompareResult
 
 Why = Literal["errored", "disjoint"]
 

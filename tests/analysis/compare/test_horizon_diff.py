@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from agentproc.analysis.horizon_diff import horizon_difference
+from agentproc.analysis.compare.horizon_diff import horizon_difference
 from agentproc.analysis.measures.horizon import horizon
 from agentproc.analysis.stats.student_t import t_pvalue, t_quantile
 

@@ -31,23 +31,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agentproc.analysis.compare_horizon import differences as horizon_diffs
-from agentproc.analysis.compare_result import (
-    MEASURES,
+from agentproc.analysis.compare.horizons import differences as horizon_diffs
+from agentproc.analysis.compare.rate_diff import (
+    Pair,
+    cells_corrected,
+    corrected,
+    paired_test,
+    rate_differences,
+    unit_diffs,
+    units_of,
+)
+from agentproc.analysis.compare.result import (
+    ARM_MEASURES,
     Arm,
     CellId,
     CompareResult,
     Comparison,
     arm_stats,
-)
-from agentproc.analysis.differences import (
-    Pair,
-    cells_corrected,
-    corrected,
-    differences,
-    paired_test,
-    unit_diffs,
-    units_of,
 )
 from agentproc.analysis.measures.horizon import horizon
 from agentproc.analysis.measures.identity import AgentId, agent_id, agent_labels
@@ -223,14 +223,17 @@ def compare_arms(base: Arm, arm: Arm, kinds: Sequence[str]) -> Comparison:
     """One arm against the baseline, on their paired episodes."""
     pairs = paired_episodes(base, arm)
     unpaired, lost = _unmatched(base, arm, pairs)
-    every = differences(pairs, [*MEASURES, *kinds])
-    overall = {d.measure: d for d in every[: len(MEASURES)]}
+    every = rate_differences(pairs, [*ARM_MEASURES, *kinds])
+    overall = {d.measure: d for d in every[: len(ARM_MEASURES)]}
     by_cell: dict[CellId, list[Pair]] = {}
     for b, v in pairs:
         by_cell.setdefault((b.steps, b.lookback, b.cell), []).append((b, v))
-    cells = {c: {d.measure: d for d in differences(by_cell[c], MEASURES)} for c in sorted(by_cell)}
+    cells = {
+        c: {d.measure: d for d in rate_differences(by_cell[c], ARM_MEASURES)}
+        for c in sorted(by_cell)
+    }
     (cells,) = cells_corrected([cells])
-    labels = corrected(every[len(MEASURES) :])
+    labels = corrected(every[len(ARM_MEASURES) :])
     units = units_of(pairs, "faithful")
     trials = len(pairs) / len(units) if units else 0.0
     f = overall["faithful"]

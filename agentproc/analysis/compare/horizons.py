@@ -13,8 +13,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from agentproc.analysis.differences import Pair
-from agentproc.analysis.horizon_diff import LEVEL, HorizonDifference, horizon_difference
+from agentproc.analysis.compare.horizon_diff import LEVEL, HorizonDifference, horizon_difference
+from agentproc.analysis.compare.rate_diff import Pair
 from agentproc.analysis.measures.horizon import Row
 from agentproc.analysis.render.formats import p_text
 from agentproc.analysis.stats.exact import ALPHA

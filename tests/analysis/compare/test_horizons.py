@@ -12,8 +12,8 @@ import pytest
 from rich.cells import cell_len
 from rich.console import Console
 
-from agentproc.analysis.compare import compare_records
-from agentproc.analysis.compare_render import render_compare
+from agentproc.analysis.compare.arms import compare_records
+from agentproc.analysis.compare.text import render_compare
 from agentproc.analysis.measures.horizon import horizon
 
 LENGTHS = (5, 10, 20, 40, 80)

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from agentproc.analysis.compare import compare_records
+from agentproc.analysis.compare.arms import compare_records
 from agentproc.analysis.measures.trials import outcome_of, trial_stats
 from agentproc.analysis.stats.binomial import wilson
 from agentproc.analysis.stats.student_t import t_quantile

@@ -1,4 +1,4 @@
-"""What a paired comparison finds (:mod:`agentproc.analysis.compare` computes it): each
+"""What a paired comparison finds (:mod:`agentproc.analysis.compare.arms` computes it): each
 arm's rates with their Wilson intervals, each paired difference with its test and the
 interval of the same method, the verdict, and their JSON forms (``agentproc compare --json``).
 """
@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any
 
-from agentproc.analysis.horizon_diff import HorizonDifference
+from agentproc.analysis.compare.horizon_diff import HorizonDifference
 from agentproc.analysis.measures.horizon import Horizon
 from agentproc.analysis.measures.trials import Outcome, TrialStats, by_scenario
 from agentproc.analysis.render.formats import p_text, pct, round4
@@ -19,7 +19,7 @@ from agentproc.analysis.stats.binomial import Rate, design_effect
 from agentproc.analysis.stats.exact import ALPHA, Verdict
 from agentproc.analysis.stats.paired import MIN_SCENARIOS, Method
 
-MEASURES: tuple[str, ...] = ("first_answer", "faithful", "unfaithful_correct")
+ARM_MEASURES: tuple[str, ...] = ("first_answer", "faithful", "unfaithful_correct")
 """The episode-level rates compared: first-answer accuracy, faithful accuracy and the
 unfaithful-correct rate (a label's rate is compared the same way)."""
 TITLES = {
@@ -34,7 +34,7 @@ CellId = tuple[int, int, str]
 
 
 def has_measure(o: Outcome, measure: str) -> bool:
-    """Whether an episode counts for one of :data:`MEASURES` or, by its kind, a label."""
+    """Whether an episode counts for one of :data:`ARM_MEASURES` or, by its kind, a label."""
     return measure_of(measure)(o)
 
 
@@ -58,7 +58,7 @@ class ArmStats:
 
     n: int
     rates: dict[str, Rate]
-    """Each of :data:`MEASURES`, then every label kind."""
+    """Each of :data:`ARM_MEASURES`, then every label kind."""
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form."""
@@ -83,19 +83,19 @@ def _from_clusters(clusters: list[tuple[int, int]]) -> Rate:
 
 
 def measures_of(o: Outcome) -> frozenset[str]:
-    """Every measure an episode counts for: those of :data:`MEASURES` it has, and the kind
+    """Every measure an episode counts for: those of :data:`ARM_MEASURES` it has, and the kind
     of each of its labels (what :func:`has_measure` is true of)."""
     named = _NAMED[o.answer, o.faithful, o.unfaithful_correct]
     return o.labels | named if named else o.labels
 
 
 _NAMED = {
-    (a, f, u): frozenset(m for m, on in zip(MEASURES, (a, f, u), strict=True) if on)
+    (a, f, u): frozenset(m for m, on in zip(ARM_MEASURES, (a, f, u), strict=True) if on)
     for a in (False, True)
     for f in (False, True)
     for u in (False, True)
 }
-"""The measures of :data:`MEASURES` an episode counts for, by its three flags."""
+"""The measures of :data:`ARM_MEASURES` an episode counts for, by its three flags."""
 
 
 def arm_stats(outcomes: Sequence[Outcome], kinds: Sequence[str]) -> ArmStats:
@@ -104,7 +104,7 @@ def arm_stats(outcomes: Sequence[Outcome], kinds: Sequence[str]) -> ArmStats:
     groups = list(by_scenario(outcomes).values())
     counts = [Counter(m for o in g for m in measures_of(o)) for g in groups]
     rates = {}
-    for m in [*MEASURES, *kinds]:
+    for m in [*ARM_MEASURES, *kinds]:
         rates[m] = _from_clusters([(c[m], len(g)) for c, g in zip(counts, groups, strict=True)])
     return ArmStats(len(outcomes), rates)
 
@@ -223,7 +223,7 @@ class Comparison:
     unpaired: int
     """Episodes of either arm whose partner was never run (left out)."""
     overall: dict[str, Difference]
-    """Each of :data:`MEASURES`."""
+    """Each of :data:`ARM_MEASURES`."""
     cells: dict[CellId, dict[str, Difference]]
     labels: list[Difference]
     """Every label kind, Holm-corrected across the kinds that can reject (Tarone)."""

@@ -14,7 +14,7 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 
-from agentproc.analysis.compare_result import CellId, Difference, measure_of, measures_of
+from agentproc.analysis.compare.result import CellId, Difference, measure_of, measures_of
 from agentproc.analysis.measures.trials import Outcome
 from agentproc.analysis.stats.exact import ALPHA
 from agentproc.analysis.stats.multiplicity import tarone_holm
@@ -45,7 +45,7 @@ def difference(pairs: Sequence[Pair], measure: str) -> Difference:
     paired trials, as the difference is: one weighting per line, whatever the trials
     (with as many trials in every scenario it is the share of episodes).
     """
-    (d,) = differences(pairs, [measure])
+    (d,) = rate_differences(pairs, [measure])
     return d
 
 
@@ -53,7 +53,7 @@ def _mean(per: dict[str, float], n: int) -> float:
     return math.fsum(per.values()) / n if n else 0.0
 
 
-def differences(pairs: Sequence[Pair], measures: Sequence[str]) -> list[Difference]:
+def rate_differences(pairs: Sequence[Pair], measures: Sequence[str]) -> list[Difference]:
     """:func:`difference` of each of ``measures``, counted in one pass over the pairs (a
     comparison tests every label kind on the same pairs)."""
     wanted = set(measures)
