@@ -4,7 +4,7 @@
 Writes a run and its baseline as run files of one agent, from two real episodes of the
 pinned 5-step scenario (a faithful ``sim:oracle`` one and a ``sim:skipped_step`` one) repeated
 with their scenario and trial changed; the run is faithful in about 70% of episodes, the
-baseline in 80%. Then times :func:`agentproc.analysis.check.check_files` on them as
+baseline in 80%. Then times :func:`agentproc.analysis.gate.conditions.check_files` on them as
 ``agentproc check RUN --baseline BASE`` does (reading both files, the paired comparison and
 pass^k of every k), and prints the seconds and the verdict line.
 
@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agentproc.analysis.check import check_files
+from agentproc.analysis.gate.conditions import check_files
 from agentproc.cli import main as cli
 from agentproc.runs import read_run
 from agentproc.runs.layout import line_of

@@ -102,7 +102,7 @@ def add_check_parser(sub: Any) -> None:
 
 
 def check_command(args: argparse.Namespace, out: Console, err: Console) -> int:
-    from agentproc.analysis.check import check_files
+    from agentproc.analysis.gate.conditions import check_files
     from agentproc.outputs import check_output
 
     inputs = [args.run] + ([args.baseline] if args.baseline is not None else [])

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from agentproc.analysis.check import _read
 from agentproc.analysis.compare.rate_diff import paired_test, rate_differences
 from agentproc.analysis.compare.result import (
     ARM_MEASURES,
@@ -18,6 +17,7 @@ from agentproc.analysis.compare.result import (
     has_measure,
     measures_of,
 )
+from agentproc.analysis.gate.conditions import _read
 from agentproc.analysis.measures.trials import Outcome, by_scenario, outcome_of
 from agentproc.cli import main
 from agentproc.runs import ReadReport, is_error, latest_records

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agentproc.analysis.check import check_files
+from agentproc.analysis.gate.conditions import check_files
 from agentproc.cli import main
 from agentproc.errors import ConfigError, InputError
 

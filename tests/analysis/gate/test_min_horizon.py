@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from agentproc.analysis.check_horizon import held, min_horizon
+from agentproc.analysis.gate.min_horizon import held, min_horizon
 from agentproc.analysis.measures.horizon import Horizon, horizon
 from agentproc.analysis.measures.trials import Outcome, faithful_rows
 from agentproc.errors import ConfigError

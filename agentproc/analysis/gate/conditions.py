@@ -8,7 +8,7 @@ to a list of :class:`Condition`, each passed or failed with one line that says w
 - ``min_faithful`` (with a threshold): faithful accuracy over the scored episodes is
   at least the threshold; a failure names the first divergences of the unfaithful ones;
 - ``label:KIND`` (one per forbidden label kind): no episode carries the label;
-- ``min_horizon`` (with ``STEPS``): :mod:`agentproc.analysis.check_horizon` says when it holds;
+- ``min_horizon`` (with ``STEPS``): :mod:`agentproc.analysis.gate.min_horizon` says when it holds;
 - ``regression`` (with a baseline): faithful accuracy did not drop. Episodes are
   paired with the baseline's by scenario and trial, as ``compare`` pairs them, and the
   drop is tested with the scenario as the unit by the **one-sided** form of compare's
@@ -33,11 +33,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentproc.analysis.check_horizon import min_horizon as horizon_held
-from agentproc.analysis.check_places import Place, at, grouped, scenario_list
 from agentproc.analysis.compare.arms import build_arm, compare_arms, paired_episodes
 from agentproc.analysis.compare.rate_diff import unit_diffs
 from agentproc.analysis.compare.result import Comparison
+from agentproc.analysis.gate.min_horizon import min_horizon as horizon_held
+from agentproc.analysis.gate.places import Place, at, grouped, scenario_list
 from agentproc.analysis.measures.identity import AgentId, agent_id, agent_names
 from agentproc.analysis.measures.step_names import StepNames, WorkflowNames
 from agentproc.analysis.measures.trials import Outcome, outcome_of
