@@ -31,7 +31,7 @@ from agentproc.runs import RunWriter, episode_record, read_at, read_run, scenari
 from agentproc.runs.runfile import last_heads
 from agentproc.workflow import load_scenarios
 
-RECORDED = Path(__file__).parents[2] / "scenarios" / "recorded" / "local-smollm2.jsonl"
+RECORDED = Path(__file__).parents[3] / "scenarios" / "recorded" / "local-smollm2.jsonl"
 
 
 @pytest.fixture(scope="module")

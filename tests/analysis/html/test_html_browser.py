@@ -29,7 +29,7 @@ from agentproc.procedures import Cell, generate_procedure
 from agentproc.workflow import scenario_of
 
 CHROMIUM = Path("/usr/bin/chromium")
-RECORDED = Path(__file__).parents[2] / "scenarios" / "recorded" / "local-smollm2.jsonl"
+RECORDED = Path(__file__).parents[3] / "scenarios" / "recorded" / "local-smollm2.jsonl"
 ARGS = [
     "--headless",
     "--no-sandbox",
@@ -180,7 +180,7 @@ def test_injected_markup_in_a_model_output_stays_inert_text(page: Page, tmp_path
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-SHOTS = Path(__file__).parents[2] / "docs"
+SHOTS = Path(__file__).parents[3] / "docs"
 UPDATE_SHOTS = os.environ.get("AGENTPROC_UPDATE_SCREENSHOTS") == "1"
 """Set to write the README's screenshots, ``docs/report.png`` and ``docs/report-episode.png``."""
 SHOWN = ("sim:oracle", "sim:decay", "sim:reordered", "sim:skipped_step", "sim:hallucinated_call")
