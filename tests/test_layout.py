@@ -197,3 +197,60 @@ def test_no_top_level_module_shadows_the_standard_library():
     # imported in its place by any script run from inside the package directory.
     names = {room(module_name(p)) for p in PACKAGE.rglob("*.py")}
     assert sorted(names & sys.stdlib_module_names) == []
+
+
+ANALYSIS: dict[str, int] = {
+    "stats": 0,
+    "measures": 1,
+    "stored": 2,
+    "render": 3,
+    "compare": 4,
+    "gate": 5,
+    "html": 6,
+}
+"""``analysis/``'s sub-packages -> their place; imports only go down (or stay within one):
+the pure statistics, what a group of episodes shows, stored runs read again, text and
+files, the comparison (which prints its own tables), the ``check`` gate, the HTML pages."""
+
+
+def analysis_upward(edges: dict[str, set[str]]) -> list[str]:
+    """Imports inside ``agentproc.analysis`` that go up :data:`ANALYSIS` or reach its facade
+    (``agentproc.analysis`` itself), and those of ``stats`` to anything but itself and the
+    base modules of place 0."""
+    wrong = []
+    for module, targets in edges.items():
+        parts = module.split(".")
+        if parts[:2] != ["agentproc", "analysis"] or len(parts) < 3:
+            continue
+        here = ANALYSIS.get(parts[2], -1)
+        for target in targets:
+            there = target.split(".")
+            if there[:2] == ["agentproc", "analysis"]:
+                if len(there) < 3 or ANALYSIS.get(there[2], len(ANALYSIS)) > here:
+                    wrong.append(f"{module} -> {target}")
+            elif parts[2] == "stats" and LAYERS.get(room(target)) != 0:
+                wrong.append(f"{module} -> {target}")
+    return wrong
+
+
+def test_analysis_is_sub_packages_by_idea_with_nothing_loose_at_its_top():
+    loose = [m for m in graph() if m.startswith("agentproc.analysis.")]
+    assert [m for m in loose if m.split(".")[2] not in ANALYSIS] == []
+
+
+def test_imports_within_analysis_go_down_its_sub_packages():
+    assert analysis_upward(graph()) == []
+
+
+def test_the_analysis_layering_check_sees_an_import_up_or_out_of_stats():
+    edges = {
+        "agentproc.analysis.stats.binomial": {"agentproc.labelling", "agentproc.arith"},
+        "agentproc.analysis.measures.cells": {"agentproc.analysis.compare.result"},
+        "agentproc.analysis.render.formats": {"agentproc.analysis"},
+        "agentproc.analysis.gate.places": {"agentproc.analysis.measures.step_names"},
+    }
+    assert analysis_upward(edges) == [
+        "agentproc.analysis.stats.binomial -> agentproc.labelling",
+        "agentproc.analysis.measures.cells -> agentproc.analysis.compare.result",
+        "agentproc.analysis.render.formats -> agentproc.analysis",
+    ]
