@@ -3,7 +3,7 @@ that belongs to it (``agentproc compare``).
 
 Both arms ran the same scenarios, so their horizons are not independent: an arm that
 meets a hard scenario meets it in both. Each arm's curve is fitted as ``report`` fits it
-(:func:`~agentproc.analysis.horizon.weibull_fit`, on the paired scenarios), and the two
+(:func:`~agentproc.analysis.stats.horizon_fit.weibull_fit`, on the paired scenarios), and the two
 fits' joint covariance is the **cluster-robust (sandwich) covariance with the scenario
 as the cluster**: the score of each scenario in both arms at once, so that what the
 arms share is counted once. The difference is taken where the horizon is a ratio's

@@ -1,5 +1,5 @@
 """The procedure horizon in a comparison: each arm's 50% faithful horizon, and each arm's
-paired difference from the baseline (:mod:`agentproc.analysis.horizon_diff`), Holm-
+paired difference from the baseline (:mod:`agentproc.analysis.compare.horizon_diff`), Holm-
 corrected across arms as the faithful verdict is; in text (a table and one line per arm)
 and in the arms' and comparisons' JSON.
 """

@@ -1,5 +1,5 @@
 """The ``min_horizon`` condition of ``agentproc check``: the run's 50% faithful procedure
-horizon (:mod:`agentproc.analysis.horizon`, as ``report`` gives it) is shown to be at
+horizon (:mod:`agentproc.analysis.measures.horizon`, as ``report`` gives it) is shown to be at
 least ``STEPS`` long.
 
 The condition decides on the lower bound of the horizon's 95% interval exactly as the

@@ -3,7 +3,7 @@ the first divergence falls (accuracy per (length, look-back) pair is folded from
 report's cells).
 
 A small tally folded in one pass over the records, like
-:func:`~agentproc.analysis.report.aggregate`; errored episodes do not count.
+:func:`~agentproc.analysis.measures.report.aggregate`; errored episodes do not count.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Success (faithful accuracy, or first-answer accuracy) against the procedure's length on
 a log2 axis: the observed rate of each bin of lengths with its 95% interval (Wilson's
 on the effective number of episodes, as the report's rates), the fitted curve of
-:mod:`agentproc.analysis.horizon` with its pointwise 95% band (the profile of the
+:mod:`agentproc.analysis.measures.horizon` with its pointwise 95% band (the profile of the
 penalised likelihood), and the 50% and 80% horizons marked, each with its interval
 (where the band crosses the level, when success falls with length). Drawn over the
 tested lengths only: a horizon out of them is written, ``beyond N (the longest
@@ -89,7 +89,7 @@ def bins(rows: Sequence[Row]) -> list[tuple[float, Rate]]:
 def band(rows: Sequence[Row], lo_x: float, hi_x: float) -> list[tuple[float, float, float, float]]:
     """The fitted curve and its pointwise 95% band over ``[lo_x, hi_x]`` (log2 lengths):
     ``(x, success, lower, upper)``, the band every success the profile of the penalised
-    likelihood allows at that length (:func:`agentproc.analysis.horizon_profile.band`), so
+    likelihood allows at that length (:func:`agentproc.analysis.stats.horizon_profile.band`), so
     it crosses a level where the horizon's interval ends."""
     xs = [lo_x + (hi_x - lo_x) * i / SAMPLES for i in range(SAMPLES + 1)]
     curve = fitted_band(penalised(rows), xs)

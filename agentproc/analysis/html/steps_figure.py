@@ -1,7 +1,7 @@
 """The per-step figures of an agent in the HTML report: accuracy of a step by its
 position, the Kaplan-Meier curve of still being on the procedure (a staircase, with its
 log-log band), the hazard per step, and the observed self-conditioning by position bin
-(:mod:`~agentproc.analysis.steps`).
+(:mod:`~agentproc.analysis.measures.steps`).
 
 Drawn here rather than with :func:`~agentproc.analysis.html.svg.line_chart`, whose
 x axis labels every value: a procedure of 95 steps needs its ticks thinned, and a

@@ -13,7 +13,7 @@ which the fitted success falls to ``q``.
   fits was measured on the same agents: it put the 50% horizon of a 2%-per-step agent at
   31.6 steps instead of 34.3, and its interval covered the truth 87% of the time.
 - **The fit** is Firth's bias-reduced maximum likelihood on each scenario's successes
-  over its trials (:mod:`agentproc.analysis.horizon_fit`).
+  over its trials (:mod:`agentproc.analysis.stats.horizon_fit`).
 - **A horizon needs a fall**: success falls with length when ``b > 0``, tested against a
   flat curve on the profile of the penalised likelihood. Where it is not shown to fall
   (a slope that is not positive, or not significantly so), no length is given: the line

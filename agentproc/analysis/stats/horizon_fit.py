@@ -1,5 +1,5 @@
 """The procedure horizon's curve: its Firth-penalised fit and the profile of its
-penalised likelihood (:mod:`agentproc.analysis.horizon` reads them).
+penalised likelihood (:mod:`agentproc.analysis.measures.horizon` reads them).
 
 The curve is ``P(success) = exp(-exp(a + b * log2(steps)))``: ``a + b * x`` is the
 complementary log-log of failure, so **success falls with length when ``b > 0``**.
