@@ -16,7 +16,7 @@ from agentproc.analysis.compare.result import (
 )
 from agentproc.analysis.render.console_fit import print_table, print_wrapped, two_lines
 from agentproc.analysis.render.formats import p_text
-from agentproc.analysis.render.report_text import NONE
+from agentproc.analysis.render.headline import NONE
 
 
 def _rate(r: Rate) -> str:

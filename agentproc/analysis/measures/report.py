@@ -44,7 +44,6 @@ from agentproc.analysis.measures.step_names import (
     workflow_of,
 )
 from agentproc.analysis.measures.steps import PerStep, StepTally
-from agentproc.analysis.measures.tally import CAUSES as CAUSES
 from agentproc.analysis.measures.tally import COUNTERS, Tally, clustered_hits, episode_of
 from agentproc.analysis.measures.tokens import Tokens
 from agentproc.runs import error_kind_of, is_error

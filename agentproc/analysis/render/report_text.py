@@ -21,7 +21,6 @@ from agentproc.analysis.measures.groupings import Grouping, groupings, realised
 from agentproc.analysis.measures.report import KNOBS, AgentReport, Report
 from agentproc.analysis.measures.tokens import Price
 from agentproc.analysis.render.console_fit import fits, print_wrapped, stack
-from agentproc.analysis.render.headline import NONE as NONE
 from agentproc.analysis.render.headline import headline
 from agentproc.analysis.render.headline import rate_text as _ci
 from agentproc.analysis.render.steps_text import STEP_LEGEND, render_steps, stepwise
@@ -72,8 +71,7 @@ _STUDY: dict[str, str] = {
     "early-answer": "premature_answer_rate",
     "self-corr": "self_correction_rate",
 }
-"""The study-measure columns: header ->
-:data:`~agentproc.analysis.measures.cells.STUDY_RATES` name."""
+"""Study-measure columns: header -> :data:`~agentproc.analysis.measures.cells.STUDY_RATES`."""
 
 LEGEND: dict[str, str] = {
     REALISED: "the realised look-back: the farthest any operand variable of the row's "

@@ -1,9 +1,5 @@
-"""A share of episodes and its interval: the Wilson score interval, the normal quantile of
-a level, and the design effect of scenarios run for several trials (:class:`Rate`).
-
-Pure Python: :class:`~agentproc.analysis.measures.cells.CellStats` and every per-step and
-comparison rate build on these.
-"""
+"""A share of episodes (:class:`Rate`) and its Wilson interval, on the effective count of
+scenarios run for several trials (their design effect)."""
 
 from __future__ import annotations
 

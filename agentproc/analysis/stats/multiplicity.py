@@ -50,7 +50,6 @@ def holm_levels(pvalues: Mapping[K, float], alpha: float = ALPHA) -> dict[K, flo
     {'a': 0.016666666666666666, 'b': 0.025, 'c': 0.025}
     """
     check_level(alpha, "alpha")
-    check_level(alpha, "alpha")
     ordered = sorted(pvalues, key=lambda key: pvalues[key])
     m = len(ordered)
     out: dict[K, float] = {}
