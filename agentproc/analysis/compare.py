@@ -33,6 +33,7 @@ from typing import Any
 
 from agentproc.analysis.check_horizon import faithful_rows
 from agentproc.analysis.compare_horizon import differences as horizon_diffs
+from agentproc.analysis.compare_horizon import fitter
 from agentproc.analysis.compare_result import (
     MEASURES,
     Arm,
@@ -50,7 +51,6 @@ from agentproc.analysis.differences import (
     unit_diffs,
     units_of,
 )
-from agentproc.analysis.horizon import horizon
 from agentproc.analysis.identity import AgentId, agent_id, agent_labels
 from agentproc.analysis.multiplicity import holm, holm_levels
 from agentproc.analysis.stats import min_detectable_effect, verdict
@@ -137,13 +137,16 @@ def compare_records(
 
 
 def _with_horizons(result: CompareResult) -> CompareResult:
-    """Each arm's procedure horizon and each comparison's paired difference of horizons."""
+    """Each arm's procedure horizon and each comparison's paired difference of horizons
+    (each group of rows fitted once)."""
+    fit = fitter()
     arms = {
-        n: dataclasses.replace(a, horizon=horizon(faithful_rows(a.outcomes)))
+        n: dataclasses.replace(a, horizon=fit(faithful_rows(a.outcomes))(0.5))
         for n, a in result.arms.items()
     }
     base = arms[result.baseline]
-    diffs = horizon_diffs({c.arm: paired_episodes(base, arms[c.arm]) for c in result.comparisons})
+    pairs = {c.arm: paired_episodes(base, arms[c.arm]) for c in result.comparisons}
+    diffs = horizon_diffs(pairs, fit)
     comparisons = [dataclasses.replace(c, horizon=diffs[c.arm]) for c in result.comparisons]
     return dataclasses.replace(result, arms=arms, comparisons=comparisons)
 
