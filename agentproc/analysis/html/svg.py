@@ -71,11 +71,14 @@ def _marker(i: int, x: float, y: float) -> str:
     return f'<use href="#m-{mark}" x="{x:.1f}" y="{y:.1f}" color="{PALETTE[i % len(PALETTE)]}"/>'
 
 
-def _frame(title: str, body: str, label: str, legend: str, height: int = H) -> str:
+def _frame(
+    title: str, body: str, label: str, legend: str, height: int = H, left: int = LEFT
+) -> str:
+    """A chart's figure: its SVG (``body`` under ``title``, from ``left``) and caption."""
     return (
         f'<figure class="chart"><svg role="img" aria-label="{esc(label)}" viewBox="0 0 {W} {height}" '
         f'width="{W}" height="{height}" xmlns="http://www.w3.org/2000/svg">'
-        f'<text x="{LEFT}" y="16" class="title">{esc(title)}</text>{body}</svg>'
+        f'<text x="{left}" y="16" class="title">{esc(title)}</text>{body}</svg>'
         f"<figcaption>{legend}</figcaption></figure>"
     )
 
@@ -96,12 +99,6 @@ def _line_swatch(i: int, marked: bool = True) -> str:
         f'stroke="{PALETTE[i % len(PALETTE)]}" stroke-width="2" stroke-dasharray="{DASHES[i % len(DASHES)]}"/>'
         f"{_marker(i, 17, 6) if marked else ''}</svg>"
     )
-
-
-marker = _marker
-"""Series ``i``'s marker at (``x``, ``y``) (for the figures drawn apart from this module)."""
-line_swatch = _line_swatch
-"""Series ``i``'s swatch in a legend: its line and marker."""
 
 
 def _bar_swatch(i: int) -> str:
