@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from agentproc.analysis.compare.horizons import differences as horizon_diffs
+from agentproc.analysis.compare.horizons import fitter
 from agentproc.analysis.compare.rate_diff import (
     Pair,
     cells_corrected,
@@ -49,7 +50,6 @@ from agentproc.analysis.compare.result import (
     Comparison,
     arm_stats,
 )
-from agentproc.analysis.measures.horizon import horizon
 from agentproc.analysis.measures.identity import AgentId, agent_id, agent_labels
 from agentproc.analysis.measures.trials import Outcome, faithful_rows, outcome_of, trial_stats
 from agentproc.analysis.stats.exact import min_detectable_effect, verdict
@@ -136,13 +136,16 @@ def compare_records(
 
 
 def _with_horizons(result: CompareResult) -> CompareResult:
-    """Each arm's procedure horizon and each comparison's paired difference of horizons."""
+    """Each arm's procedure horizon and each comparison's paired difference of horizons
+    (each group of rows fitted once)."""
+    fit = fitter()
     arms = {
-        n: dataclasses.replace(a, horizon=horizon(faithful_rows(a.outcomes)))
+        n: dataclasses.replace(a, horizon=fit(faithful_rows(a.outcomes))(0.5))
         for n, a in result.arms.items()
     }
     base = arms[result.baseline]
-    diffs = horizon_diffs({c.arm: paired_episodes(base, arms[c.arm]) for c in result.comparisons})
+    pairs = {c.arm: paired_episodes(base, arms[c.arm]) for c in result.comparisons}
+    diffs = horizon_diffs(pairs, fit)
     comparisons = [dataclasses.replace(c, horizon=diffs[c.arm]) for c in result.comparisons]
     return dataclasses.replace(result, arms=arms, comparisons=comparisons)
 

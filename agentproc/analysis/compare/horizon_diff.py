@@ -2,8 +2,8 @@
 that belongs to it (``agentproc compare``).
 
 Both arms ran the same scenarios, so their horizons are not independent: an arm that
-meets a hard scenario meets it in both. Each arm's curve is fitted as ``report`` fits it
-(:func:`~agentproc.analysis.stats.horizon_fit.weibull_fit`, on the paired scenarios), and the two
+meets a hard scenario meets it in both. Each arm's curve is fitted once as ``report`` fits
+it (:func:`~agentproc.analysis.measures.horizon.horizon_fit`, on the paired scenarios), and the two
 fits' joint covariance is the **cluster-robust (sandwich) covariance with the scenario
 as the cluster**: the score of each scenario in both arms at once, so that what the
 arms share is counted once. The difference is taken where the horizon is a ratio's
@@ -31,10 +31,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from agentproc.analysis.measures.horizon import Horizon, Row, horizon
+from agentproc.analysis.measures.horizon import Horizon, HorizonFit, Row, horizon_fit
 from agentproc.analysis.render.formats import p_text
 from agentproc.analysis.stats.exact import ALPHA
-from agentproc.analysis.stats.horizon_fit import weibull_fit
 from agentproc.analysis.stats.paired import MIN_SCENARIOS
 from agentproc.analysis.stats.student_t import t_pvalue, t_quantile
 
@@ -193,28 +192,34 @@ def horizon_difference(base: Sequence[Row], arm: Sequence[Row]) -> HorizonDiffer
     >>> 1.6 < d.ratio < 2.4 and d.ci[0] > 1 and d.p < 0.05
     True
     """
-    hb, ha = horizon(base, LEVEL), horizon(arm, LEVEL)
-    df = max(1, len(base) - 2)
+    return difference(horizon_fit(base), horizon_fit(arm))
+
+
+def difference(base: HorizonFit, arm: HorizonFit) -> HorizonDifference:
+    """:func:`horizon_difference` of two arms' fits on their paired scenarios (each fitted
+    once, its estimates read here)."""
+    hb, ha = base(LEVEL), arm(LEVEL)
+    df = max(1, len(base.rows) - 2)
     empty = HorizonDifference(hb, ha, None, None, None, df)
-    if hb.steps is None or ha.steps is None or len(base) < MIN_SCENARIOS:
+    if hb.steps is None or ha.steps is None or len(base.rows) < MIN_SCENARIOS:
         return empty
     import numpy as np
 
     target = math.log(-math.log(LEVEL))
     grads, blocks, infos = [], [], []
-    for rows, sign in ((base, 1.0), (arm, -1.0)):
-        (a, b), _ = weibull_fit(rows)
-        if b <= 0:
+    for fitted, sign in ((base, 1.0), (arm, -1.0)):
+        if fitted.fit is None or fitted.fit.b <= 0:
             return empty
+        a, b = fitted.fit.a, fitted.fit.b
         x = (target - a) / b
-        scores, info = _pieces(rows, (a, b))
+        scores, info = _pieces(fitted.rows, (a, b))
         # x = (target - a) / b: dx/da = -1/b, dx/db = -x/b, in x_arm - x_base
         grads += [sign / b, sign * x / b]
         blocks.append(scores - scores.mean(axis=0))
         infos.append(info)
     grad = np.array(grads)
     meat = np.hstack(blocks)
-    c = len(base)
+    c = len(base.rows)
     bread = np.zeros((4, 4))
     bread[:2, :2], bread[2:, 2:] = np.linalg.inv(infos[0]), np.linalg.inv(infos[1])
     # small samples: the scenarios over those left after the 4 estimates (as Stata's CR1)

@@ -7,15 +7,15 @@ and in the arms' and comparisons' JSON.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from agentproc.analysis.compare.horizon_diff import LEVEL, HorizonDifference, horizon_difference
+from agentproc.analysis.compare.horizon_diff import LEVEL, HorizonDifference, difference
 from agentproc.analysis.compare.rate_diff import Pair
-from agentproc.analysis.measures.horizon import Row
+from agentproc.analysis.measures.horizon import HorizonFit, Row, horizon_fit
 from agentproc.analysis.render.formats import p_text
 from agentproc.analysis.stats.exact import ALPHA
 from agentproc.analysis.stats.multiplicity import holm, holm_levels
@@ -36,11 +36,33 @@ def paired_rows(pairs: Sequence[Pair]) -> tuple[list[Row], list[Row]]:
     )
 
 
-def differences(pairs: Mapping[str, Sequence[Pair]]) -> dict[str, HorizonDifference]:
-    """Each arm's paired difference of horizons from the baseline (arm name -> its pairs);
-    with several arms, p-values Holm-adjusted across the arms that have a difference, each
-    interval at the level Holm tested it at."""
-    out = {arm: horizon_difference(*paired_rows(p)) for arm, p in pairs.items()}
+Fitter = Callable[[Sequence[Row]], HorizonFit]
+"""Rows -> their fit (:func:`~agentproc.analysis.measures.horizon.horizon_fit`)."""
+
+
+def fitter() -> Fitter:
+    """:func:`~agentproc.analysis.measures.horizon.horizon_fit` that fits each distinct group of
+    rows once: an arm's rows, and the baseline's paired with each arm, recur in a
+    comparison."""
+    seen: dict[tuple[Row, ...], HorizonFit] = {}
+
+    def fit(rows: Sequence[Row]) -> HorizonFit:
+        key = tuple(rows)
+        if key not in seen:
+            seen[key] = horizon_fit(key)
+        return seen[key]
+
+    return fit
+
+
+def differences(
+    pairs: Mapping[str, Sequence[Pair]], fit: Fitter | None = None
+) -> dict[str, HorizonDifference]:
+    """Each arm's paired difference of horizons from the baseline (arm name -> its pairs),
+    each group of rows fitted once by ``fit``; with several arms, p-values Holm-adjusted
+    across the arms that have a difference, each interval at the level Holm tested it at."""
+    fit = fit or fitter()
+    out = {arm: difference(*map(fit, paired_rows(p))) for arm, p in pairs.items()}
     raw = {arm: d.p for arm, d in out.items() if d.p is not None}
     if len(out) < 2 or not raw:
         return out

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from agentproc.analysis.html.svg import PALETTE, W, esc, line_swatch, marker
+from agentproc.analysis.html.svg import PALETTE, W, _frame, _legend, _line_swatch, _marker, esc
 from agentproc.analysis.measures.cells import CellStats
 from agentproc.analysis.render.formats import pct
 
@@ -72,16 +72,9 @@ def group_chart(title: str, series: Sequence[Series], x_label: str, caption: str
             body.append(
                 f'<g class="point"><title>{esc(tip)}</title>'
                 f'<line x1="{sx(lo):.1f}" y1="{y:.1f}" x2="{sx(hi):.1f}" y2="{y:.1f}" stroke="{colour}" stroke-width="1.5"/>'
-                f"{marker(i, sx(value), y)}</g>"
+                f"{_marker(i, sx(value), y)}</g>"
             )
     names = [name for name, _, _ in series]
-    keys = " ".join(
-        f'<span class="key">{line_swatch(i)} {esc(name)}</span>' for i, name in enumerate(names)
-    )
+    keys = _legend([*enumerate(names)], _line_swatch)
     label = f"{title}: {', '.join(names)}"
-    return (
-        f'<figure class="chart"><svg role="img" aria-label="{esc(label)}" viewBox="0 0 {W} {height}" '
-        f'width="{W}" height="{height}" xmlns="http://www.w3.org/2000/svg">'
-        f'<text x="{KEYS}" y="16" class="title">{esc(title)}</text>{"".join(body)}</svg>'
-        f"<figcaption>{keys}<br>{esc(caption)}</figcaption></figure>"
-    )
+    return _frame(title, "".join(body), label, f"{keys}<br>{esc(caption)}", height, KEYS)

@@ -3,9 +3,10 @@ position, the Kaplan-Meier curve of still being on the procedure (a staircase, w
 log-log band), the hazard per step, and the observed self-conditioning by position bin
 (:mod:`~agentproc.analysis.measures.steps`).
 
-Drawn here rather than with :func:`~agentproc.analysis.html.svg.line_chart`, whose
-x axis labels every value: a procedure of 95 steps needs its ticks thinned, and a
-survival curve is a staircase, not a polyline. A declared workflow's steps are labelled
+Drawn with the report's chart engine (:class:`~agentproc.analysis.html.svg.Plot`), not
+:func:`~agentproc.analysis.html.svg.line_chart`, whose x axis labels every value: a
+procedure of 95 steps needs its ticks thinned, a survival curve is a staircase, and a
+small rate gets a short y axis. A declared workflow's steps are labelled
 by the variable each defines (slanted, up to :data:`NAMED` of them), and each point's
 tooltip names the step by its tool too. Each point carries a ``<title>`` with its
 value, interval and count; every text is escaped.
@@ -15,30 +16,24 @@ value, interval and count; every text is escaped.
 
 from __future__ import annotations
 
-import math
-
 from agentproc.analysis.html.svg import (
-    BOTTOM,
     DASHES,
-    LEFT,
-    PALETTE,
-    PH,
-    PW,
-    RIGHT,
-    TOP,
     H,
     Line,
+    Plot,
     Point,
-    W,
+    _frame,
+    _legend,
+    _line_swatch,
     esc,
+    span,
+    ticks,
 )
 from agentproc.analysis.measures.report import AgentReport
 from agentproc.analysis.measures.step_names import StepNames, median_text, step_text
 from agentproc.analysis.measures.steps import PerStep
 from agentproc.analysis.render.formats import pct
 
-TICKS = 8
-"""At most about this many labelled ticks along x."""
 NAMED = 30
 """A workflow of at most this many steps has each labelled by name (more: by number)."""
 SLANT = 50
@@ -46,25 +41,6 @@ SLANT = 50
 NAME_CHARS = 14
 """Characters of a name on an axis (a longer one is cut with an ellipsis; its tooltip
 has it whole)."""
-
-
-def ticks(first: float, last: float) -> list[float]:
-    """Round x values from ``first`` to ``last``, at most about :data:`TICKS` of them.
-
-    >>> ticks(1, 95)
-    [1, 20, 40, 60, 80]
-    >>> ticks(1, 5)
-    [1, 2, 3, 4, 5]
-    """
-    span = last - first
-    if span <= TICKS:
-        return [first + i for i in range(int(span) + 1)]
-    raw = span / TICKS
-    step = min(
-        m * 10**e for e in range(int(math.log10(raw)) + 2) for m in (1, 2, 5) if m * 10**e >= raw
-    )
-    out = [first] + [x for x in range(int(step), int(last) + 1, int(step)) if x - first >= step / 2]
-    return out
 
 
 SCALES = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0)
@@ -100,85 +76,28 @@ def chart(
     ``fit``, over 0 to the least of :data:`SCALES` that holds them); ``names``: the x
     values' tick labels, when they are categories (``slanted``: set at an angle, the
     chart taller to hold them); ``tips``: how a point's tooltip names its x value."""
-    height = H + SLANT if slanted else H
     xs = [p.x for line in lines for p in line.points]
-    x0, x1 = (min(xs), max(xs)) if xs else (0.0, 1.0)
-    if x0 == x1:
-        x0, x1 = x0 - 1, x1 + 1
-    top = y_top(lines, fit)
-
-    def sx(x: float) -> float:
-        return LEFT + (x - x0) / (x1 - x0) * PW
-
-    def sy(y: float) -> float:
-        return TOP + (1 - y / top) * PH
-
-    body = []
-    for t in range(6):
-        y = sy(top * t / 5)
-        body.append(
-            f'<line x1="{LEFT}" y1="{y:.1f}" x2="{W - RIGHT}" y2="{y:.1f}" class="grid"/>'
-            f'<text x="{LEFT - 4}" y="{y + 3:.1f}" class="tick" text-anchor="end">{100 * top * t / 5:g}%</text>'
-        )
-    where = sorted(names) if names is not None else ticks(min(xs), max(xs)) if xs else []
-    for x in where:
-        text = esc(_cut(names[x]) if slanted else names[x]) if names is not None else f"{x:g}"
-        if slanted:  # read from the tick down to the left
-            y = H - BOTTOM + 10
-            body.append(
-                f'<text x="{sx(x):.1f}" y="{y}" class="tick" text-anchor="end" '
-                f'transform="rotate(-40 {sx(x):.1f} {y})">{text}</text>'
-            )
-            continue
-        anchor = "end" if names is not None and x == x1 and len(where) > 1 else "middle"
-        body.append(
-            f'<text x="{sx(x):.1f}" y="{H - BOTTOM + 14}" class="tick" text-anchor="{anchor}">{text}</text>'
-        )
-    body.append(
-        f'<text x="{LEFT + PW / 2:.1f}" y="{height - BOTTOM + 30}" class="axis" text-anchor="middle">{esc(x_label)}</text>'
-        f'<text x="12" y="{TOP + PH / 2}" class="axis" text-anchor="middle" transform="rotate(-90 12 {TOP + PH / 2})">{esc(y_label)}</text>'
-    )
-    keys = []
+    plot = Plot(*span(xs), top=y_top(lines, fit), height=H + SLANT if slanted else H)
+    if names is None:
+        at = [(x, f"{x:g}") for x in (ticks(min(xs), max(xs)) if xs else [])]
+    else:
+        at = [(x, esc(_cut(names[x]) if slanted else names[x])) for x in sorted(names)]
+    body = [plot.axes(at, x_label, y_label, slanted, names is not None)]
     for i, line in enumerate(lines):
-        colour, pts = PALETTE[i % len(PALETTE)], sorted(line.points, key=lambda p: p.x)
-        if not pts:
-            continue
-
-        def path(values: list[tuple[float, float]]) -> str:
-            out = []
-            for j, (x, y) in enumerate(values):
-                if staircase and j:  # hold the previous value up to this step
-                    out.append(f"{sx(x):.1f},{sy(values[j - 1][1]):.1f}")
-                out.append(f"{sx(x):.1f},{sy(y):.1f}")
-            return " ".join(out)
-
-        upper = path([(p.x, p.hi) for p in pts])
-        lower = " ".join(reversed(path([(p.x, p.lo) for p in pts]).split(" ")))
-        body.append(
-            f'<polygon points="{upper} {lower}" fill="{colour}" fill-opacity="0.12" class="band"/>'
-        )
-        body.append(
-            f'<polyline points="{path([(p.x, p.y) for p in pts])}" fill="none" stroke="{colour}" '
-            f'stroke-width="2" stroke-dasharray="{DASHES[i % len(DASHES)]}" class="series"/>'
-        )
+        pts = sorted(line.points, key=lambda p: p.x)
+        band = [(p.x, p.y, p.lo, p.hi) for p in pts]
+        body.append(plot.line(i, band, DASHES[i % len(DASHES)], staircase=staircase) if pts else "")
         for p in pts:
-            at = (tips or names or {}).get(p.x, f"{p.x:g}")
-            tip = f"{line.name}, {x_label} {at}: {pct(p.y)} [{pct(p.lo)}, {pct(p.hi)}], n={p.n}"
-            body.append(
-                f'<g class="point"><title>{esc(tip)}</title><circle cx="{sx(p.x):.1f}" cy="{sy(p.y):.1f}" '
-                f'r="{2.5 if len(pts) > 30 else 3.5}" fill="{colour}"/></g>'
-            )
-        keys.append(
-            f'<span class="key"><svg width="34" height="12" aria-hidden="true"><line x1="1" y1="6" x2="33" y2="6" '
-            f'stroke="{colour}" stroke-width="2" stroke-dasharray="{DASHES[i % len(DASHES)]}"/></svg> {esc(line.name)}</span>'
-        )
+            where = (tips or names or {}).get(p.x, f"{p.x:g}")
+            tip = f"{line.name}, {x_label} {where}: {pct(p.y)} [{pct(p.lo)}, {pct(p.hi)}], n={p.n}"
+            body.append(plot.dot(i, tip, p.x, p.y, 2.5 if len(pts) > 30 else 3.5))
+    keys = _legend([(i, line.name) for i, line in enumerate(lines) if line.points], _unmarked)
     label = f"{title}: {', '.join(line.name for line in lines)}"
-    return (
-        f'<figure class="chart"><svg role="img" aria-label="{esc(label)}" viewBox="0 0 {W} {height}" '
-        f'width="{W}" height="{height}" xmlns="http://www.w3.org/2000/svg">'
-        f'<text x="{LEFT}" y="16" class="title">{esc(title)}</text>{"".join(body)}</svg>'
-        f"<figcaption>{' '.join(keys)}<br>{esc(caption)}</figcaption></figure>"
-    )
+    return _frame(title, "".join(body), label, f"{keys}<br>{esc(caption)}", plot.height)
+
+
+def _unmarked(i: int) -> str:
+    return _line_swatch(i, marked=False)
 
 
 def _cut(name: str) -> str:

@@ -1,4 +1,6 @@
-"""Inline SVG charts: lines with 95% interval bands, stacked bars, a heat map.
+"""Inline SVG charts: lines with 95% interval bands, stacked bars, a heat map, and the
+one engine every chart of the report is drawn with (:class:`Plot`: scales, grid,
+ticks, thinned or named, lines and staircases with their bands, points).
 
 Hand-written SVG keeps the report one file with no dependency: every series has
 a colour, a dash pattern and a marker shape, and every bar segment a fill
@@ -10,7 +12,8 @@ its value, interval and count. All text is escaped.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from html import escape
 
@@ -68,11 +71,14 @@ def _marker(i: int, x: float, y: float) -> str:
     return f'<use href="#m-{mark}" x="{x:.1f}" y="{y:.1f}" color="{PALETTE[i % len(PALETTE)]}"/>'
 
 
-def _frame(title: str, body: str, label: str, legend: str) -> str:
+def _frame(
+    title: str, body: str, label: str, legend: str, height: int = H, left: int = LEFT
+) -> str:
+    """A chart's figure: its SVG (``body`` under ``title``, from ``left``) and caption."""
     return (
-        f'<figure class="chart"><svg role="img" aria-label="{esc(label)}" viewBox="0 0 {W} {H}" '
-        f'width="{W}" height="{H}" xmlns="http://www.w3.org/2000/svg">'
-        f'<text x="{LEFT}" y="16" class="title">{esc(title)}</text>{body}</svg>'
+        f'<figure class="chart"><svg role="img" aria-label="{esc(label)}" viewBox="0 0 {W} {height}" '
+        f'width="{W}" height="{height}" xmlns="http://www.w3.org/2000/svg">'
+        f'<text x="{left}" y="16" class="title">{esc(title)}</text>{body}</svg>'
         f"<figcaption>{legend}</figcaption></figure>"
     )
 
@@ -87,34 +93,16 @@ def _legend(keys: list[tuple[int, str]], swatch: Callable[[int], str]) -> str:
     return " ".join(f'<span class="key">{swatch(i)} {esc(name)}</span>' for i, name in keys)
 
 
-def _line_swatch(i: int) -> str:
+def _line_swatch(i: int, marked: bool = True) -> str:
     return (
         f'<svg width="34" height="12" aria-hidden="true"><line x1="1" y1="6" x2="33" y2="6" '
         f'stroke="{PALETTE[i % len(PALETTE)]}" stroke-width="2" stroke-dasharray="{DASHES[i % len(DASHES)]}"/>'
-        f"{_marker(i, 17, 6)}</svg>"
+        f"{_marker(i, 17, 6) if marked else ''}</svg>"
     )
-
-
-marker = _marker
-"""Series ``i``'s marker at (``x``, ``y``) (for the figures drawn apart from this module)."""
-line_swatch = _line_swatch
-"""Series ``i``'s swatch in a legend: its line and marker."""
 
 
 def _bar_swatch(i: int) -> str:
     return f'<svg width="16" height="12" aria-hidden="true"><rect width="16" height="12" fill="{_fill(i)}" stroke="#333"/></svg>'
-
-
-def _grid() -> str:
-    """Horizontal grid lines and their ticks, 0% to 100%."""
-    parts = []
-    for t in range(6):
-        y = TOP + (1 - t / 5) * PH
-        parts.append(
-            f'<line x1="{LEFT}" y1="{y:.1f}" x2="{W - RIGHT}" y2="{y:.1f}" class="grid"/>'
-            + _text(LEFT - 4, y + 3, f"{20 * t}%", anchor="end")
-        )
-    return "".join(parts)
 
 
 def _text(x: float, y: float, text: str, kind: str = "tick", anchor: str = "middle") -> str:
@@ -122,59 +110,153 @@ def _text(x: float, y: float, text: str, kind: str = "tick", anchor: str = "midd
     return f'<text x="{x:.1f}" y="{y:.1f}" class="{kind}" text-anchor="{anchor}">{text}</text>'
 
 
-def _axes(
-    xs: list[float], x_label: str, y_label: str
-) -> tuple[str, Callable[[float], float], Callable[[float], float]]:
-    x0, x1 = (min(xs), max(xs)) if xs else (0.0, 1.0)
-    if x0 == x1:
-        x0, x1 = x0 - 1, x1 + 1
+TICKS = 8
+"""At most about this many labelled ticks along a thinned x axis (:func:`ticks`)."""
 
-    def sx(x: float) -> float:
-        return LEFT + (x - x0) / (x1 - x0) * PW
 
-    def sy(y: float) -> float:
-        return TOP + (1 - y) * PH
+def ticks(first: float, last: float) -> list[float]:
+    """Round x values from ``first`` to ``last``, at most about :data:`TICKS` of them.
 
-    parts = [_grid()]
-    parts += [_text(sx(x), H - BOTTOM + 14, f"{x:g}") for x in sorted(set(xs))]
-    parts.append(
-        _text(LEFT + PW / 2, H - BOTTOM + 30, esc(x_label), "axis")
-        + f'<text x="12" y="{TOP + PH / 2}" class="axis" text-anchor="middle" '
-        f'transform="rotate(-90 12 {TOP + PH / 2})">{esc(y_label)}</text>'
+    >>> ticks(1, 95)
+    [1, 20, 40, 60, 80]
+    >>> ticks(1, 5)
+    [1, 2, 3, 4, 5]
+    """
+    span = last - first
+    if span <= TICKS:
+        return [first + i for i in range(int(span) + 1)]
+    raw = span / TICKS
+    step = min(
+        m * 10**e for e in range(int(math.log10(raw)) + 2) for m in (1, 2, 5) if m * 10**e >= raw
     )
-    return "".join(parts), sx, sy
+    return [first] + [
+        x for x in range(int(step), int(last) + 1, int(step)) if x - first >= step / 2
+    ]
+
+
+Band = Sequence[tuple[float, float, float, float]]
+"""A line with its band: ``(x, y, lower, upper)`` per point, in order of x."""
+
+
+@dataclass(frozen=True, slots=True)
+class Plot:
+    """The plotting area of a chart, through which every chart is drawn: x from :attr:`x0`
+    to :attr:`x1` (:attr:`pad` more on each side), y from 0 to :attr:`top`."""
+
+    x0: float
+    x1: float
+    top: float = 1.0
+    pad: float = 0.0
+    height: int = H
+    """The chart's height (taller below the axis to hold slanted tick names)."""
+
+    def sx(self, x: float) -> float:
+        return LEFT + (x - self.x0 + self.pad) / (self.x1 - self.x0 + 2 * self.pad) * PW
+
+    def sy(self, y: float) -> float:
+        return TOP + (1 - y / self.top) * PH
+
+    def grid(self) -> str:
+        """Horizontal grid lines and their ticks, from 0 to :attr:`top` in fifths."""
+        parts = []
+        for t in range(6):
+            y = self.sy(self.top * t / 5)
+            parts.append(
+                f'<line x1="{LEFT}" y1="{y:.1f}" x2="{W - RIGHT}" y2="{y:.1f}" class="grid"/>'
+                + _text(LEFT - 4, y + 3, f"{100 * self.top * t / 5:g}%", anchor="end")
+            )
+        return "".join(parts)
+
+    def axes(
+        self,
+        at: Sequence[tuple[float, str]],
+        x_label: str,
+        y_label: str,
+        slanted: bool = False,
+        named: bool = False,
+    ) -> str:
+        """The grid, the x ticks ``(x, text already escaped)`` (``slanted``: set at an
+        angle, read from the tick down to the left; ``named``: a name at the right edge
+        ends at its tick) and both axes' titles."""
+        parts = [self.grid()]
+        for x, text in at:
+            if slanted:
+                y = H - BOTTOM + 10
+                parts.append(
+                    f'<text x="{self.sx(x):.1f}" y="{y}" class="tick" text-anchor="end" '
+                    f'transform="rotate(-40 {self.sx(x):.1f} {y})">{text}</text>'
+                )
+            else:
+                end = named and x == self.x1 and len(at) > 1
+                parts.append(
+                    _text(self.sx(x), H - BOTTOM + 14, text, anchor=("middle", "end")[end])
+                )
+        return "".join(parts) + (
+            _text(LEFT + PW / 2, self.height - BOTTOM + 30, esc(x_label), "axis")
+            + f'<text x="12" y="{TOP + PH / 2}" class="axis" text-anchor="middle" '
+            f'transform="rotate(-90 12 {TOP + PH / 2})">{esc(y_label)}</text>'
+        )
+
+    def _path(self, points: Sequence[tuple[float, float]], staircase: bool) -> list[str]:
+        out = []
+        for j, (x, y) in enumerate(points):
+            if staircase and j:  # hold the previous value up to this x
+                out.append(f"{self.sx(x):.1f},{self.sy(points[j - 1][1]):.1f}")
+            out.append(f"{self.sx(x):.1f},{self.sy(y):.1f}")
+        return out
+
+    def line(
+        self, i: int, points: Band, dash: str | None, kind: str = "series", staircase: bool = False
+    ) -> str:
+        """Series ``i``'s line (or staircase) with its shaded band behind it."""
+        colour = PALETTE[i % len(PALETTE)]
+        upper = " ".join(self._path([(x, hi) for x, _, _, hi in points], staircase))
+        lower = " ".join(reversed(self._path([(x, lo) for x, _, lo, _ in points], staircase)))
+        path = " ".join(self._path([(x, y) for x, y, _, _ in points], staircase))
+        dashes = "" if dash is None else f' stroke-dasharray="{dash}"'
+        return (
+            f'<polygon points="{upper} {lower}" fill="{colour}" fill-opacity="0.12" class="band"/>'
+            f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"{dashes} class="{kind}"/>'
+        )
+
+    def point(self, i: int, tip: str, x: float, y: float, lo: float, hi: float) -> str:
+        """Series ``i``'s marker at ``(x, y)``, its interval an error bar, ``tip`` its title."""
+        at = self.sx(x)
+        return (
+            f'<g class="point"><title>{esc(tip)}</title>'
+            f'<line x1="{at:.1f}" y1="{self.sy(lo):.1f}" x2="{at:.1f}" y2="{self.sy(hi):.1f}" '
+            f'stroke="{PALETTE[i % len(PALETTE)]}" stroke-width="1"/>{_marker(i, at, self.sy(y))}</g>'
+        )
+
+    def dot(self, i: int, tip: str, x: float, y: float, r: float) -> str:
+        """A dot of series ``i``'s colour at ``(x, y)``, ``tip`` its title."""
+        return (
+            f'<g class="point"><title>{esc(tip)}</title><circle cx="{self.sx(x):.1f}" '
+            f'cy="{self.sy(y):.1f}" r="{r}" fill="{PALETTE[i % len(PALETTE)]}"/></g>'
+        )
+
+
+def span(xs: Sequence[float]) -> tuple[float, float]:
+    """The x range of an axis over ``xs``: one unit each side of a single value."""
+    x0, x1 = (min(xs), max(xs)) if xs else (0.0, 1.0)
+    return (x0 - 1, x1 + 1) if x0 == x1 else (x0, x1)
 
 
 def line_chart(
     title: str, lines: list[Line], x_label: str, y_label: str, legend_title: str = ""
 ) -> str:
-    """Lines with a shaded 95% band and error bars at each point."""
+    """Lines with a shaded 95% band and error bars at each point, every x value a tick."""
     xs = [p.x for line in lines for p in line.points]
-    axes, sx, sy = _axes(xs, x_label, y_label)
-    body = [axes]
+    plot = Plot(*span(xs))
+    body = [plot.axes([(x, f"{x:g}") for x in sorted(set(xs))], x_label, y_label)]
     for i, line in enumerate(lines):
-        colour = PALETTE[i % len(PALETTE)]
         pts = sorted(line.points, key=lambda p: p.x)
         if not pts:
             continue
-        upper = " ".join(f"{sx(p.x):.1f},{sy(p.hi):.1f}" for p in pts)
-        lower = " ".join(f"{sx(p.x):.1f},{sy(p.lo):.1f}" for p in reversed(pts))
-        body.append(
-            f'<polygon points="{upper} {lower}" fill="{colour}" fill-opacity="0.12" class="band"/>'
-        )
-        path = " ".join(f"{sx(p.x):.1f},{sy(p.y):.1f}" for p in pts)
-        body.append(
-            f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2" '
-            f'stroke-dasharray="{DASHES[i % len(DASHES)]}" class="series"/>'
-        )
+        body.append(plot.line(i, [(p.x, p.y, p.lo, p.hi) for p in pts], DASHES[i % len(DASHES)]))
         for p in pts:
-            x, y = sx(p.x), sy(p.y)
             tip = f"{line.name}, {x_label} {p.x:g}: {pct(p.y)} [{pct(p.lo)}, {pct(p.hi)}], n={p.n}"
-            body.append(
-                f'<g class="point"><title>{esc(tip)}</title>'
-                f'<line x1="{x:.1f}" y1="{sy(p.lo):.1f}" x2="{x:.1f}" y2="{sy(p.hi):.1f}" '
-                f'stroke="{colour}" stroke-width="1"/>{_marker(i, x, y)}</g>'
-            )
+            body.append(plot.point(i, tip, p.x, p.y, p.lo, p.hi))
     names = [line.name for line in lines]
     head = f"<b>{esc(legend_title)}</b> " if legend_title else ""
     label = f"{title}: {', '.join(names)}"
@@ -210,7 +292,7 @@ def stacked_bars(
 ) -> str:
     """One bar per key, stacked shares of each name (segments patterned and titled)."""
     keys = list(bars)
-    body = [_grid()]
+    body = [Plot(0.0, 1.0).grid()]
     step = PW / max(len(keys), 1)
     bw = min(36.0, step * 0.7)
     for b, key in enumerate(keys):

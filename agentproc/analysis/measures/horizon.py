@@ -41,12 +41,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from agentproc.analysis.stats.binomial import Rate, design_effect
 from agentproc.analysis.stats.horizon_fit import Penalised, Row, penalised
-from agentproc.analysis.stats.horizon_profile import Ends
+from agentproc.analysis.stats.horizon_profile import Ends, band
 
 LEVELS = (0.5, 0.8)
 """The success levels a horizon is reported at."""
@@ -161,6 +162,96 @@ class Horizon:
 
 MEASURES = {"faithful": "faithful", "first_answer": "first-answer"}
 """The measures a horizon is fitted for, and how a line names them."""
+BINS = 8
+"""With more distinct lengths than this, :meth:`HorizonFit.observed` bins them in equal
+steps of log2."""
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class HorizonFit:
+    """One group's curve fitted once, and everything read from it: the horizon at any
+    level (``fit(0.8)``), the curve with its band (:meth:`band`), the observed rate per
+    bin of lengths (:meth:`observed`); the paired difference reads its estimates and
+    rows (:mod:`agentproc.analysis.compare.horizon_diff`)."""
+
+    rows: tuple[Row, ...]
+    """The scenarios' rows ``(steps, successes, trials)`` it was fitted on."""
+    fit: Penalised | None
+    """The penalised likelihood at its maximum (Firth's estimates, their covariance, the
+    overdispersion); ``None`` with one length tested: no fit."""
+
+    @property
+    def shortest(self) -> int:
+        return min((s for s, _, _ in self.rows), default=0)
+
+    @property
+    def longest(self) -> int:
+        return max((s for s, _, _ in self.rows), default=0)
+
+    @property
+    def trend(self) -> Trend | None:
+        """Whether success falls with length (``None``: no fit)."""
+        if self.fit is None:
+            return None
+        if self.fit.b <= FLAT:
+            return "does not fall"
+        return "falls" if self.fit.rejected(self.fit.flat_at[1]) else "not shown to fall"
+
+    def __call__(self, level: float) -> Horizon:
+        """The horizon at ``level``."""
+        fit, n = self.fit, len(self.rows)
+        shell = Horizon(level, None, None, None, self.shortest, self.longest, None, n, self.trend)
+        if fit is None:
+            return shell
+        if fit.b <= FLAT and fit.rejected(fit.flat_at[1]):  # success rises: no curve that
+            return shell  # does not is allowed
+        return _located(fit, Ends(fit, math.log(-math.log(level))), shell)
+
+    def band(self, samples: int) -> list[tuple[float, float, float, float]]:
+        """The fitted curve and its pointwise 95% band at ``samples + 1`` log2 lengths over
+        the tested ones: ``(x, success, lower, upper)``, every success the profile of the
+        penalised likelihood allows there (:func:`~agentproc.analysis.stats.horizon_profile.band`),
+        so that it crosses a level where the horizon's interval ends; none without a fit."""
+        if self.fit is None:
+            return []
+        lo, hi = self.fit.shortest, self.fit.longest
+        xs = [lo + (hi - lo) * i / samples for i in range(samples + 1)]
+        # a higher eta is a lower success: the band's upper success is its lowest eta
+        return [
+            (x, _success(e), _success(top), _success(bottom))
+            for x, (e, bottom, top) in zip(xs, band(self.fit, xs), strict=True)
+        ]
+
+    def observed(self) -> list[tuple[float, Rate]]:
+        """The observed rate per bin of lengths: each length its own bin when there are at
+        most :data:`BINS`, else equal steps of log2; each bin at the mean log2 of its
+        scenarios' lengths, its interval with the design effect of their trials.
+
+        >>> [(x, r.k, r.n) for x, r in horizon_fit([(4, 1, 2), (4, 2, 2), (8, 0, 2)]).observed()]
+        [(2.0, 3, 4), (3.0, 0, 2)]
+        """
+        xs = sorted({math.log2(s) for s, _, _ in self.rows})
+        lo, width = xs[0], (xs[-1] - xs[0]) / BINS
+
+        def key(x: float) -> float:
+            return x if len(xs) <= BINS else min(BINS - 1, int((x - lo) / width))
+
+        groups: dict[float, list[Row]] = {}
+        for row in self.rows:
+            groups.setdefault(key(math.log2(row[0])), []).append(row)
+        out = []
+        for _, group in sorted(groups.items()):
+            clusters = [(k, n) for _, k, n in group]
+            k, n = sum(c for c, _ in clusters), sum(m for _, m in clusters)
+            rate = (
+                Rate(k, n, design_effect(clusters), len(clusters)) if n > len(group) else Rate(k, n)
+            )
+            out.append((sum(math.log2(s) for s, _, _ in group) / len(group), rate))
+        return out
+
+
+def _success(eta: float) -> float:
+    return math.exp(-math.exp(min(max(eta, -700.0), 30.0)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,8 +260,9 @@ class Horizons:
 
     of: dict[str, tuple[Horizon, ...]]
     """Measure -> its horizon at each level, in :data:`LEVELS` order."""
-    rows: dict[str, tuple[Row, ...]] = field(default_factory=dict, compare=False)
-    """Measure -> the scenarios' rows it was fitted on (for the HTML report's figure)."""
+    fits: dict[str, HorizonFit] = field(default_factory=dict, compare=False)
+    """Measure -> the fit the horizons were read from (the HTML report's figure reads its
+    curve, band and observed rates)."""
 
     def lines(self) -> list[str]:
         """One line per measure: ``faithful horizon: 50%: 23 steps [14, 41]; 80%: ...``."""
@@ -198,15 +290,12 @@ def by_lookback_lines(per: dict[int, Horizons]) -> list[str]:
 
 
 def horizons(rows: Mapping[str, Sequence[Row]]) -> Horizons | None:
-    """Every measure's horizons from its scenarios' rows; ``None`` with one length or none
-    (a suite of one length has no horizon to give)."""
+    """Every measure's horizons from its scenarios' rows, each fitted once; ``None`` with
+    one length or none (a suite of one length has no horizon to give)."""
     if len({s for r in rows.values() for s, _, _ in r}) < 2:
         return None
     fits = {m: horizon_fit(r) for m, r in rows.items()}
-    return Horizons(
-        {m: tuple(f(q) for q in LEVELS) for m, f in fits.items()},
-        {m: tuple(r) for m, r in rows.items()},
-    )
+    return Horizons({m: tuple(f(q) for q in LEVELS) for m, f in fits.items()}, fits)
 
 
 def horizon(rows: Sequence[Row], level: float = 0.5) -> Horizon:
@@ -222,25 +311,9 @@ def horizon(rows: Sequence[Row], level: float = 0.5) -> Horizon:
     return horizon_fit(rows)(level)
 
 
-def horizon_fit(rows: Sequence[Row]) -> Callable[[float], Horizon]:
-    """Fit once, then the horizon at any level: ``horizon_fit(rows)(0.8)``."""
-    lengths = [s for s, _, _ in rows]
-    shortest, longest = (min(lengths), max(lengths)) if lengths else (0, 0)
-    if shortest == longest:
-        return lambda q: Horizon(q, None, None, None, shortest, longest, None, len(rows))
-    fit = penalised(rows)
-    flat_rejected = bool(fit.rejected(fit.flat_at[1]))
-    trend: Trend = (
-        "does not fall" if fit.b <= FLAT else ("falls" if flat_rejected else "not shown to fall")
-    )
-
-    def at(level: float) -> Horizon:
-        shell = Horizon(level, None, None, None, shortest, longest, None, len(rows), trend)
-        if fit.b <= FLAT and flat_rejected:  # success rises: no curve that does not is allowed
-            return shell
-        return _located(fit, Ends(fit, math.log(-math.log(level))), shell)
-
-    return at
+def horizon_fit(rows: Sequence[Row]) -> HorizonFit:
+    """Fit once, then query: ``horizon_fit(rows)(0.8)``, ``.band(32)``, ``.observed()``."""
+    return HorizonFit(tuple(rows), penalised(rows) if len({s for s, _, _ in rows}) > 1 else None)
 
 
 def _located(fit: Penalised, ends: Ends, shell: Horizon) -> Horizon:

@@ -4,8 +4,8 @@ penalised likelihood (:mod:`agentproc.analysis.measures.horizon` reads them).
 The curve is ``P(success) = exp(-exp(a + b * log2(steps)))``: ``a + b * x`` is the
 complementary log-log of failure, so **success falls with length when ``b > 0``**.
 
-- :func:`weibull_fit` is Firth's bias-reduced maximum likelihood (finite when the
-  outcomes separate) and its covariance, quasi-binomial over scenarios.
+- :func:`_fit` is Firth's bias-reduced maximum likelihood (finite when the outcomes
+  separate) and its covariance, quasi-binomial over scenarios.
 - :func:`penalised` holds the penalised log-likelihood ``l*(a, b) = l(a, b) + log det
   I(a, b) / 2`` whose maximum that fit is, and maximises it along lines of ``(a, b)``:
   through a point of the curve (``a + b * x0 = eta0``, ``b`` free) or flat (``b = 0``).
@@ -62,19 +62,6 @@ def _info(design: Any, n: Any, beta: Any) -> Any:
     fail = -np.expm1(-e)  # P(failure) = 1 - exp(-exp(eta))
     w = n * e * e * (1 - fail) / np.maximum(fail, 1e-300)
     return design.T @ (design * w[:, None])
-
-
-def weibull_fit(rows: Sequence[Row]) -> tuple[tuple[float, float], list[list[float]]]:
-    """Firth-penalised fit of ``P(success) = exp(-exp(a + b log2(steps)))`` (a binomial
-    model with the complementary log-log link on failure): the estimates ``(a, b)`` and
-    their covariance, quasi-binomial over scenarios.
-
-    >>> (a, b), _ = weibull_fit([(5, 9, 10), (10, 7, 10), (20, 3, 10), (40, 1, 10)])
-    >>> b > 0
-    True
-    """
-    (a, b), cov, phi = _fit(rows)
-    return (a, b), [[c * phi for c in row] for row in cov]
 
 
 def _fit(rows: Sequence[Row]) -> tuple[tuple[float, float], list[list[float]], float]:

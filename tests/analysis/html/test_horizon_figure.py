@@ -17,9 +17,9 @@ from html_runs import write_run
 from agentproc.agents.sim import run_sim_episode
 from agentproc.analysis import aggregate
 from agentproc.analysis.html import html_report
-from agentproc.analysis.html.horizon_figure import band, bins, horizon_figures
+from agentproc.analysis.html.horizon_figure import horizon_figures
 from agentproc.analysis.html.svg import esc
-from agentproc.analysis.measures.horizon import horizon
+from agentproc.analysis.measures.horizon import horizon, horizon_fit
 from agentproc.analysis.measures.report import AgentReport
 from agentproc.procedures import Cell, generate_procedure
 from agentproc.runs import episode_record
@@ -58,7 +58,7 @@ def agent_of(recs: list[dict[str, Any]]) -> AgentReport:
 
 
 def test_each_length_is_a_bin_with_its_scenarios_rate_and_interval():
-    got = bins([(5, 2, 2), (5, 0, 2), (10, 1, 2), (10, 1, 2)])
+    got = horizon_fit([(5, 2, 2), (5, 0, 2), (10, 1, 2), (10, 1, 2)]).observed()
     assert [(2**x, r.k, r.n, r.clusters) for x, r in got] == [
         (pytest.approx(5), 2, 4, 2),
         (pytest.approx(10), 2, 4, 2),
@@ -68,7 +68,7 @@ def test_each_length_is_a_bin_with_its_scenarios_rate_and_interval():
 
 def test_many_lengths_fall_in_eight_bins_of_log2():
     rows = [(n, 1, 1) for n in range(4, 129)]
-    got = bins(rows)
+    got = horizon_fit(rows).observed()
     assert len(got) == 8 and sum(r.n for _, r in got) == len(rows)
     assert [x for x, _ in got] == sorted(x for x, _ in got)
 
@@ -78,8 +78,8 @@ def test_the_band_crosses_the_level_where_the_horizons_interval_ends(level, p, p
     rows = rows_of(p, per)
     h = horizon(rows, level)
     assert h.low is not None and h.high is not None and h.steps is not None
-    lo_x, hi_x = math.log2(5), math.log2(80)
-    curve = band(rows, lo_x, hi_x)
+    curve = horizon_fit(rows).band(32)
+    assert curve[0][0] == math.log2(5) and curve[-1][0] == pytest.approx(math.log2(80))
 
     def crossing(i: int) -> float:  # where column i (1 fit, 2 lower, 3 upper) falls to level
         for a, b in itertools.pairwise(curve):

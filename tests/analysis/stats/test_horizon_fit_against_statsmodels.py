@@ -18,7 +18,7 @@ np = pytest.importorskip("numpy")
 sm = pytest.importorskip("statsmodels.api")
 optimize = pytest.importorskip("scipy.optimize")
 
-from agentproc.analysis.stats.horizon_fit import Row, weibull_fit  # noqa: E402
+from agentproc.analysis.stats.horizon_fit import Row, penalised  # noqa: E402
 
 CASES = 40
 """Random suites."""
@@ -70,7 +70,8 @@ def test_firth_estimates_are_the_penalised_maximum_of_statsmodels_likelihood():
     rng = random.Random(31)
     for _ in range(CASES):
         rows = suite(rng)
-        (a, b), _ = weibull_fit(rows)
+        fit = penalised(rows)
+        a, b = fit.a, fit.b
         model = glm(rows)
         with warnings.catch_warnings():  # statsmodels warns of fitted values near 0 or 1
             warnings.simplefilter("ignore")
@@ -89,7 +90,8 @@ def test_covariance_is_the_inverse_information_times_the_pearson_overdispersion(
     rng = random.Random(32)
     for _ in range(CASES):
         rows = suite(rng)
-        (a, b), cov = weibull_fit(rows)
+        fit = penalised(rows)
+        (a, b), cov = (fit.a, fit.b), fit.cov
         model = glm(rows)
         beta = np.array([a, b])
         with warnings.catch_warnings():
