@@ -21,14 +21,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from agentproc.errors import InputError  # noqa: E402
-from agentproc.procedures.formula import FormulaError, parse  # noqa: E402
-from agentproc.procedures.workflow_file import (  # noqa: E402
+from agentproc.declared.file import (  # noqa: E402
     DeclaredWorkflow,
     read_workflow,
     workflow_from_json,
 )
-from agentproc.procedures.workflow_identities import check_identities  # noqa: E402
+from agentproc.declared.formula import FormulaError, parse  # noqa: E402
+from agentproc.declared.identities import check_identities  # noqa: E402
+from agentproc.errors import InputError  # noqa: E402
 
 ATTACKS = {
     "flat chain past the size": "a" + "+a" * 499,

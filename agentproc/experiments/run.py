@@ -155,7 +155,7 @@ def applying(
     """
     if not scenarios or not scenarios[0].declared:
         return list(variants)
-    from agentproc.workflow.declared import check_applies, refusal_reason, variant_refusal
+    from agentproc.workflow.declared.compile import check_applies, refusal_reason, variant_refusal
 
     check_applies(scenarios[0], how.agent.options.mode, None)
     kept: list[Variant] = []

@@ -25,8 +25,8 @@ from typing import Any
 from agentproc.arith import SYMBOL, VERB, Op
 from agentproc.errors import ConfigError
 from agentproc.workflow.compile import NUMBER_TYPE, make_tools
-from agentproc.workflow.declared_view import dependency_order, free_distractors, refusal_line
-from agentproc.workflow.declared_view import shuffled as shuffled_declared
+from agentproc.workflow.declared.view import dependency_order, free_distractors, refusal_line
+from agentproc.workflow.declared.view import shuffled as shuffled_declared
 from agentproc.workflow.prompts import SYSTEM_PROMPT
 from agentproc.workflow.scenario import ExpectedCall, Scenario, ScenarioStep, step_tool_name
 from agentproc.workflow.variant import Variant

@@ -20,10 +20,10 @@ from agentproc.arith import (
     symbol_units,
     to_units,
 )
-from agentproc.procedures import formula as formulas
-from agentproc.procedures.formula_values import Tables, bind
-from agentproc.procedures.formula_values import evaluate as evaluate_formula
-from agentproc.workflow.declared_checks import declared_index, step_structure
+from agentproc.declared import formula as formulas
+from agentproc.declared.formula_values import Tables, bind
+from agentproc.declared.formula_values import evaluate as evaluate_formula
+from agentproc.workflow.declared.checks import declared_index, step_structure
 from agentproc.workflow.scenario_params import FINISH_ARGUMENT as FINISH_ARGUMENT
 from agentproc.workflow.scenario_params import FINISH_TOOL as FINISH_TOOL
 from agentproc.workflow.scenario_params import FinishSpec as FinishSpec

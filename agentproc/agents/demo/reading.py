@@ -60,7 +60,7 @@ from agentproc.agents.demo.loops import (
 )
 from agentproc.agents.demo.turn import Call, Exit, Expression, Number, Turn, Value
 from agentproc.arith import SYMBOL, Op
-from agentproc.procedures import formula
+from agentproc.declared import formula
 from agentproc.runs import text_of
 
 Reply = dict[str, Any]

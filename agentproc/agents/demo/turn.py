@@ -16,7 +16,7 @@ from fractions import Fraction
 from typing import Any
 
 from agentproc.arith import Op, apply_units, round_units, to_number, to_units
-from agentproc.procedures import formula, formula_values
+from agentproc.declared import formula, formula_values
 
 Number = float | int
 Value = float | int | str | bool
