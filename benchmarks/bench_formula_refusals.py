@@ -1,9 +1,9 @@
 """How long a declared workflow's formula checks take on what tries to exhaust them, run on
 demand: ``python benchmarks/bench_formula_refusals.py``.
 
-Prints the median over ``--repeats`` of the time :func:`~agentproc.procedures.formula.parse`
+Prints the median over ``--repeats`` of the time :func:`~agentproc.declared.formula.parse`
 takes to refuse each grammar attack (the parse cache cleared each time), and the time
-:func:`~agentproc.procedures.workflow_identities.check_identities` takes on a shipped
+:func:`~agentproc.declared.identities.check_identities` takes on a shipped
 workflow and on workflows whose one suspicious step is proved, needs more than the proof's
 bound of work (so the probe draws decide), or is a resource bomb for both
 [target: each one line within 1 s].

@@ -2,7 +2,7 @@
 
 The fields are 2 to 8 distinct step outputs, the last step's among them (a step after
 every field would never be needed); each is given on every instance where no exit fires
-(:mod:`agentproc.procedures.workflow_paths` checks that on the instances drawn), and each
+(:mod:`agentproc.declared.paths` checks that on the instances drawn), and each
 exit's ``answer`` is a table giving every field a value of its type. Every error is one
 :class:`~agentproc.errors.InputError` naming the file and the field.
 """

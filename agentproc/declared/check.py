@@ -1,10 +1,10 @@
 """A workflow file's checks, both formats: names, tools, formulas, types, conditions, exits.
 
-:func:`check_spec` turns a valid :class:`~agentproc.procedures.workflow_file.WorkflowSpec`
-into a :class:`~agentproc.procedures.workflow_file.DeclaredWorkflow` or raises one
+:func:`check_spec` turns a valid :class:`~agentproc.declared.file.WorkflowSpec`
+into a :class:`~agentproc.declared.file.DeclaredWorkflow` or raises one
 :class:`~agentproc.errors.InputError` naming the file, the step and the field. A file of
 format 1 reads the number grammar and refuses what only format 2 has; a file of format 2
-reads the typed grammar (:mod:`agentproc.procedures.formula_types`): every formula, ``when``
+reads the typed grammar (:mod:`agentproc.declared.formula_types`): every formula, ``when``
 and exit is type-checked here, nothing is evaluated.
 
 A step's dependencies are the steps whose outputs its formula or its ``when`` reads, and

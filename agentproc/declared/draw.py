@@ -5,14 +5,14 @@ rounds it to the step's decimals, half away from zero, in thousandths
 (:data:`SCALE`), as the mock tools will; a later step reads the rounded value. An
 instance that divides by zero, has a value beyond ``|v| <= 1e12``, whose answer does
 not move both ways with some input (moved 1% down and up, a choice to its neighbouring
-choices: :mod:`agentproc.procedures.workflow_rules`), or has a step equal to an input
+choices: :mod:`agentproc.declared.rules`), or has a step equal to an input
 or an earlier step is drawn again; after :data:`ATTEMPTS` draws, one error names the
 step that failed most. A step that equals an input or an earlier step on more than
-half the :data:`~agentproc.procedures.workflow_paths.PROBE` probe draws that require it
+half the :data:`~agentproc.declared.paths.PROBE` probe draws that require it
 is refused when the file is read (:func:`check_instance_identities`).
 
 What holds whatever the inputs is checked once, before any draw, by
-:func:`agentproc.procedures.workflow_identities.check_identities`; it reads
+:func:`agentproc.declared.identities.check_identities`; it reads
 :func:`probe_draws` where it cannot prove what it finds.
 """
 
@@ -66,7 +66,7 @@ class WorkflowInstance:
     """A branched workflow's: the exit that fires (its index in ``wf.exits``), if any."""
     path: str | None = None
     """A branched workflow's: the path's name
-    (:func:`~agentproc.procedures.workflow_paths.path_name`)."""
+    (:func:`~agentproc.declared.paths.path_name`)."""
 
 
 def single_value(spec: InputSpec) -> Fraction | None:
@@ -138,7 +138,7 @@ def _walk(wf: DeclaredWorkflow, inputs: tuple[int, ...]) -> Walk:
 
 def _answer_moves(wf: DeclaredWorkflow, inputs: tuple[int, ...], w: Walk) -> bool:
     """Whether some input, moved down and moved up
-    (:func:`~agentproc.procedures.workflow_rules.moves`), changes the answer both ways.
+    (:func:`~agentproc.declared.rules.moves`), changes the answer both ways.
     A category or boolean answer, and an exit's fixed one, are not asked to (a
     threshold's outcome stays put under a small move)."""
     if w.exit is not None or (
@@ -170,7 +170,7 @@ def draw_instance(
     """One instance; the same arguments give the same instance anywhere. ``path``: draw
     until the instance takes that path (``--balance paths``; up to ``ATTEMPTS`` times as
     many draws), or one that ``kind`` reads as it (a workflow with loops: the path
-    whatever the items, :func:`~agentproc.procedures.workflow_loops.path_kind`).
+    whatever the items, :func:`~agentproc.declared.loops.path_kind`).
 
     Raises:
         InputError: no valid draw in :data:`ATTEMPTS` (naming the step that failed most).
@@ -239,8 +239,8 @@ def _probe(wf: DeclaredWorkflow) -> list[Walk]:
 
 def check_instance_identities(wf: DeclaredWorkflow) -> None:
     """Refuse a step that equals an input or an earlier step
-    (:func:`~agentproc.procedures.workflow_rules.identities`) on more than
-    :data:`~agentproc.procedures.workflow_rules.MAX_IDENTITY_SHARE` of the probe draws
+    (:func:`~agentproc.declared.rules.identities`) on more than
+    :data:`~agentproc.declared.rules.MAX_IDENTITY_SHARE` of the probe draws
     that require it: one :class:`InputError` naming the step (its instances would be
     drawn again until the suite held only the rest, or none could be)."""
     for k, (count, need, name) in sorted(identity_shares(wf, probe_draws(wf)).items()):

@@ -1,13 +1,13 @@
 """A declared workflow: the file a user writes (TOML or JSON), read and checked (its models
-in :mod:`agentproc.procedures.workflow_spec`, its checks in
-:mod:`agentproc.procedures.workflow_check`, both re-exported here).
+in :mod:`agentproc.declared.spec`, its checks in
+:mod:`agentproc.declared.check`, both re-exported here).
 
 A workflow names its inputs and how each is drawn (a range with decimals, an integer
 range or a list of choices), then its steps, each a tool that computes one output
-variable by a formula (:mod:`agentproc.procedures.formula`) over inputs and earlier
+variable by a formula (:mod:`agentproc.declared.formula`) over inputs and earlier
 outputs, rounded to the step's decimals; the answer is the last step's output, given to
 the finish tool. ``schemas/workflow.schema.json`` is generated from :class:`WorkflowSpec` by
-:func:`agentproc.workflow.declared.workflow_schema`.
+:func:`agentproc.workflow.declared.compile.workflow_schema`.
 
 :func:`check_workflow` turns a valid model into a :class:`DeclaredWorkflow` (formula
 trees, dependencies, live steps) or raises one :class:`~agentproc.errors.InputError`
@@ -82,8 +82,8 @@ __all__ = [
 
 def check_workflow(spec: WorkflowSpec, where: str = "workflow") -> DeclaredWorkflow:
     """The checked workflow, or one :class:`InputError` naming ``where``, the step and the
-    field (:func:`agentproc.procedures.workflow_check.check_spec`; a file with lists and
-    loops, on its expansion: :func:`agentproc.procedures.workflow_loops.check_looped`)."""
+    field (:func:`agentproc.declared.check.check_spec`; a file with lists and
+    loops, on its expansion: :func:`agentproc.declared.loops.check_looped`)."""
     if has_loops(spec):
         return check_looped(spec, where)
     return check_spec(spec, where)

@@ -15,14 +15,14 @@ superset: string literals (categories), ``true`` and ``false``, comparisons
 lazy ``ifelse(c, a, b)`` and ``case(c1, v1, c2, v2, ..., default)``, and a step's
 ``lookup(table, key, 'column')`` (a record of the workflow's table). Values are then a
 :class:`~fractions.Fraction`, a ``str`` or a ``bool``; types are checked by
-:mod:`agentproc.procedures.formula_types` when the file is read.
+:mod:`agentproc.declared.formula_types` when the file is read.
 
 >>> tree = parse("max(price * qty - discount, 0) / 2")
 >>> sorted(variables(tree))
 ['discount', 'price', 'qty']
 
 Its exact value and its fingerprint modulo a prime are
-:mod:`agentproc.procedures.formula_values`'s.
+:mod:`agentproc.declared.formula_values`'s.
 """
 
 from __future__ import annotations

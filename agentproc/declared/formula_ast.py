@@ -1,4 +1,4 @@
-"""How the formula parser (:mod:`agentproc.procedures.formula`) names a node of Python's
+"""How the formula parser (:mod:`agentproc.declared.formula`) names a node of Python's
 own tree that its grammar refuses: ``the operator '**'``, ``a comparison``. Pure."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A formula's tree: the nodes :func:`agentproc.procedures.formula.parse` makes of its
+"""A formula's tree: the nodes :func:`agentproc.declared.formula.parse` makes of its
 text (the number grammar's and the typed grammar's), immutable and compared by value. Pure
 data; reading, evaluating and checking a tree are the other ``formula`` modules'.
 """
@@ -104,7 +104,7 @@ class Choose:
 class Lookup:
     """``lookup(table, key, 'column')``: the column of the table's record whose key is
     ``key``'s value (typed grammar, a step's formula only). Parsed unbound; the workflow
-    binds its table's values (:func:`agentproc.procedures.formula_values.bind`)."""
+    binds its table's values (:func:`agentproc.declared.formula_values.bind`)."""
 
     table: str
     key: Node

@@ -5,7 +5,7 @@ A formula's value is written as a quotient of two polynomials with rational
 coefficients, in *atoms*: the inputs, and each application of a function (``min``,
 ``max``, ``abs``, ``round``; the typed grammar's comparisons, ``and or not``, ``ifelse``
 and ``case``, its literals), taken as uninterpreted, as
-:func:`~agentproc.procedures.formula_values.fingerprint` takes them.
+:func:`~agentproc.declared.formula_values.fingerprint` takes them.
 Two applications are one atom when their arguments are proved equal. Two quotients are
 equal when ``n1 * d2 - n2 * d1`` expands to the zero polynomial, so what this module
 proves holds for every value of every atom, hence for every input:
@@ -16,7 +16,7 @@ proves holds for every value of every atom, hence for every input:
 - :meth:`Algebra.constant` is the value of a quotient that is one, and
   :meth:`Algebra.equal` tells whether two are equal up to a sign.
 
-The fingerprint modulo a prime (:mod:`agentproc.procedures.formula_values`) finds such
+The fingerprint modulo a prime (:mod:`agentproc.declared.formula_values`) finds such
 identities fast but cannot prove them: a coefficient that is a multiple of the prime
 (``2305843009213693951``) is 0 there and not here. Expanding may take time and memory
 that grow fast (``(a + b) * (a + b) * ...``), so the work is bounded
@@ -25,7 +25,7 @@ nothing is claimed. sympy would prove the same with no bound of ours; it is not 
 dependency, and what is needed here (equality by cross-multiplication, no
 factoring) fits in this module.
 
->>> from agentproc.procedures.formula import parse
+>>> from agentproc.declared.formula import parse
 >>> algebra = Algebra()
 >>> env = {"a": algebra.variable("a"), "b": algebra.variable("b")}
 >>> algebra.equal(algebra.express(parse("a * b / b"), env), env["a"])

@@ -8,7 +8,7 @@ is caught here, not at run time); ``and or not`` and the conditions of ``ifelse`
 take booleans; the branches of ``ifelse``/``case`` share one type, and a category result
 may be any of their names. Nothing is evaluated.
 
->>> from agentproc.procedures.formula import parse
+>>> from agentproc.declared.formula import parse
 >>> tier = Type.category(["gold", "silver"])
 >>> check(parse("ifelse(tier == 'gold', 'priority', 'standard')", typed=True), {"tier": tier})
 Type(kind='category', choices=('priority', 'standard'))

@@ -1,10 +1,10 @@
 """A formula's values: its exact value on given values (:func:`evaluate`) and its value
 modulo a prime at random points (:func:`fingerprint`), by which the generator and the
 workflow checks find what may hold whatever the inputs (the workflow checks prove it with
-:mod:`agentproc.procedures.formula_proof` before they say so). Pure; nothing is
+:mod:`agentproc.declared.formula_proof` before they say so). Pure; nothing is
 evaluated by Python.
 
->>> from agentproc.procedures.formula import parse
+>>> from agentproc.declared.formula import parse
 >>> tree = parse("max(price * qty - discount, 0) / 2")
 >>> evaluate(tree, {"price": Fraction(5), "qty": Fraction(3), "discount": Fraction(1)})
 Fraction(7, 1)

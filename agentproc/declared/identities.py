@@ -2,17 +2,17 @@
 instance is drawn. Pure.
 
 Each step's expression in the inputs is evaluated at two random points modulo a prime
-(:func:`~agentproc.procedures.formula_values.fingerprint`), as the procedure generator
+(:func:`~agentproc.declared.formula_values.fingerprint`), as the procedure generator
 does; an input with one possible value is that constant, so a range that always divides
 by zero is seen. Where the fingerprints say that a step divides by zero, is a constant
 (``x - x``) or equals an earlier variable up to sign (``a * b / b``), that is a
 suspicion, not a fact: modulo the prime, ``b * 2305843009213693951`` is 0. So it is
 
-1. proved on the exact rational functions (:mod:`agentproc.procedures.formula_proof`),
+1. proved on the exact rational functions (:mod:`agentproc.declared.formula_proof`),
    and the step refused as so "whatever the inputs"; or, where no proof comes within
    its bound of work,
 2. looked for on the first :data:`DRAWS` seeded probe draws
-   (:func:`~agentproc.procedures.workflow_draw.probe_draws`: each step's value as an
+   (:func:`~agentproc.declared.draw.probe_draws`: each step's value as an
    instance computes it, rounded), and the step refused only when every draw that
    computes it shows it, saying so ("in 100 of 100 draws").
 

@@ -59,7 +59,7 @@ class InputSpec(BaseModel):
     type: Kind | Literal["list"] | None = Field(default=None, exclude_if=_unset)
     """``number`` (the default), ``category``, ``boolean``, ``string`` or ``date`` (format
     2); ``list``: a list of distinct names drawn from ``choices``
-    (:mod:`agentproc.procedures.workflow_loops`)."""
+    (:mod:`agentproc.declared.loops`)."""
     range: tuple[float, float] | tuple[str, str] | None = None
     """Drawn uniformly from ``[low, high]`` on the grid of ``decimals``; a date's: two
     ISO dates, drawn uniformly over the days between them (both included)."""

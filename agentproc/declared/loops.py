@@ -10,8 +10,8 @@ over the same list is that item's own. Outside a loop a looped output is read on
 aggregate of one boolean condition: ``count(share >= 25)`` (how many items it holds for),
 ``all(...)``, ``any(...)``, which expand into ``ifelse(c0, 1, 0) + ...``, ``c0 and ...``
 and ``c0 or ...``. Nothing else is expanded: the rewritten formulas are then read by the
-strict walk of :mod:`agentproc.procedures.formula` and checked by
-:func:`~agentproc.procedures.workflow_check.check_spec` as any other, and an error it
+strict walk of :mod:`agentproc.declared.formula` and checked by
+:func:`~agentproc.declared.check.check_spec` as any other, and an error it
 finds names the step and field as the file writes them (``steps[4] (verify_owner).when``)
 and an expanded variable as ``share[1]``.
 
@@ -164,7 +164,7 @@ def _names(text: str) -> set[str]:
 class _Rewrite(ast.NodeTransformer):
     """One formula's names bound and aggregates expanded (an error: a ``ValueError``).
     Only names and the aggregates' calls are replaced; everything else is left for the
-    strict walk of :func:`agentproc.procedures.formula.parse` to accept or refuse."""
+    strict walk of :func:`agentproc.declared.formula.parse` to accept or refuse."""
 
     def __init__(self, loops: _Loops, sizes: Mapping[str, int], over: str | None, at: int):
         self.loops, self.sizes, self.over, self.at = loops, sizes, over, at
@@ -339,7 +339,7 @@ def _high(spec: InputSpec) -> int:
 
 def check_looped(spec: WorkflowSpec, where: str = "workflow") -> DeclaredWorkflow:
     """The checked expansion at each list's largest count, any item any of its choices
-    (what :func:`~agentproc.procedures.workflow_check.check_spec` finds named as the file
+    (what :func:`~agentproc.declared.check.check_spec` finds named as the file
     writes it), holding the file as written in ``looped``."""
     lp = _loops(spec, where)
     free: dict[str, list[str | None]] = {n: [None] * _high(i) for n, i in lp.lists.items()}

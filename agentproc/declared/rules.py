@@ -14,7 +14,7 @@ is the point of a branch, not a slip of 1%; nor is an input that can take one va
 input's value or an earlier required number step's (exactly, in thousandths) would hide
 the mistakes made before it: ``min(refund, manager_limit)`` at the limit gives the same
 value whatever the refund, and an agent that gives the step's input where its output is
-read is right by value. The symbolic check (:func:`~agentproc.procedures.workflow_draw.
+read is right by value. The symbolic check (:func:`~agentproc.declared.draw.
 check_identities`) sees what holds whatever the inputs; this sees what holds on the
 draw. A *choice* that passes a variable on unchanged is not an identity: the value
 ``ifelse``/``case`` takes on the branch the instance's path takes (``ifelse(

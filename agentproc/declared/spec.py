@@ -1,8 +1,8 @@
 """A declared workflow's models: the file a user writes (TOML or JSON) as pydantic models
 (format 1, and format 2's typed values, conditions and exits), and the checked workflow
-(:class:`DeclaredWorkflow`) that :func:`agentproc.procedures.workflow_check.check_spec`
+(:class:`DeclaredWorkflow`) that :func:`agentproc.declared.check.check_spec`
 makes of it. ``schemas/workflow.schema.json`` is generated from :class:`WorkflowSpec` by
-:func:`agentproc.workflow.declared.workflow_schema`.
+:func:`agentproc.workflow.declared.compile.workflow_schema`.
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ class StepSpec(BaseModel):
     for_each: str | None = Field(default=None, max_length=200, exclude_if=_unset)
     """``"item in list"`` (format 2): the step is done once for each item of a list
     input, ``item`` naming it in the formula and ``when``
-    (:mod:`agentproc.procedures.workflow_loops`)."""
+    (:mod:`agentproc.declared.loops`)."""
 
 
 class ExitSpec(BaseModel):
@@ -209,7 +209,7 @@ class DeclaredWorkflow:
     drawn values, one per record and drawn column (``products[SKU-1].in_stock``)."""
     looped: WorkflowSpec | None = None
     """A workflow with lists and loops: the file as written, :attr:`spec` being its
-    expansion (:mod:`agentproc.procedures.workflow_loops`); ``None`` for any other."""
+    expansion (:mod:`agentproc.declared.loops`); ``None`` for any other."""
 
     @property
     def steps(self) -> tuple[StepSpec, ...]:

@@ -11,7 +11,7 @@ variant's seed and the scenario id, so the same pair always presents the same wa
 Inside, variables keep their canonical names (``S7``: the 7th in listed order);
 the agent sees :attr:`Presented.names` of them and its arguments are translated
 back on the way in. A declared workflow's variables and tools keep their declared
-names inside (:mod:`agentproc.workflow.declared_view` shows its steps).
+names inside (:mod:`agentproc.workflow.declared.view` shows its steps).
 """
 
 from __future__ import annotations

@@ -98,7 +98,7 @@ class ScenarioStep(BaseModel):
     the step's tool takes only the variable. Absent otherwise."""
     formula: str | None = Field(default=None, exclude_if=lambda v: v is None)
     """A declared workflow's step: the formula over :attr:`operands` that defines
-    ``output`` (:mod:`agentproc.procedures.formula`). Absent on a procedure's step."""
+    ``output`` (:mod:`agentproc.declared.formula`). Absent on a procedure's step."""
     decimals: int | None = Field(default=None, ge=0, le=3, exclude_if=lambda v: v is None)
     """A declared workflow's step: the decimals ``output`` is rounded to, half away from
     zero. Absent on a procedure's step (every value has the mode's)."""

@@ -6,7 +6,7 @@ request: the steps, what each computes (:class:`Expression`) and how it is calle
 (:class:`Exit`). What the known values settle is worked out here: a step's value without
 its tool (:meth:`Turn.head_value`), whether a condition holds (:func:`holds`), the exit
 that fires (:meth:`Turn.exit_at`), each formula evaluated exactly
-(:mod:`agentproc.procedures.formula_values`) on the values known so far.
+(:mod:`agentproc.declared.formula_values`) on the values known so far.
 """
 
 from __future__ import annotations

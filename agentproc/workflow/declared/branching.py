@@ -3,7 +3,7 @@ correct values take, and the same conditions evaluated on any other values (the 
 own, to tell a branch its own mistake chose from one nothing supports).
 
 Built once per episode from the scenario (or its JSON, when a run is relabelled); the
-conditions are parsed once per text (:func:`~agentproc.procedures.formula.parse` keeps
+conditions are parsed once per text (:func:`~agentproc.declared.formula.parse` keeps
 them).
 """
 

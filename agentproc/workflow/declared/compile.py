@@ -1,7 +1,7 @@
 """A declared workflow's instance compiled into a :class:`Scenario`, the one kind every
 runner, monitor and report reads; and the workflow file's JSON Schema
 (``schemas/workflow.schema.json``, written by
-``python -m agentproc.workflow.declared > schemas/workflow.schema.json``).
+``python -m agentproc.workflow.declared.compile > schemas/workflow.schema.json``).
 
 The scenario keeps the declared names: inputs and outputs are its variables, each step
 tool is named as declared and takes the variables its formula reads, and the step holds
@@ -221,7 +221,7 @@ def _bounds(spec: InputSpec) -> tuple[float, float]:
 
 def workflow_schema() -> dict[str, Any]:
     """The JSON Schema of a workflow file, generated from
-    :class:`~agentproc.procedures.workflow_file.WorkflowSpec`, each field described by the
+    :class:`~agentproc.declared.file.WorkflowSpec`, each field described by the
     docstring written under it."""
     schema = WorkflowSpec.model_json_schema()
     for model in (WorkflowSpec, InputSpec, StepSpec, ExitSpec):

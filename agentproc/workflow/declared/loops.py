@@ -2,7 +2,7 @@
 by every item's step, its arguments by their names in the loop (the item as its item
 variable, ``owner``; a looped output of the same item by its own name, ``share``).
 
-:mod:`agentproc.procedures.workflow_loops` expands the file into one step per item
+:mod:`agentproc.declared.loops` expands the file into one step per item
 (``verify_owner__1`` reading ``owners__1`` and ``share__1``); here each such step gets
 back its loop's tool name (``verify_owner``), the faithful call's arguments by their loop
 names (``{"owner": "P-04", "share": 31}``) and its :class:`~agentproc.workflow.scenario
