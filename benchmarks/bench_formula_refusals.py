@@ -1,9 +1,9 @@
 """How long a declared workflow's formula checks take on what tries to exhaust them, run on
 demand: ``python benchmarks/bench_formula_refusals.py``.
 
-Prints the median over ``--repeats`` of the time :func:`~agentproc.procedures.formula.parse`
+Prints the median over ``--repeats`` of the time :func:`~agentproc.declared.formula.parse`
 takes to refuse each grammar attack (the parse cache cleared each time), and the time
-:func:`~agentproc.procedures.workflow_identities.check_identities` takes on a shipped
+:func:`~agentproc.declared.identities.check_identities` takes on a shipped
 workflow and on workflows whose one suspicious step is proved, needs more than the proof's
 bound of work (so the probe draws decide), or is a resource bomb for both
 [target: each one line within 1 s].
@@ -21,14 +21,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from agentproc.errors import InputError  # noqa: E402
-from agentproc.procedures.formula import FormulaError, parse  # noqa: E402
-from agentproc.procedures.workflow_file import (  # noqa: E402
+from agentproc.declared.file import (  # noqa: E402
     DeclaredWorkflow,
     read_workflow,
     workflow_from_json,
 )
-from agentproc.procedures.workflow_identities import check_identities  # noqa: E402
+from agentproc.declared.formula import FormulaError, parse  # noqa: E402
+from agentproc.declared.identities import check_identities  # noqa: E402
+from agentproc.errors import InputError  # noqa: E402
 
 ATTACKS = {
     "flat chain past the size": "a" + "+a" * 499,

@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from agentproc.workflow.declared_suite import PRESETS
+from agentproc.workflow.declared.suite import PRESETS
 
 ROOT = Path(__file__).resolve().parent.parent
 SOP = len(PRESETS["sop"])

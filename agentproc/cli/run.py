@@ -51,7 +51,7 @@ def run_command(args: argparse.Namespace, out: Console, err: Console) -> int:
         where = args.suite / "procedures.jsonl" if args.suite.is_dir() else args.suite
         raise InputError(where, "holds no scenario: nothing to run")
     if first is not None:
-        from agentproc.workflow.declared import check_applies
+        from agentproc.workflow.declared.compile import check_applies
 
         check_applies(first, args.mode, spec.options.variant)  # type: ignore[union-attr]
     scenarios = itertools.chain([] if first is None else [first], scenarios)

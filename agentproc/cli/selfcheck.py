@@ -24,7 +24,7 @@ def _selfcheck_scenarios(args: argparse.Namespace) -> list[Any] | None:
             raise InputError(args.suite, "holds no scenario: nothing to check")
         return scenarios
     if args.workflow is not None:
-        from agentproc.workflow.declared_suite import load_workflow, workflow_scenarios
+        from agentproc.workflow.declared.suite import load_workflow, workflow_scenarios
 
         wf = load_workflow(args.workflow)
         return list(workflow_scenarios(wf, args.workflow.stem, args.count, args.seed))

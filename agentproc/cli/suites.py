@@ -22,7 +22,7 @@ def generate_command(args: argparse.Namespace, out: Console, err: Console) -> in
     from agentproc.outputs import check_suite_folder
     from agentproc.procedures import default_folder, holds_suite, write_suite
     from agentproc.procedures.suites import distance_summary
-    from agentproc.workflow.declared_suite import PRESETS
+    from agentproc.workflow.declared.suite import PRESETS
 
     if args.preset in PRESETS and args.workflow is None:  # a shipped suite of workflows
         from agentproc.resources import folder
@@ -70,7 +70,7 @@ def generate_command(args: argparse.Namespace, out: Console, err: Console) -> in
 def _generate_workflow(args: argparse.Namespace, out: Console) -> int:
     """``generate --workflow FILE [--workflow FILE ...] --count N --seed S --out SUITE``."""
     from agentproc.outputs import check_suite_folder
-    from agentproc.workflow.declared_suite import load_workflow, write_workflows_suite
+    from agentproc.workflow.declared.suite import load_workflow, write_workflows_suite
 
     grid_only = [f"--{k}" for k in ("preset", "steps", "lookback", "ops") if getattr(args, k)]
     grid_only += ["--range"] * bool(args.ranges) + ["--mode"] * bool(args.modes)
@@ -107,7 +107,7 @@ def _grid(args: argparse.Namespace) -> Any:
 
     if args.preset:
         from agentproc.procedures.grid import presets
-        from agentproc.workflow.declared_suite import PRESETS
+        from agentproc.workflow.declared.suite import PRESETS
 
         name = args.preset
         if not (name.endswith(".json") or "/" in name or name in presets()):

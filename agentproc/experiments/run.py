@@ -147,7 +147,7 @@ def applying(
     scenarios: Sequence[Scenario], variants: Sequence[Variant], how: SuiteRun, *, named: bool
 ) -> list[Variant]:
     """The variants that can present the suite's scenarios: on a declared workflow's
-    suite, a variant that cannot (:func:`~agentproc.workflow.declared.variant_refusal`)
+    suite, a variant that cannot (:func:`~agentproc.workflow.declared.compile.variant_refusal`)
     is refused when ``named``, else left out of the sweep with a note on ``how.console``.
 
     Raises:
@@ -155,7 +155,7 @@ def applying(
     """
     if not scenarios or not scenarios[0].declared:
         return list(variants)
-    from agentproc.workflow.declared import check_applies, refusal_reason, variant_refusal
+    from agentproc.workflow.declared.compile import check_applies, refusal_reason, variant_refusal
 
     check_applies(scenarios[0], how.agent.options.mode, None)
     kept: list[Variant] = []

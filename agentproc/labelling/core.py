@@ -83,7 +83,7 @@ from agentproc.labelling.fields import field_labels
 from agentproc.labelling.labels import Label, LabelKind
 from agentproc.labelling.order import Batching, InFlight, OrderPolicy
 from agentproc.workflow import Workflow
-from agentproc.workflow.branching import BranchExit, env_of
+from agentproc.workflow.declared.branching import BranchExit, env_of
 
 K = LabelKind
 PROPAGATED = "propagated"

@@ -27,7 +27,7 @@ from agentproc.labelling.order import (
     ran_too_early,
 )
 from agentproc.workflow import Workflow
-from agentproc.workflow.branching import Branching
+from agentproc.workflow.declared.branching import Branching
 
 K = LabelKind
 KIND_ORDER: dict[LabelKind, int] = {k: i for i, k in enumerate(LabelKind)}

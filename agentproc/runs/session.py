@@ -38,7 +38,7 @@ from agentproc.workflow import (
     parse_arguments,
     text_messages,
 )
-from agentproc.workflow.declared import check_applies
+from agentproc.workflow.declared.compile import check_applies
 from agentproc.workflow.prefill import Plan, conditioned, plan_prefill, prefill_seed
 from agentproc.workflow.present import Presented, present
 from agentproc.workflow.variant import Variant

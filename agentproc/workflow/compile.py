@@ -24,9 +24,9 @@ import orjson
 from agentproc.arith import SYMBOL, VERB, to_number
 from agentproc.procedures import Procedure, procedure_record
 from agentproc.resources import load_json
-from agentproc.workflow.answer_fields import finish_tool
-from agentproc.workflow.declared_loops import loop_tool_description
-from agentproc.workflow.declared_view import step_text
+from agentproc.workflow.declared.answer_fields import finish_tool
+from agentproc.workflow.declared.loops import loop_tool_description
+from agentproc.workflow.declared.view import step_text
 from agentproc.workflow.prompts import render_prompt
 from agentproc.workflow.scenario import (
     SCHEMA_VERSION,

@@ -20,7 +20,7 @@ from agentproc.arith import (
     value_units,
 )
 from agentproc.procedures.procedure import depends_of
-from agentproc.workflow.branching import BranchExit, Branching
+from agentproc.workflow.declared.branching import BranchExit, Branching
 from agentproc.workflow.scenario import Scenario, ScenarioStep, var_index
 from agentproc.workflow.scenario_types import VariableType
 from agentproc.workflow.variant import Variant

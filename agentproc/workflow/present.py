@@ -11,7 +11,7 @@ variant's seed and the scenario id, so the same pair always presents the same wa
 Inside, variables keep their canonical names (``S7``: the 7th in listed order);
 the agent sees :attr:`Presented.names` of them and its arguments are translated
 back on the way in. A declared workflow's variables and tools keep their declared
-names inside (:mod:`agentproc.workflow.declared_view` shows its steps).
+names inside (:mod:`agentproc.workflow.declared.view` shows its steps).
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from typing import Any
 from agentproc.arith import SYMBOL, VERB, Op
 from agentproc.errors import ConfigError
 from agentproc.workflow.compile import NUMBER_TYPE, make_tools
-from agentproc.workflow.declared_view import dependency_order, free_distractors, refusal_line
-from agentproc.workflow.declared_view import shuffled as shuffled_declared
+from agentproc.workflow.declared.view import dependency_order, free_distractors, refusal_line
+from agentproc.workflow.declared.view import shuffled as shuffled_declared
 from agentproc.workflow.prompts import SYSTEM_PROMPT
 from agentproc.workflow.scenario import ExpectedCall, Scenario, ScenarioStep, step_tool_name
 from agentproc.workflow.variant import Variant

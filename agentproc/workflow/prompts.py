@@ -60,7 +60,7 @@ DECLARED_SCRAMBLED_TOOLS = (
 def declared_prompt(scenario: Scenario, description: str) -> str:
     """The tool-mode prompt of a declared workflow: its description, inputs and steps
     (each with its tool, formula and rounding)."""
-    from agentproc.workflow.declared_view import answer_text, own_names, render, shown_value
+    from agentproc.workflow.declared.view import answer_text, own_names, render, shown_value
 
     values = {
         "inputs": ", ".join(f"{k} = {shown_value(v)}" for k, v in scenario.inputs.items()),
@@ -69,7 +69,7 @@ def declared_prompt(scenario: Scenario, description: str) -> str:
     }
     template = declared_template(DECLARED_TOOLS, scenario.finish.tool, scenario.path is not None)
     if any(s.loop is not None for s in scenario.steps):
-        from agentproc.workflow.declared_loops import loop_prompt
+        from agentproc.workflow.declared.loops import loop_prompt
 
         return loop_prompt(scenario, description, template, values)
     return f"{description}\n" + fill_template(template, values)

@@ -22,8 +22,8 @@ from agentproc.arith import (
     from_number,
 )
 from agentproc.procedures import Procedure
-from agentproc.workflow.branching import Branching, branching, path_fields
 from agentproc.workflow.compile import compile_procedure
+from agentproc.workflow.declared.branching import Branching, branching, path_fields
 from agentproc.workflow.indexed import Workflow as Workflow
 from agentproc.workflow.scenario import (
     FinishSpec,

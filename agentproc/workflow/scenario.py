@@ -20,10 +20,10 @@ from agentproc.arith import (
     symbol_units,
     to_units,
 )
-from agentproc.procedures import formula as formulas
-from agentproc.procedures.formula_values import Tables, bind
-from agentproc.procedures.formula_values import evaluate as evaluate_formula
-from agentproc.workflow.declared_checks import declared_index, step_structure
+from agentproc.declared import formula as formulas
+from agentproc.declared.formula_values import Tables, bind
+from agentproc.declared.formula_values import evaluate as evaluate_formula
+from agentproc.workflow.declared.checks import declared_index, step_structure
 from agentproc.workflow.scenario_params import FINISH_ARGUMENT as FINISH_ARGUMENT
 from agentproc.workflow.scenario_params import FINISH_TOOL as FINISH_TOOL
 from agentproc.workflow.scenario_params import FinishSpec as FinishSpec
@@ -98,7 +98,7 @@ class ScenarioStep(BaseModel):
     the step's tool takes only the variable. Absent otherwise."""
     formula: str | None = Field(default=None, exclude_if=lambda v: v is None)
     """A declared workflow's step: the formula over :attr:`operands` that defines
-    ``output`` (:mod:`agentproc.procedures.formula`). Absent on a procedure's step."""
+    ``output`` (:mod:`agentproc.declared.formula`). Absent on a procedure's step."""
     decimals: int | None = Field(default=None, ge=0, le=3, exclude_if=lambda v: v is None)
     """A declared workflow's step: the decimals ``output`` is rounded to, half away from
     zero. Absent on a procedure's step (every value has the mode's)."""

@@ -32,15 +32,15 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from agentproc.arith import BOUND, SYMBOL, Op, apply_units, is_symbol, render, to_units
 from agentproc.errors import unknown_key
-from agentproc.workflow.answer_fields import fields_problem, recorded, submitted
 from agentproc.workflow.calls import CallRecord, parse_arguments
 from agentproc.workflow.compile import complete
-from agentproc.workflow.declared_loops import item_step
-from agentproc.workflow.declared_records import no_record
-from agentproc.workflow.declared_view import step_text
+from agentproc.workflow.declared.answer_fields import fields_problem, recorded, submitted
+from agentproc.workflow.declared.loops import item_step
+from agentproc.workflow.declared.records import no_record
+from agentproc.workflow.declared.typed_args import ToolKinds, fits, is_number, tool_kinds
+from agentproc.workflow.declared.view import step_text
 from agentproc.workflow.runtime import Workflow
 from agentproc.workflow.scenario import ScenarioStep
-from agentproc.workflow.typed_args import ToolKinds, fits, is_number, tool_kinds
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator

@@ -9,8 +9,8 @@ import json
 import re
 
 from agentproc.arith import SYMBOL, Op
-from agentproc.workflow.declared_view import answer_text, shown_value
-from agentproc.workflow.declared_view import render as render_declared
+from agentproc.workflow.declared.view import answer_text, shown_value
+from agentproc.workflow.declared.view import render as render_declared
 from agentproc.workflow.prompts import (
     DECLARED_SCRAMBLED_TOOLS,
     DECLARED_TOOLS,

@@ -19,7 +19,7 @@ import pytest
 from helpers import records
 
 from agentproc.resources import folder
-from agentproc.workflow.declared_suite import load_workflow, write_workflow_suite
+from agentproc.workflow.declared.suite import load_workflow, write_workflow_suite
 
 BRANCHED = ("hazard_class", "refund_approval", "service_triage")
 """The shipped workflows with conditions and exits."""

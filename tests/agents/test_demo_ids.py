@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agentproc.resources import folder
-from agentproc.workflow.declared_suite import load_workflow, write_workflow_suite
+from agentproc.workflow.declared.suite import load_workflow, write_workflow_suite
 from tests.agents.test_demo_branched import required_calls, run, serve
 
 

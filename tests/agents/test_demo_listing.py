@@ -10,7 +10,7 @@ from agentproc.agents.demo import make_profile, read_turn
 from agentproc.agents.demo.listing import listed_steps
 from agentproc.arith import SYMBOL
 from agentproc.resources import folder
-from agentproc.workflow.declared_suite import load_workflow, workflow_scenarios
+from agentproc.workflow.declared.suite import load_workflow, workflow_scenarios
 from agentproc.workflow.present import present
 from agentproc.workflow.variant import Variant, load_variant
 

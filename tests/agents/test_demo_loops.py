@@ -12,7 +12,7 @@ from helpers import records
 
 from agentproc.cli import main
 from agentproc.resources import folder
-from agentproc.workflow.declared_suite import load_workflow, write_workflow_suite
+from agentproc.workflow.declared.suite import load_workflow, write_workflow_suite
 from tests.agents.test_demo_branched import serve
 
 COUNT = 10

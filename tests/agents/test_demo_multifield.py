@@ -11,7 +11,7 @@ import pytest
 from helpers import records
 
 from agentproc.resources import folder
-from agentproc.workflow.declared_suite import load_workflow, write_workflow_suite
+from agentproc.workflow.declared.suite import load_workflow, write_workflow_suite
 from tests.agents.test_demo_branched import run, serve
 
 COUNT = 10

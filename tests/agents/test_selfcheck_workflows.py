@@ -11,7 +11,7 @@ import pytest
 from agentproc.agents.sim.selfcheck import run_selfcheck_on
 from agentproc.cli import main
 from agentproc.resources import folder
-from agentproc.workflow.declared_suite import load_workflow, workflow_scenarios
+from agentproc.workflow.declared.suite import load_workflow, workflow_scenarios
 from agentproc.workflow.variant import load_variant
 from tests.helpers import cli
 

@@ -13,7 +13,7 @@ from agentproc.agents.sim import sim_agent
 from agentproc.labelling.order import OrderPolicy
 from agentproc.resources import folder
 from agentproc.workflow import Scenario, Workflow, build_workflow
-from agentproc.workflow.declared_suite import load_workflow, workflow_scenarios
+from agentproc.workflow.declared.suite import load_workflow, workflow_scenarios
 from agentproc.workflow.variant import load_variant
 
 

@@ -8,9 +8,9 @@ import re
 from typing import Any
 
 from agentproc import run_sim_episode
-from agentproc.procedures.dates import days_between, is_date
+from agentproc.declared.dates import days_between, is_date
 from agentproc.resources import folder
-from agentproc.workflow.declared_suite import load_workflow, workflow_scenarios
+from agentproc.workflow.declared.suite import load_workflow, workflow_scenarios
 
 SCENARIOS = list(
     workflow_scenarios(

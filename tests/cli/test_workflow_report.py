@@ -18,7 +18,7 @@ from helpers import cli
 from agentproc.cli import main
 from agentproc.resources import folder
 from agentproc.runs import read_run
-from agentproc.workflow.declared_suite import load_workflow
+from agentproc.workflow.declared.suite import load_workflow
 
 INVOICE = folder("workflows") / "invoice_approval.toml"
 REFUND = folder("workflows") / "refund_approval.toml"

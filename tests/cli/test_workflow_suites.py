@@ -10,7 +10,7 @@ import pytest
 
 from agentproc.cli import main
 from agentproc.resources import folder
-from agentproc.workflow.declared_suite import PRESETS
+from agentproc.workflow.declared.suite import PRESETS
 
 
 def cli(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, str, str]:

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentproc.procedures.workflow_draw import WorkflowInstance, draw_instance, evaluate_steps
+from agentproc.declared.draw import WorkflowInstance, draw_instance, evaluate_steps
 from agentproc.resources import folder
 from agentproc.runs.session import EpisodeSession
-from agentproc.workflow.declared import compile_instance
-from agentproc.workflow.declared_suite import load_workflow, workflow_scenarios
+from agentproc.workflow.declared.compile import compile_instance
+from agentproc.workflow.declared.suite import load_workflow, workflow_scenarios
 
 WF = load_workflow(folder("workflows") / "invoice_approval.toml")
 SCENARIOS = list(workflow_scenarios(WF, "invoice_approval", count=200, seed=0))

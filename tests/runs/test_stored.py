@@ -17,7 +17,7 @@ from agentproc.errors import RunFileError
 from agentproc.resources import folder
 from agentproc.runs import RunWriter, episode_record, read_run, scenario_of_record
 from agentproc.workflow import Scenario, build_workflow, load_scenarios
-from agentproc.workflow.declared_suite import load_workflow, write_workflow_suite
+from agentproc.workflow.declared.suite import load_workflow, write_workflow_suite
 from agentproc.workflow.runtime import declared_workflow
 
 WORKFLOWS = sorted(folder("workflows").glob("*.toml"))

@@ -8,7 +8,7 @@ from typing import Any
 
 from agentproc.resources import folder
 from agentproc.runs.session import EpisodeSession
-from agentproc.workflow.declared_suite import load_workflow, workflow_scenarios
+from agentproc.workflow.declared.suite import load_workflow, workflow_scenarios
 from agentproc.workflow.scenario import Scenario
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import tomllib
 
-from agentproc.procedures.workflow_file import workflow_from_json
-from agentproc.workflow.declared_suite import workflow_scenarios
+from agentproc.declared.file import workflow_from_json
+from agentproc.workflow.declared.suite import workflow_scenarios
 from agentproc.workflow.scenario import Scenario
 
 TWO = """\

@@ -8,12 +8,12 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from agentproc.arith import to_number as to_json
+from agentproc.declared.file import read_workflow
 from agentproc.procedures import Cell, Procedure, generate_procedure
-from agentproc.procedures.workflow_file import read_workflow
 from agentproc.resources import folder
 from agentproc.workflow import Scenario, compile_procedure, complete, scenario_of, step_graph
 from agentproc.workflow.compile import _fresh_tools, make_tools
-from agentproc.workflow.declared_suite import workflow_scenarios
+from agentproc.workflow.declared.suite import workflow_scenarios
 from tests.workflow.shared_names import shared_name_scenarios
 
 CELLS = [

@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 from agentproc.analysis import label_record, replay_calls
-from agentproc.procedures.dates import shift
+from agentproc.declared.dates import shift
 from agentproc.runs import episode_record
 from tests.workflow.hand_traces import Instance
 from tests.workflow.test_branched_traces import Call, faithful, labels, play

@@ -243,7 +243,7 @@ def test_the_workflow_file_schema_is_generated_from_its_model():
 
     from jsonschema import Draft202012Validator
 
-    from agentproc.workflow.declared import workflow_schema
+    from agentproc.workflow.declared.compile import workflow_schema
 
     path = folder("schemas") / "workflow.schema.json"
     if os.environ.get("AGENTPROC_UPDATE_GOLDEN") == "1":
@@ -257,7 +257,7 @@ def test_the_workflow_file_schema_is_generated_from_its_model():
 
 
 def test_a_declared_workflows_scenario_validates_and_a_procedure_step_still_needs_its_op():
-    from agentproc.workflow.declared_suite import load_workflow, workflow_scenarios
+    from agentproc.workflow.declared.suite import load_workflow, workflow_scenarios
 
     wf = load_workflow(folder("workflows") / "invoice_approval.toml")
     scenario = next(workflow_scenarios(wf, "invoice_approval", count=1, seed=0))

@@ -15,9 +15,9 @@ from helpers import cli, records
 
 from agentproc import Label, load_scenarios
 from agentproc.agents.sim import INJECTORS, run_sim_episode
-from agentproc.procedures import formula_values
-from agentproc.procedures.workflow_file import read_workflow
-from agentproc.workflow.declared_suite import workflow_scenarios
+from agentproc.declared import formula_values
+from agentproc.declared.file import read_workflow
+from agentproc.workflow.declared.suite import workflow_scenarios
 from tests.helpers import shipped_workflows
 
 SHIPPED = shipped_workflows()

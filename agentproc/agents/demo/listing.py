@@ -25,7 +25,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from agentproc.procedures import formula
+from agentproc.declared import formula
 
 _NAME = r"[A-Za-z_]\w*"
 _TERM = rf"-?\d+(?:\.\d+)?|{_NAME}"

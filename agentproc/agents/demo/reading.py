@@ -26,7 +26,7 @@ and a boolean as ``true``/``false`` in the ``Inputs:`` line, a tool's result wri
 (``queue = tier1_support``, ``needs_manager = true``, read by the parameters' schemas:
 ``enum`` for a category, ``boolean``); and which arguments a step may go without (those its
 schema does not require). Conditions and formulas are evaluated by
-:mod:`agentproc.procedures.formula` (``typed=True``) on the values known so far. A call
+:mod:`agentproc.declared.formula` (``typed=True``) on the values known so far. A call
 refused because the values given make it read an optional argument (``... X is needed
 with the values given``) is read as not made, and ``X`` as one the agent must work out.
 
@@ -60,7 +60,7 @@ from agentproc.agents.demo.loops import (
 )
 from agentproc.agents.demo.turn import Call, Exit, Expression, Number, Turn, Value
 from agentproc.arith import SYMBOL, Op
-from agentproc.procedures import formula
+from agentproc.declared import formula
 from agentproc.runs import text_of
 
 Reply = dict[str, Any]

@@ -6,7 +6,7 @@ request: the steps, what each computes (:class:`Expression`) and how it is calle
 (:class:`Exit`). What the known values settle is worked out here: a step's value without
 its tool (:meth:`Turn.head_value`), whether a condition holds (:func:`holds`), the exit
 that fires (:meth:`Turn.exit_at`), each formula evaluated exactly
-(:mod:`agentproc.procedures.formula_values`) on the values known so far.
+(:mod:`agentproc.declared.formula_values`) on the values known so far.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from fractions import Fraction
 from typing import Any
 
 from agentproc.arith import Op, apply_units, round_units, to_number, to_units
-from agentproc.procedures import formula, formula_values
+from agentproc.declared import formula, formula_values
 
 Number = float | int
 Value = float | int | str | bool

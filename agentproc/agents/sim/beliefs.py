@@ -11,7 +11,7 @@ from typing import Any
 from agentproc.arith import UNDEFINED, Op
 from agentproc.labelling import Label, LabelKind
 from agentproc.workflow import CallRecord, ScenarioStep, Workflow
-from agentproc.workflow.branching import env_of
+from agentproc.workflow.declared.branching import env_of
 
 K = LabelKind
 Request = tuple[str, "str | dict[str, Any]"]

@@ -10,7 +10,7 @@ import random
 from agentproc.agents.sim.beliefs import Agent, Policy, oracle, pick
 from agentproc.arith import UNDEFINED
 from agentproc.workflow import Workflow
-from agentproc.workflow.branching import holds
+from agentproc.workflow.declared.branching import holds
 
 
 def wrong_branch(wf: Workflow, rng: random.Random) -> Policy:

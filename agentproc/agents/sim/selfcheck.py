@@ -25,7 +25,7 @@ from agentproc.labelling.order import OrderPolicy
 from agentproc.procedures import Cell, generate_procedure
 from agentproc.runs import Episode
 from agentproc.workflow import Scenario, build_workflow, scenario_of
-from agentproc.workflow.declared import check_applies
+from agentproc.workflow.declared.compile import check_applies
 from agentproc.workflow.variant import Variant
 
 CAUSES = ("propagated", "lookback_confusion", "stale_output", "other")

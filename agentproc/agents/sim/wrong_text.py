@@ -10,8 +10,8 @@ import random
 
 from agentproc.agents.sim.beliefs import Agent, pick
 from agentproc.arith import symbol_units
-from agentproc.procedures import formula
-from agentproc.procedures.dates import shift
+from agentproc.declared import formula
+from agentproc.declared.dates import shift
 from agentproc.workflow import ScenarioStep
 
 

@@ -28,12 +28,12 @@ from pathlib import Path
 from typing import Any
 
 from agentproc.analysis.stats.survival import Median
+from agentproc.declared.loops import shown
 from agentproc.errors import InputError
-from agentproc.procedures.workflow_loops import shown
 from agentproc.runs import Line, ScenarioStore, Where, read_at
 from agentproc.workflow import Scenario
-from agentproc.workflow.declared import FORMULA_OPS
-from agentproc.workflow.declared_loops import step_label
+from agentproc.workflow.declared.compile import FORMULA_OPS
+from agentproc.workflow.declared.loops import step_label
 
 ARROW = "\N{RIGHTWARDS ARROW}"
 """Between a step's tool and the variable it defines."""

@@ -385,7 +385,7 @@ def workflow_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from agentproc.agents.sim import run_sim_episode
     from agentproc.resources import folder as shipped
     from agentproc.runs import RunWriter, episode_record
-    from agentproc.workflow.declared_suite import load_workflow, workflow_scenarios
+    from agentproc.workflow.declared.suite import load_workflow, workflow_scenarios
 
     root = tmp_path_factory.mktemp("workflow_browser")
     flow = load_workflow(shipped("workflows") / "invoice_approval.toml")

@@ -19,7 +19,7 @@ from agentproc.procedures import Cell, generate_procedure
 from agentproc.resources import folder
 from agentproc.runs import RunWriter, episode_record, read_lines
 from agentproc.workflow import scenario_of
-from agentproc.workflow.declared_suite import load_workflow, workflow_scenarios
+from agentproc.workflow.declared.suite import load_workflow, workflow_scenarios
 
 REFUND = folder("workflows") / "refund_approval.toml"
 

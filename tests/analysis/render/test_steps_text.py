@@ -18,7 +18,7 @@ from agentproc.analysis.measures.step_names import WorkflowNames
 from agentproc.analysis.render.report_text import render_report
 from agentproc.resources import folder
 from agentproc.runs import RunWriter, episode_record, read_lines
-from agentproc.workflow.declared_suite import load_workflow, workflow_scenarios
+from agentproc.workflow.declared.suite import load_workflow, workflow_scenarios
 
 GOLDEN = Path(__file__).parents[2] / "golden"
 UPDATE = os.environ.get("AGENTPROC_UPDATE_GOLDEN") == "1"
