@@ -40,7 +40,7 @@ from agentproc.workflow.declared_records import no_record
 from agentproc.workflow.declared_view import step_text
 from agentproc.workflow.runtime import Workflow
 from agentproc.workflow.scenario import ScenarioStep
-from agentproc.workflow.typed_args import ParamKinds, fits, is_number, tool_kinds, typing_of
+from agentproc.workflow.typed_args import ToolKinds, fits, is_number, tool_kinds
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
@@ -88,7 +88,6 @@ class Toolkit:
         """Step number -> how many times it executed."""
         self.answers: list[Any] = []
         self._hash = 0
-        self._kinds: dict[str, ParamKinds | None] = {}
 
     @property
     def state_hash(self) -> str:
@@ -120,7 +119,7 @@ class Toolkit:
     ) -> str | None:
         integer = self.workflow.number_type == "integer"
         if self.workflow.types is not None:  # a branched workflow: typed, some optional
-            if fits(self._tool_kinds(name), args):
+            if fits(self._kinds.get(name), args):
                 return None
         elif len(args) == len(params) and all(
             p in args and is_number(args[p], integer) for p in params
@@ -138,18 +137,10 @@ class Toolkit:
         number = self.workflow.number_type
         return f"expected exactly the arguments {', '.join(params)}, each a {number}"
 
-    def _tool_kinds(self, name: str) -> ParamKinds | None:
-        """A branched workflow's tool as shown -> each parameter's kind (``typed_args``),
-        found at the tool's first call."""
-        if name not in self._kinds:
-            wf = self.workflow
-            self._kinds[name] = tool_kinds(wf, self.presented, self._shown, name, self._typing)
-        return self._kinds[name]
-
     @cached_property
-    def _typing(self) -> tuple[frozenset[str], frozenset[str]]:
-        """A branched workflow's optional and look-up key variables (``typed_args``)."""
-        return typing_of(self.workflow)
+    def _kinds(self) -> ToolKinds:
+        """A branched workflow's tools as shown -> each parameter's kind (``typed_args``)."""
+        return tool_kinds(self.workflow, self.presented, self._shown)
 
     def call(
         self, name: str, arguments: str | dict[str, Any] | None, given: bool = False

@@ -19,8 +19,8 @@ if TYPE_CHECKING:
 Kind = frozenset[str] | bool | str | None
 """A parameter's kind: a category's names, ``True`` for a boolean, ``"string"`` or
 ``"date"``, ``None`` for a number."""
-ParamKinds = dict[str, tuple[Kind, bool]]
-"""A tool's parameters as shown -> each one's kind and whether it is optional."""
+ToolKinds = dict[str, dict[str, tuple[Kind, bool]]]
+"""Tools as shown -> each parameter as shown -> its kind and whether it is optional."""
 
 
 def is_number(v: object, integer: bool) -> bool:
@@ -30,7 +30,7 @@ def is_number(v: object, integer: bool) -> bool:
     return not (isinstance(v, float) and integer and not v.is_integer())
 
 
-def fits(kinds: ParamKinds | None, args: dict[str, Any]) -> bool:
+def fits(kinds: dict[str, tuple[Kind, bool]] | None, args: dict[str, Any]) -> bool:
     """Whether a call's ``args`` fit its tool's parameters ``kinds``."""
     if kinds is None or len(args) > len(kinds):
         return False
@@ -54,21 +54,40 @@ def fits(kinds: ParamKinds | None, args: dict[str, Any]) -> bool:
     return all(p in kinds for p in args)
 
 
-def tool_kinds(
-    wf: Workflow,
-    pres: Presented | None,
-    shown: Callable[[str], str],
-    tool: str,
-    typing: tuple[frozenset[str], frozenset[str]],
-) -> ParamKinds | None:
-    """A branched workflow's tool ``tool``, as ``pres`` shows it, with its parameters'
-    kinds (a look-up's key is any text: a name of no record is the tool's to say) and
-    whether each is optional (a variable a conditional step defines); a loop's tool by its
-    parameters' names in the loop; ``None``: neither a step's tool nor the finish tool.
-    A tool at a time (an episode calls few of a workflow's tools), ``typing`` the
-    workflow's :func:`typing_of`."""
+def tool_kinds(wf: Workflow, pres: Presented | None, shown: Callable[[str], str]) -> ToolKinds:
+    """Each tool of a branched workflow, as ``pres`` shows it, with its parameters' kinds
+    (a look-up's key is any text: a name of no record is the tool's to say) and whether
+    each is optional (a variable a conditional step defines); a loop's tool once, by its
+    parameters' names in the loop. In the workflow's own names (``pres`` ``None``), found
+    once per process for all its instances (kept by everything it reads; only read)."""
+    if pres is not None:  # a variant's names, drawn per scenario
+        return _tool_kinds(wf, pres, shown)
+    key = (
+        wf.var_names,  # these two are shared by the instances (``runtime._shape``)
+        wf.operands,
+        tuple(
+            (s.name, s.when is not None, s.formula, s.loop and tuple(s.loop.parameters.items()))
+            for s in wf.steps
+        ),
+        tuple((k, t.type, tuple(t.choices or ())) for k, t in (wf.types or {}).items()),
+        (wf.finish_tool, wf.finish_argument, wf.scenario.answer_variable),
+    )
+    found = _KINDS.get(key)
+    if found is None:
+        if len(_KINDS) >= 256:  # bounded: a process may run many workflows
+            _KINDS.clear()
+        found = _KINDS[key] = _tool_kinds(wf, None, shown)
+    return found
+
+
+_KINDS: dict[tuple[Any, ...], ToolKinds] = {}
+""":func:`tool_kinds` of a workflow in its own names, by everything it reads."""
+
+
+def _tool_kinds(wf: Workflow, pres: Presented | None, shown: Callable[[str], str]) -> ToolKinds:
     types = wf.types or {}
-    optional, keys = typing
+    optional = {s.output for s in wf.steps if s.when is not None}
+    keys = lookup_keys(wf.steps)
 
     def kind(var: str) -> Kind:
         t = types.get(var)
@@ -80,19 +99,13 @@ def tool_kinds(
             return "string"
         return True if t.type == "boolean" else frozenset(t.choices or ())
 
-    if tool == wf.finish_tool:
-        return {wf.finish_argument: (kind(wf.scenario.answer_variable), False)}
-    s = wf.by_name.get(tool if pres is None else pres.inbound.get(tool, ""))
-    if s is None:
-        return None
-    # A loop's tool: its first item's step (each item's reads alike), each parameter its
-    # variable of that item (``owner`` of ``owners__0``).
-    var = {p: v for v, p in (s.loop.parameters if s.loop else {}).items()}
-    return {shown(p): (kind(var.get(p, p)), var.get(p, p) in optional) for p in s.params}
-
-
-def typing_of(wf: Workflow) -> tuple[frozenset[str], frozenset[str]]:
-    """The variables a conditional step defines (optional arguments), and those some
-    step's look-up reads as its key."""
-    optional = frozenset(s.output for s in wf.steps if s.when is not None)
-    return optional, lookup_keys(wf.steps)
+    out: ToolKinds = {}
+    for s in wf.steps:  # a loop's tool: its first item's step (each item's reads alike)
+        # A loop's parameter is its variable of that item (``owner`` of ``owners__0``).
+        var = {p: v for v, p in (s.loop.parameters if s.loop else {}).items()}
+        tool = s.name if pres is None else pres.tool_names[s.name]
+        out.setdefault(
+            tool, {shown(p): (kind(var.get(p, p)), var.get(p, p) in optional) for p in s.params}
+        )
+    out[wf.finish_tool] = {wf.finish_argument: (kind(wf.scenario.answer_variable), False)}
+    return out
