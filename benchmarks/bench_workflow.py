@@ -20,13 +20,16 @@ file's bytes per call, for each suite, and the workflow's over the procedure's
 and the calls an episode makes (a branched workflow's path may make fewer calls than the
 procedures' whole steps: the episode's fixed cost then weighs more on each). Several
 workflows (``--workflow refund_approval,order_fulfilment``) are measured in turn, each
-against procedures of its own length, and summed up at the end.
+against procedures of its own length, and summed up at the end. ``--against DIR`` times
+another checkout of agentproc in the same rounds, each tree in turn on the same suites,
+and prints its figures as ``before`` and this tree's as ``now``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -52,14 +55,16 @@ print(time.process_time() - t)
 """
 
 
-def _timed(what: str, path: Path, argv: list[str]) -> float:
+def _timed(what: str, path: Path, argv: list[str], tree: Path = ROOT) -> float:
     """CPU seconds ``agentproc run`` (``argv``) or a relabel of ``path`` took in a child
-    pinned to one core, after its imports."""
+    pinned to one core, after its imports (``tree``: the checkout whose code runs)."""
     out = subprocess.run(
         ["taskset", "-c", "0", sys.executable, "-c", _CHILD, what, str(path), *argv],
         capture_output=True,
         text=True,
         check=True,
+        env={**os.environ, "PYTHONPATH": str(tree)},
+        cwd=tree,  # ``-c`` puts the working folder first on the path
     ).stdout
     return float(out.split()[-1])
 
@@ -91,23 +96,33 @@ def main() -> None:
     p.add_argument("--agent", default="sim:oracle", help="the simulated agent")
     p.add_argument("--repeats", type=int, default=5, help="interleaved rounds")
     p.add_argument("--self-contained", action="store_true", help="run --self-contained")
+    p.add_argument(
+        "--against",
+        type=Path,
+        help="another checkout of agentproc, timed in the same rounds, each tree in turn "
+        "(its figures printed first, as 'before')",
+    )
     args = p.parse_args()
+    trees = {"this tree": ROOT} if args.against is None else {"before": args.against, "now": ROOT}
     summary = []
     for name in args.workflow.split(","):
         path = Path(name) if name.endswith(".toml") else WORKFLOWS / f"{name}.toml"
-        summary.append((path.stem, _measure(args, path)))
+        summary.append((path.stem, _measure(args, path, trees)))
     if len(summary) > 1:
         print("\nworkflow / procedure (medians of the rounds' ratios):")
-        for stem, (turn, call, episode) in summary:
-            print(
-                f"  {stem:22} run per turn {turn:.2f}x, relabel per call {call:.2f}x, "
-                f"run per episode {episode:.2f}x"
-            )
+        for stem, ratios in summary:
+            for tree, (turn, call, episode) in ratios.items():
+                print(
+                    f"  {stem:22} {tree:9} run per turn {turn:.2f}x, relabel per call "
+                    f"{call:.2f}x, run per episode {episode:.2f}x"
+                )
 
 
-def _measure(args: argparse.Namespace, path: Path) -> tuple[float, float, float]:
-    """One workflow against procedures of as many steps: the medians of the rounds'
-    ratios, run per turn, relabel per call and run per episode."""
+def _measure(
+    args: argparse.Namespace, path: Path, trees: dict[str, Path]
+) -> dict[str, tuple[float, float, float]]:
+    """One workflow against procedures of as many steps, on each tree: the medians of the
+    rounds' ratios, run per turn, relabel per call and run per episode."""
     steps = _steps(path)
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
@@ -129,19 +144,23 @@ def _measure(args: argparse.Namespace, path: Path) -> tuple[float, float, float]
         steps = _path_steps(suites["workflow"]) or steps
         grid = ["--steps", str(steps), "--lookback", "3", "--count", str(args.count)]
         _generate([*grid, "--seed", "0", "--out", str(suites["procedure"])])
-        run: dict[str, list[float]] = {k: [] for k in suites}
-        relabel: dict[str, list[float]] = {k: [] for k in suites}
-        size: dict[str, tuple[int, int, int]] = {}
+        run = {t: {k: [] for k in suites} for t in trees}
+        relabel = {t: {k: [] for k in suites} for t in trees}
+        size: dict[str, dict[str, tuple[int, int, int]]] = {t: {} for t in trees}
         extra = ["--self-contained"] if args.self_contained else []
         for _ in range(args.repeats):
-            for kind, suite in suites.items():
-                out = tmp / f"{kind}.jsonl"
-                argv = ["run", str(suite), "--agent", args.agent, "--out", str(out)]
-                run[kind].append(_timed("run", out, [*argv, "--overwrite", *extra]))
-                relabel[kind].append(_timed("relabel", out, []))
-                size[kind] = (*_calls(out), out.stat().st_size)
-        print(f"{path.stem}:")
-        return _report(args, steps, run, relabel, size)
+            for n, (tree, code) in enumerate(trees.items()):
+                for kind, suite in suites.items():
+                    out = tmp / f"{n}-{kind}.jsonl"
+                    argv = ["run", str(suite), "--agent", args.agent, "--out", str(out)]
+                    run[tree][kind].append(_timed("run", out, [*argv, "--overwrite", *extra], code))
+                    relabel[tree][kind].append(_timed("relabel", out, [], code))
+                    size[tree][kind] = (*_calls(out), out.stat().st_size)
+        ratios = {}
+        for tree in trees:
+            print(f"{path.stem}, {tree}:")
+            ratios[tree] = _report(args, steps, run[tree], relabel[tree], size[tree])
+        return ratios
 
 
 def _path_steps(suite: Path) -> int | None:

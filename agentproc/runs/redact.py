@@ -105,7 +105,10 @@ _SUSPECT = re.compile("(?i)" + "|".join(map(re.escape, _SUSPECT_WORDS)))
 _SCHEMES = {"bearer": _TOKEN_PATTERNS[1][0], "basic": _TOKEN_PATTERNS[2][0]}
 """Words common in data ("a basic plan") that are suspect only where a token follows
 them: each occurrence is tried with its own pattern."""
-_PLAIN_WORDS = tuple(w for w in _SUSPECT_WORDS if w not in _SCHEMES)
+_PLAIN_WORDS = tuple(w for w in _SUSPECT_WORDS if w not in _SCHEMES and not w.endswith("="))
+_QUERY_WORDS = tuple(w for w in _SUSPECT_WORDS if w.endswith("="))
+"""The query words (``key=``), each with its only ``=`` last: looked for back from the
+text's ``=`` signs, which are few."""
 _PREFIX = re.compile(r"^[A-Za-z]{1,8}[-_]")
 """A key's vendor prefix (``sk-``, ``sk-proj-`` is two): a server may echo the rest."""
 _BEFORE = r"(?<![A-Za-z0-9_])(?<![0-9]\.)"
@@ -303,14 +306,21 @@ def _suspect(text: str) -> bool:
     """Whether ``text`` holds a word of :data:`_SUSPECT_WORDS` in any case, as
     :data:`_SUSPECT` finds it. ASCII text (a run file's line, nearly always) is lowered
     and searched word by word, twenty times faster than the regular expression over a
-    long line (a scheme word, ``basic`` or ``bearer``, only where a token follows it: a
-    workflow's "basic" plan is data); other text is left to the expression, which also
+    long line (the query words back from each ``=`` sign, in one look each: a search of
+    the line for each of them was half the check; a scheme word, ``basic`` or
+    ``bearer``, only where a token follows it: a workflow's "basic" plan is data); other
+    text is left to the expression, which also
     matches U+0130, U+0131 and U+017F (dotted and dotless I, long s) for ``i`` and ``s``,
     as lowering does not."""
     if text.isascii():
         low = text.lower()
         if any(word in low for word in _PLAIN_WORDS):
             return True
+        at = low.find("=")
+        while at >= 0:
+            if low.endswith(_QUERY_WORDS, 0, at + 1):
+                return True
+            at = low.find("=", at + 1)
         return any(_token_follows(text, low, w, p) for w, p in _SCHEMES.items())
     return _SUSPECT.search(text) is not None
 

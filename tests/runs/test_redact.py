@@ -127,6 +127,19 @@ def test_the_fast_check_says_maybe_wherever_a_token_pattern_could_match(text: st
         assert not _suspect(text)
 
 
+_QUERY_PIECES = st.sampled_from(
+    ["key", "KEY", "api", "x-", "_", "-", "=", "==", " ", '"', "token", "access", "sig",
+     "nature", "secret", "client", "code", "pass", "word", "auth", "s", "a"]
+)  # fmt: skip
+
+
+@given(st.lists(_QUERY_PIECES, max_size=10).map("".join))
+def test_a_query_word_is_suspect_exactly_where_the_expression_finds_it(text: str):
+    # The query words (``key=``, ``x-api-key=``) are looked for back from each ``=`` sign
+    # of the text, not by a search of the whole text for each: the same answer.
+    assert _suspect(text) == (_SUSPECT.search(text) is not None)
+
+
 def test_a_basic_plan_is_data_and_a_basic_credential_is_suspect():
     # "basic" and "bearer" are common in data (a workflow's plan names one): a line is
     # suspect only where a token follows them, as the patterns that remove it need.

@@ -236,11 +236,12 @@ class Agent:
     def done(self) -> list[Label]:
         """Add the episode-level truth and return it all."""
         b = self.wf.branching
-        env = self.env() if b is not None else {}
+        env: dict[str, Any] | None = None  # read only for a conditional step not run
         for spec in self.path:
             if spec.step not in self.last_run:
                 cause = None
                 if b is not None and b.conditional(spec.step):
+                    env = self.env() if env is None else env
                     own = b.required_on(spec.step, env)
                     cause = "propagated" if own is False else "unsupported"
                 label = Label(K.SKIPPED_STEP, None, spec.step, cause=cause, live=spec.live)

@@ -58,7 +58,33 @@ def tool_kinds(wf: Workflow, pres: Presented | None, shown: Callable[[str], str]
     """Each tool of a branched workflow, as ``pres`` shows it, with its parameters' kinds
     (a look-up's key is any text: a name of no record is the tool's to say) and whether
     each is optional (a variable a conditional step defines); a loop's tool once, by its
-    parameters' names in the loop."""
+    parameters' names in the loop. In the workflow's own names (``pres`` ``None``), found
+    once per process for all its instances (kept by everything it reads; only read)."""
+    if pres is not None:  # a variant's names, drawn per scenario
+        return _tool_kinds(wf, pres, shown)
+    key = (
+        wf.var_names,  # these two are shared by the instances (``runtime._shape``)
+        wf.operands,
+        tuple(
+            (s.name, s.when is not None, s.formula, s.loop and tuple(s.loop.parameters.items()))
+            for s in wf.steps
+        ),
+        tuple((k, t.type, tuple(t.choices or ())) for k, t in (wf.types or {}).items()),
+        (wf.finish_tool, wf.finish_argument, wf.scenario.answer_variable),
+    )
+    found = _KINDS.get(key)
+    if found is None:
+        if len(_KINDS) >= 256:  # bounded: a process may run many workflows
+            _KINDS.clear()
+        found = _KINDS[key] = _tool_kinds(wf, None, shown)
+    return found
+
+
+_KINDS: dict[tuple[Any, ...], ToolKinds] = {}
+""":func:`tool_kinds` of a workflow in its own names, by everything it reads."""
+
+
+def _tool_kinds(wf: Workflow, pres: Presented | None, shown: Callable[[str], str]) -> ToolKinds:
     types = wf.types or {}
     optional = {s.output for s in wf.steps if s.when is not None}
     keys = lookup_keys(wf.steps)

@@ -50,7 +50,8 @@ def refusal_reason(
     ``distractors`` being every distractor tool there is."""
     if not scenario.declared:
         return None
-    if not variant.is_default and any(s.loop is not None for s in scenario.steps):
+    # The loops first: ``is_default`` dumps the variant, on every episode's check.
+    if any(s.loop is not None for s in scenario.steps) and not variant.is_default:
         return (
             "a workflow with loops offers one tool for the steps of each loop, which "
             "variants do not present yet"
