@@ -16,7 +16,6 @@ from collections.abc import Callable
 from decimal import Decimal, localcontext
 from enum import StrEnum
 from fractions import Fraction
-from functools import lru_cache
 from hashlib import blake2b
 from typing import Any, Literal
 
@@ -151,7 +150,7 @@ def to_number(units: int, scale: int) -> Any:
     (12.345, 12, 'gold')
     """
     if units <= -SYMBOL_BASE:
-        return symbol_value(units)
+        return getattr(units, "value", None)  # symbol_value(units), inline: a hot path
     return units // scale if scale == 1 else units / scale
 
 
@@ -205,19 +204,26 @@ def symbol_units(value: str | bool | None) -> int:
     >>> symbol_value(symbol_units("gold"))
     'gold'
     """
+    code = _RECENT.get(value)  # the common case: a category or a value coded just before
+    if code is not None:
+        return code
     if value is None:
         return UNDEFINED
-    return _symbol(value)
-
-
-@lru_cache(maxsize=256, typed=True)
-def _symbol(value: str | bool) -> Symbol:
-    """The :class:`Symbol` of a value (kept for a few: a workflow's categories and an
-    episode's values are coded again and again; bounded, as drawn ids are without end)."""
     if isinstance(value, bool):
-        return Symbol(-SYMBOL_BASE - 1 - value, value)
-    digest = blake2b(value.encode(), digest_size=8, person=b"category").digest()
-    return Symbol(-SYMBOL_BASE - 4 - int.from_bytes(digest, "big"), value)
+        code = Symbol(-SYMBOL_BASE - 1 - value, value)
+    else:
+        digest = blake2b(value.encode(), digest_size=8, person=b"category").digest()
+        code = Symbol(-SYMBOL_BASE - 4 - int.from_bytes(digest, "big"), value)
+    if len(_RECENT) >= RECENT:
+        _RECENT.clear()  # drawn ids are without end: keep the last few, never all
+    _RECENT[value] = code
+    return code
+
+
+RECENT = 256
+"""Codes :func:`symbol_units` keeps at most (a workflow's categories and an episode's values
+are coded again and again; a plain dict emptied when full looks them up fastest)."""
+_RECENT: dict[str | bool | None, int] = {}
 
 
 def symbol_value(units: int) -> str | bool | None:
