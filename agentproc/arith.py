@@ -150,7 +150,7 @@ def to_number(units: int, scale: int) -> Any:
     (12.345, 12, 'gold')
     """
     if units <= -SYMBOL_BASE:
-        return SYMBOLS.get(units)
+        return getattr(units, "value", None)  # symbol_value(units), inline: a hot path
     return units // scale if scale == 1 else units / scale
 
 
@@ -173,34 +173,63 @@ monitor compares them exactly like any value in units."""
 UNDEFINED = -SYMBOL_BASE
 """The units of a step that has no value on an instance (a branch not taken whose
 formula reads what the instance never computes)."""
-SYMBOLS: dict[int, str | bool] = {}
-"""Code -> category or boolean, for every symbol coded so far (codes are the same in
-every process: a category's comes from a hash of its name)."""
+
+
+class Symbol(int):
+    """The code of a category, an id, a date or a boolean: an ``int`` (it compares and
+    hashes as its code) that holds the value it codes, so that whoever holds a code can
+    turn it back into text, and no process-wide table has to remember every value ever
+    coded (a suite's drawn ids would make such a table grow with the count)."""
+
+    value: str | bool
+    """The category's name, the id, the date (ISO text) or the boolean coded."""
+
+    def __new__(cls, code: int, value: str | bool) -> Symbol:
+        self = super().__new__(cls, code)
+        self.value = value
+        return self
+
+    def __reduce__(self) -> tuple[type[Symbol], tuple[int, str | bool]]:
+        # A pickled code (a worker's scenario) keeps its value: int's own would drop it.
+        return Symbol, (int(self), self.value)
 
 
 def symbol_units(value: str | bool | None) -> int:
-    """The code of a category, a boolean (``None``: :data:`UNDEFINED`).
+    """The code of a category, an id, a date or a boolean (``None``: :data:`UNDEFINED`), as a
+    :class:`Symbol` holding the value: the same in every process (a string's comes from a
+    hash of its text).
 
     >>> symbol_units(True) == symbol_units(True) != symbol_units(False)
     True
+    >>> symbol_value(symbol_units("gold"))
+    'gold'
     """
-    code = _CODES.get(value)  # the common case: a name seen before
+    code = _RECENT.get(value)  # the common case: a category or a value coded just before
     if code is not None:
         return code
     if value is None:
         return UNDEFINED
     if isinstance(value, bool):
-        code = -SYMBOL_BASE - 1 - value
+        code = Symbol(-SYMBOL_BASE - 1 - value, value)
     else:
         digest = blake2b(value.encode(), digest_size=8, person=b"category").digest()
-        code = -SYMBOL_BASE - 4 - int.from_bytes(digest, "big")
-    SYMBOLS.setdefault(code, value)
-    _CODES[value] = code
+        code = Symbol(-SYMBOL_BASE - 4 - int.from_bytes(digest, "big"), value)
+    if len(_RECENT) >= RECENT:
+        _RECENT.clear()  # drawn ids are without end: keep the last few, never all
+    _RECENT[value] = code
     return code
 
 
-_CODES: dict[str | bool | None, int] = {}
-"""Category or boolean -> its code, once computed (the inverse of :data:`SYMBOLS`)."""
+RECENT = 256
+"""Codes :func:`symbol_units` keeps at most (a workflow's categories and an episode's values
+are coded again and again; a plain dict emptied when full looks them up fastest)."""
+_RECENT: dict[str | bool | None, int] = {}
+
+
+def symbol_value(units: int) -> str | bool | None:
+    """The value a code stands for (:func:`symbol_units`), ``None`` for :data:`UNDEFINED`
+    (or a bare ``int`` that holds none)."""
+    return units.value if isinstance(units, Symbol) else None
 
 
 def value_units(x: Any, scale: int) -> int:
@@ -251,7 +280,7 @@ def render(units: int, scale: int) -> str:
     """A unit value as text: three decimals in decimal mode, e.g. ``-0.050``; a
     category as its name, a boolean as ``true`` or ``false``."""
     if units <= -SYMBOL_BASE:
-        v = SYMBOLS.get(units)
+        v = symbol_value(units)
         return str(v).lower() if isinstance(v, bool) or v is None else v
     if scale == 1:
         return str(units)

@@ -10,6 +10,9 @@ and their ratio [target: flat, about 1.0], for each case of ``--cases`` (default
   is the suite's: an equal share of it for each of its workflows),
 - ``order``: the shipped look-up workflow ``order_fulfilment``.
 
+``--run AGENT`` also runs that agent (say ``sim:oracle``) over each suite generated and
+prints the peak resident memory of the ``run`` child at both counts and their ratio.
+
 ``--root`` runs the ``agentproc`` of another checkout (default: this one), so two trees
 can be measured the same hour.
 """
@@ -82,15 +85,30 @@ formula = "shipped + tax"
 def peak_generate(root: Path, argv: list[str], count: int, out: Path, shown: int) -> float:
     """Peak RSS in MB of one ``generate`` (``argv`` before ``--count``) with ``--count
     count``, ``shown`` instances in all (and seconds, to stderr)."""
-    cmd = [sys.executable, "-m", "agentproc", "generate", *argv]
-    cmd += ["--count", str(count), "--seed", "0", "--out", str(out)]
+    argv = [*argv, "--count", str(count), "--seed", "0", "--out", str(out)]
+    return peak(root, ["generate", *argv], f"{shown:>7,} instances")
+
+
+def peak_run(root: Path, agent: str, suite: Path, shown: int) -> float:
+    """Peak RSS in MB of one ``run`` of ``agent`` over the whole of ``suite`` (``shown``
+    episodes; seconds to stderr)."""
+    argv = ["run", str(suite), "--agent", agent, "--out", str(suite / "run.jsonl")]
+    return peak(root, argv, f"{shown:>7,} episodes of {agent}")
+
+
+def peak(root: Path, argv: list[str], what: str) -> float:
+    """Peak RSS in MB of ``agentproc ARGV`` run by the checkout ``root`` (and its seconds,
+    to stderr, after ``what``)."""
+    cmd = [sys.executable, "-m", "agentproc", *argv]
     env = {**os.environ, "PYTHONPATH": str(root)}
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        cmd, cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     _, status, usage = os.wait4(proc.pid, 0)  # reaps the child and gives its peak RSS
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"{' '.join(cmd)} exited {os.waitstatus_to_exitcode(status)}")
-    print(f"  {shown:>7,} instances: {time.perf_counter() - start:.1f} s", file=sys.stderr)
+    print(f"  {what}: {time.perf_counter() - start:.1f} s", file=sys.stderr)
     return usage.ru_maxrss / 1024
 
 
@@ -99,6 +117,7 @@ def main() -> None:
     parser.add_argument("--root", type=Path, default=ROOT, help="the checkout to measure")
     parser.add_argument("--counts", default="1000,100000", help="the two instance counts")
     parser.add_argument("--cases", default="four,refund,sop,order", help="the cases to measure")
+    parser.add_argument("--run", metavar="AGENT", help="also run AGENT over each suite")
     args = parser.parse_args()
     small, large = (int(c) for c in args.counts.split(","))
     shipped = ROOT / "scenarios" / "workflows"
@@ -127,6 +146,18 @@ def main() -> None:
             print(
                 f"generate {label}: peak {peaks[0]:.0f} MB at {small:,} "
                 f"instances, {peaks[1]:.0f} MB at {large:,} (ratio {peaks[1] / peaks[0]:.2f}) "
+                "[target: flat]",
+                flush=True,
+            )
+            if args.run is None:
+                continue
+            runs = [
+                peak_run(args.root.resolve(), args.run, tmp / f"{case}-{n}", n)
+                for n in (small, large)
+            ]
+            print(
+                f"run {args.run} over it: peak {runs[0]:.0f} MB at {small:,} "
+                f"episodes, {runs[1]:.0f} MB at {large:,} (ratio {runs[1] / runs[0]:.2f}) "
                 "[target: flat]",
                 flush=True,
             )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pickle
+import sys
 from decimal import Decimal, localcontext
 from fractions import Fraction
 
@@ -19,6 +21,7 @@ from agentproc.arith import (
     render,
     round_scaled,
     round_units,
+    symbol_units,
     to_number,
     to_units,
 )
@@ -312,3 +315,33 @@ def test_to_units_reads_the_digits_of_a_large_number_written_to_the_unit():
     assert to_units(-25668186.783, 1000) == -25668186783
     assert to_units(123456789012.5, 1000) == 123456789012500
     assert to_units(9007199254740993.0, 1) == 9007199254740992  # the float's own digits
+
+
+# -- symbols -------------------------------------------------------------------
+
+
+def test_a_code_gives_back_the_value_it_codes_as_json_and_as_text():
+    code = symbol_units("ORD-12345")
+    assert to_number(code, 1000) == "ORD-12345"
+    assert render(code, 1000) == "ORD-12345"
+    assert render(symbol_units(True), 1000) == "true"
+
+
+def test_a_code_is_the_same_number_in_every_process_and_pickles_with_its_value():
+    code = symbol_units("gold")
+    # A hash of the text: the number every suite, run file and cache key was made with.
+    assert int(code) == -(1 << 100) - 4 - 0xD719F0E3A8BEBBFE
+    back = pickle.loads(pickle.dumps(code))
+    assert back == code and to_number(back, 1000) == "gold"
+
+
+def test_a_coded_value_is_kept_only_while_its_code_is_held():
+    # Drawn ids are without end: were every value coded remembered by the process, a
+    # suite's generation (and a run over it) would grow in memory with the count.
+    text = "".join(["ORD-", "90210"])  # a string object of this test's own
+    alone = sys.getrefcount(text)
+    code = symbol_units(text)
+    del code
+    for i in range(5000):  # other values coded since: far more than the few kept
+        symbol_units(f"CUS-{i}")
+    assert sys.getrefcount(text) == alone

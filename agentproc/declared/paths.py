@@ -24,7 +24,15 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from agentproc.arith import BOUND, SCALE, SYMBOLS, UNDEFINED, is_symbol, round_units, symbol_units
+from agentproc.arith import (
+    BOUND,
+    SCALE,
+    UNDEFINED,
+    is_symbol,
+    round_units,
+    symbol_units,
+    symbol_value,
+)
 from agentproc.declared import formula, formula_values
 from agentproc.declared.dates import draw_date
 from agentproc.declared.file import DeclaredWorkflow, InputSpec
@@ -60,7 +68,7 @@ class Walk:
 def value_of(units: int) -> Any:
     """A value in thousandths as the grammar reads it: a fraction, a category or a
     boolean."""
-    return SYMBOLS[units] if is_symbol(units) else Fraction(units, UNITS)
+    return symbol_value(units) if is_symbol(units) else Fraction(units, UNITS)
 
 
 def draw_typed(spec: InputSpec, rng: random.Random) -> int | None:

@@ -106,8 +106,15 @@ def indexed_lines(
     target: Path, keep: Callable[[str], bool] | None = None
 ) -> Iterator[tuple[int, bytes]]:
     """The non-blank lines of a procedures file with their numbers, by its
-    :func:`line_index`; with ``keep``, a line whose id it refuses is passed over unread."""
+    :func:`line_index`; with ``keep``, a line whose id it refuses is passed over unread.
+    Without ``keep``, every line is read straight through and no index is made: a run over
+    a whole suite then holds nothing per line, whatever the suite's size."""
     with _open(target) as fh:
+        if keep is None:
+            for lineno, raw in enumerate(fh, start=1):
+                if raw.strip():
+                    yield lineno, raw
+            return
         for lineno, offset, size, sid in _index(target, fh):
             if keep is not None and sid is not None and not keep(sid):
                 continue

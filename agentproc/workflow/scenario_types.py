@@ -12,13 +12,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from agentproc.arith import SYMBOL_BASE, SYMBOLS
+from agentproc.arith import SYMBOL_BASE, symbol_value
 
 
 def grammar_value(units: int, scale: int) -> Any:
     """A value in units as the formula grammar reads it (a category, a boolean, or a
     fraction)."""
-    return SYMBOLS.get(units) if units <= -SYMBOL_BASE else Fraction(units, scale)
+    return symbol_value(units) if units <= -SYMBOL_BASE else Fraction(units, scale)
 
 
 Value = float | int | bool | str

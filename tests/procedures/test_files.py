@@ -128,3 +128,16 @@ def test_a_line_laid_out_otherwise_is_read_and_kept_by_its_parsed_id(tmp_path: P
     ]
     kept = [raw for _, raw in files.indexed_lines(target, lambda sid: sid == "c")]
     assert kept == [b'{ "id": "b"}\n', b'{"id":"c"}\n']  # the caller parses the unknown one
+
+
+def test_reading_every_line_of_a_settled_suite_keeps_no_index_of_them(suite: Path):
+    # A run over a whole suite reads each line once: an index of every line would grow
+    # the run's memory with the suite's size.
+    target = suite / PROCEDURES
+    settle(target)
+    files._indexes.clear()
+    data = target.read_bytes()
+    read = list(files.indexed_lines(target))
+    assert [raw for _, raw in read] == data.splitlines(keepends=True)
+    assert [ln for ln, _ in read] == list(range(1, len(read) + 1))
+    assert str(target) not in files._indexes

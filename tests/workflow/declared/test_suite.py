@@ -3,8 +3,10 @@ whatever the count, with or without ``balance="paths"``), whole or not at all.""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
+import sys
 import tracemalloc
 from pathlib import Path
 from typing import Any
@@ -15,10 +17,15 @@ import agentproc.workflow.declared.suite as declared_suite
 from agentproc.declared.file import DeclaredWorkflow
 from agentproc.procedures.files import SCENARIOS
 from agentproc.resources import folder
-from agentproc.workflow.declared.suite import load_workflow, write_workflow_suite
+from agentproc.workflow.declared.suite import (
+    load_workflow,
+    workflow_scenarios,
+    write_workflow_suite,
+)
 
 INVOICE = load_workflow(folder("workflows") / "invoice_approval.toml")
 REFUND = load_workflow(folder("workflows") / "refund_approval.toml")
+RETURNS = load_workflow(folder("workflows") / "return_window.toml")
 
 FOUR_STEPS = """\
 description = "Price an order line: its amount, its tax, its gross amount and its unit price."
@@ -144,3 +151,16 @@ def test_every_file_of_a_workflow_suite_is_one_the_output_rule_knows():
     written = {SCENARIOS, declared_suite.WORKFLOW_COPY, declared_suite.WORKFLOW_MANIFEST}
     written.add(declared_suite.WORKFLOWS_COPY)
     assert written <= set(SUITE_FILES)
+
+
+def test_an_instances_drawn_ids_are_not_kept_once_it_is_dropped():
+    # Each instance of return_window draws its own order and customer ids: the process
+    # must not hold them after the instance, or memory grows with the count.
+    first = next(iter(workflow_scenarios(RETURNS, "return_window", count=1, seed=0)))
+    order = first.inputs["order_id"]
+    assert isinstance(order, str) and order.startswith("ORD-")
+    del first
+    for _ in workflow_scenarios(RETURNS, "return_window", count=60, seed=1):
+        pass
+    gc.collect()
+    assert sys.getrefcount(order) == 2  # ``order`` and the call's argument alone
