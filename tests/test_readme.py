@@ -90,7 +90,7 @@ def test_a_readme_snippet_runs_as_written(
 
 def test_the_readme_gives_the_test_command_ci_runs_in_a_command_block():
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()[-1]
-    assert ci == "python -m pytest"
+    assert ci == "python -m pytest -n auto --dist loadgroup"
     lines = [line for block in command_blocks(ROOT / "README.md") for line in block.splitlines()]
     assert ci in lines
 

@@ -10,6 +10,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -382,10 +383,12 @@ def ray_cluster(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
     env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
     env |= {"HOME": str(home), "RAY_USAGE_STATS_ENABLED": "0"}
     port = _free_port()
+    # Ray's socket paths must stay under 108 bytes: a worker's pytest folder is too deep
+    temp = tempfile.mkdtemp(prefix="ray-")
     head = subprocess.Popen(
         [str(ray_bin), "start", "--head", "--block", "--port", str(port), "--node-ip-address",
          "127.0.0.1", "--num-cpus", "2", "--include-dashboard", "false", "--temp-dir",
-         str(root / "t"), "--disable-usage-stats"],
+         temp, "--disable-usage-stats"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, start_new_session=True,
     )  # fmt: skip
     try:
@@ -400,6 +403,7 @@ def ray_cluster(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
         except subprocess.TimeoutExpired:
             os.killpg(head.pid, signal.SIGKILL)
             head.wait()
+        shutil.rmtree(temp, ignore_errors=True)
 
 
 @pytest.mark.parametrize(

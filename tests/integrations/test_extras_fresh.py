@@ -13,6 +13,8 @@ import re
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -74,51 +76,80 @@ def run(argv: list[str], **kw: object) -> subprocess.CompletedProcess[str]:
     return subprocess.run(argv, capture_output=True, text=True, check=False, **kw)  # type: ignore[call-overload,no-any-return]
 
 
+@dataclass(frozen=True)
+class Fresh:
+    """What one extra's fresh venv did: each step's result, the first that failed last."""
+
+    python: str
+    steps: dict[str, subprocess.CompletedProcess[str]]
+    installed_in: float
+    took: float
+    report: Path
+
+
+def fresh(extra: str, folder: Path) -> Fresh:
+    """Make ``extra``'s venv in ``folder``, install it, run its tests there; stop at the
+    first step that fails."""
+    started = time.monotonic()
+    venv = folder / "venv"
+    python = str(venv / "bin" / "python")
+    report = folder / "report.xml"
+    steps = {"made": run([sys.executable, "-m", "venv", str(venv)])}
+    pip = [python, "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+    if steps["made"].returncode == 0:
+        steps["installed"] = run(
+            [*pip, "-e", f".[{extra}]", *TEST_TOOLS, *PRODUCERS.get(extra, [])], cwd=ROOT
+        )
+    installed_in = time.monotonic() - started
+    if "installed" in steps and steps["installed"].returncode == 0:
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+        steps["tests"] = run(
+            [python, "-m", "pytest", "-p", "no:cacheprovider", f"--junitxml={report}",
+             *EXTRA_TESTS[extra]],
+            cwd=ROOT,
+            env={**env, INSIDE: "1"},
+        )  # fmt: skip
+        steps["here"] = run([python, "-c", "import agentproc; print(agentproc.__file__)"], env=env)
+    return Fresh(python, steps, installed_in, time.monotonic() - started, report)
+
+
+@pytest.fixture(scope="module")
+def venvs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Fresh]:
+    """Every extra's venv, made, installed and tested at once: the installs wait on the
+    package index and pip, so side by side they take about as long as the slowest alone."""
+    folders = {extra: tmp_path_factory.mktemp(f"fresh-{extra}") for extra in EXTRA_TESTS}
+    with ThreadPoolExecutor(max_workers=len(EXTRA_TESTS)) as pool:
+        futures = {extra: pool.submit(fresh, extra, folders[extra]) for extra in EXTRA_TESTS}
+        return {extra: future.result() for extra, future in futures.items()}
+
+
 @pytest.mark.parametrize("extra", sorted(EXTRA_TESTS))
 def test_an_extras_tests_pass_in_a_fresh_venv_of_it_alone(
-    extra: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    extra: str, venvs: dict[str, Fresh], capsys: pytest.CaptureFixture[str]
 ):
-    started = time.monotonic()
-    venv = tmp_path / "venv"
-    made = run([sys.executable, "-m", "venv", str(venv)])
+    got = venvs[extra]
+    made, installed = got.steps["made"], got.steps.get("installed")
     assert made.returncode == 0, made.stderr
-    python = str(venv / "bin" / "python")
-    pip = [python, "-m", "pip", "install", "-q", "--disable-pip-version-check"]
-    installed = run([*pip, "-e", f".[{extra}]", *TEST_TOOLS, *PRODUCERS.get(extra, [])], cwd=ROOT)
-    assert installed.returncode == 0, installed.stdout + installed.stderr
-    installed_in = time.monotonic() - started
+    assert installed is not None and installed.returncode == 0, (
+        installed.stdout + installed.stderr if installed else ""
+    )
     package = KEY_PACKAGE.get(extra, extra)
-    shown = run([python, "-m", "pip", "show", package])
+    shown = run([got.python, "-m", "pip", "show", package])
     version = re.search(r"^Version: (\S+)", shown.stdout, re.M)
     assert version is not None, shown.stdout + shown.stderr
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    report = tmp_path / "report.xml"
-    tests = run(
-        [
-            python,
-            "-m",
-            "pytest",
-            "-p",
-            "no:cacheprovider",
-            f"--junitxml={report}",
-            *EXTRA_TESTS[extra],
-        ],
-        cwd=ROOT,
-        env={**env, INSIDE: "1"},
-    )
-    took = time.monotonic() - started
+    tests = got.steps["tests"]
     with capsys.disabled():
         print(
             f"\n[{extra}] fresh venv: {package} {version.group(1)}; installed in "
-            f"{installed_in:.0f} s, {took:.0f} s in all"
+            f"{got.installed_in:.0f} s, {got.took:.0f} s in all (the three side by side)"
         )
     assert tests.returncode == 0, tests.stdout[-5000:] + tests.stderr[-2000:]
-    suite = ElementTree.parse(report).getroot().find("testsuite")
+    suite = ElementTree.parse(got.report).getroot().find("testsuite")
     assert suite is not None
     ran, skipped = int(suite.get("tests", 0)), int(suite.get("skipped", 0))
     with capsys.disabled():
         print(f"[{extra}] {ran} tests, {skipped} skipped")
     assert ran > 0 and skipped == 0, tests.stdout[-3000:]
     # the tests ran on the venv's own agentproc and SDK, not the system's
-    here = run([python, "-c", "import agentproc; print(agentproc.__file__)"], env=env)
+    here = got.steps["here"]
     assert here.stdout.strip().startswith(str(ROOT)), here.stdout + here.stderr
