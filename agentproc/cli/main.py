@@ -8,6 +8,7 @@ This is the only place errors become messages and exit codes: 0 success,
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import io
 import sys
@@ -81,7 +82,15 @@ Command = Callable[[argparse.Namespace, Console, Console], int]
 def _lazy(name: str, module: str = "agentproc.cli.commands") -> Command:
     # The commands module imports the library; ``--help`` must not pay for it.
     def command(args: argparse.Namespace, out: Console, err: Console) -> int:
-        commands = importlib.import_module(module)
+        # Without the cyclic collector: an import makes modules, classes and functions,
+        # kept as long as the process, which a collection would scan and never free.
+        was = gc.isenabled()
+        gc.disable()
+        try:
+            commands = importlib.import_module(module)
+        finally:
+            if was:
+                gc.enable()
         fn: Command = getattr(commands, f"{name}_command")
         return fn(args, out, err)
 

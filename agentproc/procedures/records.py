@@ -89,7 +89,9 @@ def _plain_steps(rows: Any) -> tuple[StepDef, ...] | None:
     any is not (the model then reads the line and names the row and field)."""
     if type(rows) is not list:
         return None
-    steps, make, ops = [], StepDef._make, _OPS
+    # ``tuple.__new__`` makes each step as ``StepDef._make`` does, without its call:
+    # 95 rows a procedure, for every distinct procedure of a run.
+    steps, new, ops = [], tuple.__new__, _OPS
     operands: tuple[Any, ...]
     for k, row in enumerate(rows, 1):
         if type(row) is not list:
@@ -107,7 +109,7 @@ def _plain_steps(rows: Any) -> tuple[StepDef, ...] | None:
         op = ops.get(op) if type(op) is str else None
         if op is None or type(i) is not int or type(j) is not int or type(value) is not int:
             return None
-        steps.append(make((k, op, operands, value, constant)))
+        steps.append(new(StepDef, (k, op, operands, value, constant)))
     return tuple(steps)
 
 

@@ -38,6 +38,7 @@ def problem_of(p: Procedure) -> tuple[str, str] | None:
             return "inputs", f"{name} = {x / scale:g} is outside the range {p.cell.range}"
     lookback = p.cell.lookback if p.format >= 3 else None  # held to it from format 3
     values = list(p.inputs)
+    low, high = -BOUND * scale, BOUND * scale  # as :func:`_apply` bounds a value
     for step, op, operands, value, constant in p.steps:
         target, first, last = step + 2, operands[0], operands[-1]
         if first > last:
@@ -55,7 +56,10 @@ def problem_of(p: Procedure) -> tuple[str, str] | None:
             )
         else:
             b = constant
-        if _apply(op, values[operands[0] - 1], b, scale, integer) != value:
+        a = values[operands[0] - 1]
+        # A sum or a difference inline (most steps), else as the generator computes it.
+        v = a + b if op is ADD else a - b if op is SUB else _apply(op, a, b, scale, integer)
+        if v != value or not low <= value <= high:
             right = f"S{operands[-1]}" if constant is None else render(constant, scale)
             return f"steps[{step - 1}]", (
                 f"step {step}: S{target} = {value / scale:g} is not "

@@ -21,7 +21,6 @@ another order) is parsed whole, then narrowed to the view.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +33,7 @@ from agentproc.jsonio import loads
 from agentproc.labelling import Metrics
 from agentproc.runs.check import check_record
 from agentproc.runs.keys import EpisodeKey, episode_key
-from agentproc.runs.layout import BULK_KEYS, MIDDLE_KEYS, line_of
+from agentproc.runs.layout import BULK_KEYS, MIDDLE_KEYS, dumps_read, line_of
 from agentproc.runs.lines import READ_BUFFER as READ_BUFFER
 from agentproc.runs.lines import ReadReport as ReadReport
 from agentproc.runs.lines import Where as Where
@@ -106,7 +105,7 @@ class Line:
                 break
             head[key] = value
         head.update(new)
-        text = json.dumps(head, separators=(",", ":"))[:-1]  # the old calls and bulk follow
+        text = dumps_read(head)[:-1]  # the old calls and bulk follow
         return text + self.raw[self.raw.find(CALLS_AT) :].decode()
 
 

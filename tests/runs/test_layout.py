@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 from helpers import records
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agentproc.agents.sim import run_sim_episode
 from agentproc.analysis import relabel_run, replay_record
@@ -23,7 +25,7 @@ from agentproc.runs import (
     read_run,
     scenario_of_record,
 )
-from agentproc.runs.layout import line_of
+from agentproc.runs.layout import dumps_read, line_of
 from agentproc.runs.runfile import BULK_AT, CALLS_AT, expand, head_of, relabel_part_of
 from agentproc.workflow import load_scenarios, scenario_of
 
@@ -266,3 +268,37 @@ def test_a_line_without_its_bulk_has_no_relabel_part(labels_text: bool):
     raw = line_of(sim()).encode()
     cut = raw[: raw.find(BULK_AT)] + b"}\n"  # as a version-2 line, it lacks its bulk
     assert relabel_part_of(cut, labels_text=labels_text) is None
+
+
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+"""What a run file can hold: JSON values with finite floats (the reader refuses NaN)."""
+
+
+@settings(max_examples=300, deadline=None)
+@given(JSON_VALUES)
+def test_a_head_written_fast_is_the_standard_encoders_text(value: Any):
+    assert dumps_read(value) == json.dumps(value, separators=(",", ":"))
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        [1e-05, 2.5],  # orjson: 0.00001
+        {"got": 1.5e-7},  # orjson: 1.5e-7
+        ["\x7f"],  # not escaped by orjson
+        ["caf\u00e9"],  # not escaped by orjson
+        ["\ud800"],  # refused by orjson
+        [2**64, -(2**63) - 1],  # refused by orjson
+        ["9e-3 as text", 1e16, -0.0, 1.732],
+    ],
+)
+def test_values_orjson_writes_otherwise_are_written_as_the_standard_encoder_does(value: Any):
+    assert dumps_read(value) == json.dumps(value, separators=(",", ":"))

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from agentproc.errors import RunFileError, StoredCallError
-from agentproc.labelling import Label, Metrics, run_text_episode
+from agentproc.labelling import Label, Metrics
 from agentproc.labelling.calculator import monitor_for
 from agentproc.labelling.order import OrderPolicy
 from agentproc.outputs import replacing
@@ -104,6 +104,9 @@ class _Labeller:
         where = f"{self.path}: line {lineno}" if lineno else str(self.path)
         wf = self.store.workflow(self.path, lineno, rec)  # type: ignore[arg-type]
         if record_mode(rec) == "text":  # type: ignore[arg-type]
+            # Text mode's parser is imported by the runs that hold a text episode only.
+            from agentproc.labelling.text import run_text_episode
+
             output = rec.get("output")
             labels, metrics, _ = run_text_episode(
                 wf.scenario, output if isinstance(output, str) else ""

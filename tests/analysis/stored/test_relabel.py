@@ -191,3 +191,33 @@ def test_an_unknown_label_kind_on_a_compact_line_names_the_label(tmp_path: Path)
     (tmp_path / "old.jsonl").write_text("\n".join(lines) + "\n")
     with pytest.raises(RunFileError, match=r"line 2: labels\[0\]\.kind.*made_up|made_up.*line 2"):
         relabel_run(tmp_path / "old.jsonl")
+
+
+def test_relabelling_loads_neither_the_runner_nor_text_mode():
+    # ``agentproc relabel`` pays for what it imports on every start: the suite runner,
+    # its worker pools, the episode session and text mode's parser are not its.
+    import subprocess
+    import sys
+
+    unused = [
+        "agentproc.runs.runner",
+        "agentproc.runs.session",
+        "agentproc.runs.parallel",
+        "agentproc.labelling.text",
+        "agentproc.labelling.text_parse",
+        "asyncio",
+        "multiprocessing",
+        "rich.progress",
+    ]
+    code = (
+        "import sys, agentproc.analysis.stored.relabel; "
+        f"print(' '.join(m for m in {unused!r} if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == []
+
+
+def test_an_unchanged_run_relabelled_to_a_file_is_the_same_bytes(tmp_path: Path):
+    write_run(tmp_path / "r.jsonl")
+    relabel_run(tmp_path / "r.jsonl", tmp_path / "again.jsonl")
+    assert (tmp_path / "again.jsonl").read_bytes() == (tmp_path / "r.jsonl").read_bytes()
