@@ -11,6 +11,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+settings.register_profile("derandomized", derandomize=True)
+settings.load_profile("derandomized")
+"""Property tests draw the same examples on every run and machine: a red run is the code's,
+not the draw's (``--hypothesis-profile default`` explores afresh)."""
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
