@@ -77,7 +77,7 @@ def chart(
     values' tick labels, when they are categories (``slanted``: set at an angle, the
     chart taller to hold them); ``tips``: how a point's tooltip names its x value."""
     xs = [p.x for line in lines for p in line.points]
-    plot = Plot(*span(xs), top=y_top(lines, fit), height=H + SLANT if slanted else H)
+    plot = Plot(*span(xs), top=y_top(lines, fit), height=H + SLANT if slanted else H, whole=True)
     if names is None:
         at = [(x, f"{x:g}") for x in (ticks(min(xs), max(xs)) if xs else [])]
     else:

@@ -105,9 +105,16 @@ def _bar_swatch(i: int) -> str:
     return f'<svg width="16" height="12" aria-hidden="true"><rect width="16" height="12" fill="{_fill(i)}" stroke="#333"/></svg>'
 
 
-def _text(x: float, y: float, text: str, kind: str = "tick", anchor: str = "middle") -> str:
-    """A text (already escaped) of class ``kind``: a tick, an axis title, a cell."""
-    return f'<text x="{x:.1f}" y="{y:.1f}" class="{kind}" text-anchor="{anchor}">{text}</text>'
+def _text(
+    x: float | str, y: float | str, text: str, kind: str = "tick", anchor: str = "middle"
+) -> str:
+    """A text (already escaped) of class ``kind``: a tick, an axis title, a cell (a
+    position given as text is written as it is)."""
+    return f'<text x="{_at(x)}" y="{_at(y)}" class="{kind}" text-anchor="{anchor}">{text}</text>'
+
+
+def _at(v: float | str) -> str:
+    return v if isinstance(v, str) else f"{v:.1f}"
 
 
 TICKS = 8
@@ -149,6 +156,12 @@ class Plot:
     pad: float = 0.0
     height: int = H
     """The chart's height (taller below the axis to hold slanted tick names)."""
+    whole: bool = False
+    """The ticks' and titles' fixed positions written as whole pixels (``44``, not
+    ``44.0``): the per-step figures' style."""
+
+    def _fixed(self, v: int) -> float | str:
+        return str(v) if self.whole else v
 
     def sx(self, x: float) -> float:
         return LEFT + (x - self.x0 + self.pad) / (self.x1 - self.x0 + 2 * self.pad) * PW
@@ -163,7 +176,7 @@ class Plot:
             y = self.sy(self.top * t / 5)
             parts.append(
                 f'<line x1="{LEFT}" y1="{y:.1f}" x2="{W - RIGHT}" y2="{y:.1f}" class="grid"/>'
-                + _text(LEFT - 4, y + 3, f"{100 * self.top * t / 5:g}%", anchor="end")
+                + _text(self._fixed(LEFT - 4), y + 3, f"{100 * self.top * t / 5:g}%", anchor="end")
             )
         return "".join(parts)
 
@@ -189,10 +202,15 @@ class Plot:
             else:
                 end = named and x == self.x1 and len(at) > 1
                 parts.append(
-                    _text(self.sx(x), H - BOTTOM + 14, text, anchor=("middle", "end")[end])
+                    _text(
+                        self.sx(x),
+                        self._fixed(H - BOTTOM + 14),
+                        text,
+                        anchor=("middle", "end")[end],
+                    )
                 )
         return "".join(parts) + (
-            _text(LEFT + PW / 2, self.height - BOTTOM + 30, esc(x_label), "axis")
+            _text(LEFT + PW / 2, self._fixed(self.height - BOTTOM + 30), esc(x_label), "axis")
             + f'<text x="12" y="{TOP + PH / 2}" class="axis" text-anchor="middle" '
             f'transform="rotate(-90 12 {TOP + PH / 2})">{esc(y_label)}</text>'
         )
