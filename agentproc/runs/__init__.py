@@ -9,8 +9,9 @@ checkers the same names.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from agentproc.lazy import lazy_exports
 
 # Bound now, not on first use: importing the module ``agentproc.runs.redact`` sets the
 # package's attribute ``redact`` to the module, and the function must stay the name.
@@ -139,14 +140,4 @@ _EXPORTS: dict[str, str] = {
 __all__ = sorted([*_EXPORTS, "redact"])
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'agentproc.runs' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # later look-ups skip this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, also=("redact",))
