@@ -4,19 +4,24 @@ pytest-xdist's ``loadgroup`` keeps the tests of one ``xdist_group`` on one worke
 test gets the group of its file, so a file's module fixtures (suites, servers, browsers)
 are built once; the files that run llama.cpp share one group, since two llama.cpp
 engines on two cores each wait on the other's threads (a 48-token reply then outlasts
-the client's timeout). The longest files are handed out first.
+the client's timeout). The longest files are handed out first (in the collection's order,
+not xdist's default of the groups with the most tests first).
 """
 
 import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import settings
 
-settings.register_profile("derandomized", derandomize=True)
-settings.load_profile("derandomized")
-"""Property tests draw the same examples on every run and machine: a red run is the code's,
-not the draw's (``--hypothesis-profile default`` explores afresh)."""
+try:  # the fresh venv of an extra runs its tests without the test extra
+    from hypothesis import settings
+except ImportError:  # pragma: no cover
+    pass
+else:
+    settings.register_profile("derandomized", derandomize=True)
+    settings.load_profile("derandomized")
+    # Property tests draw the same examples on every run and machine: a red run is the
+    # code's, not the draw's (``--hypothesis-profile default`` explores afresh).
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
@@ -50,6 +55,13 @@ def group_of(item: pytest.Item) -> str:
     except ValueError:  # a test outside this folder (pytester's)
         return item.path.as_posix()
     return "llama.cpp" if name in LLAMA_CPP else name
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # xdist hands out the groups with the most tests first unless told to keep the
+    # collection's order, which puts the longest files (few tests, minutes each) first.
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's hook, which reads the groups
