@@ -72,29 +72,33 @@ def make_run(work: Path, copies: int) -> Path:
 
 
 def stages(run: Path) -> dict[str, float]:
-    from agentproc.analysis.html.episodes import details, episode_rows, scored
+    """The stages of :func:`agentproc.analysis.html.html_report`, each timed."""
+    from agentproc.analysis.html.episodes import DETAIL_BUDGET, details, episode_rows
     from agentproc.analysis.html.figures import figures
     from agentproc.analysis.html.page import render_page
     from agentproc.analysis.measures.report import aggregate
+    from agentproc.analysis.measures.step_names import WorkflowNames
     from agentproc.runs.runfile import last_heads
 
     out: dict[str, float] = {}
+    warnings: list[str] = []
     t = time.perf_counter()
-    heads = last_heads([run], [])
+    heads = last_heads([run], warnings)
     records = [rec for _, rec in heads.values()]
     out["read (one pass)"] = time.perf_counter() - t
     t = time.perf_counter()
-    report = aggregate(scored(records))
-    fig = figures(records)
+    steps = WorkflowNames().learn_heads(heads.values())
+    report = aggregate(records, steps)
+    fig = figures(records, report, steps)
     out["aggregate + figures"] = time.perf_counter() - t
     t = time.perf_counter()
-    rows = episode_rows(heads)
+    rows = episode_rows(heads, report, steps)
     out["episode rows"] = time.perf_counter() - t
     t = time.perf_counter()
-    drill = details(heads, [])
+    drill = details(heads, report, warnings, DETAIL_BUDGET)
     out[f"drill-down ({len(drill)} episodes)"] = time.perf_counter() - t
     t = time.perf_counter()
-    render_page(report, fig, rows, drill, [str(run)], [])
+    render_page(report, fig, rows, drill, [str(run)], warnings)
     out["page"] = time.perf_counter() - t
     return out
 
