@@ -17,9 +17,8 @@ type checkers exactly the same names (a test keeps the two in step).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from agentproc.lazy import lazy_exports
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
@@ -159,4 +158,16 @@ _EXPORTS: dict[str, str] = {
 __all__ = sorted(_EXPORTS)
 
 
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, also=("__version__",))
+# Written out here, not taken from agentproc.lazy: importing the package loads no other
+# module of it (a pytest session that never uses the plugin pays for nothing more).
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'agentproc' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*_EXPORTS, "__version__"])
