@@ -34,6 +34,7 @@ from typing import Any, Literal
 from agentproc.analysis.measures.horizon import Horizon, HorizonFit, Row, horizon_fit
 from agentproc.analysis.render.formats import p_text
 from agentproc.analysis.stats.exact import ALPHA
+from agentproc.analysis.stats.horizon_fit import cloglog_terms, row_arrays
 from agentproc.analysis.stats.paired import MIN_SCENARIOS
 from agentproc.analysis.stats.student_t import t_pvalue, t_quantile
 
@@ -171,15 +172,10 @@ def _pieces(rows: Sequence[Row], beta: tuple[float, float]) -> tuple[Any, Any]:
     """Each scenario's score (a row each) and the Fisher information at ``beta``."""
     import numpy as np
 
-    x = np.array([math.log2(s) for s, _, _ in rows])
-    k = np.array([float(c) for _, c, _ in rows])
-    n = np.array([float(m) for _, _, m in rows])
+    x, k, n = row_arrays(rows)
     design = np.column_stack([np.ones_like(x), x])
-    e = np.exp(np.clip(design @ np.array(beta), -30, 6))
-    fail = np.clip(-np.expm1(-e), 1e-300, 1.0)
-    scores = design * ((n - k) * e * (1 - fail) / fail - k * e)[:, None]
-    w = n * e * e * (1 - fail) / fail
-    return scores, design.T @ (design * w[:, None])
+    r, w = cloglog_terms(design, k, n, np.array(beta))
+    return design * r[:, None], design.T @ (design * w[:, None])
 
 
 def horizon_difference(base: Sequence[Row], arm: Sequence[Row]) -> HorizonDifference:

@@ -53,14 +53,21 @@ SPAN = 48.0
 from 1 to 0 and far past)."""
 
 
-def _info(design: Any, n: Any, beta: Any) -> Any:
-    """Fisher information of the complementary log-log model at ``beta``."""
+def cloglog_terms(design: Any, k: Any, n: Any, beta: Any) -> tuple[Any, Any]:
+    """Each row's part of the complementary log-log model's score and information at
+    ``beta``, ``k`` successes of ``n`` trials: ``(d loglik / d eta, its weight in the
+    information)``; the score is ``design.T @ r``, the information ``design.T @ (design * w)``."""
     import numpy as np
 
-    eta = np.clip(design @ beta, -30, 6)
-    e = np.exp(eta)
-    fail = -np.expm1(-e)  # P(failure) = 1 - exp(-exp(eta))
-    w = n * e * e * (1 - fail) / np.maximum(fail, 1e-300)
+    e = np.exp(np.clip(design @ beta, -30, 6))
+    fail = np.clip(-np.expm1(-e), 1e-300, 1.0)  # P(failure) = 1 - exp(-exp(eta))
+    # successes contribute -e each; failures contribute e (1 - F) / F each
+    return (n - k) * e * (1 - fail) / fail - k * e, n * e * e * (1 - fail) / fail
+
+
+def _info(design: Any, n: Any, beta: Any) -> Any:
+    """Fisher information of the complementary log-log model at ``beta``."""
+    _, w = cloglog_terms(design, n, n, beta)
     return design.T @ (design * w[:, None])
 
 
@@ -75,12 +82,7 @@ def _fit(rows: Sequence[Row]) -> tuple[tuple[float, float], list[list[float]], f
     beta = np.linalg.lstsq(design, np.log(-np.log(smoothed)), rcond=None)[0]
     ridge = 1e-9 * np.eye(2)
     for _ in range(200):
-        eta = np.clip(design @ beta, -30, 6)
-        e = np.exp(eta)
-        fail = np.clip(-np.expm1(-e), 1e-300, 1.0)
-        # d loglik / d eta for k successes of n: successes contribute -e each; failures
-        # contribute e (1 - F) / F each
-        score = design.T @ ((n - k) * e * (1 - fail) / fail - k * e)
+        score = design.T @ cloglog_terms(design, k, n, beta)[0]
         info = _info(design, n, beta) + ridge
         inv = np.linalg.inv(info)
         # Firth: half the trace of I^-1 dI/dbeta_r, by central differences
@@ -100,7 +102,7 @@ def _fit(rows: Sequence[Row]) -> tuple[tuple[float, float], list[list[float]], f
     inv = np.linalg.inv(_info(design, n, beta) + ridge)
     # quasi-binomial: the model's covariance scaled by the scenarios' overdispersion
     # (trials of one scenario agree more than independent draws would), never below 1
-    x, k, n = _arrays(rows)
+    x, k, n = row_arrays(rows)
     fail = -np.expm1(-np.exp(np.clip(beta[0] + beta[1] * x, -30, 6)))
     c = len(rows)
     resid = (n - k) - n * fail
@@ -120,10 +122,11 @@ def _merged(rows: Sequence[Row]) -> tuple[Any, Any, Any]:
         t = totals.setdefault(steps, [0, 0])
         t[0] += k
         t[1] += n
-    return _arrays([(steps, k, n) for steps, (k, n) in sorted(totals.items())])
+    return row_arrays([(steps, k, n) for steps, (k, n) in sorted(totals.items())])
 
 
-def _arrays(rows: Sequence[Row]) -> tuple[Any, Any, Any]:
+def row_arrays(rows: Sequence[Row]) -> tuple[Any, Any, Any]:
+    """log2 of each row's steps, its successes and its trials, as arrays."""
     import numpy as np
 
     return (
