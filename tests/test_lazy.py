@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
 import types
@@ -41,3 +42,26 @@ def test_importing_a_lazy_package_loads_none_of_its_modules():
     code = "import sys, agentproc.labelling; print('agentproc.labelling.core' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+LAZY = ("agentproc.analysis", "agentproc.labelling", "agentproc.runs")
+"""The packages whose names :func:`lazy_exports` imports on first use."""
+
+
+@pytest.mark.parametrize(
+    ("package", "name"),
+    [(p, n) for p in LAZY for n in importlib.import_module(p).__all__],
+)
+def test_every_public_name_of_a_lazy_package_is_its_modules(package: str, name: str):
+    pkg = importlib.import_module(package)
+    value = getattr(pkg, name)
+    module = pkg._EXPORTS.get(name, f"{package}.{name}")
+    assert getattr(importlib.import_module(module), name) is value
+    assert name in dir(pkg)
+
+
+@pytest.mark.parametrize("package", LAZY)
+def test_an_unknown_name_of_a_lazy_package_is_an_attribute_error(package: str):
+    pkg = importlib.import_module(package)
+    with pytest.raises(AttributeError, match=rf"'{package}' has no attribute 'nope'"):
+        pkg.nope  # noqa: B018

@@ -3,12 +3,9 @@ without the comparison, the report, relabelling, replay and export."""
 
 from __future__ import annotations
 
-import importlib
 import subprocess
 import sys
 from pathlib import Path
-
-import pytest
 
 import agentproc.analysis as analysis
 
@@ -58,15 +55,3 @@ def test_the_pure_statistics_load_neither_pydantic_nor_the_labelling():
 
 def test_a_public_name_loads_its_module_on_first_use():
     assert loaded_after("from agentproc.analysis import relabel_run") == ["stored.relabel"]
-
-
-@pytest.mark.parametrize("name", analysis.__all__)
-def test_every_public_name_is_its_modules(name: str):
-    value = getattr(analysis, name)
-    assert getattr(importlib.import_module(analysis._EXPORTS[name]), name) is value
-    assert name in dir(analysis)
-
-
-def test_an_unknown_name_is_an_attribute_error():
-    with pytest.raises(AttributeError, match=r"'agentproc\.analysis' has no attribute 'nope'"):
-        analysis.nope  # noqa: B018
